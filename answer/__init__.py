@@ -1,0 +1,1 @@
+"""The answer engine (get_answer), the agent tools and their front ends (MCP, HTTP)."""

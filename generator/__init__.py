@@ -1,0 +1,1 @@
+"""The build pipeline: scan -> parse -> graph -> chunk -> plan -> write -> render -> site, and embed -> index."""

@@ -1,0 +1,90 @@
+"""Plain values that flow between stages: what a file is, and what was extracted from it.
+
+Every stage after scan consumes these and nothing else, so stages stay testable without a disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+FileKind = Literal["code", "doc", "test", "config"]
+SymbolKind = Literal[
+    "module", "class", "function", "method", "interface", "struct", "enum", "trait",
+    "type", "constant", "variable", "field", "namespace", "macro", "impl",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file scan accepted. `path` is POSIX, relative to the repository root."""
+
+    path: str
+    language: str | None
+    size: int
+    sha: str  # sha256 of the raw bytes: the key of every per-file cache
+    kind: FileKind = "code"
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    name: str
+    qualname: str  # dotted within the file: "Flask.route"; unique per file after de-duplication
+    kind: SymbolKind
+    path: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    signature: str  # as written in the source, one line, no body
+    docstring: str = ""
+    parent: str | None = None  # qualname of the enclosing symbol
+    public: bool = True
+    docstring_source: Literal["code", "llm", ""] = "code"
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    path: str  # the importing file
+    module: str  # as written: "..helpers", "./util", "github.com/x/y", "crate::a::b"
+    names: tuple[str, ...] = ()  # imported names when the syntax lists them
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    path: str
+    name: str  # the referenced identifier (last component for dotted access)
+    line: int
+    kind: Literal["call", "name"] = "call"
+    scope: str | None = None  # qualname of the enclosing symbol, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything extracted from one file. Documentation files carry title/headings instead of symbols."""
+
+    file: SourceFile
+    symbols: list[Symbol] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    docstring: str = ""  # module docstring or leading file comment
+    title: str = ""  # documentation files: first heading
+    headings: list[Heading] = field(default_factory=list)
+    line_count: int = 0
+    warnings: list[str] = field(default_factory=list)  # "path:line: message"
+
+    @property
+    def path(self) -> str:
+        return self.file.path

@@ -1,0 +1,27 @@
+"""Shared fixtures: small repositories written from dicts of files into a temp dir."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
+    """Write {relative path: text or bytes} under a fresh directory and return it."""
+
+    def _make(files: dict[str, str | bytes], name: str = "repo") -> Path:
+        root = tmp_path / name
+        root.mkdir(parents=True, exist_ok=True)
+        for rel, content in files.items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content, encoding="utf-8")
+        return root
+
+    return _make
