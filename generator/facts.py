@@ -88,3 +88,17 @@ class FileFacts:
     @property
     def path(self) -> str:
         return self.file.path
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """A rendered wiki page, as the index stores it. `id` is the docs-relative Markdown path."""
+
+    id: str  # e.g. "files/src/flask/app.py.md"
+    kind: Literal["file", "module", "overview"]
+    title: str
+    target_path: str  # the source file or directory the page documents ("" for the overview)
+    summary: str
+    markdown: str
+    symbols: tuple[str, ...] = ()
+    written_by: Literal["llm", "extracted"] = "extracted"
