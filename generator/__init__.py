@@ -1,1 +1,4 @@
-"""The build pipeline: scan -> parse -> graph -> chunk -> plan -> write -> render -> site, and embed -> index."""
+"""The build pipeline.
+
+scan -> parse -> graph -> chunk -> plan -> write -> render -> site, and embed -> index.
+"""

@@ -145,11 +145,9 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     llm_values = dict(settings.pop("llm", {}) or {})
     embed_values = dict(settings.pop("embed", {}) or {})
     for key, names in _ENV_LLM.items():
-        for name in names:
-            if env.get(name):
-                llm_values.setdefault(key, env[name]) if name.startswith("OPENAI") else llm_values.update(
-                    {key: env[name]})
-                break
+        value = next((env[name] for name in names if env.get(name)), None)
+        if value is not None:
+            llm_values[key] = value
     for key, names in _ENV_EMBED.items():
         for name in names:
             if env.get(name):
@@ -165,7 +163,8 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     if llm.get("mode", "tools") not in {"tools", "json", "md_json"}:
         problems.append(f"llm: mode must be tools, json or md_json, got {llm['mode']!r}")
     if embed.get("provider", "default") not in {"default", "static", "minilm", "openai", "none"}:
-        problems.append(f"embed: provider must be default, static, minilm, openai or none, got {embed['provider']!r}")
+        problems.append(
+            f"embed: provider must be default, static, minilm, openai or none, got {embed['provider']!r}")
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:
         problems.append("config: max_file_bytes must be positive")
     if problems:
