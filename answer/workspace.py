@@ -1,0 +1,144 @@
+"""Several repositories behind one server: aliases, each with its own Config and its own index.
+
+A workspace file (`sourcebook-workspace.toml`) looks like:
+
+    default = "flask"            # optional; otherwise the first repository listed
+
+    [repos.flask]
+    path = "../eval-repos/flask"  # relative to the workspace file
+    # any sourcebook.toml setting may follow, e.g. out_dir = "/var/cache/flask-sb"
+
+    [repos.requests]
+    path = "../eval-repos/requests"
+
+Without a workspace file the single repository given on the command line is the workspace; its alias is its
+directory name. `repo="all"` is refused: every answer cites files of one checkout, and fan-out across
+repositories is not something the ranking or the confidence grading were built for.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sourcebook.config import Config, load_config
+from sourcebook.errors import ConfigError, NotFoundError, UsageError
+
+WORKSPACE_FILE = "sourcebook-workspace.toml"
+_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class RepoEntry:
+    alias: str
+    root: Path
+    overrides: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+class Workspace:
+    """The repositories a server answers for. `resolve(alias)` gives a repository's Config (cached)."""
+
+    def __init__(self, entries: list[RepoEntry], default: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        if not entries:
+            raise ConfigError("workspace: no repositories")
+        self.entries = {e.alias: e for e in entries}
+        if len(self.entries) != len(entries):
+            raise ConfigError("workspace: duplicate repository alias")
+        self.default = default or entries[0].alias
+        if self.default not in self.entries:
+            raise ConfigError(f"workspace: default {self.default!r} is not one of {self.aliases}")
+        self._env = env
+        self._configs: dict[str, Config] = {}
+
+    @property
+    def aliases(self) -> list[str]:
+        return list(self.entries)
+
+    def alias_for(self, repo: str | None) -> str:
+        """Validate `repo` and return the alias it names (None/"" = the default)."""
+        if repo is None or repo == "":
+            return self.default
+        if not isinstance(repo, str):
+            raise UsageError("repo must be a string alias")
+        if repo.strip().lower() == "all":
+            raise UsageError(
+                "repo='all' is not supported: ask one repository at a time "
+                f"(known repositories: {', '.join(self.aliases)})")
+        if repo not in self.entries:
+            shown = repo if len(repo) <= 80 else repo[:80] + "…"
+            known = ", ".join(self.aliases)
+            raise NotFoundError(f"unknown repository {shown!r}; known repositories: {known}")
+        return repo
+
+    def resolve(self, repo: str | None = None) -> Config:
+        alias = self.alias_for(repo)
+        if alias not in self._configs:
+            entry = self.entries[alias]
+            self._configs[alias] = load_config(entry.root, overrides=dict(entry.overrides), env=self._env)
+        return self._configs[alias]
+
+
+def single(root: Path | str, alias: str | None = None, overrides: dict[str, Any] | None = None,
+           env: dict[str, str] | None = None) -> Workspace:
+    """A workspace of one repository (the default when no workspace file is given)."""
+    path = Path(root).resolve()
+    name = alias or _sanitize_alias(path.name)
+    return Workspace([RepoEntry(name, path, dict(overrides or {}))], env=env)
+
+
+def _sanitize_alias(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "-", name).strip("-.") or "repo"
+    return cleaned[:64]
+
+
+def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None = None) -> Workspace:
+    """Build a Workspace from parsed TOML. Relative paths are taken from `base`. Reports every problem."""
+    problems: list[str] = []
+    repos = data.get("repos")
+    if not isinstance(repos, dict) or not repos:
+        raise ConfigError("workspace: a [repos.<alias>] table with at least one repository is required")
+    entries: list[RepoEntry] = []
+    for alias, spec in repos.items():
+        if not _ALIAS.match(alias) or alias.lower() == "all":
+            problems.append(f"workspace: invalid alias {alias!r} (letters, digits, _ . -; not 'all')")
+            continue
+        if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+            problems.append(f"workspace: repos.{alias} needs a path")
+            continue
+        settings = dict(spec)
+        root = Path(settings.pop("path")).expanduser()
+        root = (base / root) if not root.is_absolute() else root
+        if not root.is_dir():
+            problems.append(f"workspace: repos.{alias}: {root} is not a directory")
+            continue
+        entries.append(RepoEntry(alias, root.resolve(), settings))
+    default = data.get("default")
+    if default is not None and not isinstance(default, str):
+        problems.append("workspace: default must be an alias")
+        default = None
+    for key in data:
+        if key not in {"repos", "default"}:
+            problems.append(f"workspace: unknown setting {key!r}")
+    if problems:
+        raise ConfigError(problems)
+    return Workspace(entries, default=default, env=env)
+
+
+def load_workspace(target: Path | str | None, env: dict[str, str] | None = None) -> Workspace:
+    """The workspace for a command-line PATH: a workspace file, a directory holding one, or a single repo."""
+    path = Path(target or ".").expanduser()
+    ws_file = path if path.is_file() else path / WORKSPACE_FILE
+    if ws_file.is_file():
+        try:
+            with ws_file.open("rb") as fh:
+                data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{ws_file}: {exc}") from exc
+        return parse_workspace(data, ws_file.parent.resolve(), env=env)
+    if not path.is_dir():
+        raise ConfigError(f"{path}: not a directory or a workspace file")
+    return single(path, env=env)
