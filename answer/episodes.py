@@ -1,0 +1,114 @@
+"""Episodes: dated facts about this checkout, each scoped to a path prefix.
+
+Recorded explicitly (`sourcebook remember "…" --scope PATH`) or automatically (a cited file changed on disk
+after the index was built). A reply carries at most one, only below high confidence and only when its scope
+intersects the files of the answer: a fact the agent did not need is noise. Stored as JSON lines under
+out_dir; each record is one write() on an O_APPEND descriptor under an exclusive lock, so concurrent writers
+never interleave.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from pydantic import ValidationError
+
+from answer.contract import Confidence, Episode
+from sourcebook.errors import UsageError
+
+log = logging.getLogger(__name__)
+
+EPISODES_FILE = "episodes.jsonl"
+
+
+def normalize_scope(scope: str | None) -> str:
+    """A repository-relative POSIX prefix; "" is the whole repository. Escaping the repository is refused."""
+    if not scope or scope.strip() in {".", "./", "/"}:
+        return ""
+    text = scope.strip().replace("\\", "/")
+    if text.startswith("/") or PurePosixPath(text).is_absolute():
+        raise UsageError(f"scope must be a path relative to the repository, got {scope!r}")
+    parts = [part for part in PurePosixPath(text).parts if part not in {"", "."}]
+    if ".." in parts:
+        raise UsageError(f"scope may not leave the repository: {scope!r}")
+    return "/".join(parts)
+
+
+def scope_intersects(scope: str, files: Iterable[str]) -> bool:
+    """True when the scope (a prefix; "" = everything) covers one of `files`."""
+    for path in files:
+        if not path:
+            continue
+        if scope in ("", path) or path.startswith(scope + "/"):
+            return True
+    return False
+
+
+def select_episode(episodes: Sequence[Episode], answer_files: Sequence[str],
+                   confidence: Confidence) -> Episode | None:
+    """At most one episode: never at high confidence, only one whose scope intersects the answer's files.
+
+    The most specific scope wins (a fact about `src/flask/json` beats one about the whole repository),
+    then the most recent.
+    """
+    if confidence == "high" or not answer_files:
+        return None
+    matching = [ep for ep in episodes if scope_intersects(ep.scope, answer_files)]
+    if not matching:
+        return None
+    return max(matching, key=lambda ep: (len(ep.scope), ep.recorded_at))
+
+
+class EpisodeStore:
+    def __init__(self, out_dir: Path) -> None:
+        self.path = Path(out_dir) / EPISODES_FILE
+
+    def record(self, text: str, scope: str | None = None, source: Literal["explicit", "auto"] = "explicit",
+               now: datetime | None = None) -> Episode:
+        text = " ".join(text.split())
+        if not text:
+            raise UsageError("an episode needs some text")
+        episode = Episode(
+            text=text,
+            scope=normalize_scope(scope),
+            recorded_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+            source=source,
+        )
+        line = (episode.model_dump_json() + "\n").encode("utf-8")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, line)
+        finally:
+            os.close(fd)  # closing releases the lock
+        return episode
+
+    def record_auto(self, text: str, scope: str, now: datetime | None = None) -> Episode | None:
+        """Record an automatic fact once: the same text about the same scope is not repeated."""
+        scope = normalize_scope(scope)
+        if any(ep.text == text and ep.scope == scope for ep in self.all()):
+            return None
+        return self.record(text, scope, source="auto", now=now)
+
+    def all(self) -> list[Episode]:
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        episodes: list[Episode] = []
+        for number, line in enumerate(raw.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                episodes.append(Episode.model_validate_json(line))
+            except ValidationError as exc:
+                reason = exc.errors()[0]["msg"]
+                log.warning("%s:%d: unreadable episode skipped: %s", self.path, number, reason)
+        return episodes

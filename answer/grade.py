@@ -1,0 +1,196 @@
+"""Confidence, graded by checks over question, answer, evidence and retrieval scores, not the model.
+
+Retrieval sets the start: how much the top file dominates the ranking and how much of what was asked it
+covers. Each failed check on the answer then lowers confidence one step. Every function here is pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from answer.contract import CONFIDENCE_ORDER, Confidence, RetrievalQuality
+from answer.identifiers import extract_identifiers, is_file_name
+
+# Retrieval thresholds. Dominance is scale-free (top score / runner-up) so it holds for any fused score.
+DOMINANCE_HIGH = 1.25
+COVERAGE_HIGH = 0.75
+COVERAGE_PARTIAL = 0.34
+
+_STOPWORDS = frozenset(
+    re.findall(r"\S+", """a an the and or of to in on at by for with from as is are was were be been being
+    it its this that these
+    those what which who whom whose when where why how does do did done can could should would will shall may
+    might must there their them they then than into onto out over under about after before between through
+    during without within also just only not no yes any all each every some such other same more most less
+    least very much many few one two get gets set sets use used uses using make makes made happen happens
+    work works way ways like need needs want wants please explain describe tell show shows file files code
+    function functions method methods class classes implementation implemented handle handles
+    handled"""))
+
+_HEDGES = re.compile(
+    r"\b(?:"
+    r"(?:does|do|did)\s*(?:n['’]t|\s+not)\s+(?:show|contain|include|mention|specify|say|reveal|cover|appear)"
+    r"|not\s+(?:shown|visible|present|included|covered|mentioned|specified)\s+in\s+the\s+(?:evidence|code|context|excerpts?)"
+    r"|(?:is|remains)\s+unclear|not\s+clear|cannot\s+(?:determine|tell|confirm|verify|be\s+determined)"
+    r"|can['’]t\s+(?:determine|tell|confirm|verify)|unable\s+to\s+(?:determine|find|confirm|tell|verify)"
+    r"|(?:not|insufficient)\s+enough\s+(?:information|context|evidence)|insufficient\s+(?:information|evidence|context)"
+    r"|no\s+(?:direct\s+)?evidence|i\s+(?:do\s+not|don['’]t)\s+know|not\s+sure|presumably|probably|likely"
+    r"|appears?\s+to|seems?\s+to|it\s+is\s+possible\s+that|i\s+would\s+guess|without\s+seeing"
+    r")\b",
+    re.IGNORECASE,
+)
+# locations that carry line numbers: src/app.py:120, app.py#L12, "lines 10-20", "line 7", L42
+_LOCATION = re.compile(
+    r"(?:[\w./-]+\.\w+(?::\d+(?:[-–]\d+)?|#L\d+(?:-L?\d+)?))|\blines?\s+\d+(?:\s*(?:[-–]|to|and)\s*\d+)?|\bL\d+\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    confidence: Confidence
+    reasons: tuple[str, ...] = field(default=())  # why confidence was lowered, for `note` and diagnostics
+
+
+def content_terms(question: str) -> list[str]:
+    """Words of a question worth finding in evidence: identifiers first, then non-stopword words."""
+    idents = extract_identifiers(question).names
+    if idents:
+        return list(idents)
+    words = re.findall(r"[A-Za-z][A-Za-z0-9_-]{2,}", question)
+    seen: dict[str, None] = {}
+    for word in words:
+        low = word.lower()
+        if low not in _STOPWORDS:
+            seen.setdefault(low, None)
+    return list(seen)
+
+
+def _term_in(term: str, text_lower: str) -> bool:
+    # a dotted or path identifier counts when its last component is present ("Flask.route" -> "route")
+    last = re.split(r"[./]", term)[-1].lower() or term.lower()
+    if term.lower() in text_lower:
+        return True
+    if "." in term and not is_file_name(term):
+        return last in text_lower
+    if "/" in term:
+        return term.rsplit("/", 1)[-1].lower() in text_lower
+    return False
+
+
+def coverage(terms: Sequence[str], text: str) -> float:
+    """Share of the question's terms found in `text` (the top hit's evidence). 0.0 when nothing was asked."""
+    if not terms:
+        return 0.0
+    low = text.lower()
+    return sum(1 for term in terms if _term_in(term, low)) / len(terms)
+
+
+def dominance(scores: Sequence[float]) -> float:
+    """How far the top file is ahead of the runner-up; inf when it stands alone, 0.0 with no hits."""
+    if not scores or scores[0] <= 0:
+        return 0.0
+    if len(scores) == 1 or scores[1] <= 0:
+        return float("inf")
+    return scores[0] / scores[1]
+
+
+def retrieval_quality(scores: Sequence[float], cover: float, exact_symbol: bool = False) -> RetrievalQuality:
+    """high: the top hit covers what was asked and leads (or is an exact symbol match); weak: little found."""
+    if not scores or scores[0] <= 0:
+        return "weak"
+    lead = dominance(scores)
+    if cover >= COVERAGE_HIGH and (lead >= DOMINANCE_HIGH or exact_symbol):
+        return "high"
+    if cover >= COVERAGE_PARTIAL or lead >= DOMINANCE_HIGH or exact_symbol:
+        return "partial"
+    return "weak"
+
+
+def start_confidence(quality: RetrievalQuality) -> Confidence:
+    return {"high": "high", "partial": "medium", "weak": "low"}[quality]  # type: ignore[return-value]
+
+
+def lower(confidence: Confidence, steps: int = 1) -> Confidence:
+    index = max(0, CONFIDENCE_ORDER.index(confidence) - steps)
+    return CONFIDENCE_ORDER[index]
+
+
+def cap_degraded(confidence: Confidence) -> Confidence:
+    """A degraded reply (no synthesized answer) is never high."""
+    return "medium" if confidence == "high" else confidence
+
+
+def find_hedge(answer: str) -> str | None:
+    """The hedge phrase in an answer ("the evidence does not show…"), if any."""
+    match = _HEDGES.search(answer)
+    return match.group(0) if match else None
+
+
+def names_question_identifier(question_identifiers: Sequence[str], answer: str) -> bool:
+    """True when the question named no identifiers, or the answer names at least one of them."""
+    if not question_identifiers:
+        return True
+    low = answer.lower()
+    return any(_term_in(ident, low) for ident in question_identifiers)
+
+
+def invented_numbers(answer: str, evidence_text: str) -> list[str]:
+    """Numbers the answer states that appear nowhere in the evidence (line locations and 0/1 excepted)."""
+    prose = _LOCATION.sub(" ", answer)
+    missing: dict[str, None] = {}
+    for match in _NUMBER.finditer(prose):
+        number = match.group(1)
+        if number in {"0", "1"}:
+            continue
+        if not re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", evidence_text):
+            missing.setdefault(number, None)
+    return list(missing)
+
+
+def answer_mechanisms(answer: str) -> list[str]:
+    """Code names an answer relies on (functions, methods, classes), file names excluded."""
+    idents = extract_identifiers(answer)
+    files = set(idents.files)
+    return [name for name in idents.names if name not in files and "/" not in name]
+
+
+def absent_mechanisms(answer: str, cited_text: str) -> list[str]:
+    """Mechanisms the answer names that the cited code does not show."""
+    low = cited_text.lower()
+    return [name for name in answer_mechanisms(answer) if not _term_in(name, low)]
+
+
+def grade_answer(
+    question: str,
+    answer: str,
+    citations: Sequence[str],
+    evidence: Mapping[str, str],
+    quality: RetrievalQuality,
+) -> Grade:
+    """Start from retrieval quality, lower one step per failed check on the answer."""
+    confidence = start_confidence(quality)
+    reasons: list[str] = []
+    all_text = "\n".join(evidence.values())
+    cited_text = "\n".join(evidence.get(path, "") for path in citations)
+    hedge = find_hedge(answer)
+    numbers = invented_numbers(answer, all_text)
+    absent = absent_mechanisms(answer, cited_text) if citations else []
+    checks: Iterable[tuple[bool, str]] = (
+        (not citations, "the answer cites no file"),
+        (hedge is not None, f"the answer hedges ({hedge!r})"),
+        (
+            not names_question_identifier(extract_identifiers(question).names, answer),
+            "the answer names none of the question's identifiers",
+        ),
+        (bool(numbers), f"numbers not in the evidence: {', '.join(numbers[:3])}"),
+        (bool(absent), f"names not shown by the cited code: {', '.join(absent[:3])}"),
+    )
+    for failed, reason in checks:
+        if failed:
+            confidence = lower(confidence)
+            reasons.append(reason)
+    return Grade(confidence=confidence, reasons=tuple(reasons))

@@ -1,0 +1,134 @@
+"""What a question names: code identifiers, file names, and the two sides of a relational question.
+
+Pure functions over strings. Identifiers promote matching symbols in retrieval and feed confidence grading
+("does the answer name anything the question asked about?").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BACKTICKED = re.compile(r"`([^`\n]{1,120})`")
+# a path-like token with an extension: src/flask/app.py, app.py, ./util.ts
+_FILE_NAME = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/])")
+_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?(?![\w])")
+_CAMEL = re.compile(
+    r"(?<![\w.])([A-Z]+[a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+[0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z]\w*)\b"
+)
+_SNAKE = re.compile(r"(?<![\w.])(_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2})\b")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(\)")
+_DUNDER = re.compile(r"(?<![\w.])(__[A-Za-z]\w*?__)(?!\w)")
+
+# extensions that mark a token as a file name rather than a dotted path (flask.app is a module, app.py a file)
+_FILE_EXTENSIONS = frozenset(re.findall(r"\S+", """py pyi js mjs cjs jsx ts tsx go rs java c h
+    cc cpp hpp cs rb php kt md rst txt toml cfg ini yaml yml json sh html css sql lock xml scm"""))
+# dotted tokens in prose that are not code
+_NOT_DOTTED = frozenset({"e.g", "i.e", "etc.", "vs.", "a.k.a"})
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    names: tuple[str, ...]  # every identifier, in order of first appearance
+    files: tuple[str, ...]  # the subset that are file names or paths
+
+    def __bool__(self) -> bool:
+        return bool(self.names)
+
+
+def is_file_name(token: str) -> bool:
+    ext = token.rsplit(".", 1)[-1].lower() if "." in token else ""
+    return ext in _FILE_EXTENSIONS
+
+
+def extract_identifiers(question: str) -> Identifiers:
+    """Identifiers a question names: backticked text, file names, dotted paths, CamelCase and snake_case."""
+    found: dict[str, None] = {}
+    files: dict[str, None] = {}
+
+    def add(token: str) -> None:
+        token = token.strip().strip(".,;:!?'\"()[]{}")
+        if token.endswith("()"):
+            token = token[:-2]
+        if len(token) < 2 or token.lower() in _NOT_DOTTED:
+            return
+        found.setdefault(token, None)
+        if is_file_name(token) and ("." in token):
+            files.setdefault(token, None)
+
+    for match in _BACKTICKED.finditer(question):
+        inner = match.group(1).strip()
+        # `app.route("/")` -> app.route ; `foo bar` (prose in backticks) -> each code-like word
+        head = re.match(r"[\w./-]+", inner)
+        if head and head.group(0) == inner.split("(")[0]:
+            add(head.group(0))
+        else:
+            for word in re.findall(r"[A-Za-z_][\w.]*", inner):
+                add(word)
+    prose = _BACKTICKED.sub(" ", question)
+    for match in _FILE_NAME.finditer(prose):
+        if is_file_name(match.group(1)):
+            add(match.group(1))
+    for match in _DOTTED.finditer(prose):
+        token = match.group(1)
+        if token.lower() in _NOT_DOTTED or is_file_name(token):
+            continue
+        add(token)
+    for pattern in (_CAMEL, _SNAKE, _DUNDER, _CALL):
+        for match in pattern.finditer(prose):
+            add(match.group(1))
+    # a dotted path also names its parts: "Flask.route" promotes symbol "route" of class "Flask"
+    return Identifiers(names=tuple(found), files=tuple(files))
+
+
+def identifier_parts(identifier: str) -> list[str]:
+    """The pieces a symbol index can match: `flask.app.Flask.route` -> [..., "Flask.route", "route"]."""
+    base = identifier.rsplit("/", 1)[-1]
+    if is_file_name(base):
+        return [base.rsplit(".", 1)[0]]
+    parts = base.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+_RELATIONAL = (
+    re.compile(
+        r"\bhow\s+(?:does|do|is|are|can)\s+(?P<a>.+?)\s+"
+        r"(?:talk|talks|communicate|communicates|interact|interacts|connect|connects|integrate|integrates)"
+        r"\s+(?:to|with)\s+(?P<b>.+?)[?.!]*$",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.IGNORECASE),
+    re.compile(
+        r"\bhow\s+(?:does|do)\s+(?P<a>.+?)\s+(?:call|calls|use|uses|reach|reaches|invoke|invokes)\s+"
+        r"(?P<b>.+?)[?.!]*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^(?:how\s+(?:do|does)\s+)?(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+"
+        r"(?:talk|communicate|interact|connect|relate)\b.*$",
+        re.IGNORECASE,
+    ),
+)
+_LEADING_NOISE = re.compile(r"^(?:the|a|an|this|that)\s+", re.IGNORECASE)
+
+
+def relational_parts(question: str) -> tuple[str, str] | None:
+    """The two sides of a relational question ("how does X talk to Y", "between X and Y"), else None."""
+    text = " ".join(question.split())
+    for pattern in _RELATIONAL:
+        match = pattern.search(text)
+        if not match:
+            continue
+        a = _LEADING_NOISE.sub("", match.group("a").strip(" ,"))
+        b = _LEADING_NOISE.sub("", match.group("b").strip(" ,"))
+        if a and b and a.lower() != b.lower():
+            return a, b
+    return None
+
+
+def normalize_question(question: str) -> str:
+    """The cache form of a question: case-folded, whitespace collapsed, trailing punctuation dropped.
+
+    Identifiers keep their spelling apart from case: `Flask.route` and `flask.route` ask the same thing.
+    """
+    return " ".join(question.casefold().split()).rstrip(" ?.!")

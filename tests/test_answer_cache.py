@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from answer.cache import AnswerCache, cache_key
+from answer.contract import AnswerResponse
+
+
+def _reply(citations: list[str], degraded: str | None = None) -> AnswerResponse:
+    confidence = "medium" if degraded else "high"
+    return AnswerResponse(answer="It works (a.py).", citations=citations, confidence=confidence,  # type: ignore[arg-type]
+                          degraded=degraded)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def a():\n    return 1\n")
+    return root
+
+
+def test_key_normalizes_question_and_separates_scope_repo_state() -> None:
+    base = cache_key("What does a() do?", None, None, "v1")
+    assert cache_key("  what does A() do ", None, None, "v1") == base
+    assert cache_key("What does a() do?", "src", None, "v1") != base
+    assert cache_key("What does a() do?", None, "other", "v1") != base
+    assert cache_key("What does a() do?", None, None, "v2") != base
+
+
+def test_round_trip(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    key = cache_key("q", None, None, "s")
+    assert cache.get(key, "p1") is None
+    assert cache.put(key, _reply(["a.py"]), "p1", hedged=False)
+    hit = cache.get(key, "p1")
+    assert hit is not None
+    assert hit.citations == ["a.py"]
+
+
+def test_degraded_reply_is_not_stored(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    key = cache_key("q", None, None, "s")
+    assert not cache.put(key, _reply(["a.py"], degraded="no-llm-provider"), "p1", hedged=False)
+    assert cache.get(key, "p1") is None
+
+
+def test_changed_cited_file_invalidates(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    key = cache_key("q", None, None, "s")
+    cache.put(key, _reply(["a.py"]), "p1", hedged=False)
+    # a touch alone (same bytes) keeps the entry
+    os.utime(repo / "a.py", ns=(1, 1))
+    assert cache.get(key, "p1") is not None
+    (repo / "a.py").write_text("def a():\n    return 2\n")
+    assert cache.get(key, "p1") is None
+    assert not (cache.dir / f"{key}.json").exists()
+
+
+def test_deleted_cited_file_invalidates(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    key = cache_key("q", None, None, "s")
+    cache.put(key, _reply(["a.py"]), "p1", hedged=False)
+    (repo / "a.py").unlink()
+    assert cache.get(key, "p1") is None
+
+
+def test_hedged_answer_resynthesized_when_pipeline_changes(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    hedged, plain = cache_key("hedged", None, None, "s"), cache_key("plain", None, None, "s")
+    cache.put(hedged, _reply(["a.py"]), "p1", hedged=True)
+    cache.put(plain, _reply(["a.py"]), "p1", hedged=False)
+    assert cache.get(hedged, "p1") is not None
+    assert cache.get(hedged, "p2") is None
+    assert cache.get(plain, "p2") is not None
+
+
+def test_corrupt_entry_is_dropped(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    key = cache_key("q", None, None, "s")
+    cache.put(key, _reply(["a.py"]), "p1", hedged=False)
+    (cache.dir / f"{key}.json").write_text("{not json")
+    assert cache.get(key, "p1") is None
+
+
+def test_bad_key_never_reaches_the_filesystem(repo: Path) -> None:
+    cache = AnswerCache(repo / ".sourcebook", repo)
+    with pytest.raises(ValueError, match="bad cache key"):
+        cache.get("../../etc/passwd", "p1")
