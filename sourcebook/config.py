@@ -30,6 +30,8 @@ class LLMConfig:
     max_reasks: int = 2  # validation re-asks
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
+    max_output_tokens: int = 1024  # reply budget per call; prompt + reply must fit context_tokens
+    retry_base_s: float = 1.0  # first transport-retry delay; doubles per attempt, with jitter
 
     @property
     def configured(self) -> bool:

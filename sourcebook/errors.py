@@ -66,3 +66,7 @@ class ProviderError(SourcebookError):
 
 class SiteBuildError(SourcebookError):
     """mkdocs build failed on the generated wiki."""
+
+
+class ProviderOutputError(ProviderError):
+    """The provider answered, but no reply passed validation after the re-asks (or every reply was cut)."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fake_llm import FakeLLM
 
 
 @pytest.fixture
@@ -25,3 +27,10 @@ def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
         return root
 
     return _make
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/fake_llm.py); stopped after the test."""
+    with FakeLLM() as server:
+        yield server

@@ -1,0 +1,108 @@
+"""The token and cost ledger of one run: every LLM request, what it cost, and whether it succeeded.
+
+Prices are per million tokens (`LLMConfig.price_in_per_mtok` / `price_out_per_mtok`), so a local model costs
+0 and a hosted one is priced by configuration, not by a table baked into the code. The ledger is thread-safe
+(pages are written concurrently), printable, and saved under `<out_dir>/ledger/` as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from sourcebook.errors import SourcebookError
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    label: str  # what the call was for: "file:src/app.py", "module:src", "answer"
+    model: str
+    input_tokens: int
+    output_tokens: int
+    requests: int  # HTTP requests made for this call (re-asks and transport retries included)
+    ok: bool
+    seconds: float
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerTotals:
+    calls: int
+    requests: int
+    failed: int
+    input_tokens: int
+    output_tokens: int
+    cost: float
+
+
+@dataclass
+class Ledger:
+    price_in_per_mtok: float = 0.0
+    price_out_per_mtok: float = 0.0
+    started: float = field(default_factory=time.time)
+    entries: list[LedgerEntry] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        return (input_tokens * self.price_in_per_mtok + output_tokens * self.price_out_per_mtok) / 1_000_000
+
+    def record(self, entry: LedgerEntry) -> None:
+        with self._lock:
+            self.entries.append(entry)
+
+    def totals(self) -> LedgerTotals:
+        with self._lock:
+            entries = list(self.entries)
+        tokens_in = sum(e.input_tokens for e in entries)
+        tokens_out = sum(e.output_tokens for e in entries)
+        return LedgerTotals(
+            calls=len(entries),
+            requests=sum(e.requests for e in entries),
+            failed=sum(1 for e in entries if not e.ok),
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            cost=self.cost(tokens_in, tokens_out),
+        )
+
+    def format(self) -> str:
+        """One human line for the end of a build."""
+        t = self.totals()
+        return (f"LLM: {t.calls} calls ({t.requests} requests, {t.failed} failed), "
+                f"{t.input_tokens:,} tokens in, {t.output_tokens:,} tokens out, cost ${t.cost:.4f}")
+
+    def to_dict(self) -> dict[str, object]:
+        with self._lock:
+            entries = [asdict(e) for e in self.entries]
+        return {
+            "started": self.started,
+            "price_in_per_mtok": self.price_in_per_mtok,
+            "price_out_per_mtok": self.price_out_per_mtok,
+            "totals": asdict(self.totals()),
+            "entries": entries,
+        }
+
+    def save(self, out_dir: Path) -> Path:
+        """Write `<out_dir>/ledger/run-<time>.json` and `latest.json` atomically; return the run file."""
+        folder = out_dir / "ledger"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.started))
+            text = json.dumps(self.to_dict(), indent=1)
+            run_file = folder / f"run-{stamp}-{os.getpid()}.json"
+            for target in (run_file, folder / "latest.json"):
+                tmp = target.with_suffix(".tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, target)
+        except OSError as exc:
+            raise SourcebookError(f"{folder}: cannot write the LLM ledger: {exc}") from exc
+        return run_file
+
+
+def load_ledger(path: Path) -> dict[str, object]:
+    """Read a saved ledger (for `sourcebook` commands that show past runs)."""
+    data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return data

@@ -1,0 +1,312 @@
+"""Chat models that return validated pydantic objects: one protocol, one OpenAI-compatible implementation.
+
+Instructor turns a pydantic model into a tool schema (or JSON instructions), validates the reply and re-asks
+with the validation error. It does not retry transport failures, so this module does: 429, 5xx, timeouts and
+refused connections are retried with exponential backoff and jitter, honouring `Retry-After`; other 4xx
+fail at once. A reply cut by max_tokens is asked once more, shorter, with whatever reply budget the context
+window still allows. Whatever still fails becomes a `ProviderError` (transport) or `ProviderOutputError`
+(the model never produced valid output), so callers handle exactly two outcomes: an object or one error.
+
+Token counting is by characters (no tokenizer download offline): CHARS_PER_TOKEN = 3 is deliberately
+pessimistic for code (English prose is ~4 chars/token, dense code ~3), so a prompt budgeted here fits the
+model's real window. Every call is recorded in the run's `Ledger`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from generator.ledger import Ledger, LedgerEntry
+from sourcebook.errors import ProviderError, ProviderOutputError
+
+if TYPE_CHECKING:
+    from sourcebook.config import LLMConfig
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+
+CHARS_PER_TOKEN = 3.0
+MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message
+MIN_REPLY_TOKENS = 128  # below this a structured reply cannot be complete: refuse instead of sending
+RETRY_CAP_S = 30.0
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens `text` will take, by the documented chars-per-token rule (rounded up)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: Sequence[Message], response_model: type[BaseModel] | None = None) -> int:
+    """Tokens of a request: its messages plus the JSON schema Instructor sends for `response_model`."""
+    total = sum(estimate_tokens(str(m.get("content", ""))) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+    if response_model is not None:
+        total += estimate_tokens(json.dumps(response_model.model_json_schema()))
+    return total
+
+
+class ChatModel(Protocol):
+    """A chat model that answers with a validated instance of `response_model`."""
+
+    @property
+    def id(self) -> str:
+        """Model identity for cache keys: a page written by another model is rewritten."""
+        ...
+
+    @property
+    def context_tokens(self) -> int:
+        """The model's context window; prompt + reply budget must fit it."""
+        ...
+
+    @property
+    def max_output_tokens(self) -> int: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def complete(
+        self,
+        response_model: type[M],
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        context: Mapping[str, Any] | None = None,
+        label: str = "",
+    ) -> M:
+        """Ask; return the validated object. `context` reaches the model's validators (`info.context`).
+
+        Raises ProviderError after transport retries, ProviderOutputError when no reply validated.
+        """
+        ...
+
+
+@dataclass
+class _CallUsage:
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, usage: Any) -> None:
+        if usage is None:
+            return
+        self.input_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+        self.output_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+def _mode(name: str) -> Any:
+    import instructor
+
+    modes = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON, "md_json": instructor.Mode.MD_JSON}
+    return modes[name]
+
+
+def _transport_cause(exc: BaseException) -> BaseException | None:
+    """The openai transport error behind an Instructor exception, if that is what failed."""
+    import openai
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, openai.APIConnectionError | openai.APIStatusError):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _status(exc: BaseException) -> int | None:
+    import openai
+
+    return exc.status_code if isinstance(exc, openai.APIStatusError) else None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    value = exc.response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP-date Retry-After: fall back to our own backoff
+
+
+def backoff_delay(attempt: int, base_s: float, retry_after: float | None = None,
+                  rng: random.Random | None = None) -> float:
+    """Delay before retry `attempt` (0-based): base * 2**attempt, jittered to 50-100%, capped; at least
+    the server's Retry-After (capped too, so a hostile header cannot stall a build)."""
+    rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+    delay = min(RETRY_CAP_S, base_s * (2**attempt)) * rng.uniform(0.5, 1.0)
+    if retry_after is not None:
+        delay = max(delay, min(RETRY_CAP_S, retry_after))
+    return delay
+
+
+class OpenAIChatModel:
+    """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp server) through Instructor."""
+
+    def __init__(self, config: LLMConfig, ledger: Ledger | None = None) -> None:
+        import instructor
+        import openai
+
+        if not config.model:
+            raise ProviderError("llm", "no model configured (SOURCEBOOK_LLM_MODEL)")
+        self._config = config
+        self._model = config.model
+        self._ledger = ledger or Ledger(config.price_in_per_mtok, config.price_out_per_mtok)
+        self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
+        self._local = threading.local()
+        # Local servers ignore the key, but the client insists on one.
+        client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
+                               max_retries=0, timeout=config.timeout_s)
+        self._client = instructor.from_openai(client, mode=_mode(config.mode))
+        self._client.on("completion:kwargs", self._on_request)
+        self._client.on("completion:response", self._on_response)
+
+    # -- protocol ----------------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self._model
+
+    @property
+    def context_tokens(self) -> int:
+        return self._config.context_tokens
+
+    @property
+    def max_output_tokens(self) -> int:
+        return self._config.max_output_tokens
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._ledger
+
+    def complete(
+        self,
+        response_model: type[M],
+        messages: Sequence[Message],
+        *,
+        max_tokens: int | None = None,
+        context: Mapping[str, Any] | None = None,
+        label: str = "",
+    ) -> M:
+        usage = _CallUsage()
+        self._local.usage = usage
+        started = time.monotonic()
+        error = ""
+        try:
+            result = self._complete(response_model, [dict(m) for m in messages], max_tokens, context)
+        except ProviderError as exc:
+            error = str(exc)
+            raise
+        finally:
+            self._local.usage = None
+            self._ledger.record(LedgerEntry(
+                label=label or response_model.__name__, model=self._model,
+                input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                requests=usage.requests, ok=not error, seconds=round(time.monotonic() - started, 3),
+                error=error[:300],
+            ))
+        return result
+
+    # -- internals ---------------------------------------------------------------------------------------
+    def _on_request(self, *args: Any, **kwargs: Any) -> None:
+        usage = getattr(self._local, "usage", None)
+        if usage is not None:
+            usage.requests += 1
+
+    def _on_response(self, response: Any) -> None:
+        usage = getattr(self._local, "usage", None)
+        if usage is not None:
+            usage.add(getattr(response, "usage", None))
+
+    def _reply_budget(self, messages: list[dict[str, str]], response_model: type[BaseModel],
+                      wanted: int) -> int:
+        room = self.context_tokens - estimate_prompt_tokens(messages, response_model)
+        budget = min(wanted, room)
+        if budget < MIN_REPLY_TOKENS:
+            raise ProviderError(
+                "llm", f"prompt of ~{self.context_tokens - room} tokens leaves no room for a reply in a "
+                       f"{self.context_tokens}-token context")
+        return budget
+
+    def _complete(self, response_model: type[M], messages: list[dict[str, str]], max_tokens: int | None,
+                  context: Mapping[str, Any] | None) -> M:
+        from instructor.core import IncompleteOutputException, InstructorRetryException
+
+        wanted = max_tokens or self.max_output_tokens
+        transport_attempt = 0
+        cut_once = False
+        while True:
+            budget = self._reply_budget(messages, response_model, wanted)
+            try:
+                with self._slots:
+                    result: M = self._client.chat.completions.create(
+                        model=self._model, response_model=response_model, messages=messages,  # type: ignore[arg-type]
+                        max_tokens=budget, max_retries=self._config.max_reasks,
+                        context=dict(context) if context is not None else None,
+                    )
+                return result
+            except IncompleteOutputException as exc:
+                self._on_response(getattr(exc, "last_completion", None))
+                if cut_once:
+                    raise ProviderOutputError("llm", f"reply cut at max_tokens ({budget}) twice") from exc
+                cut_once = True
+                log.info("llm: reply cut at %d tokens; asking once more for a shorter one", budget)
+                messages = [*messages, {"role": "user", "content": (
+                    "Your previous reply was cut off at the length limit. Reply again with the same "
+                    "structure but shorter: fewer, briefer sentences.")}]
+                wanted = max(budget * 2, wanted)
+            except InstructorRetryException as exc:
+                cause = _transport_cause(exc)
+                if cause is None:  # validation failed every time; usage was counted per reply by the hook
+                    raise ProviderOutputError(
+                        "llm", f"no valid reply after {getattr(exc, 'n_attempts', '?')} attempts: "
+                               f"{_short(str(exc))}") from exc
+                transport_attempt = self._transport_retry(cause, transport_attempt)
+            except ProviderError:
+                raise
+            except Exception as exc:
+                # Instructor sometimes lets the openai error through unwrapped; anything else is a bug here.
+                cause = _transport_cause(exc)
+                if cause is None:
+                    raise
+                transport_attempt = self._transport_retry(cause, transport_attempt)
+
+    def _transport_retry(self, cause: BaseException, attempt: int) -> int:
+        """Sleep before the next try, or raise ProviderError when the error is final or retries are spent."""
+        status = _status(cause)
+        retryable = status is None or status in RETRYABLE_STATUS  # None: timeout / connection refused
+        if not retryable or attempt >= self._config.max_retries:
+            what = f"failed after {attempt + 1} attempts" if retryable else "request rejected"
+            raise ProviderError("llm", f"{what}: {type(cause).__name__}: {_short(str(cause))}",
+                                status) from cause
+        delay = backoff_delay(attempt, self._config.retry_base_s, _retry_after(cause))
+        log.warning("llm: %s (HTTP %s); retry %d/%d in %.1fs", type(cause).__name__, status or "-",
+                    attempt + 1, self._config.max_retries, delay)
+        time.sleep(delay)
+        return attempt + 1
+
+
+def _short(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def get_chat_model(config: LLMConfig, ledger: Ledger | None = None) -> ChatModel | None:
+    """The configured chat model, or None when no provider is configured (extractive pages only)."""
+    if not config.configured:
+        return None
+    return OpenAIChatModel(config, ledger)

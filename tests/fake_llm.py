@@ -1,0 +1,209 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
+
+Real sockets, real HTTP: the provider under test talks to it exactly as it would talk to a hosted model.
+Replies are queued with `enqueue()` (or produced by `responder` once the queue is empty); every request body
+is recorded in `requests` so a test can prove what did and did not leave the machine.
+
+    from tests.fake_llm import FakeLLM, Reply
+
+    def test_x(fake_llm):                      # fixture in tests/conftest.py
+        fake_llm.enqueue(Reply.status(429), Reply.ok({"summary": "..."}))
+        ...  # point the provider at fake_llm.base_url
+        assert len(fake_llm.requests) == 2
+
+A `Reply.ok(obj)` adapts to the request: a tool call when the request carries `tools` (instructor's TOOLS
+mode), JSON text otherwise (JSON mode), fenced JSON when `fenced=True` (MD_JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer. Build with the class methods, not the constructor."""
+
+    status_code: int = 200
+    payload: Any = None  # object to serialise as the structured answer
+    raw_text: str | None = None  # exact answer text (for malformed JSON); overrides payload
+    finish_reason: str = "stop"
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    fenced: bool = False
+
+    @classmethod
+    def ok(cls, payload: Any, *, fenced: bool = False, delay_s: float = 0.0) -> Reply:
+        return cls(payload=payload, fenced=fenced, delay_s=delay_s)
+
+    @classmethod
+    def malformed(cls, text: str = '{"summary": "unterminated') -> Reply:
+        return cls(raw_text=text)
+
+    @classmethod
+    def status(cls, code: int, *, retry_after: float | None = None) -> Reply:
+        headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+        return cls(status_code=code, headers=headers)
+
+    @classmethod
+    def slow(cls, delay_s: float, payload: Any = None) -> Reply:
+        """Answer only after `delay_s` (past the client's timeout, the client gives up first)."""
+        return cls(payload=payload if payload is not None else {}, delay_s=delay_s)
+
+    @classmethod
+    def cut(cls, text: str = '{"summary": "The file def') -> Reply:
+        """A reply stopped by max_tokens: finish_reason=length and a truncated body."""
+        return cls(raw_text=text, finish_reason="length")
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+class FakeLLM:
+    """The server plus its script. Thread-safe; start()/stop() or use as a context manager."""
+
+    def __init__(self, responder: Responder | None = None, model: str = "fake-model") -> None:
+        self.model = model
+        self.responder = responder
+        self.requests: list[dict[str, Any]] = []
+        self.auth_headers: list[str] = []
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- script -------------------------------------------------------------------------------------------
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def all_text(self) -> str:
+        """Every message of every request, concatenated: what left the machine."""
+        with self._lock:
+            return "\n".join(json.dumps(body) for body in self.requests)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.auth_headers.clear()
+            self._queue.clear()
+
+    # -- server -------------------------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> FakeLLM:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                reply = fake._next(body, self.headers.get("authorization", ""))
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                status, data = fake._render(reply, body)
+                raw = json.dumps(data).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(raw)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client timed out and left; that is the point of a slow reply
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- internals ----------------------------------------------------------------------------------------
+    def _next(self, body: dict[str, Any], auth: str) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+            self.auth_headers.append(auth)
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return Reply.status(500)  # an unscripted call is a test bug: fail loudly, like an outage
+
+    def _render(self, reply: Reply, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if reply.status_code != 200:
+            return reply.status_code, {"error": {"message": f"scripted HTTP {reply.status_code}",
+                                                 "type": "server_error", "code": reply.status_code}}
+        text = reply.raw_text if reply.raw_text is not None else json.dumps(reply.payload)
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        tools = body.get("tools") or []
+        if tools:
+            name = tools[0].get("function", {}).get("name", "tool")
+            message["tool_calls"] = [{"id": f"call_{len(self.requests)}", "type": "function",
+                                      "function": {"name": name, "arguments": text}}]
+            finish = "tool_calls" if reply.finish_reason == "stop" else reply.finish_reason
+        else:
+            message["content"] = f"```json\n{text}\n```" if reply.fenced else text
+            finish = reply.finish_reason
+        prompt_chars = sum(len(str(m.get("content") or "")) for m in body.get("messages", []))
+        usage = {"prompt_tokens": max(1, prompt_chars // 4), "completion_tokens": max(1, len(text) // 4)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return 200, {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": usage,
+        }
+
+
+def request_schema_name(body: dict[str, Any]) -> str:
+    """The response model a request asks for (tool name in TOOLS mode, else from the system prompt)."""
+    tools = body.get("tools") or []
+    if tools:
+        return str(tools[0].get("function", {}).get("name", ""))
+    return ""
+
+
+def request_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))

@@ -1,0 +1,209 @@
+"""The chat provider against a real HTTP fake on 127.0.0.1: retries, re-asks, cut replies, the ledger."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ValidationInfo, field_validator
+
+from generator.ledger import Ledger
+from generator.provider import (
+    OpenAIChatModel,
+    backoff_delay,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    get_chat_model,
+)
+from sourcebook.config import LLMConfig
+from sourcebook.errors import ProviderError, ProviderOutputError
+from tests.fake_llm import FakeLLM, Reply
+
+ASK = [{"role": "user", "content": "Summarise app.py"}]
+
+
+class Draft(BaseModel):
+    summary: str
+
+    @field_validator("summary")
+    @classmethod
+    def only_known_names(cls, value: str, info: ValidationInfo) -> str:
+        known = set((info.context or {}).get("known", ()))
+        for word in value.split():
+            if word.startswith("`") and word.strip("`.,") not in known:
+                raise ValueError(f"names {word.strip('`.,')!r}, which is not in the file")
+        if not value.strip():
+            raise ValueError("summary is empty")
+        return value
+
+
+def model_for(server: FakeLLM, **overrides: object) -> OpenAIChatModel:
+    settings: dict[str, object] = {"base_url": server.base_url, "model": "fake", "retry_base_s": 0.01,
+                                   "timeout_s": 2.0, "max_retries": 3, "max_reasks": 2}
+    settings.update(overrides)
+    return OpenAIChatModel(LLMConfig(**settings))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("mode", "fenced"), [("tools", False), ("json", False), ("md_json", True)])
+def test_valid_reply_in_each_mode(fake_llm: FakeLLM, mode: str, fenced: bool) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "Creates the `Flask` app."}, fenced=fenced))
+    chat = model_for(fake_llm, mode=mode)
+    draft = chat.complete(Draft, ASK, context={"known": ["Flask"]}, label="file:app.py")
+    assert draft.summary == "Creates the `Flask` app."
+    body = fake_llm.requests[0]
+    assert ("tools" in body) == (mode == "tools")
+    assert body["model"] == "fake"
+    assert body["max_tokens"] <= chat.context_tokens
+    entry = chat.ledger.entries[0]
+    assert (entry.label, entry.ok, entry.requests) == ("file:app.py", True, 1)
+    assert entry.input_tokens > 0
+    assert entry.output_tokens > 0
+
+
+def test_malformed_json_is_reasked(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.malformed(), Reply.ok({"summary": "fine"}))
+    chat = model_for(fake_llm)
+    assert chat.complete(Draft, ASK).summary == "fine"
+    assert fake_llm.calls == 2
+    assert "json" in json.dumps(fake_llm.requests[1]["messages"][-2:]).lower()
+
+
+def test_hallucinated_symbol_is_reasked_with_the_reason_then_rejected(fake_llm: FakeLLM) -> None:
+    bad = Reply.ok({"summary": "Calls `make_magic` first."})
+    fake_llm.enqueue(bad, bad, bad)
+    chat = model_for(fake_llm, max_reasks=2)
+    with pytest.raises(ProviderOutputError, match="make_magic"):
+        chat.complete(Draft, ASK, context={"known": ["Flask"]})
+    assert fake_llm.calls == 3  # one ask + two bounded re-asks, then it stops
+    reask = json.dumps(fake_llm.requests[1]["messages"])
+    assert "not in the file" in reask  # the validator's reason went back to the model
+    assert chat.ledger.totals().failed == 1
+
+
+def test_hallucination_fixed_on_reask(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "Uses `Blueprint`."}), Reply.ok({"summary": "Uses `Flask`."}))
+    chat = model_for(fake_llm)
+    assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
+
+
+def test_429_then_success_honours_retry_after(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.status(429, retry_after=0.2), Reply.ok({"summary": "ok"}))
+    chat = model_for(fake_llm)
+    assert chat.complete(Draft, ASK).summary == "ok"
+    assert fake_llm.calls == 2
+    assert chat.ledger.entries[0].requests == 2
+    assert chat.ledger.entries[0].seconds >= 0.2
+
+
+def test_500s_exhaust_retries(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(*[Reply.status(500)] * 4)
+    chat = model_for(fake_llm, max_retries=3)
+    with pytest.raises(ProviderError) as info:
+        chat.complete(Draft, ASK)
+    assert info.value.status == 500
+    assert not isinstance(info.value, ProviderOutputError)
+    assert fake_llm.calls == 4  # first try + 3 retries
+
+
+def test_client_error_is_not_retried(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.status(400), Reply.ok({"summary": "never asked"}))
+    chat = model_for(fake_llm)
+    with pytest.raises(ProviderError, match="rejected") as info:
+        chat.complete(Draft, ASK)
+    assert info.value.status == 400
+    assert fake_llm.calls == 1
+
+
+def test_timeout_is_retried(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.slow(1.5, {"summary": "too late"}), Reply.ok({"summary": "in time"}))
+    chat = model_for(fake_llm, timeout_s=0.5)
+    assert chat.complete(Draft, ASK).summary == "in time"
+
+
+def test_timeouts_exhaust_retries(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(*[Reply.slow(1.0, {"summary": "late"})] * 2)
+    chat = model_for(fake_llm, timeout_s=0.3, max_retries=1)
+    with pytest.raises(ProviderError, match="Timeout"):
+        chat.complete(Draft, ASK)
+
+
+def test_connection_refused() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    chat = OpenAIChatModel(LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", retry_base_s=0.01,
+                                     max_retries=1))
+    with pytest.raises(ProviderError, match="Connection"):
+        chat.complete(Draft, ASK)
+
+
+def test_cut_reply_is_asked_again_shorter(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.cut(), Reply.ok({"summary": "short"}))
+    chat = model_for(fake_llm, max_output_tokens=200)
+    assert chat.complete(Draft, ASK).summary == "short"
+    second = fake_llm.requests[1]
+    assert "cut off" in second["messages"][-1]["content"]
+    assert second["max_tokens"] > fake_llm.requests[0]["max_tokens"]  # more room, if the window allows
+    assert chat.ledger.entries[0].output_tokens > 0  # the cut reply's tokens are counted too
+
+
+def test_cut_twice_fails(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.cut(), Reply.cut())
+    chat = model_for(fake_llm)
+    with pytest.raises(ProviderOutputError, match="cut"):
+        chat.complete(Draft, ASK)
+
+
+def test_prompt_that_cannot_fit_is_never_sent(fake_llm: FakeLLM) -> None:
+    chat = model_for(fake_llm, context_tokens=1000)
+    huge = [{"role": "user", "content": "x" * 10_000}]
+    with pytest.raises(ProviderError, match="no room"):
+        chat.complete(Draft, huge)
+    assert fake_llm.calls == 0
+
+
+def test_reply_budget_shrinks_to_fit_the_window(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "ok"}))
+    chat = model_for(fake_llm, context_tokens=2000, max_output_tokens=1500)
+    prompt = [{"role": "user", "content": "y" * 3000}]
+    chat.complete(Draft, prompt)
+    sent = fake_llm.requests[0]["max_tokens"]
+    assert sent + estimate_prompt_tokens(prompt, Draft) <= 2000
+
+
+def test_ledger_prices_and_saves(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "a"}), Reply.ok({"summary": "b"}))
+    ledger = Ledger(price_in_per_mtok=1_000_000.0, price_out_per_mtok=2_000_000.0)  # $1 / $2 per token
+    chat = OpenAIChatModel(LLMConfig(base_url=fake_llm.base_url, model="fake"), ledger)
+    chat.complete(Draft, ASK)
+    chat.complete(Draft, ASK)
+    totals = ledger.totals()
+    assert totals.calls == 2
+    assert totals.cost == totals.input_tokens * 1.0 + totals.output_tokens * 2.0
+    saved = ledger.save(tmp_path)
+    data = json.loads(saved.read_text())
+    assert data["totals"]["calls"] == 2
+    assert (tmp_path / "ledger" / "latest.json").is_file()
+    assert "2 calls" in ledger.format()
+
+
+def test_get_chat_model_none_without_provider() -> None:
+    assert get_chat_model(LLMConfig()) is None
+    assert get_chat_model(LLMConfig(base_url="http://127.0.0.1:1/v1", model="m")) is not None
+
+
+def test_backoff_grows_with_jitter_and_respects_retry_after() -> None:
+    rng = random.Random(7)
+    delays = [backoff_delay(n, 1.0, rng=rng) for n in range(4)]
+    for n, delay in enumerate(delays):
+        assert 0.5 * 2**n <= delay <= 2**n
+    assert backoff_delay(0, 0.01, retry_after=3.0) >= 3.0
+    assert backoff_delay(0, 0.01, retry_after=10_000) <= 30.0
+
+
+def test_token_estimate_is_pessimistic_for_code() -> None:
+    assert estimate_tokens("x" * 300) == 100
+    assert estimate_tokens("") == 0
