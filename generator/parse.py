@@ -1,0 +1,423 @@
+"""Facts from one source file: symbols, imports and references, extracted with tree-sitter.
+
+`extract` is pure: bytes in, FileFacts out. What counts as a definition, an import or a reference is data
+(generator/queries/<language>.scm); the conventions around them (doc comments, wrappers, visibility) are in
+generator/parse_rules.py; documentation files (Markdown, RST, text) are read by generator/docs.py.
+A syntax error never raises: the tree-sitter tree still holds everything outside the broken region, and the
+file gets a "path:line: syntax error" warning.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter_language_pack import get_language, get_parser
+
+from generator import docs
+from generator.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
+from generator.languages import DOC_LANGUAGES, GRAMMARS
+from generator.parse_rules import RULES, LanguageRules
+
+log = logging.getLogger(__name__)
+
+_MAX_SIGNATURE = 300
+_BOM = b"\xef\xbb\xbf"
+_KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
+_LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
+_CONTAINER_CLAUSES = frozenset({"package_clause", "package_declaration", "namespace_declaration",
+                                "file_scoped_namespace_declaration", "package_header"})
+
+
+def decode(source: bytes) -> str:
+    """Text of a file: BOM stripped, invalid UTF-8 replaced, CRLF normalised (line numbers are unchanged)."""
+    if source.startswith(_BOM):
+        source = source[len(_BOM):]
+    text = source.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+@cache
+def _tools(language: str) -> tuple[Parser, Query] | None:
+    """The parser and the compiled query of a language, built once per process."""
+    grammar = GRAMMARS.get(language)
+    if grammar is None:
+        return None
+    query_file = resources.files("generator") / "queries" / f"{language}.scm"
+    if not query_file.is_file():
+        return None
+    lang = get_language(grammar)  # type: ignore[arg-type]
+    return get_parser(grammar), Query(lang, query_file.read_text(encoding="utf-8"))  # type: ignore[arg-type]
+
+
+def extract(file: SourceFile, source: bytes) -> FileFacts:
+    """Everything we can learn about one file from its bytes. Never raises on malformed input."""
+    text = decode(source)
+    facts = FileFacts(file=file, line_count=count_lines(text))
+    if not text:
+        return facts
+    if file.language in DOC_LANGUAGES:
+        doc = docs.read_document(text, file.language or "text")
+        facts.title, facts.headings, facts.docstring = doc.title, doc.headings, doc.first_paragraph
+        return facts
+    tools = _tools(file.language) if file.language else None
+    if tools is None:
+        return facts
+    parser, query = tools
+    data = text.encode("utf-8")
+    tree = parser.parse(data)
+    _Extraction(file, data, RULES.get(file.language or "", LanguageRules()), facts).run(tree.root_node, query)
+    return facts
+
+
+@dataclass
+class _Def:
+    node: Node  # the definition node the query captured
+    name: str
+    kind: str
+    body: Node | None
+    receiver: str | None
+    outer: Node | None = None  # node including decorators/export/attributes
+    qualname: str = ""
+    parent: str | None = None
+    public: bool = True
+
+
+class _Extraction:
+    """One pass over one tree: collect query matches, then turn them into facts."""
+
+    def __init__(self, file: SourceFile, data: bytes, rules: LanguageRules, facts: FileFacts) -> None:
+        self.file = file
+        self.path = file.path
+        self.data = data
+        self.rules = rules
+        self.facts = facts
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    def run(self, root: Node, query: Query) -> None:
+        if root.has_error:
+            self.facts.warnings.append(f"{self.path}:{_first_error_line(root)}: syntax error")
+        defs: dict[int, _Def] = {}
+        imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
+        refs: list[tuple[Node, str]] = []
+        seen_refs: set[tuple[int, str]] = set()
+        for _pattern, caps in QueryCursor(query).matches(root):
+            kind = next((k[4:] for k in caps if k.startswith("def.")), None)
+            if kind is not None:
+                self._add_def(defs, kind, caps)
+            elif "import.module" in caps:
+                self._add_import(imports, caps)
+            else:
+                for cap_name, nodes in caps.items():
+                    if cap_name in ("ref.call", "ref.name"):
+                        for n in nodes:
+                            # several patterns may name the same node (a base class is also an argument)
+                            if (n.id, cap_name) not in seen_refs:
+                                seen_refs.add((n.id, cap_name))
+                                refs.append((n, cap_name[4:]))
+        ordered = self._resolve(defs)
+        self.facts.symbols = [self._symbol(d) for d in ordered]
+        self.facts.imports = [
+            Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line)
+            for (_key, module), (line, names) in imports.items()
+        ]
+        self.facts.references = self._references(refs, ordered)
+        self.facts.docstring = self._module_docstring(root)
+
+    # ---- collecting
+
+    def _add_def(self, defs: dict[int, _Def], kind: str, caps: dict[str, list[Node]]) -> None:
+        node = caps[f"def.{kind}"][0]
+        name_nodes = caps.get("name")
+        if not name_nodes or kind not in _KINDS:
+            return
+        receiver = _type_name(self.text(caps["receiver"][0])) if "receiver" in caps else None
+        existing = defs.get(node.id)
+        if existing is not None:
+            # a node several patterns match: keep the most specific reading
+            existing.receiver = existing.receiver or receiver
+            if kind == "method":
+                existing.kind = kind
+            return
+        body = caps["body"][0] if "body" in caps else None
+        name = self.text(name_nodes[0]).strip()
+        if name:
+            defs[node.id] = _Def(node=node, name=name, kind=kind, body=body, receiver=receiver)
+
+    def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str]]],
+                    caps: dict[str, list[Node]]) -> None:
+        module_node = caps["import.module"][0]
+        stmt = caps["import"][0] if "import" in caps else module_node
+        module = self.rules.module_text(self.text(module_node))
+        if not module:
+            return
+        if "import.wildcard" in caps and not module.endswith("*"):
+            module += ".*"
+        key = (stmt.id, module)
+        _line, names = imports.setdefault(key, (stmt.start_point.row + 1, []))
+        names.extend(_last_name(self.text(n)) for n in caps.get("import.name", ()))
+
+    # ---- symbols
+
+    def _resolve(self, defs: dict[int, _Def]) -> list[_Def]:
+        """Parents, qualified names (unique per file), kinds and visibility, in source order."""
+        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        by_qualname: dict[str, _Def] = {}
+        seen: dict[str, int] = {}
+        for d in ordered:
+            d.outer = self._outer(d.node, self.rules.wrappers)
+            parent = self._enclosing(d.node, defs)
+            if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
+                d.parent = d.receiver
+                recv = by_qualname.get(d.receiver)
+                parent = recv
+            elif parent is not None:
+                d.parent = parent.qualname
+            if d.kind == "function" and d.parent is not None and (
+                d.receiver or (parent is not None and parent.kind in self.rules.class_kinds)
+            ):
+                d.kind = "method"
+            base = f"{d.parent}.{d.name}" if d.parent else d.name
+            count = seen.get(base, 0) + 1
+            seen[base] = count
+            # overloads, property setters and conditional definitions share a name: keep each, unambiguously
+            d.qualname = base if count == 1 else f"{base}~{count}"
+            d.public = self.rules.public(d.name, d.node) and (parent is None or parent.public)
+            by_qualname[d.qualname] = d
+        return ordered
+
+    def _enclosing(self, node: Node, defs: dict[int, _Def]) -> _Def | None:
+        parent = node.parent
+        while parent is not None:
+            found = defs.get(parent.id)
+            if found is not None:
+                return found
+            parent = parent.parent
+        return None
+
+    @staticmethod
+    def _outer(node: Node, wrappers: frozenset[str]) -> Node:
+        """Climb through wrapper nodes (decorators, export, a lone declarator's declaration)."""
+        while node.parent is not None and node.parent.type in wrappers:
+            siblings = [c for c in node.parent.named_children if c.type == node.type]
+            if len(siblings) > 1:
+                break
+            node = node.parent
+        return node
+
+    def _symbol(self, d: _Def) -> Symbol:
+        outer = d.outer or d.node
+        return Symbol(
+            name=d.name,
+            qualname=d.qualname,
+            kind=d.kind,  # type: ignore[arg-type]
+            path=self.path,
+            start_line=outer.start_point.row + 1,
+            end_line=max(outer.end_point.row + 1, outer.start_point.row + 1),
+            signature=self._signature(d),
+            docstring=self._docstring(d),
+            parent=d.parent,
+            public=d.public,
+        )
+
+    def _signature(self, d: _Def) -> str:
+        start_node = self._outer(d.node, self.rules.signature_wrappers)
+        start = start_node.start_byte
+        if d.body is not None and d.body.start_byte > start:
+            end, tail = d.body.start_byte, self.rules.signature_tail
+        else:
+            newline = self.data.find(b"\n", d.node.start_byte, d.node.end_byte)
+            end, tail = (newline if newline != -1 else d.node.end_byte), ""
+        # comments inside a multi-line parameter list are not part of the signature
+        pieces, pos = [], start
+        for comment in self._comments_between(d.node, start, end):
+            pieces.append(self.data[pos:comment.start_byte])
+            pos = comment.end_byte
+        pieces.append(self.data[pos:end])
+        return clean_signature(b"".join(pieces).decode("utf-8", errors="replace"), tail)
+
+    def _comments_between(self, node: Node, start: int, end: int) -> list[Node]:
+        found: list[Node] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            for child in current.children:
+                if child.start_byte >= end or child.end_byte <= start:
+                    continue
+                if child.type in self.rules.comment_types:
+                    found.append(child)
+                elif child.child_count:
+                    stack.append(child)
+        return sorted(found, key=lambda n: n.start_byte)
+
+    def _docstring(self, d: _Def) -> str:
+        if self.rules.doc_style == "python" and d.body is not None:
+            return _python_docstring(self, d.body)
+        return self._leading_comment(d.outer or d.node)
+
+    def _leading_comment(self, anchor: Node) -> str:
+        comment_types = self.rules.comment_types
+        node = anchor.prev_sibling
+        expect_row = anchor.start_point.row
+        while node is not None and node.type in self.rules.attribute_types:
+            expect_row = node.start_point.row
+            node = node.prev_sibling
+        block: list[Node] = []
+        while node is not None and node.type in comment_types and node.end_point.row >= expect_row - 1:
+            before = node.prev_sibling
+            if before is not None and before.type not in comment_types \
+                    and before.end_point.row == node.start_point.row:
+                break  # a trailing comment on a line of code belongs to that line
+            block.append(node)
+            expect_row = node.start_point.row
+            node = before
+        block.reverse()
+        return clean_comment("\n".join(self.text(n) for n in block)) if block else ""
+
+    def _module_docstring(self, root: Node) -> str:
+        if self.rules.doc_style == "python":
+            doc = _python_docstring(self, root)
+            if doc:
+                return doc
+        children = root.children
+        comment_types = self.rules.comment_types
+        i = 0
+        while i < len(children):
+            if children[i].type not in comment_types:
+                return ""
+            block = [children[i]]
+            while i + 1 < len(children) and children[i + 1].type in comment_types \
+                    and children[i + 1].start_point.row <= block[-1].end_point.row + 1:
+                i += 1
+                block.append(children[i])
+            i += 1
+            text = clean_comment("\n".join(self.text(n) for n in block))
+            if not text or text.startswith("!") or _LICENSE.search(text):
+                continue
+            following = children[i] if i < len(children) else None
+            # a comment glued to the first definition documents that definition, not the file
+            if following is not None and following.type not in comment_types \
+                    and following.type not in _CONTAINER_CLAUSES \
+                    and following.start_point.row <= block[-1].end_point.row + 1:
+                return ""
+            return text
+        return ""
+
+    # ---- references
+
+    def _references(self, refs: list[tuple[Node, str]], defs: list[_Def]) -> list[Reference]:
+        """Each reference with the qualname of the innermost definition around it."""
+        refs.sort(key=lambda r: r[0].start_byte)
+        spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
+        out: list[Reference] = []
+        stack: list[tuple[int, int, str]] = []
+        i = 0
+        for node, kind in refs:
+            pos = node.start_byte
+            while i < len(spans) and spans[i][0] <= pos:
+                while stack and stack[-1][1] <= spans[i][0]:
+                    stack.pop()
+                stack.append(spans[i])
+                i += 1
+            while stack and stack[-1][1] <= pos:
+                stack.pop()
+            name = _last_name(self.text(node))
+            if name:
+                out.append(Reference(
+                    path=self.path, name=name, line=node.start_point.row + 1,
+                    kind=kind,  # type: ignore[arg-type]
+                    scope=stack[-1][2] if stack else None,
+                ))
+        return out
+
+
+# ---- small pure helpers
+
+_WS = re.compile(r"\s+")
+
+
+def clean_signature(raw: str, tail: str = "") -> str:
+    """One line, as written: whitespace collapsed, the body opener dropped, overly long text cut."""
+    sig = _WS.sub(" ", raw).strip()
+    sig = re.sub(r"([(\[<]) ", r"\1", sig)
+    sig = re.sub(r",? ([)\]>])", r"\1", sig)
+    if tail:
+        sig = sig.rstrip(tail + " ")
+    if len(sig) > _MAX_SIGNATURE:
+        sig = sig[:_MAX_SIGNATURE - 1].rstrip() + "…"
+    return sig
+
+
+def clean_comment(text: str) -> str:
+    """The prose of a comment block, comment markers removed, indentation normalised."""
+    text = text.strip()
+    lines: list[str] = []
+    for raw_chunk in re.split(r"(?<=\*/)\s*\n", text):
+        chunk = raw_chunk.strip()
+        if chunk.startswith("/*"):
+            body = chunk[2:].lstrip("*!")
+            body = body.removesuffix("*/")
+            lines.extend(re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines())
+        else:
+            lines.extend(re.sub(r"^\s*(//[/!]?|#+|--)\s?", "", line) for line in chunk.splitlines())
+    return inspect.cleandoc("\n".join(lines)).strip()
+
+
+def _python_docstring(ex: _Extraction, body: Node) -> str:
+    for child in body.named_children:
+        if child.type == "comment":
+            continue
+        node = child
+        if node.type == "expression_statement" and node.named_child_count == 1:
+            node = node.named_children[0]
+        if node.type == "string":
+            return _string_value(ex.text(node))
+        return ""
+    return ""
+
+
+def _string_value(literal: str) -> str:
+    body = literal.lstrip("rRuUbBfF")
+    for quote in ('"""', "'''", '"', "'"):
+        if body.startswith(quote) and body.endswith(quote) and len(body) >= 2 * len(quote):
+            body = body[len(quote):-len(quote)]
+            break
+    return inspect.cleandoc(body)
+
+
+def _last_name(text: str) -> str:
+    text = text.strip()
+    for sep in ("::", "->", ".", "\\", "/"):
+        if sep in text:
+            text = text.rsplit(sep, 1)[-1]
+    return text.strip()
+
+
+def _type_name(text: str) -> str:
+    """`*Server`, `Foo<T>`, `&mut Bar` -> the bare type name used in qualnames."""
+    text = re.sub(r"<.*|\[.*", "", text.strip())
+    text = re.sub(r"^[&*\s]*(mut\s+|dyn\s+)?", "", text)
+    return _last_name(text)
+
+
+def _first_error_line(root: Node) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return node.start_point.row + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return root.start_point.row + 1

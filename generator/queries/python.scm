@@ -1,0 +1,55 @@
+; Python: definitions, imports and references.
+; Capture names are the contract with generator/parse.py:
+;   @def.<kind> the definition node, @name its name, @body where the signature stops,
+;   @import the statement, @import.module / @import.name, @ref.call / @ref.name.
+
+; ---- definitions
+(class_definition
+  name: (identifier) @name
+  body: (block) @body) @def.class
+
+(function_definition
+  name: (identifier) @name
+  body: (block) @body) @def.function
+
+; module-level UPPER_CASE assignments are the constants a reader looks for
+(module
+  (assignment left: (identifier) @name) @def.constant
+  (#match? @name "^_?[A-Z][A-Z0-9_]*$"))
+
+; ---- imports
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement name: (aliased_import name: (dotted_name) @import.module)) @import
+
+(import_from_statement
+  module_name: (_) @import.module
+  name: (dotted_name) @import.name) @import
+(import_from_statement
+  module_name: (_) @import.module
+  name: (aliased_import name: (dotted_name) @import.name)) @import
+(import_from_statement
+  module_name: (_) @import.module
+  (wildcard_import) @import.name) @import
+
+; ---- references: calls
+(call function: (identifier) @ref.call)
+(call function: (attribute attribute: (identifier) @ref.call))
+
+; ---- references: names used (bases, decorators, annotations, values passed around, exceptions)
+(class_definition superclasses: (argument_list (identifier) @ref.name))
+(class_definition superclasses: (argument_list (attribute attribute: (identifier) @ref.name)))
+(decorator (identifier) @ref.name)
+(decorator (attribute attribute: (identifier) @ref.name))
+(type (identifier) @ref.name)
+(type (attribute attribute: (identifier) @ref.name))
+(generic_type (identifier) @ref.name)
+(type_parameter (type (identifier) @ref.name))
+(argument_list (identifier) @ref.name)
+(argument_list (attribute attribute: (identifier) @ref.name))
+(keyword_argument value: (identifier) @ref.name)
+(except_clause (identifier) @ref.name)
+(except_clause (attribute attribute: (identifier) @ref.name))
+(raise_statement (identifier) @ref.name)
+(assignment right: (identifier) @ref.name)
+(assignment right: (attribute attribute: (identifier) @ref.name))
+(return_statement (identifier) @ref.name)

@@ -1,0 +1,204 @@
+"""parse: golden fixtures per language, plus the malformed inputs a real repository contains."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.facts import FileFacts, SourceFile, Symbol
+from generator.languages import detect_language
+from generator.parse import extract
+
+FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+
+
+def facts_of(name: str) -> FileFacts:
+    data = (FIXTURES / name).read_bytes()
+    return extract(SourceFile(path=name, language=detect_language(name), size=len(data), sha=""), data)
+
+
+def parse_text(path: str, text: str | bytes, language: str | None = None) -> FileFacts:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    lang = language if language is not None else detect_language(path)
+    return extract(SourceFile(path=path, language=lang, size=len(data), sha=""), data)
+
+
+def sym(facts: FileFacts, qualname: str) -> Symbol:
+    found = [s for s in facts.symbols if s.qualname == qualname]
+    assert found, f"{qualname} not in {[s.qualname for s in facts.symbols]}"
+    return found[0]
+
+
+def imports(facts: FileFacts) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for imp in facts.imports:
+        out[imp.module] = out.get(imp.module, ()) + imp.names
+    return out
+
+
+def refs(facts: FileFacts, kind: str | None = None) -> set[tuple[str, str | None]]:
+    return {(r.name, r.scope) for r in facts.references if kind is None or r.kind == kind}
+
+
+# ---- Python
+
+
+def test_python_module_docstring_and_constants() -> None:
+    facts = facts_of("sample.py")
+    assert facts.docstring == "Shapes and the registry that keeps them.\n\nA second paragraph."
+    assert facts.warnings == []
+    assert sym(facts, "MAX_SIZE").kind == "constant"
+    assert sym(facts, "MAX_SIZE").signature == "MAX_SIZE = 100"
+    assert not sym(facts, "_PRIVATE_LIMIT").public
+    assert "lower_case" not in {s.qualname for s in facts.symbols}
+
+
+def test_python_classes_methods_and_signatures() -> None:
+    facts = facts_of("sample.py")
+    shape = sym(facts, "Shape")
+    assert (shape.kind, shape.signature, shape.parent) == ("class", "class Shape(Base)", None)
+    assert shape.start_line == 27  # the decorator belongs to the definition's span
+    init = sym(facts, "Shape.__init__")
+    assert (init.kind, init.parent, init.public) == ("method", "Shape", True)
+    assert init.signature == "def __init__(self, name: str) -> None"
+    area = sym(facts, "Shape.area")
+    assert area.signature == "def area(self) -> float"  # decorators stay out of the signature
+    assert area.docstring == "The area, in square units."
+    describe = sym(facts, "Shape.describe")
+    assert describe.signature == 'def describe(self, prefix: str = "#", *, verbose: bool = False) -> str'
+    inner = sym(facts, "Shape.describe.inner")
+    assert (inner.kind, inner.parent) == ("function", "Shape.describe")
+    assert not sym(facts, "Shape._hidden").public
+    assert not sym(facts, "_Internal.visible_name").public  # a private class hides its members
+    load = sym(facts, "load")
+    assert load.signature == "async def load(path: str) -> dict"
+    assert load.docstring == "Load a shape from *path*."
+    assert (load.start_line, load.end_line) == (61, 64)
+
+
+def test_python_docstring_is_kept_verbatim_as_data() -> None:
+    facts = facts_of("sample.py")
+    assert sym(facts, "Shape").docstring == "A shape. Renders as <script>alert(1)</script> | with a pipe."
+
+
+def test_python_imports_as_written() -> None:
+    got = imports(facts_of("sample.py"))
+    assert got["os.path"] == ()
+    assert got["json"] == ()
+    assert got["."] == ("sibling",)
+    assert got["..core"] == ("Base", "helper")
+    assert got[".util"] == ("*",)
+
+
+def test_python_references_with_scope() -> None:
+    facts = facts_of("sample.py")
+    calls = refs(facts, "call")
+    assert ("compute_area", "Shape.area") in calls
+    assert ("helper_text", "Shape.describe.inner") in calls
+    assert ("describe", "_Internal.visible_name") in calls
+    assert ("load", "load") in calls
+    names = refs(facts, "name")
+    assert ("Base", "Shape") in names
+    assert ("registered", None) in names  # the decorator is used at module level
+
+
+# ---- bad input
+
+
+def test_syntax_error_keeps_what_parses_and_warns() -> None:
+    source = "def good(a):\n    return a\n\ndef broken(:\n    pass\n\nclass After:\n    pass\n"
+    facts = parse_text("pkg/bad.py", source)
+    assert "good" in {s.qualname for s in facts.symbols}
+    assert "After" in {s.qualname for s in facts.symbols}
+    assert len(facts.warnings) == 1
+    assert facts.warnings[0].startswith("pkg/bad.py:4: syntax error")
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    facts = parse_text("x.py", b'def f():\n    """caf\xe9 \xff"""\n    return 1\n')
+    assert sym(facts, "f").docstring == "caf\ufffd \ufffd"
+    assert facts.line_count == 3
+
+
+def test_bom_and_crlf() -> None:
+    data = b'\xef\xbb\xbf"""Doc."""\r\n\r\nclass A:\r\n    """A doc.\r\n\r\n    More."""\r\n'
+    facts = parse_text("bom.py", data)
+    assert facts.docstring == "Doc."
+    a = sym(facts, "A")
+    assert a.docstring == "A doc.\n\nMore."
+    assert "\r" not in a.signature
+    assert (a.start_line, a.end_line) == (3, 6)
+    assert facts.line_count == 6
+
+
+def test_empty_and_whitespace_files() -> None:
+    empty = parse_text("empty.py", b"")
+    assert (empty.symbols, empty.imports, empty.warnings, empty.line_count) == ([], [], [], 0)
+    assert parse_text("blank.py", "\n\n").line_count == 2
+
+
+def test_unknown_language_gets_line_count_only() -> None:
+    facts = parse_text("data.bin", b"a\nb\nc", language=None)
+    assert facts.line_count == 3
+    assert facts.symbols == []
+    other = parse_text("script.sh", "echo hi\n")
+    assert (other.line_count, other.symbols) == (1, [])
+
+
+def test_every_kind_is_a_known_symbol_kind() -> None:
+    for fixture in sorted(FIXTURES.iterdir()):
+        facts = facts_of(fixture.name)
+        qualnames = [s.qualname for s in facts.symbols]
+        assert len(qualnames) == len(set(qualnames)), fixture.name
+        for s in facts.symbols:
+            assert "\n" not in s.signature, (fixture.name, s.qualname)
+            assert 1 <= s.start_line <= s.end_line <= facts.line_count, (fixture.name, s.qualname)
+
+
+# ---- documentation files
+
+
+def test_markdown_title_headings_and_first_paragraph() -> None:
+    text = (
+        '<div align="center"><img src="logo.png"></div>\n\n'
+        "# Project <b>X</b>\n\n"
+        "[![badge](https://x/b.svg)](https://x)\n\n"
+        "Project X turns | pipes and <script>x</script> into data.\n"
+        "It spans two lines.\n\n"
+        "```sh\n# not a heading\n```\n\n"
+        "## Install ##\n\n"
+        "Setext heading\n--------------\n"
+    )
+    facts = parse_text("README.md", text)
+    assert facts.title == "Project <b>X</b>"
+    assert [(h.level, h.text, h.line) for h in facts.headings] == [
+        (1, "Project <b>X</b>", 3), (2, "Install", 14), (2, "Setext heading", 16),
+    ]
+    assert facts.docstring == (
+        "Project X turns | pipes and <script>x</script> into data. It spans two lines."
+    )
+    assert facts.symbols == []
+
+
+def test_rst_headings() -> None:
+    text = (
+        "=====\nTitle\n=====\n\n.. image:: x.png\n   :alt: x\n\n"
+        "Intro paragraph here.\n\nSection\n-------\n\nSub\n~~~\n\nBody.\n"
+    )
+    facts = parse_text("docs/index.rst", text)
+    assert facts.title == "Title"
+    assert [(h.level, h.text) for h in facts.headings] == [(1, "Title"), (2, "Section"), (3, "Sub")]
+    assert facts.docstring == "Intro paragraph here."
+
+
+def test_plain_text_title() -> None:
+    facts = parse_text("LICENSE", "MIT License\n\nCopyright (c) someone\n")
+    assert facts.title == "MIT License"
+    assert facts.line_count == 3
+
+
+@pytest.mark.parametrize("name", ["notes.md", "index.rst", "README"])
+def test_empty_documents(name: str) -> None:
+    facts = parse_text(name, b"")
+    assert (facts.title, facts.headings, facts.docstring) == ("", [], "")
