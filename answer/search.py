@@ -1,0 +1,412 @@
+"""search_codebase and rank_files: the retrieval tiers and their fusion.
+
+Tiers, each usable alone: lexical (BM25 over code-aware tokens of chunks, whole files and wiki pages, plus
+literal matches of identifiers the query names; `regex` is its pattern form), symbolic (symbol names: exact,
+prefix, fuzzy; definitions only), semantic (vectors of chunks and pages, when the index has them).
+`hybrid` fuses every ranked list by weighted reciprocal-rank fusion. File ranking aggregates spans and pages
+to files with a decay over a file's hits, so one huge file with many weak matches cannot crowd out the rest.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from generator.sql import prefix_filter
+from generator.tokens import identifiers, query_terms
+from sourcebook.errors import UsageError
+
+if TYPE_CHECKING:
+    from generator.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+SEARCH_TYPES = ("lexical", "symbolic", "semantic", "hybrid", "regex")
+MAX_QUERY_TERMS = 128
+MAX_QUERY_CHARS = 20_000
+SNIPPET_LINES = 8
+
+
+@dataclass(frozen=True)
+class SpanHit:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    tiers: tuple[str, ...]
+    snippet: str
+    symbol: str = ""
+    source: str = "chunk"  # chunk | symbol | page
+
+
+@dataclass(frozen=True)
+class FileHit:
+    path: str
+    score: float
+    tiers: tuple[str, ...]
+
+
+@dataclass
+class SearchResult:
+    query: str
+    type: str
+    hits: list[SpanHit] = field(default_factory=list)
+    files: list[FileHit] = field(default_factory=list)
+    degraded: bool = False
+    notes: list[str] = field(default_factory=list)  # skipped tiers, outages
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Fusion knobs, tuned on the development set through general mechanisms only."""
+
+    rrf_k: float = 60.0
+    chunks: float = 1.0  # BM25 over chunks, aggregated to files
+    files: float = 1.0  # BM25 over whole files
+    pages: float = 0.5
+    symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
+    names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
+    literal: float = 1.0
+    semantic: float = 1.0
+    chunk_limit: int = 150
+    file_limit: int = 60
+    decay: float = 0.5  # a file's n-th hit in one list counts decay**n
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+@dataclass
+class _Cand:
+    """One ranked candidate of one list: a span (path + lines) or a whole file."""
+
+    path: str
+    start_line: int = 0
+    end_line: int = 0
+    symbol: str = ""
+    text: str = ""
+    source: str = "chunk"
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}#{self.start_line}-{self.end_line}" if self.end_line else self.path
+
+
+# ---------------------------------------------------------------- query preparation
+
+def _prepare(query: str) -> str:
+    query = (query or "")[:MAX_QUERY_CHARS]
+    return query.strip()
+
+
+def _fts_text(query: str) -> str:
+    seen: dict[str, None] = {}
+    for term in query_terms(query):
+        seen.setdefault(term, None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return " ".join(seen)
+
+
+# ---------------------------------------------------------------- tier lists
+
+def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: int,
+         columns: list[str]) -> list[dict[str, Any]]:
+    from lancedb.query import MatchQuery
+
+    tbl = store.table(table)
+    if not text or tbl.count_rows() == 0:
+        return []
+    match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
+    query = tbl.search(match, query_type="fts").select(columns).limit(limit)
+    where = prefix_filter("target_path" if table == "pages" else "path", scope)
+    if where:
+        query = query.where(where, prefilter=True)
+    return list(query.to_arrow().to_pylist())
+
+
+def _chunk_cands(rows: list[dict[str, Any]]) -> list[_Cand]:
+    return [_Cand(r["path"], r["start_line"], r["end_line"], r.get("symbol", ""), r.get("text", ""))
+            for r in rows]
+
+
+def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
+    text = _fts_text(query)
+    lists: dict[str, list[_Cand]] = {}
+    rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit,
+                columns=["path", "start_line", "end_line", "symbol", "text"])
+    lists["chunks"] = _chunk_cands(rows)
+    files = _fts(store, "files", text, scope, limit=w.file_limit, columns=["path"])
+    lists["files"] = [_Cand(r["path"]) for r in files]
+    pages = _fts(store, "pages", text, scope, limit=w.file_limit, columns=["target_path", "title", "summary"])
+    lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
+                            source="page") for r in pages if r["target_path"]]
+    lists["literal"] = _literal(store, query, scope)
+    return lists
+
+
+def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
+    """Every chunk's path, span and text, loaded once per process (literal and regex search)."""
+    cached = store.cache.get("chunk_texts")
+    if cached is None:
+        tbl = store.table("chunks")
+        cols = ["path", "start_line", "end_line", "symbol", "text"]
+        cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+        store.cache["chunk_texts"] = cached
+    return list(cached)
+
+
+def _in_scope(path: str, scope: str | None) -> bool:
+    return not scope or path.startswith(scope)
+
+
+def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
+    """Chunks containing an identifier the query names, verbatim; more named identifiers rank higher."""
+    names = [n for n in identifiers(query) if len(n) >= 3][:16]
+    if not names:
+        return []
+    scored = []
+    for row in _chunk_texts(store):
+        if not _in_scope(row["path"], scope):
+            continue
+        hits = sum(1 for n in names if n in row["text"])
+        if hits:
+            scored.append((-hits, row["path"], row["start_line"], row))
+    scored.sort(key=lambda t: t[:3])
+    return _chunk_cands([t[3] for t in scored[:100]])
+
+
+def _regex(store: IndexStore, pattern: str, scope: str | None, limit: int) -> list[_Cand]:
+    try:
+        compiled = re.compile(pattern, re.MULTILINE)
+    except re.error as exc:
+        raise UsageError(f"invalid regular expression {pattern!r}: {exc}") from exc
+    out: list[_Cand] = []
+    for row in _chunk_texts(store):
+        if not _in_scope(row["path"], scope):
+            continue
+        match = compiled.search(row["text"])
+        if match:
+            line = row["start_line"] + row["text"].count("\n", 0, match.start())
+            out.append(_Cand(row["path"], line, line, row["symbol"], _line_of(row["text"], match.start())))
+            if len(out) >= limit * 5:
+                break
+    return out
+
+
+def _line_of(text: str, pos: int) -> str:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
+    cached = store.cache.get("symbols")
+    if cached is None:
+        tbl = store.table("symbols")
+        cols = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
+        cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+        store.cache["symbols"] = cached
+    return list(cached)
+
+
+def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
+    lists: dict[str, list[_Cand]] = {}
+    rows = _fts(store, "symbols", _fts_text(query), scope, limit=w.chunk_limit,
+                columns=["path", "qualname", "start_line", "end_line", "signature"])
+    lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"], r["signature"],
+                              "symbol") for r in rows]
+    lists["names"] = _name_matches(store, query, scope)
+    return lists
+
+
+def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
+    """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy."""
+    named = identifiers(query)
+    words = [m for m in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query) if len(m) >= 3]
+    wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
+    if not wanted:
+        return []
+    table = [s for s in _symbol_table(store) if _in_scope(s["path"], scope)]
+    exact, prefix, fuzzy = [], [], []
+    for sym in table:
+        name, qual = sym["name"].lower(), sym["qualname"].lower()
+        if name in wanted or qual in wanted or any(q.endswith("." + qual) for q in wanted):
+            exact.append(sym)
+        elif len(wanted) <= 3 and any(len(q) >= 4 and name.startswith(q) for q in wanted):
+            prefix.append(sym)
+    if not exact and not prefix and len(wanted) <= 3:
+        names = {s["name"].lower() for s in table}
+        close = {c for q in wanted for c in difflib.get_close_matches(q, names, n=5, cutoff=0.8)}
+        fuzzy = [s for s in table if s["name"].lower() in close]
+    order = {"class": 0, "function": 1, "method": 1}
+    ranked = [*sorted(exact, key=lambda s: order.get(s["kind"], 2)), *prefix, *fuzzy]
+    return [_Cand(s["path"], s["start_line"], s["end_line"], s["qualname"], s["signature"], "symbol")
+            for s in ranked[:100]]
+
+
+def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
+    assert store.embedder is not None
+    vector = store.embedder.embed([query[:4000]])[0]
+    lists: dict[str, list[_Cand]] = {}
+    q = store.table("chunks").search(vector, query_type="vector").select(
+        ["path", "start_line", "end_line", "symbol", "text"]).limit(w.chunk_limit)
+    where = prefix_filter("path", scope)
+    if where:
+        q = q.where(where, prefilter=True)
+    lists["semantic"] = _chunk_cands(q.to_arrow().to_pylist())
+    if store.table("pages").count_rows():
+        pq = store.table("pages").search(vector, query_type="vector").select(
+            ["target_path", "title", "summary"]).limit(w.file_limit)
+        where = prefix_filter("target_path", scope)
+        if where:
+            pq = pq.where(where, prefilter=True)
+        lists["semantic_pages"] = [
+            _Cand(r["target_path"], text=r["summary"], symbol=r["title"], source="page")
+            for r in pq.to_arrow().to_pylist() if r["target_path"]]
+    return lists
+
+
+# ---------------------------------------------------------------- fusion
+
+_TIER_OF = {"chunks": "lexical", "files": "lexical", "pages": "lexical", "literal": "lexical",
+            "regex": "lexical", "symbols": "symbolic", "names": "symbolic", "semantic": "semantic",
+            "semantic_pages": "semantic"}
+
+
+def _weight(name: str, w: Weights) -> float:
+    return {"chunks": w.chunks, "files": w.files, "pages": w.pages, "literal": w.literal, "regex": 1.0,
+            "symbols": w.symbols, "names": w.names, "semantic": w.semantic,
+            "semantic_pages": w.semantic * w.pages}.get(name, 1.0)
+
+
+def fuse_files(lists: dict[str, list[_Cand]], w: Weights) -> list[FileHit]:
+    """Weighted RRF over files: each list contributes by the rank of a file's best entry, and a file's
+    later entries in the same list add a geometrically decaying share (breadth without domination)."""
+    scores: dict[str, float] = {}
+    tiers: dict[str, set[str]] = {}
+    for name, cands in lists.items():
+        weight = _weight(name, w)
+        seen: dict[str, int] = {}
+        file_rank = 0
+        for cand in cands:
+            n = seen.get(cand.path, 0)
+            if n == 0:
+                file_rank += 1
+                rank = file_rank
+                seen[cand.path] = 1
+            else:
+                seen[cand.path] = n + 1
+                rank = file_rank
+            contribution = weight * (w.decay ** n) / (w.rrf_k + rank)
+            scores[cand.path] = scores.get(cand.path, 0.0) + contribution
+            tiers.setdefault(cand.path, set()).add(_TIER_OF.get(name, name))
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked]
+
+
+def fuse_spans(lists: dict[str, list[_Cand]], w: Weights) -> list[SpanHit]:
+    scores: dict[str, float] = {}
+    best: dict[str, _Cand] = {}
+    tiers: dict[str, set[str]] = {}
+    for name, cands in lists.items():
+        weight = _weight(name, w)
+        for rank, cand in enumerate(cands, start=1):
+            if not cand.end_line:
+                continue  # whole-file entries rank files, not spans
+            key = cand.key
+            scores[key] = scores.get(key, 0.0) + weight / (w.rrf_k + rank)
+            best.setdefault(key, cand)
+            tiers.setdefault(key, set()).add(_TIER_OF.get(name, name))
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    out = []
+    for key, score in ranked:
+        c = best[key]
+        out.append(SpanHit(c.path, c.start_line, c.end_line, round(score, 6), tuple(sorted(tiers[key])),
+                           _snippet(c.text), c.symbol, c.source))
+    return out
+
+
+def _snippet(text: str) -> str:
+    lines = text.split("\n")
+    return "\n".join(lines[:SNIPPET_LINES])[:800]
+
+
+# ---------------------------------------------------------------- entry points
+
+def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, limit: int, w: Weights,
+             notes: list[str]) -> dict[str, list[_Cand]]:
+    if type == "regex":
+        return {"regex": _regex(store, query, scope, limit)}
+    tiers: list[tuple[str, Callable[..., dict[str, list[_Cand]]]]] = []
+    if type in ("lexical", "hybrid"):
+        tiers.append(("lexical", _lexical_lists))
+    if type in ("symbolic", "hybrid"):
+        tiers.append(("symbolic", _symbolic_lists))
+    if type in ("semantic", "hybrid"):
+        if store.embedder is None:
+            notes.append(f"semantic tier skipped: {store.embedder_error or 'no embedder'}")
+        else:
+            tiers.append(("semantic", _semantic_lists))
+    lists: dict[str, list[_Cand]] = {}
+    for _name, fn in tiers:
+        lists.update(fn(store, query, scope, w))
+    return lists
+
+
+def _outage_errors() -> tuple[type[BaseException], ...]:
+    # what a damaged or vanished table raises from inside LanceDB/Arrow; never KeyboardInterrupt
+    import pyarrow as pa
+
+    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+
+
+def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: str | None = None,
+                    limit: int = 10, *, weights: Weights = DEFAULT_WEIGHTS) -> SearchResult:
+    """Ranked spans and files for `query`. Raises UsageError for an unknown type or a malformed regex;
+    a retrieval outage returns an empty result with degraded=True."""
+    started = time.perf_counter()
+    if type not in SEARCH_TYPES:
+        raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
+    if limit < 1:
+        raise UsageError("limit must be at least 1")
+    query = _prepare(query)
+    result = SearchResult(query=query, type=type)
+    if not query:
+        result.notes.append("empty query")
+        return result
+    if type == "regex":
+        try:
+            re.compile(query)
+        except re.error as exc:
+            raise UsageError(f"invalid regular expression {query!r}: {exc}") from exc
+    try:
+        lists = _collect(store, query, type, scope, limit=limit, w=weights, notes=result.notes)
+    except UsageError:
+        raise
+    except _outage_errors() as exc:
+        log.warning("search outage for %r: %s", query[:80], exc)
+        result.degraded = True
+        result.notes.append(f"retrieval outage: {exc}")
+        result.seconds = time.perf_counter() - started
+        return result
+    result.files = [f for f in fuse_files(lists, weights) if _in_scope(f.path, scope)][:limit]
+    result.hits = [h for h in fuse_spans(lists, weights) if _in_scope(h.path, scope)][:limit]
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def rank_files(store: IndexStore, query: str, scope: str | None = None, limit: int = 10,
+               weights: Weights = DEFAULT_WEIGHTS) -> list[FileHit]:
+    """THE file ranking: the files of a hybrid search_codebase, best first."""
+    return search_codebase(store, query, "hybrid", scope, limit, weights=weights).files
+
+
+__all__ = ["DEFAULT_WEIGHTS", "SEARCH_TYPES", "FileHit", "SearchResult", "SpanHit", "Weights",
+           "rank_files", "search_codebase"]

@@ -1,0 +1,476 @@
+"""The search index: LanceDB tables of chunks, symbols, files and pages, kept in step with the repository.
+
+Tables (under config.index_location): `chunks` (AST-boundary code and doc sections), `symbols`, `files`
+(hash, language, content), `pages` (wiki pages) and `meta` (one row: schema version, embedder id and
+dimension, and the table versions of the last complete run).
+
+Consistency: every run writes the data tables first and the meta row last. Readers open each table at the
+version the meta row names, so a run interrupted half way leaves readers on the previous complete state; the
+next run first rolls the tables back to that state. Incremental: a file whose content hash is unchanged is
+skipped; a changed file's rows are replaced in one merge per table; rows of vanished files are pruned;
+unchanged chunk text is never re-embedded (vectors are reused by content hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from generator.chunk import Chunk, chunk_file
+from generator.facts import FileFacts, PageRecord, SourceFile
+from generator.sql import in_list
+from generator.tokens import path_terms, token_text
+from sourcebook.errors import IndexStoreError, SourcebookError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from generator.embed import Embedder
+    from sourcebook.config import Config
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+DATA_TABLES = ("chunks", "symbols", "files", "pages")
+META_TABLE = "meta"
+EMBED_BATCH = 256
+EMBED_CHARS = 2000  # text per chunk given to the embedder
+
+
+@dataclass
+class IndexReport:
+    files_total: int = 0
+    files_indexed: int = 0  # new or changed
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    chunks_written: int = 0
+    symbols_written: int = 0
+    pages_written: int = 0
+    embedded: int = 0  # texts actually sent to the embedder
+    embed_reused: int = 0  # vectors taken from the cache
+    embedder: str = "none"
+    rebuilt: str = ""  # why the whole index was rebuilt, if it was
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IndexStore:
+    """An open, consistent index: tables at the versions of the last complete run, plus its metadata."""
+
+    uri: str
+    db: Any
+    tables: dict[str, Any]
+    meta: dict[str, Any]
+    embedder: Embedder | None = None
+    embedder_error: str = ""  # why the semantic tier is unavailable, if it is
+    root: Path | None = None
+    cache: dict[str, Any] = field(default_factory=dict)  # per-process caches used by search
+
+    @property
+    def embedder_id(self) -> str:
+        return str(self.meta.get("embedder_id") or "")
+
+    @property
+    def dim(self) -> int:
+        return int(self.meta.get("dim") or 0)
+
+    def table(self, name: str) -> Any:
+        return self.tables[name]
+
+
+# ---------------------------------------------------------------- rows (pure)
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _embed_text(path: str, symbol: str, text: str) -> str:
+    head = f"{path} {symbol}".strip()
+    return f"{head}\n{text[:EMBED_CHARS]}"
+
+
+def chunk_embed_text(chunk: Chunk) -> str:
+    return _embed_text(chunk.path, chunk.symbol, chunk.text)
+
+
+def page_embed_text(page: PageRecord) -> str:
+    return f"{page.title}\n{page.summary}\n{page.markdown[:EMBED_CHARS]}"
+
+
+def chunk_row(chunk: Chunk) -> dict[str, Any]:
+    embed_text = chunk_embed_text(chunk)
+    return {
+        "id": chunk.id, "path": chunk.path, "start_line": chunk.start_line, "end_line": chunk.end_line,
+        "symbol": chunk.symbol, "symbols": " ".join(chunk.symbols), "language": chunk.language,
+        "kind": chunk.kind, "text": chunk.text,
+        "tokens": token_text(chunk.text, chunk.path, chunk.symbols),
+        "hash": _hash(embed_text),
+    }
+
+
+def symbol_rows(facts: FileFacts) -> list[dict[str, Any]]:
+    rows = []
+    seen: set[str] = set()
+    for sym in facts.symbols:
+        key = f"{sym.path}::{sym.qualname}"
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append({
+            "id": key, "path": sym.path, "qualname": sym.qualname, "name": sym.name, "kind": sym.kind,
+            "start_line": sym.start_line, "end_line": sym.end_line, "signature": sym.signature,
+            "docstring": sym.docstring, "docstring_source": sym.docstring_source,
+            "parent": sym.parent or "", "public": sym.public,
+            "tokens": " ".join([token_text(f"{sym.qualname} {sym.signature}"),
+                                token_text(sym.docstring[:1000])]),
+        })
+    return rows
+
+
+def file_row(facts: FileFacts, text: str) -> dict[str, Any]:
+    f = facts.file
+    names = [s.qualname for s in facts.symbols]
+    return {
+        "path": f.path, "sha": f.sha, "language": f.language or "", "kind": f.kind, "size": f.size,
+        "symbol_count": len(facts.symbols), "line_count": facts.line_count or text.count("\n") + 1,
+        "title": facts.title, "docstring": facts.docstring[:2000], "text": text,
+        "tokens": token_text(text, f.path, names),
+    }
+
+
+def page_row(page: PageRecord) -> dict[str, Any]:
+    embed_text = page_embed_text(page)
+    return {
+        "id": page.id, "kind": page.kind, "title": page.title, "target_path": page.target_path,
+        "summary": page.summary, "markdown": page.markdown, "symbols": " ".join(page.symbols),
+        "written_by": page.written_by,
+        "tokens": " ".join([" ".join(path_terms(page.target_path)) if page.target_path else "",
+                            token_text(f"{page.title}\n{page.summary}\n{page.markdown}", "", page.symbols)]),
+        "hash": _hash(embed_text),
+    }
+
+
+def _schema(name: str, dim: int) -> pa.Schema:
+    import pyarrow as pa
+
+    s, i32 = pa.string(), pa.int32()
+    cols: dict[str, list[tuple[str, Any]]] = {
+        "chunks": [("id", s), ("path", s), ("start_line", i32), ("end_line", i32), ("symbol", s),
+                   ("symbols", s), ("language", s), ("kind", s), ("text", s), ("tokens", s), ("hash", s)],
+        "symbols": [("id", s), ("path", s), ("qualname", s), ("name", s), ("kind", s), ("start_line", i32),
+                    ("end_line", i32), ("signature", s), ("docstring", s), ("docstring_source", s),
+                    ("parent", s), ("public", pa.bool_()), ("tokens", s)],
+        "files": [("path", s), ("sha", s), ("language", s), ("kind", s), ("size", pa.int64()),
+                  ("symbol_count", i32), ("line_count", i32), ("title", s), ("docstring", s), ("text", s),
+                  ("tokens", s)],
+        "pages": [("id", s), ("kind", s), ("title", s), ("target_path", s), ("summary", s), ("markdown", s),
+                  ("symbols", s), ("written_by", s), ("tokens", s), ("hash", s)],
+        "meta": [("key", s), ("value", s)],
+    }
+    fields = [pa.field(n, t) for n, t in cols[name]]
+    if dim and name in ("chunks", "pages"):
+        fields.append(pa.field("vector", pa.list_(pa.float32(), dim)))
+    return pa.schema(fields)
+
+
+_KEYS = {"chunks": "id", "symbols": "id", "files": "path", "pages": "id"}
+_PATH_COL = {"chunks": "path", "symbols": "path", "files": "path", "pages": "target_path"}
+
+
+# ---------------------------------------------------------------- opening
+
+def _connect(uri: str) -> Any:
+    import lancedb
+
+    return lancedb.connect(uri)
+
+
+def _table_names(db: Any) -> set[str]:
+    result = db.list_tables()
+    names = getattr(result, "tables", result)
+    return set(names)
+
+
+def _read_meta(db: Any) -> dict[str, Any] | None:
+    if META_TABLE not in _table_names(db):
+        return None
+    rows = db.open_table(META_TABLE).to_arrow().to_pylist()
+    for row in rows:
+        if row["key"] == "state":
+            value = json.loads(row["value"])
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _is_local_missing(uri: str) -> bool:
+    return "://" not in uri and not Path(uri).exists()
+
+
+def open_index(config: Config, embedder: Embedder | str | None = "config") -> IndexStore:
+    """Open the index for reading at its last complete state.
+
+    `embedder`: "config" (default) builds the configured embedder when the index has vectors; None skips
+    the semantic tier; an Embedder is used as given. Raises IndexStoreError when the index is missing,
+    empty, from another schema version, or when the embedder's identity/dimension differs from the index's.
+    """
+    uri = config.index_location
+    if _is_local_missing(uri):
+        raise IndexStoreError(f"no index at {uri}: run `sourcebook index` (or `sourcebook build`) first")
+    try:
+        db = _connect(uri)
+        meta = _read_meta(db)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise IndexStoreError(f"cannot read the index at {uri}: {exc}") from exc
+    if meta is None:
+        raise IndexStoreError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build it"
+                              )
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise IndexStoreError(
+            f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
+            f"{SCHEMA_VERSION}: run `sourcebook index` to rebuild it")
+    tables: dict[str, Any] = {}
+    try:
+        for name in DATA_TABLES:
+            tables[name] = db.open_table(name, version=int(meta["versions"][name]))
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        raise IndexStoreError(
+            f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
+    store = IndexStore(uri=uri, db=db, tables=tables, meta=meta, root=config.root)
+    if meta.get("dim"):
+        if embedder == "config":
+            from generator.embed import get_embedder
+
+            try:
+                embedder = get_embedder(config.embed)
+            except Exception as exc:  # noqa: BLE001 - any provider failure only disables the semantic tier
+                store.embedder_error = f"embedder unavailable: {exc}"
+                embedder = None
+        if embedder is not None and not isinstance(embedder, str):
+            if embedder.id != meta.get("embedder_id") or embedder.dim != meta.get("dim"):
+                raise IndexStoreError(
+                    f"the index at {uri} was built with embedder {meta.get('embedder_id')} "
+                    f"(dimension {meta.get('dim')}), but {embedder.id} (dimension {embedder.dim}) is "
+                    "configured: run `sourcebook index` to rebuild it")
+            store.embedder = embedder
+        elif not store.embedder_error:
+            store.embedder_error = "no embedder configured"
+    else:
+        store.embedder_error = "index built without vectors (full-text only)"
+    return store
+
+
+# ---------------------------------------------------------------- writing
+
+def _write_meta(db: Any, state: dict[str, Any]) -> None:
+    row = [{"key": "state", "value": json.dumps(state, sort_keys=True)}]
+    if META_TABLE in _table_names(db):
+        tbl = db.open_table(META_TABLE)
+        tbl.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(row)
+        tbl.cleanup_old_versions(timedelta(0))
+    else:
+        db.create_table(META_TABLE, data=row, schema=_schema("meta", 0))
+
+
+def _fresh_tables(db: Any, dim: int) -> dict[str, Any]:
+    names = _table_names(db)
+    for name in (META_TABLE, *DATA_TABLES):  # meta first: a half-dropped index reads as "incomplete"
+        if name in names:
+            db.drop_table(name)
+    return {name: db.create_table(name, schema=_schema(name, dim)) for name in DATA_TABLES}
+
+
+def _open_for_write(db: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    """Data tables rolled back to the versions the meta row names (undoing an interrupted run)."""
+    tables = {}
+    for name in DATA_TABLES:
+        tbl = db.open_table(name)
+        wanted = int(meta["versions"][name])
+        if tbl.version != wanted:
+            log.warning("index table %s is at version %s, last complete run wrote %s: rolling back",
+                        name, tbl.version, wanted)
+            tbl.checkout(wanted)
+            tbl.restore()
+        tables[name] = tbl
+    return tables
+
+
+def _existing(tbl: Any, columns: list[str], where: str | None = None) -> list[dict[str, Any]]:
+    query = tbl.search().select(columns)
+    if where:
+        query = query.where(where)
+    return list(query.limit(None).to_arrow().to_pylist()) if tbl.count_rows() else []
+
+
+def _vectors(rows: list[dict[str, Any]], texts: list[str], cache: dict[str, Any],
+             embedder: Embedder, report: IndexReport) -> None:
+    """Fill rows[i]["vector"], embedding only texts whose hash is not in the cache."""
+    todo = [i for i, row in enumerate(rows) if row["hash"] not in cache]
+    report.embed_reused += len(rows) - len(todo)
+    for start in range(0, len(todo), EMBED_BATCH):
+        batch = todo[start:start + EMBED_BATCH]
+        vectors = embedder.embed([texts[i] for i in batch])
+        for i, vec in zip(batch, vectors, strict=True):
+            cache[rows[i]["hash"]] = [float(x) for x in vec]
+        report.embedded += len(batch)
+    for row in rows:
+        row["vector"] = cache[row["hash"]]
+
+
+def _replace_rows(tbl: Any, name: str, rows: list[dict[str, Any]], paths: Iterable[str]) -> None:
+    """Replace every row of `paths` by `rows` in one commit."""
+    paths = sorted(set(paths))
+    if not paths:
+        return
+    import pyarrow as pa
+
+    data = pa.Table.from_pylist(rows, schema=tbl.schema)
+    (tbl.merge_insert(_KEYS[name]).when_matched_update_all().when_not_matched_insert_all()
+     .when_not_matched_by_source_delete(in_list(_PATH_COL[name], paths)).execute(data))
+
+
+def _ensure_fts(tbl: Any, rebuild: bool) -> None:
+    from lancedb.index import FTS
+
+    if tbl.count_rows() == 0:
+        return
+    has = any("tokens" in (getattr(ix, "columns", None) or []) for ix in tbl.list_indices())
+    if rebuild or not has:
+        # whitespace: tokens.py already split identifiers; the stemmer folds "serialize"/"serialization"
+        tbl.create_index("tokens", config=FTS(base_tokenizer="whitespace", with_position=False,
+                                              remove_stop_words=False), replace=True)
+
+
+def _read_text(root: Path, path: str) -> str:
+    from generator.scan import decode, read_source
+
+    return decode(read_source(root, path))
+
+
+def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
+                 pages: Sequence[PageRecord] | None, embedder: Embedder | None,
+                 prune: bool = True, *, texts: dict[str, str] | None = None) -> IndexReport:
+    """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
+
+    Files whose content hash matches the index are skipped. With `prune`, indexed files absent from
+    `files` are removed. `pages` replaces the page table (empty/None keeps existing pages, minus pages of
+    pruned files). `texts` optionally supplies decoded file contents (else they are read from config.root).
+    """
+    started = time.perf_counter()
+    report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
+    uri = config.index_location
+    if "://" not in uri:
+        Path(uri).mkdir(parents=True, exist_ok=True)
+    db = _connect(uri)
+    dim = embedder.dim if embedder else 0
+    embedder_id = embedder.id if embedder else ""
+    meta = _read_meta(db)
+    rebuild_reason = ""
+    if meta is None:
+        rebuild_reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
+    elif meta.get("schema_version") != SCHEMA_VERSION:
+        rebuild_reason = f"schema version {meta.get('schema_version')} -> {SCHEMA_VERSION}"
+    elif meta.get("embedder_id", "") != embedder_id or int(meta.get("dim") or 0) != dim:
+        rebuild_reason = (f"embedder {meta.get('embedder_id') or 'none'}/{meta.get('dim') or 0} -> "
+                          f"{embedder_id or 'none'}/{dim}")
+    if rebuild_reason:
+        if meta is not None:
+            log.warning("rebuilding the index at %s: %s", uri, rebuild_reason)
+        report.rebuilt = rebuild_reason
+        tables = _fresh_tables(db, dim)
+        meta = {"versions": {}}
+    else:
+        assert meta is not None
+        tables = _open_for_write(db, meta)
+
+    indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
+    current = {f.path: f for f in files}
+    changed = [f for f in files if indexed.get(f.path) != f.sha]
+    deleted = sorted(set(indexed) - set(current)) if prune else []
+    report.files_indexed, report.files_deleted = len(changed), len(deleted)
+    report.files_unchanged = len(files) - len(changed)
+
+    chunk_rows: list[dict[str, Any]] = []
+    sym_rows: list[dict[str, Any]] = []
+    f_rows: list[dict[str, Any]] = []
+    for f in changed:
+        fx = facts.get(f.path) or FileFacts(file=f)
+        try:
+            text = texts[f.path] if texts and f.path in texts else _read_text(config.root, f.path)
+        except (OSError, SourcebookError) as exc:
+            report.warnings.append(f"{f.path}: cannot read ({exc})")
+            continue
+        chunk_rows.extend(chunk_row(c) for c in chunk_file(fx, text))
+        sym_rows.extend(symbol_rows(fx))
+        f_rows.append(file_row(fx, text))
+    touched = [f.path for f in changed] + deleted
+
+    if embedder is not None and chunk_rows:
+        cache = {r["hash"]: r["vector"] for r in _existing(
+            tables["chunks"], ["hash", "vector"], in_list("path", sorted({r["path"] for r in chunk_rows})))}
+        _vectors(chunk_rows, [_embed_text_of(r) for r in chunk_rows], cache, embedder, report)
+    report.chunks_written, report.symbols_written = len(chunk_rows), len(sym_rows)
+
+    # data first, files (the "done" marker per file) last, then the meta row: see the module docstring
+    written = {name: bool(touched) for name in ("chunks", "symbols", "files")}
+    _replace_rows(tables["chunks"], "chunks", chunk_rows, touched)
+    _replace_rows(tables["symbols"], "symbols", sym_rows, touched)
+    written["pages"] = _write_pages(tables["pages"], pages, deleted, embedder, report)
+    _replace_rows(tables["files"], "files", f_rows, touched)
+
+    for name, tbl in tables.items():
+        if written[name] or rebuild_reason:
+            # a full FTS rebuild keeps BM25 statistics exact; it is cheap next to parsing and embedding
+            _ensure_fts(tbl, rebuild=True)
+            with warnings.catch_warnings():
+                # readers pin the meta row's versions, which are the ones kept; see the module docstring
+                warnings.simplefilter("ignore", UserWarning)
+                tbl.optimize(cleanup_older_than=timedelta(0))
+    wrote = any(written.values())
+    state = {
+        "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim,
+        "versions": {name: tbl.version for name, tbl in tables.items()},
+        "updated_at": time.time(), "files": len(files),
+    }
+    if wrote or rebuild_reason or state["versions"] != meta.get("versions"):
+        _write_meta(db, state)
+    report.seconds = time.perf_counter() - started
+    log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
+             len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)
+    return report
+
+
+def _embed_text_of(row: dict[str, Any]) -> str:
+    return _embed_text(row["path"], row["symbol"], row["text"])
+
+
+def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str],
+                 embedder: Embedder | None, report: IndexReport) -> bool:
+    if pages:
+        rows = [page_row(p) for p in pages]
+        if embedder is not None:
+            cache = {r["hash"]: r["vector"] for r in _existing(tbl, ["hash", "vector"])}
+            _vectors(rows, [page_embed_text(p) for p in pages], cache, embedder, report)
+        existing = {r["id"]: r["hash"] for r in _existing(tbl, ["id", "hash"])}
+        wanted = {r["id"]: r["hash"] for r in rows}
+        if existing == wanted:
+            return False
+        import pyarrow as pa
+
+        data = pa.Table.from_pylist(rows, schema=tbl.schema)
+        (tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+         .when_not_matched_by_source_delete().execute(data))
+        report.pages_written = len(rows)
+        return True
+    if deleted and tbl.count_rows(in_list("target_path", deleted)):
+        tbl.delete(in_list("target_path", deleted))
+        return True
+    return False
