@@ -1,0 +1,90 @@
+"""Secret files are never sent; secret-looking lines are redacted; ordinary code passes untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.secrets import REDACTED, is_secret_path, redact, redact_text, shannon_entropy
+
+# Keys assembled at run time so that this file itself does not trip secret scanners.
+AWS_ID = "AKIA" + "Q3EXAMPLE7ABCDEFG"[:16]
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+OPENAI = "sk-proj-" + "Zx81kLm0Qp2Rt5Vw9Yb3Nc6Hd4Jf7Gs1"
+SLACK = "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOp"
+GOOGLE = "AIza" + "SyD4x9Kq2mP7vL0nR3tW8bZ5cF1hJ6gE2aQ"
+RANDOM = "q8Zt2LmX9vR4pW7nK3jH6dF1sA5gY0cB"
+
+
+@pytest.mark.parametrize("path", [
+    ".env", ".env.production", "config/.env.local", "deploy/server.pem", "certs/site.key", "id_rsa",
+    "home/.ssh/id_ed25519.pub", "credentials", "aws/credentials.json", "keystore.p12", "app.pfx",
+    "infra/terraform.tfstate", ".netrc", ".npmrc", "secrets.yaml", "gcp/service-account.json",
+    "x/.aws/config",
+])
+def test_secret_files_are_recognised(path: str) -> None:
+    assert is_secret_path(path)
+
+
+@pytest.mark.parametrize("path", [
+    "src/app.py", "docs/keys.md", "src/keyboard.py", "env.py", ".env.example", "config/.env.sample",
+    "tests/test_credentials_form.py", "README.md", "src/tokenizer.rs", "environment.yml",
+])
+def test_ordinary_files_are_not(path: str) -> None:
+    assert not is_secret_path(path)
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    (f"AWS_ACCESS_KEY_ID={AWS_ID}", "aws-access-key"),
+    (f"token = '{GITHUB}'", "github-token"),
+    (f"client = OpenAI(api_key=\"{OPENAI}\")", "openai-key"),
+    (f"SLACK = {SLACK}", "slack-token"),
+    (f"maps_key: {GOOGLE}", "google-api-key"),
+    ('DB_PASSWORD = "hunter2hunter2"', "generic-assignment"),
+    ('settings["client_secret"] = "abcdefgh"', "generic-assignment"),
+    ("url = 'postgres://admin:s3cretpw@db.internal/prod'", "url-credentials"),
+    (f"blob = '{RANDOM}'", "high-entropy"),
+])
+def test_key_formats_are_redacted(line: str, rule: str) -> None:
+    text = f"def f():\n    {line}\n    return 1\n"
+    cleaned, found = redact(text)
+    assert [(r.line, r.rule) for r in found] == [(2, rule)]
+    assert REDACTED in cleaned
+    assert line not in cleaned
+    assert cleaned.splitlines()[0] == "def f():"  # the rest of the file is untouched
+    assert cleaned.splitlines()[1].startswith("    ")  # indentation kept, so the code still reads
+
+
+def test_private_key_block_is_redacted_whole() -> None:
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n"
+    text = f"KEY = '''\n-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\n'''\nx = 1"
+    cleaned, found = redact(text)
+    assert "MIIEvQ" not in cleaned
+    assert "BKcwgg" not in cleaned
+    assert "PRIVATE KEY-----" not in cleaned
+    assert cleaned.endswith("'''\nx = 1")
+    assert found[0].rule == "private-key-block"
+
+
+@pytest.mark.parametrize("line", [
+    "def test_request_context_with_custom_values(app_with_long_name_2024):",
+    "from flask.sansio.scaffold import setupmethod",
+    'SECRET_HEADER_NAME = "X-Auth-Token"',  # the name must END in the secret word to count
+    'tbl.create_index("tokens", config=FTS(base_tokenizer="whitespace"))',
+    "    return self.config['PERMANENT_SESSION_LIFETIME']",
+    "sha = hashlib.sha256(data).hexdigest()",
+    "path = 'src/flask/json/provider.py'",
+    "https://github.com/pallets/flask/blob/main/src/flask/app.py",
+])
+def test_ordinary_code_is_not_redacted(line: str) -> None:
+    cleaned, found = redact(line)
+    assert cleaned == line
+    assert found == []
+
+
+def test_entropy_orders_random_above_words() -> None:
+    assert shannon_entropy(RANDOM) > shannon_entropy("the_quick_brown_fox_jumps_over")
+    assert shannon_entropy("") == 0.0
+
+
+def test_redact_text_returns_only_text() -> None:
+    assert redact_text(f"k = '{GITHUB}'") == f"{REDACTED} (github-token)"
