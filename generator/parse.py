@@ -115,19 +115,21 @@ class _Extraction:
         refs: list[tuple[Node, str]] = []
         seen_refs: set[tuple[int, str]] = set()
         for _pattern, caps in QueryCursor(query).matches(root):
-            kind = next((k[4:] for k in caps if k.startswith("def.")), None)
-            if kind is not None:
-                self._add_def(defs, kind, caps)
-            elif "import.module" in caps:
+            if "name" in caps:
+                kind = next((k[4:] for k in caps if k.startswith("def.")), None)
+                if kind is not None:
+                    self._add_def(defs, kind, caps)
+                continue
+            if "import.module" in caps:
                 self._add_import(imports, caps)
-            else:
-                for cap_name, nodes in caps.items():
-                    if cap_name in ("ref.call", "ref.name"):
-                        for n in nodes:
-                            # several patterns may name the same node (a base class is also an argument)
-                            if (n.id, cap_name) not in seen_refs:
-                                seen_refs.add((n.id, cap_name))
-                                refs.append((n, cap_name[4:]))
+                continue
+            for cap_name, ref_kind in (("ref.call", "call"), ("ref.name", "name")):
+                for n in caps.get(cap_name, ()):
+                    # several patterns may name the same node (a base class is also an argument)
+                    key = (n.id, ref_kind)
+                    if key not in seen_refs:
+                        seen_refs.add(key)
+                        refs.append((n, ref_kind))
         ordered = self._resolve(defs)
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
@@ -243,7 +245,8 @@ class _Extraction:
             end, tail = (newline if newline != -1 else d.node.end_byte), ""
         # comments inside a multi-line parameter list are not part of the signature
         pieces, pos = [], start
-        for comment in self._comments_between(d.node, start, end):
+        multiline = b"\n" in self.data[start:end].rstrip()
+        for comment in self._comments_between(d.node, start, end) if multiline else ():
             pieces.append(self.data[pos:comment.start_byte])
             pos = comment.end_byte
         pieces.append(self.data[pos:end])
