@@ -83,13 +83,14 @@ class ScanResult:
 
 
 def decode(source: bytes) -> str:
-    """Bytes as text for every later stage: BOM stripped, invalid UTF-8 replaced, line endings made LF."""
+    """Bytes as text for every later stage: BOM stripped, invalid UTF-8 replaced, CRLF made LF.
+
+    A lone CR stays: tree-sitter counts rows by LF only, so line numbers agree with the parse stage.
+    """
     if source.startswith(b"\xef\xbb\xbf"):
         source = source[3:]
     text = source.decode("utf-8", errors="replace")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def read_source(root: Path, path: str) -> bytes:

@@ -1,0 +1,651 @@
+"""The repository graph: which file imports which, which symbol references which, what matters most.
+
+Pure: FileFacts in, RepoGraph out. Imports are resolved to files per language (Python packages, JS/TS
+relative paths, Go packages, Rust modules, Java packages, C includes); what does not resolve is external.
+References resolve by name, nearest definition first. Importance is PageRank over the file graph, with
+reference edges weighted the way Aider's repo map weights them, computed by numpy power iteration.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from generator.facts import FileFacts, Import
+from generator.languages import is_parsed
+
+log = logging.getLogger(__name__)
+
+_Finder = Callable[[str], "str | None"]  # dotted module name -> file
+SymbolKey = tuple[str, str]  # (path, qualname); qualname "" stands for the file's top level
+
+DAMPING = 0.85
+# A name defined in more files than this is too generic to link by name alone ("get", "run", "__init__").
+COMMON_NAME_FILES = 5
+# Of the files a referrer imports, at most this many may define the name for the link to be trusted.
+MAX_IMPORTED_CANDIDATES = 3
+
+_FAMILY = {
+    "python": "python", "javascript": "js", "typescript": "js", "tsx": "js", "go": "go", "rust": "rust",
+    "java": "jvm", "kotlin": "jvm", "c": "c", "cpp": "c", "csharp": "csharp", "ruby": "ruby", "php": "php",
+}
+_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+
+
+@dataclass(frozen=True)
+class Module:
+    """A directory that holds code. `files` are the files it owns: those directly in it plus those in
+    subdirectories that are not modules themselves (templates/, static/), so every file has one module."""
+
+    path: str  # "" for the repository root
+    files: tuple[str, ...]
+    submodules: tuple[str, ...]
+    parent: str | None
+    rank: float = 0.0  # sum of file_rank over every file at or below this directory
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1] if self.path else ""
+
+
+@dataclass
+class RepoGraph:
+    depends_on: dict[str, list[str]]  # file -> files it imports (resolved, sorted)
+    used_by: dict[str, list[str]]  # file -> files importing it
+    file_rank: dict[str, float]  # PageRank, sums to 1 over all files
+    symbol_rank: dict[SymbolKey, float]
+    calls: dict[SymbolKey, list[SymbolKey]]  # referrer -> referenced symbols (resolved by name)
+    callers: dict[SymbolKey, list[SymbolKey]]
+    modules: dict[str, Module]
+    file_module: dict[str, str] = field(default_factory=dict)  # file -> owning module path
+    external: dict[str, list[str]] = field(default_factory=dict)  # file -> imports that did not resolve
+    resolved: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # file -> import -> files
+
+    def ranked_files(self, paths: Iterable[str] | None = None) -> list[str]:
+        """`paths` (default: all files) most important first; ties by path for a stable order."""
+        chosen = self.file_rank if paths is None else paths
+        return sorted(chosen, key=lambda p: (-self.file_rank.get(p, 0.0), p))
+
+
+def _dir(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _join(*parts: str) -> str:
+    return "/".join(p for p in parts if p)
+
+
+# -------------------------------------------------------------------------------------------- python
+
+
+class _PythonResolver:
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.files = {p for p in paths if p.endswith((".py", ".pyi"))}
+        inits = ("__init__.py", "__init__.pyi")
+        package_dirs = {_dir(p) for p in self.files if p.rsplit("/", 1)[-1] in inits}
+        self.exact: dict[str, list[str]] = defaultdict(list)
+        self.root_of: dict[str, str] = {}
+        self.package_dirs = package_dirs
+        self.suffix: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(self.files):
+            parts = path[: path.rfind(".")].split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            # the import root is the first ancestor that is not a package (src/ layouts, tests/, repo root)
+            d = _dir(path)
+            while d and d in package_dirs:
+                d = _dir(d)
+            depth = len(d.split("/")) if d else 0
+            name = ".".join(parts[depth:])
+            self.root_of[path] = d
+            if name:
+                self.exact[name].append(path)
+            for i in range(len(parts)):
+                self.suffix[".".join(parts[i:])].append(path)
+
+    def _module_file(self, base_dir: str, dotted: str) -> str | None:
+        stem = _join(base_dir, dotted.replace(".", "/"))
+        for candidate in (stem + ".py", stem + "/__init__.py", stem + ".pyi", stem + "/__init__.pyi"):
+            if candidate in self.files:
+                return candidate
+        return None
+
+    def _importable_from(self, candidate: str, importer: str) -> bool:
+        """A package is importable from anywhere in the repo; a loose top-level module only from its own
+        directory or a conventional source root (otherwise `import logging` would find scripts/logging.py)."""
+        if _dir(candidate) in self.package_dirs:
+            return True
+        root = self.root_of.get(candidate, "")
+        return root in ("", "src", "lib") or root == self.root_of.get(importer)
+
+    def _absolute(self, name: str, importer: str) -> list[str]:
+        found = [c for c in self.exact.get(name, ()) if self._importable_from(c, importer)]
+        if found:
+            return [_closest(found, importer)]
+        if _dir(importer) not in self.package_dirs:
+            # a script directory (tests/, scripts/) is on sys.path when its files run: neighbours import
+            sibling = self._module_file(_dir(importer), name)
+            if sibling:
+                return [sibling]
+        if "." in name:
+            by_suffix = self.suffix.get(name, [])
+            if len(by_suffix) == 1:  # a namespace package without __init__.py
+                return by_suffix
+        return []
+
+    def resolve(self, imp: Import) -> list[str]:
+        module = imp.module
+        if module.startswith("."):
+            dots = len(module) - len(module.lstrip("."))
+            base = _dir(imp.path)
+            for _ in range(dots - 1):
+                if not base:
+                    return []  # beyond the top of the repository
+                base = _dir(base)
+            rest = module[dots:]
+            return self._with_names(rest, imp.names, lambda dotted: self._module_file(base, dotted), base)
+        importer = imp.path
+
+        def find(dotted: str) -> str | None:
+            return _first(self._absolute(dotted, importer))
+
+        return self._with_names(module, imp.names, find, None)
+
+    def _with_names(self, module: str, names: tuple[str, ...], find: _Finder, base: str | None) -> list[str]:
+        out: list[str] = []
+        names_all_modules = bool(names)
+        for name in names:
+            if name == "*":
+                names_all_modules = False
+                continue
+            hit = find(f"{module}.{name}" if module else name)
+            if hit:
+                out.append(hit)
+            else:
+                names_all_modules = False
+        if not names_all_modules:
+            target = find(module) if module else (self._module_file(base, "") if base is not None else None)
+            if target is None and module and base is None:
+                # `import a.b.c` where c is an attribute: fall back to the longest importable prefix
+                parts = module.split(".")
+                for k in range(len(parts) - 1, 0, -1):
+                    hits = self.exact.get(".".join(parts[:k]))
+                    if hits:
+                        target = hits[0]
+                        break
+            if target:
+                out.append(target)
+        return out
+
+
+def _first(items: list[str]) -> str | None:
+    return items[0] if items else None
+
+
+def _closest(candidates: list[str], importer: str) -> str:
+    """Of several files with the same module name, the one sharing the longest directory prefix."""
+    if len(candidates) == 1:
+        return candidates[0]
+    return max(candidates, key=lambda c: (len(posixpath.commonprefix([c, importer])), c))
+
+
+# ------------------------------------------------------------------------------------------- js / ts
+
+
+def _resolve_js(imp: Import, files: set[str]) -> list[str]:
+    spec = imp.module.split("?", 1)[0]
+    if not spec.startswith((".", "/")):
+        return []  # a package, or a path alias we cannot see without tsconfig
+    base = posixpath.normpath(posixpath.join(_dir(imp.path), spec)) if spec.startswith(".") else spec[1:]
+    if base.startswith("../") or base == "..":
+        return []
+    base = "" if base == "." else base
+    candidates = [base]
+    if base.endswith((".js", ".jsx", ".mjs", ".cjs")):
+        stem = base[: base.rfind(".")]  # TypeScript ESM writes "./x.js" for x.ts
+        candidates += [stem + ext for ext in (".ts", ".tsx", ".mts", ".cts")]
+    candidates += [base + ext for ext in _JS_EXTENSIONS]
+    candidates += [_join(base, "index" + ext) for ext in _JS_EXTENSIONS]
+    for candidate in candidates:
+        if candidate in files:
+            return [candidate]
+    return []
+
+
+# ------------------------------------------------------------------------------------------------ go
+
+
+class _GoResolver:
+    def __init__(self, paths: Sequence[str], imports: Sequence[Import], modules: Mapping[str, str]) -> None:
+        self.by_dir: dict[str, list[str]] = defaultdict(list)
+        for p in sorted(paths):
+            if p.endswith(".go"):
+                self.by_dir[_dir(p)].append(p)
+        self.modules = dict(modules) or self._infer_module(imports)
+
+    def _infer_module(self, imports: Sequence[Import]) -> dict[str, str]:
+        """Without go.mod, guess the module path: the prefix that most local directories agree on."""
+        votes: Counter[str] = Counter()
+        dirs = [d for d in self.by_dir if d]
+        for imp in {i.module for i in imports}:
+            for d in dirs:
+                if imp.endswith("/" + d):
+                    votes[imp[: -len(d) - 1]] += 1
+        if not votes:
+            return {}
+        module, _ = max(votes.items(), key=lambda kv: (kv[1], -len(kv[0])))
+        return {"": module}
+
+    def resolve(self, imp: Import) -> list[str]:
+        for mod_dir, mod_path in sorted(self.modules.items(), key=lambda kv: -len(kv[1])):
+            if imp.module == mod_path or imp.module.startswith(mod_path + "/"):
+                rel = imp.module[len(mod_path):].lstrip("/")
+                files = self.by_dir.get(_join(mod_dir, rel), [])
+                return [f for f in files if f != imp.path]
+        return []
+
+
+def go_modules(go_mod_texts: Mapping[str, str]) -> dict[str, str]:
+    """{directory: module path} from the text of each go.mod ({"sub/go.mod": text}); feed to build_graph."""
+    out: dict[str, str] = {}
+    for path, text in go_mod_texts.items():
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] == "module":
+                out[_dir(path)] = words[1].strip('"')
+                break
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- rust
+
+
+class _RustResolver:
+    _ROOTS = ("lib.rs", "main.rs")
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.files = {p for p in paths if p.endswith(".rs")}
+        crate_dirs = {_dir(p) for p in self.files if p.rsplit("/", 1)[-1] in self._ROOTS}
+        self.crate_dir: dict[str, str] = {}
+        self.mod_path: dict[str, tuple[str, ...]] = {}
+        self.by_mod: dict[tuple[str, tuple[str, ...]], str] = {}
+        for path in sorted(self.files):
+            d = _dir(path)
+            while d not in crate_dirs and d:
+                d = _dir(d)
+            if d not in crate_dirs:
+                continue  # a loose .rs file (build.rs, examples): no crate to resolve within
+            rel = path[len(d) + 1:] if d else path
+            parts = tuple(rel[:-3].split("/"))
+            if parts[-1] == "mod" or (len(parts) == 1 and parts[0] in ("lib", "main")):
+                parts = parts[:-1]
+            self.crate_dir[path] = d
+            self.mod_path[path] = parts
+            self.by_mod.setdefault((d, parts), path)
+
+    def _children_dir(self, path: str) -> str:
+        name = path.rsplit("/", 1)[-1]
+        return _dir(path) if name in ("mod.rs", "lib.rs", "main.rs") else path[:-3]
+
+    def resolve(self, imp: Import) -> list[str]:
+        spec = imp.module.split("{", 1)[0].rstrip(":").strip()
+        if spec.startswith("mod::"):
+            stem = _join(self._children_dir(imp.path), spec[5:])
+            for candidate in (stem + ".rs", stem + "/mod.rs"):
+                if candidate in self.files:
+                    return [candidate]
+            return []
+        if imp.path not in self.crate_dir:
+            return []
+        crate, here = self.crate_dir[imp.path], self.mod_path[imp.path]
+        parts = [p for p in spec.split("::") if p]
+        if not parts:
+            return []
+        head = parts[0]
+        if head == "crate":
+            base: tuple[str, ...] = ()
+            parts = parts[1:]
+        elif head in ("self", "super"):
+            base = here
+            while parts and parts[0] in ("self", "super"):
+                if parts.pop(0) == "super":
+                    if not base:
+                        return []
+                    base = base[:-1]
+        elif (crate, (*here, head)) in self.by_mod:
+            base = here  # a child module named without self::
+        elif (crate, (head,)) in self.by_mod:
+            base = ()  # 2015-edition style or the crate root's own modules
+        else:
+            return []  # another crate
+        out: list[str] = []
+        tails = [tuple(parts)] + [(*parts, n) for n in imp.names if n not in ("self", "*")]
+        for tail in tails:
+            for k in range(len(tail), -1, -1):  # the longest prefix that is a module; the rest are items
+                hit = self.by_mod.get((crate, base + tail[:k]))
+                if hit:
+                    out.append(hit)
+                    break
+        return [p for p in dict.fromkeys(out) if p != imp.path]
+
+
+# ------------------------------------------------------------------------------------------ java/kotlin
+
+
+class _JvmResolver:
+    def __init__(self, paths: Sequence[str]) -> None:
+        self.by_suffix: dict[str, list[str]] = defaultdict(list)
+        self.dir_suffix: dict[str, set[str]] = defaultdict(set)
+        self.by_dir: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(paths):
+            if not path.endswith((".java", ".kt")):
+                continue
+            parts = path[: path.rfind(".")].split("/")
+            self.by_dir[_dir(path)].append(path)
+            for i in range(len(parts)):
+                self.by_suffix[".".join(parts[i:])].append(path)
+            for i in range(len(parts) - 1):
+                self.dir_suffix[".".join(parts[i:-1])].add(_dir(path))
+
+    def resolve(self, imp: Import) -> list[str]:
+        name = imp.module.removeprefix("static ").strip()
+        if name.endswith(".*"):
+            package = name[:-2]
+            hits = [f for d in sorted(self.dir_suffix.get(package, ())) for f in self.by_dir[d]]
+            if hits:
+                return [f for f in hits if f != imp.path]
+            name = package  # `import static a.B.*`: the class B
+        parts = name.split(".")
+        for k in range(len(parts), 1, -1):  # nested classes and static members hang off the class file
+            hits = self.by_suffix.get(".".join(parts[:k]), [])
+            if hits:
+                return [_closest(hits, imp.path)]
+        return []
+
+
+# ---------------------------------------------------------------------------------------------- c/c++
+
+
+def _resolve_include(imp: Import, files: set[str], by_name: Mapping[str, list[str]]) -> list[str]:
+    target = imp.module.strip('<>"')
+    local = posixpath.normpath(_join(_dir(imp.path), target))
+    if local in files:
+        return [local]
+    same_name = by_name.get(target.rsplit("/", 1)[-1], [])
+    candidates = [f for f in same_name if f == target or f.endswith("/" + target)]
+    return [_closest(candidates, imp.path)] if candidates else []
+
+
+# ---------------------------------------------------------------------------------------------- imports
+
+
+def _resolve_imports(facts: Sequence[FileFacts], go_mods: Mapping[str, str]) -> tuple[
+        dict[str, dict[str, list[str]]], dict[str, list[str]]]:
+    paths = [f.path for f in facts]
+    files = set(paths)
+    language = {f.path: f.file.language for f in facts}
+    all_imports = [i for f in facts for i in f.imports]
+    python = _PythonResolver(paths)
+    go = _GoResolver(paths, [i for i in all_imports if language.get(i.path) == "go"], go_mods)
+    rust = _RustResolver(paths)
+    jvm = _JvmResolver(paths)
+    c_by_name: dict[str, list[str]] = defaultdict(list)
+    for p in paths:
+        if language.get(p) in ("c", "cpp"):
+            c_by_name[p.rsplit("/", 1)[-1]].append(p)
+
+    resolved: dict[str, dict[str, list[str]]] = {}
+    external: dict[str, list[str]] = {}
+    for f in facts:
+        lang = _FAMILY.get(f.file.language or "")
+        per_file: dict[str, list[str]] = {}
+        missing: list[str] = []
+        for imp in f.imports:
+            if lang == "python":
+                hits = python.resolve(imp)
+            elif lang == "js":
+                hits = _resolve_js(imp, files)
+            elif lang == "go":
+                hits = go.resolve(imp)
+            elif lang == "rust":
+                hits = rust.resolve(imp)
+            elif lang == "jvm":
+                hits = jvm.resolve(imp)
+            elif lang == "c":
+                hits = _resolve_include(imp, files, c_by_name)
+            else:
+                hits = []
+            hits = [h for h in hits if h != f.path]
+            if hits:
+                per_file.setdefault(imp.module, [])
+                per_file[imp.module] = sorted(set(per_file[imp.module]) | set(hits))
+            elif imp.module not in missing:
+                missing.append(imp.module)
+        resolved[f.path] = per_file
+        external[f.path] = sorted(missing)
+    return resolved, external
+
+
+# ------------------------------------------------------------------------------------------- references
+
+
+def _identifier_weight(name: str, defining_files: int) -> float:
+    """Aider's intuition: long, compound names are deliberate links; private and generic ones are noise."""
+    weight = 1.0
+    compound = "_" in name.strip("_") or any(c.isupper() for c in name[1:])
+    if compound and len(name) >= 8:
+        weight *= 10
+    if name.startswith("_"):
+        weight *= 0.1
+    if defining_files > COMMON_NAME_FILES:
+        weight *= 0.1
+    return weight
+
+
+def _resolve_references(
+    facts: Sequence[FileFacts], depends_on: Mapping[str, list[str]],
+    resolved: Mapping[str, Mapping[str, list[str]]],
+) -> dict[SymbolKey, Counter[SymbolKey]]:
+    """Link each reference to the symbols it most likely names: same file, then imported files (and what
+    they re-export by name, as a package __init__ does), then a name defined exactly once in the repo."""
+    family = {f.path: _FAMILY.get(f.file.language or "") for f in facts}
+    package_of = {f.path: _dir(f.path) for f in facts if family[f.path] in ("go", "jvm")}
+    by_name: dict[str, list[SymbolKey]] = defaultdict(list)
+    for f in facts:
+        for s in f.symbols:
+            if s.kind != "module":
+                by_name[s.name].append((s.path, s.qualname))
+    files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
+    same_package: dict[str, set[str]] = defaultdict(set)
+    for p, d in package_of.items():
+        same_package[d].add(p)
+    # file -> imported name -> the files that import resolved to ("from .app import Flask")
+    names_from: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for f in facts:
+        for imp in f.imports:
+            for name in imp.names:
+                names_from[f.path][name].update(resolved.get(f.path, {}).get(imp.module, ()))
+
+    calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
+    for f in facts:
+        fam = family[f.path]
+        imported = set(depends_on.get(f.path, ()))
+        if f.path in package_of:
+            imported |= same_package[package_of[f.path]]
+        cache: dict[str, list[SymbolKey]] = {}
+        for ref in f.references:
+            targets = cache.get(ref.name)
+            if targets is None:
+                generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
+                targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
+                                names_from=names_from, generic=generic)
+                cache[ref.name] = targets
+            source = (f.path, ref.scope or "")
+            for target in targets:
+                if target != source:
+                    calls[source][target] += 1
+    return calls
+
+
+def _link(name: str, path: str, *, fam: str | None, by_name: Mapping[str, list[SymbolKey]],
+          family: Mapping[str, str | None], imported: set[str],
+          names_from: Mapping[str, Mapping[str, set[str]]], generic: bool) -> list[SymbolKey]:
+    candidates = [k for k in by_name.get(name, ()) if family.get(k[0]) == fam]
+    targets = [k for k in candidates if k[0] == path]
+    if targets or generic:
+        return targets  # a generic name ("get", "__init__") is trusted only within its own file
+    via = set(names_from.get(path, {}).get(name, ()))
+    for mid in imported:
+        via |= names_from.get(mid, {}).get(name, set())  # one re-export hop
+    for pool in (via, imported):
+        targets = [k for k in candidates if k[0] in pool]
+        if targets and len({p for p, _ in targets}) <= MAX_IMPORTED_CANDIDATES:
+            return targets
+    return candidates if len(candidates) == 1 else []
+
+
+# ------------------------------------------------------------------------------------------------- rank
+
+
+def pagerank(nodes: Sequence[str], edges: Mapping[tuple[str, str], float], damping: float = DAMPING,
+             tol: float = 1e-10, max_iter: int = 200) -> dict[str, float]:
+    """PageRank by power iteration on sparse edge arrays (no scipy). Dangling mass is spread uniformly."""
+    n = len(nodes)
+    if n == 0:
+        return {}
+    index = {node: i for i, node in enumerate(nodes)}
+    pairs = [(index[a], index[b], w) for (a, b), w in edges.items() if w > 0 and a in index and b in index]
+    src = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+    dst = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
+    weight = np.fromiter((p[2] for p in pairs), dtype=np.float64, count=len(pairs))
+    out_weight = np.bincount(src, weights=weight, minlength=n)
+    dangling = out_weight == 0
+    share = np.divide(weight, out_weight[src], out=np.zeros_like(weight), where=out_weight[src] > 0)
+    rank = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        flow = np.bincount(dst, weights=rank[src] * share, minlength=n)
+        new = damping * (flow + rank[dangling].sum() / n) + (1.0 - damping) / n
+        if np.abs(new - rank).sum() < tol:
+            rank = new
+            break
+        rank = new
+    rank /= rank.sum()
+    return {node: float(rank[i]) for i, node in enumerate(nodes)}
+
+
+# ------------------------------------------------------------------------------------------ module tree
+
+
+def _module_tree(facts: Sequence[FileFacts], file_rank: Mapping[str, float]) -> tuple[
+        dict[str, Module], dict[str, str]]:
+    """Modules are the directories with parsed source at or below them, plus every ancestor and the root.
+
+    A directory of only docs, templates or assets is not a module: its files belong to the nearest module
+    above it, so documentation trees do not turn into empty module pages.
+    """
+    module_dirs = {""}
+    for f in facts:
+        if is_parsed(f.file.language):
+            d = _dir(f.path)
+            while d not in module_dirs:
+                module_dirs.add(d)
+                d = _dir(d)
+    owner: dict[str, str] = {}
+    owned: dict[str, list[str]] = defaultdict(list)
+    for f in facts:
+        d = _dir(f.path)
+        while d not in module_dirs:
+            d = _dir(d)
+        owner[f.path] = d
+        owned[d].append(f.path)
+    children: dict[str, list[str]] = defaultdict(list)
+    for d in module_dirs:
+        if d:
+            children[_dir(d)].append(d)
+    subtree_rank: dict[str, float] = defaultdict(float)
+    for path, home in owner.items():
+        r = file_rank.get(path, 0.0)
+        d = home
+        while True:
+            subtree_rank[d] += r
+            if not d:
+                break
+            d = _dir(d)
+    modules = {
+        d: Module(path=d, files=tuple(sorted(owned.get(d, ()))),
+                  submodules=tuple(sorted(children.get(d, ()))),
+                  parent=None if d == "" else _dir(d), rank=subtree_rank.get(d, 0.0))
+        for d in sorted(module_dirs)
+    }
+    return modules, owner
+
+
+# ------------------------------------------------------------------------------------------------ build
+
+
+def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = None) -> RepoGraph:
+    """Resolve imports and references, rank files and symbols, and lay out the module tree.
+
+    `go_mods` ({directory: module path}, see `go_modules`) makes Go resolution exact; without it the
+    module path is inferred from the imports themselves.
+    """
+    facts = sorted(facts, key=lambda f: f.path)
+    paths = [f.path for f in facts]
+    resolved, external = _resolve_imports(facts, go_mods or {})
+    depends_on = {p: sorted({t for targets in resolved[p].values() for t in targets}) for p in paths}
+    used_by_sets: dict[str, set[str]] = {p: set() for p in paths}
+    for p, targets in depends_on.items():
+        for t in targets:
+            used_by_sets[t].add(p)
+    used_by = {p: sorted(s) for p, s in used_by_sets.items()}
+
+    call_counts = _resolve_references(facts, depends_on, resolved)
+    by_name_files: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for s in f.symbols:
+            by_name_files[s.name].add(f.path)
+    qual_to_name = {(s.path, s.qualname): s.name for f in facts for s in f.symbols}
+
+    # file graph: an import is worth 1; references add sqrt(count) scaled by how telling the name is
+    edges: dict[tuple[str, str], float] = defaultdict(float)
+    for p, targets in depends_on.items():
+        for t in targets:
+            edges[(p, t)] += 1.0
+    per_pair: dict[tuple[str, str, str], int] = defaultdict(int)
+    for (src_path, _), counted in call_counts.items():
+        for (dst_path, qual), count in counted.items():
+            if dst_path != src_path:
+                per_pair[(src_path, dst_path, qual_to_name.get((dst_path, qual), qual))] += count
+    for (src_path, dst_path, name), count in per_pair.items():
+        edges[(src_path, dst_path)] += math.sqrt(count) * _identifier_weight(name, len(by_name_files[name]))
+    file_rank = pagerank(paths, edges)
+
+    calls = {k: sorted(v) for k, v in sorted(call_counts.items())}
+    callers_sets: dict[SymbolKey, set[SymbolKey]] = defaultdict(set)
+    incoming: Counter[SymbolKey] = Counter()
+    for src, counted in call_counts.items():
+        for target, count in counted.items():
+            callers_sets[target].add(src)
+            incoming[target] += count
+    callers = {k: sorted(v) for k, v in sorted(callers_sets.items())}
+
+    # a file's rank is shared among its symbols by incoming references (+1 so unreferenced ones still count)
+    symbol_rank: dict[SymbolKey, float] = {}
+    for f in facts:
+        keys = [(s.path, s.qualname) for s in f.symbols]
+        total = sum(1 + incoming[k] for k in keys)
+        for k in keys:
+            symbol_rank[k] = file_rank[f.path] * (1 + incoming[k]) / total
+
+    modules, file_module = _module_tree(facts, file_rank)
+    log.info("graph: %d files, %d import edges, %d referencing symbols, %d modules", len(paths),
+             sum(len(v) for v in depends_on.values()), len(calls), len(modules))
+    return RepoGraph(depends_on=depends_on, used_by=used_by, file_rank=file_rank, symbol_rank=symbol_rank,
+                     calls=calls, callers=callers, modules=modules, file_module=file_module,
+                     external=external, resolved=resolved)
