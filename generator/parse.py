@@ -54,11 +54,28 @@ def _tools(language: str) -> tuple[Parser, Query] | None:
     grammar = GRAMMARS.get(language)
     if grammar is None:
         return None
-    query_file = resources.files("generator") / "queries" / f"{language}.scm"
-    if not query_file.is_file():
+    source = query_source(language)
+    if source is None:
         return None
     lang = get_language(grammar)  # type: ignore[arg-type]
-    return get_parser(grammar), Query(lang, query_file.read_text(encoding="utf-8"))  # type: ignore[arg-type]
+    return get_parser(grammar), Query(lang, source)  # type: ignore[arg-type]
+
+
+def query_source(name: str, _seen: frozenset[str] = frozenset()) -> str | None:
+    """The text of queries/<name>.scm with its `; inherits: a, b` files prepended (shared patterns)."""
+    query_file = resources.files("generator") / "queries" / f"{name}.scm"
+    if not query_file.is_file() or name in _seen:
+        return None
+    text = query_file.read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0]
+    parts = []
+    if first.startswith("; inherits:"):
+        for parent in first.split(":", 1)[1].split(","):
+            inherited = query_source(parent.strip(), _seen | {name})
+            if inherited:
+                parts.append(inherited)
+    parts.append(text)
+    return "\n".join(parts)
 
 
 def extract(file: SourceFile, source: bytes) -> FileFacts:
@@ -103,6 +120,7 @@ class _Extraction:
         self.data = data
         self.rules = rules
         self.facts = facts
+        self.name_ids: set[int] = set()  # definition names are not references to themselves
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -131,6 +149,8 @@ class _Extraction:
                         seen_refs.add(key)
                         refs.append((n, ref_kind))
         ordered = self._resolve(defs)
+        name_ids = self.name_ids
+        refs = [r for r in refs if r[0].id not in name_ids]
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line)
@@ -155,6 +175,7 @@ class _Extraction:
                 existing.kind = kind
             return
         body = caps["body"][0] if "body" in caps else None
+        self.name_ids.add(name_nodes[0].id)
         name = self.text(name_nodes[0]).strip()
         if name:
             defs[node.id] = _Def(node=node, name=name, kind=kind, body=body, receiver=receiver)
@@ -243,16 +264,17 @@ class _Extraction:
         else:
             newline = self.data.find(b"\n", d.node.start_byte, d.node.end_byte)
             end, tail = (newline if newline != -1 else d.node.end_byte), ""
-        # comments inside a multi-line parameter list are not part of the signature
+        # comments in a multi-line parameter list and decorators of an exported class are not signature
         pieces, pos = [], start
-        multiline = b"\n" in self.data[start:end].rstrip()
-        for comment in self._comments_between(d.node, start, end) if multiline else ():
+        raw = self.data[start:end].rstrip()
+        search = b"\n" in raw or b"@" in raw
+        for comment in self._skipped_between(start_node, start, end) if search else ():
             pieces.append(self.data[pos:comment.start_byte])
             pos = comment.end_byte
         pieces.append(self.data[pos:end])
         return clean_signature(b"".join(pieces).decode("utf-8", errors="replace"), tail)
 
-    def _comments_between(self, node: Node, start: int, end: int) -> list[Node]:
+    def _skipped_between(self, node: Node, start: int, end: int) -> list[Node]:
         found: list[Node] = []
         stack = [node]
         while stack:
@@ -260,7 +282,7 @@ class _Extraction:
             for child in current.children:
                 if child.start_byte >= end or child.end_byte <= start:
                     continue
-                if child.type in self.rules.comment_types:
+                if child.type in self.rules.comment_types or child.type in self.rules.signature_skip:
                     found.append(child)
                 elif child.child_count:
                     stack.append(child)
@@ -357,6 +379,7 @@ def clean_signature(raw: str, tail: str = "") -> str:
     sig = _WS.sub(" ", raw).strip()
     sig = re.sub(r"([(\[<]) ", r"\1", sig)
     sig = re.sub(r",? ([)\]>])", r"\1", sig)
+    sig = sig.rstrip("; ")
     if tail:
         sig = sig.rstrip(tail + " ")
     if len(sig) > _MAX_SIGNATURE:

@@ -109,6 +109,8 @@ class LanguageRules:
     module_text: Callable[[str], str] = _strip_quotes
     # characters stripped from the end of a signature ("{" of a body, ":" of a Python block)
     signature_tail: str = "{:"
+    # nodes left out of a signature (decorators of an exported class, Java annotations)
+    signature_skip: frozenset[str] = frozenset()
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )
@@ -126,16 +128,19 @@ RULES: dict[str, LanguageRules] = {
     ),
     "javascript": LanguageRules(
         wrappers=_JS_WRAPPERS, signature_wrappers=_JS_WRAPPERS, public=_public_modifiers,
+        signature_skip=frozenset({"decorator"}),
     ),
     "typescript": LanguageRules(
         wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
+        signature_skip=frozenset({"decorator"}),
     ),
     "tsx": LanguageRules(
         wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
+        signature_skip=frozenset({"decorator"}),
     ),
     "go": LanguageRules(
         wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),

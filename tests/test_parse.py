@@ -103,6 +103,75 @@ def test_python_references_with_scope() -> None:
     assert ("registered", None) in names  # the decorator is used at module level
 
 
+# ---- JavaScript / TypeScript / TSX
+
+
+def test_javascript_symbols_docs_and_imports() -> None:
+    facts = facts_of("sample.js")
+    assert facts.docstring == "Widgets for the dashboard."
+    widget = sym(facts, "Widget")
+    assert (widget.kind, widget.signature) == ("class", "export class Widget extends Base")
+    assert widget.docstring.startswith("A widget on the <script> dashboard | table.\n@param {string} name")
+    assert sym(facts, "Widget.render").kind == "method"
+    assert sym(facts, "Widget.render").docstring == "Render into `el`."
+    assert sym(facts, "Widget.create").signature == "static create(name)"
+    assert not sym(facts, "Widget.#hide").public
+    assert sym(facts, "add").docstring == "Adds two numbers."
+    assert sym(facts, "add").signature == "export function add(a, b)"
+    label = sym(facts, "formatLabel")
+    assert (label.kind, label.signature) == ("function", "const formatLabel = (label, width = 10) =>")
+    assert label.docstring == "Format a label."
+    assert sym(facts, "MAX_WIDGETS").kind == "constant"
+    assert sym(facts, "MAX_WIDGETS").docstring == "Maximum widgets per row."
+    assert sym(facts, "main").signature == "export default function main()"
+    got = imports(facts)
+    assert got["react"] == ("React", "useState", "useEffect")
+    assert got["./helpers"] == ("helper",)
+    assert {"node:path", "./side-effect.css", "./all", "fs"} <= set(got)
+    calls = refs(facts, "call")
+    assert {("draw", "Widget.render"), ("Widget", "Widget.create"), ("formatLabel", "main")} <= calls
+    assert ("Base", "Widget") in refs(facts, "name")
+
+
+def test_typescript_interfaces_types_enums_namespaces() -> None:
+    facts = facts_of("sample.ts")
+    assert facts.docstring == "Typed widgets."
+    iface = sym(facts, "Renderable")
+    assert (iface.kind, iface.signature) == ("interface", "export interface Renderable<T> extends Base")
+    assert iface.docstring == "Something that can render."
+    assert sym(facts, "Renderable.render").signature == "render(target: T): void"
+    alias = sym(facts, "WidgetId")
+    assert (alias.kind, alias.signature) == ("type", "export type WidgetId = string | number")
+    assert sym(facts, "Color").kind == "enum"
+    widget = sym(facts, "Widget")
+    assert widget.signature == "export class Widget<T> implements Renderable<T>"  # decorator left out
+    assert widget.start_line == 25  # ... but inside the span
+    assert sym(facts, "Widget.render").docstring == "Render it."
+    assert not sym(facts, "Widget.reset").public
+    assert sym(facts, "Shape.area").kind == "method"
+    assert sym(facts, "double").signature == "export const double = (n: number): number =>"
+    assert sym(facts, "Utils").kind == "namespace"
+    assert sym(facts, "Utils.util").parent == "Utils"
+    got = imports(facts)
+    assert got == {"@angular/core": ("Injectable",), "./options": ("Options",), "fs": ()}
+    names = refs(facts, "name")
+    assert {("Renderable", "Widget"), ("Options", "Widget.constructor"), ("Color", "Utils.util")} <= names
+    assert ("paint", "Widget.render") in refs(facts, "call")
+
+
+def test_tsx_components() -> None:
+    facts = facts_of("sample.tsx")
+    assert sym(facts, "Greeting").signature == (
+        "export function Greeting({ name }: GreetingProps): JSX.Element"
+    )
+    assert sym(facts, "Counter").kind == "function"
+    assert sym(facts, "Panel.render").kind == "method"
+    calls = refs(facts, "call")
+    assert {("Button", "Greeting"), ("Greeting", "Panel.render")} <= calls
+    assert not any(name == "span" for name, _ in calls)  # HTML tags are not components
+    assert imports(facts) == {"react": ("React",), "./button": ("Button",)}
+
+
 # ---- bad input
 
 

@@ -1,0 +1,73 @@
+; Patterns shared by JavaScript, TypeScript and TSX (included through "; inherits: ecma").
+; Capture contract: see python.scm.
+
+; ---- definitions
+(class_declaration
+  name: (_) @name
+  body: (class_body) @body) @def.class
+
+(function_declaration
+  name: (identifier) @name
+  body: (statement_block) @body) @def.function
+
+(generator_function_declaration
+  name: (identifier) @name
+  body: (statement_block) @body) @def.function
+
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name
+  body: (statement_block) @body) @def.method
+
+; functions assigned to a name: const f = (...) => ..., const f = function (...) {...}
+(variable_declarator
+  name: (identifier) @name
+  value: [
+    (arrow_function body: (_) @body)
+    (function_expression body: (_) @body)
+  ]) @def.function
+
+; top-level UPPER_CASE constants, exported or not
+(program
+  (lexical_declaration
+    (variable_declarator
+      name: (identifier) @name
+      value: [(number) (string) (template_string) (object) (array) (call_expression) (member_expression)
+              (binary_expression) (new_expression) (identifier) (true) (false) (unary_expression)]) @def.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator
+        name: (identifier) @name
+        value: [(number) (string) (template_string) (object) (array) (call_expression) (member_expression)
+                (binary_expression) (new_expression) (identifier) (true) (false) (unary_expression)]) @def.constant))
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; ---- imports
+(import_statement source: (string (string_fragment) @import.module)) @import
+(import_statement
+  (import_clause (identifier) @import.name)
+  source: (string (string_fragment) @import.module)) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name)))
+  source: (string (string_fragment) @import.module)) @import
+(export_statement source: (string (string_fragment) @import.module)) @import
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name))
+  source: (string (string_fragment) @import.module)) @import
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @import.module))
+  (#eq? @_require "require")) @import
+(call_expression
+  function: (import)
+  arguments: (arguments . (string (string_fragment) @import.module))) @import
+
+; ---- references
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (member_expression property: (property_identifier) @ref.call))
+(new_expression constructor: (identifier) @ref.call)
+(new_expression constructor: (member_expression property: (property_identifier) @ref.call))
+(arguments (identifier) @ref.name)
+(decorator (identifier) @ref.name)
+(decorator (call_expression function: (identifier) @ref.name))

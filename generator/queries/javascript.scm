@@ -1,0 +1,4 @@
+; inherits: ecma, jsx
+; JavaScript: the shared ECMAScript and JSX patterns, plus base classes (TypeScript nests them differently).
+(class_heritage (identifier) @ref.name)
+(class_heritage (member_expression property: (property_identifier) @ref.name))

@@ -1,0 +1,2 @@
+; inherits: typescript, jsx
+; TSX is TypeScript with JSX.

@@ -1,0 +1,45 @@
+; inherits: ecma
+; TypeScript: the shared ECMAScript patterns plus types, interfaces, enums and namespaces.
+
+(abstract_class_declaration
+  name: (type_identifier) @name
+  body: (class_body) @body) @def.class
+
+(interface_declaration
+  name: (type_identifier) @name
+  body: (interface_body) @body) @def.interface
+
+(type_alias_declaration
+  name: (type_identifier) @name) @def.type
+
+(enum_declaration
+  name: (identifier) @name
+  body: (enum_body) @body) @def.enum
+
+(internal_module
+  name: [(identifier) (nested_identifier)] @name
+  body: (statement_block) @body) @def.namespace
+
+(module
+  name: (string (string_fragment) @name)
+  body: (statement_block) @body) @def.namespace
+
+(method_signature name: (property_identifier) @name) @def.method
+(abstract_method_signature name: (property_identifier) @name) @def.method
+(function_signature name: (identifier) @name) @def.function
+
+; import fs = require("fs")
+(import_statement
+  (import_require_clause source: (string (string_fragment) @import.module))) @import
+
+; types used
+(extends_clause value: (identifier) @ref.name)
+(extends_clause value: (member_expression property: (property_identifier) @ref.name))
+(type_annotation (type_identifier) @ref.name)
+(generic_type name: (type_identifier) @ref.name)
+(type_arguments (type_identifier) @ref.name)
+(extends_type_clause type: (type_identifier) @ref.name)
+(implements_clause (type_identifier) @ref.name)
+(implements_clause (generic_type name: (type_identifier) @ref.name))
+(union_type (type_identifier) @ref.name)
+(array_type (type_identifier) @ref.name)
