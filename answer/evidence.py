@@ -1,0 +1,376 @@
+"""Retrieve and enrich: question -> ranked files, their wiki pages, promoted symbols and the evidence text.
+
+Retrieval is the index's hybrid search (the same file ranking `rank_files` gives), so get_answer and the
+evaluation rank files identically. A relational question ("how does X talk to Y?") also runs each side as a
+sub-query; files found by both sides get a 2x boost. The top two file pages are enriched with their symbols'
+docstrings and source excerpts; symbols the question names are promoted (400-char docstring, 40-line body
+excerpt) and put first. Everything shown to the model is cut to one character budget, and the text shown per
+path is kept so grading checks the answer against exactly what the model saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answer.contract import SymbolBody, SymbolEvidence
+from answer.grade import content_terms, coverage, dominance, retrieval_quality
+from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
+from generator.sql import in_list, prefix_filter
+from sourcebook.errors import AccessError, NotFoundError
+
+if TYPE_CHECKING:
+    from answer.contract import RetrievalQuality
+    from answer.search import FileHit, SpanHit
+    from generator.index import IndexStore
+
+log = logging.getLogger(__name__)
+
+EVIDENCE_BUDGET = 24_000
+EVIDENCE_BUDGET_WIDE = 32_000
+SEARCH_LIMIT = 20
+RELATIONAL_BOOST = 2.0
+ENRICHED_FILES = 2
+ENRICH_DOC_CHARS = 200
+ENRICH_EXCERPT_LINES = 6
+ENRICH_MAX_SYMBOLS = 12
+PROMOTED_DOC_CHARS = 400
+PROMOTED_BODY_LINES = 40
+PROMOTED_MAX = 4
+SPANS_PER_FILE = 2
+EVIDENCE_FILES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    path: str
+    qualname: str
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    docstring: str
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> SymbolInfo:
+        return cls(row["path"], row["qualname"], row["name"], row["kind"], int(row["start_line"]),
+                   int(row["end_line"]), row.get("signature") or "", row.get("docstring") or "")
+
+
+@dataclass(slots=True)
+class RankedFile:
+    path: str
+    score: float
+    tiers: tuple[str, ...]
+    spans: list[SpanHit] = field(default_factory=list)
+    in_both: bool = False  # relational: found by both sides
+
+    @property
+    def best_lines(self) -> tuple[int, int] | None:
+        return (self.spans[0].start_line, self.spans[0].end_line) if self.spans else None
+
+
+@dataclass(frozen=True, slots=True)
+class PageInfo:
+    title: str
+    summary: str
+
+
+@dataclass(slots=True)
+class Evidence:
+    question: str
+    files: list[RankedFile]
+    pages: dict[str, PageInfo]
+    file_symbols: dict[str, list[SymbolEvidence]]  # the top two files
+    promoted: list[SymbolInfo]
+    texts: dict[str, str]  # path -> the evidence text shown for it
+    text: str  # the whole evidence, within budget
+    indexed: dict[str, str]  # path -> sha of the indexed content
+    quality: RetrievalQuality
+    coverage: float
+    exact_symbol: bool
+    degraded_search: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def paths(self) -> list[str]:
+        return [f.path for f in self.files]
+
+    @property
+    def scores(self) -> list[float]:
+        return [f.score for f in self.files]
+
+
+# ---------------------------------------------------------------- pure: ranking
+
+def fuse_relational(main: Sequence[FileHit], side_a: Sequence[FileHit],
+                    side_b: Sequence[FileHit]) -> list[tuple[str, float, tuple[str, ...], bool]]:
+    """Sum each list's max-normalised scores; a file both sides found gets RELATIONAL_BOOST x.
+
+    Returns (path, score, tiers, in_both), best first.
+    """
+    scores: dict[str, float] = {}
+    tiers: dict[str, set[str]] = {}
+    for hits in (main, side_a, side_b):
+        top = max((h.score for h in hits), default=0.0) or 1.0
+        for hit in hits:
+            scores[hit.path] = scores.get(hit.path, 0.0) + hit.score / top
+            tiers.setdefault(hit.path, set()).update(hit.tiers)
+    both = {h.path for h in side_a} & {h.path for h in side_b}
+    fused = [(path, score * (RELATIONAL_BOOST if path in both else 1.0), tuple(sorted(tiers[path])),
+              path in both) for path, score in scores.items()]
+    fused.sort(key=lambda item: (-item[1], item[0]))
+    return fused
+
+
+def group_spans(files: Iterable[tuple[str, float, tuple[str, ...], bool]],
+                hits: Sequence[SpanHit]) -> list[RankedFile]:
+    by_path: dict[str, list[SpanHit]] = {}
+    for hit in hits:
+        by_path.setdefault(hit.path, []).append(hit)
+    return [RankedFile(path, score, tiers, by_path.get(path, []), both) for path, score, tiers, both in files]
+
+
+def symbol_matches(identifiers: Sequence[str], symbols: Sequence[SymbolInfo]) -> list[SymbolInfo]:
+    """Symbols a question names exactly (qualname, a dotted suffix of it, or the bare name)."""
+    wanted: dict[str, int] = {}
+    for order, ident in enumerate(identifiers):
+        for part in identifier_parts(ident):
+            wanted.setdefault(part, order)
+    found = [s for s in symbols if s.qualname in wanted or s.name in wanted]
+    # the question's first identifier first; classes and functions before variables
+    kind_rank = {"class": 0, "function": 1, "method": 1}
+    found.sort(key=lambda s: (min(wanted.get(s.qualname, 99), wanted.get(s.name, 99)),
+                              kind_rank.get(s.kind, 2), s.path, s.start_line))
+    return found
+
+
+# ---------------------------------------------------------------- pure: text
+
+def excerpt_lines(text: str, start: int, end: int, limit: int) -> str:
+    lines = text.split("\n")
+    start = max(1, start)
+    end = min(len(lines), end, start + limit - 1)
+    return "\n".join(lines[start - 1:end])
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def promoted_block(sym: SymbolInfo, source: str) -> str:
+    body = excerpt_lines(source, sym.start_line, sym.end_line, PROMOTED_BODY_LINES) if source else ""
+    parts = [f"### {sym.path}:{sym.start_line}-{sym.end_line} {sym.kind} {sym.qualname}"]
+    if sym.docstring:
+        parts.append(_cut(sym.docstring.strip(), PROMOTED_DOC_CHARS))
+    if body:
+        parts.append(f"```\n{body}\n```")
+    return "\n".join(parts)
+
+
+def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
+               symbols: Sequence[SymbolEvidence]) -> str:
+    parts = [f"## [{rank}] {ranked.path}"]
+    if page is not None:
+        parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
+                     f"Page: {page.title}")
+    for sym in symbols:
+        line = f"- {sym.kind} {sym.qualname} (lines {sym.lines[0]}-{sym.lines[1]})"
+        if sym.signature:
+            line += f": {sym.signature}"
+        parts.append(line)
+        if sym.docstring:
+            parts.append(f"  {sym.docstring}")
+        if sym.excerpt:
+            parts.append("  ```\n" + "\n".join("  " + x for x in sym.excerpt.split("\n")) + "\n  ```")
+    for span in ranked.spans[:SPANS_PER_FILE]:
+        if span.snippet:
+            parts.append(f"{ranked.path}:{span.start_line}-{span.end_line}\n```\n{span.snippet}\n```")
+    return "\n".join(parts)
+
+
+def assemble(blocks: Sequence[tuple[str, str]], budget: int) -> tuple[str, dict[str, str]]:
+    """Concatenate (path, block) in priority order within `budget` characters; the block that crosses the
+    budget is cut, the rest dropped. Returns the text and, per path, the text shown for it."""
+    out: list[str] = []
+    shown: dict[str, str] = {}
+    used = 0
+    for path, block in blocks:
+        room = budget - used
+        if room <= 80:
+            break
+        piece = block if len(block) + 2 <= room else _cut(block, room - 2)
+        out.append(piece)
+        used += len(piece) + 2
+        shown[path] = (shown.get(path, "") + "\n" + piece).strip()
+    return "\n\n".join(out), shown
+
+
+# ---------------------------------------------------------------- I/O: the index
+
+def _rows(store: IndexStore, table: str, where: str, columns: list[str],
+          limit: int = 2000) -> list[dict[str, Any]]:
+    tbl = store.table(table)
+    return list(tbl.search().where(where).select(columns).limit(limit).to_arrow().to_pylist())
+
+
+def _symbols_of(store: IndexStore, paths: Sequence[str]) -> list[SymbolInfo]:
+    if not paths:
+        return []
+    cols = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
+    return [SymbolInfo.from_row(r) for r in _rows(store, "symbols", in_list("path", list(paths)), cols)]
+
+
+def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | None) -> list[SymbolInfo]:
+    names = sorted({part for ident in identifiers for part in identifier_parts(ident) if len(part) >= 2})
+    if not names:
+        return []
+    where = f"({in_list('name', names)} OR {in_list('qualname', names)})"
+    scoped = prefix_filter("path", scope)
+    if scoped:
+        where += f" AND {scoped}"
+    cols = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
+    return [SymbolInfo.from_row(r) for r in _rows(store, "symbols", where, cols, limit=200)]
+
+
+def _pages_of(store: IndexStore, paths: Sequence[str]) -> dict[str, PageInfo]:
+    if not paths or store.table("pages").count_rows() == 0:
+        return {}
+    cols = ["target_path", "kind", "title", "summary"]
+    rows = _rows(store, "pages", in_list("target_path", list(paths)), cols)
+    return {r["target_path"]: PageInfo(r["title"], r["summary"]) for r in rows if r["kind"] == "file"}
+
+
+def _files_of(store: IndexStore, paths: Sequence[str], with_text: Sequence[str]) -> tuple[dict[str, str],
+                                                                                         dict[str, str]]:
+    """(path -> indexed sha, path -> indexed text for `with_text`)."""
+    if not paths:
+        return {}, {}
+    shas = {r["path"]: r["sha"] for r in _rows(store, "files", in_list("path", list(paths)), ["path", "sha"])}
+    texts: dict[str, str] = {}
+    if with_text:
+        for r in _rows(store, "files", in_list("path", list(with_text)), ["path", "text"]):
+            texts[r["path"]] = r["text"]
+    return shas, texts
+
+
+def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidence]:
+    """A file page's symbols for the evidence: docstring head and the first lines of the source."""
+    ordered = sorted(syms, key=lambda s: (s.kind not in {"class", "function", "method"}, s.start_line))
+    out = []
+    for sym in ordered[:ENRICH_MAX_SYMBOLS]:
+        excerpt = excerpt_lines(source, sym.start_line, sym.end_line, ENRICH_EXCERPT_LINES) if source else ""
+        out.append(SymbolEvidence(
+            qualname=sym.qualname, kind=sym.kind, lines=(sym.start_line, sym.end_line),
+            signature=sym.signature,
+            docstring=_cut(sym.docstring.strip(), ENRICH_DOC_CHARS) or None, excerpt=excerpt or None))
+    return out
+
+
+def retrieve(store: IndexStore, question: str, scope: str | None = None,
+             budget: int = EVIDENCE_BUDGET) -> Evidence:
+    """Search, fuse (relational), enrich and assemble the evidence for `question`."""
+    from answer.search import search_codebase
+
+    idents = extract_identifiers(question)
+    main = search_codebase(store, question, "hybrid", scope, SEARCH_LIMIT)
+    notes = list(main.notes)
+    degraded = main.degraded
+    hits = list(main.hits)
+    sides = relational_parts(question)
+    if sides:
+        side_a = search_codebase(store, sides[0], "hybrid", scope, SEARCH_LIMIT)
+        side_b = search_codebase(store, sides[1], "hybrid", scope, SEARCH_LIMIT)
+        degraded = degraded or side_a.degraded or side_b.degraded
+        fused = fuse_relational(main.files, side_a.files, side_b.files)
+        seen = {(h.path, h.start_line) for h in hits}
+        hits += [h for h in [*side_a.hits, *side_b.hits] if (h.path, h.start_line) not in seen]
+    else:
+        fused = [(f.path, f.score, f.tiers, False) for f in main.files]
+    files = group_spans(fused, hits)[:SEARCH_LIMIT]
+
+    promoted = symbol_matches(idents.names, _named_symbols(store, idents.names, scope))[:PROMOTED_MAX]
+    top = [f.path for f in files[:ENRICHED_FILES]]
+    promoted_paths = [s.path for s in promoted]
+    evidence_paths = list(dict.fromkeys([*(f.path for f in files[:EVIDENCE_FILES]), *promoted_paths]))
+    shas, sources = _files_of(store, evidence_paths, list(dict.fromkeys([*top, *promoted_paths])))
+    pages = _pages_of(store, [f.path for f in files[:5]])
+    by_path: dict[str, list[SymbolInfo]] = {}
+    for sym in _symbols_of(store, top):
+        by_path.setdefault(sym.path, []).append(sym)
+    file_symbols = {path: _file_symbols(by_path.get(path, []), sources.get(path, "")) for path in top}
+
+    blocks: list[tuple[str, str]] = [(s.path, promoted_block(s, sources.get(s.path, ""))) for s in promoted]
+    for rank, ranked in enumerate(files[:EVIDENCE_FILES], start=1):
+        blocks.append((ranked.path, file_block(rank, ranked, pages.get(ranked.path),
+                                               file_symbols.get(ranked.path, []))))
+    text, shown = assemble(blocks, budget)
+
+    terms = content_terms(question)
+    top_text = f"{files[0].path}\n{shown.get(files[0].path, '')}" if files else ""
+    cover = coverage(terms, top_text)
+    exact = bool(files) and any(s.path == files[0].path for s in promoted)
+    quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact)
+    log.debug("retrieval for %r: %d files, dominance %.2f, coverage %.2f -> %s", question[:60], len(files),
+              dominance([f.score for f in files]), cover, quality)
+    return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,
+                    texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
+                    degraded_search=degraded, notes=notes)
+
+
+# ---------------------------------------------------------------- I/O: live bodies
+
+def live_sha(root: Path, path: str) -> str | None:
+    from generator.scan import read_source
+
+    try:
+        return hashlib.sha256(read_source(root, path)).hexdigest()
+    except (NotFoundError, AccessError, OSError):
+        return None
+
+
+def _bounds_hold(lines: list[str], sym: SymbolInfo) -> bool:
+    """The indexed span still starts at the definition: its name appears in the first lines (decorators)."""
+    if sym.end_line > len(lines) or sym.start_line < 1:
+        return False
+    head = "\n".join(lines[sym.start_line - 1: min(sym.end_line, sym.start_line + 5)])
+    return sym.name in head
+
+
+def live_body(root: Path, sym: SymbolInfo, indexed_sha: str | None) -> SymbolBody | None:
+    """The symbol's full body from disk. When the file changed since indexing, the bounds are re-derived by
+    parsing the live file; `changed_since_index` says so. None when the symbol is gone."""
+    from generator.scan import decode, read_source
+
+    try:
+        raw = read_source(root, sym.path)
+    except (NotFoundError, AccessError, OSError):
+        return None
+    changed = indexed_sha is not None and hashlib.sha256(raw).hexdigest() != indexed_sha
+    lines = decode(raw).split("\n")
+    start, end = sym.start_line, sym.end_line
+    if changed or not _bounds_hold(lines, sym):
+        relocated = _reparse_bounds(sym, raw)
+        if relocated is None:
+            return None
+        start, end = relocated
+    return SymbolBody(qualname=sym.qualname, kind=sym.kind, path=sym.path, start_line=start, end_line=end,
+                      body="\n".join(lines[start - 1:end]), changed_since_index=True if changed else None)
+
+
+def _reparse_bounds(sym: SymbolInfo, raw: bytes) -> tuple[int, int] | None:
+    from generator.facts import SourceFile
+    from generator.languages import detect_language
+    from generator.parse import extract
+
+    source = SourceFile(path=sym.path, language=detect_language(sym.path), size=len(raw),
+                        sha=hashlib.sha256(raw).hexdigest())
+    for fresh in extract(source, raw).symbols:
+        if fresh.qualname == sym.qualname:
+            return fresh.start_line, fresh.end_line
+    return None

@@ -1,0 +1,117 @@
+"""Evidence -> a cited answer, through the provider layer's ChatModel (Instructor-validated).
+
+The reply model's validator only accepts citations that are paths of the evidence; Instructor re-asks with
+the validation error, and when every re-ask fails the provider raises ProviderOutputError. Both that and a
+transport failure become `SynthesisFailed`, which the engine turns into a degraded reply.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from sourcebook.errors import ProviderError, SourcebookError
+
+if TYPE_CHECKING:
+    from generator.provider import ChatModel
+
+log = logging.getLogger(__name__)
+
+PROMPT_VERSION = "answer-prompt-1"
+REPLY_TOKENS = 1024  # room kept for the answer itself
+PROMPT_OVERHEAD_CHARS = 1500  # system prompt, question, schema: kept out of the evidence budget
+CHARS_PER_TOKEN = 3.0  # same pessimistic rule as the provider layer
+
+SYSTEM_PROMPT = """You answer questions about a code repository for a coding agent.
+Use ONLY the evidence given. Every claim must come from it. Name the functions, classes and files involved
+exactly as the evidence spells them, and cite files inline as `path` (optionally `path:line`).
+`citations` lists the repository paths you relied on; each must be one of the evidence paths.
+If the evidence does not answer the question, say exactly what it does not show rather than guessing.
+Be concise: a few sentences or a short list."""
+
+_LOCATION_SUFFIX = re.compile(r"(?::\d+(?:[-–]\d+)?|#L\d+(?:-L?\d+)?)$")
+
+
+class SynthesizedAnswer(BaseModel):
+    """What the model must return: an answer with inline citations and the list of cited paths."""
+
+    answer: str = Field(description="The answer, citing files inline as `path` or `path:line`.")
+    citations: list[str] = Field(default_factory=list,
+                                 description="Repository paths the answer relies on, from the evidence.")
+
+    @field_validator("citations", mode="before")
+    @classmethod
+    def _plain_paths(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        cleaned: dict[str, None] = {}
+        for item in value:
+            text = _LOCATION_SUFFIX.sub("", str(item).strip().strip("`").removeprefix("./"))
+            if text:
+                cleaned.setdefault(text, None)
+        return list(cleaned)
+
+    @field_validator("citations")
+    @classmethod
+    def _from_evidence(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        allowed = (info.context or {}).get("allowed_paths")
+        if allowed is None:
+            return value
+        outside = [path for path in value if path not in allowed]
+        if outside:
+            shown = ", ".join(sorted(allowed)[:20])
+            raise ValueError(
+                f"citations must be paths from the evidence; not in the evidence: {', '.join(outside)}. "
+                f"Cite only these paths: {shown}")
+        return value
+
+
+class SynthesisFailed(SourcebookError):
+    """The provider failed, timed out or never produced valid output after re-asks."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Synthesis:
+    answer: str
+    citations: tuple[str, ...]
+    model: str
+
+
+def evidence_budget_for(chat: ChatModel, wanted_chars: int) -> int:
+    """The evidence budget that still fits the model's context window next to the prompt and the reply."""
+    room_tokens = chat.context_tokens - REPLY_TOKENS
+    room_chars = int(room_tokens * CHARS_PER_TOKEN) - PROMPT_OVERHEAD_CHARS
+    return max(0, min(wanted_chars, room_chars))
+
+
+def build_messages(question: str, evidence_text: str) -> list[dict[str, str]]:
+    user = f"Question: {question.strip()}\n\nEvidence:\n{evidence_text}\n\nQuestion again: {question.strip()}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths: Sequence[str]) -> Synthesis:
+    """Ask the model; return its validated answer or raise SynthesisFailed."""
+    try:
+        reply = chat.complete(
+            SynthesizedAnswer,
+            build_messages(question, evidence_text),
+            max_tokens=REPLY_TOKENS,
+            context={"allowed_paths": frozenset(allowed_paths)},
+            label="answer",
+        )
+    except ProviderError as exc:
+        log.warning("answer synthesis failed: %s", exc)
+        raise SynthesisFailed(str(exc)) from exc
+    answer = reply.answer.strip()
+    if not answer:
+        raise SynthesisFailed("the model returned an empty answer")
+    return Synthesis(answer=answer, citations=tuple(reply.citations), model=chat.id)
