@@ -168,7 +168,20 @@ def _git_list(root: Path) -> list[str] | None:
         log.debug("git ls-files failed in %s: %s", root, proc.stderr.decode(errors="replace").strip())
         return None
     names = {os.fsdecode(raw) for raw in proc.stdout.split(b"\0") if raw}
+    if not names and _git_ignores_root(root):
+        return None  # a checkout placed inside another repository's ignored directory: not git's to list
     return sorted(name.rstrip("/") for name in names)
+
+
+def _git_ignores_root(root: Path) -> bool:
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "-C", str(root), "check-ignore", "-q", "."],
+            capture_output=True, check=False, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
 
 
 def _load_gitignore(directory: Path) -> GitIgnoreSpec | None:

@@ -57,6 +57,16 @@ def test_git_repo_lists_tracked_and_untracked_but_not_ignored(make_repo: MakeRep
     assert {s.path: s.reason for s in result.skipped} == {".gitignore": "unsupported type"}
 
 
+def test_subdirectory_of_a_git_repo_and_ignored_subdirectory(make_repo: MakeRepo) -> None:
+    root = make_repo({".gitignore": "vendored_checkout/\n", "top.py": "", "sub/a.py": "", "sub/in/b.py": "",
+                      "vendored_checkout/c.py": "", "vendored_checkout/d/e.py": ""})
+    _git(root, "init", "-q")
+    sub = scan(_config(root / "sub"))
+    assert (sub.mode, [f.path for f in sub.files]) == ("git", ["a.py", "in/b.py"])
+    ignored = scan(_config(root / "vendored_checkout"))
+    assert (ignored.mode, [f.path for f in ignored.files]) == ("walk", ["c.py", "d/e.py"])
+
+
 def test_git_tracked_file_deleted_from_disk_is_skipped(make_repo: MakeRepo) -> None:
     root = make_repo({"a.py": "a = 1\n", "b.py": "b = 1\n"})
     _git(root, "init", "-q")
