@@ -13,7 +13,9 @@ Order of priority: seeds by score (the top match first), then the definitions th
 seeds' key callers (at most MAX_CALLERS per seed, best-ranked first). Greedy: a candidate that does not fit
 is skipped and smaller ones after it may still fit. The first seed is always included: if it alone is larger
 than the budget it is cut to whole lines (or, if a single line is too long, to characters) and marked
-`truncated`, so a query that matched anything never comes back empty.
+`truncated`, so a query that matched anything never comes back empty. Explicit targets (files, ranges,
+symbols the agent named) that overflow are likewise cut to the remaining budget when at least
+MIN_TRUNCATED_TOKENS are left, rather than dropped.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ DEFAULT_BUDGET_TOKENS = 4000
 MAX_BUDGET_TOKENS = 200_000
 MAX_CALLEES = 6  # per seed
 MAX_CALLERS = 3  # per seed
+MIN_TRUNCATED_TOKENS = 32  # a named target is cut to fit only if at least this much budget is left
 
 Reason = Literal["match", "target", "callee", "caller"]
 SymbolKey = tuple[str, str]  # (path, qualname)
@@ -207,8 +210,9 @@ def pack(candidates: Sequence[Candidate], read: Callable[[str, int, int], str | 
         if used + cost <= budget_tokens:
             packed.append(span)
             used += cost
-        elif not packed:
+        elif not packed or (cand.reason == "target" and budget_tokens - used >= MIN_TRUNCATED_TOKENS):
             # The top (first readable) match alone overflows: keep its head rather than return nothing.
+            # A target the agent named explicitly is likewise cut to what is left rather than dropped.
             cut, last = _truncate(text, cand.start_line, budget_tokens - used)
             span = replace(span, text=cut, end_line=last, tokens=count_tokens(cut), truncated=True)
             packed.append(span)

@@ -126,3 +126,12 @@ def test_parse_target(text: str, kind: str, value: str, lines: tuple[int, int]) 
 def test_parse_target_refuses_garbage(text: str) -> None:
     with pytest.raises(UsageError):
         parse_target(text, lambda p: False)
+
+
+def test_named_targets_are_cut_to_the_remaining_budget_not_dropped() -> None:
+    cands = [Candidate("util.py", 1, 2, "target", 1.0), Candidate("app.py", 1, 200, "target", 1.0),
+             Candidate("util.py", 30, 31, "caller", 0.1)]
+    packed = pack(cands, read, 100)
+    assert [s.path for s in packed.spans[:2]] == ["util.py", "app.py"]
+    assert packed.spans[1].truncated
+    assert packed.used_tokens <= 100

@@ -1,0 +1,297 @@
+"""The HTTP API: one endpoint per agent tool, the OpenAPI schema, and the built wiki under /wiki/.
+
+Every endpoint is a thin shell over `answer.tools.Tools`; the one error boundary turns a SourcebookError into
+its `http_status` with a JSON body `{"error": <kind>, "message": ..., "problems": [...]}`.
+
+Security, in the order a request meets it (one ASGI middleware, before routing):
+1. When a token is configured, `Authorization: Bearer <token>` must match (constant-time compare) on every
+   request, the schema and the wiki included; otherwise 401.
+2. Bodies larger than `max_body_bytes` are refused with 413, whether announced by Content-Length or streamed.
+A server bound to a non-loopback address without a token refuses to start (`check_bind`).
+
+Body fields take precedence over query-string fields on every POST, and either works alone, so
+`POST /ask?q=x` and `POST /ask {"question": "x"}` are the same request.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from sourcebook import __version__
+from sourcebook.errors import AccessError, SourcebookError, UsageError
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from answer.tools import Tools
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+TOKEN_ENV = "SOURCEBOOK_TOKEN"  # noqa: S105 (the name of the variable, not a secret)
+
+
+def is_loopback(host: str) -> bool:
+    if host in {"localhost", "ip6-localhost"}:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to expose the API beyond this machine without a bearer token."""
+    if not is_loopback(host) and not token:
+        raise AccessError(
+            f"refusing to bind {host}: serving beyond loopback requires a bearer token "
+            f"(--token or ${TOKEN_ENV})")
+
+
+# ---------------------------------------------------------------- request bodies
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AskBody(_Body):
+    question: str | None = Field(None, description="The question about the code base.")
+    q: str | None = Field(None, description="Alias of `question`.")
+    scope: str | None = Field(None, description="Path prefix to restrict retrieval to.")
+    repo: str | None = Field(None, description="Repository alias in a workspace.")
+    include: list[str] | None = Field(None, description='Extra sections: "evidence", "diagnostics".')
+
+
+class SearchBody(_Body):
+    query: str | None = None
+    q: str | None = None
+    type: str | None = Field(None, description="lexical | symbolic | semantic | hybrid")
+    scope: str | None = None
+    limit: int | None = Field(None, ge=1, le=100)
+    repo: str | None = None
+
+
+class ContextBody(_Body):
+    query: str | None = None
+    q: str | None = None
+    targets: list[str] | None = Field(None, description="Paths, path:START-END ranges or symbol names.")
+    budget_tokens: int | None = Field(None, ge=1)
+    scope: str | None = None
+    repo: str | None = None
+
+
+class IndexBody(_Body):
+    paths: list[str] | None = Field(None, description="Paths to (re)index; omitted = the whole tree.")
+    prune: bool | None = Field(None, description="Delete indexed files absent from the request.")
+    repo: str | None = None
+
+
+class RememberBody(_Body):
+    text: str | None = None
+    scope: str | None = None
+    repo: str | None = None
+
+
+def _merge(query: dict[str, Any], body: BaseModel | None) -> dict[str, Any]:
+    """Query-string values overridden by whatever the body sets (None = not set)."""
+    merged = {k: v for k, v in query.items() if v is not None}
+    if body is not None:
+        merged.update({k: v for k, v in body.model_dump().items() if v is not None})
+    return merged
+
+
+def _split_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+# ---------------------------------------------------------------- middleware
+
+
+class Guard:
+    """Bearer token on every request, then a hard cap on the body size."""
+
+    def __init__(self, app: ASGIApp, token: str | None, max_body_bytes: int) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        if self.token is not None:
+            given = headers.get(b"authorization", b"")
+            scheme, _, value = given.partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
+                await _send_json(send, 401, {"error": "Unauthorized",
+                                             "message": "missing or wrong bearer token"},
+                                 extra=[(b"www-authenticate", b"Bearer")])
+                return
+        length = headers.get(b"content-length")
+        if length is not None:
+            try:
+                announced = int(length)
+            except ValueError:
+                await _send_json(send, 400, {"error": "BadRequest", "message": "bad Content-Length"})
+                return
+            if announced > self.max_body_bytes:
+                await _send_json(send, 413, _too_large(self.max_body_bytes))
+                return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body_bytes:
+                    raise _BodyTooLarge(self.max_body_bytes)
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _BodyTooLarge:
+            await _send_json(send, 413, _too_large(self.max_body_bytes))
+
+
+class _BodyTooLarge(HTTPException):
+    # An HTTPException so that FastAPI's body parser re-raises it instead of turning it into a 400.
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body larger than {limit} bytes")
+
+
+def _too_large(limit: int) -> dict[str, str]:
+    return {"error": "PayloadTooLarge", "message": f"request body larger than {limit} bytes"}
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any],
+                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()), *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+# ---------------------------------------------------------------- the app
+
+
+def error_payload(exc: SourcebookError) -> dict[str, Any]:
+    payload: dict[str, Any] = {"error": type(exc).__name__, "message": str(exc)}
+    problems = getattr(exc, "problems", None)
+    if problems:
+        payload["problems"] = problems
+    return payload
+
+
+def create_app(tools: Tools, token: str | None = None,
+               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, serve_wiki: bool = True) -> FastAPI:
+    """The FastAPI app over `tools`. Wrap it in nothing else: the guard is installed here."""
+    app = FastAPI(title="sourcebook", version=__version__,
+                  description="Answers and code context for coding agents, from a sourcebook index.")
+
+    @app.exception_handler(SourcebookError)
+    async def _sourcebook_error(_: Request, exc: SourcebookError) -> JSONResponse:
+        if exc.http_status >= 500:
+            log.warning("%s: %s", type(exc).__name__, exc)
+        return JSONResponse(error_payload(exc), status_code=exc.http_status)
+
+    @app.get("/health", summary="Liveness and the repositories served")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__, "repos": tools.workspace.aliases,
+                "default": tools.workspace.default}
+
+    @app.get("/ask", summary="get_answer: a cited answer with graded confidence (call this first)")
+    def ask_get(*, q: str = Query(..., description="The question."), repo: str | None = None,
+                scope: str | None = None, include: str | None = Query(None, description="comma-separated"),
+                ) -> dict[str, Any]:
+        return tools.get_answer(q, scope=scope, repo=repo, include=_split_list(include) or [])
+
+    @app.post("/ask", summary="get_answer with the question in the body (body beats query string)")
+    def ask_post(*, body: AskBody | None = None, q: str | None = None, repo: str | None = None,
+                 scope: str | None = None, include: str | None = None) -> dict[str, Any]:
+        args = _merge({"question": q, "repo": repo, "scope": scope, "include": _split_list(include)}, body)
+        question = args.get("question") or args.get("q")
+        if not question:
+            raise UsageError("a question is required (body 'question' or query 'q')")
+        return tools.get_answer(question, scope=args.get("scope"), repo=args.get("repo"),
+                                include=args.get("include") or [])
+
+    def _search(args: dict[str, Any]) -> dict[str, Any]:
+        return tools.search_codebase(args.get("query") or args.get("q") or "",
+                                     type=args.get("type") or "hybrid", scope=args.get("scope"),
+                                     limit=int(args.get("limit") or 10), repo=args.get("repo"))
+
+    @app.get("/search", summary="search_codebase: ranked files and spans (lexical/symbolic/semantic/hybrid)")
+    def search_get(*, q: str = "", type: str = "hybrid", scope: str | None = None,
+                   limit: int = Query(10, ge=1, le=100), repo: str | None = None) -> dict[str, Any]:
+        return _search({"q": q, "type": type, "scope": scope, "limit": limit, "repo": repo})
+
+    @app.post("/search", summary="search_codebase with a JSON body")
+    def search_post(*, body: SearchBody | None = None, q: str | None = None, type: str | None = None,
+                    scope: str | None = None, limit: int | None = Query(None, ge=1, le=100),
+                    repo: str | None = None) -> dict[str, Any]:
+        return _search(_merge({"q": q, "type": type, "scope": scope, "limit": limit, "repo": repo}, body))
+
+    def _context(args: dict[str, Any]) -> dict[str, Any]:
+        return tools.get_context(query=args.get("query") or args.get("q"), targets=args.get("targets"),
+                                 budget_tokens=args.get("budget_tokens"), scope=args.get("scope"),
+                                 repo=args.get("repo"))
+
+    @app.get("/context", summary="get_context: the most relevant code packed into a token budget")
+    def context_get(*, q: str | None = None, targets: str | None = Query(None, description="comma-separated"),
+                    budget_tokens: int | None = Query(None, ge=1), scope: str | None = None,
+                    repo: str | None = None) -> dict[str, Any]:
+        return _context({"q": q, "targets": _split_list(targets), "budget_tokens": budget_tokens,
+                         "scope": scope, "repo": repo})
+
+    @app.post("/context", summary="get_context with a JSON body")
+    def context_post(*, body: ContextBody | None = None, q: str | None = None,
+                     budget_tokens: int | None = Query(None, ge=1), scope: str | None = None,
+                     repo: str | None = None) -> dict[str, Any]:
+        return _context(_merge({"q": q, "budget_tokens": budget_tokens, "scope": scope, "repo": repo}, body))
+
+    @app.get("/symbol", summary="get_symbol: definitions, signature, docstring, live body, callers/callees")
+    def symbol(*, name: str, path: str | None = None, repo: str | None = None) -> dict[str, Any]:
+        return tools.get_symbol(name, path=path, repo=repo)
+
+    @app.get("/file", summary="read_file: the indexed content of one file (404 when not indexed)")
+    def read_file(*, path: str, start_line: int | None = Query(None, ge=1),
+                  end_line: int | None = Query(None, ge=1), repo: str | None = None) -> dict[str, Any]:
+        return tools.read_file(path, start_line=start_line, end_line=end_line, repo=repo)
+
+    @app.get("/structure", summary="get_repo_structure: file tree with symbol counts")
+    def structure(*, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
+        return tools.get_repo_structure(scope=scope, repo=repo)
+
+    @app.post("/index", summary="index: incremental (re)index of given paths or the whole tree")
+    def index(*, body: IndexBody | None = None, repo: str | None = None) -> dict[str, Any]:
+        args = _merge({"repo": repo}, body)
+        return tools.index(paths=args.get("paths"), prune=bool(args.get("prune", False)),
+                           repo=args.get("repo"))
+
+    @app.post("/remember", summary="remember: record a dated fact (episode) about this checkout")
+    def remember(*, body: RememberBody | None = None, text: str | None = None, scope: str | None = None,
+                 repo: str | None = None) -> dict[str, Any]:
+        args = _merge({"text": text, "scope": scope, "repo": repo}, body)
+        return tools.remember(args.get("text") or "", scope=args.get("scope"), repo=args.get("repo"))
+
+    if serve_wiki:
+        site_dir = tools.workspace.resolve(None).site_dir
+        app.mount("/wiki", StaticFiles(directory=site_dir, html=True, check_dir=False), name="wiki")
+
+    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
+    return app

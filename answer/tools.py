@@ -1,0 +1,630 @@
+"""The agent tools, one implementation each, shared by the CLI, the HTTP API and the MCP server.
+
+Every tool takes plain arguments plus `repo` (a workspace alias) and returns a JSON-ready dict. Errors are
+SourcebookErrors (the front ends turn them into exit codes, HTTP statuses or MCP error results):
+NotFoundError for "not indexed" / unknown alias (404), AccessError for paths outside the repository (403),
+UsageError for malformed input (400). A retrieval outage is not an error: search and context answer an empty
+result with `degraded: true` and a note.
+
+Per repository the index store is opened once and re-opened when another process (or the `index` tool)
+has written a newer index; the reference graph used by get_symbol and get_context is built lazily from the
+indexed file texts and cached for that index state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answer.context import (
+    DEFAULT_BUDGET_TOKENS,
+    Candidate,
+    Packed,
+    SymbolKey,
+    Target,
+    expand,
+    pack,
+    parse_target,
+)
+from answer.paths import normalize_rel_path, resolve_in_root, under_scope
+from answer.workspace import Workspace, load_workspace
+from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
+
+if TYPE_CHECKING:
+    from generator.index import IndexStore
+    from sourcebook.config import Config
+
+log = logging.getLogger(__name__)
+
+STORE_RECHECK_S = 2.0  # how often a long-running server looks for a newer index written by someone else
+MAX_BODY_LINES = 400
+MAX_SYMBOL_MATCHES = 10
+MAX_READ_CHARS = 400_000
+SEARCH_LIMIT_MAX = 100
+
+
+def _outage_errors() -> tuple[type[BaseException], ...]:
+    """What a vanished or damaged LanceDB table raises mid-query (never KeyboardInterrupt)."""
+    import pyarrow as pa
+
+    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+
+
+class RepoState:
+    """One repository's open index and derived caches. Thread-safe: the HTTP server shares it."""
+
+    def __init__(self, alias: str, config: Config) -> None:
+        self.alias = alias
+        self.config = config
+        self._lock = threading.RLock()
+        self._store: IndexStore | None = None
+        self._store_state: Any = None
+        self._checked_at = 0.0
+        self._graph: Any = None
+        self._graph_state: Any = None
+        self.index_lock = threading.Lock()
+
+    # ------------------------------------------------------------ the index
+
+    def _current_state(self) -> Any:
+        from generator.index import _connect, _read_meta
+
+        meta = _read_meta(_connect(self.config.index_location))
+        return None if meta is None else (meta.get("updated_at"), str(meta.get("versions")))
+
+    def store(self) -> IndexStore:
+        """The open index; raises IndexStoreError when there is none (or it is unusable)."""
+        from generator.index import open_index
+
+        with self._lock:
+            now = time.monotonic()
+            if self._store is not None and now - self._checked_at < STORE_RECHECK_S:
+                return self._store
+            self._checked_at = now
+            if self._store is not None:
+                try:
+                    if self._current_state() == self._store_state:
+                        return self._store
+                except _outage_errors() as exc:
+                    log.warning("%s: cannot check the index state: %s", self.alias, exc)
+                    return self._store
+            store = open_index(self.config)
+            self._store = store
+            self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
+            return store
+
+    def store_or_none(self) -> IndexStore | None:
+        try:
+            return self.store()
+        except IndexStoreError as exc:
+            log.info("%s: no usable index: %s", self.alias, exc)
+            return None
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._store = None
+            self._checked_at = 0.0
+
+    # ------------------------------------------------------------ table reads
+
+    def files(self) -> list[dict[str, Any]]:
+        """Indexed files (path, sha, language, kind, symbol_count, line_count), cached per index state."""
+        store = self.store_or_none()
+        if store is None:
+            return []
+        cached = store.cache.get("surfaces.files")
+        if cached is None:
+            tbl = store.table("files")
+            cols = ["path", "sha", "language", "kind", "symbol_count", "line_count", "size"]
+            cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+            store.cache["surfaces.files"] = cached
+        return list(cached)
+
+    def indexed_paths(self) -> dict[str, dict[str, Any]]:
+        store = self.store_or_none()
+        if store is None:
+            return {}
+        cached = store.cache.get("surfaces.paths")
+        if cached is None:
+            cached = {row["path"]: row for row in self.files()}
+            store.cache["surfaces.paths"] = cached
+        return dict(cached)
+
+    def file_text(self, path: str) -> str | None:
+        """The indexed text of one file, or None when it is not indexed."""
+        from generator.sql import equals
+
+        store = self.store_or_none()
+        if store is None or path not in self.indexed_paths():
+            return None
+        texts: dict[str, str] = store.cache.setdefault("surfaces.texts", {})
+        if path not in texts:
+            rows = (store.table("files").search().where(equals("path", path)).select(["text"]).limit(1)
+                    .to_arrow().to_pylist())
+            if not rows:
+                return None
+            texts[path] = rows[0]["text"] or ""
+        return texts[path]
+
+    def symbols(self) -> list[dict[str, Any]]:
+        from answer.search import _symbol_table
+
+        store = self.store_or_none()
+        return [] if store is None else _symbol_table(store)
+
+    # ------------------------------------------------------------ the reference graph
+
+    def graph(self) -> Any:
+        """RepoGraph over the indexed files (parsed from their indexed text), or None when unavailable."""
+        store = self.store_or_none()
+        if store is None:
+            return None
+        with self._lock:
+            if self._graph is not None and self._graph_state == self._store_state:
+                return self._graph
+            try:
+                from generator.graph import build_graph
+                from generator.parse import extract
+            except ImportError as exc:
+                log.warning("reference graph unavailable: %s", exc)
+                return None
+            from generator.facts import SourceFile
+
+            started = time.perf_counter()
+            facts = []
+            for row in self.files():
+                text = self.file_text(row["path"]) or ""
+                source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0),
+                                    row["sha"], row.get("kind") or "code")
+                facts.append(extract(source, text.encode("utf-8")))
+            self._graph = build_graph(facts)
+            self._graph_state = self._store_state
+            log.info("%s: reference graph of %d files in %.2fs", self.alias, len(facts),
+                     time.perf_counter() - started)
+            return self._graph
+
+
+# ---------------------------------------------------------------- helpers (pure)
+
+
+def _lines(text: str, start: int, end: int) -> str:
+    return "\n".join(text.split("\n")[start - 1:end])
+
+
+def build_tree(files: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Nest flat file rows into a directory tree; directories carry totals, children sorted dirs-first."""
+    root: dict[str, Any] = {"name": "", "path": "", "type": "dir", "files": 0, "symbols": 0, "children": {}}
+    for row in sorted(files, key=lambda r: r["path"]):
+        parts = row["path"].split("/")
+        node = root
+        for depth, part in enumerate(parts[:-1]):
+            node["files"] += 1
+            node["symbols"] += int(row.get("symbol_count") or 0)
+            child = node["children"].get(part)
+            if child is None:
+                child = {"name": part, "path": "/".join(parts[:depth + 1]), "type": "dir", "files": 0,
+                         "symbols": 0, "children": {}}
+                node["children"][part] = child
+            node = child
+        node["files"] += 1
+        node["symbols"] += int(row.get("symbol_count") or 0)
+        node["children"][parts[-1]] = {
+            "name": parts[-1], "path": row["path"], "type": "file", "language": row.get("language") or "",
+            "kind": row.get("kind") or "", "symbols": int(row.get("symbol_count") or 0),
+            "lines": int(row.get("line_count") or 0)}
+
+    def finish(node: dict[str, Any]) -> dict[str, Any]:
+        if node["type"] != "dir":
+            return node
+        kids = [finish(c) for c in node["children"].values()]
+        kids.sort(key=lambda c: (c["type"] != "dir", c["name"]))
+        return {**node, "children": kids}
+
+    return finish(root)
+
+
+def match_symbols(rows: Sequence[dict[str, Any]], name: str, path: str | None = None) -> list[dict[str, Any]]:
+    """Definitions `name` refers to: "path::Qual.name", an exact qualname, a dotted module path ending in a
+    qualname ("flask.app.Flask.route"), or a bare name. The most specific kind of match wins."""
+    name = name.strip()
+    if "::" in name:
+        path, name = name.split("::", 1)
+    if path:
+        path = normalize_rel_path(path)
+    last = name.replace("::", ".").replace("#", ".").split(".")[-1]
+    pool = [r for r in rows if r["name"] == last and (not path or r["path"] == path)]
+    if not pool:
+        return []
+
+    def score(row: dict[str, Any]) -> int:
+        qual = row["qualname"]
+        if qual == name:
+            return 3
+        if name.endswith("." + qual):
+            module = name[: -len(qual) - 1].replace(".", "/")
+            stem = row["path"].rsplit(".", 1)[0]
+            return 2 if stem.endswith((module, module + "/__init__")) else 1
+        return 0
+
+    best = max(score(r) for r in pool)
+    kind_order = {"class": 0, "function": 1, "method": 1}
+    chosen = [r for r in pool if score(r) == best]
+    chosen.sort(key=lambda r: (kind_order.get(r["kind"], 2), r["path"], r["start_line"]))
+    return chosen[:MAX_SYMBOL_MATCHES]
+
+
+# ---------------------------------------------------------------- the tools
+
+
+class Tools:
+    """The agent tools over a workspace. One instance per process; safe to share across threads."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._states: dict[str, RepoState] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_path(cls, path: Path | str | None = None) -> Tools:
+        return cls(load_workspace(path))
+
+    def state(self, repo: str | None = None) -> RepoState:
+        alias = self.workspace.alias_for(repo)
+        with self._lock:
+            if alias not in self._states:
+                self._states[alias] = RepoState(alias, self.workspace.resolve(alias))
+            return self._states[alias]
+
+    # ------------------------------------------------------------ get_answer
+
+    def get_answer(self, question: str, scope: str | None = None, repo: str | None = None,
+                   include: Sequence[str] = ()) -> dict[str, Any]:
+        from answer.engine import get_answer
+
+        if not question or not question.strip():
+            raise UsageError("a question is required")
+        st = self.state(repo)
+        reply = get_answer(_EngineContext(st), question, scope=scope, repo=st.alias, include=tuple(include))
+        return reply.to_dict() if hasattr(reply, "to_dict") else dict(reply)
+
+    # ------------------------------------------------------------ search_codebase
+
+    def search_codebase(self, query: str, type: str = "hybrid", scope: str | None = None,
+                        limit: int = 10, repo: str | None = None) -> dict[str, Any]:
+        from answer.search import SEARCH_TYPES, search_codebase
+
+        if type not in SEARCH_TYPES:
+            raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
+        if not 1 <= limit <= SEARCH_LIMIT_MAX:
+            raise UsageError(f"limit must be between 1 and {SEARCH_LIMIT_MAX}")
+        st = self.state(repo)
+        try:
+            store = st.store()
+        except IndexStoreError as exc:
+            return {"query": query, "type": type, "scope": scope, "repo": st.alias, "files": [], "hits": [],
+                    "degraded": True, "notes": [str(exc)]}
+        result = search_codebase(store, query, type=type, scope=scope, limit=limit)
+        return {
+            "query": result.query, "type": result.type, "scope": scope, "repo": st.alias,
+            "files": [asdict(f) for f in result.files],
+            "hits": [asdict(h) for h in result.hits],
+            "degraded": result.degraded, "notes": list(result.notes),
+            "seconds": round(result.seconds, 4),
+        }
+
+    # ------------------------------------------------------------ get_context
+
+    def get_context(self, query: str | None = None, targets: Sequence[str] | None = None,
+                    budget_tokens: int | None = None, scope: str | None = None,
+                    repo: str | None = None) -> dict[str, Any]:
+        budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else int(budget_tokens)
+        if budget < 1:
+            raise UsageError("budget_tokens must be at least 1")
+        if not (query and query.strip()) and not targets:
+            raise UsageError("give a query or at least one target (path, path:START-END or symbol name)")
+        st = self.state(repo)
+        notes: list[str] = []
+        missing: list[str] = []
+        degraded = False
+        seeds: list[Candidate] = []
+        if targets:
+            if st.store_or_none() is None:
+                raise NotFoundError(f"repository {st.alias!r} is not indexed: run `sourcebook index`")
+            seeds, missing = self._target_seeds(st, targets)
+            if not seeds:
+                raise NotFoundError(f"none of the targets is indexed: {', '.join(missing)}")
+        if query and query.strip():
+            found = self.search_codebase(query, "hybrid", scope, 8, repo=st.alias)
+            degraded = bool(found["degraded"])
+            notes.extend(found["notes"])
+            seeds.extend(self._hit_seeds(st, found["hits"]))
+        candidates = self._expand(st, seeds, notes)
+        if candidates:
+            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e), budget)
+        else:
+            packed = Packed([], budget, 0, 0)
+        return {
+            "query": query, "targets": list(targets or []), "repo": st.alias, "scope": scope,
+            "budget_tokens": packed.budget_tokens, "used_tokens": packed.used_tokens,
+            "counting_rule": packed.counting_rule, "skipped": packed.skipped, "missing": missing,
+            "spans": [asdict(s) for s in packed.spans], "degraded": degraded, "notes": notes,
+        }
+
+    def _target_seeds(self, st: RepoState, targets: Sequence[str]) -> tuple[list[Candidate], list[str]]:
+        indexed = st.indexed_paths()
+        seeds: list[Candidate] = []
+        missing: list[str] = []
+        for raw in targets:
+            target = parse_target(raw, lambda p: _clean(p) in indexed)
+            if target.kind == "symbol":
+                rows = match_symbols(st.symbols(), target.value)
+                if rows:
+                    seeds.extend(Candidate(r["path"], r["start_line"], r["end_line"], "target", 1.0,
+                                           r["qualname"]) for r in rows)
+                    continue
+                if _clean(target.value) not in indexed:  # "util.py" may name a file, not a symbol
+                    missing.append(raw)
+                    continue
+                target = Target("file", target.value)
+            path = normalize_rel_path(target.value)  # a traversal attempt is refused, not "missing"
+            row = indexed.get(path)
+            if row is None:
+                missing.append(raw)
+                continue
+            last = max(int(row.get("line_count") or 1), 1)
+            if target.kind == "file":
+                seeds.append(Candidate(path, 1, last, "target", 1.0))
+            else:
+                start = min(target.start_line, last)
+                end = min(max(target.end_line, start), last)
+                seeds.append(Candidate(path, start, end, "target", 1.0, _enclosing(st, path, start, end)))
+        return seeds, missing
+
+    def _hit_seeds(self, st: RepoState, hits: Sequence[dict[str, Any]]) -> list[Candidate]:
+        seeds = []
+        for hit in hits:
+            if not hit.get("end_line"):
+                continue
+            symbol = hit.get("symbol") or _enclosing(st, hit["path"], hit["start_line"], hit["end_line"])
+            seeds.append(Candidate(hit["path"], int(hit["start_line"]), int(hit["end_line"]), "match",
+                                   float(hit["score"]), symbol or ""))
+        return seeds
+
+    def _expand(self, st: RepoState, seeds: list[Candidate], notes: list[str]) -> list[Candidate]:
+        if not seeds:
+            return []
+        graph = st.graph()
+        if graph is None:
+            notes.append("reference graph unavailable: callers/callees not added")
+            return seeds
+        where = {(r["path"], r["qualname"]): (int(r["start_line"]), int(r["end_line"])) for r in st.symbols()}
+
+        def locate(key: SymbolKey) -> tuple[int, int] | None:
+            return where.get(key)
+
+        # Name-resolved edges are noisy; keep only those the import graph makes possible: a seed calls into
+        # its own file or files it imports, and is called from its own file or files importing it.
+        calls: dict[SymbolKey, list[SymbolKey]] = {}
+        callers: dict[SymbolKey, list[SymbolKey]] = {}
+        for seed in seeds:
+            key = (seed.path, seed.symbol)
+            reach_out = {seed.path, *graph.depends_on.get(seed.path, ())}
+            reach_in = {seed.path, *graph.used_by.get(seed.path, ())}
+            calls[key] = [k for k in graph.calls.get(key, ()) if k[0] in reach_out and k != key]
+            callers[key] = [k for k in graph.callers.get(key, ()) if k[0] in reach_in and k != key]
+        return expand(seeds, calls, callers, locate, getattr(graph, "symbol_rank", {}))
+
+    def _read_span(self, st: RepoState, path: str, start: int, end: int) -> str | None:
+        text = st.file_text(path)
+        return None if text is None else _lines(text, start, end)
+
+    # ------------------------------------------------------------ get_symbol
+
+    def get_symbol(self, name: str, path: str | None = None, repo: str | None = None,
+                   include_body: bool = True) -> dict[str, Any]:
+        if not name or not name.strip():
+            raise UsageError("a symbol name is required")
+        st = self.state(repo)
+        if st.store_or_none() is None:
+            raise NotFoundError(f"repository {st.alias!r} is not indexed: run `sourcebook index`")
+        rows = match_symbols(st.symbols(), name, path)
+        if not rows:
+            import difflib
+
+            names = sorted({r["name"] for r in st.symbols()})
+            close = difflib.get_close_matches(name.rsplit(".", maxsplit=1)[-1], names, n=5, cutoff=0.75)
+            hint = f"; did you mean: {', '.join(close)}" if close else ""
+            raise NotFoundError(f"no indexed symbol named {name!r}{hint}")
+        graph = st.graph()
+        out = []
+        for row in rows:
+            entry: dict[str, Any] = {
+                "qualname": row["qualname"], "name": row["name"], "kind": row["kind"], "path": row["path"],
+                "start_line": int(row["start_line"]), "end_line": int(row["end_line"]),
+                "signature": row.get("signature") or "", "docstring": row.get("docstring") or ""}
+            if include_body:
+                entry.update(self._live_body(st, row))
+            if graph is not None:
+                key = (row["path"], row["qualname"])
+                entry["callees"] = [{"path": p, "qualname": q} for p, q in graph.calls.get(key, [])][:50]
+                entry["callers"] = [{"path": p, "qualname": q} for p, q in graph.callers.get(key, [])][:50]
+            out.append(entry)
+        return {"name": name, "repo": st.alias, "definitions": out}
+
+    def _live_body(self, st: RepoState, row: dict[str, Any]) -> dict[str, Any]:
+        """The symbol's body read from disk now, with its line bounds checked against the index."""
+        from generator.scan import decode
+
+        start, end = int(row["start_line"]), int(row["end_line"])
+        try:
+            resolved, rel = resolve_in_root(st.config.root, row["path"])
+            raw = resolved.read_bytes()
+        except OSError as exc:
+            return {"body": None, "verified": False, "note": f"cannot read the file now: {exc}"}
+        live = decode(raw)
+        import hashlib
+
+        indexed = st.indexed_paths().get(rel, {})
+        changed = bool(indexed) and hashlib.sha256(raw).hexdigest() != indexed.get("sha")
+        note = ""
+        if changed:
+            moved = _relocate(rel, raw, row)
+            if moved is None:
+                return {"body": None, "verified": False, "changed_since_index": True,
+                        "note": "the file changed since indexing and the symbol is no longer found in it"}
+            start, end = moved
+            note = "the file changed since indexing; bounds re-read from the live file"
+        lines = live.split("\n")
+        if not 1 <= start <= end <= len(lines):
+            return {"body": None, "verified": False, "changed_since_index": changed,
+                    "note": f"indexed bounds {start}-{end} fall outside the live file ({len(lines)} lines)"}
+        verified = row["name"] in "\n".join(lines[start - 1:min(end, start + 5)])
+        body_end = min(end, start + MAX_BODY_LINES - 1)
+        result: dict[str, Any] = {"body": "\n".join(lines[start - 1:body_end]), "body_start_line": start,
+                                  "body_end_line": body_end, "verified": verified,
+                                  "changed_since_index": changed, "truncated": body_end < end}
+        if note:
+            result["note"] = note
+        return result
+
+    # ------------------------------------------------------------ read_file
+
+    def read_file(self, path: str, start_line: int | None = None, end_line: int | None = None,
+                  repo: str | None = None) -> dict[str, Any]:
+        st = self.state(repo)
+        _, rel = resolve_in_root(st.config.root, path)  # refuses escapes before anything else
+        text = st.file_text(rel)
+        if text is None:
+            raise NotFoundError(f"{rel} is not in the index (not indexed, skipped, or no such file)")
+        row = st.indexed_paths()[rel]
+        lines = text.split("\n")
+        total = len(lines) if text else 0
+        start = start_line or 1
+        end = min(end_line or total, total)
+        if start < 1 or (end_line is not None and end_line < start):
+            raise UsageError("line range must satisfy 1 <= start_line <= end_line")
+        content = "\n".join(lines[start - 1:end]) if text else ""
+        truncated = len(content) > MAX_READ_CHARS
+        return {"path": rel, "repo": st.alias, "language": row.get("language") or "", "sha": row.get("sha"),
+                "start_line": start if total else 0, "end_line": end, "total_lines": total,
+                "content": content[:MAX_READ_CHARS], "truncated": truncated}
+
+    # ------------------------------------------------------------ get_repo_structure
+
+    def get_repo_structure(self, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
+        st = self.state(repo)
+        files = st.files()
+        if scope:
+            prefix = normalize_rel_path(scope, allow_root=True)
+            files = [f for f in files if under_scope(f["path"], prefix)]
+        return {"repo": st.alias, "scope": scope, "indexed": st.store_or_none() is not None,
+                "files": len(files), "symbols": sum(int(f.get("symbol_count") or 0) for f in files),
+                "tree": build_tree(files)}
+
+    # ------------------------------------------------------------ index
+
+    def index(self, paths: Sequence[str] | None = None, prune: bool = False,
+              repo: str | None = None) -> dict[str, Any]:
+        """Upsert the requested files (or the whole tree); with prune, indexed files not requested go."""
+        from generator.embed import get_embedder
+        from generator.index import update_index
+        from generator.parse import extract
+        from generator.scan import decode, read_source, scan
+
+        st = self.state(repo)
+        config = st.config
+        wanted: list[str] | None = None
+        if paths:
+            wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]
+        with st.index_lock:
+            known = {p: row["sha"] for p, row in st.indexed_paths().items()}
+            scanned = scan(config)
+            files = scanned.files
+            if wanted is not None:
+                files = [f for f in files if _requested(f.path, wanted)]
+            facts = {}
+            texts = {}
+            for f in files:
+                if known.get(f.path) == f.sha:
+                    continue  # unchanged: update_index skips it, so parsing it would be wasted
+                try:
+                    source = read_source(config.root, f.path)
+                except SourcebookError as exc:  # vanished between scan and read: index the rest
+                    log.warning("%s", exc)
+                    continue
+                facts[f.path] = extract(f, source)
+                texts[f.path] = decode(source)
+            files = [f for f in files if f.path in facts or known.get(f.path) == f.sha]
+            report = update_index(config, files, facts, None, get_embedder(config.embed), prune=prune,
+                                  texts=texts)
+            st.invalidate()
+        seen = {f.path for f in files}
+        not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen)]
+        skipped = [asdict(s) for s in scanned.skipped if wanted is None or _requested(s.path, wanted)]
+        return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
+                "not_found": not_found, "skipped": skipped[:200]}
+
+    # ------------------------------------------------------------ remember
+
+    def remember(self, text: str, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
+        from answer.episodes import EpisodeStore
+
+        st = self.state(repo)
+        episode = EpisodeStore(st.config.out_dir).record(text, scope)
+        return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
+
+
+class _EngineContext:
+    """What the answer engine gets from a front end: the config and an already open store, if any."""
+
+    def __init__(self, st: RepoState) -> None:
+        self.state = st
+        self.config = st.config
+        self.alias = st.alias
+
+    @property
+    def store(self) -> IndexStore | None:
+        return self.state.store_or_none()
+
+
+def _requested(path: str, wanted: Sequence[str]) -> bool:
+    """True when `path` is one of the requested paths or lies under a requested directory ("" = all)."""
+    return any(w in ("", path) or path.startswith(w + "/") for w in wanted)
+
+
+def _clean(path: str) -> str:
+    try:
+        return normalize_rel_path(path)
+    except SourcebookError:
+        return path
+
+
+def _enclosing(st: RepoState, path: str, start: int, end: int) -> str:
+    """The innermost indexed symbol of `path` whose lines contain [start, end], or ""."""
+    best = ""
+    best_size = None
+    for row in st.symbols():
+        if row["path"] != path or not (row["start_line"] <= start and end <= row["end_line"]):
+            continue
+        size = row["end_line"] - row["start_line"]
+        if best_size is None or size < best_size:
+            best, best_size = row["qualname"], size
+    return best
+
+
+def _relocate(path: str, raw: bytes, row: dict[str, Any]) -> tuple[int, int] | None:
+    """Re-parse a changed file and return the symbol's new (start, end) lines, or None if it is gone."""
+    from generator.facts import SourceFile
+    from generator.languages import detect_language
+    from generator.parse import extract
+
+    facts = extract(SourceFile(path, detect_language(path), len(raw), ""), raw)
+    for sym in facts.symbols:
+        if sym.qualname == row["qualname"]:
+            return sym.start_line, sym.end_line
+    return None

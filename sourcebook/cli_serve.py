@@ -1,0 +1,56 @@
+"""`sourcebook serve` (the HTTP API + wiki) and `sourcebook mcp` (the MCP server, stdio or HTTP)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+_PATH_HELP = "Repository root, or a sourcebook-workspace.toml (or a directory holding one)."
+
+
+@click.command("serve")
+@click.argument("path", default=".", type=click.Path(exists=True))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
+              help="Bearer token required on every request (required for a non-loopback --host).")
+@click.option("--max-body", default=1_000_000, show_default=True, type=click.IntRange(1),
+              help="Largest request body accepted, in bytes (larger: 413).")
+def serve_command(path: str, host: str, port: int, token: str | None, max_body: int) -> None:
+    """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
+    its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH."""
+    import uvicorn
+
+    from answer.http_api import check_bind, create_app
+    from answer.tools import Tools
+
+    check_bind(host, token)
+    tools = Tools.for_path(path)
+    app = create_app(tools, token=token or None, max_body_bytes=max_body)
+    click.echo(f"sourcebook API for {', '.join(tools.workspace.aliases)} on http://{host}:{port} "
+               f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@click.command("mcp")
+@click.argument("path", default=".", type=click.Path(exists=True))
+@click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
+@click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
+              help="Bearer token for --http (required for a non-loopback --host).")
+def mcp_command(path: str, use_http: bool, host: str, port: int, token: str | None) -> None:
+    """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…)."""
+    from answer.mcp_server import run_http, run_stdio
+    from answer.tools import Tools
+
+    tools = Tools.for_path(path)
+    if use_http:
+        run_http(tools, host, port, token=token or None)
+    else:
+        os.environ.setdefault("NO_COLOR", "1")
+        run_stdio(tools)
+
+
+COMMANDS = [serve_command, mcp_command]
