@@ -124,7 +124,8 @@ def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: 
     if not text or tbl.count_rows() == 0:
         return []
     match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
-    query = tbl.search(match, query_type="fts").select(columns).limit(limit)
+    # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
+    query = tbl.search(match, query_type="fts").select([*columns, "_score"]).limit(limit)
     where = prefix_filter("target_path" if table == "pages" else "path", scope)
     if where:
         query = query.where(where, prefilter=True)
@@ -191,12 +192,11 @@ def _regex(store: IndexStore, pattern: str, scope: str | None, limit: int) -> li
     for row in _chunk_texts(store):
         if not _in_scope(row["path"], scope):
             continue
-        match = compiled.search(row["text"])
-        if match:
+        for match in compiled.finditer(row["text"]):
             line = row["start_line"] + row["text"].count("\n", 0, match.start())
             out.append(_Cand(row["path"], line, line, row["symbol"], _line_of(row["text"], match.start())))
-            if len(out) >= limit * 5:
-                break
+            if len(out) >= limit * 10:
+                return out
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
 import warnings
 from collections.abc import Iterable, Sequence
@@ -189,6 +190,8 @@ _PATH_COL = {"chunks": "path", "symbols": "path", "files": "path", "pages": "tar
 # ---------------------------------------------------------------- opening
 
 def _connect(uri: str) -> Any:
+    # LanceDB's Rust side logs deprecation chatter to stderr; our own logging reports what matters
+    os.environ.setdefault("LANCE_LOG", "error")
     import lancedb
 
     return lancedb.connect(uri)
@@ -275,7 +278,7 @@ def _write_meta(db: Any, state: dict[str, Any]) -> None:
     if META_TABLE in _table_names(db):
         tbl = db.open_table(META_TABLE)
         tbl.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(row)
-        tbl.cleanup_old_versions(timedelta(0))
+        _optimize(tbl)
     else:
         db.create_table(META_TABLE, data=row, schema=_schema("meta", 0))
 
@@ -288,9 +291,10 @@ def _fresh_tables(db: Any, dim: int) -> dict[str, Any]:
     return {name: db.create_table(name, schema=_schema(name, dim)) for name in DATA_TABLES}
 
 
-def _open_for_write(db: Any, meta: dict[str, Any]) -> dict[str, Any]:
+def _open_for_write(db: Any, meta: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """Data tables rolled back to the versions the meta row names (undoing an interrupted run)."""
     tables = {}
+    restored = False
     for name in DATA_TABLES:
         tbl = db.open_table(name)
         wanted = int(meta["versions"][name])
@@ -299,8 +303,9 @@ def _open_for_write(db: Any, meta: dict[str, Any]) -> dict[str, Any]:
                         name, tbl.version, wanted)
             tbl.checkout(wanted)
             tbl.restore()
+            restored = True
         tables[name] = tbl
-    return tables
+    return tables, restored
 
 
 def _existing(tbl: Any, columns: list[str], where: str | None = None) -> list[dict[str, Any]]:
@@ -349,6 +354,14 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
                                               remove_stop_words=False), replace=True)
 
 
+def _optimize(tbl: Any) -> None:
+    """Compact, fold new rows into the indexes, and delete every older version."""
+    with warnings.catch_warnings():
+        # readers pin the meta row's versions, which are the ones kept; see the module docstring
+        warnings.simplefilter("ignore", UserWarning)
+        tbl.optimize(cleanup_older_than=timedelta(0))
+
+
 def _read_text(root: Path, path: str) -> str:
     from generator.scan import decode, read_source
 
@@ -386,10 +399,10 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
             log.warning("rebuilding the index at %s: %s", uri, rebuild_reason)
         report.rebuilt = rebuild_reason
         tables = _fresh_tables(db, dim)
-        meta = {"versions": {}}
+        meta, restored = {"versions": {}}, False
     else:
         assert meta is not None
-        tables = _open_for_write(db, meta)
+        tables, restored = _open_for_write(db, meta)
 
     indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
     current = {f.path: f for f in files}
@@ -426,22 +439,24 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     written["pages"] = _write_pages(tables["pages"], pages, deleted, embedder, report)
     _replace_rows(tables["files"], "files", f_rows, touched)
 
-    for name, tbl in tables.items():
-        if written[name] or rebuild_reason:
-            # a full FTS rebuild keeps BM25 statistics exact; it is cheap next to parsing and embedding
-            _ensure_fts(tbl, rebuild=True)
-            with warnings.catch_warnings():
-                # readers pin the meta row's versions, which are the ones kept; see the module docstring
-                warnings.simplefilter("ignore", UserWarning)
-                tbl.optimize(cleanup_older_than=timedelta(0))
-    wrote = any(written.values())
-    state = {
-        "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim,
-        "versions": {name: tbl.version for name, tbl in tables.items()},
+    dirty = [name for name in DATA_TABLES if written[name] or rebuild_reason or restored]
+    for name in dirty:
+        # a full FTS rebuild keeps BM25 statistics exact; it is cheap next to parsing and embedding
+        _ensure_fts(tables[name], rebuild=True)
+        tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
+    versions = {name: int(tbl.version) for name, tbl in tables.items()}
+    state: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim, "versions": versions,
         "updated_at": time.time(), "files": len(files),
     }
-    if wrote or rebuild_reason or state["versions"] != meta.get("versions"):
+    if dirty or versions != meta.get("versions"):
         _write_meta(db, state)
+        # only now may older versions go: the meta row names the newest, and optimizing an optimized table
+        # makes no new version (checked below all the same)
+        for name in dirty:
+            _optimize(tables[name])
+        if any(tables[name].version != versions[name] for name in dirty):
+            _write_meta(db, {**state, "versions": {n: t.version for n, t in tables.items()}})
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
              len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)
@@ -474,3 +489,41 @@ def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str
         tbl.delete(in_list("target_path", deleted))
         return True
     return False
+
+
+def _indexed_hashes(config: Config) -> dict[str, str]:
+    """path -> content hash of the last complete run ({} when there is no usable index)."""
+    try:
+        store = open_index(config, embedder=None)
+        return {r["path"]: r["sha"] for r in _existing(store.table("files"), ["path", "sha"])}
+    except IndexStoreError:
+        return {}
+
+
+def index_repository(config: Config, *, prune: bool = True,
+                     embedder: Embedder | str | None = "config") -> IndexReport:
+    """scan + parse + update_index without the wiki: what `sourcebook index` runs (pages are kept)."""
+    from generator.parse import extract
+    from generator.scan import decode, read_source, scan
+
+    if embedder == "config":
+        from generator.embed import get_embedder
+
+        embedder = get_embedder(config.embed)
+    scanned = scan(config)
+    known = _indexed_hashes(config)
+    facts: dict[str, FileFacts] = {}
+    texts: dict[str, str] = {}
+    for f in scanned.files:
+        if known.get(f.path) == f.sha:
+            continue  # unchanged: update_index skips it, so parsing it would be wasted
+        try:
+            source = read_source(config.root, f.path)
+        except SourcebookError as exc:  # vanished between scan and read: index the rest
+            log.warning("%s", exc)
+            continue
+        facts[f.path] = extract(f, source)
+        texts[f.path] = decode(source)
+    files = [f for f in scanned.files if f.path in facts or known.get(f.path) == f.sha]
+    return update_index(config, files, facts, None, None if isinstance(embedder, str) else embedder,
+                        prune, texts=texts)

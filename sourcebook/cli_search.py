@@ -1,0 +1,93 @@
+"""`sourcebook search`, `sourcebook index` and `sourcebook eval`: the index and retrieval from the shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+_TYPES = ["hybrid", "lexical", "symbolic", "semantic", "regex"]
+
+
+@click.command("index")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--prune/--no-prune", default=True, show_default=True,
+              help="Remove indexed files that no longer exist.")
+def index_command(path: str, prune: bool) -> None:
+    """Build or update the search index of PATH (no wiki pages are written)."""
+    from generator.index import index_repository
+    from sourcebook.config import load_config
+
+    report = index_repository(load_config(Path(path)), prune=prune)
+    vectors = (f"{report.embedded} embedded, {report.embed_reused} reused ({report.embedder})"
+               if report.embedder != "none" else "no vectors (full-text only)")
+    click.echo(f"indexed {report.files_total} files: {report.files_indexed} new or changed, "
+               f"{report.files_unchanged} unchanged, {report.files_deleted} removed; "
+               f"{report.chunks_written} chunks, {report.symbols_written} symbols; {vectors}; "
+               f"{report.seconds:.2f}s" + (f" (rebuilt: {report.rebuilt})" if report.rebuilt else ""))
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--type", "type_", type=click.Choice(_TYPES), default="hybrid", show_default=True)
+@click.option("--scope", default=None, help="Only paths starting with this prefix.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--path", "repo", default=".", type=click.Path(file_okay=False), help="Repository root.")
+def search_command(query: str, type_: str, scope: str | None, limit: int, as_json: bool,  # noqa: PLR0917
+                   repo: str) -> None:
+    """Search the index: ranked files and spans for QUERY."""
+    from answer.search import search_codebase
+    from generator.index import open_index
+    from sourcebook.config import load_config
+
+    store = open_index(load_config(Path(repo)))
+    result = search_codebase(store, query, type=type_, scope=scope, limit=limit)
+    if as_json:
+        click.echo(json.dumps({
+            "query": result.query, "type": result.type, "degraded": result.degraded, "notes": result.notes,
+            "files": [{"path": f.path, "score": f.score, "tiers": list(f.tiers)} for f in result.files],
+            "hits": [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line, "score": h.score,
+                      "tiers": list(h.tiers), "symbol": h.symbol, "snippet": h.snippet} for h in result.hits],
+        }, indent=2))
+        return
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    if not result.files:
+        click.echo("no results")
+        return
+    click.echo("files:")
+    for i, f in enumerate(result.files, start=1):
+        click.echo(f"{i:3}. {f.path}  ({f.score:.4f}; {', '.join(f.tiers)})")
+    click.echo("spans:")
+    for h in result.hits:
+        label = f"  {h.symbol}" if h.symbol else ""
+        click.echo(f"  {h.path}:{h.start_line}-{h.end_line}{label}  ({', '.join(h.tiers)})")
+
+
+@click.command("eval")
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@click.option("--path", "repo", default=".", type=click.Path(file_okay=False), help="Repository root.")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON line per question.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+def eval_command(questions: str, repo: str, out: str | None, limit: int) -> None:
+    """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
+    from answer.evaluate import format_metrics, load_questions, run, score
+    from generator.index import open_index
+    from sourcebook.config import load_config
+
+    store = open_index(load_config(Path(repo)))
+    outcomes = run(store, load_questions(questions), limit=limit)
+    if out:
+        with Path(out).open("w", encoding="utf-8") as fh:
+            for outcome in outcomes:
+                fh.write(json.dumps(outcome.as_json()) + "\n")
+    metrics = score(outcomes)
+    click.echo(format_metrics(metrics))
+
+
+COMMANDS = [search_command, index_command, eval_command]

@@ -1,0 +1,198 @@
+"""The LanceDB index, for real, in temp dirs: incremental runs, pruning, versions, incompatibility."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator import index as ix
+from generator.index import index_repository, open_index, update_index
+from sourcebook.config import load_config
+from sourcebook.errors import IndexStoreError
+
+FILES = {
+    "pkg/config.py": '"""Configuration loading."""\n\n\nclass Config(dict):\n    """Holds settings."""\n\n'
+                     "    def from_file(self, filename, load):\n        with open(filename) as fh:\n"
+                     "            return self.update(load(fh))\n",
+    "pkg/app.py": "from pkg.config import Config\n\n\ndef create_app():\n    app = {}\n"
+                  "    app['config'] = Config()\n    return app\n",
+    "docs/usage.md": ("# Usage\n\nCall create_app to build the application.\n\n## Settings\n\n"
+                      "Use from_file.\n"),
+    "tests/test_app.py": "from pkg.app import create_app\n\n\ndef test_create_app():\n"
+                         "    assert create_app()\n",
+}
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing vectors; counts what it is asked to embed."""
+
+    def __init__(self, dim: int = 32, name: str = "fake") -> None:
+        self._dim = dim
+        self._name = name
+        self.calls: list[str] = []
+
+    @property
+    def id(self) -> str:
+        return f"{self._name}-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.calls.extend(texts)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"[a-z]+", text.lower()):
+                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self._dim] += 1.0
+            norm = np.linalg.norm(out[i])
+            out[i] = out[i] / norm if norm else out[i]
+        return out
+
+
+@pytest.fixture
+def repo(make_repo):
+    return make_repo(FILES)
+
+
+def _versions(config, name: str) -> int:
+    return len(list((Path(config.index_location) / f"{name}.lance" / "_versions").iterdir()))
+
+
+def test_build_then_open(repo):
+    config = load_config(repo)
+    report = index_repository(config, embedder=None)
+    assert report.files_indexed == 4
+    assert report.rebuilt == "new index"
+    store = open_index(config)
+    assert store.table("files").count_rows() == 4
+    assert store.table("chunks").count_rows() >= 4
+    assert store.table("symbols").count_rows(ix.in_list("path", ["pkg/config.py"])) == 2
+    assert store.embedder is None
+    assert "without vectors" in store.embedder_error
+    paths = {r["path"] for r in store.table("chunks").to_arrow().to_pylist()}
+    assert {"docs/usage.md", "tests/test_app.py"} <= paths
+
+
+def test_incremental_unchanged_changed_deleted_and_versions_cleaned(repo):
+    config = load_config(repo)
+    emb = FakeEmbedder()
+    first = index_repository(config, embedder=emb)
+    assert first.embedded > 0
+    assert first.embedder == "fake-32"
+    emb.calls.clear()
+    again = index_repository(config, embedder=emb)
+    assert again.files_indexed == 0
+    assert again.files_unchanged == 4
+    assert emb.calls == []
+
+    (repo / "pkg/app.py").write_text(FILES["pkg/app.py"] + "\n\ndef helper():\n    return 'changed'\n")
+    (repo / "docs/usage.md").unlink()
+    changed = index_repository(config, embedder=emb)
+    assert changed.files_indexed == 1
+    assert changed.files_deleted == 1
+    assert emb.calls
+    assert all("pkg/app.py" in text for text in emb.calls)
+    store = open_index(config, embedder=emb)
+    assert store.table("files").count_rows() == 3
+    assert store.table("chunks").count_rows(ix.in_list("path", ["docs/usage.md"])) == 0
+    texts = " ".join(r["text"] for r in store.table("chunks").to_arrow().to_pylist())
+    assert "changed" in texts
+    for name in ix.DATA_TABLES:
+        assert _versions(config, name) <= 2, name  # old versions are cleaned up
+
+
+def test_no_prune_keeps_deleted_files(repo):
+    config = load_config(repo)
+    index_repository(config, embedder=None)
+    (repo / "docs/usage.md").unlink()
+    report = index_repository(config, prune=False, embedder=None)
+    assert report.files_deleted == 0
+    assert open_index(config).table("files").count_rows() == 4
+
+
+def test_missing_and_empty_index_are_clear_errors(repo):
+    config = load_config(repo)
+    with pytest.raises(IndexStoreError, match="no index"):
+        open_index(config)
+    Path(config.index_location).mkdir(parents=True)
+    with pytest.raises(IndexStoreError, match="empty or incomplete"):
+        open_index(config)
+
+
+def test_other_schema_version_is_detected_and_rebuilt(repo):
+    config = load_config(repo)
+    index_repository(config, embedder=None)
+    store = open_index(config)
+    state = dict(store.meta, schema_version=ix.SCHEMA_VERSION + 1)
+    ix._write_meta(store.db, state)
+    with pytest.raises(IndexStoreError, match="schema version"):
+        open_index(config)
+    report = index_repository(config, embedder=None)
+    assert report.rebuilt.startswith("schema version")
+    assert report.files_indexed == 4
+    assert open_index(config).meta["schema_version"] == ix.SCHEMA_VERSION
+
+
+def test_other_embedder_dimension_is_detected_and_rebuilt(repo):
+    config = load_config(repo)
+    index_repository(config, embedder=FakeEmbedder(dim=32))
+    with pytest.raises(IndexStoreError, match="dimension 32"):
+        open_index(config, embedder=FakeEmbedder(dim=8))
+    store = open_index(config, embedder=FakeEmbedder(dim=32))
+    assert store.embedder is not None
+    assert store.dim == 32
+    report = index_repository(config, embedder=FakeEmbedder(dim=8))
+    assert "fake-32/32 -> fake-8/8" in report.rebuilt
+    assert open_index(config, embedder=FakeEmbedder(dim=8)).dim == 8
+
+
+def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
+    from answer.search import search_codebase
+
+    config = load_config(repo)
+    index_repository(config, embedder=None)
+    (repo / "pkg/app.py").write_text("def brand_new_function():\n    return 'zebra'\n")
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ix, "_write_meta", crash)
+    with pytest.raises(KeyboardInterrupt):
+        index_repository(config, embedder=None)
+    monkeypatch.undo()
+    store = open_index(config)  # the previous complete state
+    result = search_codebase(store, "create_app", type="lexical")
+    assert not result.degraded
+    assert result.files
+    assert not search_codebase(store, "zebra brand_new_function", type="lexical").files
+    report = index_repository(config, embedder=None)  # rolls back, then redoes the change
+    assert report.files_indexed == 1
+    store = open_index(config)
+    assert search_codebase(store, "zebra", type="lexical").files[0].path == "pkg/app.py"
+    assert store.table("chunks").count_rows(ix.in_list("path", ["pkg/app.py"])) == 1
+
+
+def test_pages_indexed_and_pruned_with_their_file(repo):
+    from generator.facts import PageRecord
+
+    config = load_config(repo)
+    from generator.parse import extract
+    from generator.scan import decode, read_source, scan
+
+    files = scan(config).files
+    facts = {f.path: extract(f, read_source(repo, f.path)) for f in files}
+    texts = {f.path: decode(read_source(repo, f.path)) for f in files}
+    pages = [PageRecord(id="files/pkg/config.py.md", kind="file", title="pkg/config.py",
+                        target_path="pkg/config.py", summary="Loads settings from files.",
+                        markdown="# pkg/config.py\n\nLoads settings.", symbols=("Config",))]
+    report = update_index(config, files, facts, pages, None, texts=texts)
+    assert report.pages_written == 1
+    assert open_index(config).table("pages").count_rows() == 1
+    kept = [f for f in files if f.path != "pkg/config.py"]
+    update_index(config, kept, facts, [], None, texts=texts)
+    assert open_index(config).table("pages").count_rows() == 0

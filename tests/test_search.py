@@ -1,0 +1,177 @@
+"""search_codebase / rank_files over a real LanceDB index of a small repository."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from answer.search import SEARCH_TYPES, rank_files, search_codebase
+from generator.index import index_repository, open_index
+from sourcebook.config import load_config
+from sourcebook.errors import IndexStoreError, UsageError
+from tests.test_index import FakeEmbedder
+
+FILES = {
+    "src/web/config.py": (
+        '"""Reading settings."""\n\n\nclass SettingsLoader:\n    """Loads settings from TOML files."""\n\n'
+        "    def load_toml_file(self, filename):\n        import tomllib\n"
+        "        with open(filename, 'rb') as fh:\n            return tomllib.load(fh)\n"),
+    "src/web/routing.py": (
+        "def add_url_rule(rule, endpoint, view_func):\n    \"\"\"Register a URL rule for a view.\"\"\"\n"
+        "    return (rule, endpoint, view_func)\n\n\ndef parse_rule(rule):\n    return rule.split('/')\n"),
+    "src/web/sessions.py": (
+        "class SecureCookieSession(dict):\n    \"\"\"A session stored in a signed cookie.\"\"\"\n\n"
+        "    def sign_cookie(self, secret_key):\n        return hash((secret_key, tuple(self)))\n"),
+    "src_other/web_x/config.py": "def unrelated_settings():\n    return 'settings toml'\n",
+    "docs/sessions.md": ("# Sessions\n\nSessions are kept in a signed cookie.\n\n## Café ☕\n\n"
+                         "non-ASCII text\n"),
+    "tests/test_routing.py": (
+        "from web.routing import add_url_rule\n\n\ndef test_add_url_rule():\n"
+        "    assert add_url_rule('/', 'index', None)[0] == '/'\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("searchrepo")
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    config = load_config(root)
+    index_repository(config, embedder=FakeEmbedder())
+    return open_index(config, embedder=FakeEmbedder())
+
+
+def _paths(result):
+    return [f.path for f in result.files]
+
+
+def test_lexical_finds_by_split_identifiers(store):
+    result = search_codebase(store, "how are settings loaded from a toml file?", type="lexical")
+    assert _paths(result)[0] == "src/web/config.py"
+    assert result.hits
+    assert result.hits[0].path == "src/web/config.py"
+    assert all(set(h.tiers) == {"lexical"} for h in result.hits)
+    assert "SettingsLoader" in result.hits[0].snippet or "load_toml_file" in result.hits[0].snippet
+
+
+def test_symbolic_exact_prefix_fuzzy(store):
+    exact = search_codebase(store, "SecureCookieSession", type="symbolic")
+    assert exact.hits[0].symbol == "SecureCookieSession"
+    assert exact.files[0].path == "src/web/sessions.py"
+    prefix = search_codebase(store, "add_url", type="symbolic")
+    assert prefix.files[0].path == "src/web/routing.py"
+    fuzzy = search_codebase(store, "parse_rulee", type="symbolic")
+    assert any(h.symbol == "parse_rule" for h in fuzzy.hits)
+
+
+def test_semantic_alone_and_hybrid_fusion(store):
+    sem = search_codebase(store, "signed cookie session secret key", type="semantic")
+    assert sem.files
+    assert all(f.tiers == ("semantic",) for f in sem.files)
+    assert "src/web/sessions.py" in _paths(sem)[:3]
+    hybrid = search_codebase(store, "signed cookie session secret key", type="hybrid")
+    assert _paths(hybrid)[0] == "src/web/sessions.py"
+    assert {"lexical", "semantic"} <= set(hybrid.files[0].tiers)
+    assert [f.path for f in rank_files(store, "signed cookie session secret key")] == _paths(hybrid)
+
+
+def test_semantic_skipped_and_reported_without_embedder(store):
+    no_vectors = open_index(load_config(store.root), embedder=None)
+    result = search_codebase(no_vectors, "cookie", type="semantic")
+    assert result.files == []
+    assert any("semantic tier skipped" in n for n in result.notes)
+    assert search_codebase(no_vectors, "cookie").files  # hybrid still answers
+
+
+def test_docs_and_tests_are_searchable(store):
+    assert "docs/sessions.md" in _paths(search_codebase(store, "signed cookie sessions", type="lexical"))
+    assert "tests/test_routing.py" in _paths(search_codebase(store, "test add url rule"))
+
+
+def test_regex_and_malformed_regex(store):
+    result = search_codebase(store, r"^def (add_url|parse)_rule\(", type="regex")
+    assert {h.path for h in result.hits} == {"src/web/routing.py"}
+    assert {h.start_line for h in result.hits} == {1, 6}
+    assert result.hits[0].tiers == ("lexical",)
+    with pytest.raises(UsageError, match="regular expression"):
+        search_codebase(store, "def (unclosed", type="regex")
+
+
+@pytest.mark.parametrize("query", ["", "   ", "!!!...???", "foo:bar", '"unbalanced', "*", "AND OR NOT (",
+                                   "x" * 100_000, "設定 ファイル", "' OR 1=1 --", "\x00\x01"])
+@pytest.mark.parametrize("type_", SEARCH_TYPES[:4])
+def test_bad_queries_give_results_not_tracebacks(store, query, type_):
+    result = search_codebase(store, query, type=type_, limit=5)
+    assert not result.degraded
+    assert len(result.files) <= 5
+
+
+def test_non_ascii_query_matches_non_ascii_text(store):
+    assert "docs/sessions.md" in _paths(search_codebase(store, "café", type="lexical"))
+
+
+@pytest.mark.parametrize("scope", ["' OR 1=1 --", "src/web%", "src/web_", "src/web/_", "%", "_",
+                                   "nothing/here", "src' OR path LIKE '%", "\\", "src/web/\\%"])
+def test_sql_looking_and_wildcard_scopes_never_widen(store, scope):
+    from generator.sql import prefix_filter
+
+    for table in ("chunks", "files", "symbols"):  # the SQL filter alone, before any Python-side check
+        assert store.table(table).count_rows(prefix_filter("path", scope)) == 0
+    for type_ in SEARCH_TYPES:
+        result = search_codebase(store, "settings", type=type_, scope=scope)
+        assert all(p.startswith(scope) for p in _paths(result)), (type_, scope)
+        assert all(h.path.startswith(scope) for h in result.hits)
+        assert not result.files
+
+
+def test_scope_restricts_to_prefix(store):
+    result = search_codebase(store, "settings toml", scope="src/web/")
+    assert _paths(result)
+    assert all(p.startswith("src/web/") for p in _paths(result))
+    other = search_codebase(store, "settings toml", scope="src_other/")
+    assert _paths(other) == ["src_other/web_x/config.py"]
+
+
+def test_bad_type_and_limit(store):
+    with pytest.raises(UsageError):
+        search_codebase(store, "x", type="magic")
+    with pytest.raises(UsageError):
+        search_codebase(store, "x", limit=0)
+
+
+def test_outage_degrades_instead_of_crashing(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "a.py").write_text("def alpha():\n    return 1\n")
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    broken = open_index(config)
+    shutil.rmtree(Path(config.index_location) / "chunks.lance" / "data")
+    result = search_codebase(broken, "alpha", type="lexical")
+    assert result.degraded
+    assert result.files == []
+    assert result.notes
+
+
+def test_missing_index(tmp_path):
+    with pytest.raises(IndexStoreError):
+        open_index(load_config(tmp_path))
+
+
+def test_cli_search_json_and_errors(store, tmp_path):
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    runner = CliRunner()
+    out = runner.invoke(cli, ["search", "SecureCookieSession", "--json", "--path", str(store.root)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["files"][0]["path"] == "src/web/sessions.py"
+    bad = runner.invoke(cli, ["search", "(", "--type", "regex", "--path", str(store.root)])
+    assert bad.exit_code != 0
+    assert isinstance(bad.exception, UsageError)
