@@ -138,7 +138,7 @@ class _Extraction:
                 if kind is not None:
                     self._add_def(defs, kind, caps)
                 continue
-            if "import.module" in caps:
+            if "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
                 continue
             for cap_name, ref_kind in (("ref.call", "call"), ("ref.name", "name")):
@@ -182,9 +182,13 @@ class _Extraction:
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str]]],
                     caps: dict[str, list[Node]]) -> None:
-        module_node = caps["import.module"][0]
+        if "import.mod" in caps:  # a module declaration (`mod foo;`) imports the file that holds it
+            module_node = caps["import.mod"][0]
+            module = "mod::" + self.text(module_node).strip()
+        else:
+            module_node = caps["import.module"][0]
+            module = self.rules.module_text(self.text(module_node))
         stmt = caps["import"][0] if "import" in caps else module_node
-        module = self.rules.module_text(self.text(module_node))
         if not module:
             return
         if "import.wildcard" in caps and not module.endswith("*"):
@@ -263,7 +267,9 @@ class _Extraction:
             end, tail = d.body.start_byte, self.rules.signature_tail
         else:
             newline = self.data.find(b"\n", d.node.start_byte, d.node.end_byte)
-            end, tail = (newline if newline != -1 else d.node.end_byte), ""
+            # a first line that opens a block ends where the block begins ("type Shape interface {")
+            end = newline if newline != -1 else d.node.end_byte
+            tail = "{" if "{" in self.rules.signature_tail else ""
         # comments in a multi-line parameter list and decorators of an exported class are not signature
         pieces, pos = [], start
         raw = self.data[start:end].rstrip()
@@ -329,9 +335,12 @@ class _Extraction:
                 i += 1
                 block.append(children[i])
             i += 1
+            first = self.text(block[0])
             text = clean_comment("\n".join(self.text(n) for n in block))
-            if not text or text.startswith("!") or _LICENSE.search(text):
+            if not text or first.startswith("#!") or _LICENSE.search(text):
                 continue
+            if first.startswith(("//!", "/*!")):  # Rust inner doc comments document the module itself
+                return text
             following = children[i] if i < len(children) else None
             # a comment glued to the first definition documents that definition, not the file
             if following is not None and following.type not in comment_types \

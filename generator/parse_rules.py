@@ -79,6 +79,10 @@ def _module_as_written(text: str) -> str:
     return text.strip()
 
 
+def _module_compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
 def _module_java(text: str) -> str:
     text = re.sub(r"^\s*import\s+(static\s+)?", "", text).strip().rstrip(";").strip()
     return re.sub(r"\s+", "", text)
@@ -151,10 +155,11 @@ RULES: dict[str, LanguageRules] = {
         comment_types=frozenset({"line_comment", "block_comment"}),
         attribute_types=frozenset({"attribute_item"}),
         public=_public_rust,
-        module_text=_module_as_written,
+        module_text=_module_compact,
     ),
     "java": LanguageRules(
         comment_types=frozenset({"line_comment", "block_comment"}),
+        signature_skip=frozenset({"marker_annotation", "annotation"}),
         public=_public_modifiers,
         module_text=_module_java,
     ),

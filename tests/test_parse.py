@@ -172,6 +172,95 @@ def test_tsx_components() -> None:
     assert imports(facts) == {"react": ("React",), "./button": ("Button",)}
 
 
+# ---- Go / Rust / Java
+
+
+def test_go_functions_methods_types_and_docs() -> None:
+    facts = facts_of("sample.go")
+    assert facts.docstring == "Package shapes draws shapes."
+    assert sym(facts, "MaxSides").docstring == "MaxSides is the most sides a shape may have."
+    assert sym(facts, "Pi").docstring == "Pi is roughly pi."
+    assert not sym(facts, "small").public
+    shape = sym(facts, "Shape")
+    assert (shape.kind, shape.signature) == ("interface", "type Shape interface")
+    assert sym(facts, "Shape.Area").kind == "method"
+    square = sym(facts, "Square")
+    assert (square.kind, square.signature) == ("struct", "type Square struct")
+    assert square.docstring == "Square has equal sides.\nIt is a <b>shape</b> | too."
+    assert sym(facts, "Point").docstring == "Point is a location."
+    area = sym(facts, "Square.Area")
+    assert (area.kind, area.parent, area.public) == ("method", "Square", True)
+    assert area.signature == "func (s *Square) Area() float64"
+    assert area.docstring == "Area of the square."
+    describe = sym(facts, "Square.describe")
+    assert describe.signature == "func (s Square) describe(prefix string, verbose bool) string"
+    assert not describe.public
+    assert sym(facts, "NewSquare").signature == "func NewSquare(side float64) *Square"
+    assert sym(facts, "Map").signature == "func Map[T any, U any](xs []T, f func(T) U) []U"
+    assert set(imports(facts)) == {"fmt", "strings", "github.com/acme/geo/v2", "os"}
+    assert {("Round", "NewSquare"), ("Sprintf", "Square.describe")} <= refs(facts, "call")
+    names = refs(facts, "name")
+    assert ("Square", "NewSquare") in names
+    assert not any(name in {"float64", "string", "int"} for name, _ in names)
+
+
+def test_rust_items_impls_docs_and_uses() -> None:
+    facts = facts_of("sample.rs")
+    assert facts.docstring == "Shapes and their areas."
+    assert sym(facts, "MAX_SIDES").kind == "constant"
+    trait = sym(facts, "Shape")
+    assert (trait.kind, trait.signature) == ("trait", "pub trait Shape")
+    assert trait.docstring == "Anything with an area."
+    assert sym(facts, "Shape.area").kind == "method"
+    assert sym(facts, "Shape.area").docstring == "The area."
+    square = sym(facts, "Square")
+    assert (square.kind, square.docstring) == ("struct", "A square, <script> | safe.")  # across #[derive]
+    assert sym(facts, "Kind").kind == "enum"
+    new = sym(facts, "Square.new")
+    assert (new.kind, new.parent, new.signature) == ("method", "Square", "pub fn new(side: f64) -> Self")
+    assert new.docstring == "Make a square."
+    assert not sym(facts, "Square.secret").public
+    assert sym(facts, "Square.area").public  # trait impls are as public as the trait
+    assert sym(facts, "Vec.area").parent == "Vec"
+    assert sym(facts, "total").signature == "pub fn total<S: Shape>(shapes: &[S]) -> f64"
+    assert sym(facts, "nested").kind == "module"
+    assert sym(facts, "nested.inner").docstring == "Inside."
+    assert sym(facts, "square").kind == "macro"
+    got = imports(facts)
+    assert got == {
+        "std::collections::HashMap": (),
+        "crate::geo": ("Point", "Line"),
+        "super::util": ("*",),
+        "mod::helpers": (),
+    }
+    assert {("round", "Square.new"), ("area", "Vec.area")} <= refs(facts, "call")
+    assert {("Point", "total"), ("HashMap", "total")} <= refs(facts, "name")
+
+
+def test_java_classes_methods_javadoc_and_imports() -> None:
+    facts = facts_of("Sample.java")
+    cls = sym(facts, "Sample")
+    assert cls.signature == "public class Sample extends Base implements Shape, Comparable<Sample>"
+    assert cls.docstring == "A square, with <script> | pipes."
+    assert sym(facts, "Sample.MAX_SIDES").kind == "constant"
+    ctor = sym(facts, "Sample.Sample")
+    assert (ctor.kind, ctor.docstring) == ("method", "Make a square.")
+    area = sym(facts, "Sample.area")
+    assert area.signature == "public double area()"  # the @Override annotation is left out
+    assert area.docstring == "The area.\n@return the area"
+    assert area.start_line == 25
+    assert not sym(facts, "Sample.secret").public
+    assert sym(facts, "Sample.Kind").kind == "enum"
+    assert sym(facts, "Sample.Visitor.visit").signature == "T visit(Sample s)"
+    shape = sym(facts, "Shape")
+    assert (shape.kind, shape.docstring) == ("interface", "Something with an area.")
+    assert sym(facts, "Shape.area").signature == "double area()"
+    assert sym(facts, "Point").signature == "record Point(int x, int y)"
+    assert set(imports(facts)) == {"java.util.List", "java.util.*", "java.lang.Math.max"}
+    assert {("square", "Sample.area"), ("ArrayList", "Sample.secret")} <= refs(facts, "call")
+    assert {("Base", "Sample"), ("Helpers", "Sample.area")} <= refs(facts, "name")
+
+
 # ---- bad input
 
 

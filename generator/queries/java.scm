@@ -1,0 +1,29 @@
+; Java: definitions, imports and references. Capture contract: see python.scm.
+
+; ---- definitions
+(class_declaration name: (identifier) @name body: (class_body) @body) @def.class
+(record_declaration name: (identifier) @name body: (class_body) @body) @def.class
+(interface_declaration name: (identifier) @name body: (interface_body) @body) @def.interface
+(annotation_type_declaration name: (identifier) @name body: (annotation_type_body) @body) @def.interface
+(enum_declaration name: (identifier) @name body: (enum_body) @body) @def.enum
+(method_declaration name: (identifier) @name body: (block) @body) @def.method
+(method_declaration name: (identifier) @name !body) @def.method
+(constructor_declaration name: (identifier) @name body: (constructor_body) @body) @def.method
+(compact_constructor_declaration name: (identifier) @name body: (block) @body) @def.method
+((field_declaration
+   declarator: (variable_declarator name: (identifier) @name)) @def.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; ---- imports: the whole declaration, normalised to "com.x.Y" / "com.x.*"
+(import_declaration) @import.module
+
+; ---- references
+(method_invocation name: (identifier) @ref.call)
+(method_invocation object: (identifier) @ref.name)
+(object_creation_expression type: (type_identifier) @ref.call)
+(object_creation_expression type: (generic_type (type_identifier) @ref.call))
+(object_creation_expression type: (scoped_type_identifier (type_identifier) @ref.call .))
+(type_identifier) @ref.name
+(marker_annotation name: (identifier) @ref.name)
+(annotation name: (identifier) @ref.name)
+(argument_list (identifier) @ref.name)

@@ -1,0 +1,56 @@
+; Rust: definitions, imports and references. Capture contract: see python.scm.
+; Methods in `impl Type` / `impl Trait for Type` are qualified by the implementing type (@receiver).
+
+; ---- definitions
+(impl_item
+  type: [
+    (type_identifier) @receiver
+    (generic_type type: (type_identifier) @receiver)
+    (scoped_type_identifier name: (type_identifier) @receiver)
+  ]
+  body: (declaration_list
+    (function_item name: (identifier) @name body: (block) @body) @def.method))
+
+(function_item name: (identifier) @name body: (block) @body) @def.function
+(function_signature_item name: (identifier) @name) @def.method
+
+(struct_item name: (type_identifier) @name body: (_) @body) @def.struct
+(struct_item name: (type_identifier) @name !body) @def.struct
+(union_item name: (type_identifier) @name body: (_) @body) @def.struct
+(enum_item name: (type_identifier) @name body: (enum_variant_list) @body) @def.enum
+(trait_item name: (type_identifier) @name body: (declaration_list) @body) @def.trait
+(type_item name: (type_identifier) @name) @def.type
+(const_item name: (identifier) @name) @def.constant
+(static_item name: (identifier) @name) @def.constant
+(mod_item name: (identifier) @name body: (declaration_list) @body) @def.module
+(macro_definition name: (identifier) @name) @def.macro
+
+; ---- imports: `use` paths as written, `mod foo;` as module "mod::foo"
+(use_declaration argument: [(scoped_identifier) (identifier) (crate) (self) (super)] @import.module) @import
+(use_declaration argument: (use_as_clause path: (_) @import.module)) @import
+(use_declaration argument: (use_wildcard (_) @import.module) @import.name) @import
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @import.module
+    list: (use_list [
+      (identifier) @import.name
+      (scoped_identifier) @import.name
+      (use_as_clause path: (_) @import.name)
+      (self) @import.name
+      (use_wildcard) @import.name
+      (scoped_use_list) @import.name
+    ]))) @import
+(mod_item name: (identifier) @import.mod !body) @import
+
+; ---- references
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (field_expression field: (field_identifier) @ref.call))
+(call_expression function: (scoped_identifier name: (identifier) @ref.call))
+(call_expression function: (generic_function function: (identifier) @ref.call))
+(call_expression function: (generic_function function: (scoped_identifier name: (identifier) @ref.call)))
+(call_expression function: (generic_function function: (field_expression field: (field_identifier) @ref.call)))
+(macro_invocation macro: (identifier) @ref.call)
+(struct_expression name: (type_identifier) @ref.call)
+((type_identifier) @ref.name (#not-eq? @ref.name "Self"))
+(arguments (scoped_identifier name: (identifier) @ref.name))
+(arguments (identifier) @ref.name)
