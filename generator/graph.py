@@ -382,6 +382,64 @@ def _resolve_include(imp: Import, files: set[str], by_name: Mapping[str, list[st
     return [_closest(candidates, imp.path)] if candidates else []
 
 
+# ------------------------------------------------------------------------------------- ruby, php, c#
+
+
+class _SuffixResolver:
+    """Languages whose imports name a path or namespace that mirrors directories (Ruby require, PHP PSR-4
+    `use`, C# `using`): resolve by the longest matching path suffix, only when it is unambiguous."""
+
+    def __init__(self, paths: Sequence[str], extension: str) -> None:
+        self.extension = extension
+        self.files = {p for p in paths if p.endswith(extension)}
+        self.by_stem: dict[str, list[str]] = defaultdict(list)
+        self.by_dir: dict[str, list[str]] = defaultdict(list)
+        for p in sorted(self.files):
+            self.by_stem[p[: -len(extension)].rsplit("/", 1)[-1]].append(p)
+            self.by_dir[_dir(p)].append(p)
+
+    def file(self, importer: str, spec: str) -> list[str]:
+        """`spec` is a relative or load-path file name without extension: "./util", "foo/bar"."""
+        spec = spec.strip("'\"").removesuffix(self.extension)
+        if not spec:
+            return []
+        local = posixpath.normpath(_join(_dir(importer), spec)) + self.extension
+        if local in self.files:
+            return [local]
+        tail = "/" + spec.lstrip("./") + self.extension
+        hits = [p for p in self.by_stem.get(spec.rsplit("/", 1)[-1], ()) if ("/" + p).endswith(tail)]
+        return [_closest(hits, importer)] if hits else []
+
+    def namespace_file(self, importer: str, dotted: list[str]) -> list[str]:
+        """A class named by its namespace path (PHP `App\\Models\\User`): the file with that path suffix."""
+        for k in range(len(dotted) - 1):  # drop leading components (PSR-4 maps App\ to src/ or app/)
+            tail = "/" + "/".join(dotted[k:]) + self.extension
+            hits = [p for p in self.by_stem.get(dotted[-1], ()) if ("/" + p).endswith(tail)]
+            if hits:
+                return [_closest(hits, importer)]
+        return []
+
+    def namespace_dir(self, importer: str, dotted: list[str]) -> list[str]:
+        """Every file of the directory a namespace names (C# `using App.Services;`)."""
+        tail = "/" + "/".join(dotted)
+        dirs = [d for d in self.by_dir if ("/" + d).endswith(tail)]
+        if not dirs:
+            return []
+        return [p for p in self.by_dir[_closest(dirs, importer)] if p != importer]
+
+    def resolve(self, imp: Import, language: str) -> list[str]:
+        spec = imp.module.strip().strip("'\"")
+        if language == "ruby":
+            return self.file(imp.path, spec)
+        if language == "php":
+            if "\\" in spec:
+                return self.namespace_file(imp.path, [p for p in spec.split("\\") if p])
+            return self.file(imp.path, spec)
+        spec = spec.removeprefix("static ").split("=")[-1].strip().rstrip(";")  # C#: `using A = B.C;`
+        parts = [p for p in spec.split(".") if p]
+        return self.namespace_dir(imp.path, parts) or self.namespace_file(imp.path, parts)
+
+
 # ---------------------------------------------------------------------------------------------- imports
 
 
@@ -395,6 +453,8 @@ def _resolve_imports(facts: Sequence[FileFacts], go_mods: Mapping[str, str]) -> 
     go = _GoResolver(paths, [i for i in all_imports if language.get(i.path) == "go"], go_mods)
     rust = _RustResolver(paths)
     jvm = _JvmResolver(paths)
+    by_suffix = {lang: _SuffixResolver(paths, ext) for lang, ext in (("ruby", ".rb"), ("php", ".php"),
+                                                                      ("csharp", ".cs"))}
     c_by_name: dict[str, list[str]] = defaultdict(list)
     for p in paths:
         if language.get(p) in ("c", "cpp"):
@@ -419,6 +479,8 @@ def _resolve_imports(facts: Sequence[FileFacts], go_mods: Mapping[str, str]) -> 
                 hits = jvm.resolve(imp)
             elif lang == "c":
                 hits = _resolve_include(imp, files, c_by_name)
+            elif lang in by_suffix:
+                hits = by_suffix[lang].resolve(imp, lang)
             else:
                 hits = []
             hits = [h for h in hits if h != f.path]

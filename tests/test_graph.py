@@ -273,3 +273,25 @@ def test_module_tree() -> None:
     assert g.file_module["docs/guide/intro.rst"] == ""
     assert root.rank == pytest.approx(1.0)
     assert app.rank == pytest.approx(sum(g.file_rank[p] for p in g.file_rank if p.startswith("src/app/")))
+
+
+def test_ruby_php_and_csharp_resolve_by_path_suffix() -> None:
+    facts = [
+        ff("lib/app.rb", ["./util", "app/models/user", "json"]),
+        ff("lib/util.rb"),
+        ff("lib/app/models/user.rb"),
+        ff("src/Http/Controller.php", ["App\\Models\\User", "Psr\\Log\\LoggerInterface", "helpers.php"]),
+        ff("src/Models/User.php"),
+        ff("src/Http/helpers.php"),
+        ff("App/Program.cs", ["App.Services", "System.Text", "static App.Util.Strings"]),
+        ff("App/Services/Mailer.cs"),
+        ff("App/Services/Queue.cs"),
+        ff("App/Util/Strings.cs"),
+    ]
+    g = build_graph(facts)
+    assert g.depends_on["lib/app.rb"] == ["lib/app/models/user.rb", "lib/util.rb"]
+    assert g.external["lib/app.rb"] == ["json"]
+    assert g.depends_on["src/Http/Controller.php"] == ["src/Http/helpers.php", "src/Models/User.php"]
+    assert g.depends_on["App/Program.cs"] == ["App/Services/Mailer.cs", "App/Services/Queue.cs",
+                                              "App/Util/Strings.cs"]
+    assert g.external["App/Program.cs"] == ["System.Text"]
