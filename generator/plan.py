@@ -1,0 +1,370 @@
+"""Which pages exist, under which ids, with which inputs, and which of them are stale.
+
+Page ids are docs-relative Markdown paths: `files/<path>.md` per source file, `modules/<dir>/index.md` per
+directory (`modules/index.md` for the root), `index.md` for the overview. Ids are made safe for every
+filesystem and for MkDocs: `#`, `[]`, spaces and other punctuation become `_`, unicode is NFC-normalised,
+leading dots are replaced (MkDocs drops dot-files), `README`/`index` page names get a suffix (MkDocs would
+treat them as section indexes), and ids that collide case-insensitively get a short hash of their path.
+
+Staleness is content-addressed: a page's key is the hash of its context's fingerprint, the writer id and the
+render version. The state file (`<out_dir>/state/pages.json`) remembers each page's key and summary, so an
+unchanged page is neither re-written nor re-rendered, and modules can be written from their children's
+summaries without re-running their children.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import posixpath
+import re
+import tempfile
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from generator.facts import FileFacts
+from generator.write import EntryPoint, FileContext, ModuleContext, OverviewContext, PageLink, first_paragraph
+
+log = logging.getLogger(__name__)
+
+OVERVIEW_ID = "index.md"
+STATE_VERSION = 1
+_UNSAFE = re.compile(r"[^\w.\-]+")
+_RESERVED_STEMS = frozenset({"index", "readme"})
+
+
+# -- page ids ------------------------------------------------------------------------------------------------
+
+
+def _safe_segment(segment: str) -> str:
+    seg = _UNSAFE.sub("_", unicodedata.normalize("NFC", segment))
+    if seg.startswith("."):
+        seg = "_" + seg[1:]  # MkDocs excludes dot-files and dot-directories from the site
+    return seg or "_"
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:8]
+
+
+def _assign(paths: Iterable[str], make: Any, disambiguate: Any) -> dict[str, str]:
+    """Give each path an id; ids equal up to case get a hash suffix, except the first path in sort order."""
+    ids: dict[str, str] = {}
+    taken: set[str] = set()
+    for path in sorted(set(paths)):
+        candidate = make(path)
+        if candidate.casefold() in taken:
+            candidate = disambiguate(path)
+        taken.add(candidate.casefold())
+        ids[path] = candidate
+    return ids
+
+
+def file_page_ids(paths: Iterable[str]) -> dict[str, str]:
+    """Source path -> page id (`files/src/app.py.md`), unique even on case-insensitive filesystems."""
+
+    def make(path: str, suffix: str = "") -> str:
+        parts = [_safe_segment(p) for p in path.split("/")]
+        name = parts[-1] + suffix
+        if name.casefold() in _RESERVED_STEMS:
+            name += "_"
+        return "files/" + "/".join([*parts[:-1], name]) + ".md"
+
+    return _assign(paths, make, lambda path: make(path, "-" + _short_hash(path)))
+
+
+def module_page_ids(dirs: Iterable[str]) -> dict[str, str]:
+    """Directory path ("" = root) -> page id (`modules/src/flask/index.md`, root `modules/index.md`)."""
+
+    def make(path: str, suffix: str = "") -> str:
+        if not path:
+            return "modules/index.md"
+        parts = [_safe_segment(p) for p in path.split("/")]
+        parts[-1] += suffix
+        return "modules/" + "/".join(parts) + "/index.md"
+
+    return _assign(dirs, make, lambda path: make(path, "-" + _short_hash(path)))
+
+
+def module_dirs(paths: Iterable[str]) -> list[str]:
+    """Every directory holding a file, directly or below, plus the root "", sorted."""
+    dirs = {""}
+    for path in paths:
+        parent = posixpath.dirname(path)
+        while parent:
+            dirs.add(parent)
+            parent = posixpath.dirname(parent)
+    return sorted(dirs)
+
+
+def parent_dir(path: str) -> str | None:
+    return None if path == "" else posixpath.dirname(path)
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """The set of pages of one build."""
+
+    files: dict[str, str]  # source path -> page id
+    modules: dict[str, str]  # dir path -> page id
+    children: dict[str, tuple[list[str], list[str]]]  # dir -> (direct files, direct subdirs)
+
+    @property
+    def all_ids(self) -> set[str]:
+        return {*self.files.values(), *self.modules.values(), OVERVIEW_ID}
+
+    def module_of(self, path: str) -> str:
+        return posixpath.dirname(path)
+
+    def bottom_up_modules(self) -> list[str]:
+        """Deepest directories first, so a module is written after all of its submodules."""
+        return sorted(self.modules, key=lambda d: (-(d.count("/") + 1 if d else 0), d))
+
+
+def plan_pages(paths: Sequence[str]) -> PagePlan:
+    dirs = module_dirs(paths)
+    children: dict[str, tuple[list[str], list[str]]] = {d: ([], []) for d in dirs}
+    for path in sorted(paths):
+        children[posixpath.dirname(path)][0].append(path)
+    for d in dirs:
+        if d:
+            children[posixpath.dirname(d)][1].append(d)
+    return PagePlan(files=file_page_ids(paths), modules=module_page_ids(dirs), children=children)
+
+
+# -- contexts ------------------------------------------------------------------------------------------------
+
+
+class GraphView(Protocol):
+    """The parts of generator.graph.RepoGraph the pages read."""
+
+    depends_on: dict[str, list[str]]
+    used_by: dict[str, list[str]]
+    file_rank: dict[str, float]
+    symbol_rank: dict[tuple[str, str], float]
+    calls: dict[tuple[str, str], list[tuple[str, str]]]
+    callers: dict[tuple[str, str], list[tuple[str, str]]]
+
+
+def page_title(path: str) -> str:
+    return posixpath.basename(path) or path
+
+
+def module_title(path: str) -> str:
+    return (path + "/") if path else "(repository root)"
+
+
+def _cross_file(edges: Mapping[tuple[str, str], list[tuple[str, str]]], path: str, qualname: str,
+                limit: int = 8) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted({e for e in edges.get((path, qualname), ()) if e[0] != path})[:limit])
+
+
+def file_context(facts: FileFacts, plan: PagePlan, graph: GraphView) -> FileContext:
+    """The inputs of one file page. Neighbours are linked by title only (summaries would couple pages)."""
+    path = facts.path
+
+    def link(other: str) -> PageLink:
+        return PageLink(other, plan.files[other], page_title(other), "")
+
+    ranked = sorted(facts.symbols, key=lambda s: (-graph.symbol_rank.get((path, s.qualname), 0.0),
+                                                  s.start_line, s.qualname))
+    callers = tuple((s.qualname, c) for s in facts.symbols
+                    if (c := _cross_file(graph.callers, path, s.qualname)))
+    calls = tuple((s.qualname, c) for s in facts.symbols if (c := _cross_file(graph.calls, path, s.qualname)))
+    return FileContext(
+        facts=facts, page_id=plan.files[path], module=plan.module_of(path),
+        depends_on=tuple(link(p) for p in sorted(set(graph.depends_on.get(path, ()))) if p in plan.files),
+        used_by=tuple(link(p) for p in sorted(set(graph.used_by.get(path, ()))) if p in plan.files),
+        symbol_order=tuple(s.qualname for s in ranked), callers=callers, calls=calls)
+
+
+def _owner(path: str, module: str, subdirs: list[str]) -> str | None:
+    """The node of `module`'s diagram holding `path`: the file itself, a submodule, or None (outside)."""
+    if posixpath.dirname(path) == module:
+        return path
+    for sub in subdirs:
+        if path.startswith(sub + "/"):
+            return sub
+    return None
+
+
+def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int) -> tuple[EntryPoint, ...]:
+    candidates = []
+    for f in facts:
+        if f.file.kind != "code":
+            continue
+        for s in f.symbols:
+            if s.public and s.parent is None and s.kind not in {"module", "variable", "field", "impl"}:
+                rank = graph.symbol_rank.get((f.path, s.qualname), 0.0)
+                candidates.append((-rank, f.path, s.start_line, s))
+    candidates.sort(key=lambda c: c[:3])
+
+    return tuple(EntryPoint(path, s.qualname, s.kind, s.signature, first_paragraph(s.docstring, 200))
+                 for _, path, _, s in candidates[:limit])
+
+
+def module_context(directory: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
+                   summaries: Mapping[str, str], readme: str = "", edge_limit: int = 60) -> ModuleContext:
+    """The inputs of one module page; `summaries` maps file paths and dir paths to their page summaries."""
+    files, subdirs = plan.children[directory]
+    parent = parent_dir(directory)
+    internal: set[tuple[str, str]] = set()
+    external: set[tuple[str, str]] = set()
+    prefix = directory + "/" if directory else ""
+    for path in files:
+        for dep in graph.depends_on.get(path, ()):
+            if dep == path or dep not in plan.files:
+                continue
+            node = _owner(dep, directory, subdirs)
+            if node is not None:
+                internal.add((path, node))
+            elif not dep.startswith(prefix) or not directory:
+                external.add((path, posixpath.dirname(dep)))
+    for sub in subdirs:
+        # a submodule's files reaching its siblings or the module's own files
+        for path in (p for p in plan.files if p.startswith(sub + "/")):
+            for dep in graph.depends_on.get(path, ()):
+                node = _owner(dep, directory, subdirs)
+                if node is not None and node != sub:
+                    internal.add((sub, node))
+    return ModuleContext(
+        path=directory, page_id=plan.modules[directory], title=module_title(directory),
+        parent=(PageLink(parent, plan.modules[parent], module_title(parent), "")
+                if parent is not None else None),
+        files=tuple(PageLink(p, plan.files[p], page_title(p), summaries.get(p, "")) for p in files),
+        submodules=tuple(PageLink(d, plan.modules[d], module_title(d), summaries.get(d + "/", ""))
+                         for d in subdirs),
+        entry_points=_top_entry_points((facts[p] for p in files if p in facts), graph, 6),
+        internal_edges=tuple(sorted(internal))[:edge_limit],
+        external_edges=tuple(sorted(external))[:edge_limit], readme=readme)
+
+
+def module_importance(plan: PagePlan, graph: GraphView) -> dict[str, float]:
+    score: dict[str, float] = defaultdict(float)
+    for path in plan.files:
+        rank = graph.file_rank.get(path, 0.0)
+        d = posixpath.dirname(path)
+        while True:
+            score[d] += rank
+            if not d:
+                break
+            d = posixpath.dirname(d)
+    return dict(score)
+
+
+def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
+                     summaries: Mapping[str, str], readme: str, readme_path: str,
+                     skipped_count: int = 0) -> OverviewContext:
+    importance = module_importance(plan, graph)
+    top_dirs = sorted((d for d in plan.modules if d),
+                      key=lambda d: (-round(importance.get(d, 0.0), 9), d))[:10]
+    top_files = sorted(plan.files, key=lambda p: (-round(graph.file_rank.get(p, 0.0), 9), p))[:10]
+    languages: dict[str, int] = defaultdict(int)
+    for f in facts.values():
+        languages[f.file.language or "other"] += 1
+    return OverviewContext(
+        repo_name=repo_name, readme=readme, readme_path=readme_path,
+        top_modules=tuple(PageLink(d, plan.modules[d], module_title(d), summaries.get(d + "/", ""))
+                          for d in top_dirs),
+        top_files=tuple(PageLink(p, plan.files[p], page_title(p), summaries.get(p, "")) for p in top_files),
+        languages=tuple(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+        entry_points=_top_entry_points(facts.values(), graph, 10),
+        file_count=len(facts), symbol_count=sum(len(f.symbols) for f in facts.values()),
+        skipped_count=skipped_count)
+
+
+# -- keys and state ------------------------------------------------------------------------------------------
+
+
+def page_key(fingerprint: str, writer_id: str, render_version: str) -> str:
+    digest = hashlib.sha256()
+    for part in (fingerprint, writer_id, render_version):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+@dataclass
+class PageState:
+    """What the state file remembers about one written page."""
+
+    key: str
+    kind: str
+    title: str
+    target_path: str
+    summary: str
+    written_by: str = "extracted"
+    symbols: list[str] = field(default_factory=list)
+    retry: bool = False  # written by a fallback: re-write on the next run whatever the key says
+
+
+def state_path(out_dir: Path) -> Path:
+    return out_dir / "state" / "pages.json"
+
+
+def load_state(out_dir: Path) -> dict[str, PageState]:
+    path = state_path(out_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("%s: unreadable page state (%s); every page will be re-written", path, exc)
+        return {}
+    if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+        return {}
+    out = {}
+    for page_id, row in data.get("pages", {}).items():
+        try:
+            out[page_id] = PageState(**row)
+        except TypeError:
+            continue  # a row from another layout: that page is simply re-written
+    return out
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory and os.replace, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; pages and state are meant to be shared and served
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_state(out_dir: Path, pages: Mapping[str, PageState]) -> None:
+    data = {"version": STATE_VERSION, "pages": {k: asdict(v) for k, v in sorted(pages.items())}}
+    atomic_write_text(state_path(out_dir), json.dumps(data, ensure_ascii=False, indent=0))
+
+
+def is_stale(page_id: str, key: str, state: Mapping[str, PageState], docs_dir: Path) -> bool:
+    row = state.get(page_id)
+    return row is None or row.retry or row.key != key or not (docs_dir / page_id).is_file()
+
+
+def stale_pages(planned: Mapping[str, str], state: Mapping[str, PageState], docs_dir: Path) -> list[str]:
+    """Page ids whose planned key differs from the state (or whose file is missing), sorted."""
+    return sorted(pid for pid, key in planned.items() if is_stale(pid, key, state, docs_dir))
+
+
+def orphan_pages(planned_ids: set[str], state: Mapping[str, PageState], docs_dir: Path) -> list[str]:
+    """Pages the state or the docs dir hold that the plan no longer has (their source disappeared)."""
+    orphans = {pid for pid in state if pid not in planned_ids}
+    for sub in ("files", "modules"):
+        base = docs_dir / sub
+        if base.is_dir():
+            for md in base.rglob("*.md"):
+                pid = md.relative_to(docs_dir).as_posix()
+                if pid not in planned_ids:
+                    orphans.add(pid)
+    return sorted(orphans)

@@ -1,0 +1,412 @@
+"""Contexts + drafts -> Markdown pages and the site's mkdocs.yml, through the Jinja2 templates in templates/.
+
+Everything that comes from the repository (names, signatures, docstrings, README, writer prose) is treated as
+untrusted text: inline text is HTML-escaped and Markdown-neutralised, docstrings and signatures go into code
+blocks, prose keeps its Markdown but loses raw HTML and any relative link MkDocs could not resolve. A
+`<script>` in a docstring is therefore shown, never run, and `mkdocs build --strict` never sees a dead link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import jinja2
+
+from generator.facts import Symbol
+from generator.write import (
+    FileContext,
+    FileDraft,
+    ModuleContext,
+    ModuleDraft,
+    OverviewContext,
+    OverviewDraft,
+    code_span,
+    first_paragraph,
+)
+
+RENDER_LOGIC_VERSION = "1"  # bump when this module changes what a page looks like
+
+# -- where the templates and the theme layer live -----------------------------------------------------------
+
+
+def data_dir(name: str) -> Path:
+    """`templates` or `site`: from the source tree (editable install) or the wheel's bundled copy."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / name, here.parent / "sourcebook" / "_data" / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"sourcebook data directory {name!r} is missing from the installation")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(text=inline_text, cell=table_cell, code=code_span, block=code_block, rich=rich_cell,
+                       first=first_paragraph, tojson=lambda v: json.dumps(v, ensure_ascii=False))
+    return env
+
+
+@cache
+def render_version() -> str:
+    """Part of every page key: changes when a template or this module's rendering logic changes."""
+    digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
+    for path in sorted(data_dir("templates").glob("*.j2")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# -- escaping ------------------------------------------------------------------------------------------------
+
+# Characters Markdown would interpret inline; written as numeric entities they display literally.
+_MD_SPECIALS = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+-!|~:"}
+_MD_SPECIALS_RE = re.compile("[" + re.escape("".join(_MD_SPECIALS)) + "]")
+
+
+def _escape(text: str) -> str:
+    return _MD_SPECIALS_RE.sub(lambda m: _MD_SPECIALS[m.group(0)], html.escape(text, quote=False))
+
+
+def inline_text(value: object) -> str:
+    """Untrusted text for a line of Markdown: HTML escaped, Markdown syntax neutralised, one line."""
+    return _escape(" ".join(str(value).split()))
+
+
+def table_cell(value: object, limit: int = 300) -> str:
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return inline_text(text)
+
+
+def rich_cell(value: object, limit: int = 300) -> str:
+    """Like table_cell, but code spans (the extractive writer makes them) become escaped <code> elements."""
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_escape(text[pos:m.start()]))
+        inner = m.group(0)[len(m.group(1)):-len(m.group(1))].strip()
+        out.append(f"<code>{_escape(inner)}</code>")
+        pos = m.end()
+    out.append(_escape(text[pos:]))
+    return "".join(out)
+
+
+def code_block(value: object, lang: str = "text") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside: the text is shown verbatim."""
+    text = str(value).rstrip("\n")
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)", re.S)
+_DANGEROUS_BLOCK = re.compile(r"<(script|style|iframe|object|embed|template|noscript)\b.*?</\1\s*>",
+                              re.S | re.I)
+_COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_INLINE_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
+                          r"\(\s*<?([^()\s<>]*(?:\([^()\s]*\)[^()\s<>]*)*)>?"
+                          r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:\s*)(<?)(\S+?)(>?)(\s.*)?$", re.M)
+_ATX = re.compile(r"^(#{1,5})(\s)", re.M)
+
+LinkResolver = Callable[[str], str | None]
+
+
+def _is_external(url: str) -> bool:
+    parts = urlsplit(url)
+    return bool(parts.scheme or parts.netloc) or url.startswith(("#", "mailto:"))
+
+
+def _rewrite_links(text: str, resolve: LinkResolver) -> str:
+    def inline(m: re.Match[str]) -> str:
+        bang, label, url = m.group(1), m.group(2), m.group(3)
+        if _is_external(url):
+            if urlsplit(url).scheme.lower() in {"javascript", "data", "vbscript"}:
+                return label if not bang else inline_text(label)
+            return m.group(0)
+        target = resolve(url)
+        if target is None:
+            return inline_text(label) if bang else label  # keep the words, drop the dead link
+        return f"{bang}[{label}]({target})"
+
+    def ref(m: re.Match[str]) -> str:
+        url = m.group(3)
+        if _is_external(url) and urlsplit(url).scheme.lower() not in {"javascript", "data", "vbscript"}:
+            return m.group(0)
+        target = resolve(url) if not _is_external(url) else None
+        return f"{m.group(1)}{target or '#'}"
+
+    return _REF_DEF.sub(ref, _INLINE_LINK.sub(inline, text))
+
+
+def _sanitize_segment(text: str, resolve: LinkResolver) -> str:
+    """Outside code: drop dangerous blocks, comments and tags; escape stray `<`; fix links."""
+    spans: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = _CODE_SPAN.sub(keep, text)
+    text = _DANGEROUS_BLOCK.sub("", text)
+    text = _COMMENT.sub("", text)
+    text = _TAG.sub("", text)
+    # what is left of `<` cannot start a tag any more, except autolinks <https://…>
+    text = re.sub(r"<(?!(?:https?|mailto):[^<>\s]+>)", "&lt;", text)
+    text = _rewrite_links(text, resolve)
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: int = 0) -> str:
+    """Markdown from the repository or a writer, made safe for the site.
+
+    Raw HTML is stripped (script/style blocks with their content), fenced code is kept verbatim, relative
+    links go through `resolve` (page link, or None to drop the link but keep its text), and ATX headings are
+    demoted by `demote` levels so a README's `#` does not compete with the page title.
+    """
+    resolver: LinkResolver = resolve or (lambda _url: None)
+    out: list[str] = []
+    buffer: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if buffer:
+            chunk = _sanitize_segment("\n".join(buffer), resolver)
+            if demote:
+                chunk = _ATX.sub(lambda m: "#" * min(6, len(m.group(1)) + demote) + m.group(2), chunk)
+            out.append(chunk)
+            buffer.clear()
+
+    for line in text.replace("\r\n", "\n").split("\n"):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            flush()
+            fence = m.group(1)[0] * len(m.group(1))
+            out.append(line)
+        elif fence is not None:
+            out.append(line)
+            if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
+                fence = None
+        else:
+            buffer.append(line)
+    flush()
+    if fence is not None:
+        out.append(fence)  # close a fence the source left open, or the rest of the page becomes code
+    return "\n".join(out)
+
+
+def prose(text: str | None) -> str:
+    """Writer prose: Markdown kept, HTML and relative links removed (writers may only link via templates)."""
+    return sanitize_markdown(text or "").strip()
+
+
+# -- links ---------------------------------------------------------------------------------------------------
+
+
+def relative_link(from_page: str, to_page: str) -> str:
+    """A relative URL from one docs-relative page id to another, percent-encoded where needed."""
+    rel = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    return quote(rel, safe="/._-~")
+
+
+def source_location(path: str, start: int, end: int, repo_url: str) -> str:
+    """Markdown for where a span lives: a link when `repo_url` is set, else the path and lines as text."""
+    lines = f"L{start}" if start == end else f"L{start}-L{end}"
+    if repo_url:
+        base = repo_url if repo_url.endswith("/") else repo_url + "/"
+        return f"[{inline_text(path)}:{start}]({base}{quote(path)}#{lines})"
+    return f"{code_span(path)}, lines {start}-{end}" if end != start else f"{code_span(path)}, line {start}"
+
+
+def anchor_ids(symbols: Sequence[Symbol]) -> dict[str, str]:
+    """qualname -> a unique, HTML-safe anchor id for its section."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for s in symbols:
+        base = "sym-" + (re.sub(r"[^A-Za-z0-9_]+", "-", s.qualname).strip("-").lower() or "x")
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        out[s.qualname] = anchor
+    return out
+
+
+# -- mermaid -------------------------------------------------------------------------------------------------
+
+
+def mermaid_label(text: str) -> str:
+    """A quoted Mermaid label: quotes and angle brackets as Mermaid entity codes, no newlines."""
+    text = " ".join(text.split())
+    for raw, code in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
+        text = text.replace(raw, code)
+    return f'"{text}"'
+
+
+@dataclass(frozen=True)
+class Diagram:
+    nodes: list[tuple[str, str, str]]  # (id, label, css class)
+    edges: list[tuple[str, str]]
+
+    def __str__(self) -> str:
+        lines = ["graph LR"]
+        lines += [f"  {nid}[{mermaid_label(label)}]" for nid, label, _ in self.nodes]
+        lines += [f"  {a} --> {b}" for a, b in self.edges]
+        classes: dict[str, list[str]] = {}
+        for nid, _, css in self.nodes:
+            classes.setdefault(css, []).append(nid)
+        lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
+        lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
+        return "\n".join(lines)
+
+
+def module_diagram(ctx: ModuleContext) -> Diagram | None:
+    ids: dict[str, str] = {}
+    nodes: list[tuple[str, str, str]] = []
+
+    def node(key: str, label: str, css: str) -> str:
+        if key not in ids:
+            ids[key] = f"n{len(ids)}"
+            nodes.append((ids[key], label, css))
+        return ids[key]
+
+    subs = {s.path for s in ctx.submodules}
+    edges: set[tuple[str, str]] = set()
+    for a, b in ctx.internal_edges:
+        edges.add((node(a, posixpath.basename(a) + ("/" if a in subs else ""), "sub" if a in subs else ""),
+                   node(b, posixpath.basename(b) + ("/" if b in subs else ""), "sub" if b in subs else "")))
+    for a, mod in ctx.external_edges:
+        edges.add((node(a, posixpath.basename(a), ""), node("ext:" + mod, (mod or ".") + "/", "ext")))
+    if not edges:
+        return None
+    return Diagram(nodes, sorted(edges))
+
+
+# -- pages ---------------------------------------------------------------------------------------------------
+
+
+def provenance(draft: FileDraft | ModuleDraft | OverviewDraft, writer_id: str) -> str:
+    if draft.written_by == "llm":
+        model = writer_id.split("/")[1] if writer_id.count("/") >= 1 else writer_id
+        return (f"Prose on this page was written by an LLM ({inline_text(model)}) "
+                "from facts extracted from the code.")
+    return "Prose on this page was extracted from the code (docstrings and structure); no LLM was used."
+
+
+def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
+                     repo_url: str = "") -> str:
+    symbols = ctx.ordered_symbols()
+    public = [s for s in symbols if s.public]
+    anchors = anchor_ids(symbols)
+    children: dict[str | None, list[Symbol]] = {}
+    for s in symbols:
+        children.setdefault(s.parent, []).append(s)
+    top = [s for s in public if s.parent is None or s.parent not in anchors]
+    notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
+    facts = ctx.facts
+    return _environment().get_template("file.md.j2").render(
+        ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
+        public=public, top=top, children=children, anchors=anchors, notes=notes,
+        link=lambda page_id: relative_link(ctx.page_id, page_id),
+        where=lambda s: source_location(ctx.path, s.start_line, s.end_line, repo_url),
+        file_location=source_location(ctx.path, 1, max(facts.line_count, 1), repo_url),
+        prose=prose, provenance=provenance(draft, writer_id), lang=_fence_lang(facts.file.language),
+        module_page=module_page)
+
+
+def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
+                       file_anchors: Mapping[tuple[str, str], str] | None = None,
+                       file_pages: Mapping[str, str] | None = None) -> str:
+    pages = dict(file_pages or {})
+    for f in ctx.files:
+        pages.setdefault(f.path, f.page_id)
+    diagram = module_diagram(ctx)
+    return _environment().get_template("module.md.j2").render(
+        ctx=ctx, draft=draft, diagram=str(diagram) if diagram else "",
+        link=lambda page_id: relative_link(ctx.page_id, page_id), pages=pages,
+        entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
+        prose=prose, provenance=provenance(draft, writer_id))
+
+
+def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_id: str,
+                         resolve: LinkResolver | None = None, file_pages: Mapping[str, str] | None = None,
+                         file_anchors: Mapping[tuple[str, str], str] | None = None) -> str:
+    readme = sanitize_markdown(ctx.readme, resolve, demote=2).strip() if ctx.readme else ""
+    return _environment().get_template("overview.md.j2").render(
+        ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link("index.md", page_id),
+        pages=dict(file_pages or {}),
+        entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
+        prose=prose, provenance=provenance(draft, writer_id))
+
+
+_FENCE_LANGS = {"cpp": "cpp", "csharp": "csharp", "tsx": "tsx", "shell": "bash", "text": "text"}
+
+
+def _fence_lang(language: str | None) -> str:
+    if not language:
+        return "text"
+    return _FENCE_LANGS.get(language, language)
+
+
+# -- the site configuration ----------------------------------------------------------------------------------
+
+NavItem = str | dict[str, Any]
+
+
+def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
+                      theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
+                      extra_javascript: Sequence[str] = ()) -> str:
+    return _environment().get_template("mkdocs.yml.j2").render(
+        site_name=site_name, nav=json.dumps(nav, ensure_ascii=False), repo_url=_repo_home(repo_url),
+        theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir, extra_javascript=list(extra_javascript))
+
+
+def _repo_home(repo_url: str) -> str:
+    """https://github.com/o/r/blob/<ref>/ -> https://github.com/o/r (the theme's repository link)."""
+    if not repo_url:
+        return ""
+    parts = urlsplit(repo_url)
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.netloc and len(segments) >= 2:
+        return f"{parts.scheme}://{parts.netloc}/{segments[0]}/{segments[1]}"
+    return ""
+
+
+def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
+              children: Mapping[str, tuple[list[str], list[str]]]) -> list[NavItem]:
+    """The explicit nav: Overview, then the module tree, each section opening with its module page.
+
+    With `navigation.indexes` the module page is the section's own page; with `navigation.prune` only the
+    open branch is rendered into each HTML page, which keeps big trees cheap.
+    """
+
+    def section(directory: str) -> list[NavItem]:
+        direct_files, subdirs = children[directory]
+        items: list[NavItem] = [modules[directory]]
+        items += [{posixpath.basename(d) + "/": section(d)} for d in subdirs]
+        items += [{posixpath.basename(p): files[p]} for p in direct_files]
+        return items
+
+    nav: list[NavItem] = [{"Overview": "index.md"}]
+    if "" in modules:
+        nav.append({"Code": section("")})
+    return nav
