@@ -200,21 +200,27 @@ def _closest(candidates: list[str], importer: str) -> str:
 
 def _resolve_js(imp: Import, files: set[str]) -> list[str]:
     spec = imp.module.split("?", 1)[0]
-    if not spec.startswith((".", "/")):
-        return []  # a package, or a path alias we cannot see without tsconfig
-    base = posixpath.normpath(posixpath.join(_dir(imp.path), spec)) if spec.startswith(".") else spec[1:]
-    if base.startswith("../") or base == "..":
-        return []
-    base = "" if base == "." else base
-    candidates = [base]
-    if base.endswith((".js", ".jsx", ".mjs", ".cjs")):
-        stem = base[: base.rfind(".")]  # TypeScript ESM writes "./x.js" for x.ts
-        candidates += [stem + ext for ext in (".ts", ".tsx", ".mts", ".cts")]
-    candidates += [base + ext for ext in _JS_EXTENSIONS]
-    candidates += [_join(base, "index" + ext) for ext in _JS_EXTENSIONS]
-    for candidate in candidates:
-        if candidate in files:
-            return [candidate]
+    if spec.startswith("."):
+        bases = [posixpath.normpath(posixpath.join(_dir(imp.path), spec))]
+    elif spec.startswith(("@/", "~/")):
+        bases = ["src/" + spec[2:], spec[2:]]  # the usual tsconfig/bundler alias for the source root
+    elif spec.startswith("/"):
+        bases = [spec[1:]]
+    else:
+        return []  # a package, or an alias we cannot see without reading tsconfig
+    for normalized in bases:
+        if normalized.startswith("../") or normalized == "..":
+            continue
+        base = "" if normalized == "." else normalized
+        candidates = [base]
+        if base.endswith((".js", ".jsx", ".mjs", ".cjs")):
+            stem = base[: base.rfind(".")]  # TypeScript ESM writes "./x.js" for x.ts
+            candidates += [stem + ext for ext in (".ts", ".tsx", ".mts", ".cts")]
+        candidates += [base + ext for ext in _JS_EXTENSIONS]
+        candidates += [_join(base, "index" + ext) for ext in _JS_EXTENSIONS]
+        for candidate in candidates:
+            if candidate in files:
+                return [candidate]
     return []
 
 

@@ -78,7 +78,9 @@ def test_python_same_name_prefers_closest_package() -> None:
 
 def test_js_ts_relative_paths_extension_probing_and_index_files() -> None:
     facts = [
-        ff("web/app.ts", ["./util", "./components", "../lib/x.js", "react", "./missing", "@/alias"]),
+        ff("web/app.ts", ["./util", "./components", "../lib/x.js", "react", "./missing", "@/alias",
+                          "@/hooks/use", "../../outside"]),
+        ff("src/hooks/use.ts"),
         ff("web/util.ts"),
         ff("web/components/index.tsx"),
         ff("lib/x.ts"),
@@ -86,8 +88,9 @@ def test_js_ts_relative_paths_extension_probing_and_index_files() -> None:
         ff("web/legacy.jsx"),
     ]
     g = build_graph(facts)
-    assert g.depends_on["web/app.ts"] == ["lib/x.ts", "web/components/index.tsx", "web/util.ts"]
-    assert g.external["web/app.ts"] == ["./missing", "@/alias", "react"]
+    assert g.depends_on["web/app.ts"] == ["lib/x.ts", "src/hooks/use.ts", "web/components/index.tsx",
+                                          "web/util.ts"]
+    assert g.external["web/app.ts"] == ["../../outside", "./missing", "@/alias", "react"]
     assert g.depends_on["web/old.js"] == ["web/legacy.jsx", "web/util.ts"]
 
 
