@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -298,3 +299,42 @@ def test_ruby_php_and_csharp_resolve_by_path_suffix() -> None:
     assert g.depends_on["App/Program.cs"] == ["App/Services/Mailer.cs", "App/Services/Queue.cs",
                                               "App/Util/Strings.cs"]
     assert g.external["App/Program.cs"] == ["System.Text"]
+
+
+def test_facts_from_the_real_scan_and_parse_stages_resolve(tmp_path: Path) -> None:
+    """The formats parse writes (Import.module as in the source) are the ones graph resolves."""
+    from generator.parse import extract
+    from generator.scan import read_source, scan
+    from sourcebook.config import Config
+
+    files = {
+        "py/pkg/__init__.py": "from .core import run\n",
+        "py/pkg/core.py": "from . import util\n\ndef run():\n    return util.helper()\n",
+        "py/pkg/util.py": "def helper():\n    return 1\n",
+        "web/main.ts": "import { f } from './lib';\nexport const x = f();\n",
+        "web/lib/index.ts": "export function f() { return 1; }\n",
+        "go.mod": "module example.com/demo\n",
+        "cmd/main.go": ('package main\n\nimport "example.com/demo/internal/util"\n\n'
+                        "func main() { util.Do() }\n"),
+        "internal/util/util.go": "package util\n\nfunc Do() {}\n",
+        "src/lib.rs": "mod net;\nuse crate::net::Conn;\n",
+        "src/net.rs": "pub struct Conn;\n",
+        "j/com/x/App.java": "package com.x;\nimport com.x.util.Strings;\nclass App {}\n",
+        "j/com/x/util/Strings.java": "package com.x.util;\npublic class Strings {}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    scanned = scan(Config(root=tmp_path, out_dir=tmp_path / ".sourcebook"))
+    facts = [extract(f, read_source(tmp_path, f.path)) for f in scanned.files]
+    g = build_graph(facts, go_mods=go_modules({"go.mod": files["go.mod"]}))
+    assert g.depends_on["py/pkg/__init__.py"] == ["py/pkg/core.py"]
+    assert g.depends_on["py/pkg/core.py"] == ["py/pkg/util.py"]
+    assert g.calls[("py/pkg/core.py", "run")] == [("py/pkg/util.py", "helper")]
+    assert g.depends_on["web/main.ts"] == ["web/lib/index.ts"]
+    assert g.depends_on["cmd/main.go"] == ["internal/util/util.go"]
+    assert g.depends_on["src/lib.rs"] == ["src/net.rs"]
+    assert g.depends_on["j/com/x/App.java"] == ["j/com/x/util/Strings.java"]
+    assert g.calls[("cmd/main.go", "main")] == [("internal/util/util.go", "Do")]
+    assert g.calls[("web/main.ts", "")] == [("web/lib/index.ts", "f")]
+    assert g.ranked_files()[0] == "py/pkg/util.py"  # the end of the longest import chain
