@@ -7,6 +7,7 @@ answer. `AnswerContext` holds what should stay warm between calls: the open inde
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -40,7 +41,7 @@ from answer.evidence import (
 )
 from answer.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
 from answer.synthesize import PROMPT_VERSION, SynthesisFailed, evidence_budget_for, synthesize
-from sourcebook.config import Config
+from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -82,10 +83,17 @@ class AnswerContext:
 
     def chat_model(self) -> ChatModel | None:
         if self.chat is _UNSET:
-            from generator.provider import get_chat_model
-
-            self.chat = get_chat_model(self.config.llm)
+            self.chat = _chat_for(self.config.llm)
         return self.chat
+
+
+@functools.lru_cache(maxsize=8)
+def _chat_for(llm: LLMConfig) -> ChatModel | None:
+    """One chat model (and HTTP client) per provider configuration per process: front ends that build a
+    fresh context per request still reuse a warm client."""
+    from generator.provider import get_chat_model
+
+    return get_chat_model(llm)
 
 
 def resolve_context(target: Any, repo: str | None) -> AnswerContext:
@@ -113,7 +121,8 @@ def resolve_context(target: Any, repo: str | None) -> AnswerContext:
         return ctx
     config = getattr(target, "config", None)
     if isinstance(config, Config):
-        ctx = AnswerContext(config, store=getattr(target, "store", None))
+        alias, store = getattr(target, "alias", None), getattr(target, "store", None)
+        ctx = AnswerContext(config, alias=alias, store=store)
         _check_alias(ctx, repo)
         return ctx
     raise UsageError(

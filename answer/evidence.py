@@ -41,7 +41,9 @@ ENRICH_MAX_SYMBOLS = 12
 PROMOTED_DOC_CHARS = 400
 PROMOTED_BODY_LINES = 40
 PROMOTED_MAX = 4
-SPANS_PER_FILE = 2
+SPANS_PER_FILE = 3
+SPAN_LINES = 60  # a span is shown whole up to this many lines (the search snippet is shorter)
+HEAD_LINES = 30  # a ranked file without a matching span shows its head
 EVIDENCE_FILES = 8
 
 
@@ -174,7 +176,7 @@ def promoted_block(sym: SymbolInfo, source: str) -> str:
 
 
 def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
-               symbols: Sequence[SymbolEvidence]) -> str:
+               symbols: Sequence[SymbolEvidence], source: str = "") -> str:
     parts = [f"## [{rank}] {ranked.path}"]
     if page is not None:
         parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
@@ -188,9 +190,16 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
             parts.append(f"  {sym.docstring}")
         if sym.excerpt:
             parts.append("  ```\n" + "\n".join("  " + x for x in sym.excerpt.split("\n")) + "\n  ```")
+    shown = 0
     for span in ranked.spans[:SPANS_PER_FILE]:
-        if span.snippet:
-            parts.append(f"{ranked.path}:{span.start_line}-{span.end_line}\n```\n{span.snippet}\n```")
+        text = excerpt_lines(source, span.start_line, span.end_line, SPAN_LINES) if source else span.snippet
+        if text:
+            end = min(span.end_line, span.start_line + SPAN_LINES - 1) if source else span.end_line
+            parts.append(f"{ranked.path}:{span.start_line}-{end}\n```\n{text}\n```")
+            shown += 1
+    if not shown and source:
+        head = excerpt_lines(source, 1, HEAD_LINES, HEAD_LINES)
+        parts.append(f"{ranked.path}:1-{HEAD_LINES}\n```\n{head}\n```")
     return "\n".join(parts)
 
 
@@ -298,7 +307,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     top = [f.path for f in files[:ENRICHED_FILES]]
     promoted_paths = [s.path for s in promoted]
     evidence_paths = list(dict.fromkeys([*(f.path for f in files[:EVIDENCE_FILES]), *promoted_paths]))
-    shas, sources = _files_of(store, evidence_paths, list(dict.fromkeys([*top, *promoted_paths])))
+    shas, sources = _files_of(store, evidence_paths, evidence_paths)
     pages = _pages_of(store, [f.path for f in files[:5]])
     by_path: dict[str, list[SymbolInfo]] = {}
     for sym in _symbols_of(store, top):
@@ -307,8 +316,9 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
 
     blocks: list[tuple[str, str]] = [(s.path, promoted_block(s, sources.get(s.path, ""))) for s in promoted]
     for rank, ranked in enumerate(files[:EVIDENCE_FILES], start=1):
-        blocks.append((ranked.path, file_block(rank, ranked, pages.get(ranked.path),
-                                               file_symbols.get(ranked.path, []))))
+        block = file_block(rank, ranked, pages.get(ranked.path), file_symbols.get(ranked.path, []),
+                           sources.get(ranked.path, ""))
+        blocks.append((ranked.path, block))
     text, shown = assemble(blocks, budget)
 
     terms = content_terms(question)
