@@ -300,6 +300,7 @@ class PageRun:
 
 
 def write_file_pages(run: PageRun) -> None:
+    from generator.llm_writer import apply_docstrings
     from generator.render import render_file_page, render_version
 
     config, plan, facts, graph, texts, writer, pages, notify = (
@@ -328,7 +329,9 @@ def write_file_pages(run: PageRun) -> None:
         return _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
 
     for n, ((ctx, key), draft) in enumerate(zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
-        markdown = render_file_page(ctx, draft, writer_id=writer.id, repo_url=config.repo_url,
+        # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
+        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, draft))
+        markdown = render_file_page(shown, draft, writer_id=writer.id, repo_url=config.repo_url,
                                     module_page=plan.modules[ctx.module])
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,

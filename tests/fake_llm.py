@@ -18,6 +18,7 @@ mode), JSON text otherwise (JSON mode), fenced JSON when `fenced=True` (MD_JSON)
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -207,3 +208,37 @@ def request_schema_name(body: dict[str, Any]) -> str:
 
 def request_text(body: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+
+
+_SYMBOL_LINE = re.compile(r"^- (\S+) \((?:\w+), lines \d+-\d+\)", re.M)
+_CHILD_LINE = re.compile(r"^- (?:submodule )?([^\s:]+?)/?: ", re.M)
+
+
+def page_writer_responder(body: dict[str, Any]) -> Reply:
+    """A valid reply to any prompt of generator.llm_writer, built from the prompt itself (TOOLS mode).
+
+    It names only symbols and paths the prompt lists, so it passes the writer's validators: what a
+    well-behaved model would do, minus the prose quality. Used by build tests and bench/llm_build_bench.py.
+    """
+    name = request_schema_name(body)
+    text = request_text(body)
+    subject = re.search(r'^File: (\S+)|module \(directory\) "([^"]*)"|repository "([^"]*)"', text, re.M)
+    what = next((g for g in subject.groups() if g), "this code") if subject else "this code"
+    summary = f"Scripted summary {len(text) % 997}: this part of {what} does its job."
+    if name == "PartNotes":
+        return Reply.ok({"summary": summary})
+    if name == "LLMFileDraft":
+        symbols = _SYMBOL_LINE.findall(text)
+        undocumented = re.search(r"undocumented symbols: (.+)\.$", text, re.M)
+        docstrings = [{"qualname": q.strip(), "explanation": f"Scripted docstring for {q.strip()}."}
+                      for q in (undocumented.group(1).split(", ") if undocumented else [])]
+        return Reply.ok({"summary": summary, "purpose": "It exists to be documented by a test.",
+                         "key_symbols": [{"qualname": q, "explanation": "An important symbol."}
+                                         for q in symbols[:2]],
+                         "docstrings": docstrings})
+    if name in {"LLMModuleDraft", "LLMOverviewDraft"}:
+        field = "key_items" if name == "LLMModuleDraft" else "key_modules"
+        children = [c for c in _CHILD_LINE.findall(text) if not c.startswith(("(", "key_"))]
+        return Reply.ok({"summary": summary,
+                         field: [{"path": c, "explanation": "An important part."} for c in children[:2]]})
+    return Reply.ok({"summary": summary})

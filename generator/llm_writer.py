@@ -1,0 +1,474 @@
+"""The LLM PageWriter: file, module and overview prose (and missing docstrings) through a ChatModel.
+
+Prompts are versioned Jinja templates in `generator/prompts/` (`<name>.v<N>.j2`); their versions are part of
+the writer id and so of every page key: changing a prompt or the model rewrites the pages, nothing else does.
+
+Every prompt is built to fit the model's window: reply budget + schema + prompt <= context_tokens (counted
+by generator.provider's chars-per-token rule). A file whose source does not fit is shown as an excerpt
+around its most important symbols; when even that would cover too little, the file is summarised in parts
+first (`file_part`), and the page is written from those notes. Modules are written from their children's
+summaries (grouped into part notes when they do not fit), the overview from the README and the top modules.
+
+Secrets: a file whose name marks it as secret is never sent (its page is extractive); everything else that
+goes into a prompt passes through `generator.secrets.redact` first.
+
+Failure handling: a page whose draft fails after the provider's retries and re-asks falls back to the
+extractive draft with `fallback=True` (the build marks it for retry next run). After `outage_after`
+consecutive transport failures the writer stops calling the provider for the rest of the run, and it stops
+cleanly when `max_pages` or `max_cost` is reached: the remaining pages are extractive fallbacks, retried on
+the next run. The build never fails because of the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jinja2
+from pydantic import BaseModel
+
+from generator.excerpt import coverage, excerpt, fit_lines, pick_parts, shorten, split_parts
+from generator.facts import FileFacts, Symbol
+from generator.llm_drafts import Known, LLMFileDraft, LLMModuleDraft, LLMOverviewDraft, PartNotes
+from generator.provider import (
+    CHARS_PER_TOKEN,
+    MESSAGE_OVERHEAD_TOKENS,
+    ChatModel,
+    estimate_prompt_tokens,
+    estimate_tokens,
+)
+from generator.secrets import is_secret_path, redact_text
+from generator.write import (
+    ExtractiveWriter,
+    FileContext,
+    FileDraft,
+    ModuleContext,
+    ModuleDraft,
+    OverviewContext,
+    OverviewDraft,
+    WriterStats,
+)
+from sourcebook.errors import ProviderError, ProviderOutputError
+
+log = logging.getLogger(__name__)
+
+D = TypeVar("D", bound=BaseModel)
+
+PROMPTS_DIR = Path(__file__).parent / "prompts"
+TEMPLATES = {"file": "file_page.v1.j2", "file_part": "file_part.v1.j2", "module": "module_page.v1.j2",
+             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2"}
+SAFETY = 0.9  # of the window: the chars-per-token rule is an estimate, keep a margin on top of it
+MAX_PARTS = 4  # a huge file costs at most this many part calls; the rest of it is only outlined
+MIN_EXCERPT_COVERAGE = 0.5  # below this share of lines shown, summarise in parts instead
+EXPECTED_OUTPUT_TOKENS = {"file": 450, "file_part": 200, "module": 350, "module_part": 200, "overview": 450}
+DOCSTRING_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "trait", "type"})
+MAX_DOCSTRINGS = 8
+LLM_FILE_KINDS = frozenset({"code", "test", "config"})  # documentation files keep their extractive page
+
+
+def prompt_version() -> str:
+    """The versions of all prompt templates, e.g. "file_page.v1+file_part.v1+...": part of the writer id."""
+    return "+".join(name.removesuffix(".j2") for name in TEMPLATES.values())
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    # Prompts are plain text sent to a model, never HTML: escaping would corrupt the code they quote.
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PROMPTS_DIR), undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+        autoescape=False)  # noqa: S701
+
+
+def render_prompt(kind: str, **values: Any) -> str:
+    text = _environment().get_template(TEMPLATES[kind]).render(**values)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def apply_docstrings(facts: FileFacts, draft: FileDraft) -> FileFacts:
+    """`facts` with the draft's generated docstrings on symbols that have none (docstring_source="llm")."""
+    notes = {n.qualname: n.explanation for n in getattr(draft, "docstrings", ())}
+    if not notes:
+        return facts
+    symbols = [dataclasses.replace(s, docstring=notes[s.qualname], docstring_source="llm")
+               if s.qualname in notes and not s.docstring else s for s in facts.symbols]
+    return dataclasses.replace(facts, symbols=symbols)
+
+
+def _messages(text: str) -> list[dict[str, str]]:
+    # One user message: some local chat formats (Gemma's) drop system messages entirely.
+    return [{"role": "user", "content": text}]
+
+
+def _symbol_line(s: Symbol) -> str:
+    sig = " ".join(s.signature.split())[:200]
+    return f"{s.qualname} ({s.kind}, lines {s.start_line}-{s.end_line}): {redact_text(sig)}"
+
+
+class LLMWriter:
+    """PageWriter over a ChatModel. Thread-safe: the build may call it from `concurrency` threads."""
+
+    def __init__(self, chat: ChatModel, *, repo_name: str = "", concurrency: int = 4,
+                 max_pages: int | None = None, max_cost: float | None = None, outage_after: int = 3) -> None:
+        self._chat = chat
+        self._repo = repo_name
+        self._concurrency = max(1, concurrency)
+        self._max_pages = max_pages
+        self._max_cost = max_cost
+        self._outage_after = outage_after
+        self._fallback = ExtractiveWriter()
+        self._lock = threading.Lock()
+        self._written = 0
+        self._failed = 0
+        self._skipped = 0
+        self._consecutive_outages = 0
+        self._stop_reason = ""
+
+    # -- PageWriter --------------------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return f"llm/{self._chat.id}/{prompt_version()}"
+
+    @property
+    def concurrency(self) -> int:
+        return self._concurrency
+
+    @property
+    def chat(self) -> ChatModel:
+        return self._chat
+
+    def file_page(self, ctx: FileContext) -> FileDraft:
+        if not self.wants_llm(ctx):
+            return self._fallback.file_page(ctx)
+        return self._attempt(f"file:{ctx.path}", lambda: self._write_file(ctx),
+                             lambda: self._fallback.file_page(ctx))
+
+    def module_page(self, ctx: ModuleContext) -> ModuleDraft:
+        if not ctx.files and not ctx.submodules:
+            return self._fallback.module_page(ctx)
+        return self._attempt(f"module:{ctx.path or '.'}", lambda: self._write_module(ctx),
+                             lambda: self._fallback.module_page(ctx))
+
+    def overview(self, ctx: OverviewContext) -> OverviewDraft:
+        return self._attempt("overview", lambda: self._write_overview(ctx),
+                             lambda: self._fallback.overview(ctx))
+
+    # -- reporting -----------------------------------------------------------------------------------------
+    def stats(self) -> WriterStats:
+        totals = self._chat.ledger.totals()
+        with self._lock:
+            return WriterStats(pages=self._written, failures=self._failed, extra={
+                "skipped": float(self._skipped), "calls": float(totals.calls),
+                "requests": float(totals.requests), "input_tokens": float(totals.input_tokens),
+                "output_tokens": float(totals.output_tokens), "cost": totals.cost})
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the writer stopped calling the provider this run ("" while it has not)."""
+        with self._lock:
+            return self._stop_reason
+
+    def progress(self) -> str:
+        t = self._chat.ledger.totals()
+        with self._lock:
+            return (f"{self._written} LLM pages, {self._failed} failed, {t.input_tokens + t.output_tokens:,} "
+                    f"tokens, ${t.cost:.4f}")
+
+    def wants_llm(self, ctx: FileContext) -> bool:
+        """Whether this file's page is written by the model at all (secret and doc files are not)."""
+        f = ctx.facts.file
+        return f.kind in LLM_FILE_KINDS and f.size > 0 and not is_secret_path(f.path)
+
+    # -- budgets -------------------------------------------------------------------------------------------
+    def _reply_tokens(self) -> int:
+        return min(self._chat.max_output_tokens, max(256, self._chat.context_tokens // 4))
+
+    def _input_budget(self, model: type[BaseModel]) -> int:
+        """Tokens left for the prompt text once the reply, the schema and a margin are reserved."""
+        window = int(self._chat.context_tokens * SAFETY)
+        return window - self._reply_tokens() - estimate_prompt_tokens([], model) - MESSAGE_OVERHEAD_TOKENS
+
+    def _chars(self, tokens: int) -> int:
+        return max(0, int(tokens * CHARS_PER_TOKEN))
+
+    # -- the attempt wrapper -------------------------------------------------------------------------------
+    def _attempt(self, label: str, write: Any, fallback: Any) -> Any:
+        reason = self._should_skip()
+        if reason:
+            draft = fallback()
+            with self._lock:
+                self._skipped += 1
+            return draft.model_copy(update={"fallback": True})
+        try:
+            draft = write()
+        except ProviderOutputError as exc:
+            log.warning("%s: LLM draft rejected (%s); extractive page used, retried next run", label, exc)
+            with self._lock:
+                self._failed += 1
+                self._consecutive_outages = 0
+            return fallback().model_copy(update={"fallback": True})
+        except ProviderError as exc:
+            log.warning("%s: provider failed (%s); extractive page used, retried next run", label, exc)
+            with self._lock:
+                self._failed += 1
+                self._consecutive_outages += 1
+                if self._consecutive_outages >= self._outage_after and not self._stop_reason:
+                    self._stop_reason = f"provider unavailable ({exc})"
+                    log.error("llm: %d consecutive provider failures; no more LLM calls this run",
+                              self._consecutive_outages)
+            return fallback().model_copy(update={"fallback": True})
+        with self._lock:
+            self._written += 1
+            self._consecutive_outages = 0
+        log.info("%s: written by %s (%s)", label, self._chat.id, self.progress())
+        return draft.model_copy(update={"written_by": "llm", "fallback": False})
+
+    def _should_skip(self) -> str:
+        with self._lock:
+            if self._stop_reason:
+                return self._stop_reason
+            if self._max_pages is not None and self._written + self._failed >= self._max_pages:
+                self._stop_reason = f"--max-pages {self._max_pages} reached"
+                return self._stop_reason
+        if self._max_cost is not None and self._chat.ledger.totals().cost >= self._max_cost:
+            with self._lock:
+                self._stop_reason = f"--max-cost {self._max_cost} reached"
+            return self._stop_reason
+        return ""
+
+    def _ask(self, model: type[D], text: str, known: Known, label: str) -> D:
+        return self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),
+                                   context=known.as_context(), label=label)
+
+    # -- file pages ----------------------------------------------------------------------------------------
+    def _file_known(self, ctx: FileContext, undocumented: Sequence[str]) -> Known:
+        f = ctx.facts
+        paths = [ctx.path, ctx.module, *(d.path for d in ctx.depends_on), *(d.path for d in ctx.used_by)]
+        for _q, edges in (*ctx.callers, *ctx.calls):
+            paths.extend(p for p, _ in edges)
+        return Known.build(symbols=[s.qualname for s in f.symbols],
+                           top=[s.qualname for s in f.symbols if s.parent is None], paths=paths,
+                           undocumented=undocumented)
+
+    def _undocumented(self, ctx: FileContext) -> list[str]:
+        picked = [s.qualname for s in ctx.ordered_symbols()
+                  if s.public and not s.docstring and s.kind in DOCSTRING_KINDS]
+        return picked[:MAX_DOCSTRINGS]
+
+    def file_prompt(self, ctx: FileContext, part_notes: Sequence[str] = ()) -> tuple[str, bool]:
+        """The file page prompt within budget, and whether the source had to be excerpted."""
+        f = ctx.facts
+        ordered = ctx.ordered_symbols()
+        undocumented = self._undocumented(ctx)
+        cross = [f"{q} is called from {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.callers]
+        cross += [f"{q} calls {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.calls]
+        imports = sorted({i.module for i in f.imports})
+        budget = self._chars(self._input_budget(LLMFileDraft))
+        # Facts first, each list capped to a share of the budget; the source gets what is left.
+        symbols, omitted = fit_lines([_symbol_line(s) for s in ordered], budget // 4)
+        values: dict[str, Any] = {
+            "repo": self._repo, "path": ctx.path, "language": f.file.language or "text",
+            "line_count": f.line_count, "module": ctx.module,
+            "file_doc": shorten(redact_text(f.docstring), budget // 10)[0],
+            "symbols": symbols, "omitted_symbols": omitted, "max_key_symbols": 8,
+            "undocumented": undocumented,
+            "imports": fit_lines(imports, budget // 20)[0],
+            "depends_on": fit_lines([d.path for d in ctx.depends_on], budget // 20)[0],
+            "used_by": fit_lines([d.path for d in ctx.used_by], budget // 20)[0],
+            "cross_refs": fit_lines(cross, budget // 12)[0],
+            "part_notes": list(part_notes), "source": "", "source_truncated": False,
+        }
+        fixed = len(render_prompt("file", **values))
+        room = budget - fixed
+        if room > 200 and ctx.source:
+            regions = [(s.start_line, s.end_line) for s in ordered]
+            text, truncated = excerpt(redact_text(ctx.source), regions, room)
+            values["source"], values["source_truncated"] = text, truncated
+        return render_prompt("file", **values), bool(values["source_truncated"])
+
+    def needs_parts(self, ctx: FileContext) -> bool:
+        if not ctx.source:
+            return False
+        text, truncated = self.file_prompt(ctx)
+        return truncated and coverage(text, ctx.source) < MIN_EXCERPT_COVERAGE
+
+    def _file_parts(self, ctx: FileContext) -> list[tuple[str, Known, str]]:
+        """(prompt, known, label) for each part of a file too big to excerpt well."""
+        f = ctx.facts
+        top = [s for s in f.symbols if s.parent is None]
+        regions = [(s.start_line, s.end_line) for s in ctx.ordered_symbols()]
+        fixed = len(render_prompt("file_part", repo=self._repo, path=ctx.path, part=MAX_PARTS,
+                                  parts=MAX_PARTS, symbols=[], start_line=0, end_line=0, source=""))
+        part_budget = self._chars(self._input_budget(PartNotes)) - fixed - 600  # 600: the symbol list
+        parts = split_parts(redact_text(ctx.source), [(s.start_line, s.end_line) for s in top], part_budget)
+        chosen = pick_parts(parts, regions, MAX_PARTS)
+        out = []
+        for i, part in enumerate(chosen, start=1):
+            inside = [s.qualname for s in f.symbols if part.start_line <= s.start_line <= part.end_line]
+            names, _ = fit_lines(inside, 500)
+            prompt = render_prompt("file_part", repo=self._repo, path=ctx.path, part=i, parts=len(chosen),
+                                   symbols=names, start_line=part.start_line, end_line=part.end_line,
+                                   source=part.text)
+            known = Known.build(symbols=inside, top=[s.qualname for s in top], paths=[ctx.path])
+            out.append((prompt, known, f"file-part:{ctx.path}#{i}"))
+        return out
+
+    def _write_file(self, ctx: FileContext) -> FileDraft:
+        notes: list[str] = []
+        if self.needs_parts(ctx):
+            for prompt, known, label in self._file_parts(ctx):
+                part = self._ask(PartNotes, prompt, known, label)
+                names = ", ".join(n.qualname for n in part.key_symbols)
+                notes.append(part.summary + (f" Key symbols: {names}." if names else ""))
+        prompt, _ = self.file_prompt(ctx, notes)
+        if notes:
+            # the notes replace most of the source: keep only what still fits next to them
+            prompt = self._fit(prompt, LLMFileDraft)
+        known = self._file_known(ctx, self._undocumented(ctx))
+        return self._ask(LLMFileDraft, prompt, known, f"file:{ctx.path}")
+
+    def _fit(self, prompt: str, model: type[BaseModel]) -> str:
+        budget = self._chars(self._input_budget(model))
+        return prompt if len(prompt) <= budget else shorten(prompt, budget)[0]
+
+    # -- module pages --------------------------------------------------------------------------------------
+    def _module_values(self, ctx: ModuleContext, children: list[str], omitted: int,
+                       notes: Sequence[str]) -> dict[str, Any]:
+        return {
+            "repo": self._repo, "path": ctx.path, "max_items": 8,
+            "readme": shorten(redact_text(ctx.readme),
+                              self._chars(self._input_budget(LLMModuleDraft)) // 4)[0],
+            "files": [c for c in children if not c.startswith("submodule ")],
+            "submodules": [c.removeprefix("submodule ") for c in children if c.startswith("submodule ")],
+            "part_notes": list(notes), "omitted": omitted,
+            "entry_points": [f"{e.qualname} ({e.kind}) in {e.path}" for e in ctx.entry_points],
+            "edges": [f"{a} -> {b}" for a, b in ctx.internal_edges[:20]],
+            "external": sorted({b for _, b in ctx.external_edges if b})[:20],
+        }
+
+    def module_children(self, ctx: ModuleContext) -> list[str]:
+        lines = [f"{f.path}: {redact_text(f.summary) or '(no summary)'}" for f in ctx.files]
+        lines += [f"submodule {m.path}/: {redact_text(m.summary) or '(no summary)'}" for m in ctx.submodules]
+        return lines
+
+    def module_prompt(self, ctx: ModuleContext, notes: Sequence[str] = ()) -> tuple[str, int]:
+        """The module prompt within budget, and how many children did not fit (0 = all shown)."""
+        children = self.module_children(ctx)
+        budget = self._chars(self._input_budget(LLMModuleDraft))
+        fixed = len(render_prompt("module", **self._module_values(ctx, [], 0, notes)))
+        shown, omitted = fit_lines(children, budget - fixed)
+        return render_prompt("module", **self._module_values(ctx, shown, omitted, notes)), omitted
+
+    def _module_groups(self, ctx: ModuleContext) -> list[list[str]]:
+        fixed = len(render_prompt("module_part", repo=self._repo, path=ctx.path, part=9, parts=9,
+                                  children=[]))
+        budget = self._chars(self._input_budget(PartNotes)) - fixed
+        groups: list[list[str]] = []
+        rest = self.module_children(ctx)
+        while rest:
+            shown, _ = fit_lines(rest, budget)
+            if not shown:  # one child's summary alone overflows: cut it
+                shown = [shorten(rest[0], budget)[0]]
+            groups.append(shown)
+            rest = rest[len(shown):]
+        return groups
+
+    def _module_known(self, ctx: ModuleContext) -> Known:
+        items = [*(f.path for f in ctx.files), *(m.path for m in ctx.submodules)]
+        paths = [ctx.path, *items, *(e.path for e in ctx.entry_points),
+                 *(b for _, b in ctx.external_edges), *([ctx.parent.path] if ctx.parent else [])]
+        return Known.build(symbols=[e.qualname for e in ctx.entry_points], paths=paths, items=items)
+
+    def _write_module(self, ctx: ModuleContext) -> ModuleDraft:
+        prompt, omitted = self.module_prompt(ctx)
+        if omitted:
+            groups = self._module_groups(ctx)
+            notes = []
+            for i, group in enumerate(groups, start=1):
+                text = render_prompt("module_part", repo=self._repo, path=ctx.path, part=i,
+                                     parts=len(groups), children=group)
+                label = f"module-part:{ctx.path or '.'}#{i}"
+                part = self._ask(PartNotes, text, self._module_known(ctx), label)
+                notes.append(part.summary)
+            prompt = self._fit(self.module_prompt(ctx, notes)[0], LLMModuleDraft)
+        return self._ask(LLMModuleDraft, prompt, self._module_known(ctx), f"module:{ctx.path or '.'}")
+
+    # -- overview ------------------------------------------------------------------------------------------
+    def overview_prompt(self, ctx: OverviewContext) -> str:
+        budget = self._chars(self._input_budget(LLMOverviewDraft))
+        modules = [f"{m.path}/: {redact_text(m.summary) or '(no summary)'}" for m in ctx.top_modules]
+        files = [f"{f.path}: {redact_text(f.summary) or '(no summary)'}" for f in ctx.top_files]
+        modules, _ = fit_lines(modules, budget // 3)
+        files, _ = fit_lines(files, budget // 4)
+        values: dict[str, Any] = {
+            "repo": ctx.repo_name or self._repo, "max_items": 8, "file_count": ctx.file_count,
+            "symbol_count": ctx.symbol_count, "languages": [f"{lang} ({n})" for lang, n in ctx.languages[:6]],
+            "readme": "", "readme_path": ctx.readme_path, "readme_truncated": False,
+            "modules": modules, "files": files,
+            "entry_points": [f"{e.qualname} ({e.kind}) in {e.path}" for e in ctx.entry_points[:8]],
+        }
+        room = budget - len(render_prompt("overview", **values))
+        if ctx.readme and room > 200:
+            values["readme"], values["readme_truncated"] = shorten(redact_text(ctx.readme), room)
+        return render_prompt("overview", **values)
+
+    def _write_overview(self, ctx: OverviewContext) -> OverviewDraft:
+        items = [*(m.path for m in ctx.top_modules), *(f.path for f in ctx.top_files)]
+        known = Known.build(symbols=[e.qualname for e in ctx.entry_points],
+                            paths=[*items, ctx.readme_path, *(e.path for e in ctx.entry_points)], items=items)
+        return self._ask(LLMOverviewDraft, self.overview_prompt(ctx), known, "overview")
+
+    # -- dry run -------------------------------------------------------------------------------------------
+    def estimate(self, ctx: FileContext | ModuleContext | OverviewContext) -> tuple[int, int, int]:
+        """(calls, input tokens, output tokens) writing this page would take, without calling anything.
+
+        Output tokens are the typical reply sizes in EXPECTED_OUTPUT_TOKENS, not the reply budget.
+        """
+        if isinstance(ctx, FileContext):
+            if not self.wants_llm(ctx):
+                return 0, 0, 0
+            calls, tokens_in, tokens_out = 1, 0, EXPECTED_OUTPUT_TOKENS["file"]
+            notes: list[str] = []
+            if self.needs_parts(ctx):
+                for prompt, _known, _label in self._file_parts(ctx):
+                    calls += 1
+                    tokens_in += estimate_prompt_tokens(_messages(prompt), PartNotes)
+                    tokens_out += EXPECTED_OUTPUT_TOKENS["file_part"]
+                    notes.append("x" * EXPECTED_OUTPUT_TOKENS["file_part"] * 3)
+            prompt = self._fit(self.file_prompt(ctx, notes)[0], LLMFileDraft)
+            return calls, tokens_in + estimate_prompt_tokens(_messages(prompt), LLMFileDraft), tokens_out
+        if isinstance(ctx, ModuleContext):
+            if not ctx.files and not ctx.submodules:
+                return 0, 0, 0
+            prompt, omitted = self.module_prompt(ctx)
+            tokens_in = estimate_prompt_tokens(_messages(prompt), LLMModuleDraft)
+            calls, tokens_out = 1, EXPECTED_OUTPUT_TOKENS["module"]
+            if omitted:
+                groups = self._module_groups(ctx)
+                calls += len(groups)
+                tokens_in += sum(estimate_tokens("\n".join(g)) for g in groups)
+                tokens_out += EXPECTED_OUTPUT_TOKENS["module_part"] * len(groups)
+            return calls, tokens_in, tokens_out
+        prompt = self.overview_prompt(ctx)
+        tokens_in = estimate_prompt_tokens(_messages(prompt), LLMOverviewDraft)
+        return 1, tokens_in, EXPECTED_OUTPUT_TOKENS["overview"]
+
+
+def make_llm_writer(chat: ChatModel | None, *, repo_name: str, concurrency: int,
+                    max_pages: int | None = None, max_cost: float | None = None) -> LLMWriter | None:
+    """The LLM writer for a configured chat model, or None (the build then uses the extractive writer)."""
+    if chat is None:
+        return None
+    return LLMWriter(chat, repo_name=repo_name, concurrency=concurrency, max_pages=max_pages,
+                     max_cost=max_cost)
+
+
+def summaries_of(drafts: Mapping[str, FileDraft | ModuleDraft]) -> dict[str, str]:
+    """Page summaries by path, for module contexts (convenience for callers building bottom-up)."""
+    return {path: d.summary for path, d in drafts.items()}
