@@ -26,6 +26,10 @@ _Finder = Callable[[str], "str | None"]  # dotted module name -> file
 SymbolKey = tuple[str, str]  # (path, qualname); qualname "" stands for the file's top level
 
 DAMPING = 0.85
+# An import whose names the target does not define itself (a compat shim re-exporting the standard
+# library) says little about the target's importance; one naming its own definitions says a lot.
+IMPORT_WEIGHT = 1.0
+PASS_THROUGH_IMPORT_WEIGHT = 0.1
 # A name defined in more files than this is too generic to link by name alone ("get", "run", "__init__").
 COMMON_NAME_FILES = 5
 # Of the files a referrer imports, at most this many may define the name for the link to be trusted.
@@ -581,9 +585,13 @@ def _link(name: str, path: str, *, fam: str | None, by_name: Mapping[str, list[S
 # ------------------------------------------------------------------------------------------------- rank
 
 
-def pagerank(nodes: Sequence[str], edges: Mapping[tuple[str, str], float], damping: float = DAMPING,
-             tol: float = 1e-10, max_iter: int = 200) -> dict[str, float]:
-    """PageRank by power iteration on sparse edge arrays (no scipy). Dangling mass is spread uniformly."""
+def pagerank(nodes: Sequence[str], edges: Mapping[tuple[str, str], float], *, damping: float = DAMPING,
+             tol: float = 1e-10, max_iter: int = 200, min_out_weight: float = 0.0) -> dict[str, float]:
+    """PageRank by power iteration on sparse edge arrays (no scipy). Dangling mass is spread uniformly.
+
+    With `min_out_weight` > 0 a node whose edges weigh less in total passes on only that fraction of its
+    rank (the rest is spread uniformly): one weak edge is weak evidence, not a full vote.
+    """
     n = len(nodes)
     if n == 0:
         return {}
@@ -592,13 +600,14 @@ def pagerank(nodes: Sequence[str], edges: Mapping[tuple[str, str], float], dampi
     src = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
     dst = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
     weight = np.fromiter((p[2] for p in pairs), dtype=np.float64, count=len(pairs))
-    out_weight = np.bincount(src, weights=weight, minlength=n)
-    dangling = out_weight == 0
+    out_weight = np.maximum(np.bincount(src, weights=weight, minlength=n), min_out_weight)
     share = np.divide(weight, out_weight[src], out=np.zeros_like(weight), where=out_weight[src] > 0)
+    passed = np.bincount(src, weights=share, minlength=n)  # fraction of each node's rank that flows on
     rank = np.full(n, 1.0 / n)
     for _ in range(max_iter):
         flow = np.bincount(dst, weights=rank[src] * share, minlength=n)
-        new = damping * (flow + rank[dangling].sum() / n) + (1.0 - damping) / n
+        leaked = float((rank * (1.0 - passed)).sum())
+        new = damping * (flow + leaked / n) + (1.0 - damping) / n
         if np.abs(new - rank).sum() < tol:
             rank = new
             break
@@ -657,6 +666,25 @@ def _module_tree(facts: Sequence[FileFacts], file_rank: Mapping[str, float]) -> 
 # ------------------------------------------------------------------------------------------------ build
 
 
+def _import_edges(facts: Sequence[FileFacts], resolved: Mapping[str, Mapping[str, list[str]]]) -> dict[
+        tuple[str, str], float]:
+    top_level = {f.path: {s.name for s in f.symbols if s.parent is None} for f in facts}
+    edges: dict[tuple[str, str], float] = defaultdict(float)
+    for f in facts:
+        weights: dict[str, float] = {}
+        for imp in f.imports:
+            for target in resolved.get(f.path, {}).get(imp.module, ()):
+                stem = target.rsplit("/", 1)[-1].split(".", 1)[0]
+                own = stem if stem not in ("__init__", "index", "mod") else _dir(target).rsplit("/", 1)[-1]
+                names = [n for n in imp.names if n != "*"]
+                telling = not names or any(n in top_level.get(target, ()) or n == own for n in names)
+                weight = IMPORT_WEIGHT if telling else PASS_THROUGH_IMPORT_WEIGHT
+                weights[target] = max(weights.get(target, 0.0), weight)
+        for target, weight in weights.items():
+            edges[(f.path, target)] += weight
+    return edges
+
+
 def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = None) -> RepoGraph:
     """Resolve imports and references, rank files and symbols, and lay out the module tree.
 
@@ -680,11 +708,8 @@ def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = 
             by_name_files[s.name].add(f.path)
     qual_to_name = {(s.path, s.qualname): s.name for f in facts for s in f.symbols}
 
-    # file graph: an import is worth 1; references add sqrt(count) scaled by how telling the name is
-    edges: dict[tuple[str, str], float] = defaultdict(float)
-    for p, targets in depends_on.items():
-        for t in targets:
-            edges[(p, t)] += 1.0
+    # file graph: imports by what they name; references add sqrt(count) scaled by how telling the name is
+    edges = _import_edges(facts, resolved)
     per_pair: dict[tuple[str, str, str], int] = defaultdict(int)
     for (src_path, _), counted in call_counts.items():
         for (dst_path, qual), count in counted.items():
@@ -692,7 +717,7 @@ def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = 
                 per_pair[(src_path, dst_path, qual_to_name.get((dst_path, qual), qual))] += count
     for (src_path, dst_path, name), count in per_pair.items():
         edges[(src_path, dst_path)] += math.sqrt(count) * _identifier_weight(name, len(by_name_files[name]))
-    file_rank = pagerank(paths, edges)
+    file_rank = pagerank(paths, edges, min_out_weight=IMPORT_WEIGHT)
 
     calls = {k: sorted(v) for k, v in sorted(call_counts.items())}
     callers_sets: dict[SymbolKey, set[SymbolKey]] = defaultdict(set)

@@ -338,3 +338,18 @@ def test_facts_from_the_real_scan_and_parse_stages_resolve(tmp_path: Path) -> No
     assert g.calls[("cmd/main.go", "main")] == [("internal/util/util.go", "Do")]
     assert g.calls[("web/main.ts", "")] == [("web/lib/index.ts", "f")]
     assert g.ranked_files()[0] == "py/pkg/util.py"  # the end of the longest import chain
+
+
+def test_pass_through_imports_count_less_than_imports_of_own_definitions() -> None:
+    # every file imports both; from `shim` only names it re-exports, from `model` names it defines
+    facts = [ff("shim.py", symbols=["_detect"]), ff("model.py", symbols=["Model", "Field"])]
+    facts += [ff(f"use{i}.py", [("shim", ("urlparse", "str")), ("model", ("Model",))]) for i in range(4)]
+    g = build_graph(facts)
+    assert g.file_rank["model.py"] > g.file_rank["shim.py"]
+
+
+def test_weak_edges_pass_on_only_part_of_the_rank() -> None:
+    strong = pagerank(["a", "b"], {("a", "b"): 1.0}, min_out_weight=1.0)
+    weak = pagerank(["a", "b"], {("a", "b"): 0.1}, min_out_weight=1.0)
+    assert strong["b"] > weak["b"] > weak["a"]
+    assert sum(weak.values()) == pytest.approx(1.0)
