@@ -30,8 +30,7 @@ _MAX_SIGNATURE = 300
 _BOM = b"\xef\xbb\xbf"
 _KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
 _LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
-_CONTAINER_CLAUSES = frozenset({"package_clause", "package_declaration", "namespace_declaration",
-                                "file_scoped_namespace_declaration", "package_header"})
+_PREAMBLE = frozenset({"php_tag", "text"})  # nodes before a file's first comment that say nothing
 
 
 def decode(source: bytes) -> str:
@@ -105,6 +104,7 @@ class _Def:
     kind: str
     body: Node | None
     receiver: str | None
+    pattern: int = 0  # index of the query pattern that produced it
     outer: Node | None = None  # node including decorators/export/attributes
     qualname: str = ""
     parent: str | None = None
@@ -132,11 +132,11 @@ class _Extraction:
         imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
         refs: list[tuple[Node, str]] = []
         seen_refs: set[tuple[int, str]] = set()
-        for _pattern, caps in QueryCursor(query).matches(root):
+        for pattern, caps in QueryCursor(query).matches(root):
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
-                    self._add_def(defs, kind, caps)
+                    self._add_def(defs, kind, caps, pattern)
                 continue
             if "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
@@ -157,28 +157,28 @@ class _Extraction:
             for (_key, module), (line, names) in imports.items()
         ]
         self.facts.references = self._references(refs, ordered)
-        self.facts.docstring = self._module_docstring(root)
+        self.facts.docstring = self._module_docstring(root, {(d.outer or d.node).start_byte for d in ordered})
 
     # ---- collecting
 
-    def _add_def(self, defs: dict[int, _Def], kind: str, caps: dict[str, list[Node]]) -> None:
+    def _add_def(self, defs: dict[int, _Def], kind: str, caps: dict[str, list[Node]], pattern: int) -> None:
         node = caps[f"def.{kind}"][0]
         name_nodes = caps.get("name")
         if not name_nodes or kind not in _KINDS:
             return
         receiver = _type_name(self.text(caps["receiver"][0])) if "receiver" in caps else None
+        body = caps["body"][0] if "body" in caps else None
         existing = defs.get(node.id)
         if existing is not None:
-            # a node several patterns match: keep the most specific reading
+            # a node several patterns match: the pattern written first in the .scm file is the more specific
             existing.receiver = existing.receiver or receiver
-            if kind == "method":
-                existing.kind = kind
+            if pattern < existing.pattern:
+                existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
             return
-        body = caps["body"][0] if "body" in caps else None
         self.name_ids.add(name_nodes[0].id)
         name = self.text(name_nodes[0]).strip()
         if name:
-            defs[node.id] = _Def(node=node, name=name, kind=kind, body=body, receiver=receiver)
+            defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str]]],
                     caps: dict[str, list[Node]]) -> None:
@@ -253,7 +253,7 @@ class _Extraction:
             kind=d.kind,  # type: ignore[arg-type]
             path=self.path,
             start_line=outer.start_point.row + 1,
-            end_line=max(outer.end_point.row + 1, outer.start_point.row + 1),
+            end_line=_end_line(outer),
             signature=self._signature(d),
             docstring=self._docstring(d),
             parent=d.parent,
@@ -273,7 +273,7 @@ class _Extraction:
         # comments in a multi-line parameter list and decorators of an exported class are not signature
         pieces, pos = [], start
         raw = self.data[start:end].rstrip()
-        search = b"\n" in raw or b"@" in raw
+        search = b"\n" in raw or bool(self.rules.signature_skip and (b"@" in raw or b"[" in raw))
         for comment in self._skipped_between(start_node, start, end) if search else ():
             pieces.append(self.data[pos:comment.start_byte])
             pos = comment.end_byte
@@ -301,8 +301,16 @@ class _Extraction:
 
     def _leading_comment(self, anchor: Node) -> str:
         comment_types = self.rules.comment_types
+        # a definition first in a body (Ruby) has its comment before the body node
+        while anchor.prev_sibling is None and anchor.parent is not None \
+                and anchor.parent.start_byte == anchor.start_byte:
+            anchor = anchor.parent
         node = anchor.prev_sibling
         expect_row = anchor.start_point.row
+        # some grammars attach a comment to the end of the node before (Kotlin's import list)
+        while node is not None and node.type not in comment_types and node.child_count \
+                and node.type not in self.rules.attribute_types and node.end_point.row >= expect_row - 1:
+            node = node.children[-1]
         while node is not None and node.type in self.rules.attribute_types:
             expect_row = node.start_point.row
             node = node.prev_sibling
@@ -318,7 +326,7 @@ class _Extraction:
         block.reverse()
         return clean_comment("\n".join(self.text(n) for n in block)) if block else ""
 
-    def _module_docstring(self, root: Node) -> str:
+    def _module_docstring(self, root: Node, def_starts: set[int]) -> str:
         if self.rules.doc_style == "python":
             doc = _python_docstring(self, root)
             if doc:
@@ -326,6 +334,8 @@ class _Extraction:
         children = root.children
         comment_types = self.rules.comment_types
         i = 0
+        while i < len(children) and children[i].type in _PREAMBLE:
+            i += 1
         while i < len(children):
             if children[i].type not in comment_types:
                 return ""
@@ -343,8 +353,7 @@ class _Extraction:
                 return text
             following = children[i] if i < len(children) else None
             # a comment glued to the first definition documents that definition, not the file
-            if following is not None and following.type not in comment_types \
-                    and following.type not in _CONTAINER_CLAUSES \
+            if following is not None and following.start_byte in def_starts \
                     and following.start_point.row <= block[-1].end_point.row + 1:
                 return ""
             return text
@@ -386,8 +395,8 @@ _WS = re.compile(r"\s+")
 def clean_signature(raw: str, tail: str = "") -> str:
     """One line, as written: whitespace collapsed, the body opener dropped, overly long text cut."""
     sig = _WS.sub(" ", raw).strip()
-    sig = re.sub(r"([(\[<]) ", r"\1", sig)
-    sig = re.sub(r",? ([)\]>])", r"\1", sig)
+    sig = re.sub(r"([(\[]) ", r"\1", sig)
+    sig = re.sub(r",? ([)\]])", r"\1", sig)
     sig = sig.rstrip("; ")
     if tail:
         sig = sig.rstrip(tail + " ")
@@ -408,7 +417,10 @@ def clean_comment(text: str) -> str:
             lines.extend(re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines())
         else:
             lines.extend(re.sub(r"^\s*(//[/!]?|#+|--)\s?", "", line) for line in chunk.splitlines())
-    return inspect.cleandoc("\n".join(lines)).strip()
+    cleaned = inspect.cleandoc("\n".join(lines)).strip()
+    if cleaned.startswith("<summary>"):  # C# XML docs: the summary element is the prose
+        cleaned = re.sub(r"</?summary>", "", cleaned).strip()
+    return cleaned
 
 
 def _python_docstring(ex: _Extraction, body: Node) -> str:
@@ -446,6 +458,13 @@ def _type_name(text: str) -> str:
     text = re.sub(r"<.*|\[.*", "", text.strip())
     text = re.sub(r"^[&*\s]*(mut\s+|dyn\s+)?", "", text)
     return _last_name(text)
+
+
+def _end_line(node: Node) -> int:
+    """1-based last line; a node that ends with its newline (a #define) ends on the line before."""
+    end = node.end_point
+    last = end.row + 1 if end.column > 0 else end.row
+    return max(last, node.start_point.row + 1)
 
 
 def _first_error_line(root: Node) -> int:

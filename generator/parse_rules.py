@@ -67,6 +67,10 @@ def _public_modifiers(name: str, node: Node) -> bool:
     return _public_by_name(name, node)
 
 
+def _public_php(name: str, node: Node) -> bool:
+    return not re.search(r"\b(private|protected)\b", _modifier_text(node))
+
+
 def _public_c(name: str, node: Node) -> bool:
     return "static" not in _modifier_text(node) and not name.startswith("_")
 
@@ -89,7 +93,8 @@ def _module_java(text: str) -> str:
 
 
 def _module_kotlin(text: str) -> str:
-    text = re.sub(r"^\s*import\s+", "", text).strip()
+    text = re.sub(r"^\s*import\s+", "", text).strip().split("\n", 1)[0]
+    text = re.sub(r"\s*(/[/*].*)?$", "", text)
     return re.sub(r"\s+as\s+\w+$", "", text).strip()
 
 
@@ -171,13 +176,15 @@ RULES: dict[str, LanguageRules] = {
     ),
     "csharp": LanguageRules(
         attribute_types=frozenset({"attribute_list"}),
+        signature_skip=frozenset({"attribute_list"}),
         public=_public_modifiers,
         module_text=_module_csharp,
     ),
     "ruby": LanguageRules(signature_tail=""),
     "php": LanguageRules(
         attribute_types=frozenset({"attribute_list"}),
-        public=_public_modifiers,
+        signature_skip=frozenset({"attribute_list"}),
+        public=_public_php,
         module_text=_module_as_written,
     ),
     "kotlin": LanguageRules(

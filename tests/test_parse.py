@@ -261,6 +261,102 @@ def test_java_classes_methods_javadoc_and_imports() -> None:
     assert {("Base", "Sample"), ("Helpers", "Sample.area")} <= refs(facts, "name")
 
 
+# ---- definitions-level languages: C, C++, C#, Ruby, PHP, Kotlin
+
+
+def test_c_functions_structs_macros_and_includes() -> None:
+    facts = facts_of("sample.c")
+    assert facts.docstring == "A tiny shapes library."  # the licence header is skipped
+    area = sym(facts, "area")
+    assert (area.kind, area.signature) == ("function", "double area(const struct square *s)")
+    assert area.docstring == "Area of a square, <script> | safe."
+    helper = sym(facts, "helper")
+    assert (helper.docstring, helper.public) == ("Internal helper.", False)  # static
+    assert sym(facts, "make_list").signature == "int *make_list(size_t n, int (*cb)(int))"
+    assert (sym(facts, "square").kind, sym(facts, "square").docstring) == ("struct", "A square.")
+    assert sym(facts, "kind").kind == "enum"
+    assert sym(facts, "square_t").kind == "type"
+    macro = sym(facts, "MAX_SIDES")
+    assert (macro.kind, macro.start_line, macro.end_line) == ("macro", 8, 8)
+    assert imports(facts) == {"stdio.h": (), "shapes.h": ()}
+    assert ("printf", "helper") in refs(facts, "call")
+
+
+def test_cpp_classes_namespaces_templates() -> None:
+    facts = facts_of("sample.cpp")
+    assert facts.docstring == "Geometry in C++."
+    assert sym(facts, "geo").kind == "namespace"
+    shape = sym(facts, "geo.Shape")
+    assert (shape.kind, shape.docstring) == ("class", "A shape with an area.")
+    assert sym(facts, "geo.Shape.area").docstring == "The area."
+    assert sym(facts, "geo.Square").signature == "class Square : public Shape"
+    assert sym(facts, "geo.Square.area").kind == "method"
+    total = sym(facts, "geo.total")
+    assert total.signature == "template <typename T> double total(const std::vector<T>& shapes)"
+    assert total.docstring == "Sum the areas."
+    assert sym(facts, "geo_area").parent is None
+    assert imports(facts) == {"vector": (), "shape.hpp": ()}
+
+
+def test_csharp_types_members_and_usings() -> None:
+    facts = facts_of("sample.cs")
+    square = sym(facts, "Acme.Shapes.Square")
+    assert square.signature == "public class Square : IShape"  # the [Serializable] attribute is left out
+    assert square.docstring == "A square, &lt;b&gt; | safe."
+    assert sym(facts, "Acme.Shapes.IShape").kind == "interface"
+    assert sym(facts, "Acme.Shapes.Square.Area").signature == "public double Area()"
+    assert sym(facts, "Acme.Shapes.Square.Area").docstring == "The area."
+    assert not sym(facts, "Acme.Shapes.Square.Secret").public
+    assert sym(facts, "Acme.Shapes.Kind").kind == "enum"
+    assert sym(facts, "Acme.Shapes.Point").kind == "struct"
+    assert set(imports(facts)) == {"System", "System.Collections.Generic", "System.Math"}
+
+
+def test_ruby_modules_classes_methods_requires() -> None:
+    facts = facts_of("sample.rb")
+    assert facts.docstring == "Shapes for Ruby."
+    assert sym(facts, "Shapes").kind == "module"
+    assert sym(facts, "Shapes.MAX_SIDES").docstring == "The most sides."
+    square = sym(facts, "Shapes.Square")
+    assert (square.signature, square.docstring) == ("class Square < Base", "A square, <script> | safe.")
+    init = sym(facts, "Shapes.Square.initialize")
+    assert (init.kind, init.signature, init.docstring) == ("method", "def initialize(side)", "Make a square.")
+    assert sym(facts, "Shapes.Square.unit").signature == "def self.unit"
+    assert sym(facts, "top_level").signature == "def top_level(x, y = 2)"
+    assert imports(facts) == {"json": (), "lib/geo": ()}
+
+
+def test_php_classes_traits_functions_uses() -> None:
+    facts = facts_of("sample.php")
+    assert facts.docstring == "Shapes for PHP."
+    square = sym(facts, "Square")
+    assert square.signature == "class Square extends Base implements Shape"
+    assert square.docstring == "A square, <script> | safe."
+    assert sym(facts, "Square.area").signature == "public function area(): float"
+    assert sym(facts, "Square.__construct").public
+    assert not sym(facts, "Square.secret").public
+    assert sym(facts, "Named").kind == "trait"
+    assert sym(facts, "helper").docstring == "Top-level helper."
+    assert imports(facts) == {"Acme\\Geo\\Point": (), "Acme\\Util": ("Math", "Strings")}
+    assert ("helper", "Square.secret") in refs(facts, "call")
+
+
+def test_kotlin_classes_functions_imports() -> None:
+    facts = facts_of("sample.kt")
+    assert facts.docstring == "Shapes for Kotlin."
+    assert sym(facts, "MAX_SIDES").docstring == "The most sides."
+    assert sym(facts, "Shape").kind == "interface"
+    square = sym(facts, "Square")
+    assert (square.signature, square.docstring) == (
+        "data class Square(val side: Double) : Shape", "A square, <script> | safe.",
+    )
+    assert sym(facts, "Square.area").signature == "override fun area(): Double"
+    assert not sym(facts, "Square.secret").public
+    assert sym(facts, "Kind").kind == "enum"
+    assert sym(facts, "total").signature == "fun total(shapes: List<Shape>): Double"
+    assert set(imports(facts)) == {"kotlin.math.max", "com.acme.geo.*"}
+
+
 # ---- bad input
 
 

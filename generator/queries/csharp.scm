@@ -1,0 +1,20 @@
+; C#: types, members, XML doc comments, using directives. Capture contract: see python.scm.
+
+(class_declaration name: (identifier) @name body: (declaration_list) @body) @def.class
+(struct_declaration name: (identifier) @name body: (declaration_list) @body) @def.struct
+(interface_declaration name: (identifier) @name body: (declaration_list) @body) @def.interface
+(enum_declaration name: (identifier) @name body: (enum_member_declaration_list) @body) @def.enum
+(record_declaration name: (identifier) @name) @def.class
+(namespace_declaration name: (_) @name body: (declaration_list) @body) @def.namespace
+(method_declaration name: (identifier) @name body: (_) @body) @def.method
+(method_declaration name: (identifier) @name !body) @def.method
+(constructor_declaration name: (identifier) @name body: (_) @body) @def.method
+(property_declaration name: (identifier) @name) @def.field
+
+(using_directive) @import.module
+
+(invocation_expression function: (identifier) @ref.call)
+(invocation_expression function: (member_access_expression name: (identifier) @ref.call))
+(object_creation_expression type: (identifier) @ref.call)
+(base_list (identifier) @ref.name)
+(generic_name (identifier) @ref.name)

@@ -1,0 +1,21 @@
+; Kotlin: classes, interfaces, objects, functions, properties, imports. Contract: see python.scm.
+; The grammar has no field names, so patterns match children by type.
+
+(class_declaration "interface" (type_identifier) @name) @def.interface
+(class_declaration (type_identifier) @name (enum_class_body) @body) @def.enum
+(class_declaration (type_identifier) @name (class_body) @body) @def.class
+(class_declaration (type_identifier) @name) @def.class
+(object_declaration (type_identifier) @name) @def.class
+(function_declaration (simple_identifier) @name (function_body) @body) @def.function
+(function_declaration (simple_identifier) @name) @def.function
+(type_alias (type_identifier) @name) @def.type
+(source_file
+  (property_declaration (variable_declaration (simple_identifier) @name)) @def.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+(import_header) @import.module
+
+(call_expression (simple_identifier) @ref.call)
+(call_expression (navigation_expression (navigation_suffix (simple_identifier) @ref.call)))
+(delegation_specifier (user_type (type_identifier) @ref.name))
+(user_type (type_identifier) @ref.name)

@@ -1,0 +1,27 @@
+; PHP: functions, classes, interfaces, traits, enums, methods, use and include. Contract: see python.scm.
+
+(function_definition name: (name) @name body: (compound_statement) @body) @def.function
+(class_declaration name: (name) @name body: (declaration_list) @body) @def.class
+(interface_declaration name: (name) @name body: (declaration_list) @body) @def.interface
+(trait_declaration name: (name) @name body: (declaration_list) @body) @def.trait
+(enum_declaration name: (name) @name body: (enum_declaration_list) @body) @def.enum
+(method_declaration name: (name) @name body: (compound_statement) @body) @def.method
+(method_declaration name: (name) @name !body) @def.method
+(const_declaration (const_element (name) @name)) @def.constant
+
+(namespace_use_declaration (namespace_use_clause [(qualified_name) (name)] @import.module)) @import
+(namespace_use_declaration
+  (namespace_name) @import.module
+  body: (namespace_use_group (namespace_use_clause . (name) @import.name))) @import
+([(include_expression) (include_once_expression) (require_expression) (require_once_expression)]
+  (string (string_content) @import.module)) @import
+
+(function_call_expression function: (name) @ref.call)
+(function_call_expression function: (qualified_name (name) @ref.call .))
+(member_call_expression name: (name) @ref.call)
+(scoped_call_expression name: (name) @ref.call)
+(scoped_call_expression scope: (name) @ref.name)
+(object_creation_expression (name) @ref.call)
+(base_clause (name) @ref.name)
+(class_interface_clause (name) @ref.name)
+(named_type (name) @ref.name)

@@ -1,0 +1,17 @@
+; Ruby: modules, classes, methods, constants, require. Capture contract: see python.scm.
+
+(module name: (_) @name) @def.module
+(class name: (_) @name) @def.class
+(method name: (_) @name) @def.function
+(singleton_method name: (_) @name) @def.method
+(assignment left: (constant) @name) @def.constant
+
+((call
+   method: (identifier) @_require
+   arguments: (argument_list . (string (string_content) @import.module)))
+  (#match? @_require "^(require|require_relative|load)$")) @import
+
+(call method: (identifier) @ref.call)
+(superclass (constant) @ref.name)
+(scope_resolution name: (constant) @ref.name)
+(call receiver: (constant) @ref.name)
