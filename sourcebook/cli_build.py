@@ -1,0 +1,179 @@
+"""`sourcebook build` (wiki + site + index of a repository) and `sourcebook serve-site` (view it locally)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from generator.build import BuildReport
+    from generator.write import PageWriter
+    from sourcebook.config import Config
+
+_STAGE_LABELS = {
+    "scan": "Scanning files", "parse": "Parsing", "graph": "Building the graph", "plan": "Planning pages",
+    "files": "Writing file pages", "modules": "Writing module pages", "overview": "Writing the overview",
+    "site": "Building the site (mkdocs)", "index": "Updating the search index",
+}
+
+
+def make_writer(config: Config, options: dict[str, Any]) -> PageWriter:
+    """The page writer this run uses. The LLM writer (issue 4) plugs in here when a provider is configured."""
+    from generator.write import ExtractiveWriter
+
+    del config, options  # used by the LLM writer's selection
+    return ExtractiveWriter()
+
+
+class _StageProgress:
+    """One Rich progress row per stage on a terminal; one line per finished stage elsewhere (CI logs)."""
+
+    def __init__(self, console: Console) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = console
+        self.live = console.is_terminal
+        self.progress = Progress(TextColumn("{task.description:<30}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, disable=not self.live)
+        self.tasks: dict[str, Any] = {}
+        self.started: dict[str, float] = {}
+        self.finished: set[str] = set()
+
+    def __enter__(self) -> _StageProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(_STAGE_LABELS.get(stage, stage), total=total or None)
+            self.started[stage] = time.perf_counter()
+        self.progress.update(self.tasks[stage], completed=done, total=total or None)
+        if total and done >= total and stage not in self.finished:
+            self.finished.add(stage)
+            if not self.live:
+                took = time.perf_counter() - self.started[stage]
+                self.console.print(f"{_STAGE_LABELS.get(stage, stage)}: {done}/{total} ({took:.2f}s)")
+
+
+def _summary(console: Console, report: BuildReport, took: float) -> None:
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("Repository", str(report.root))
+    table.add_row("Files", f"{report.files} ({report.parsed} parsed, {report.parse_cached} unchanged)")
+    table.add_row("Symbols", str(report.symbols))
+    table.add_row("Pages", f"{len(report.pages_written)} written, {report.pages_unchanged} unchanged, "
+                           f"{len(report.pages_deleted)} deleted ({report.pages_total} in the wiki)")
+    table.add_row("Prose", f"{report.writer_id}"
+                  + (f", {len(report.write_failures)} pages fell back to extracted prose (retried next run)"
+                     if report.write_failures else ""))
+    if report.skipped:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in report.skip_reasons.items())
+        table.add_row("Skipped", f"{len(report.skipped)} files: {reasons}")
+    if report.warnings:
+        table.add_row("Warnings", f"{report.warnings} extraction warnings (listed on the file pages)")
+    if report.index is not None:
+        idx = report.index
+        table.add_row("Index", f"{getattr(idx, 'files_indexed', '?')} files indexed, "
+                               f"{getattr(idx, 'files_unchanged', '?')} unchanged "
+                               f"({getattr(idx, 'embedder', 'none')})")
+    stages = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in report.timings.items() if secs >= 0.05)
+    table.add_row("Time", f"{took:.1f}s" + (f" ({stages})" if stages else ""))
+    if report.site_dir is not None:
+        index_html = report.site_dir / "index.html"
+        state = "built" if report.site_built else "up to date"
+        table.add_row("Site", f"{state}: {index_html.as_uri()}")
+        table.add_row("", f"serve it: sourcebook serve-site {report.root}")
+    else:
+        table.add_row("Markdown", str(report.out_dir / "docs"))
+    console.print(table)
+
+
+@click.command("build")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default PATH/.sourcebook): docs/ Markdown, site/ HTML, index/ LanceDB.")
+@click.option("--include", multiple=True, help="Only files matching this glob (repeatable).")
+@click.option("--exclude", multiple=True, help="Skip files matching this glob (repeatable).")
+@click.option("--repo-url", default=None,
+              help="Base URL for source links, e.g. https://github.com/o/r/blob/main/ .")
+@click.option("--check", is_flag=True,
+              help="Write nothing; list stale pages and exit 1 if any (for CI).")
+@click.option("--no-site", is_flag=True, help="Write the Markdown pages but do not run mkdocs.")
+@click.option("--no-index", is_flag=True, help="Do not update the search index.")
+@click.option("--serve", is_flag=True, help="Serve the site on 127.0.0.1 after building it.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+def build_command(path: str, out_dir: str | None, include: tuple[str, ...], exclude: tuple[str, ...],  # noqa: PLR0917
+                  repo_url: str | None, check: bool, no_site: bool, no_index: bool, serve: bool,
+                  port: int) -> None:
+    """Build the wiki, the site and the search index of the repository at PATH."""
+    from rich.console import Console
+
+    from generator.build import build
+    from sourcebook.config import load_config
+
+    overrides: dict[str, Any] = {"out_dir": out_dir, "repo_url": repo_url}
+    if include:
+        overrides["include"] = include
+    if exclude:
+        overrides["exclude"] = exclude
+    config = load_config(Path(path), overrides=overrides)
+    writer = make_writer(config, {})
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    with _StageProgress(console) as progress:
+        report = build(config, writer=writer, check=check, site=not no_site and not check,
+                       index=not no_index and not check, progress=progress)
+    if check:
+        if report.stale:
+            click.echo(f"{len(report.stale)} stale pages (run `sourcebook build` to update them):")
+            for page_id in report.stale:
+                click.echo(f"  {page_id}")
+            raise SystemExit(1)
+        click.echo(f"wiki is up to date ({report.pages_total} pages)")
+        return
+    _summary(console, report, time.perf_counter() - started)
+    if serve and report.site_dir is not None:
+        _serve(report.site_dir, port, console)
+
+
+def _serve(site_dir: Path, port: int, console: Console) -> None:
+    import functools
+    import http.server
+
+    if not (site_dir / "index.html").is_file():
+        from sourcebook.errors import NotFoundError
+
+        raise NotFoundError(f"{site_dir}: no built site here; run `sourcebook build` first")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        console.print(f"serving {site_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        server.serve_forever()
+
+
+@click.command("serve-site")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder used by `build --out` (default PATH/.sourcebook).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+def serve_site_command(path: str, out_dir: str | None, port: int) -> None:
+    """Serve the built site of PATH on http://127.0.0.1:PORT/."""
+    from rich.console import Console
+
+    from sourcebook.config import load_config
+
+    config = load_config(Path(path), overrides={"out_dir": out_dir})
+    _serve(config.site_dir, port, Console(stderr=True))
+
+
+COMMANDS = [build_command, serve_site_command]

@@ -1,0 +1,101 @@
+"""Page ids, collisions, the module tree and content-addressed staleness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.plan import (
+    OVERVIEW_ID,
+    PageState,
+    file_page_ids,
+    load_state,
+    module_dirs,
+    module_page_ids,
+    orphan_pages,
+    page_key,
+    plan_pages,
+    save_state,
+    stale_pages,
+)
+
+
+def test_file_ids_are_docs_relative_markdown_paths() -> None:
+    ids = file_page_ids(["src/flask/app.py", "setup.py"])
+    assert ids == {"src/flask/app.py": "files/src/flask/app.py.md", "setup.py": "files/setup.py.md"}
+
+
+def test_unsafe_characters_and_dot_dirs_are_replaced() -> None:
+    ids = file_page_ids(["we ird#[x]/naïve file.py", ".github/ci.yml"])
+    assert ids["we ird#[x]/naïve file.py"] == "files/we_ird_x_/naïve_file.py.md"
+    assert ids[".github/ci.yml"] == "files/_github/ci.yml.md"  # MkDocs would drop a dot-directory
+
+
+def test_names_mkdocs_treats_as_section_indexes_are_suffixed() -> None:
+    ids = file_page_ids(["README", "docs/index"])
+    assert ids["README"] == "files/README_.md"
+    assert ids["docs/index"] == "files/docs/index_.md"
+
+
+def test_case_insensitive_collisions_get_distinct_ids() -> None:
+    paths = ["README.md", "readme.md", "a b.py", "a_b.py", "a#b.py", "Src/x.py", "src/X.py"]
+    ids = file_page_ids(paths)
+    assert len({i.casefold() for i in ids.values()}) == len(paths)
+    assert ids["README.md"] == "files/README.md.md"  # the first in sort order keeps the plain name
+    assert ids["readme.md"].startswith("files/readme.md-")
+    # stable: the same input gives the same ids in any order
+    assert file_page_ids(reversed(paths)) == ids
+
+
+def test_module_tree_and_ids() -> None:
+    assert module_dirs(["a/b/c.py", "d.py"]) == ["", "a", "a/b"]
+    assert module_page_ids(["", "a", "A"]) == {
+        "": "modules/index.md", "A": "modules/A/index.md", "a": f"modules/a-{_hash('a')}/index.md"}
+    plan = plan_pages(["a/b/c.py", "a/x.py", "d.py"])
+    assert plan.children[""] == (["d.py"], ["a"])
+    assert plan.children["a"] == (["a/x.py"], ["a/b"])
+    assert plan.bottom_up_modules() == ["a/b", "a", ""]
+    assert OVERVIEW_ID in plan.all_ids
+    assert len(plan.all_ids) == 3 + 3 + 1
+
+
+def _hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(text.encode()).hexdigest()[:8]
+
+
+def test_state_round_trip_and_staleness(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "files").mkdir(parents=True)
+    (docs / "files" / "a.py.md").write_text("# a")
+    (docs / "files" / "gone.py.md").write_text("# gone")
+    state = {"files/a.py.md": PageState("k1", "file", "a.py", "a.py", "A."),
+             "files/gone.py.md": PageState("k9", "file", "gone.py", "gone.py", "")}
+    save_state(tmp_path, state)
+    loaded = load_state(tmp_path)
+    assert loaded == state
+    assert stale_pages({"files/a.py.md": "k1"}, loaded, docs) == []
+    assert stale_pages({"files/a.py.md": "k2"}, loaded, docs) == ["files/a.py.md"]
+    assert stale_pages({"files/b.py.md": "k1"}, loaded, docs) == ["files/b.py.md"]  # never written
+    (docs / "files" / "a.py.md").unlink()
+    assert stale_pages({"files/a.py.md": "k1"}, loaded, docs) == ["files/a.py.md"]  # file removed by hand
+    assert orphan_pages({"files/a.py.md"}, loaded, docs) == ["files/gone.py.md"]
+
+
+def test_retry_marks_a_page_stale_whatever_its_key(tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_text("x")
+    state = {"p.md": PageState("k", "file", "p", "p", "", retry=True)}
+    assert stale_pages({"p.md": "k"}, state, tmp_path) == ["p.md"]
+
+
+def test_page_key_depends_on_every_part() -> None:
+    base = page_key("fp", "extractive/1", "r1")
+    assert base == page_key("fp", "extractive/1", "r1")
+    assert len({base, page_key("fp2", "extractive/1", "r1"), page_key("fp", "llm/m/v1", "r1"),
+                page_key("fp", "extractive/1", "r2")}) == 4
+
+
+def test_damaged_state_means_rewrite_everything(tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "pages.json").write_text("{not json")
+    assert load_state(tmp_path) == {}

@@ -1,0 +1,195 @@
+"""Rendering: repository text never becomes HTML, tables survive `|` and backticks, links resolve."""
+
+from __future__ import annotations
+
+import re
+
+from generator.facts import FileFacts, SourceFile, Symbol
+from generator.render import (
+    build_nav,
+    code_block,
+    inline_text,
+    mermaid_label,
+    module_diagram,
+    relative_link,
+    render_file_page,
+    render_mkdocs_yml,
+    render_module_page,
+    render_overview_page,
+    rich_cell,
+    sanitize_markdown,
+    source_location,
+    table_cell,
+)
+from generator.write import (
+    ExtractiveWriter,
+    FileContext,
+    FileDraft,
+    ModuleContext,
+    OverviewContext,
+    PageLink,
+    SymbolNote,
+)
+
+EVIL = "Does <script>alert('x')</script> things | with `ticks` and *stars*\nand [a link](x.md)."
+
+
+def _symbol(qualname: str, doc: str = "", kind: str = "function", parent: str | None = None,
+            signature: str = "") -> Symbol:
+    return Symbol(qualname.rsplit(".", 1)[-1], qualname, kind, "pkg/app.py", 3, 9,  # type: ignore[arg-type]
+                  signature or f"def {qualname}(a: int | None = `x`)", doc, parent)
+
+
+def _file_ctx() -> FileContext:
+    facts = FileFacts(file=SourceFile("pkg/app.py", "python", 10, "abc"),
+                      symbols=[_symbol("Evil", EVIL, "class", signature="class Evil(Base)"),
+                               _symbol("Evil.run", "Run.\n\nMore <b>bold</b>.", "method", "Evil"),
+                               _symbol("helper", "Help.")],
+                      docstring="Module <img src=x onerror=alert(1)> doc.", line_count=40)
+    return FileContext(facts=facts, page_id="files/pkg/app.py.md", module="pkg",
+                       depends_on=(PageLink("pkg/util.py", "files/pkg/util.py.md", "util.py"),),
+                       used_by=(PageLink("main.py", "files/main.py.md", "main.py"),),
+                       symbol_order=("helper", "Evil", "Evil.run"))
+
+
+def _html_tags(markdown: str) -> set[str]:
+    """Raw HTML tags in the Markdown outside code blocks (the only ones the browser would see as tags)."""
+    outside = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    return {m.lower() for m in re.findall(r"<\s*([a-zA-Z]+)", outside)}
+
+
+def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
+    ctx = _file_ctx()
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/pkg/index.md")
+    assert _html_tags(md) <= {"code"}  # only the <code> cells the template itself writes
+    rows = [line for line in md.splitlines() if line.startswith("| [")]
+    assert len(rows) == 3
+    for row in rows:
+        assert row.count("|") == 5, row  # 4 cells: a `|` inside text is written as &#124;
+    assert "```text\n" + EVIL + "\n```" in md  # the full docstring, verbatim in a code block
+    assert "[a link](x.md)" not in md.replace("```text\n" + EVIL, "")
+    # most important first, signature shown, methods nested under their class
+    assert md.index("[helper]") < md.index("[Evil]")
+    assert "### Evil { #sym-evil }" in md
+    assert "#### Evil.run { #sym-evil-run }" in md
+    assert "```python\nclass Evil(Base)\n```" in md
+    assert "[pkg/util.py](util.py.md)" in md
+    assert "[main.py](../main.py.md)" in md
+    assert "extracted from the code" in md
+    assert "`pkg/app.py`, lines 3-9" in md
+
+
+def test_source_links_use_repo_url_when_set() -> None:
+    assert source_location("a b/x.py", 3, 9, "https://github.com/o/r/blob/main/") == (
+        "[a b/x.py:3](https://github.com/o/r/blob/main/a%20b/x.py#L3-L9)")
+    assert source_location("x.py", 4, 4, "") == "`x.py`, line 4"
+
+
+def test_llm_prose_is_sanitized_and_marked() -> None:
+    ctx = _file_ctx()
+    draft = FileDraft(summary="It <script>bad()</script> works. See [there](../../etc/passwd).",
+                      how_it_works="Uses <iframe src=x></iframe> `<b>code</b>`.",
+                      key_symbols=[SymbolNote(qualname="helper", explanation="Helps."),
+                                   SymbolNote(qualname="Invented", explanation="Not real.")],
+                      caveats=["Careful | here"], written_by="llm")
+    md = render_file_page(ctx, draft, writer_id="llm/gemma/v1", module_page="modules/pkg/index.md")
+    assert "script" not in md.split("## Public symbols")[0]
+    assert "iframe" not in md
+    assert "`<b>code</b>`" in md  # code spans are kept verbatim (Markdown escapes them)
+    assert "](../../etc/passwd)" not in md
+    assert "written by an LLM (gemma)" in md
+    assert "[helper](#sym-helper): Helps." in md
+    assert "Invented" not in md
+
+
+def test_inline_and_cell_escaping() -> None:
+    assert inline_text("<b>|`x`|</b>") == "&lt;b&gt;&#124;&#96;x&#96;&#124;&lt;/b&gt;"
+    assert "\n" not in table_cell("a\nb")
+    assert rich_cell("Defines `a|b` <i>") == "Defines <code>a&#124;b</code> &lt;i&gt;"
+    block = code_block("```\nnested\n```")
+    assert block.startswith("````text\n")
+    assert block.endswith("\n````")
+
+
+def test_readme_sanitizing_rewrites_links_and_strips_html() -> None:
+    readme = ("# Title <img src='logo.png'>\n\n<p align=center>Hi <b>there</b></p>\n\n"
+              "[app](src/app.py) [gone](nowhere.md) [web](https://x.org) [anchor](#top) ![logo](logo.png)\n"
+              "[js](javascript:alert(1))\n\n<!-- hidden -->\n<script>\nalert(1)\n</script>\n\n"
+              "```html\n<div>kept</div>\n```\n\n[ref]: docs/guide.md\n\n`<kbd>` ok\n")
+    out = sanitize_markdown(readme, lambda url: "files/src/app.py.md" if url == "src/app.py" else None,
+                            demote=2)
+    assert out.startswith("### Title")
+    assert "Hi there" in out
+    assert "[app](files/src/app.py.md)" in out
+    assert "gone" in out
+    assert "nowhere.md" not in out
+    assert "[web](https://x.org)" in out
+    assert "[anchor](#top)" in out
+    assert "logo.png" not in out
+    assert "javascript:" not in out
+    assert "alert" not in out
+    assert "hidden" not in out
+    assert "```html\n<div>kept</div>\n```" in out
+    assert "[ref]: #" in out
+    assert "`<kbd>` ok" in out
+
+
+def test_unclosed_fence_is_closed() -> None:
+    assert sanitize_markdown("```python\nx = 1").endswith("\n```")
+
+
+def test_mermaid_diagram_ids_are_sanitized_and_labels_quoted() -> None:
+    ctx = ModuleContext(path="we ird", page_id="modules/we_ird/index.md", title="we ird/",
+                        files=(PageLink('we ird/a"b<c>.py', "f1", 'a"b<c>.py'),
+                               PageLink("we ird/#x.py", "f2", "#x.py")),
+                        submodules=(PageLink("we ird/sub", "m1", "sub/"),),
+                        internal_edges=(('we ird/a"b<c>.py', "we ird/#x.py"), ("we ird/#x.py", "we ird/sub")),
+                        external_edges=(("we ird/#x.py", "other/pkg"),))
+    diagram = str(module_diagram(ctx))
+    assert diagram.startswith("graph LR\n")
+    node_lines = [line.strip() for line in diagram.splitlines()[1:] if "[" in line]
+    assert all(re.fullmatch(r'n\d+\["[^"<>\n]*"\]', line) for line in node_lines), node_lines
+    assert "a#quot;b#lt;c#gt;.py" in diagram
+    assert mermaid_label("#x") == '"#35;x"'
+    assert re.search(r"n\d+ --> n\d+", diagram)
+    md = render_module_page(ctx, ExtractiveWriter().module_page(ctx), writer_id="extractive/1")
+    assert "```mermaid\ngraph LR" in md
+
+
+def test_module_page_without_edges_has_no_diagram() -> None:
+    ctx = ModuleContext(path="", page_id="modules/index.md", title="(root)")
+    assert module_diagram(ctx) is None
+    md = render_module_page(ctx, ExtractiveWriter().module_page(ctx), writer_id="extractive/1")
+    assert "mermaid" not in md
+    assert "[Overview](../index.md)" in md
+
+
+def test_overview_page_contains_sanitized_readme() -> None:
+    ctx = OverviewContext(repo_name="demo <x>", readme="# Demo\n\n<script>x()</script>Demo is great.\n",
+                          readme_path="README.md", languages=(("python", 2),), file_count=2, symbol_count=3)
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    assert md.startswith("# demo &lt;x&gt;\n")
+    assert "### Demo" in md
+    assert "script" not in md
+    assert "| python | 2 files |" in md
+
+
+def test_relative_links_are_percent_encoded() -> None:
+    assert relative_link("files/a/b.py.md", "files/naïve_x.py.md") == "../na%C3%AFve_x.py.md"
+    assert relative_link("index.md", "modules/index.md") == "modules/index.md"
+
+
+def test_nav_and_mkdocs_yml() -> None:
+    nav = build_nav(modules={"": "modules/index.md", "a": "modules/a/index.md"},
+                    files={"a/x.py": "files/a/x.py.md", "r.md": "files/r.md.md"},
+                    children={"": (["r.md"], ["a"]), "a": (["a/x.py"], [])})
+    assert nav == [{"Overview": "index.md"}, {"Code": [
+        "modules/index.md", {"a/": ["modules/a/index.md", {"x.py": "files/a/x.py.md"}]},
+        {"r.md": "files/r.md.md"}]}]
+    yml = render_mkdocs_yml(site_name='my "site"', nav=nav, repo_url="https://github.com/o/r/blob/main/")
+    assert 'site_name: "my \\"site\\""' in yml
+    assert "navigation.prune" in yml
+    assert "- navigation.sections" not in yml
+    assert "repo_url: \"https://github.com/o/r\"" in yml
+    assert "- offline" in yml
