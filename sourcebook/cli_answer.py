@@ -1,0 +1,95 @@
+"""`sourcebook ask` and `sourcebook remember`: get_answer and episodes from the shell."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from answer.contract import AnswerResponse
+
+
+@click.command("ask")
+@click.argument("question")
+@click.option("--path", "path", default=".", type=click.Path(exists=True),
+              help="Repository root, or a workspace file / a directory holding sourcebook-workspace.toml.")
+@click.option("--scope", default=None, help="Only paths starting with this prefix.")
+@click.option("--repo", default=None, help="Repository alias in a workspace.")
+@click.option("--include", default="", help="Comma-separated: evidence (wider evidence), diagnostics.")
+@click.option("--json", "as_json", is_flag=True, help="Print the get_answer contract object as JSON.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the answer cache.")
+def ask_command(question: str, path: str, scope: str | None, repo: str | None,  # noqa: PLR0917
+                include: str, as_json: bool, no_cache: bool) -> None:
+    """Answer QUESTION about the repository, with citations and a checked confidence."""
+    from answer.engine import get_answer, parse_include
+    from answer.workspace import load_workspace
+
+    flags = parse_include(include)
+    reply = get_answer(load_workspace(path), question, scope=scope, repo=repo, include=flags,
+                       use_cache=not no_cache)
+    if as_json:
+        click.echo(reply.to_json(indent=2))
+        return
+    click.echo(render(reply, full="evidence" in flags))
+
+
+HUMAN_EVIDENCE_CHARS = 3000
+
+
+def render(reply: AnswerResponse, full: bool = False) -> str:
+    """The human form of a reply: the answer, then where it comes from and how far to trust it. A degraded
+    reply's evidence is shortened for reading unless `full` (the JSON form always carries all of it)."""
+    text = reply.answer.rstrip()
+    if reply.degraded and not full and len(text) > HUMAN_EVIDENCE_CHARS:
+        text = text[:HUMAN_EVIDENCE_CHARS].rstrip() + "\n… (evidence shortened: --include evidence or --json)"
+    out = [text, ""]
+    status = f"confidence: {reply.confidence}"
+    if reply.degraded:
+        status += f" (degraded: {reply.degraded})"
+    elif reply.grounding:
+        status += f" (grounding: {reply.grounding})"
+    if reply.retrieval_quality:
+        status += f"; retrieval: {reply.retrieval_quality}"
+    out.append(status)
+    if reply.citations:
+        out.append("citations:")
+        out.extend(f"  - {path}" for path in reply.citations)
+    if reply.best_guesses:
+        out.append("best guesses:")
+        out.extend(f"  - {g.file} ({g.score:.4f}): {g.why_relevant}" for g in reply.best_guesses)
+    elif reply.candidate_files:
+        out.append("also look at: " + ", ".join(reply.candidate_files))
+    for body in reply.symbol_bodies or []:
+        changed = " (changed since indexing)" if body.changed_since_index else ""
+        out.append(f"symbol {body.qualname}: {body.path}:{body.start_line}-{body.end_line}{changed}")
+    for episode in reply.episodes or []:
+        where = episode.scope or "whole repository"
+        out.append(f"episode [{episode.recorded_at[:10]}, {where}]: {episode.text}")
+    if reply.note:
+        out.append(f"note: {reply.note}")
+    meta = reply.meta
+    total = meta.timings_ms.get("total")
+    timing = f"{total:.0f} ms" if total is not None else ""
+    out.append(f"({'cache hit, ' if meta.cache_hit else ''}{timing}) next: {meta.hint}")
+    return "\n".join(out)
+
+
+@click.command("remember")
+@click.argument("text")
+@click.option("--scope", default=None, help="Path prefix the fact is about (default: the whole repository).")
+@click.option("--path", "path", default=".", type=click.Path(exists=True),
+              help="Repository root, or a workspace file / a directory holding sourcebook-workspace.toml.")
+@click.option("--repo", default=None, help="Repository alias in a workspace.")
+def remember_command(text: str, scope: str | None, path: str, repo: str | None) -> None:
+    """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant."""
+    from answer.episodes import EpisodeStore
+    from answer.workspace import load_workspace
+
+    config = load_workspace(path).resolve(repo)
+    episode = EpisodeStore(config.out_dir).record(text, scope)
+    where = episode.scope or "the whole repository"
+    click.echo(f"remembered [{episode.recorded_at}] for {where}: {episode.text}")
+
+
+COMMANDS = [ask_command, remember_command]
