@@ -1,0 +1,192 @@
+"""The pipeline end to end on small repositories: every file gets a page, re-runs are incremental."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from generator.plan import file_page_ids, load_state
+from generator.write import FileContext, FileDraft, ModuleContext, ModuleDraft, OverviewContext, OverviewDraft
+from sourcebook.config import load_config
+from sourcebook.errors import ProviderError
+
+REPO: dict[str, str | bytes] = {
+    "README.md": "# Demo\n\nDemo does things.\n",
+    "pkg/__init__.py": '"""The package."""\nfrom .core import Engine\n',
+    "pkg/core.py": ('"""The engine."""\nfrom .util import helper\n\n\nclass Engine:\n'
+                    '    """Runs jobs."""\n\n    def start(self, n: int) -> bool:\n'
+                    '        """Start `n` jobs."""\n        return helper(n)\n\n\n'
+                    'def make_engine(name: str = "e") -> Engine:\n'
+                    '    """Build one."""\n    return Engine()\n'),
+    "pkg/util.py": 'def helper(x):\n    """Help."""\n    return x\n\n\ndef _hidden():\n    pass\n',
+    "web/app.js": "/** App. */\nexport function mount(el) { return el; }\n",
+    "web/lib/dom.ts": "export class Dom {\n  render(): void {}\n}\n",
+    "docs/guide.md": "# Guide\n\n## Setup\n\nText.\n",
+    "setup.cfg": "[metadata]\nname = demo\n",
+    "bad.py": "def broken(:\n    pass\n",
+    "blob.bin": b"\x00\x01\x02" * 100,
+}
+
+
+def _build(root: Path, **kwargs: object):  # type: ignore[no-untyped-def]
+    return build(load_config(root), site=False, index=False, **kwargs)  # type: ignore[arg-type]
+
+
+def test_every_file_has_a_page_with_its_public_symbols(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    report = _build(root)
+    docs = root / ".sourcebook" / "docs"
+    scanned = sorted(p for p in REPO if p != "blob.bin")
+    assert report.files == len(scanned)
+    assert [s.path for s in report.skipped] == ["blob.bin"]
+    ids = file_page_ids(scanned)
+    for path in scanned:
+        assert (docs / ids[path]).is_file(), path
+    core = (docs / ids["pkg/core.py"]).read_text()
+    for signature in ("class Engine", "def start(self, n: int) -> bool",
+                      'def make_engine(name: str = "e") -> Engine'):
+        assert f"```python\n{signature}\n```" in core
+    assert "[pkg/util.py](util.py.md)" in core  # depends on
+    assert "[pkg/&#95;&#95;init&#95;&#95;.py](__init__.py.md)" in core  # used by (`_` escaped in text)
+    util = (docs / ids["pkg/util.py"]).read_text()
+    assert "helper" in util
+    assert "_hidden" not in util.split("## API")[0]  # private symbols stay out of the table
+    assert report.warnings >= 1
+    assert "## Extraction warnings" in (docs / ids["bad.py"]).read_text()
+    for module in ("modules/index.md", "modules/pkg/index.md", "modules/web/index.md",
+                   "modules/web/lib/index.md", "modules/docs/index.md"):
+        assert (docs / module).is_file(), module
+    overview = (docs / "index.md").read_text()
+    assert "Demo does things." in overview
+    assert len(report.pages_written) == report.pages_total == len(scanned) + 5 + 1
+
+
+def test_rerun_rewrites_nothing_and_reparses_nothing(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    _build(root)
+    docs = root / ".sourcebook" / "docs"
+    mtimes = {p: p.stat().st_mtime_ns for p in docs.rglob("*.md")}
+    again = _build(root)
+    assert again.pages_written == []
+    assert again.parsed == 0
+    assert again.parse_cached == again.files
+    assert again.pages_unchanged == again.pages_total
+    assert {p: p.stat().st_mtime_ns for p in docs.rglob("*.md")} == mtimes
+
+
+def test_one_changed_file_rewrites_only_what_depends_on_it(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    _build(root)
+    # a new docstring changes util's own page and its summary, hence its module's page and the overview's
+    # "most important files" table; nothing in web/ or docs/ may change
+    (root / "pkg/util.py").write_text('"""Small helpers."""\n' + str(REPO["pkg/util.py"]))
+    report = _build(root)
+    assert report.parsed == 1
+    written = set(report.pages_written)
+    assert "files/pkg/util.py.md" in written
+    assert written <= {"files/pkg/util.py.md", "modules/pkg/index.md", "modules/index.md", "index.md"}
+    assert not any(p.startswith(("files/web", "modules/web", "files/docs", "modules/docs")) for p in written)
+    assert "Small helpers." in (root / ".sourcebook/docs/files/pkg/util.py.md").read_text()
+
+
+def test_body_only_change_keeps_module_pages(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    _build(root)
+    (root / "web/app.js").write_text("/** App. */\nexport function mount(el) { return el || null; }\n")
+    report = _build(root)
+    assert report.pages_written == ["files/web/app.js.md"]
+
+
+def test_deleted_file_page_is_removed(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    _build(root)
+    (root / "web/lib/dom.ts").unlink()
+    report = _build(root)
+    docs = root / ".sourcebook" / "docs"
+    assert set(report.pages_deleted) == {"files/web/lib/dom.ts.md", "modules/web/lib/index.md"}
+    assert not (docs / "files/web/lib").exists()
+    assert not (docs / "modules/web/lib").exists()
+    assert "files/web/lib/dom.ts.md" not in load_state(root / ".sourcebook")
+
+
+def test_check_lists_stale_pages_without_writing(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    first = build(load_config(root), check=True, site=False, index=False)
+    assert first.stale  # nothing built yet
+    assert not (root / ".sourcebook" / "docs").exists()
+    _build(root)
+    assert build(load_config(root), check=True, site=False, index=False).stale == []
+    (root / "pkg/util.py").write_text("def helper(y):\n    return y\n")
+    stale = build(load_config(root), check=True, site=False, index=False).stale
+    assert "files/pkg/util.py.md" in stale
+    assert "files/web/app.js.md" not in stale
+
+
+def test_empty_repository_builds(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({})
+    report = _build(root)
+    assert report.files == 0
+    assert (root / ".sourcebook/docs/index.md").is_file()
+    assert (root / ".sourcebook/docs/modules/index.md").is_file()
+
+
+class _FlakyWriter:
+    """A writer that fails on one page: the build must fall back and retry that page next run."""
+
+    id = "test/1"
+    concurrency = 2
+
+    def __init__(self, fail: str) -> None:
+        self.fail = fail
+        self.calls: list[str] = []
+
+    def file_page(self, ctx: FileContext) -> FileDraft:
+        self.calls.append(ctx.path)
+        if ctx.path == self.fail:
+            raise ProviderError("fake", "down", 503)
+        return FileDraft(summary=f"LLM summary of {ctx.path}.", written_by="llm")
+
+    def module_page(self, ctx: ModuleContext) -> ModuleDraft:
+        return ModuleDraft(summary="LLM module.", written_by="llm")
+
+    def overview(self, ctx: OverviewContext) -> OverviewDraft:
+        return OverviewDraft(summary="LLM overview.", written_by="llm")
+
+
+def test_writer_failure_falls_back_and_is_retried(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
+    writer = _FlakyWriter("pkg/util.py")
+    report = _build(root, writer=writer)
+    assert report.write_failures == ["files/pkg/util.py.md"]
+    docs = root / ".sourcebook" / "docs"
+    assert "extracted from the code" in (docs / "files/pkg/util.py.md").read_text()
+    assert "written by an LLM" in (docs / "files/pkg/core.py.md").read_text()
+    writer.fail = ""
+    writer.calls.clear()
+    again = _build(root, writer=writer)
+    assert writer.calls == ["pkg/util.py"]  # only the failed page is asked for again
+    assert "files/pkg/util.py.md" in again.pages_written
+
+
+def test_interrupted_run_resumes(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
+
+    class Interrupting(_FlakyWriter):
+        def file_page(self, ctx: FileContext) -> FileDraft:
+            if ctx.path == "pkg/util.py":
+                raise KeyboardInterrupt
+            return super().file_page(ctx)
+
+    writer = Interrupting("")
+    writer.concurrency = 1
+    with pytest.raises(KeyboardInterrupt):
+        _build(root, writer=writer)
+    written_before = set(load_state(root / ".sourcebook"))
+    assert "files/pkg/__init__.py.md" in written_before  # saved despite the interrupt
+    resumed = _FlakyWriter("")
+    _build(root, writer=resumed)
+    assert "pkg/__init__.py" not in resumed.calls
+    assert "pkg/util.py" in resumed.calls
