@@ -52,8 +52,9 @@ VENDORED_DIRS = frozenset({
     ".venv", "venv", "site-packages", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".eggs", ".next", ".nuxt",
 })
-# Version-control internals: never listed by git, never worth a skip record.
-_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+# Version-control internals and our own default output: never read, never worth a skip record. The default
+# output name is pruned even when --out points elsewhere, so an old build's Markdown is not read as docs.
+_VCS_DIRS = frozenset({".git", ".hg", ".svn", ".sourcebook"})
 
 LOCK_FILES = frozenset({
     "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "uv.lock", "poetry.lock",
@@ -134,6 +135,10 @@ def _vendored_prefix(path: str) -> str | None:
         if part in VENDORED_DIRS or part.endswith(".egg-info"):
             return "/".join(parts[: i + 1]) + "/"
     return None
+
+
+def _in_pruned_dir(path: str) -> bool:
+    return any(part in _VCS_DIRS for part in path.split("/")[:-1])
 
 
 def _name_reason(name: str) -> str | None:
@@ -309,7 +314,7 @@ def scan(config: Config) -> ScanResult:
     files: list[SourceFile] = []
     vendored_seen: set[str] = set()
     for rel in candidates:
-        if out_prefix and rel.startswith(out_prefix):
+        if (out_prefix and rel.startswith(out_prefix)) or _in_pruned_dir(rel):
             continue
         prefix = _vendored_prefix(rel)
         if prefix is not None:
