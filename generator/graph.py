@@ -153,15 +153,17 @@ class _PythonResolver:
                     return []  # beyond the top of the repository
                 base = _dir(base)
             rest = module[dots:]
-            return self._with_names(rest, imp.names, lambda dotted: self._module_file(base, dotted), base)
+            return self._with_names(rest, imp.names, lambda dotted: self._module_file(base, dotted), base,
+                                    imp.path)
         importer = imp.path
 
         def find(dotted: str) -> str | None:
             return _first(self._absolute(dotted, importer))
 
-        return self._with_names(module, imp.names, find, None)
+        return self._with_names(module, imp.names, find, None, importer)
 
-    def _with_names(self, module: str, names: tuple[str, ...], find: _Finder, base: str | None) -> list[str]:
+    def _with_names(self, module: str, names: tuple[str, ...], find: _Finder, base: str | None,
+                    importer: str) -> list[str]:
         out: list[str] = []
         names_all_modules = bool(names)
         for name in names:
@@ -179,7 +181,8 @@ class _PythonResolver:
                 # `import a.b.c` where c is an attribute: fall back to the longest importable prefix
                 parts = module.split(".")
                 for k in range(len(parts) - 1, 0, -1):
-                    hits = self.exact.get(".".join(parts[:k]))
+                    hits = [c for c in self.exact.get(".".join(parts[:k]), ())
+                            if self._importable_from(c, importer)]
                     if hits:
                         target = hits[0]
                         break

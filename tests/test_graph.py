@@ -39,7 +39,7 @@ def deps(facts: list[FileFacts], **kw: object) -> dict[str, list[str]]:
 def test_python_src_layout_relative_and_absolute_imports() -> None:
     facts = [
         ff("src/pkg/__init__.py", [(".app", ("App",))]),
-        ff("src/pkg/app.py", [(".helpers", ("h",)), (".", ("sub",)), "logging", "os"]),
+        ff("src/pkg/app.py", [(".helpers", ("h",)), (".", ("sub",)), "logging", "logging.handlers", "os"]),
         ff("src/pkg/helpers.py"),
         ff("src/pkg/sub/__init__.py"),
         ff("src/pkg/sub/deep.py", [("..helpers", ("h",)), ("...", ("x",)), ("....", ("y",))]),
@@ -51,7 +51,7 @@ def test_python_src_layout_relative_and_absolute_imports() -> None:
     g = build_graph(facts)
     assert g.depends_on["src/pkg/__init__.py"] == ["src/pkg/app.py"]
     assert g.depends_on["src/pkg/app.py"] == ["src/pkg/helpers.py", "src/pkg/sub/__init__.py"]
-    assert g.external["src/pkg/app.py"] == ["logging", "os"]
+    assert g.external["src/pkg/app.py"] == ["logging", "logging.handlers", "os"]
     # "..." from src/pkg/sub/deep.py is src/, which is no package: unresolved, as is anything above the root
     assert g.depends_on["src/pkg/sub/deep.py"] == ["src/pkg/helpers.py"]
     assert g.external["src/pkg/sub/deep.py"] == ["...", "...."]
