@@ -260,7 +260,8 @@ class _GoResolver:
             if imp.module == mod_path or imp.module.startswith(mod_path + "/"):
                 rel = imp.module[len(mod_path):].lstrip("/")
                 files = self.by_dir.get(_join(mod_dir, rel), [])
-                return [f for f in files if f != imp.path]
+                # _test.go files are compiled only for the package's own tests, never for importers
+                return [f for f in files if f != imp.path and not f.endswith("_test.go")]
         return []
 
 

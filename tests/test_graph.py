@@ -105,6 +105,7 @@ def test_go_import_resolves_to_every_file_of_the_package(with_go_mod: bool) -> N
                                 "github.com/other/util"]),
         ff("internal/util/a.go"),
         ff("internal/util/b.go"),
+        ff("internal/util/b_test.go"),
         ff("internal/util/sub/c.go"),
         ff("version.go"),
         ff("internal/store/s.go", ["example.com/proj/internal/util"]),
