@@ -1,0 +1,268 @@
+"""The LLM page writer against the scripted server: grounding, budgets, secrets, fallbacks, stop rules."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from generator.excerpt import GAP, excerpt, pick_parts, split_parts
+from generator.facts import SourceFile
+from generator.llm_drafts import Known, LLMFileDraft, LLMModuleDraft, check_text
+from generator.llm_writer import LLMWriter, apply_docstrings, prompt_version
+from generator.parse import extract
+from generator.provider import OpenAIChatModel, estimate_prompt_tokens
+from generator.write import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
+from sourcebook.config import LLMConfig
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder
+
+APP = '''"""The application object."""
+import os
+
+from .helpers import helper
+
+
+class App:
+    """Holds the configuration."""
+
+    def run(self, port: int = 5000) -> None:
+        helper(port)
+
+    def stop(self):
+        return None
+
+
+def make_app(name):
+    return App()
+'''
+GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def file_ctx(path: str = "pkg/app.py", source: str = APP) -> FileContext:
+    raw = source.encode()
+    sf = SourceFile(path, "python", len(raw), hashlib.sha256(raw).hexdigest())
+    facts = extract(sf, raw)
+    return FileContext(facts=facts, page_id=f"files/{path}.md", module=path.rsplit("/", 1)[0],
+                       depends_on=(PageLink("pkg/helpers.py", "files/pkg/helpers.py.md", "helpers.py"),),
+                       source=source)
+
+
+def writer_for(server: FakeLLM, **config: object) -> LLMWriter:
+    settings: dict[str, object] = {"base_url": server.base_url, "model": "fake", "retry_base_s": 0.01,
+                                   "max_retries": 1, "max_reasks": 1, "timeout_s": 5.0}
+    settings.update(config)
+    chat = OpenAIChatModel(LLMConfig(**settings))  # type: ignore[arg-type]
+    return LLMWriter(chat, repo_name="demo", concurrency=1)
+
+
+def assert_within_window(server: FakeLLM, context_tokens: int) -> None:
+    for body in server.requests:
+        prompt = estimate_prompt_tokens(body["messages"])
+        schema = len(json.dumps(body.get("tools", ""))) / 3
+        assert prompt + schema + body["max_tokens"] <= context_tokens, (prompt, schema, body["max_tokens"])
+
+
+def test_writer_is_a_page_writer_and_versioned(fake_llm: FakeLLM) -> None:
+    writer = writer_for(fake_llm)
+    assert isinstance(writer, PageWriter)
+    assert writer.id == f"llm/fake/{prompt_version()}"
+    assert "file_page.v1" in writer.id
+    assert writer_for(fake_llm, model="other").id != writer.id  # the model is part of every page key
+
+
+def test_valid_file_page(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({
+        "summary": "Defines `App`, the application object, and `make_app`.",
+        "how_it_works": "`App.run` hands the port to `helper` from `pkg/helpers.py`.",
+        "key_symbols": [{"qualname": "App.run", "explanation": "Starts serving."}],
+        "docstrings": [{"qualname": "make_app", "explanation": "Create an App."}],
+    }))
+    writer = writer_for(fake_llm)
+    draft = writer.file_page(file_ctx())
+    assert (draft.written_by, draft.fallback) == ("llm", False)
+    assert [n.qualname for n in draft.key_symbols] == ["App.run"]
+    prompt = fake_llm.requests[0]["messages"][0]["content"]
+    assert "App.run (method" in prompt  # the facts
+    assert "def make_app(name):" in prompt  # the source, whole: it fits
+    assert "make_app" in prompt.split("undocumented symbols:")[1]  # asked for the missing docstrings
+    facts = apply_docstrings(file_ctx().facts, draft)
+    generated = {s.qualname: (s.docstring, s.docstring_source) for s in facts.symbols}
+    assert generated["make_app"] == ("Create an App.", "llm")
+    assert generated["App"] == ("Holds the configuration.", "code")  # a real docstring is never replaced
+    assert writer.stats().pages == 1
+
+
+def test_hallucinated_symbol_is_reasked_then_falls_back(fake_llm: FakeLLM) -> None:
+    invented = Reply.ok({"summary": "Defines `App`.",
+                         "key_symbols": [{"qualname": "App.restart", "explanation": "Restarts."}]})
+    fake_llm.enqueue(invented, invented)
+    writer = writer_for(fake_llm, max_reasks=1)
+    draft = writer.file_page(file_ctx())
+    assert fake_llm.calls == 2
+    assert "App.restart" in json.dumps(fake_llm.requests[1]["messages"])  # re-asked with the reason
+    assert "is not a symbol of this file" in json.dumps(fake_llm.requests[1]["messages"])
+    assert (draft.written_by, draft.fallback) == ("extracted", True)
+    assert "App.restart" not in draft.model_dump_json()
+    assert writer.stats().failures == 1
+
+
+def test_hallucinated_path_in_prose_is_fixed_on_reask(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "Works with `pkg/server.py`."}),
+                     Reply.ok({"summary": "Works with `pkg/helpers.py`."}))
+    draft = writer_for(fake_llm).file_page(file_ctx())
+    assert draft.summary == "Works with `pkg/helpers.py`."
+    assert draft.written_by == "llm"
+
+
+def test_malformed_json_then_valid(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.malformed(), Reply.ok({"summary": "Defines the `App` class."}))
+    assert writer_for(fake_llm).file_page(file_ctx()).written_by == "llm"
+
+
+def test_planted_key_never_reaches_the_provider(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    source = APP + f'\nGITHUB_TOKEN = "{GITHUB_TOKEN}"\nDB_PASSWORD = "correct-horse-battery"\n'
+    writer = writer_for(fake_llm)
+    writer.file_page(file_ctx(source=source))
+    secret_file = file_ctx(path="deploy/.env", source=f"TOKEN={GITHUB_TOKEN}\n")
+    assert writer.file_page(secret_file).written_by == "extracted"  # never sent, not even in part
+    sent = fake_llm.all_text()
+    assert fake_llm.calls == 1
+    assert GITHUB_TOKEN not in sent
+    assert "correct-horse-battery" not in sent
+    assert "REDACTED" in sent
+    assert "def make_app" in sent  # the rest of the file still went
+
+
+def test_big_file_is_excerpted_to_fit_a_small_window(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    body = "\n".join(f"    x{i} = {i} * 2" for i in range(60))
+    source = APP + "".join(f"\n\ndef func_{n}(a, b):\n    '''Doc {n}.'''\n{body}\n    return a"
+                           for n in range(40))
+    writer = writer_for(fake_llm, context_tokens=4096, max_output_tokens=1024)
+    draft = writer.file_page(file_ctx(source=source))
+    assert draft.written_by == "llm"
+    assert_within_window(fake_llm, 4096)
+    prompts = [r["messages"][0]["content"] for r in fake_llm.requests]
+    assert len(prompts) > 1  # too big for one excerpt: summarised in parts first
+    assert any("part 1 of" in p for p in prompts)
+    assert "Notes written earlier on its parts" in prompts[-1]
+
+
+def test_excerpt_keeps_head_and_important_symbols() -> None:
+    lines = [f"line {i}" for i in range(1, 201)]
+    source = "\n".join(lines)
+    text, truncated = excerpt(source, [(150, 160), (50, 55)], budget_chars=400)
+    assert truncated
+    assert "line 1" in text.split("\n")
+    assert "line 150" in text.split("\n")
+    assert GAP in text
+    assert len(text) <= 400
+    assert excerpt("short", [], 100) == ("short", False)
+
+
+def test_split_parts_respects_budget_and_pick_prefers_important() -> None:
+    source = "\n".join("y" * 50 for _ in range(100))
+    parts = split_parts(source, [(1, 30), (31, 70), (71, 100)], budget_chars=1200)
+    assert all(len(p.text) <= 1200 for p in parts)
+    assert parts[0].start_line == 1
+    assert parts[-1].end_line == 100
+    chosen = pick_parts(parts, [(80, 90)], limit=2)
+    assert len(chosen) == 2
+    assert any(p.start_line <= 80 <= p.end_line for p in chosen)
+
+
+def test_big_module_is_summarised_from_groups(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    files = tuple(PageLink(f"pkg/mod_{i}.py", f"files/pkg/mod_{i}.py.md", f"mod_{i}.py",
+                           f"Module {i} " + "does many careful things with data. " * 8) for i in range(120))
+    ctx = ModuleContext(path="pkg", page_id="modules/pkg/index.md", title="pkg/", files=files)
+    writer = writer_for(fake_llm, context_tokens=4096, max_output_tokens=1024)
+    draft = writer.module_page(ctx)
+    assert draft.written_by == "llm"
+    assert fake_llm.calls > 2  # groups first, then the module
+    assert_within_window(fake_llm, 4096)
+    assert draft.key_items
+    assert all(i.path.startswith("pkg/mod_") for i in draft.key_items)
+
+
+def test_overview_readme_is_shortened_to_fit(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    paragraph = "Paragraph about the project and its design. " * 5
+    readme = "# Demo\n\n" + "\n\n".join(paragraph for _ in range(300))
+    ctx = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md",
+                          top_modules=(PageLink("pkg", "modules/pkg/index.md", "pkg/", "The package."),))
+    writer = writer_for(fake_llm, context_tokens=4096, max_output_tokens=1024)
+    assert writer.overview(ctx).written_by == "llm"
+    assert_within_window(fake_llm, 4096)
+    assert "shortened" in fake_llm.requests[0]["messages"][0]["content"]
+
+
+def test_outage_stops_calls_and_falls_back(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = lambda body: Reply.status(503)
+    writer = writer_for(fake_llm, max_retries=1)
+    drafts = [writer.file_page(file_ctx(path=f"pkg/f{i}.py")) for i in range(6)]
+    assert all(d.fallback and d.written_by == "extracted" for d in drafts)
+    assert fake_llm.calls == 3 * 2  # three pages tried (1 + 1 retry each), then the writer stopped asking
+    assert "provider unavailable" in writer.stop_reason
+    assert writer.stats().failures == 3
+
+
+def test_max_pages_and_max_cost_stop_cleanly(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    chat = OpenAIChatModel(LLMConfig(base_url=fake_llm.base_url, model="fake"))
+    writer = LLMWriter(chat, max_pages=2)
+    drafts = [writer.file_page(file_ctx(path=f"pkg/f{i}.py")) for i in range(4)]
+    assert [d.written_by for d in drafts] == ["llm", "llm", "extracted", "extracted"]
+    assert [d.fallback for d in drafts] == [False, False, True, True]
+    assert "max-pages" in writer.stop_reason
+
+    priced = OpenAIChatModel(LLMConfig(base_url=fake_llm.base_url, model="fake", price_in_per_mtok=1000.0))
+    writer = LLMWriter(priced, max_cost=0.0001)
+    drafts = [writer.file_page(file_ctx(path=f"pkg/g{i}.py")) for i in range(3)]
+    assert drafts[0].written_by == "llm"
+    assert drafts[-1].fallback
+    assert "max-cost" in writer.stop_reason
+
+
+def test_estimate_counts_calls_and_tokens_without_calling(fake_llm: FakeLLM) -> None:
+    writer = writer_for(fake_llm)
+    calls, tokens_in, tokens_out = writer.estimate(file_ctx())
+    assert calls == 1
+    assert tokens_in > 100
+    assert tokens_out > 0
+    assert writer.estimate(file_ctx(path="x/.env")) == (0, 0, 0)
+    assert fake_llm.calls == 0
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("<script>alert(1)</script>", "HTML"),
+    ("## Usage\nCall it.", "heading"),
+    ("```python\nx = 1\n```", "code block"),
+    ("Uses `App.start` to begin.", "no such member"),
+    ("See `pkg/nowhere.py`.", "not in the facts"),
+    ("N/A", "filler"),
+    ("An odd ` backtick.", "unbalanced"),
+    ('{"name": "LLMFileDraft", "arguments": {}}', "tool-call"),
+    ("| a | b |", "table"),
+])
+def test_validators_reject_page_breaking_or_ungrounded_text(text: str, reason: str) -> None:
+    known = Known.build(symbols=["App", "App.run"], top=["App"], paths=["pkg/app.py"])
+    with pytest.raises(ValueError, match=reason):
+        check_text("summary", text, known)
+
+
+def test_empty_sections_rejected_or_dropped() -> None:
+    ctx = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"]).as_context()
+    with pytest.raises(ValidationError, match="empty"):
+        LLMFileDraft.model_validate({"summary": "  "}, context=ctx)
+    draft = LLMFileDraft.model_validate({"summary": "Defines `App`.", "purpose": "", "caveats": ["", "N/A"]},
+                                        context=ctx)
+    assert draft.purpose is None
+    assert draft.caveats == []
+    with pytest.raises(ValidationError, match="not one of the listed paths"):
+        LLMModuleDraft.model_validate(
+            {"summary": "ok", "key_items": [{"path": "pkg/ghost", "explanation": "x"}]},
+            context=Known.build(items=["pkg/app.py"]).as_context())
