@@ -219,6 +219,15 @@ def first_paragraph(text: str, limit: int = 600) -> str:
     return para
 
 
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*(?:\([^()]*\)[^()]*)*\)")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown/HTML prose reduced to its words: links and images become their text, tags disappear."""
+    return _HTML_TAG.sub("", _MD_LINK.sub(lambda m: m.group(1), markdown))
+
+
 def code_span(text: str) -> str:
     """`text` as a Markdown code span that survives backticks inside it, on one line."""
     text = " ".join(text.split())
@@ -273,6 +282,7 @@ class ExtractiveWriter:
         f = ctx.facts
         lead = first_paragraph(f.docstring)
         if f.file.kind == "doc" or (not f.symbols and f.headings):
+            lead = plain_text(lead)
             title = f.title or ctx.path
             sections = [h.text for h in f.headings if h.level <= 2 and h.text != f.title]
             text = lead or f"Documentation: {title}."
@@ -306,7 +316,7 @@ class ExtractiveWriter:
         return ModuleDraft(summary=" ".join(p for p in (lead, shape.strip()) if p) or "Empty module.")
 
     def overview(self, ctx: OverviewContext) -> OverviewDraft:
-        lead = first_paragraph(_strip_markup(ctx.readme))
+        lead = plain_text(first_paragraph(_strip_markup(ctx.readme)))
         langs = ", ".join(f"{lang} ({n})" for lang, n in ctx.languages[:6])
         shape = (f"The repository has {ctx.file_count} files and {ctx.symbol_count} symbols"
                  + (f" in {langs}" if langs else "") + ".")

@@ -1,0 +1,95 @@
+"""A real `mkdocs build --strict` over a wiki generated from a hostile little repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from generator.site import build_site
+from sourcebook.config import load_config
+from sourcebook.errors import SiteBuildError
+
+HOSTILE: dict[str, str | bytes] = {
+    "README.md": ('# Hostile <img src="logo.png">\n\n<p align="center"><b>Bold</b> claims.</p>\n\n'
+                  "Start at [the core](src/core.py), the [web part](web/) or [missing](docs/nope.md).\n\n"
+                  "![diagram](docs/arch.png)\n\n<script>alert('readme')</script>\n\n"
+                  "| a | b |\n|---|---|\n| 1 | 2 |\n\n```html\n<div>code is fine</div>\n```\n"),
+    "readme.md": "lowercase twin of README.md: the page names collide on case-insensitive filesystems\n",
+    "src/core.py": ('"""Core. <script>alert("module")</script>"""\nfrom .util import helper\n\n\n'
+                    "class Core:\n"
+                    '    """Pipes | and `ticks` and <img src=x onerror=alert(1)> in a docstring.\n\n'
+                    '    [broken](nowhere.md) and {curly} and *stars*.\n    """\n\n'
+                    "    def run(self, a: int | None = None) -> str:\n"
+                    '        """Return `a` | "x".\n\n'
+                    '        ```\n        fenced inside\n        ```\n        """\n'
+                    "        return helper(a)\n"),
+    "src/util.py": 'def helper(x):\n    """Help <b>me</b>."""\n    return str(x)\n',
+    "web/app.js": ("/** Mounts the <App/> | widget. */\nimport { dom } from './lib/dom.js';\n"
+                   "export function mount(el) { return dom(el); }\n"),
+    "web/lib/dom.js": "/** DOM helper. */\nexport function dom(x) { return x; }\n",
+    "we ird#[dir]/naïve file [1].py": '"""Unicode and brackets."""\ndef café(): pass\n',
+    "sub/README": "A plain README: its page must not become the section index.\n",
+    ".github/workflows/ci.yml": "on: push\n",
+}
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    for rel, content in HOSTILE.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content if isinstance(content, str) else "", encoding="utf-8")
+    report = build(load_config(root), index=False)
+    assert report.site_built
+    return root / ".sourcebook"
+
+
+@pytest.mark.slow
+def test_strict_build_passes_and_every_page_is_in_the_site(hostile_site: Path) -> None:
+    docs, site = hostile_site / "docs", hostile_site / "site"
+    pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md"))
+    # every file + 8 modules (root, src, web, web/lib, sub, we ird, .github, .github/workflows) + overview
+    assert len(pages) == len(HOSTILE) + 8 + 1
+    assert "files/sub/README_.md" in pages
+    for page in pages:
+        assert (site / (page[: -len(".md")] + ".html")).is_file(), page
+    assert (site / "search" / "search_index.js").is_file()  # the offline plugin's file:// search index
+
+
+@pytest.mark.slow
+def test_no_source_text_becomes_html(hostile_site: Path) -> None:
+    site = hostile_site / "site"
+    for html_file in site.rglob("*.html"):
+        text = html_file.read_text(encoding="utf-8")
+        assert "alert(" not in _outside_code(text), html_file
+        assert not re.search(r"<img[^>]*onerror", text), html_file
+    core = next(site.rglob("core.py.html")).read_text(encoding="utf-8")
+    assert "&lt;img src=x onerror=alert(1)&gt;" in core  # shown as text
+    assert "fenced inside" in core
+
+
+@pytest.mark.slow
+def test_readme_links_are_rewritten_to_pages(hostile_site: Path) -> None:
+    index = (hostile_site / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="files/src/core.py.html"' in index
+    assert 'href="modules/web/index.html"' in index
+    assert not re.search(r'(href|src)="[^"]*(nope\.md|arch\.png)', index)
+    assert "<b>Bold</b>" not in index
+
+
+def _outside_code(html: str) -> str:
+    """The HTML minus <code>/<pre> contents, where escaped source text legitimately appears."""
+    return re.sub(r"<(pre|code)\b.*?</\1>", "", html, flags=re.S)
+
+
+def test_site_build_error_carries_mkdocs_output(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("[dead](missing.md)\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n")
+    with pytest.raises(SiteBuildError) as info:
+        build_site(tmp_path / "mkdocs.yml")
+    assert "missing.md" in str(info.value)
