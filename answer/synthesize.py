@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
@@ -56,10 +56,16 @@ class SynthesizedAnswer(BaseModel):
                 cleaned.setdefault(text, None)
         return list(cleaned)
 
+    # Set on the per-call subclass `reply_model` builds. Not passed as Instructor `context`: Instructor
+    # renders every message as a Jinja template when a context is given, and evidence is code full of `{{ }}`.
+    allowed_paths: ClassVar[frozenset[str] | None] = None
+
     @field_validator("citations")
     @classmethod
     def _from_evidence(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        allowed = (info.context or {}).get("allowed_paths")
+        allowed = cls.allowed_paths
+        if allowed is None:
+            allowed = (info.context or {}).get("allowed_paths")
         if allowed is None:
             return value
         outside = [path for path in value if path not in allowed]
@@ -86,6 +92,16 @@ class Synthesis:
     model: str
 
 
+def reply_model(allowed_paths: Sequence[str]) -> type[SynthesizedAnswer]:
+    """The reply model of one call: SynthesizedAnswer whose citations must be among `allowed_paths`."""
+
+    class EvidenceAnswer(SynthesizedAnswer):
+        """An answer about the repository with the evidence paths it cites."""
+
+    EvidenceAnswer.allowed_paths = frozenset(allowed_paths)
+    return EvidenceAnswer
+
+
 def evidence_budget_for(chat: ChatModel, wanted_chars: int) -> int:
     """The evidence budget that still fits the model's context window next to the prompt and the reply."""
     room_tokens = chat.context_tokens - REPLY_TOKENS
@@ -102,10 +118,9 @@ def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths
     """Ask the model; return its validated answer or raise SynthesisFailed."""
     try:
         reply = chat.complete(
-            SynthesizedAnswer,
+            reply_model(allowed_paths),
             build_messages(question, evidence_text),
             max_tokens=REPLY_TOKENS,
-            context={"allowed_paths": frozenset(allowed_paths)},
             label="answer",
         )
     except ProviderError as exc:

@@ -31,7 +31,7 @@ class DefaultJSONProvider:
     sort_keys = True
 
     def dumps(self, obj, **kwargs):
-        """Serialize obj to a JSON string."""
+        """Serialize obj to a JSON string, as templates do with ``{{ value|tojson }}``."""
         kwargs.setdefault("ensure_ascii", self.ensure_ascii)
         kwargs.setdefault("sort_keys", self.sort_keys)
         return json.dumps(obj, **kwargs)
@@ -166,6 +166,7 @@ def test_good_grounded_answer_is_high(config: Config, fake_llm: FakeLLM) -> None
     # the model saw the promoted symbol's body and the evidence paths
     sent = request_text(fake_llm.requests[0])
     assert "kwargs.setdefault(\"ensure_ascii\"" in sent
+    assert "{{ value|tojson }}" in sent  # evidence is sent verbatim, never rendered as a template
     assert "pkg/json_provider.py" in sent
     assert {"retrieve", "synthesize", "grade", "total"} <= set(reply.meta.timings_ms)
     assert reply.meta.cache_hit is False
