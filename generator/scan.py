@@ -35,6 +35,7 @@ REASON_TOO_LARGE = "too large"
 REASON_VENDORED = "vendored or generated"
 REASON_LOCKFILE = "lock file"
 REASON_MINIFIED = "minified"
+REASON_GENERATED = "generated"
 REASON_UNSUPPORTED = "unsupported type"
 REASON_EXCLUDED = "excluded by config"
 REASON_NOT_INCLUDED = "not matched by include"
@@ -62,6 +63,9 @@ LOCK_FILES = frozenset({
     "flake.lock", "mix.lock", "packages.lock.json",
 })
 _MINIFIED_SUFFIXES = (".min.js", ".min.css", ".min.mjs", "-min.js", ".bundle.js")
+_GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".pb.go", ".pb.cc", ".pb.h", ".g.dart",
+                       ".generated.ts", ".generated.js", ".generated.cs", ".designer.cs")
+_GENERATED_SNIFF_BYTES = 1024
 
 _CONFIG_LANGUAGES = frozenset({"toml", "yaml", "json", "ini"})
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs"})
@@ -147,7 +151,15 @@ def _name_reason(name: str) -> str | None:
     lowered = name.lower()
     if lowered.endswith(_MINIFIED_SUFFIXES):
         return REASON_MINIFIED
+    if lowered.endswith(_GENERATED_SUFFIXES):
+        return REASON_GENERATED
     return None
+
+
+def _is_generated(content: bytes) -> bool:
+    """The conventional marker tools write at the top (Go's "Code generated ... DO NOT EDIT.", @generated)."""
+    head = content[:_GENERATED_SNIFF_BYTES]
+    return (b"Code generated" in head and b"DO NOT EDIT" in head) or b"@generated" in head
 
 
 def _compile(patterns: tuple[str, ...]) -> GitIgnoreSpec | None:
@@ -339,6 +351,9 @@ def scan(config: Config) -> ScanResult:
         content, size, reason = _inspect(root, rel, config.max_file_bytes)
         if content is None:
             skipped.append(Skipped(rel, reason or REASON_UNREADABLE))
+            continue
+        if _is_generated(content):
+            skipped.append(Skipped(rel, REASON_GENERATED))
             continue
         files.append(SourceFile(
             path=rel, language=language, size=size, sha=hashlib.sha256(content).hexdigest(),
