@@ -70,7 +70,8 @@ def measure(root: Path, reps: int) -> None:
     size = sum(f.size for f in result.files)
     print(f"{root}: {len(result.files)} files ({size / 1e6:.2f} MB), {len(result.skipped)} skipped, "
           f"mode {result.mode}")
-    print(f"  scan   median {statistics.median(times):.3f} s  (runs: {', '.join(f'{t:.3f}' for t in times)})")
+    print(f"  scan   median {statistics.median(times):.3f} s  (runs: {', '.join(f'{t:.3f}' for t in times)})"
+          f"  peak RSS after scan {peak_rss_mb():.0f} MB")
     facts = [extract(f, read_source(config.root, f.path)) for f in result.files]
     gtimes = []
     for _ in range(reps):
