@@ -47,9 +47,16 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
+@dataclass(frozen=True)
+class _Tools:
+    parser: Parser
+    definitions: Query  # definitions and imports, read per match (a name belongs to its definition)
+    references: Query  # references, read per capture (cheaper: no per-match grouping needed)
+
+
 @cache
-def _tools(language: str) -> tuple[Parser, Query] | None:
-    """The parser and the compiled query of a language, built once per process."""
+def _tools(language: str) -> _Tools | None:
+    """The parser and the compiled queries of a language, built once per process."""
     grammar = GRAMMARS.get(language)
     if grammar is None:
         return None
@@ -57,7 +64,15 @@ def _tools(language: str) -> tuple[Parser, Query] | None:
     if source is None:
         return None
     lang = get_language(grammar)  # type: ignore[arg-type]
-    return get_parser(grammar), Query(lang, source)  # type: ignore[arg-type]
+    definitions, references = Query(lang, source), Query(lang, source)
+    encoded = source.encode("utf-8")
+    for i in range(definitions.pattern_count):
+        text = encoded[definitions.start_byte_for_pattern(i):definitions.end_byte_for_pattern(i)]
+        if b"@ref." in text and b"@def." not in text and b"@import" not in text:
+            definitions.disable_pattern(i)
+        else:
+            references.disable_pattern(i)
+    return _Tools(get_parser(grammar), definitions, references)  # type: ignore[arg-type]
 
 
 def query_source(name: str, _seen: frozenset[str] = frozenset()) -> str | None:
@@ -90,10 +105,9 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
     tools = _tools(file.language) if file.language else None
     if tools is None:
         return facts
-    parser, query = tools
     data = text.encode("utf-8")
-    tree = parser.parse(data)
-    _Extraction(file, data, RULES.get(file.language or "", LanguageRules()), facts).run(tree.root_node, query)
+    tree = tools.parser.parse(data)
+    _Extraction(file, data, RULES.get(file.language or "", LanguageRules()), facts).run(tree.root_node, tools)
     return facts
 
 
@@ -125,32 +139,30 @@ class _Extraction:
     def text(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
 
-    def run(self, root: Node, query: Query) -> None:
+    def run(self, root: Node, tools: _Tools) -> None:
         if root.has_error:
             self.facts.warnings.append(f"{self.path}:{_first_error_line(root)}: syntax error")
         defs: dict[int, _Def] = {}
         imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
-        refs: list[tuple[Node, str]] = []
-        seen_refs: set[tuple[int, str]] = set()
-        for pattern, caps in QueryCursor(query).matches(root):
+        for pattern, caps in QueryCursor(tools.definitions).matches(root):
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
                     self._add_def(defs, kind, caps, pattern)
-                continue
-            if "import.module" in caps or "import.mod" in caps:
+            elif "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
-                continue
-            for cap_name, ref_kind in (("ref.call", "call"), ("ref.name", "name")):
-                for n in caps.get(cap_name, ()):
-                    # several patterns may name the same node (a base class is also an argument)
-                    key = (n.id, ref_kind)
-                    if key not in seen_refs:
-                        seen_refs.add(key)
-                        refs.append((n, ref_kind))
         ordered = self._resolve(defs)
+        captured = QueryCursor(tools.references).captures(root)
+        refs: list[tuple[int, Node, str]] = []
         name_ids = self.name_ids
-        refs = [r for r in refs if r[0].id not in name_ids]
+        for cap_name, ref_kind in (("ref.call", "call"), ("ref.name", "name")):
+            seen: set[int] = set()
+            for n in captured.get(cap_name, ()):
+                # several patterns may name the same node (a base class is also an argument)
+                node_id = n.id
+                if node_id not in seen and node_id not in name_ids:
+                    seen.add(node_id)
+                    refs.append((n.start_byte, n, ref_kind))
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line)
@@ -204,9 +216,14 @@ class _Extraction:
         ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
         by_qualname: dict[str, _Def] = {}
         seen: dict[str, int] = {}
+        stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
         for d in ordered:
             d.outer = self._outer(d.node, self.rules.wrappers)
-            parent = self._enclosing(d.node, defs)
+            start = d.node.start_byte
+            while stack and stack[-1].node.end_byte <= start:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            stack.append(d)
             if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
                 d.parent = d.receiver
                 recv = by_qualname.get(d.receiver)
@@ -225,15 +242,6 @@ class _Extraction:
             d.public = self.rules.public(d.name, d.node) and (parent is None or parent.public)
             by_qualname[d.qualname] = d
         return ordered
-
-    def _enclosing(self, node: Node, defs: dict[int, _Def]) -> _Def | None:
-        parent = node.parent
-        while parent is not None:
-            found = defs.get(parent.id)
-            if found is not None:
-                return found
-            parent = parent.parent
-        return None
 
     @staticmethod
     def _outer(node: Node, wrappers: frozenset[str]) -> Node:
@@ -273,7 +281,8 @@ class _Extraction:
         # comments in a multi-line parameter list and decorators of an exported class are not signature
         pieces, pos = [], start
         raw = self.data[start:end].rstrip()
-        search = b"\n" in raw or bool(self.rules.signature_skip and (b"@" in raw or b"[" in raw))
+        search = (b"\n" in raw and any(m in raw for m in self.rules.comment_markers)) or bool(
+            self.rules.signature_skip and (b"@" in raw or b"[" in raw))
         for comment in self._skipped_between(start_node, start, end) if search else ():
             pieces.append(self.data[pos:comment.start_byte])
             pos = comment.end_byte
@@ -361,42 +370,43 @@ class _Extraction:
 
     # ---- references
 
-    def _references(self, refs: list[tuple[Node, str]], defs: list[_Def]) -> list[Reference]:
+    def _references(self, refs: list[tuple[int, Node, str]], defs: list[_Def]) -> list[Reference]:
         """Each reference with the qualname of the innermost definition around it."""
-        refs.sort(key=lambda r: r[0].start_byte)
+        refs.sort(key=lambda r: r[0])
         spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
         out: list[Reference] = []
         stack: list[tuple[int, int, str]] = []
-        i = 0
-        for node, kind in refs:
-            pos = node.start_byte
-            while i < len(spans) and spans[i][0] <= pos:
+        i, n_spans, data, path = 0, len(spans), self.data, self.path
+        for pos, node, kind in refs:
+            while i < n_spans and spans[i][0] <= pos:
                 while stack and stack[-1][1] <= spans[i][0]:
                     stack.pop()
                 stack.append(spans[i])
                 i += 1
             while stack and stack[-1][1] <= pos:
                 stack.pop()
-            name = _last_name(self.text(node))
+            text = data[pos:node.end_byte].decode("utf-8", errors="replace")
+            name = text if text.isidentifier() else _last_name(text)
             if name:
-                out.append(Reference(
-                    path=self.path, name=name, line=node.start_point.row + 1,
-                    kind=kind,  # type: ignore[arg-type]
-                    scope=stack[-1][2] if stack else None,
-                ))
+                out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
+                                     stack[-1][2] if stack else None))
         return out
 
 
 # ---- small pure helpers
 
 _WS = re.compile(r"\s+")
+_OPEN_SPACE = re.compile(r"([(\[]) ")
+_CLOSE_SPACE = re.compile(r",? ([)\]])")
 
 
 def clean_signature(raw: str, tail: str = "") -> str:
     """One line, as written: whitespace collapsed, the body opener dropped, overly long text cut."""
-    sig = _WS.sub(" ", raw).strip()
-    sig = re.sub(r"([(\[]) ", r"\1", sig)
-    sig = re.sub(r",? ([)\]])", r"\1", sig)
+    sig = _WS.sub(" ", raw).strip() if ("\n" in raw or "  " in raw or "\t" in raw) else raw.strip()
+    if "( " in sig or "[ " in sig:
+        sig = _OPEN_SPACE.sub(r"\1", sig)
+    if " )" in sig or " ]" in sig:
+        sig = _CLOSE_SPACE.sub(r"\1", sig)
     sig = sig.rstrip("; ")
     if tail:
         sig = sig.rstrip(tail + " ")
@@ -424,15 +434,13 @@ def clean_comment(text: str) -> str:
 
 
 def _python_docstring(ex: _Extraction, body: Node) -> str:
-    for child in body.named_children:
-        if child.type == "comment":
-            continue
-        node = child
-        if node.type == "expression_statement" and node.named_child_count == 1:
-            node = node.named_children[0]
-        if node.type == "string":
-            return _string_value(ex.text(node))
-        return ""
+    child = body.named_child(0) if body.named_child_count else None
+    while child is not None and child.type == "comment":
+        child = child.next_named_sibling
+    if child is not None and child.type == "expression_statement" and child.named_child_count == 1:
+        child = child.named_child(0)
+    if child is not None and child.type == "string":
+        return _string_value(ex.text(child))
     return ""
 
 

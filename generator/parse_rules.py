@@ -111,6 +111,8 @@ class LanguageRules:
     # wrappers whose text belongs in the signature ("export function f(...)")
     signature_wrappers: frozenset[str] = frozenset()
     comment_types: frozenset[str] = frozenset({"comment"})
+    # how a comment starts: a signature containing none of these has no comment to drop
+    comment_markers: tuple[bytes, ...] = (b"//", b"/*")
     # siblings between a doc comment and its definition that do not break the link (attributes)
     attribute_types: frozenset[str] = frozenset()
     # container node types a nested definition is a member of, even if not captured as a symbol
@@ -133,6 +135,7 @@ RULES: dict[str, LanguageRules] = {
         wrappers=frozenset({"decorated_definition"}),
         module_text=_module_as_written,
         signature_tail=":",
+        comment_markers=(b"#",),
 
     ),
     "javascript": LanguageRules(
@@ -180,10 +183,11 @@ RULES: dict[str, LanguageRules] = {
         public=_public_modifiers,
         module_text=_module_csharp,
     ),
-    "ruby": LanguageRules(signature_tail=""),
+    "ruby": LanguageRules(signature_tail="", comment_markers=(b"#",)),
     "php": LanguageRules(
         attribute_types=frozenset({"attribute_list"}),
         signature_skip=frozenset({"attribute_list"}),
+        comment_markers=(b"#", b"//", b"/*"),
         public=_public_php,
         module_text=_module_as_written,
     ),
