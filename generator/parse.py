@@ -64,15 +64,44 @@ def _tools(language: str) -> _Tools | None:
     if source is None:
         return None
     lang = get_language(grammar)  # type: ignore[arg-type]
-    definitions, references = Query(lang, source), Query(lang, source)
-    encoded = source.encode("utf-8")
-    for i in range(definitions.pattern_count):
-        text = encoded[definitions.start_byte_for_pattern(i):definitions.end_byte_for_pattern(i)]
-        if b"@ref." in text and b"@def." not in text and b"@import" not in text:
-            definitions.disable_pattern(i)
-        else:
-            references.disable_pattern(i)
+    patterns = split_patterns(source)
+    refs_only = [p for p in patterns if "@ref." in p and "@def." not in p and "@import" not in p]
+    others = [p for p in patterns if p not in refs_only]
+    definitions = Query(lang, "\n".join(others))
+    references = Query(lang, "\n".join(refs_only) or "(ERROR) @_none")
     return _Tools(get_parser(grammar), definitions, references)  # type: ignore[arg-type]
+
+
+def split_patterns(source: str) -> list[str]:
+    """The top-level patterns of a query file, comments dropped (each with its trailing captures)."""
+    patterns: list[str] = []
+    current: list[str] = []
+    depth, i, n = 0, 0, len(source)
+    while i < n:
+        ch = source[i]
+        if ch == ";":
+            end = source.find("\n", i)
+            i = n if end == -1 else end
+            continue
+        if ch == '"':
+            end = i + 1
+            while end < n and source[end] != '"':
+                end += 2 if source[end] == "\\" else 1
+            current.append(source[i:end + 1])
+            i = end + 1
+            continue
+        if ch in "([":
+            if depth == 0 and "".join(current).strip():
+                patterns.append("".join(current).strip())
+                current = []
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        current.append(ch)
+        i += 1
+    if "".join(current).strip():
+        patterns.append("".join(current).strip())
+    return patterns
 
 
 def query_source(name: str, _seen: frozenset[str] = frozenset()) -> str | None:
