@@ -1,0 +1,240 @@
+"""A generated site in a real browser: Debian's headless chromium, driven over the DevTools protocol.
+
+The site is served by http.server on 127.0.0.1; the test types a symbol name into Material's search box,
+waits for results, and fails on any console error or uncaught exception on the pages it opens.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from generator.build import build
+from generator.plan import file_page_ids
+from sourcebook.config import load_config
+
+CHROMIUM = "/usr/bin/chromium"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+]
+
+REPO = {
+    "README.md": "# Widgets\n\nWidgets builds <b>widgets</b>. See [the core](pkg/core.py).\n",
+    "pkg/__init__.py": '"""Widget package."""\nfrom .core import WidgetFactory\n',
+    "pkg/core.py": ('"""The core. <script>document.title = "pwned"</script>"""\n\n\n'
+                    'class WidgetFactory:\n    """Makes widgets | fast."""\n\n'
+                    '    def assemble_widget(self, name: str) -> str:\n        """Assemble one."""\n'
+                    "        return name\n"),
+    "web/app.js": "/** Front end. */\nexport function mountWidget(el) { return el; }\n",
+    "we ird [x]/naïve#1.py": "def strange():\n    pass\n",
+}
+
+
+class DevTools:
+    """The smallest DevTools-protocol client: send a command, collect events while waiting for its reply."""
+
+    def __init__(self, ws_url: str) -> None:
+        from websockets.sync.client import connect
+
+        self.ws = connect(ws_url, max_size=None, open_timeout=20)
+        self.next_id = 0
+        self.events: list[dict[str, Any]] = []
+
+    def call(self, method: str, timeout: float = 20.0, **params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        deadline = time.monotonic() + timeout
+        while True:
+            message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise AssertionError(f"{method}: {message['error']}")
+                return dict(message.get("result", {}))
+            self.events.append(message)
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            try:
+                self.events.append(json.loads(self.ws.recv(timeout=left)))
+            except TimeoutError:
+                return
+
+    def wait_for(self, event: str, timeout: float = 20.0) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for e in self.events:
+                if e.get("method") == event:
+                    self.events.remove(e)
+                    return e
+            self.pump(0.2)
+        raise AssertionError(f"no {event} within {timeout}s")
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def errors(self) -> list[str]:
+        out = []
+        for e in self.events:
+            method, params = e.get("method"), e.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                out.append(json.dumps(params.get("exceptionDetails", {}))[:500])
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in {"error", "assert"}:
+                out.append(json.dumps(params.get("args", []))[:500])
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                out.append(json.dumps(params["entry"])[:500])
+        return out
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("browser-repo")
+    for rel, text in REPO.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    report = build(load_config(root), index=False)
+    assert report.site_dir is not None
+    return report.site_dir
+
+
+@pytest.fixture(scope="module")
+def site_url(site_dir: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start chromium with a DevTools port; yield the DevTools HTTP base URL."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    proc = subprocess.Popen(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
+         "--remote-debugging-port=0", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not (port_file.is_file() and port_file.read_text().strip()):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("chromium did not start its DevTools endpoint")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port_file.read_text().split()[0]}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _page(browser: str) -> DevTools:
+    with urllib.request.urlopen(f"{browser}/json/list", timeout=10) as resp:
+        targets = json.load(resp)
+    page = next(t for t in targets if t.get("type") == "page")
+    tools = DevTools(page["webSocketDebuggerUrl"])
+    for domain in ("Page", "Runtime", "Log"):
+        tools.call(f"{domain}.enable")
+    return tools
+
+
+def _open(tools: DevTools, url: str) -> None:
+    tools.call("Page.navigate", url=url)
+    tools.wait_for("Page.loadEventFired")
+    tools.pump(1.0)  # let the theme's scripts start (search worker, palette)
+
+
+def _type(tools: DevTools, text: str) -> None:
+    for ch in text:
+        tools.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
+        tools.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
+
+
+def _search(tools: DevTools, query: str) -> list[str]:
+    """Type `query` into Material's search box like a user; return the result texts."""
+    tools.evaluate("document.querySelector('.md-search__input').focus()")
+    _type(tools, query)
+    results: list[str] = []
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not results:
+        tools.pump(0.3)
+        results = tools.evaluate(
+            "Array.from(document.querySelectorAll('.md-search-result__item')).map(e => e.textContent)")
+    return results
+
+
+def test_overview_loads_and_search_finds_a_symbol(browser: str, site_url: str) -> None:
+    tools = _page(browser)
+    try:
+        _open(tools, site_url + "index.html")
+        assert tools.evaluate("document.querySelector('h1').textContent.trim()")
+        assert tools.evaluate("document.title") != "pwned"
+        assert tools.evaluate("document.querySelectorAll('a[href*=\"files/pkg/core.py.html\"]').length") > 0
+        results = _search(tools, "WidgetFactory")
+        assert results, "search returned nothing for a symbol name"
+        assert any("WidgetFactory" in r for r in results)
+        assert tools.errors() == []
+    finally:
+        tools.close()
+
+
+def test_search_works_from_file_urls_without_a_server(browser: str, site_dir: Path) -> None:
+    tools = _page(browser)
+    try:
+        _open(tools, (site_dir / "index.html").as_uri())
+        results = _search(tools, "assemble_widget")
+        assert any("assemble_widget" in r for r in results), results
+        assert tools.errors() == []
+    finally:
+        tools.close()
+
+
+def test_file_page_shows_escaped_docstring_without_errors(browser: str, site_url: str) -> None:
+    tools = _page(browser)
+    try:
+        _open(tools, site_url + "files/pkg/core.py.html")
+        assert tools.evaluate("document.title") != "pwned"
+        body = tools.evaluate("document.querySelector('.md-content').innerText")
+        assert "assemble_widget" in body
+        assert '<script>document.title = "pwned"</script>' in body  # shown as text, not run
+        assert tools.evaluate("document.querySelectorAll('.md-content script').length") == 0
+        page_id = file_page_ids(REPO)["we ird [x]/naïve#1.py"]
+        _open(tools, site_url + quote(page_id.removesuffix(".md") + ".html"))
+        assert "strange" in tools.evaluate("document.querySelector('.md-content').innerText")
+        assert tools.errors() == []
+    finally:
+        tools.close()
