@@ -66,17 +66,20 @@ class SearchResult:
 class Weights:
     """Fusion knobs, tuned on the development set through general mechanisms only."""
 
-    rrf_k: float = 60.0
+    rrf_k: float = 30.0
     chunks: float = 1.0  # BM25 over chunks, aggregated to files
     files: float = 1.0  # BM25 over whole files
     pages: float = 0.5
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
-    literal: float = 1.0
+    literal: float = 0.3
     semantic: float = 1.0
     chunk_limit: int = 150
     file_limit: int = 60
-    decay: float = 0.5  # a file's n-th hit in one list counts decay**n
+    decay: float = 0.25  # a file's n-th hit in one list counts decay**n
+    # priors by file kind, lifted when the query itself asks about tests or documentation
+    test_prior: float = 0.8
+    doc_prior: float = 0.8
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -286,7 +289,30 @@ def _weight(name: str, w: Weights) -> float:
             "semantic_pages": w.semantic * w.pages}.get(name, 1.0)
 
 
-def fuse_files(lists: dict[str, list[_Cand]], w: Weights) -> list[FileHit]:
+_TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest"})
+_DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "changelog", "guide", "tutorial"})
+
+
+def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
+    """path -> multiplier for its file kind (tests and docs mildly behind code unless asked for)."""
+    if w.test_prior == 1.0 and w.doc_prior == 1.0:
+        return {}
+    words = {t.lower() for t in re.findall(r"[A-Za-z]+", query)}
+    test = 1.0 if words & _TEST_WORDS else w.test_prior
+    doc = 1.0 if words & _DOC_WORDS else w.doc_prior
+    kinds = store.cache.get("kinds")
+    if kinds is None:
+        tbl = store.table("files")
+        rows = (tbl.search().select(["path", "kind"]).limit(None).to_arrow().to_pylist()
+                if tbl.count_rows() else [])
+        kinds = {r["path"]: r["kind"] for r in rows}
+        store.cache["kinds"] = kinds
+    factor = {"test": test, "doc": doc}
+    return {path: factor[kind] for path, kind in kinds.items() if kind in factor}
+
+
+def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, float] | None = None
+               ) -> list[FileHit]:
     """Weighted RRF over files: each list contributes by the rank of a file's best entry, and a file's
     later entries in the same list add a geometrically decaying share (breadth without domination)."""
     scores: dict[str, float] = {}
@@ -307,6 +333,8 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights) -> list[FileHit]:
             contribution = weight * (w.decay ** n) / (w.rrf_k + rank)
             scores[cand.path] = scores.get(cand.path, 0.0) + contribution
             tiers.setdefault(cand.path, set()).add(_TIER_OF.get(name, name))
+    if priors:
+        scores = {path: score * priors.get(path, 1.0) for path, score in scores.items()}
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked]
 
@@ -396,7 +424,8 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.notes.append(f"retrieval outage: {exc}")
         result.seconds = time.perf_counter() - started
         return result
-    result.files = [f for f in fuse_files(lists, weights) if _in_scope(f.path, scope)][:limit]
+    priors = _kind_priors(store, query, weights)
+    result.files = [f for f in fuse_files(lists, weights, priors) if _in_scope(f.path, scope)][:limit]
     result.hits = [h for h in fuse_spans(lists, weights) if _in_scope(h.path, scope)][:limit]
     result.seconds = time.perf_counter() - started
     return result
