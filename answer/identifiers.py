@@ -110,6 +110,9 @@ _RELATIONAL = (
     ),
 )
 _LEADING_NOISE = re.compile(r"^(?:the|a|an|this|that)\s+", re.IGNORECASE)
+_PRONOUNS = frozenset({"it", "they", "them", "this", "that", "these", "those", "he", "she", "we", "you"})
+# A side longer than this is a clause, not a component: splitting on it searches for noise.
+MAX_SIDE_WORDS = 5
 
 
 def relational_parts(question: str) -> tuple[str, str] | None:
@@ -121,8 +124,11 @@ def relational_parts(question: str) -> tuple[str, str] | None:
             continue
         a = _LEADING_NOISE.sub("", match.group("a").strip(" ,"))
         b = _LEADING_NOISE.sub("", match.group("b").strip(" ,"))
-        if a and b and a.lower() != b.lower():
-            return a, b
+        if not a or not b or a.lower() == b.lower():
+            continue
+        if any(len(side.split()) > MAX_SIDE_WORDS or side.lower() in _PRONOUNS for side in (a, b)):
+            continue
+        return a, b
     return None
 
 

@@ -391,12 +391,13 @@ def test_relational_fusion_boosts_files_on_both_sides() -> None:
     main = [FileHit("a.py", 1.0, ("lexical",)), FileHit("b.py", 0.9, ("lexical",))]
     side_a = [FileHit("a.py", 1.0, ("lexical",)), FileHit("c.py", 0.5, ("symbolic",))]
     side_b = [FileHit("c.py", 1.0, ("lexical",)), FileHit("b.py", 0.2, ("lexical",))]
+    main = [*main, FileHit("c.py", 0.6, ("lexical",))]
     fused = fuse_relational(main, side_a, side_b)
     by_path = {path: (score, both) for path, score, _tiers, both in fused}
-    assert by_path["c.py"][1] is True
-    assert by_path["a.py"][1] is False
-    assert by_path["c.py"][0] == pytest.approx(2 * (0.5 + 1.0))
-    assert fused[0][0] == "c.py"
+    assert by_path["c.py"] == (pytest.approx(1.2), True)
+    assert by_path["b.py"] == (pytest.approx(0.9), False)  # one side only: no boost
+    assert by_path["a.py"] == (pytest.approx(1.0), False)
+    assert [path for path, *_ in fused] == ["c.py", "a.py", "b.py"]
 
 
 def test_relational_question_runs_both_sides(config: Config) -> None:

@@ -60,6 +60,13 @@ def test_non_relational_question() -> None:
     assert relational_parts("What does Flask.route do?") is None
 
 
+def test_clauses_and_pronouns_are_not_sides() -> None:
+    assert relational_parts("How do they interact with the session?") is None
+    long = ("What is the relationship between the method that loads session data at request start and the "
+            "method that persists it?")
+    assert relational_parts(long) is None
+
+
 def test_normalize_question() -> None:
     plain = normalize_question("what does flask.route do")
     assert normalize_question("  What does  Flask.route do?? ") == plain
