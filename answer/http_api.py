@@ -295,3 +295,20 @@ def create_app(tools: Tools, token: str | None = None,
 
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
     return app
+
+
+SERVE_PATH_ENV = "SOURCEBOOK_SERVE_PATH"
+MAX_BODY_ENV = "SOURCEBOOK_SERVE_MAX_BODY"
+
+
+def app_from_env() -> FastAPI:
+    """App factory for multi-worker uvicorn (`sourcebook serve --workers N`): each worker process builds
+    its own Tools (own index handles and caches) from the environment the CLI set."""
+    import os
+
+    from answer.tools import Tools
+
+    token = os.environ.get(TOKEN_ENV) or None
+    max_body = int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES)
+    return create_app(Tools.for_path(os.environ.get(SERVE_PATH_ENV) or "."), token=token,
+                      max_body_bytes=max_body)

@@ -129,7 +129,21 @@ def create_server(tools: Tools) -> MCPServer:
     return server
 
 
+def warm(tools: Tools) -> None:
+    """Open the default repository's index (importing LanceDB) ahead of the first tool call."""
+    try:
+        tools.state().store_or_none()
+        import answer.search  # noqa: F401
+    except SourcebookError as exc:  # the first real call reports it properly
+        log.info("warm-up: %s", exc)
+
+
 def run_stdio(tools: Tools) -> None:
+    # Importing LanceDB and opening the index overlaps the MCP SDK import and the client's handshake,
+    # so the first tool call does not pay for it.
+    import threading
+
+    threading.Thread(target=warm, args=(tools,), name="sourcebook-warm", daemon=True).start()
     create_server(tools).run("stdio")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -36,6 +37,7 @@ from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
 if TYPE_CHECKING:
+    from answer.engine import AnswerContext
     from generator.index import IndexStore
     from sourcebook.config import Config
 
@@ -46,6 +48,34 @@ MAX_BODY_LINES = 400
 MAX_SYMBOL_MATCHES = 10
 MAX_READ_CHARS = 400_000
 SEARCH_LIMIT_MAX = 100
+SEARCH_CACHE_SIZE = 512
+
+
+class _LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> dict[str, Any] | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: dict[str, Any]) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
@@ -68,6 +98,8 @@ class RepoState:
         self._graph: Any = None
         self._graph_state: Any = None
         self.index_lock = threading.Lock()
+        self._answer_ctx: AnswerContext | None = None
+        self.search_cache = _LRU(SEARCH_CACHE_SIZE)
 
     # ------------------------------------------------------------ the index
 
@@ -94,6 +126,7 @@ class RepoState:
                     log.warning("%s: cannot check the index state: %s", self.alias, exc)
                     return self._store
             store = open_index(self.config)
+            self.search_cache.clear()
             self._store = store
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
             return store
@@ -105,8 +138,22 @@ class RepoState:
             log.info("%s: no usable index: %s", self.alias, exc)
             return None
 
+    def answer_context(self) -> AnswerContext:
+        """The engine's warm per-repository context (answer cache, chat model), given our current store."""
+        from answer.engine import AnswerContext
+
+        with self._lock:
+            if self._answer_ctx is None:
+                self._answer_ctx = AnswerContext(self.config, alias=self.alias)
+            ctx = self._answer_ctx
+        store = self.store_or_none()
+        if store is not None:
+            ctx.store = store  # re-opened when the index changes; the engine keeps what it is given
+        return ctx
+
     def invalidate(self) -> None:
         with self._lock:
+            self.search_cache.clear()
             self._store = None
             self._checked_at = 0.0
 
@@ -289,8 +336,8 @@ class Tools:
         if not question or not question.strip():
             raise UsageError("a question is required")
         st = self.state(repo)
-        reply = get_answer(_EngineContext(st), question, scope=scope, repo=st.alias, include=tuple(include))
-        return reply.to_dict() if hasattr(reply, "to_dict") else dict(reply)
+        reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias, include=tuple(include))
+        return reply.to_dict()
 
     # ------------------------------------------------------------ search_codebase
 
@@ -308,14 +355,23 @@ class Tools:
         except IndexStoreError as exc:
             return {"query": query, "type": type, "scope": scope, "repo": st.alias, "files": [], "hits": [],
                     "degraded": True, "notes": [str(exc)]}
+        # Identical searches (several agents, retries) within one index state are answered from memory;
+        # the key includes the store object, which is replaced whenever the index changes.
+        key = (id(store), query, type, scope, limit)
+        cached = st.search_cache.get(key)
+        if cached is not None:
+            return {**cached, "cached": True}
         result = search_codebase(store, query, type=type, scope=scope, limit=limit)
-        return {
+        reply = {
             "query": result.query, "type": result.type, "scope": scope, "repo": st.alias,
             "files": [asdict(f) for f in result.files],
             "hits": [asdict(h) for h in result.hits],
             "degraded": result.degraded, "notes": list(result.notes),
             "seconds": round(result.seconds, 4),
         }
+        if not result.degraded:
+            st.search_cache.put(key, reply)
+        return reply
 
     # ------------------------------------------------------------ get_context
 
@@ -577,19 +633,6 @@ class Tools:
         st = self.state(repo)
         episode = EpisodeStore(st.config.out_dir).record(text, scope)
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
-
-
-class _EngineContext:
-    """What the answer engine gets from a front end: the config and an already open store, if any."""
-
-    def __init__(self, st: RepoState) -> None:
-        self.state = st
-        self.config = st.config
-        self.alias = st.alias
-
-    @property
-    def store(self) -> IndexStore | None:
-        return self.state.store_or_none()
 
 
 def _requested(path: str, wanted: Sequence[str]) -> bool:

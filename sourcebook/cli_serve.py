@@ -17,19 +17,32 @@ _PATH_HELP = "Repository root, or a sourcebook-workspace.toml (or a directory ho
               help="Bearer token required on every request (required for a non-loopback --host).")
 @click.option("--max-body", default=1_000_000, show_default=True, type=click.IntRange(1),
               help="Largest request body accepted, in bytes (larger: 413).")
-def serve_command(path: str, host: str, port: int, token: str | None, max_body: int) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
+              help="Worker processes (each opens its own index handles; more cores, more memory).")
+def serve_command(path: str, host: str, port: int, token: str | None, max_body: int,  # noqa: PLR0917
+                  workers: int) -> None:
     """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
     its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH."""
     import uvicorn
 
-    from answer.http_api import check_bind, create_app
+    from answer import http_api
+    from answer.workspace import load_workspace
+
+    http_api.check_bind(host, token)
+    aliases = load_workspace(path).aliases  # report a bad path or workspace before binding
+    click.echo(f"sourcebook API for {', '.join(aliases)} on http://{host}:{port} "
+               f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
+    if workers > 1:
+        os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
+        os.environ[http_api.MAX_BODY_ENV] = str(max_body)
+        if token:
+            os.environ[http_api.TOKEN_ENV] = token
+        uvicorn.run("answer.http_api:app_from_env", factory=True, workers=workers, host=host, port=port,
+                    log_level="warning")
+        return
     from answer.tools import Tools
 
-    check_bind(host, token)
-    tools = Tools.for_path(path)
-    app = create_app(tools, token=token or None, max_body_bytes=max_body)
-    click.echo(f"sourcebook API for {', '.join(tools.workspace.aliases)} on http://{host}:{port} "
-               f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
+    app = http_api.create_app(Tools.for_path(path), token=token or None, max_body_bytes=max_body)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

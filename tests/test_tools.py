@@ -271,3 +271,21 @@ def test_pure_helpers() -> None:
     assert [r["path"] for r in match_symbols(rows, "run")] == ["src/y/run.py"]
     assert len(match_symbols(rows, "run", path=None)) == 1
     assert match_symbols(rows, "missing") == []
+
+
+def test_identical_searches_are_cached_until_the_index_changes(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    write(root, FILES)
+    tools = Tools.for_path(root)
+    tools.index()
+    first = tools.search_codebase("load settings json")
+    assert "cached" not in first
+    again = tools.search_codebase("load settings json")
+    assert again["cached"] is True
+    assert again["files"] == first["files"]
+    assert "cached" not in tools.search_codebase("load settings json", limit=3)
+    (root / "pkg/more.py").write_text("def load_settings_twice(path):\n    return path\n")
+    tools.index(paths=["pkg/more.py"])
+    after = tools.search_codebase("load settings json")
+    assert "cached" not in after
+    assert "pkg/more.py" in {f["path"] for f in after["files"]}
