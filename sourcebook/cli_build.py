@@ -23,11 +23,34 @@ _STAGE_LABELS = {
 
 
 def make_writer(config: Config, options: dict[str, Any]) -> PageWriter:
-    """The page writer this run uses. The LLM writer (issue 4) plugs in here when a provider is configured."""
+    """The page writer this run uses: the LLM writer when a provider is configured, else extractive prose."""
+    from generator.llm_run import writer_from_config
     from generator.write import ExtractiveWriter
 
-    del config, options  # used by the LLM writer's selection
+    if not options.get("no_llm"):
+        llm = writer_from_config(config, max_pages=options.get("max_pages"), max_cost=options.get("max_cost"))
+        if llm is not None:
+            return llm
     return ExtractiveWriter()
+
+
+def _with_llm_progress(progress: _StageProgress, writer: PageWriter) -> Any:
+    """The stage progress plus pages, tokens and cost so far on the writing stages (LLM writer only)."""
+    from generator.llm_writer import LLMWriter
+
+    if not isinstance(writer, LLMWriter):
+        return progress
+
+    def notify(stage: str, done: int, total: int) -> None:
+        progress(stage, done, total)
+        if stage in {"files", "modules", "overview"}:
+            if progress.live:
+                progress.progress.update(progress.tasks[stage],
+                                         description=f"{_STAGE_LABELS[stage]} ({writer.progress()})")
+            elif total and done >= total:
+                progress.console.print(f"  LLM so far: {writer.progress()}")
+
+    return notify
 
 
 class _StageProgress:
@@ -93,7 +116,9 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
         index_html = report.site_dir / "index.html"
         state = "built" if report.site_built else "up to date"
         table.add_row("Site", f"{state}: {index_html.as_uri()}")
-        table.add_row("", f"serve it: sourcebook serve-site {report.root}")
+        default_out = report.out_dir == report.root / ".sourcebook"
+        table.add_row("", f"serve it: sourcebook serve-site {report.root}"
+                          + ("" if default_out else f" --out {report.out_dir}"))
     else:
         table.add_row("Markdown", str(report.out_dir / "docs"))
     console.print(table)
@@ -113,9 +138,22 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 @click.option("--no-index", is_flag=True, help="Do not update the search index.")
 @click.option("--serve", is_flag=True, help="Serve the site on 127.0.0.1 after building it.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--dry-run", is_flag=True,
+              help="Write nothing, call nothing: print the pages to write and the estimated tokens and cost.")
+@click.option("--max-cost", type=click.FloatRange(min=0), default=None,
+              help="Stop calling the LLM once this many dollars are spent (the rest is retried next run).")
+@click.option("--max-pages", type=click.IntRange(min=0), default=None,
+              help="Write at most this many pages with the LLM this run (the rest is retried next run).")
+@click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint (SOURCEBOOK_LLM_BASE_URL).")
+@click.option("--llm-model", default=None, help="Model name (SOURCEBOOK_LLM_MODEL).")
+@click.option("--llm-mode", type=click.Choice(["tools", "json", "md_json"]), default=None,
+              help="Instructor mode (SOURCEBOOK_LLM_MODE); llama.cpp's server needs tools.")
+@click.option("--context-tokens", type=click.IntRange(min=1024), default=None,
+              help="The model's context window (SOURCEBOOK_LLM_CONTEXT_TOKENS); every prompt fits it.")
+@click.option("--no-llm", is_flag=True, help="Extractive prose even when an LLM provider is configured.")
 def build_command(path: str, out_dir: str | None, include: tuple[str, ...], exclude: tuple[str, ...],  # noqa: PLR0917
                   repo_url: str | None, check: bool, no_site: bool, no_index: bool, serve: bool,
-                  port: int) -> None:
+                  port: int, **llm_flags: Any) -> None:
     """Build the wiki, the site and the search index of the repository at PATH."""
     from rich.console import Console
 
@@ -127,13 +165,20 @@ def build_command(path: str, out_dir: str | None, include: tuple[str, ...], excl
         overrides["include"] = include
     if exclude:
         overrides["exclude"] = exclude
+    flags = (("base_url", "llm_base_url"), ("model", "llm_model"), ("mode", "llm_mode"),
+             ("context_tokens", "context_tokens"))
+    llm = {key: llm_flags.pop(flag) for key, flag in flags}
+    overrides["llm"] = {k: v for k, v in llm.items() if v is not None}
     config = load_config(Path(path), overrides=overrides)
-    writer = make_writer(config, {})
+    writer = make_writer(config, llm_flags)
     console = Console(stderr=True)
+    if llm_flags.get("dry_run"):
+        _dry_run(config, writer)
+        return
     started = time.perf_counter()
     with _StageProgress(console) as progress:
         report = build(config, writer=writer, check=check, site=not no_site and not check,
-                       index=not no_index and not check, progress=progress)
+                       index=not no_index and not check, progress=_with_llm_progress(progress, writer))
     if check:
         if report.stale:
             click.echo(f"{len(report.stale)} stale pages (run `sourcebook build` to update them):")
@@ -143,8 +188,28 @@ def build_command(path: str, out_dir: str | None, include: tuple[str, ...], excl
         click.echo(f"wiki is up to date ({report.pages_total} pages)")
         return
     _summary(console, report, time.perf_counter() - started)
+    from generator.llm_writer import LLMWriter
+
+    if isinstance(writer, LLMWriter):
+        from generator.llm_run import finish_run
+
+        console.print(finish_run(config, writer))
     if serve and report.site_dir is not None:
         _serve(report.site_dir, port, console)
+
+
+def _dry_run(config: Config, writer: PageWriter) -> None:
+    from generator.llm_run import estimate_run
+    from generator.llm_writer import LLMWriter
+
+    if not isinstance(writer, LLMWriter):
+        from generator.build import build
+
+        report = build(config, writer=writer, check=True, site=False, index=False)
+        click.echo(f"Dry run ({writer.id}, no LLM provider configured): {len(report.stale)} stale pages, "
+                   "0 LLM calls, $0")
+        return
+    click.echo(estimate_run(config, writer).format())
 
 
 def _serve(site_dir: Path, port: int, console: Console) -> None:
