@@ -162,12 +162,18 @@ def test_missing_index(tmp_path):
         open_index(load_config(tmp_path))
 
 
-def test_cli_search_json_and_errors(store, tmp_path):
+def test_cli_search_json_and_errors(store, monkeypatch):
     from click.testing import CliRunner
 
     from sourcebook.cli import cli
 
     runner = CliRunner()
+    # the index was built with the fake embedder: the configured default is another one, which is refused
+    other = runner.invoke(cli, ["search", "SecureCookieSession", "--path", str(store.root)])
+    assert other.exit_code != 0
+    assert isinstance(other.exception, IndexStoreError)
+    assert "rebuild" in str(other.exception)
+    monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
     out = runner.invoke(cli, ["search", "SecureCookieSession", "--json", "--path", str(store.root)])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
