@@ -435,3 +435,36 @@ def test_accepts_a_config_and_a_workspace(config: Config) -> None:
     assert get_answer(workspace, QUESTION, repo="demo").fallback_targets[0] == "pkg/json_provider.py"
     with pytest.raises(UsageError, match="all"):
         get_answer(workspace, QUESTION, repo="all")
+
+
+# ---------------------------------------------------------------- the CLI
+
+def test_cli_ask_and_remember(tmp_path: Path, make_repo: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    for name in ("SOURCEBOOK_LLM_BASE_URL", "SOURCEBOOK_LLM_MODEL", "SOURCEBOOK_LLM_API_KEY",
+                 "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    root = make_repo(FILES)
+    _index(root, root / ".sourcebook")
+    runner = CliRunner()
+    done = runner.invoke(cli, ["remember", "json output is ASCII-only in production", "--scope", "pkg",
+                               "--path", str(root)])
+    assert done.exit_code == 0, done.output
+    assert "pkg" in done.output
+    result = runner.invoke(cli, ["ask", QUESTION, "--path", str(root), "--json", "--include", "diagnostics"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["degraded"] == "no-llm-provider"
+    assert data["retrieval_quality"] in {"high", "partial", "weak"}
+    assert data["fallback_targets"][0] == "pkg/json_provider.py"
+    assert data["episodes"][0]["text"] == "json output is ASCII-only in production"
+    assert "_meta" in data
+    human = runner.invoke(cli, ["ask", QUESTION, "--path", str(root)])
+    assert human.exit_code == 0, human.output
+    assert "confidence: medium (degraded: no-llm-provider)" in human.output
+    assert "pkg/json_provider.py" in human.output
+    refused = runner.invoke(cli, ["ask", QUESTION, "--path", str(root), "--repo", "all"])
+    assert refused.exit_code != 0
