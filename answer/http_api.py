@@ -19,6 +19,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
@@ -189,6 +190,16 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any],
 # ---------------------------------------------------------------- the app
 
 
+class _Wiki(StaticFiles):
+    """The built site; a site not built yet is a 404 with a hint, not a 500."""
+
+    async def check_config(self) -> None:
+        if self.directory is None or not os.path.isdir(self.directory):
+            raise HTTPException(404, "the wiki is not built: run `sourcebook build`")
+        await super().check_config()
+
+
+
 def error_payload(exc: SourcebookError) -> dict[str, Any]:
     payload: dict[str, Any] = {"error": type(exc).__name__, "message": str(exc)}
     problems = getattr(exc, "problems", None)
@@ -208,6 +219,12 @@ def create_app(tools: Tools, token: str | None = None,
         if exc.http_status >= 500:
             log.warning("%s: %s", type(exc).__name__, exc)
         return JSONResponse(error_payload(exc), status_code=exc.http_status)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        # The boundary for bugs: log the traceback, answer JSON (never a stack trace to the client).
+        log.error("unhandled error: %s", exc, exc_info=exc)
+        return JSONResponse({"error": "InternalError", "message": "internal error (logged)"}, status_code=500)
 
     @app.get("/health", summary="Liveness and the repositories served")
     def health() -> dict[str, Any]:
@@ -290,8 +307,14 @@ def create_app(tools: Tools, token: str | None = None,
         return tools.remember(args.get("text") or "", scope=args.get("scope"), repo=args.get("repo"))
 
     if serve_wiki:
+        # /wiki/ is the default repository's built site; in a workspace every repository's site is also
+        # under /wikis/<alias>/. check_dir=False: the site may be built after the server starts.
         site_dir = tools.workspace.resolve(None).site_dir
-        app.mount("/wiki", StaticFiles(directory=site_dir, html=True, check_dir=False), name="wiki")
+        app.mount("/wiki", _Wiki(directory=site_dir, html=True, check_dir=False), name="wiki")
+        if len(tools.workspace.aliases) > 1:
+            for alias in tools.workspace.aliases:
+                app.mount(f"/wikis/{alias}", _Wiki(directory=tools.workspace.resolve(alias).site_dir,
+                                                   html=True, check_dir=False), name=f"wiki-{alias}")
 
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
     return app
@@ -304,8 +327,6 @@ MAX_BODY_ENV = "SOURCEBOOK_SERVE_MAX_BODY"
 def app_from_env() -> FastAPI:
     """App factory for multi-worker uvicorn (`sourcebook serve --workers N`): each worker process builds
     its own Tools (own index handles and caches) from the environment the CLI set."""
-    import os
-
     from answer.tools import Tools
 
     token = os.environ.get(TOKEN_ENV) or None

@@ -166,9 +166,8 @@ class RepoState:
             return []
         cached = store.cache.get("surfaces.files")
         if cached is None:
-            tbl = store.table("files")
             cols = ["path", "sha", "language", "kind", "symbol_count", "line_count", "size"]
-            cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+            cached = _read_rows(store, "files", cols)
             store.cache["surfaces.files"] = cached
         return list(cached)
 
@@ -191,8 +190,7 @@ class RepoState:
             return None
         texts: dict[str, str] = store.cache.setdefault("surfaces.texts", {})
         if path not in texts:
-            rows = (store.table("files").search().where(equals("path", path)).select(["text"]).limit(1)
-                    .to_arrow().to_pylist())
+            rows = _read_rows(store, "files", ["text"], where=equals("path", path), limit=1)
             if not rows:
                 return None
             texts[path] = rows[0]["text"] or ""
@@ -202,7 +200,12 @@ class RepoState:
         from answer.search import _symbol_table
 
         store = self.store_or_none()
-        return [] if store is None else _symbol_table(store)
+        if store is None:
+            return []
+        try:
+            return _symbol_table(store)
+        except _outage_errors() as exc:
+            raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
 
     # ------------------------------------------------------------ the reference graph
 
@@ -224,8 +227,9 @@ class RepoState:
 
             started = time.perf_counter()
             facts = []
+            texts = {r["path"]: r["text"] or "" for r in _read_rows(store, "files", ["path", "text"])}
             for row in self.files():
-                text = self.file_text(row["path"]) or ""
+                text = texts.get(row["path"], "")
                 source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0),
                                     row["sha"], row.get("kind") or "code")
                 facts.append(extract(source, text.encode("utf-8")))
@@ -234,6 +238,21 @@ class RepoState:
             log.info("%s: reference graph of %d files in %.2fs", self.alias, len(facts),
                      time.perf_counter() - started)
             return self._graph
+
+
+def _read_rows(store: IndexStore, table: str, columns: list[str], where: str | None = None,
+               limit: int | None = None) -> list[dict[str, Any]]:
+    """Rows of one index table; a damaged or vanished table is an IndexStoreError (503), not a crash."""
+    try:
+        tbl = store.table(table)
+        if not tbl.count_rows():
+            return []
+        query = tbl.search().select(columns)
+        if where:
+            query = query.where(where)
+        return list(query.limit(limit).to_arrow().to_pylist())
+    except _outage_errors() as exc:
+        raise IndexStoreError(f"the index table {table!r} cannot be read: {exc}") from exc
 
 
 # ---------------------------------------------------------------- helpers (pure)
@@ -454,11 +473,16 @@ class Tools:
     def _expand(self, st: RepoState, seeds: list[Candidate], notes: list[str]) -> list[Candidate]:
         if not seeds:
             return []
-        graph = st.graph()
+        try:
+            graph = st.graph()
+            rows = st.symbols()
+        except IndexStoreError as exc:
+            notes.append(f"callers/callees not added: {exc}")
+            return seeds
         if graph is None:
             notes.append("reference graph unavailable: callers/callees not added")
             return seeds
-        where = {(r["path"], r["qualname"]): (int(r["start_line"]), int(r["end_line"])) for r in st.symbols()}
+        where = {(r["path"], r["qualname"]): (int(r["start_line"]), int(r["end_line"])) for r in rows}
 
         def locate(key: SymbolKey) -> tuple[int, int] | None:
             return where.get(key)
@@ -476,7 +500,11 @@ class Tools:
         return expand(seeds, calls, callers, locate, getattr(graph, "symbol_rank", {}))
 
     def _read_span(self, st: RepoState, path: str, start: int, end: int) -> str | None:
-        text = st.file_text(path)
+        try:
+            text = st.file_text(path)
+        except IndexStoreError as exc:
+            log.warning("get_context: %s", exc)
+            return None
         return None if text is None else _lines(text, start, end)
 
     # ------------------------------------------------------------ get_symbol
@@ -651,7 +679,11 @@ def _enclosing(st: RepoState, path: str, start: int, end: int) -> str:
     """The innermost indexed symbol of `path` whose lines contain [start, end], or ""."""
     best = ""
     best_size = None
-    for row in st.symbols():
+    try:
+        rows = st.symbols()
+    except IndexStoreError:
+        return ""  # the caller still has the span; only its symbol name is unknown
+    for row in rows:
         if row["path"] != path or not (row["start_line"] <= start and end <= row["end_line"]):
             continue
         size = row["end_line"] - row["start_line"]

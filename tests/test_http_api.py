@@ -154,6 +154,8 @@ def test_openapi_and_wiki(client: TestClient) -> None:
     wiki = client.get("/wiki/")
     assert wiki.status_code == 200
     assert "demo wiki" in wiki.text
+    assert "demo wiki" in client.get("/wikis/demo/").text
+    assert client.get("/wikis/other/").status_code == 404  # not built yet: not found, not a crash
 
 
 def test_token_is_checked_on_every_request(repo: Path) -> None:

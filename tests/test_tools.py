@@ -10,7 +10,7 @@ import pytest
 
 from answer.context import count_tokens
 from answer.tools import Tools, build_tree, match_symbols
-from sourcebook.errors import AccessError, NotFoundError, UsageError
+from sourcebook.errors import AccessError, IndexStoreError, NotFoundError, UsageError
 
 CORE = '''"""The engine and its helpers."""
 
@@ -239,6 +239,10 @@ def test_retrieval_outage_is_degraded_not_a_crash(tmp_path: Path) -> None:
     assert result["files"] == []
     context = tools.get_context("settings json")
     assert context["degraded"] is True
+    with pytest.raises(IndexStoreError):  # damaged, not "not indexed": a 503, never a traceback
+        tools.read_file("pkg/core.py")
+    with pytest.raises(IndexStoreError):
+        tools.get_repo_structure()
 
 
 def test_remember_records_an_episode(indexed: tuple[Tools, Path]) -> None:
