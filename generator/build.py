@@ -227,6 +227,8 @@ class PageSink:
         row.key = key
         self.state[page_id] = row
         self.report.pages_written.append(page_id)
+        if row.retry and page_id not in self.report.write_failures:  # a writer's own fallback counts too
+            self.report.write_failures.append(page_id)
         self.dirty = True
 
     def prune(self, planned: set[str]) -> list[str]:

@@ -72,9 +72,14 @@ MAX_DOCSTRINGS = 8
 LLM_FILE_KINDS = frozenset({"code", "test", "config"})  # documentation files keep their extractive page
 
 
+_SHORT = {"file": "f", "file_part": "fp", "module": "m", "module_part": "mp", "overview": "o"}
+
+
 def prompt_version() -> str:
-    """The versions of all prompt templates, e.g. "file_page.v1+file_part.v1+...": part of the writer id."""
-    return "+".join(name.removesuffix(".j2") for name in TEMPLATES.values())
+    """The versions of all prompt templates ("f1.fp1.m1.mp1.o1" = file_page.v1, file_part.v1, ...): part of
+    the writer id, so editing a template under a new version rewrites the pages."""
+    versions = (name.removesuffix(".j2").rsplit(".v", 1)[1] for name in TEMPLATES.values())
+    return ".".join(_SHORT[kind] + v for kind, v in zip(TEMPLATES, versions, strict=True))
 
 
 @cache
@@ -127,6 +132,7 @@ class LLMWriter:
         self._written = 0
         self._failed = 0
         self._skipped = 0
+        self._started = 0
         self._consecutive_outages = 0
         self._stop_reason = ""
 
@@ -230,17 +236,18 @@ class LLMWriter:
         return draft.model_copy(update={"written_by": "llm", "fallback": False})
 
     def _should_skip(self) -> str:
+        """Why this page must not call the model (stop rules), or "" after reserving a page slot."""
+        # The cost is known only after a call: with N threads a run may overshoot by N-1 pages' cost.
+        over_cost = self._max_cost is not None and self._chat.ledger.totals().cost >= self._max_cost
         with self._lock:
-            if self._stop_reason:
-                return self._stop_reason
-            if self._max_pages is not None and self._written + self._failed >= self._max_pages:
-                self._stop_reason = f"--max-pages {self._max_pages} reached"
-                return self._stop_reason
-        if self._max_cost is not None and self._chat.ledger.totals().cost >= self._max_cost:
-            with self._lock:
-                self._stop_reason = f"--max-cost {self._max_cost} reached"
+            if not self._stop_reason:
+                if over_cost:
+                    self._stop_reason = f"--max-cost {self._max_cost} reached"
+                elif self._max_pages is not None and self._started >= self._max_pages:
+                    self._stop_reason = f"--max-pages {self._max_pages} reached"
+                else:
+                    self._started += 1  # reserved under the lock: threads cannot exceed --max-pages
             return self._stop_reason
-        return ""
 
     def _ask(self, model: type[D], text: str, known: Known, label: str) -> D:
         return self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),

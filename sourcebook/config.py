@@ -79,6 +79,10 @@ _ENV_LLM = {
     "mode": ("SOURCEBOOK_LLM_MODE",),
     "context_tokens": ("SOURCEBOOK_LLM_CONTEXT_TOKENS",),
     "timeout_s": ("SOURCEBOOK_LLM_TIMEOUT",),
+    "concurrency": ("SOURCEBOOK_LLM_CONCURRENCY",),
+    "max_output_tokens": ("SOURCEBOOK_LLM_MAX_OUTPUT_TOKENS",),
+    "price_in_per_mtok": ("SOURCEBOOK_LLM_PRICE_IN_PER_MTOK",),
+    "price_out_per_mtok": ("SOURCEBOOK_LLM_PRICE_OUT_PER_MTOK",),
 }
 _ENV_EMBED = {
     "provider": ("SOURCEBOOK_EMBEDDER",),

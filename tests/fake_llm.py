@@ -114,6 +114,9 @@ class FakeLLM:
         return f"http://{host!s}:{port}/v1"
 
     def start(self) -> FakeLLM:
+        return self.start_on(0)
+
+    def start_on(self, port: int) -> FakeLLM:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -141,7 +144,7 @@ class FakeLLM:
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client timed out and left; that is the point of a slow reply
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fake-llm", daemon=True)
@@ -243,3 +246,20 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
         return Reply.ok({"summary": summary,
                          field: [{"path": c, "explanation": "An important part."} for c in children[:2]]})
     return Reply.ok({"summary": summary})
+
+
+def main() -> None:
+    """Serve the scripted page writer on 127.0.0.1:PORT (for manual runs: `python -m tests.fake_llm 8765`)."""
+    import sys
+
+    server = FakeLLM(responder=page_writer_responder).start_on(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -68,7 +68,7 @@ def test_writer_is_a_page_writer_and_versioned(fake_llm: FakeLLM) -> None:
     writer = writer_for(fake_llm)
     assert isinstance(writer, PageWriter)
     assert writer.id == f"llm/fake/{prompt_version()}"
-    assert "file_page.v1" in writer.id
+    assert writer.id.endswith("/f1.fp1.m1.mp1.o1")  # file_page.v1.j2, file_part.v1.j2, ...
     assert writer_for(fake_llm, model="other").id != writer.id  # the model is part of every page key
 
 

@@ -1,0 +1,137 @@
+"""One build's use of the LLM: choosing the writer, the dry-run cost estimate, and the end-of-run ledger.
+
+Kept out of the CLI module so that `sourcebook build` stays a thin shell: it asks `writer_from_config` for
+the writer (None means extractive prose), `estimate_run` for `--dry-run`, and `finish_run` for the summary
+line and the saved ledger.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.llm_writer import LLMWriter
+from sourcebook.config import Config
+
+log = logging.getLogger(__name__)
+
+
+def writer_from_config(config: Config, *, max_pages: int | None = None,
+                       max_cost: float | None = None) -> LLMWriter | None:
+    """The LLM writer when a provider is configured (SOURCEBOOK_LLM_* / OPENAI_* / config file), else None."""
+    from generator.provider import get_chat_model
+
+    chat = get_chat_model(config.llm)
+    if chat is None:
+        return None
+    return LLMWriter(chat, repo_name=config.site_name or config.root.name, concurrency=config.llm.concurrency,
+                     max_pages=max_pages, max_cost=max_cost)
+
+
+@dataclass
+class RunEstimate:
+    """What a build would cost before anything is spent (`sourcebook build --dry-run`)."""
+
+    writer_id: str
+    pages: dict[str, int] = field(default_factory=dict)  # kind -> stale pages the LLM would write
+    extractive_pages: int = 0  # stale pages written without the model (docs, secrets, empty files)
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    stale: list[str] = field(default_factory=list)
+
+    def format(self) -> str:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in self.pages.items() if n) or "none"
+        return (f"Dry run ({self.writer_id}): {len(self.stale)} stale pages; LLM pages to write: {kinds}"
+                f" ({self.extractive_pages} more without the model); about {self.calls} calls, "
+                f"{self.input_tokens:,} input + {self.output_tokens:,} output tokens, est. ${self.cost:.4f}")
+
+
+def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
+    """Plan the build and estimate each stale page's LLM calls and tokens, writing and calling nothing.
+
+    Module and overview pages are estimated from the summaries of the last run (their children's new
+    summaries do not exist yet), which is close because summaries are short.
+    """
+    from generator.build import BuildReport, check_stale, parse_files
+    from generator.graph import build_graph
+    from generator.plan import (
+        OVERVIEW_ID,
+        file_context,
+        load_state,
+        module_context,
+        overview_context,
+        plan_pages,
+    )
+    from generator.scan import decode, read_source, scan
+    from sourcebook.errors import SourcebookError
+
+    scanned = scan(config)
+    report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
+    facts, texts = parse_files(config, scanned.files, report, lambda *_: None, save=False)
+    graph = build_graph(list(facts.values()))
+    plan = plan_pages(sorted(facts))
+    state = load_state(config.out_dir)
+    stale = set(check_stale(config, plan, facts, graph, state=state, writer=writer,
+                            skipped=len(scanned.skipped)))
+    est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0}, stale=sorted(stale))
+
+    def add(kind: str, estimate: tuple[int, int, int]) -> None:
+        calls, tokens_in, tokens_out = estimate
+        if calls:
+            est.pages[kind] += 1
+        else:
+            est.extractive_pages += 1
+        est.calls += calls
+        est.input_tokens += tokens_in
+        est.output_tokens += tokens_out
+
+    for path in sorted(facts):
+        ctx = file_context(facts[path], plan, graph)
+        if ctx.page_id not in stale:
+            continue
+        text = texts.get(path)
+        if text is None:
+            try:
+                text = decode(read_source(config.root, path))
+            except SourcebookError:
+                text = ""
+        add("file", writer.estimate(dataclasses.replace(ctx, source=text)))
+    summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
+    summaries.update({d + "/": (state[pid].summary if pid in state else "")
+                      for d, pid in plan.modules.items()})
+    for directory, page_id in plan.modules.items():
+        if page_id in stale:
+            add("module", writer.estimate(module_context(directory, plan, facts, graph, summaries=summaries)))
+    if OVERVIEW_ID in stale:
+        readme_path, readme = _root_readme(config, plan.children[""][0])
+        add("overview", writer.estimate(overview_context(
+            config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
+            readme_path=readme_path, skipped_count=len(scanned.skipped))))
+    est.cost = writer.chat.ledger.cost(est.input_tokens, est.output_tokens)
+    return est
+
+
+def _root_readme(config: Config, root_files: list[str]) -> tuple[str, str]:
+    for path in root_files:
+        if Path(path).name.lower().startswith("readme"):
+            try:
+                return path, (config.root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return path, ""
+    return "", ""
+
+
+def finish_run(config: Config, writer: LLMWriter) -> str:
+    """Save the run's ledger under `<out_dir>/ledger/` and return the line to print."""
+    ledger = writer.chat.ledger
+    line = ledger.format()
+    if writer.stop_reason:
+        line += f"; stopped calling the model: {writer.stop_reason} (remaining pages retried next run)"
+    if ledger.entries:
+        saved = ledger.save(config.out_dir)
+        line += f"; ledger: {saved}"
+    return line
