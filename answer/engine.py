@@ -155,9 +155,20 @@ def index_state(store: IndexStore) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
+def symbol_pipeline_version(store: IndexStore) -> str:
+    """The version of what produced the symbols: the index's record of it when it keeps one, else the running
+    parser's (a hash of the extraction code and its queries)."""
+    recorded = store.meta.get("parser_version") or store.meta.get("symbol_pipeline")
+    if recorded:
+        return str(recorded)
+    from generator.factcache import parser_version
+
+    return parser_version()
+
+
 def pipeline_version(store: IndexStore) -> str:
     return ":".join([ANSWER_PIPELINE_VERSION, PROMPT_VERSION, str(store.meta.get("schema_version")),
-                     str(store.meta.get("symbol_pipeline", ""))])
+                     symbol_pipeline_version(store)])
 
 
 # ---------------------------------------------------------------- the one entry point
@@ -181,6 +192,10 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     if chat is not None and use_cache:
         cached = ctx.cache.get(key, version)
         if cached is not None:
+            # episodes are facts recorded independently of the answer: pick again from the current ones
+            episode = select_episode(ctx.episodes.all(), cached.citations or cached.fallback_targets,
+                                     cached.confidence)
+            cached.episodes = [episode] if episode else None
             timings["cache"] = _ms(started)
             cached.meta = cached.meta.model_copy(update={"cache_hit": True, "timings_ms": timings})
             timings["total"] = _ms(started)

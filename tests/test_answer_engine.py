@@ -468,3 +468,24 @@ def test_cli_ask_and_remember(tmp_path: Path, make_repo: Any, monkeypatch: pytes
     assert "pkg/json_provider.py" in human.output
     refused = runner.invoke(cli, ["ask", QUESTION, "--path", str(root), "--repo", "all"])
     assert refused.exit_code != 0
+
+
+def test_hedged_cached_answer_resynthesized_when_symbol_pipeline_changes(
+        config: Config, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    import answer.engine as engine
+
+    ctx = _ctx(config, fake_llm)
+    hedged = dict(GOOD, answer=GOOD["answer"] + " It is unclear where it is overridden.")
+    other = "Which class has ensure_ascii?"
+    fake_llm.enqueue(Reply.ok(hedged), Reply.ok(GOOD))
+    get_answer(ctx, QUESTION)
+    get_answer(ctx, other)
+    assert get_answer(ctx, QUESTION).meta.cache_hit
+    assert fake_llm.calls == 2
+    monkeypatch.setattr(engine, "symbol_pipeline_version", lambda store: "a-newer-parser")
+    assert get_answer(ctx, other).meta.cache_hit  # a confident answer survives a pipeline change
+    fake_llm.enqueue(Reply.ok(GOOD))
+    fresh = get_answer(ctx, QUESTION)  # the hedged one is asked again
+    assert fresh.meta.cache_hit is False
+    assert fake_llm.calls == 3
+    assert fresh.confidence == "high"
