@@ -102,3 +102,40 @@ def test_stdio_subprocess_answers(repo: Path) -> None:
 
     elapsed = asyncio.run(run())
     print(f"mcp stdio start to first answer: {elapsed:.2f}s (measured in bench/http_load.py)")
+
+
+def test_streamable_http_with_token(repo: Path) -> None:
+    import socket
+    import subprocess
+
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "mcp", str(repo), "--http", "--port",
+                             str(port), "--token", "tok"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert httpx.post(url, json={}, timeout=5).status_code == 401
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+        async def run() -> dict[str, Any]:
+            async with httpx.AsyncClient(headers={"Authorization": "Bearer tok"}, timeout=30) as http, \
+                    Client(streamable_http_client(url, http_client=http)) as client:
+                return _data(await client.call_tool("read_file", {"path": "pkg/core.py", "end_line": 1}))
+
+        assert asyncio.run(run())["content"] == "def helper(value):"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
