@@ -281,16 +281,31 @@ def _files_of(store: IndexStore, paths: Sequence[str], with_text: Sequence[str])
             {p: texts[p] for p in with_text if p in texts})
 
 
+def rank_symbols(syms: Sequence[SymbolInfo], terms: Sequence[str],
+                 spans: Sequence[SpanHit]) -> list[SymbolInfo]:
+    """A file's symbols, most relevant first: named by the question, then inside a matching span, then
+    definitions before variables, in file order."""
+    wanted = {t.lower() for term in terms for t in (term, term.rsplit(".", 1)[-1])}
+
+    def key(sym: SymbolInfo) -> tuple[bool, bool, bool, int]:
+        named = sym.name.lower() in wanted or sym.qualname.lower() in wanted
+        in_span = any(h.start_line <= sym.start_line <= h.end_line or
+                      sym.start_line <= h.start_line <= sym.end_line for h in spans)
+        return (not named, not in_span, sym.kind not in {"class", "function", "method"}, sym.start_line)
+
+    return sorted(syms, key=key)
+
+
 def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidence]:
     """A file page's symbols for the evidence: docstring head and the first lines of the source."""
-    ordered = sorted(syms, key=lambda s: (s.kind not in {"class", "function", "method"}, s.start_line))
     out = []
-    for sym in ordered[:ENRICH_MAX_SYMBOLS]:
+    for sym in syms[:ENRICH_MAX_SYMBOLS]:
         excerpt = excerpt_lines(source, sym.start_line, sym.end_line, ENRICH_EXCERPT_LINES) if source else ""
         out.append(SymbolEvidence(
             qualname=sym.qualname, kind=sym.kind, lines=(sym.start_line, sym.end_line),
             signature=sym.signature,
-            docstring=_cut(sym.docstring.strip(), ENRICH_DOC_CHARS) or None, excerpt=excerpt or None))
+            docstring=_cut(" ".join(sym.docstring.split()), ENRICH_DOC_CHARS) or None,
+            excerpt=excerpt or None))
     return out
 
 
@@ -325,7 +340,10 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     by_path: dict[str, list[SymbolInfo]] = {}
     for sym in _symbols_of(store, top):
         by_path.setdefault(sym.path, []).append(sym)
-    file_symbols = {path: _file_symbols(by_path.get(path, []), sources.get(path, "")) for path in top}
+    terms = content_terms(question)
+    spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
+    file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, [])),
+                                        sources.get(path, "")) for path in top}
 
     blocks: list[tuple[str, str]] = [(s.path, promoted_block(s, sources.get(s.path, ""))) for s in promoted]
     for rank, ranked in enumerate(files[:EVIDENCE_FILES], start=1):
@@ -334,7 +352,6 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
         blocks.append((ranked.path, block))
     text, shown = assemble(blocks, budget)
 
-    terms = content_terms(question)
     top_text = f"{files[0].path}\n{shown.get(files[0].path, '')}" if files else ""
     cover = coverage(terms, top_text)
     exact = bool(files) and any(s.path == files[0].path for s in promoted)
