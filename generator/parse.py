@@ -12,11 +12,12 @@ from __future__ import annotations
 import inspect
 import logging
 import re
+import time
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from generator import docs
@@ -27,6 +28,10 @@ from generator.parse_rules import RULES, LanguageRules
 log = logging.getLogger(__name__)
 
 _MAX_SIGNATURE = 300
+# only big files pay for the progress callback; normal code parses at ~10 MB/s, pathological input 100x slower
+_BUDGET_FROM = 256_000
+_BUDGET_BASE = 2.0
+_BUDGET_PER_MB = 8.0
 _BOM = b"\xef\xbb\xbf"
 _KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
 _LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
@@ -134,10 +139,43 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
     tools = _tools(file.language) if file.language else None
     if tools is None:
         return facts
+    language = file.language or ""
     data = text.encode("utf-8")
-    tree = tools.parser.parse(data)
-    _Extraction(file, data, RULES.get(file.language or "", LanguageRules()), facts).run(tree.root_node, tools)
+    tree = _parse(tools.parser, data)
+    if tree is not None and tree.root_node.has_error and language == "c" and file.path.endswith(".h"):
+        # a .h file is as often C++ as C; keep the C++ reading when it parses cleanly
+        cpp = _tools("cpp")
+        cpp_tree = _parse(cpp.parser, data) if cpp is not None else None
+        if cpp is not None and cpp_tree is not None and not cpp_tree.root_node.has_error:
+            tools, tree, language = cpp, cpp_tree, "cpp"
+    if tree is None:
+        facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
+        log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
+        return facts
+    _Extraction(file, data, RULES.get(language, LanguageRules()), facts).run(tree.root_node, tools)
     return facts
+
+
+def _parse(parser: Parser, data: bytes) -> Tree | None:
+    """Parse, giving up (None) on pathological input after a budget that grows with the file size."""
+    if len(data) < _BUDGET_FROM:
+        return parser.parse(data)
+    view = memoryview(data)
+    deadline = time.monotonic() + _BUDGET_BASE + _BUDGET_PER_MB * len(data) / 1e6
+
+    def past_deadline(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=past_deadline)
+    except ValueError:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
+        tree = None
+    if tree is None:
+        parser.reset()  # a cancelled parse would otherwise resume on the next call
+        return None
+    # A tree built from a callback has no source attached, and text predicates (#match?) need it:
+    # re-parse from bytes reusing the finished tree, which costs a tenth of the first parse.
+    return parser.parse(data, old_tree=tree)
 
 
 @dataclass

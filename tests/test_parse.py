@@ -386,6 +386,33 @@ def test_bom_and_crlf() -> None:
     assert facts.line_count == 6
 
 
+def test_parse_over_budget_gives_up_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    import generator.parse as parse_module
+
+    source = "def f():\n    return 1\n" * 200
+    monkeypatch.setattr(parse_module, "_BUDGET_FROM", 0)
+    monkeypatch.setattr(parse_module, "_BUDGET_BASE", -1.0)  # the deadline has passed before parsing starts
+    monkeypatch.setattr(parse_module, "_BUDGET_PER_MB", 0.0)
+    slow = parse_text("gen/huge.py", source)
+    assert slow.symbols == []
+    assert slow.warnings == ["gen/huge.py:1: parsing took too long; symbols not extracted"]
+    assert slow.line_count == 400
+    monkeypatch.setattr(parse_module, "_BUDGET_BASE", 60.0)
+    # the budgeted path (callback parse) still extracts everything, text predicates included
+    ok = parse_text("gen/huge.py", "X_LIMIT = 3\n" + source)
+    assert [s.qualname for s in ok.symbols][:2] == ["X_LIMIT", "f"]
+    assert ok.warnings == []
+
+
+def test_cpp_header_with_h_extension_is_read_as_cpp() -> None:
+    header = "namespace geo {\n/// A point.\nclass Point {\npublic:\n    int x() const;\n};\n}\n"
+    facts = parse_text("include/geo.h", header)
+    assert facts.file.language == "c"
+    assert facts.warnings == []
+    assert sym(facts, "geo.Point").docstring == "A point."
+    assert sym(facts, "geo.Point.x").kind == "method"
+
+
 def test_empty_and_whitespace_files() -> None:
     empty = parse_text("empty.py", b"")
     assert (empty.symbols, empty.imports, empty.warnings, empty.line_count) == ([], [], [], 0)
