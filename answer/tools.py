@@ -296,7 +296,9 @@ def build_tree(files: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def match_symbols(rows: Sequence[dict[str, Any]], name: str, path: str | None = None) -> list[dict[str, Any]]:
     """Definitions `name` refers to: "path::Qual.name", an exact qualname, a dotted module path ending in a
-    qualname ("flask.app.Flask.route"), or a bare name. The most specific kind of match wins."""
+    qualname ("flask.app.Flask.route"), or a bare name. The most specific kind of match wins, and each row
+    says which it was in `match` (qualname | module | suffix | name: "Flask.route" answered by the
+    inherited "Scaffold.route" is a name match)."""
     name = name.strip()
     if "::" in name:
         path, name = name.split("::", 1)
@@ -319,7 +321,8 @@ def match_symbols(rows: Sequence[dict[str, Any]], name: str, path: str | None = 
 
     best = max(score(r) for r in pool)
     kind_order = {"class": 0, "function": 1, "method": 1}
-    chosen = [r for r in pool if score(r) == best]
+    label = {3: "qualname", 2: "module", 1: "suffix", 0: "name"}[best]
+    chosen = [{**r, "match": label} for r in pool if score(r) == best]
     chosen.sort(key=lambda r: (kind_order.get(r["kind"], 2), r["path"], r["start_line"]))
     return chosen[:MAX_SYMBOL_MATCHES]
 
@@ -417,7 +420,13 @@ class Tools:
             found = self.search_codebase(query, "hybrid", scope, 8, repo=st.alias)
             degraded = bool(found["degraded"])
             notes.extend(found["notes"])
-            seeds.extend(self._hit_seeds(st, found["hits"]))
+            hit_seeds = self._hit_seeds(st, found["hits"])
+            if not hit_seeds and found["files"]:
+                # only whole-file evidence (e.g. a wiki page) matched: the best files are the seeds
+                lines = {p: int(r.get("line_count") or 1) for p, r in st.indexed_paths().items()}
+                hit_seeds = [Candidate(f["path"], 1, max(lines[f["path"]], 1), "match", float(f["score"]))
+                             for f in found["files"][:3] if f["path"] in lines]
+            seeds.extend(hit_seeds)
         candidates = self._expand(st, seeds, notes)
         if candidates:
             packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e), budget)
@@ -530,7 +539,8 @@ class Tools:
             entry: dict[str, Any] = {
                 "qualname": row["qualname"], "name": row["name"], "kind": row["kind"], "path": row["path"],
                 "start_line": int(row["start_line"]), "end_line": int(row["end_line"]),
-                "signature": row.get("signature") or "", "docstring": row.get("docstring") or ""}
+                "signature": row.get("signature") or "", "docstring": row.get("docstring") or "",
+                "match": row["match"]}
             if include_body:
                 entry.update(self._live_body(st, row))
             if graph is not None:

@@ -125,7 +125,10 @@ def test_get_symbol_has_live_body_and_graph_edges(indexed: tuple[Tools, Path]) -
     assert "Start a job" in d["docstring"]
     assert {"path": "pkg/core.py", "qualname": "helper"} in d["callees"]
     assert {"path": "tests/test_core.py", "qualname": "test_start"} in d["callers"]
-    assert tools.get_symbol("pkg.core.Engine.start")["definitions"][0]["qualname"] == "Engine.start"
+    assert d["match"] == "qualname"
+    dotted = tools.get_symbol("pkg.core.Engine.start")["definitions"][0]
+    assert (dotted["qualname"], dotted["match"]) == ("Engine.start", "module")
+    assert tools.get_symbol("Runner.start")["definitions"][0]["match"] == "name"
     assert tools.get_symbol("pkg/core.py::helper")["definitions"][0]["name"] == "helper"
     with pytest.raises(NotFoundError, match="did you mean: helper"):
         tools.get_symbol("helpr")
@@ -293,3 +296,23 @@ def test_identical_searches_are_cached_until_the_index_changes(tmp_path: Path) -
     after = tools.search_codebase("load settings json")
     assert "cached" not in after
     assert "pkg/more.py" in {f["path"] for f in after["files"]}
+
+
+def test_cli_commands_print_json(indexed: tuple[Tools, Path]) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    _, root = indexed
+    runner = CliRunner()
+    for args in (["structure"], ["file", "pkg/core.py", "--lines", "4-4"], ["symbol", "Engine.start"],
+                 ["context", "load settings json", "--budget", "60"], ["context", "-t", "helper"]):
+        result = runner.invoke(cli, [*args, "--path", str(root), "--json"])
+        assert result.exit_code == 0, (args, result.output)
+        assert isinstance(json.loads(result.output), dict)
+    human = runner.invoke(cli, ["file", "pkg/core.py", "--lines", "4-4", "--path", str(root)])
+    assert human.output.strip() == "def helper(value):"
+    refused = runner.invoke(cli, ["file", "../../etc/passwd", "--path", str(root)])
+    assert refused.exit_code != 0
