@@ -21,7 +21,9 @@ import random
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -103,6 +105,32 @@ class _CallUsage:
             return
         self.input_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
         self.output_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
+
+
+# The validation context of the call running in this thread. Instructor's own `context=` argument is also
+# applied as Jinja to every message (it would render `{{ ... }}` found in quoted source code, or fail on it),
+# so the context reaches validators through this variable and a same-named subclass of the model instead.
+_CALL_CONTEXT: ContextVar[dict[str, Any] | None] = ContextVar("sourcebook_llm_context", default=None)
+
+
+@cache
+def _context_bound(model: type[M]) -> type[M]:
+    """`model` under the same name, schema and docstring, validating with the current call's context."""
+
+    def model_validate(cls: type[M], obj: Any, *args: Any, context: Any = None, **kwargs: Any) -> M:
+        ctx = context if context is not None else _CALL_CONTEXT.get()
+        return super(bound, cls).model_validate(obj, *args, context=ctx, **kwargs)  # type: ignore[misc]
+
+    def model_validate_json(cls: type[M], data: Any, *args: Any, context: Any = None, **kwargs: Any) -> M:
+        ctx = context if context is not None else _CALL_CONTEXT.get()
+        return super(bound, cls).model_validate_json(data, *args, context=ctx, **kwargs)  # type: ignore[misc]
+
+    namespace = {"__module__": model.__module__, "__qualname__": model.__qualname__, "__doc__": model.__doc__,
+                 "model_validate": classmethod(model_validate),
+                 "model_validate_json": classmethod(model_validate_json)}
+    metaclass: Any = type(model)  # pydantic's ModelMetaclass builds the subclass like a class statement
+    bound: type[M] = metaclass(model.__name__, (model,), namespace)
+    return bound
 
 
 def _mode(name: str) -> Any:
@@ -251,12 +279,13 @@ class OpenAIChatModel:
         cut_once = False
         while True:
             budget = self._reply_budget(messages, response_model, wanted)
+            token = _CALL_CONTEXT.set(dict(context) if context is not None else None)
             try:
                 with self._slots:
                     result: M = self._client.chat.completions.create(
-                        model=self._model, response_model=response_model, messages=messages,  # type: ignore[arg-type]
+                        model=self._model, response_model=_context_bound(response_model),
+                        messages=messages,  # type: ignore[arg-type]
                         max_tokens=budget, max_retries=self._config.max_reasks,
-                        context=dict(context) if context is not None else None,
                     )
                 return result
             except IncompleteOutputException as exc:
@@ -284,6 +313,8 @@ class OpenAIChatModel:
                 if cause is None:
                     raise
                 transport_attempt = self._transport_retry(cause, transport_attempt)
+            finally:
+                _CALL_CONTEXT.reset(token)
 
     def _transport_retry(self, cause: BaseException, attempt: int) -> int:
         """Sleep before the next try, or raise ProviderError when the error is final or retries are spent."""

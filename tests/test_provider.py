@@ -207,3 +207,17 @@ def test_backoff_grows_with_jitter_and_respects_retry_after() -> None:
 def test_token_estimate_is_pessimistic_for_code() -> None:
     assert estimate_tokens("x" * 300) == 100
     assert estimate_tokens("") == 0
+
+
+def test_template_syntax_in_prompts_is_sent_verbatim(fake_llm: FakeLLM) -> None:
+    # Instructor renders messages as Jinja when given a context; quoted source code must survive untouched.
+    fake_llm.enqueue(Reply.ok({"summary": "Renders `Flask`."}), Reply.ok({"summary": "Uses `Nope`."}),
+                     Reply.ok({"summary": "Uses `Flask`."}))
+    chat = model_for(fake_llm)
+    code = "{{ user.name }} {% if x %}{!r}{% endif %} {#"
+    draft = chat.complete(Draft, [{"role": "user", "content": code}], context={"known": ["Flask"]})
+    assert isinstance(draft, Draft)
+    assert fake_llm.requests[0]["messages"][0]["content"] == code
+    assert fake_llm.requests[0]["tools"][0]["function"]["name"] == "Draft"
+    # the context still reaches the validators: an unknown name is re-asked
+    assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
