@@ -191,7 +191,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     store = ctx.index()
     chat = ctx.chat_model()
     state = index_state(store)
-    key = cache_key(question, scope, repo, f"{state}|{','.join(sorted(flags))}")
+    key = cache_key(question, scope, ctx.alias or repo, f"{state}|{','.join(sorted(flags))}")
     version = pipeline_version(store)
 
     if chat is not None and use_cache:
@@ -201,9 +201,8 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
             episode = select_episode(ctx.episodes.all(), cached.citations or cached.fallback_targets,
                                      cached.confidence)
             cached.episodes = [episode] if episode else None
-            timings["cache"] = _ms(started)
+            timings["cache"] = timings["total"] = _ms(started)
             cached.meta = cached.meta.model_copy(update={"cache_hit": True, "timings_ms": timings})
-            timings["total"] = _ms(started)
             return cached
 
     mark = time.perf_counter()
