@@ -59,6 +59,32 @@ def _scripted_responder(body: dict[str, Any]) -> Any:
     return Reply.ok({"answer": answer, "citations": [top] if top else []})
 
 
+def _swebench(repos: dict[str, Path], tmp: Path, embedder: str) -> list[dict[str, Any]]:
+    """SWE-bench issues as questions, each on a clean checkout (cloned locally) of its base commit."""
+    rows: list[dict[str, Any]] = []
+    for r in _questions(EVAL / "dev" / "swebench_dev.jsonl"):
+        dest = tmp / f"{r['repo'].replace('/', '_')}-swebench"
+        if not dest.exists():
+            source = str(repos[r["repo"]])
+            subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", source, str(dest)], check=True)
+        subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-f", r["commit"]], check=True)
+        settings = {"out_dir": str(tmp / f"{dest.name}-out"), "embed": {"provider": embedder}}
+        config = load_config(dest, settings, env={})
+        index_repository(config)
+        store = open_index(config)
+        ctx = AnswerContext(config, store=store, chat=None)
+        t0 = time.perf_counter()
+        ranked_files = [f.path for f in rank_files(store, r["question"], limit=10)]
+        t1 = time.perf_counter()
+        ranked = get_answer(ctx, r["question"], use_cache=False).ranked_files()
+        t2 = time.perf_counter()
+        for system, order, secs in ((f"rank_files-{embedder}-swebench", ranked_files, t1 - t0),
+                                    (f"get_answer-{embedder}-swebench", ranked, t2 - t1)):
+            rows.append({"system": system, "id": r["id"], "repo": r["repo"], "gold_files": r["gold_files"],
+                         "ranked": order, "seconds": secs})
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flask", default="/work/eval-repos/flask")
@@ -66,6 +92,8 @@ def main() -> int:
     parser.add_argument("--embedder", default="none")
     parser.add_argument("--out", default=None)
     parser.add_argument("--limit", type=int, default=0, help="Questions per repository (0 = all).")
+    parser.add_argument("--swebench", action="store_true",
+                        help="Also rank the SWE-bench dev issues, each on a checkout of its base commit.")
     args = parser.parse_args()
     repos = {"pallets/flask": Path(args.flask), "psf/requests": Path(args.requests)}
     qa = _questions(EVAL / "dev" / "swe_qa_dev.jsonl")
@@ -126,6 +154,8 @@ def main() -> int:
                     cache_ms.append((time.perf_counter() - t0) * 1000)
                     assert hit.meta.cache_hit, "the second identical question must come from the cache"
 
+        if args.swebench:
+            results += _swebench(repos, Path(tmp), args.embedder)
         out = Path(args.out) if args.out else Path(tmp) / "results.jsonl"
         out.write_text("".join(json.dumps(row) + "\n" for row in results))
         subprocess.run([sys.executable, str(EVAL / "score.py"), str(out)], check=True)
