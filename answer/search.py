@@ -73,7 +73,7 @@ class Weights:
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
     literal: float = 0.3
-    semantic: float = 1.0
+    semantic: float = 0.7
     chunk_limit: int = 150
     file_limit: int = 60
     decay: float = 0.25  # a file's n-th hit in one list counts decay**n
