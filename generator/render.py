@@ -55,7 +55,8 @@ def _environment() -> jinja2.Environment:
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(text=inline_text, cell=table_cell, code=code_span, block=code_block, rich=rich_cell,
-                       first=first_paragraph, tojson=lambda v: json.dumps(v, ensure_ascii=False))
+                       doc=doc_block, first=first_paragraph,
+                       tojson=lambda v: json.dumps(v, ensure_ascii=False))
     return env
 
 
@@ -71,8 +72,10 @@ def render_version() -> str:
 
 # -- escaping ------------------------------------------------------------------------------------------------
 
-# Characters Markdown would interpret inline; written as numeric entities they display literally.
-_MD_SPECIALS = {c: f"&#{ord(c)};" for c in "\\`*_{}[]()#+-!|~:"}
+# Characters Markdown would interpret inside a line (emphasis, code, links, attr lists, table cells); written
+# as numeric entities they display literally. Line-start syntax (#, -, +, 1.) cannot occur: every inline
+# value follows template text on its line.
+_MD_SPECIALS = {c: f"&#{ord(c)};" for c in "\\`*_{}[]|"}
 _MD_SPECIALS_RE = re.compile("[" + re.escape("".join(_MD_SPECIALS)) + "]")
 
 
@@ -113,6 +116,16 @@ def code_block(value: object, lang: str = "text") -> str:
     longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def doc_block(value: object) -> str:
+    """A docstring shown verbatim: escaped text in a <pre> block we write ourselves.
+
+    Cheaper than a fenced block (no syntax highlighter runs over prose) and just as inert: every `<`, `>`
+    and `&` of the text is escaped, and Markdown does not look inside a raw <pre> block.
+    """
+    text = html.escape(str(value).strip("\n"), quote=False)
+    return f'<pre class="sb-docstring"><code>{text}</code></pre>'
 
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")

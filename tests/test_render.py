@@ -62,13 +62,14 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     ctx = _file_ctx()
     md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
                           module_page="modules/pkg/index.md")
-    assert _html_tags(md) <= {"code"}  # only the <code> cells the template itself writes
+    assert _html_tags(md) <= {"code", "pre"}  # only the elements the template itself writes
     rows = [line for line in md.splitlines() if line.startswith("| [")]
     assert len(rows) == 3
     for row in rows:
         assert row.count("|") == 5, row  # 4 cells: a `|` inside text is written as &#124;
-    assert "```text\n" + EVIL + "\n```" in md  # the full docstring, verbatim in a code block
-    assert "[a link](x.md)" not in md.replace("```text\n" + EVIL, "")
+    escaped = EVIL.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert f'<pre class="sb-docstring"><code>{escaped}</code></pre>' in md  # full docstring, inert
+    assert "[a link](x.md)" not in md.replace(escaped, "")
     # most important first, signature shown, methods nested under their class
     assert md.index("[helper]") < md.index("[Evil]")
     assert "### Evil { #sym-evil }" in md
