@@ -183,6 +183,23 @@ def backoff_delay(attempt: int, base_s: float, retry_after: float | None = None,
     return delay
 
 
+class _DemoteInstructorErrors(logging.Filter):
+    """Instructor logs every failed attempt at ERROR; this module reports the outcome itself (a retry
+    warning, or one ProviderError), so those records are shown at DEBUG instead of alarming a CI log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+def _quiet_instructor() -> None:
+    retry_log = logging.getLogger("instructor.v2.retry")
+    if not any(isinstance(f, _DemoteInstructorErrors) for f in retry_log.filters):
+        retry_log.addFilter(_DemoteInstructorErrors())
+
+
 class OpenAIChatModel:
     """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp server) through Instructor."""
 
@@ -201,6 +218,7 @@ class OpenAIChatModel:
         client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
                                max_retries=0, timeout=config.timeout_s)
         self._client = instructor.from_openai(client, mode=_mode(config.mode))
+        _quiet_instructor()
         self._client.on("completion:kwargs", self._on_request)
         self._client.on("completion:response", self._on_response)
 
