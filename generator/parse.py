@@ -55,13 +55,14 @@ def count_lines(text: str) -> int:
 @dataclass(frozen=True)
 class _Tools:
     parser: Parser
-    definitions: Query  # definitions and imports, read per match (a name belongs to its definition)
-    references: Query  # references, read per capture (cheaper: no per-match grouping needed)
+    # One query for definitions, imports and references: one walk of the tree is cheaper than two,
+    # and matches keep a definition's name and body together.
+    query: Query
 
 
 @cache
 def _tools(language: str) -> _Tools | None:
-    """The parser and the compiled queries of a language, built once per process."""
+    """The parser and the compiled query of a language, built once per process."""
     grammar = GRAMMARS.get(language)
     if grammar is None:
         return None
@@ -69,44 +70,7 @@ def _tools(language: str) -> _Tools | None:
     if source is None:
         return None
     lang = get_language(grammar)  # type: ignore[arg-type]
-    patterns = split_patterns(source)
-    refs_only = [p for p in patterns if "@ref." in p and "@def." not in p and "@import" not in p]
-    others = [p for p in patterns if p not in refs_only]
-    definitions = Query(lang, "\n".join(others))
-    references = Query(lang, "\n".join(refs_only) or "(ERROR) @_none")
-    return _Tools(get_parser(grammar), definitions, references)  # type: ignore[arg-type]
-
-
-def split_patterns(source: str) -> list[str]:
-    """The top-level patterns of a query file, comments dropped (each with its trailing captures)."""
-    patterns: list[str] = []
-    current: list[str] = []
-    depth, i, n = 0, 0, len(source)
-    while i < n:
-        ch = source[i]
-        if ch == ";":
-            end = source.find("\n", i)
-            i = n if end == -1 else end
-            continue
-        if ch == '"':
-            end = i + 1
-            while end < n and source[end] != '"':
-                end += 2 if source[end] == "\\" else 1
-            current.append(source[i:end + 1])
-            i = end + 1
-            continue
-        if ch in "([":
-            if depth == 0 and "".join(current).strip():
-                patterns.append("".join(current).strip())
-                current = []
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        current.append(ch)
-        i += 1
-    if "".join(current).strip():
-        patterns.append("".join(current).strip())
-    return patterns
+    return _Tools(get_parser(grammar), Query(lang, source))  # type: ignore[arg-type]
 
 
 def query_source(name: str, _seen: frozenset[str] = frozenset()) -> str | None:
@@ -211,7 +175,17 @@ class _Extraction:
             self.facts.warnings.append(f"{self.path}:{_first_error_line(root)}: syntax error")
         defs: dict[int, _Def] = {}
         imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
-        for pattern, caps in QueryCursor(tools.definitions).matches(root):
+        calls: list[Node] = []
+        names: list[Node] = []
+        for pattern, caps in QueryCursor(tools.query).matches(root):
+            found = caps.get("ref.call")
+            if found is not None:
+                calls += found
+                continue
+            found = caps.get("ref.name")
+            if found is not None:
+                names += found
+                continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
@@ -219,12 +193,11 @@ class _Extraction:
             elif "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
         ordered = self._resolve(defs)
-        captured = QueryCursor(tools.references).captures(root)
         refs: list[tuple[int, Node, str]] = []
         name_ids = self.name_ids
-        for cap_name, ref_kind in (("ref.call", "call"), ("ref.name", "name")):
+        for found, ref_kind in ((calls, "call"), (names, "name")):
             seen: set[int] = set()
-            for n in captured.get(cap_name, ()):
+            for n in found:
                 # several patterns may name the same node (a base class is also an argument)
                 node_id = n.id
                 if node_id not in seen and node_id not in name_ids:
