@@ -9,7 +9,6 @@ file gets a "path:line: syntax error" warning.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import time
@@ -467,10 +466,25 @@ def clean_comment(text: str) -> str:
             lines.extend(re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines())
         else:
             lines.extend(re.sub(r"^\s*(//[/!]?|#+|--)\s?", "", line) for line in chunk.splitlines())
-    cleaned = inspect.cleandoc("\n".join(lines)).strip()
+    cleaned = cleandoc("\n".join(lines)).strip()
     if cleaned.startswith("<summary>"):  # C# XML docs: the summary element is the prose
         cleaned = re.sub(r"</?summary>", "", cleaned).strip()
     return cleaned
+
+
+_INDENT = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
+_LEADING_BLANK_LINES = re.compile(r"^(?:[ \t]*\n)+")
+
+
+def cleandoc(text: str) -> str:
+    """inspect.cleandoc, done with regular expressions: docstrings are big and many."""
+    if "\n" not in text:
+        return text.strip()
+    first, rest = text.expandtabs().split("\n", 1)
+    margin = min((len(m) for m in _INDENT.findall(rest)), default=0)
+    if margin:
+        rest = re.sub(f"(?m)^[ \t]{{0,{margin}}}", "", rest)
+    return _LEADING_BLANK_LINES.sub("", first.strip() + "\n" + rest).rstrip()
 
 
 def _python_docstring(ex: _Extraction, body: Node) -> str:
@@ -490,7 +504,7 @@ def _string_value(literal: str) -> str:
         if body.startswith(quote) and body.endswith(quote) and len(body) >= 2 * len(quote):
             body = body[len(quote):-len(quote)]
             break
-    return inspect.cleandoc(body)
+    return cleandoc(body)
 
 
 def _last_name(text: str) -> str:
