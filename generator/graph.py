@@ -524,20 +524,44 @@ def _identifier_weight(name: str, defining_files: int) -> float:
     return weight
 
 
+@dataclass
+class _Symbols:
+    """Every lookup over the repository's symbols, built in one pass."""
+
+    by_name: dict[str, list[SymbolKey]]  # name -> definitions (module pseudo-symbols excluded)
+    files_defining: dict[str, int]  # name -> how many files define it
+    name_of: dict[SymbolKey, str]
+    top_level: dict[str, set[str]]  # file -> names defined at its top level
+
+    @classmethod
+    def index(cls, facts: Sequence[FileFacts]) -> _Symbols:
+        by_name: dict[str, list[SymbolKey]] = defaultdict(list)
+        name_of: dict[SymbolKey, str] = {}
+        top_level: dict[str, set[str]] = {}
+        for f in facts:
+            path = f.path
+            top: set[str] = set()
+            for s in f.symbols:
+                key = (path, s.qualname)
+                name_of[key] = s.name
+                if s.parent is None:
+                    top.add(s.name)
+                if s.kind != "module":
+                    by_name[s.name].append(key)
+            top_level[path] = top
+        files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
+        return cls(by_name=by_name, files_defining=files_defining, name_of=name_of, top_level=top_level)
+
+
 def _resolve_references(
-    facts: Sequence[FileFacts], depends_on: Mapping[str, list[str]],
+    facts: Sequence[FileFacts], symbols: _Symbols, depends_on: Mapping[str, list[str]],
     resolved: Mapping[str, Mapping[str, list[str]]],
 ) -> dict[SymbolKey, Counter[SymbolKey]]:
     """Link each reference to the symbols it most likely names: same file, then imported files (and what
     they re-export by name, as a package __init__ does), then a name defined exactly once in the repo."""
     family = {f.path: _FAMILY.get(f.file.language or "") for f in facts}
     package_of = {f.path: _dir(f.path) for f in facts if family[f.path] in ("go", "jvm")}
-    by_name: dict[str, list[SymbolKey]] = defaultdict(list)
-    for f in facts:
-        for s in f.symbols:
-            if s.kind != "module":
-                by_name[s.name].append((s.path, s.qualname))
-    files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
+    by_name, files_defining = symbols.by_name, symbols.files_defining
     same_package: dict[str, set[str]] = defaultdict(set)
     for p, d in package_of.items():
         same_package[d].add(p)
@@ -670,9 +694,9 @@ def _module_tree(facts: Sequence[FileFacts], file_rank: Mapping[str, float]) -> 
 # ------------------------------------------------------------------------------------------------ build
 
 
-def _import_edges(facts: Sequence[FileFacts], resolved: Mapping[str, Mapping[str, list[str]]]) -> dict[
-        tuple[str, str], float]:
-    top_level = {f.path: {s.name for s in f.symbols if s.parent is None} for f in facts}
+def _import_edges(facts: Sequence[FileFacts], symbols: _Symbols,
+                  resolved: Mapping[str, Mapping[str, list[str]]]) -> dict[tuple[str, str], float]:
+    top_level = symbols.top_level
     edges: dict[tuple[str, str], float] = defaultdict(float)
     for f in facts:
         weights: dict[str, float] = {}
@@ -705,22 +729,19 @@ def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = 
             used_by_sets[t].add(p)
     used_by = {p: sorted(s) for p, s in used_by_sets.items()}
 
-    call_counts = _resolve_references(facts, depends_on, resolved)
-    by_name_files: dict[str, set[str]] = defaultdict(set)
-    for f in facts:
-        for s in f.symbols:
-            by_name_files[s.name].add(f.path)
-    qual_to_name = {(s.path, s.qualname): s.name for f in facts for s in f.symbols}
+    symbols = _Symbols.index(facts)
+    call_counts = _resolve_references(facts, symbols, depends_on, resolved)
 
     # file graph: imports by what they name; references add sqrt(count) scaled by how telling the name is
-    edges = _import_edges(facts, resolved)
+    edges = _import_edges(facts, symbols, resolved)
     per_pair: dict[tuple[str, str, str], int] = defaultdict(int)
     for (src_path, _), counted in call_counts.items():
         for (dst_path, qual), count in counted.items():
             if dst_path != src_path:
-                per_pair[(src_path, dst_path, qual_to_name.get((dst_path, qual), qual))] += count
+                per_pair[(src_path, dst_path, symbols.name_of.get((dst_path, qual), qual))] += count
     for (src_path, dst_path, name), count in per_pair.items():
-        edges[(src_path, dst_path)] += math.sqrt(count) * _identifier_weight(name, len(by_name_files[name]))
+        defining = symbols.files_defining.get(name, 0)
+        edges[(src_path, dst_path)] += math.sqrt(count) * _identifier_weight(name, defining)
     file_rank = pagerank(paths, edges, min_out_weight=IMPORT_WEIGHT)
 
     calls = {k: sorted(v) for k, v in sorted(call_counts.items())}
@@ -735,10 +756,13 @@ def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = 
     # a file's rank is shared among its symbols by incoming references (+1 so unreferenced ones still count)
     symbol_rank: dict[SymbolKey, float] = {}
     for f in facts:
-        keys = [(s.path, s.qualname) for s in f.symbols]
-        total = sum(1 + incoming[k] for k in keys)
-        for k in keys:
-            symbol_rank[k] = file_rank[f.path] * (1 + incoming[k]) / total
+        keys = [(f.path, s.qualname) for s in f.symbols]
+        if not keys:
+            continue
+        weights = [1 + incoming.get(k, 0) for k in keys]
+        share = file_rank[f.path] / sum(weights)
+        for k, w in zip(keys, weights, strict=True):
+            symbol_rank[k] = share * w
 
     modules, file_module = _module_tree(facts, file_rank)
     log.info("graph: %d files, %d import edges, %d referencing symbols, %d modules", len(paths),
