@@ -68,6 +68,12 @@ def _markdown(text: str) -> Document:
                 fence = None
             i += 1
             continue
+        if line.lstrip().startswith("<!--"):  # an HTML comment is not content, however long
+            flush()
+            while i < len(lines) and "-->" not in lines[i]:
+                i += 1
+            i += 1
+            continue
         m = _FENCE.match(line)
         if m:
             flush()

@@ -462,6 +462,12 @@ def test_markdown_title_headings_and_first_paragraph() -> None:
     assert facts.symbols == []
 
 
+def test_markdown_html_comments_and_front_matter_are_not_content() -> None:
+    text = "---\ntitle: x\n---\n<!--\nReplace this.\n\n# Not a heading\n-->\n\nReal intro.\n"
+    facts = parse_text("docs/page.md", text)
+    assert (facts.title, facts.headings, facts.docstring) == ("", [], "Real intro.")
+
+
 def test_rst_headings() -> None:
     text = (
         "=====\nTitle\n=====\n\n.. image:: x.png\n   :alt: x\n\n"
