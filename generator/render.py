@@ -254,7 +254,8 @@ def anchor_ids(symbols: Sequence[Symbol]) -> dict[str, str]:
     out: dict[str, str] = {}
     used: set[str] = set()
     for s in symbols:
-        base = "sym-" + (re.sub(r"[^A-Za-z0-9_]+", "-", s.qualname).strip("-").lower() or "x")
+        # letters, digits and '-' only: an '_' run would be read as emphasis inside the heading's { #id }
+        base = "sym-" + (re.sub(r"[^A-Za-z0-9]+", "-", s.qualname).strip("-").lower() or "x")
         anchor, n = base, 1
         while anchor in used:
             n += 1

@@ -44,6 +44,7 @@ def _file_ctx() -> FileContext:
     facts = FileFacts(file=SourceFile("pkg/app.py", "python", 10, "abc"),
                       symbols=[_symbol("Evil", EVIL, "class", signature="class Evil(Base)"),
                                _symbol("Evil.run", "Run.\n\nMore <b>bold</b>.", "method", "Evil"),
+                               _symbol("Evil.__init__", "", "method", "Evil"),
                                _symbol("helper", "Help.")],
                       docstring="Module <img src=x onerror=alert(1)> doc.", line_count=40)
     return FileContext(facts=facts, page_id="files/pkg/app.py.md", module="pkg",
@@ -64,7 +65,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
                           module_page="modules/pkg/index.md")
     assert _html_tags(md) <= {"code", "pre"}  # only the elements the template itself writes
     rows = [line for line in md.splitlines() if line.startswith("| [")]
-    assert len(rows) == 3
+    assert len(rows) == 4
     for row in rows:
         assert row.count("|") == 5, row  # 4 cells: a `|` inside text is written as &#124;
     escaped = EVIL.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -74,6 +75,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert md.index("[helper]") < md.index("[Evil]")
     assert "### Evil { #sym-evil }" in md
     assert "#### Evil.run { #sym-evil-run }" in md
+    assert "#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init }" in md  # no `_` runs inside { #id }
     assert "```python\nclass Evil(Base)\n```" in md
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md

@@ -26,7 +26,9 @@ HOSTILE: dict[str, str | bytes] = {
                     '        """Return `a` | "x".\n\n'
                     '        ```\n        fenced inside\n        ```\n        """\n'
                     "        return helper(a)\n"),
-    "src/util.py": 'def helper(x):\n    """Help <b>me</b>."""\n    return str(x)\n',
+    "src/util.py": ('def helper(x):\n    """Help <b>me</b>."""\n    return str(x)\n\n\n'
+                    "class Box:\n    def __init__(self, x_y):\n        self.x_y = x_y\n\n"
+                    "    def __repr__(self):\n        return 'Box'\n"),
     "web/app.js": ("/** Mounts the <App/> | widget. */\nimport { dom } from './lib/dom.js';\n"
                    "export function mount(el) { return dom(el); }\n"),
     "web/lib/dom.js": "/** DOM helper. */\nexport function dom(x) { return x; }\n",
@@ -58,6 +60,8 @@ def test_strict_build_passes_and_every_page_is_in_the_site(hostile_site: Path) -
     for page in pages:
         assert (site / (page[: -len(".md")] + ".html")).is_file(), page
     assert (site / "search" / "search_index.js").is_file()  # the offline plugin's file:// search index
+    log = build_site(hostile_site / "mkdocs.yml")
+    assert "no such anchor" not in log  # anchors are only "info" for mkdocs, but a dead one is our bug
 
 
 @pytest.mark.slow
