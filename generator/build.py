@@ -142,8 +142,13 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
             notify("index", 0, 1)
             from generator.embed import get_embedder
             from generator.index import update_index
+            from generator.llm_writer import facts_with_docstrings
 
-            report.index = update_index(config, list(scanned.files), facts, pages.records(plan.all_ids),
+            # the symbols table stores LLM-written docstrings too (docstring_source="llm")
+            generated = {p: pages.state[pid].docstrings
+                         for p, pid in plan.files.items() if pid in pages.state}
+            indexed = facts_with_docstrings(facts, generated)
+            report.index = update_index(config, list(scanned.files), indexed, pages.records(plan.all_ids),
                                         get_embedder(config.embed), prune=True, texts=texts)
             notify("index", 1, 1)
     return report
@@ -302,7 +307,7 @@ class PageRun:
 
 
 def write_file_pages(run: PageRun) -> None:
-    from generator.llm_writer import apply_docstrings
+    from generator.llm_writer import apply_docstrings, generated_docstrings
     from generator.render import render_file_page, render_version
 
     config, plan, facts, graph, texts, writer, pages, notify = (
@@ -332,13 +337,14 @@ def write_file_pages(run: PageRun) -> None:
 
     for n, ((ctx, key), draft) in enumerate(zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
-        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, draft))
+        generated = generated_docstrings(draft)
+        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated))
         markdown = render_file_page(shown, draft, writer_id=writer.id, repo_url=config.repo_url,
                                     module_page=plan.modules[ctx.module])
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
-            symbols=[s.qualname for s in ctx.facts.symbols]))
+            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated))
         notify("files", n, len(todo))
 
 

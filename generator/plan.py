@@ -302,6 +302,7 @@ class PageState:
     written_by: str = "extracted"
     symbols: list[str] = field(default_factory=list)
     retry: bool = False  # written by a fallback: re-write on the next run whatever the key says
+    docstrings: dict[str, str] = field(default_factory=dict)  # qualname -> LLM-written docstring (file pages)
 
 
 def state_path(out_dir: Path) -> Path:

@@ -275,3 +275,22 @@ def test_build_with_a_real_local_model(make_repo: Callable[..., Path], tmp_path:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_generated_docstrings_reach_the_symbols_table(make_repo: Callable[..., Path],
+                                                      fake_llm: FakeLLM) -> None:
+    import lancedb
+
+    fake_llm.responder = page_writer_responder
+    root = make_repo(FILES)
+    env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    overrides = {"llm": {"retry_base_s": 0.01}, "embed": {"provider": "none"}}
+    config = load_config(root, overrides=overrides, env=env)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo")
+    build(config, writer=writer, site=False, index=True)
+    rows = lancedb.connect(config.index_location).open_table("symbols").to_arrow().to_pylist()
+    by_name = {(r["path"], r["qualname"]): r for r in rows}
+    start = by_name[("pkg/core.py", "Engine.start")]
+    assert (start["docstring"], start["docstring_source"]) == ("Scripted docstring for Engine.start.", "llm")
+    assert by_name[("pkg/util.py", "helper")]["docstring_source"] == "llm"
+    assert by_name[("pkg/core.py", "Engine")]["docstring_source"] == "llm"

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from generator.excerpt import GAP, excerpt, pick_parts, split_parts
 from generator.facts import SourceFile
 from generator.llm_drafts import Known, LLMFileDraft, LLMModuleDraft, check_text
-from generator.llm_writer import LLMWriter, apply_docstrings, prompt_version
+from generator.llm_writer import LLMWriter, apply_docstrings, generated_docstrings, prompt_version
 from generator.parse import extract
 from generator.provider import OpenAIChatModel, estimate_prompt_tokens
 from generator.write import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
@@ -87,7 +87,7 @@ def test_valid_file_page(fake_llm: FakeLLM) -> None:
     assert "App.run (method" in prompt  # the facts
     assert "def make_app(name):" in prompt  # the source, whole: it fits
     assert "make_app" in prompt.split("undocumented symbols:")[1]  # asked for the missing docstrings
-    facts = apply_docstrings(file_ctx().facts, draft)
+    facts = apply_docstrings(file_ctx().facts, generated_docstrings(draft))
     generated = {s.qualname: (s.docstring, s.docstring_source) for s in facts.symbols}
     assert generated["make_app"] == ("Create an App.", "llm")
     assert generated["App"] == ("Holds the configuration.", "code")  # a real docstring is never replaced
