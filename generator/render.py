@@ -334,7 +334,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     children: dict[str | None, list[Symbol]] = {}
     for s in symbols:
         children.setdefault(s.parent, []).append(s)
-    top = [s for s in public if s.parent is None or s.parent not in anchors]
+    shown = {s.qualname for s in public}
+    # a public symbol gets its section under its parent's, or at the top when the parent has none (private)
+    top = [s for s in public if s.parent is None or s.parent not in shown]
     notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
     facts = ctx.facts
     return _environment().get_template("file.md.j2").render(
