@@ -56,6 +56,7 @@ INCLUDE_FLAGS = frozenset({"evidence", "diagnostics"})
 ANSWER_PIPELINE_VERSION = "answer-pipeline-1"
 RETRIEVAL_SIZE: dict[Confidence, int] = {"high": 2, "medium": 3, "low": 5}
 MAX_SYMBOL_BODIES = 3
+FALLBACK_TARGETS = 10  # the whole retrieval ranking an agent may walk when the answer is not enough
 MAX_BODY_LINES = 300
 ANSWER_MAX_RETRIES = 1
 ANSWER_TIMEOUT_S = 30.0
@@ -385,7 +386,7 @@ def _respond(ctx: AnswerContext, evidence: Evidence, *, answer_text: str, citati
         grounding=grounding,
         retrieval_quality=evidence.quality if "diagnostics" in flags else None,
         candidate_files=[p for p in ranked if p not in cited][: 3 if confidence == "high" else 5],
-        fallback_targets=ranked[:3],
+        fallback_targets=ranked[:FALLBACK_TARGETS],
         candidates=candidates or None,
         retrieval=retrieval or None,
         symbol_bodies=bodies or None,
