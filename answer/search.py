@@ -119,12 +119,20 @@ def _fts_text(query: str) -> str:
 
 # ---------------------------------------------------------------- tier lists
 
+def _rows(store: IndexStore, table: str) -> int:
+    """Row count of a table, once per store (a store is pinned to one version, so it cannot change)."""
+    counts: dict[str, int] = store.cache.setdefault("row_counts", {})
+    if table not in counts:
+        counts[table] = int(store.table(table).count_rows())
+    return counts[table]
+
+
 def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: int,
          columns: list[str]) -> list[dict[str, Any]]:
     from lancedb.query import MatchQuery
 
     tbl = store.table(table)
-    if not text or tbl.count_rows() == 0:
+    if not text or not _rows(store, table):
         return []
     match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
     # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
@@ -161,7 +169,8 @@ def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
     if cached is None:
         tbl = store.table("chunks")
         cols = ["path", "start_line", "end_line", "symbol", "text"]
-        cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+        cached = (tbl.search().select(cols).limit(None).to_arrow().to_pylist()
+                  if _rows(store, "chunks") else [])
         store.cache["chunk_texts"] = cached
     return list(cached)
 
@@ -214,7 +223,8 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
     if cached is None:
         tbl = store.table("symbols")
         cols = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
-        cached = tbl.search().select(cols).limit(None).to_arrow().to_pylist() if tbl.count_rows() else []
+        cached = (tbl.search().select(cols).limit(None).to_arrow().to_pylist()
+                  if _rows(store, "symbols") else [])
         store.cache["symbols"] = cached
     return list(cached)
 
@@ -259,14 +269,14 @@ def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
     vector = store.embedder.embed([query[:4000]])[0]
     lists: dict[str, list[_Cand]] = {}
     q = store.table("chunks").search(vector, query_type="vector").select(
-        ["path", "start_line", "end_line", "symbol", "text"]).limit(w.chunk_limit)
+        ["path", "start_line", "end_line", "symbol", "text", "_distance"]).limit(w.chunk_limit)
     where = prefix_filter("path", scope)
     if where:
         q = q.where(where, prefilter=True)
     lists["semantic"] = _chunk_cands(q.to_arrow().to_pylist())
-    if store.table("pages").count_rows():
+    if _rows(store, "pages"):
         pq = store.table("pages").search(vector, query_type="vector").select(
-            ["target_path", "title", "summary"]).limit(w.file_limit)
+            ["target_path", "title", "summary", "_distance"]).limit(w.file_limit)
         where = prefix_filter("target_path", scope)
         if where:
             pq = pq.where(where, prefilter=True)
@@ -304,7 +314,7 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
     if kinds is None:
         tbl = store.table("files")
         rows = (tbl.search().select(["path", "kind"]).limit(None).to_arrow().to_pylist()
-                if tbl.count_rows() else [])
+                if _rows(store, "files") else [])
         kinds = {r["path"]: r["kind"] for r in rows}
         store.cache["kinds"] = kinds
     factor = {"test": test, "doc": doc}

@@ -254,7 +254,7 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
 
             try:
                 embedder = get_embedder(config.embed)
-            except Exception as exc:  # noqa: BLE001 - any provider failure only disables the semantic tier
+            except (SourcebookError, ImportError, OSError) as exc:  # only disables the semantic tier
                 store.embedder_error = f"embedder unavailable: {exc}"
                 embedder = None
         if embedder is not None and not isinstance(embedder, str):
