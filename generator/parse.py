@@ -454,18 +454,23 @@ def clean_signature(raw: str, tail: str = "") -> str:
     return sig
 
 
+_BLOCK_END = re.compile(r"(?<=\*/)\s*\n")
+_STAR_PREFIX = re.compile(r"^\s*\*+ ?")
+_LINE_PREFIX = re.compile(r"^\s*(//[/!]?|#+|--)\s?")
+
+
 def clean_comment(text: str) -> str:
     """The prose of a comment block, comment markers removed, indentation normalised."""
     text = text.strip()
     lines: list[str] = []
-    for raw_chunk in re.split(r"(?<=\*/)\s*\n", text):
+    for raw_chunk in _BLOCK_END.split(text):
         chunk = raw_chunk.strip()
         if chunk.startswith("/*"):
             body = chunk[2:].lstrip("*!")
             body = body.removesuffix("*/")
-            lines.extend(re.sub(r"^\s*\*+ ?", "", line) for line in body.splitlines())
+            lines.extend(_STAR_PREFIX.sub("", line) for line in body.splitlines())
         else:
-            lines.extend(re.sub(r"^\s*(//[/!]?|#+|--)\s?", "", line) for line in chunk.splitlines())
+            lines.extend(_LINE_PREFIX.sub("", line) for line in chunk.splitlines())
     cleaned = cleandoc("\n".join(lines)).strip()
     if cleaned.startswith("<summary>"):  # C# XML docs: the summary element is the prose
         cleaned = re.sub(r"</?summary>", "", cleaned).strip()

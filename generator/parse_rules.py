@@ -38,6 +38,10 @@ _MODIFIER_TYPES = frozenset({
 })
 
 
+_PRIVATE = re.compile(r"\b(private|internal|fileprivate)\b")
+_PRIVATE_OR_PROTECTED = re.compile(r"\b(private|protected)\b")
+
+
 def _public_by_name(name: str, node: Node) -> bool:
     if name.startswith("__") and name.endswith("__"):
         return True
@@ -62,13 +66,13 @@ def _public_rust(name: str, node: Node) -> bool:
 
 def _public_modifiers(name: str, node: Node) -> bool:
     mods = _modifier_text(node)
-    if re.search(r"\b(private|internal|fileprivate)\b", mods):
+    if _PRIVATE.search(mods):
         return False
     return _public_by_name(name, node)
 
 
 def _public_php(name: str, node: Node) -> bool:
-    return not re.search(r"\b(private|protected)\b", _modifier_text(node))
+    return not _PRIVATE_OR_PROTECTED.search(_modifier_text(node))
 
 
 def _public_c(name: str, node: Node) -> bool:
