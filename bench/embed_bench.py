@@ -3,6 +3,7 @@ check.
 
     python bench/embed_bench.py throughput [--embedder static|minilm|openai] [--repo DIR] [--runs 3]
     python bench/embed_bench.py retrieval  [--embedder ...] [--questions FILE ...]
+    python bench/embed_bench.py index      [--embedder ...] [--repo DIR] [--runs 3]
 
 Chunks are the ones the index embeds: scan -> parse -> chunk_file -> index.chunk_embed_text, over the eval
 checkouts (default /work/eval-repos/flask). `retrieval` ranks each repository's files by the best cosine
@@ -128,10 +129,30 @@ def retrieval(args: argparse.Namespace) -> None:
         print(line, flush=True)
 
 
+def index_time(args: argparse.Namespace) -> None:
+    """Cold index builds of --repo into temp dirs: the embedder's share of `sourcebook index` time."""
+    import tempfile
+
+    from generator.index import index_repository
+
+    seconds, embedded = [], 0
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="sb-embed-bench-") as tmp:
+            overrides = {"out_dir": tmp, "embed": {"provider": args.embedder}}
+            config = load_config(Path(args.repo), overrides)
+            started = time.perf_counter()
+            report = index_repository(config)
+            seconds.append(time.perf_counter() - started)
+            embedded = report.embedded
+    runs = ", ".join(f"{s:.2f}" for s in seconds)
+    print(f"index {args.repo} embedder={args.embedder} embedded={embedded} cold build median "
+          f"{statistics.median(seconds):.2f} s over {args.runs} runs ({runs})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["throughput", "retrieval"])
+    parser.add_argument("mode", choices=["throughput", "retrieval", "index"])
     parser.add_argument("--embedder", default="default",
                         help="default|static|minilm|openai|static-dims (with --dims)")
     parser.add_argument("--dims", type=int, default=256)
@@ -143,7 +164,7 @@ def main() -> None:
     parser.add_argument("--api-key")
     parser.add_argument("--model")
     args = parser.parse_args()
-    throughput(args) if args.mode == "throughput" else retrieval(args)
+    {"throughput": throughput, "retrieval": retrieval, "index": index_time}[args.mode](args)
 
 
 if __name__ == "__main__":
