@@ -120,13 +120,33 @@ def _split_list(value: str | None) -> list[str] | None:
 # ---------------------------------------------------------------- middleware
 
 
-class Guard:
-    """Bearer token on every request, then a hard cap on the body size."""
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+# Endpoints that change state. They only accept a JSON content type, which a browser cannot send
+# cross-origin without a CORS preflight this server never grants: a web page cannot plant an episode
+# (later shown to agents) or trigger indexing through the user's browser.
+MUTATING_PATHS = frozenset({"/index", "/remember"})
 
-    def __init__(self, app: ASGIApp, token: str | None, max_body_bytes: int) -> None:
+
+def _host_name(host_header: bytes) -> str:
+    host = host_header.decode("latin-1").strip().lower()
+    if host.startswith("["):  # [::1]:7700
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class Guard:
+    """Bearer token on every request, a loopback Host check, a hard cap on the body size, JSON-only writes.
+
+    `local_only` (set when serving on loopback without a token) refuses any Host header other than
+    localhost / 127.0.0.1 / [::1]: a DNS-rebinding page (Host: evil.example) cannot read the code.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None, max_body_bytes: int,
+                 local_only: bool = False) -> None:
         self.app = app
         self.token = token.encode() if token else None
         self.max_body_bytes = max_body_bytes
+        self.local_only = local_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -141,6 +161,10 @@ class Guard:
                                              "message": "missing or wrong bearer token"},
                                  extra=[(b"www-authenticate", b"Bearer")])
                 return
+        if self.local_only and _host_name(headers.get(b"host", b"")) not in LOCAL_HOSTS:
+            await _send_json(send, 403, {"error": "Forbidden",
+                                         "message": "Host not allowed: this server answers localhost only"})
+            return
         length = headers.get(b"content-length")
         if length is not None:
             try:
@@ -150,6 +174,12 @@ class Guard:
                 return
             if announced > self.max_body_bytes:
                 await _send_json(send, 413, _too_large(self.max_body_bytes))
+                return
+        if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
+            ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+            if ctype != b"application/json":
+                await _send_json(send, 415, {"error": "UnsupportedMediaType",
+                                             "message": "send a JSON body (Content-Type: application/json)"})
                 return
         seen = 0
 
@@ -208,9 +238,12 @@ def error_payload(exc: SourcebookError) -> dict[str, Any]:
     return payload
 
 
-def create_app(tools: Tools, token: str | None = None,
-               max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, serve_wiki: bool = True) -> FastAPI:
-    """The FastAPI app over `tools`. Wrap it in nothing else: the guard is installed here."""
+def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+               serve_wiki: bool = True, local_only: bool = False) -> FastAPI:
+    """The FastAPI app over `tools`. Wrap it in nothing else: the guard is installed here.
+
+    `local_only`: accept only loopback Host headers (what `sourcebook serve` sets on a loopback bind
+    without a token)."""
     app = FastAPI(title="sourcebook", version=__version__,
                   description="Answers and code context for coding agents, from a sourcebook index.")
 
@@ -316,12 +349,13 @@ def create_app(tools: Tools, token: str | None = None,
                 app.mount(f"/wikis/{alias}", _Wiki(directory=tools.workspace.resolve(alias).site_dir,
                                                    html=True, check_dir=False), name=f"wiki-{alias}")
 
-    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
+    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes, local_only=local_only)
     return app
 
 
 SERVE_PATH_ENV = "SOURCEBOOK_SERVE_PATH"
 MAX_BODY_ENV = "SOURCEBOOK_SERVE_MAX_BODY"
+LOCAL_ONLY_ENV = "SOURCEBOOK_SERVE_LOCAL_ONLY"
 
 
 def app_from_env() -> FastAPI:
@@ -332,4 +366,4 @@ def app_from_env() -> FastAPI:
     token = os.environ.get(TOKEN_ENV) or None
     max_body = int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES)
     return create_app(Tools.for_path(os.environ.get(SERVE_PATH_ENV) or "."), token=token,
-                      max_body_bytes=max_body)
+                      max_body_bytes=max_body, local_only=os.environ.get(LOCAL_ONLY_ENV) == "1")

@@ -151,8 +151,9 @@ def run_http(tools: Tools, host: str, port: int, token: str | None = None) -> No
     """Streamable HTTP at /mcp, behind the same bearer-token and body-size guard as the HTTP API."""
     import uvicorn
 
-    from answer.http_api import DEFAULT_MAX_BODY_BYTES, Guard, check_bind
+    from answer.http_api import DEFAULT_MAX_BODY_BYTES, Guard, check_bind, is_loopback
 
     check_bind(host, token)
     app = create_server(tools).streamable_http_app(host=host)
-    uvicorn.run(Guard(app, token, DEFAULT_MAX_BODY_BYTES), host=host, port=port, log_level="warning")
+    guarded = Guard(app, token, DEFAULT_MAX_BODY_BYTES, local_only=is_loopback(host) and not token)
+    uvicorn.run(guarded, host=host, port=port, log_level="warning")

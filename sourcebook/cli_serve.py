@@ -29,12 +29,14 @@ def serve_command(path: str, host: str, port: int, token: str | None, max_body: 
     from answer.workspace import load_workspace
 
     http_api.check_bind(host, token)
+    local_only = http_api.is_loopback(host) and not token
     aliases = load_workspace(path).aliases  # report a bad path or workspace before binding
     click.echo(f"sourcebook API for {', '.join(aliases)} on http://{host}:{port} "
                f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
     if workers > 1:
         os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
         os.environ[http_api.MAX_BODY_ENV] = str(max_body)
+        os.environ[http_api.LOCAL_ONLY_ENV] = "1" if local_only else "0"
         if token:
             os.environ[http_api.TOKEN_ENV] = token
         uvicorn.run("answer.http_api:app_from_env", factory=True, workers=workers, host=host, port=port,
@@ -42,7 +44,8 @@ def serve_command(path: str, host: str, port: int, token: str | None, max_body: 
         return
     from answer.tools import Tools
 
-    app = http_api.create_app(Tools.for_path(path), token=token or None, max_body_bytes=max_body)
+    app = http_api.create_app(Tools.for_path(path), token=token or None, max_body_bytes=max_body,
+                              local_only=local_only)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

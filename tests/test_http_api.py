@@ -167,6 +167,26 @@ def test_token_is_checked_on_every_request(repo: Path) -> None:
     assert ok.status_code == 200
 
 
+def test_loopback_server_refuses_foreign_host_headers(repo: Path) -> None:
+    local = TestClient(create_app(Tools(load_workspace(repo, env={})), local_only=True),
+                       base_url="http://127.0.0.1:7700")
+    assert local.get("/structure").status_code == 200
+    assert local.get("/structure", headers={"host": "localhost:7700"}).status_code == 200
+    assert local.get("/structure", headers={"host": "[::1]:7700"}).status_code == 200
+    rebound = local.get("/file", params={"path": "pkg/core.py"}, headers={"host": "evil.example:7700"})
+    assert rebound.status_code == 403
+
+
+def test_state_changing_posts_need_a_json_body(client: TestClient) -> None:
+    # what a cross-site form or no-cors fetch can send without a CORS preflight
+    assert client.post("/remember", params={"text": "planted"}).status_code == 415
+    form = client.post("/remember", data={"text": "planted"})
+    assert form.status_code == 415
+    plain = client.post("/index", content=b"{}", headers={"content-type": "text/plain"})
+    assert plain.status_code == 415
+    assert client.post("/remember", params={"text": "fine"}, json={}).status_code == 200
+
+
 def test_bind_rules() -> None:
     assert is_loopback("127.0.0.1")
     assert is_loopback("::1")
