@@ -132,6 +132,7 @@ class LanguageRules:
 
 
 _JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+_JS_DOC_WRAPPERS = _JS_WRAPPERS | {"expression_statement"}  # `exports.f = function` and `namespace X`
 
 RULES: dict[str, LanguageRules] = {
     "python": LanguageRules(
@@ -143,17 +144,17 @@ RULES: dict[str, LanguageRules] = {
 
     ),
     "javascript": LanguageRules(
-        wrappers=_JS_WRAPPERS, signature_wrappers=_JS_WRAPPERS, public=_public_modifiers,
+        wrappers=_JS_DOC_WRAPPERS, signature_wrappers=_JS_WRAPPERS, public=_public_modifiers,
         signature_skip=frozenset({"decorator"}),
     ),
     "typescript": LanguageRules(
-        wrappers=_JS_WRAPPERS | {"ambient_declaration"},
+        wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
         signature_skip=frozenset({"decorator"}),
     ),
     "tsx": LanguageRules(
-        wrappers=_JS_WRAPPERS | {"ambient_declaration"},
+        wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
         signature_skip=frozenset({"decorator"}),

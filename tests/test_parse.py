@@ -124,6 +124,10 @@ def test_javascript_symbols_docs_and_imports() -> None:
     assert sym(facts, "MAX_WIDGETS").kind == "constant"
     assert sym(facts, "MAX_WIDGETS").docstring == "Maximum widgets per row."
     assert sym(facts, "main").signature == "export default function main()"
+    legacy = sym(facts, "Widget.legacy")  # Widget.prototype.legacy = function (x) {...}
+    assert (legacy.kind, legacy.parent, legacy.docstring) == ("method", "Widget", "Old-style method.")
+    assert sym(facts, "helperExport").signature == "exports.helperExport = (y) =>"
+    assert sym(facts, "Handlers.onClick").kind == "method"
     got = imports(facts)
     assert got["react"] == ("React", "useState", "useEffect")
     assert got["./helpers"] == ("helper",)

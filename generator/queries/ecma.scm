@@ -26,6 +26,18 @@
     (function_expression body: (_) @body)
   ]) @def.function
 
+; CommonJS and prototype style: Foo.prototype.bar = function () {}, exports.baz = () => {}
+((assignment_expression
+   left: (member_expression
+     object: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto)
+     property: (property_identifier) @name)
+   right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method
+  (#eq? @_proto "prototype"))
+((assignment_expression
+   left: (member_expression object: (_) @_exports property: (property_identifier) @name)
+   right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.function
+  (#match? @_exports "^(module\\.)?exports$"))
+
 ; top-level UPPER_CASE constants, exported or not
 (program
   (lexical_declaration

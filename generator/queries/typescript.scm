@@ -24,6 +24,10 @@
   name: (string (string_fragment) @name)
   body: (statement_block) @body) @def.namespace
 
+(public_field_definition
+  name: (property_identifier) @name
+  value: (arrow_function body: (_) @body)) @def.method
+
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
 (function_signature name: (identifier) @name) @def.function
