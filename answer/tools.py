@@ -624,7 +624,11 @@ class Tools:
 
     def index(self, paths: Sequence[str] | None = None, prune: bool = False,
               repo: str | None = None) -> dict[str, Any]:
-        """Upsert the requested files (or the whole tree); with prune, indexed files not requested go."""
+        """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
+
+        Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
+        scan) is removed from the index even without prune; it is listed under `removed`.
+        """
         from generator.embed import get_embedder
         from generator.index import update_index
         from generator.parse import extract
@@ -654,14 +658,24 @@ class Tools:
                 facts[f.path] = extract(f, source)
                 texts[f.path] = decode(source)
             files = [f for f in files if f.path in facts or known.get(f.path) == f.sha]
-            report = update_index(config, files, facts, None, get_embedder(config.embed), prune=prune,
-                                  texts=texts)
+            seen = {f.path for f in files}
+            # A requested path that is indexed but gone from disk (or now skipped) leaves the index even
+            # without prune: passing every other indexed file unchanged makes the prune remove only it.
+            gone = sorted(p for p in known if wanted is not None and _requested(p, wanted) and p not in seen)
+            do_prune = prune
+            update_files = files
+            if gone and not prune:
+                rows = st.indexed_paths()
+                update_files = files + [_indexed_source(rows[p]) for p in known
+                                        if p not in seen and p not in gone]
+                do_prune = True
+            report = update_index(config, update_files, facts, None, get_embedder(config.embed),
+                                  prune=do_prune, texts=texts)
             st.invalidate()
-        seen = {f.path for f in files}
-        not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen)]
+        not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in scanned.skipped if wanted is None or _requested(s.path, wanted)]
         return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
-                "not_found": not_found, "skipped": skipped[:200]}
+                "removed": gone if not prune else [], "not_found": not_found, "skipped": skipped[:200]}
 
     # ------------------------------------------------------------ remember
 
@@ -671,6 +685,14 @@ class Tools:
         st = self.state(repo)
         episode = EpisodeStore(st.config.out_dir).record(text, scope)
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
+
+
+def _indexed_source(row: dict[str, Any]) -> Any:
+    """The SourceFile an indexed row stands for (same sha: update_index leaves it untouched)."""
+    from generator.facts import SourceFile
+
+    return SourceFile(row["path"], row.get("language") or None, int(row.get("size") or 0), row["sha"],
+                      row.get("kind") or "code")
 
 
 def _requested(path: str, wanted: Sequence[str]) -> bool:

@@ -212,6 +212,11 @@ def test_index_paths_and_prune(tmp_path: Path) -> None:
             tools.index(paths=[bad])
     missing = tools.index(paths=["pkg/nope.py"])
     assert missing["not_found"] == ["pkg/nope.py"]
+    (root / "pkg/extra.py").unlink()
+    removed = tools.index(paths=["pkg/extra.py"])
+    assert removed["removed"] == ["pkg/extra.py"]
+    assert removed["not_found"] == []
+    assert _paths(tools) == {"pkg/__init__.py", "pkg/core.py", "pkg/settings.py"}
 
 
 def _paths(tools: Tools) -> set[str]:
