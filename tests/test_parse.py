@@ -373,6 +373,19 @@ def test_syntax_error_keeps_what_parses_and_warns() -> None:
     assert facts.warnings[0].startswith("pkg/bad.py:4: syntax error")
 
 
+def test_odd_file_names_are_only_data() -> None:
+    facts = parse_text("my dir/ünï #[1].py", "def f(:\n    pass\n")
+    assert facts.warnings == ["my dir/ünï #[1].py:1: syntax error"]
+    assert {s.path for s in facts.symbols} <= {"my dir/ünï #[1].py"}
+
+
+def test_syntax_errors_in_other_languages_warn_too() -> None:
+    facts = parse_text("web/app.ts", "export function ok(): void {}\nclass Broken {\n  m( {\n}\n")
+    assert "ok" in {s.qualname for s in facts.symbols}
+    assert len(facts.warnings) == 1
+    assert facts.warnings[0].startswith("web/app.ts:")
+
+
 def test_invalid_utf8_is_replaced_not_fatal() -> None:
     facts = parse_text("x.py", b'def f():\n    """caf\xe9 \xff"""\n    return 1\n')
     assert sym(facts, "f").docstring == "caf\ufffd \ufffd"
