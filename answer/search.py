@@ -241,7 +241,7 @@ def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
 
 def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy."""
-    named = identifiers(query)
+    named = identifiers(query)[:64]
     words = [m for m in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query) if len(m) >= 3]
     wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
     if not wanted:

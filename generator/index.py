@@ -362,10 +362,19 @@ def _optimize(tbl: Any) -> None:
         tbl.optimize(cleanup_older_than=timedelta(0))
 
 
-def _read_text(root: Path, path: str) -> str:
+def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: str | None
+                    ) -> tuple[FileFacts, str]:
+    """The facts and text of a changed file, reading and parsing it here when the caller had none."""
+    if fx is not None and text is not None:
+        return fx, text
     from generator.scan import decode, read_source
 
-    return decode(read_source(root, path))
+    source = read_source(config.root, f.path)
+    if fx is None:
+        from generator.parse import extract
+
+        fx = extract(f, source)
+    return fx, decode(source) if text is None else text
 
 
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
@@ -415,9 +424,8 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     sym_rows: list[dict[str, Any]] = []
     f_rows: list[dict[str, Any]] = []
     for f in changed:
-        fx = facts.get(f.path) or FileFacts(file=f)
         try:
-            text = texts[f.path] if texts and f.path in texts else _read_text(config.root, f.path)
+            fx, text = _facts_and_text(config, f, facts.get(f.path), (texts or {}).get(f.path))
         except (OSError, SourcebookError) as exc:
             report.warnings.append(f"{f.path}: cannot read ({exc})")
             continue

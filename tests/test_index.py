@@ -196,3 +196,15 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
     kept = [f for f in files if f.path != "pkg/config.py"]
     update_index(config, kept, facts, [], None, texts=texts)
     assert open_index(config).table("pages").count_rows() == 0
+
+
+def test_files_without_facts_or_texts_are_read_and_parsed_here(repo):
+    from generator.scan import scan
+
+    config = load_config(repo)
+    files = scan(config).files
+    report = update_index(config, files, {}, None, None)
+    assert report.files_indexed == 4
+    assert report.symbols_written >= 3  # parsed here: Config, Config.from_file, create_app, test_create_app
+    store = open_index(config)
+    assert store.table("symbols").count_rows(ix.in_list("qualname", ["Config.from_file"])) == 1
