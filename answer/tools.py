@@ -639,8 +639,9 @@ class Tools:
         wanted: list[str] | None = None
         if paths:
             wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]
+        embedder = get_embedder(config.embed)
         with st.index_lock:
-            known = {p: row["sha"] for p, row in st.indexed_paths().items()}
+            known = _reusable_hashes(st, embedder)
             scanned = scan(config)
             files = scanned.files
             if wanted is not None:
@@ -669,8 +670,7 @@ class Tools:
                 update_files = files + [_indexed_source(rows[p]) for p in known
                                         if p not in seen and p not in gone]
                 do_prune = True
-            report = update_index(config, update_files, facts, None, get_embedder(config.embed),
-                                  prune=do_prune, texts=texts)
+            report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in scanned.skipped if wanted is None or _requested(s.path, wanted)]
@@ -685,6 +685,21 @@ class Tools:
         st = self.state(repo)
         episode = EpisodeStore(st.config.out_dir).record(text, scope)
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
+
+
+def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
+    """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
+    (no index, another schema version, or another embedder: then every file must be parsed again)."""
+    from generator.index import SCHEMA_VERSION
+
+    store = st.store_or_none()
+    if store is None:
+        return {}
+    meta = store.meta
+    same = (meta.get("schema_version") == SCHEMA_VERSION
+            and (meta.get("embedder_id") or "") == (embedder.id if embedder else "")
+            and int(meta.get("dim") or 0) == (embedder.dim if embedder else 0))
+    return {p: row["sha"] for p, row in st.indexed_paths().items()} if same else {}
 
 
 def _indexed_source(row: dict[str, Any]) -> Any:

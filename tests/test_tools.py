@@ -321,3 +321,15 @@ def test_cli_commands_print_json(indexed: tuple[Tools, Path]) -> None:
     assert human.output.strip() == "def helper(value):"
     refused = runner.invoke(cli, ["file", "../../etc/passwd", "--path", str(root)])
     assert refused.exit_code != 0
+
+
+def test_switching_embedder_reparses_everything(tmp_path: Path) -> None:
+    root = tmp_path / "switch"
+    write(root, FILES)
+    Tools.for_path(root).index()
+    (root / "sourcebook.toml").write_text('[embed]\nprovider = "static"\n')
+    tools = Tools.for_path(root)
+    report = tools.index()["report"]
+    assert report["rebuilt"]
+    assert report["symbols_written"] > 0  # a rebuild must not drop the symbols of unchanged files
+    assert tools.get_symbol("Engine.start")["definitions"][0]["path"] == "pkg/core.py"
