@@ -239,6 +239,18 @@ def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
     return lists
 
 
+def _name_index(store: IndexStore) -> dict[str, list[dict[str, Any]]]:
+    """lower-cased name and qualname -> symbols, built once per store."""
+    cached = store.cache.get("name_index")
+    if cached is None:
+        cached = {}
+        for sym in _symbol_table(store):
+            for key in {sym["name"].lower(), sym["qualname"].lower()}:
+                cached.setdefault(key, []).append(sym)
+        store.cache["name_index"] = cached
+    return cached
+
+
 def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy."""
     named = identifiers(query)[:64]
@@ -246,18 +258,31 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Can
     wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
     if not wanted:
         return []
-    table = [s for s in _symbol_table(store) if _in_scope(s["path"], scope)]
-    exact, prefix, fuzzy = [], [], []
-    for sym in table:
-        name, qual = sym["name"].lower(), sym["qualname"].lower()
-        if name in wanted or qual in wanted or any(q.endswith("." + qual) for q in wanted):
-            exact.append(sym)
-        elif len(wanted) <= 3 and any(len(q) >= 4 and name.startswith(q) for q in wanted):
-            prefix.append(sym)
-    if not exact and not prefix and len(wanted) <= 3:
-        names = {s["name"].lower() for s in table}
-        close = {c for q in wanted for c in difflib.get_close_matches(q, names, n=5, cutoff=0.8)}
-        fuzzy = [s for s in table if s["name"].lower() in close]
+    index = _name_index(store)
+    keys: dict[str, None] = {}
+    for q in sorted(wanted):
+        parts = q.split(".")
+        for i in range(len(parts)):  # "flask.app.Flask.route" also names "Flask.route" and "route"
+            keys.setdefault(".".join(parts[i:]), None)
+    seen: set[str] = set()
+    exact: list[dict[str, Any]] = []
+    for key in keys:
+        for sym in index.get(key, ()):
+            ident = f"{sym['path']}::{sym['qualname']}"
+            if ident not in seen and _in_scope(sym["path"], scope):
+                seen.add(ident)
+                exact.append(sym)
+    prefix: list[dict[str, Any]] = []
+    fuzzy: list[dict[str, Any]] = []
+    if len(wanted) <= 3:
+        short = [q for q in wanted if len(q) >= 4]
+        for key, syms in index.items():
+            if any(key.startswith(q) for q in short):
+                prefix.extend(s for s in syms if f"{s['path']}::{s['qualname']}" not in seen
+                              and _in_scope(s["path"], scope) and s["name"].lower() == key)
+        if not exact and not prefix:
+            close = {c for q in wanted for c in difflib.get_close_matches(q, list(index), n=5, cutoff=0.8)}
+            fuzzy = [s for c in sorted(close) for s in index[c] if _in_scope(s["path"], scope)]
     order = {"class": 0, "function": 1, "method": 1}
     ranked = [*sorted(exact, key=lambda s: order.get(s["kind"], 2)), *prefix, *fuzzy]
     return [_Cand(s["path"], s["start_line"], s["end_line"], s["qualname"], s["signature"], "symbol")

@@ -338,6 +338,9 @@ def _replace_rows(tbl: Any, name: str, rows: list[dict[str, Any]], paths: Iterab
     import pyarrow as pa
 
     data = pa.Table.from_pylist(rows, schema=tbl.schema)
+    if tbl.count_rows() == 0:
+        tbl.add(data)  # a fresh table: nothing to replace, and no filter listing every path
+        return
     (tbl.merge_insert(_KEYS[name]).when_matched_update_all().when_not_matched_insert_all()
      .when_not_matched_by_source_delete(in_list(_PATH_COL[name], paths)).execute(data))
 
