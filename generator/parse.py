@@ -294,12 +294,18 @@ class _Extraction:
 
     def _symbol(self, d: _Def) -> Symbol:
         outer = d.outer or d.node
+        start_row = outer.start_point.row
+        if self.rules.attribute_types:  # `#[derive(...)]`, `[Serializable]` belong to the item's span
+            before = outer.prev_sibling
+            while before is not None and before.type in self.rules.attribute_types:
+                start_row = before.start_point.row
+                before = before.prev_sibling
         return Symbol(
             name=d.name,
             qualname=d.qualname,
             kind=d.kind,  # type: ignore[arg-type]
             path=self.path,
-            start_line=outer.start_point.row + 1,
+            start_line=start_row + 1,
             end_line=_end_line(outer),
             signature=self._signature(d),
             docstring=self._docstring(d),

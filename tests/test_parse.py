@@ -219,6 +219,7 @@ def test_rust_items_impls_docs_and_uses() -> None:
     assert sym(facts, "Shape.area").docstring == "The area."
     square = sym(facts, "Square")
     assert (square.kind, square.docstring) == ("struct", "A square, <script> | safe.")  # across #[derive]
+    assert (square.start_line, square.end_line) == (19, 22)  # the attribute is part of the item
     assert sym(facts, "Kind").kind == "enum"
     new = sym(facts, "Square.new")
     assert (new.kind, new.parent, new.signature) == ("method", "Square", "pub fn new(side: f64) -> Self")
