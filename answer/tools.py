@@ -49,6 +49,7 @@ MAX_SYMBOL_MATCHES = 10
 MAX_READ_CHARS = 400_000
 SEARCH_LIMIT_MAX = 100
 SEARCH_CACHE_SIZE = 512
+MAX_SEED_LINES = 120  # a matched span longer than this is cut to its header (see _header_end)
 
 
 class _LRU:
@@ -474,9 +475,13 @@ class Tools:
         for hit in hits:
             if not hit.get("end_line"):
                 continue
-            symbol = hit.get("symbol") or _enclosing(st, hit["path"], hit["start_line"], hit["end_line"])
-            seeds.append(Candidate(hit["path"], int(hit["start_line"]), int(hit["end_line"]), "match",
-                                   float(hit["score"]), symbol or ""))
+            start, end = int(hit["start_line"]), int(hit["end_line"])
+            symbol = hit.get("symbol") or _enclosing(st, hit["path"], start, end)
+            if end - start + 1 > MAX_SEED_LINES:
+                # A whole big class matched: its header and docstring say what it is; the budget is
+                # better spent on the other matches than on the first screens of its body.
+                end = _header_end(st, hit["path"], start, end)
+            seeds.append(Candidate(hit["path"], start, end, "match", float(hit["score"]), symbol or ""))
         return seeds
 
     def _expand(self, st: RepoState, seeds: list[Candidate], notes: list[str]) -> list[Candidate]:
@@ -737,6 +742,20 @@ def _enclosing(st: RepoState, path: str, start: int, end: int) -> str:
         if best_size is None or size < best_size:
             best, best_size = row["qualname"], size
     return best
+
+
+def _header_end(st: RepoState, path: str, start: int, end: int) -> int:
+    """Last line of a long span's header: the line before its first nested definition, at most
+    MAX_SEED_LINES lines in."""
+    limit = start + MAX_SEED_LINES - 1
+    try:
+        rows = st.symbols()
+    except IndexStoreError:
+        return limit
+    nested = [int(r["start_line"]) for r in rows
+              if r["path"] == path and start < int(r["start_line"]) <= end]
+    first = min(nested, default=limit + 1)
+    return max(start, min(first - 1, limit))
 
 
 def _relocate(path: str, raw: bytes, row: dict[str, Any]) -> tuple[int, int] | None:

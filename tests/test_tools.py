@@ -333,3 +333,16 @@ def test_switching_embedder_reparses_everything(tmp_path: Path) -> None:
     assert report["rebuilt"]
     assert report["symbols_written"] > 0  # a rebuild must not drop the symbols of unchanged files
     assert tools.get_symbol("Engine.start")["definitions"][0]["path"] == "pkg/core.py"
+
+
+def test_a_big_matched_class_is_cut_to_its_header(tmp_path: Path) -> None:
+    methods = "".join(f"\n    def step_{i}(self):\n        return {i}\n" for i in range(80))
+    root = tmp_path / "big"
+    write(root, {"sourcebook.toml": '[embed]\nprovider = "none"\n',
+                 "big.py": f'class Pipeline:\n    """Runs every pipeline step in order."""\n{methods}'})
+    tools = Tools.for_path(root)
+    tools.index()
+    data = tools.get_context("Pipeline", budget_tokens=3000)
+    header = next(s for s in data["spans"] if s["symbol"] == "Pipeline")
+    assert (header["start_line"], header["end_line"]) == (1, 3)  # up to the first method
+    assert all(s["end_line"] - s["start_line"] < 120 for s in data["spans"])
