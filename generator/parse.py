@@ -422,6 +422,7 @@ class _Extraction:
         out: list[Reference] = []
         stack: list[tuple[int, int, str]] = []
         i, n_spans, data, path = 0, len(spans), self.data, self.path
+        builtin_names = self.rules.builtin_names
         for pos, node, kind in refs:
             while i < n_spans and spans[i][0] <= pos:
                 while stack and stack[-1][1] <= spans[i][0]:
@@ -432,7 +433,7 @@ class _Extraction:
                 stack.pop()
             text = data[pos:node.end_byte].decode("utf-8", errors="replace")
             name = text if text.isidentifier() else _last_name(text)
-            if name:
+            if name and name not in builtin_names:
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
                                      stack[-1][2] if stack else None))
         return out

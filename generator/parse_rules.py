@@ -7,6 +7,7 @@ definition (decorators, `export`), how visibility is spelled, and how an import 
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,10 +127,23 @@ class LanguageRules:
     signature_tail: str = "{:"
     # nodes left out of a signature (decorators of an exported class, Java annotations)
     signature_skip: frozenset[str] = frozenset()
+    # names a reference never resolves to inside a repository (the language's builtins): not recorded
+    builtin_names: frozenset[str] = frozenset()
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )
 
+
+_PYTHON_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+_JS_BUILTINS = frozenset({
+    "require", "parseInt", "parseFloat", "isNaN", "setTimeout", "clearTimeout", "setInterval",
+    "clearInterval", "Promise", "Error", "TypeError", "Array", "Object", "String", "Number", "Boolean",
+    "Map", "Set", "Date", "RegExp", "Symbol", "JSON", "Math", "console",
+})
+_GO_BUILTINS = frozenset({
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+    "new", "panic", "print", "println", "real", "recover",
+})
 
 _JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
 _JS_DOC_WRAPPERS = _JS_WRAPPERS | {"expression_statement"}  # `exports.f = function` and `namespace X`
@@ -141,28 +155,33 @@ RULES: dict[str, LanguageRules] = {
         module_text=_module_as_written,
         signature_tail=":",
         comment_markers=(b"#",),
+        builtin_names=_PYTHON_BUILTINS,
 
     ),
     "javascript": LanguageRules(
         wrappers=_JS_DOC_WRAPPERS, signature_wrappers=_JS_WRAPPERS, public=_public_modifiers,
+        builtin_names=_JS_BUILTINS,
         signature_skip=frozenset({"decorator"}),
     ),
     "typescript": LanguageRules(
         wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
+        builtin_names=_JS_BUILTINS,
         signature_skip=frozenset({"decorator"}),
     ),
     "tsx": LanguageRules(
         wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
         signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
         public=_public_modifiers,
+        builtin_names=_JS_BUILTINS,
         signature_skip=frozenset({"decorator"}),
     ),
     "go": LanguageRules(
         wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
         signature_wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
         public=_public_go,
+        builtin_names=_GO_BUILTINS,
     ),
     "rust": LanguageRules(
         comment_types=frozenset({"line_comment", "block_comment"}),

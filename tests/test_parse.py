@@ -98,6 +98,7 @@ def test_python_references_with_scope() -> None:
     assert ("helper_text", "Shape.describe.inner") in calls
     assert ("describe", "_Internal.visible_name") in calls
     assert ("load", "load") in calls
+    assert not any(name == "open" for name, _ in calls)  # builtins never resolve to repository symbols
     names = refs(facts, "name")
     assert ("Base", "Shape") in names
     assert ("registered", None) in names  # the decorator is used at module level
