@@ -218,6 +218,10 @@ def _is_local_missing(uri: str) -> bool:
     return "://" not in uri and not Path(uri).exists()
 
 
+def _open_pinned(db: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    return {name: db.open_table(name, version=int(meta["versions"][name])) for name in DATA_TABLES}
+
+
 def open_index(config: Config, embedder: Embedder | str | None = "config") -> IndexStore:
     """Open the index for reading at its last complete state.
 
@@ -240,13 +244,20 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
         raise IndexStoreError(
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
             f"{SCHEMA_VERSION}: run `sourcebook index` to rebuild it")
-    tables: dict[str, Any] = {}
     try:
-        for name in DATA_TABLES:
-            tables[name] = db.open_table(name, version=int(meta["versions"][name]))
+        tables = _open_pinned(db, meta)
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
-        raise IndexStoreError(
-            f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
+        # a writer may have just finished and cleaned the versions we read about: read its meta row once more
+        newer = _read_meta(db)
+        if newer is None or newer.get("versions") == meta.get("versions"):
+            raise IndexStoreError(
+                f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
+        meta = newer
+        try:
+            tables = _open_pinned(db, meta)
+        except (OSError, ValueError, RuntimeError, KeyError) as again:
+            raise IndexStoreError(
+                f"the index at {uri} is damaged ({again}): run `sourcebook index` to rebuild") from again
     store = IndexStore(uri=uri, db=db, tables=tables, meta=meta, root=config.root)
     if meta.get("dim"):
         if embedder == "config":
@@ -414,7 +425,14 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
         meta, restored = {"versions": {}}, False
     else:
         assert meta is not None
-        tables, restored = _open_for_write(db, meta)
+        try:
+            tables, restored = _open_for_write(db, meta)
+        except (OSError, ValueError, RuntimeError, KeyError) as exc:
+            log.warning("rebuilding the damaged index at %s: %s", uri, exc)
+            report.rebuilt = f"damaged index ({exc})"
+            rebuild_reason = report.rebuilt
+            tables = _fresh_tables(db, dim)
+            meta, restored = {"versions": {}}, False
 
     indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
     current = {f.path: f for f in files}

@@ -208,3 +208,16 @@ def test_files_without_facts_or_texts_are_read_and_parsed_here(repo):
     assert report.symbols_written >= 3  # parsed here: Config, Config.from_file, create_app, test_create_app
     store = open_index(config)
     assert store.table("symbols").count_rows(ix.in_list("qualname", ["Config.from_file"])) == 1
+
+
+def test_damaged_index_is_a_clear_error(repo):
+    import shutil
+
+    config = load_config(repo)
+    index_repository(config, embedder=None)
+    shutil.rmtree(Path(config.index_location) / "files.lance" / "_versions")
+    with pytest.raises(IndexStoreError, match="damaged"):
+        open_index(config)
+    report = index_repository(config, embedder=None)
+    assert report.rebuilt.startswith("damaged index")
+    assert open_index(config).table("files").count_rows() == 4
