@@ -32,12 +32,51 @@ def one_build(repo: Path, out: Path, index: bool) -> tuple[float, dict[str, floa
     return time.perf_counter() - started, report.timings, len(report.pages_written)
 
 
+def synthetic_repo(root: Path, n_files: int) -> Path:
+    """A generated Python package tree of `n_files` modules that import each other (for the memory bench)."""
+    for i in range(n_files):
+        pkg = root / f"pkg{i // 400}" / f"sub{(i // 40) % 10}"
+        pkg.mkdir(parents=True, exist_ok=True)
+        (pkg / "__init__.py").touch()
+        dep = max(i - 7, 0)
+        lines = [f'"""Module {i}: generated for the benchmark."""',
+                 f"from pkg{dep // 400}.sub{(dep // 40) % 10}.mod{dep} import Thing{dep}", ""]
+        for k in range(6):
+            suffix = f"_{k}" if k else ""
+            lines += [f"class Thing{i}{suffix}:", f'    """A thing {k} of module {i}."""', "",
+                      "    def run(self, x: int, y: str = 'a') -> int:", '        """Run it."""',
+                      f"        return Thing{dep}().run(x) + {k}", "",
+                      "    def stop(self) -> None:", "        pass", ""]
+            lines += [f"def helper_{k}(a, b=None):", f'    """Help {k}."""', "    return a", ""]
+        (pkg / f"mod{i}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    """(this process, largest child) peak resident set sizes in MB (ru_maxrss is KB on Linux)."""
+    import resource
+
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("repo", nargs="?", default="/work/eval-repos/flask")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--index", action="store_true", help="also update the search index (not in target)")
+    parser.add_argument("--synthetic", type=int, default=0, metavar="N",
+                        help="build a generated N-file repository once and report time and peak memory")
     args = parser.parse_args()
+    if args.synthetic:
+        with tempfile.TemporaryDirectory(prefix="sb-bench-synth-") as tmp:
+            repo = synthetic_repo(Path(tmp) / "repo", args.synthetic)
+            total, timings, written = one_build(repo, Path(tmp) / "out", args.index)
+            own, child = peak_rss_mb()
+            stages = ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
+            print(f"synthetic {args.synthetic} files: {total:.1f}s, {written} pages ({stages})")
+            print(f"peak RSS: build process {own:.0f} MB, mkdocs subprocess {child:.0f} MB")
+        return
     repo = Path(args.repo).resolve()
 
     totals, pages, sites, indexes = [], [], [], []
