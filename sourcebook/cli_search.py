@@ -77,11 +77,16 @@ def search_command(query: str, type_: str, scope: str | None, limit: int, as_jso
 def eval_command(questions: str, repo: str, out: str | None, limit: int) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
     from answer.evaluate import format_metrics, load_questions, run, score
-    from generator.index import open_index
+    from generator.index import index_repository, open_index
     from sourcebook.config import load_config
 
-    store = open_index(load_config(Path(repo)))
-    outcomes = run(store, load_questions(questions), limit=limit)
+    config = load_config(Path(repo))
+    asked = load_questions(questions)  # a malformed file fails before any indexing
+    if not Path(config.index_location).exists() and "://" not in config.index_location:
+        click.echo(f"no index at {config.index_location}: building it first", err=True)
+        index_repository(config)
+    store = open_index(config)
+    outcomes = run(store, asked, limit=limit)
     if out:
         with Path(out).open("w", encoding="utf-8") as fh:
             for outcome in outcomes:

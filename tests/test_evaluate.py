@@ -62,6 +62,12 @@ def test_eval_scores_exactly_rank_files_and_cli_writes_results(make_repo, tmp_pa
              for q in questions]
     qfile.write_text("\n".join(lines) + "\n")
     out = tmp_path / "res.jsonl"
+    fresh = make_repo({"auth.py": "def check_password(user, password):\n    return False\n"}, name="fresh")
+    built = CliRunner().invoke(cli, ["eval", str(qfile), "--path", str(fresh)],
+                               env={"SOURCEBOOK_EMBEDDER": "none"})
+    assert built.exit_code == 0, built.output
+    assert "building it first" in built.output
+    assert "n 2" in built.output
     result = CliRunner().invoke(cli, ["eval", str(qfile), "--path", str(root), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "MRR 1.000" in result.output
