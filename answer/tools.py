@@ -607,6 +607,8 @@ class Tools:
         end = min(end_line or total, total)
         if start < 1 or (end_line is not None and end_line < start):
             raise UsageError("line range must satisfy 1 <= start_line <= end_line")
+        if total and start > total:
+            raise UsageError(f"start_line {start} is past the end of {rel} ({total} lines)")
         content = "\n".join(lines[start - 1:end]) if text else ""
         truncated = len(content) > MAX_READ_CHARS
         return {"path": rel, "repo": st.alias, "language": row.get("language") or "", "sha": row.get("sha"),

@@ -113,6 +113,10 @@ def test_read_file_returns_indexed_content_and_refuses_escapes(indexed: tuple[To
         (root / "leak.txt").unlink()
     with pytest.raises(NotFoundError):
         tools.read_file("pkg/absent.py")
+    with pytest.raises(UsageError):
+        tools.read_file("pkg/core.py", start_line=500)
+    with pytest.raises(UsageError):
+        tools.read_file("pkg/core.py", start_line=5, end_line=2)
 
 
 def test_get_symbol_has_live_body_and_graph_edges(indexed: tuple[Tools, Path]) -> None:
