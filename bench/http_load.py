@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -158,6 +159,7 @@ def main() -> None:
     if args.embedder:
         env["SOURCEBOOK_EMBEDDER"] = args.embedder
     questions = _questions(repo.name)
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="sb-http-bench-") as tmp:
         workspace = Path(tmp) / WORKSPACE_FILE
         workspace.write_text(f'[repos.{repo.name}]\npath = "{repo}"\nout_dir = "{Path(tmp) / "out"}"\n')
@@ -203,9 +205,17 @@ def main() -> None:
             server.terminate()
             server.wait(timeout=10)
 
-        runs = [_mcp_start(workspace, env) for _ in range(3)]
-        print(f"mcp stdio start to first answer: median {statistics.median(runs):.2f}s "
-              f"(runs: {', '.join(f'{r:.2f}' for r in runs)})")
+        runs, cpu = [], []
+        for _ in range(3):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            runs.append(_mcp_start(workspace, env))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        # CPU seconds of the server process (start, first answer, shutdown): the wall time on an idle machine
+        print(f"mcp stdio start to first answer: median {statistics.median(runs):.2f}s wall "
+              f"(runs: {', '.join(f'{r:.2f}' for r in runs)}); "
+              f"server CPU median {statistics.median(cpu):.2f}s; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
