@@ -90,8 +90,8 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")  # wrap long paths and URLs, never cut them with "…"
     table.add_row("Repository", str(report.root))
     table.add_row("Files", f"{report.files} ({report.parsed} parsed, {report.parse_cached} unchanged)")
     table.add_row("Symbols", str(report.symbols))

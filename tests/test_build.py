@@ -190,3 +190,32 @@ def test_interrupted_run_resumes(make_repo: Callable[..., Path]) -> None:
     _build(root, writer=resumed)
     assert "pkg/__init__.py" not in resumed.calls
     assert "pkg/util.py" in resumed.calls
+
+
+def test_cli_build_summary_check_and_globs(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    root = make_repo(REPO)
+    out = tmp_path / "wiki"
+    runner = CliRunner()
+    env = {"SOURCEBOOK_LLM_BASE_URL": "", "SOURCEBOOK_LLM_MODEL": "", "OPENAI_API_KEY": "",
+           "OPENAI_BASE_URL": ""}
+    result = runner.invoke(cli, ["build", str(root), "--out", str(out), "--no-site", "--no-index",
+                                 "--exclude", "web/**"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "Pages" in result.output
+    assert "2 excluded by config" in result.output  # skipped files are grouped by reason
+    assert str(out / "docs") in "".join(result.output.split())  # where the pages are, wrapped but never cut
+    assert (out / "docs" / "files" / "pkg" / "core.py.md").is_file()
+    assert not (out / "docs" / "files" / "web").exists()
+    assert not (root / ".sourcebook").exists()  # --out is honoured
+    args = ["build", str(root), "--out", str(out), "--exclude", "web/**", "--check"]
+    check = runner.invoke(cli, args, env=env)
+    assert check.exit_code == 0, check.output
+    assert "up to date" in check.output
+    (root / "pkg/util.py").write_text('"""Changed."""\n')
+    stale = runner.invoke(cli, args, env=env)
+    assert stale.exit_code == 1
+    assert "files/pkg/util.py.md" in stale.output
