@@ -223,9 +223,13 @@ _MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*(?:\([^()]*\)[^()]*)*\)")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 
 
+_REF_LINK = re.compile(r"\[([^\[\]]+)\](?:\[[^\[\]]*\])?(?![(:])")
+
+
 def plain_text(markdown: str) -> str:
     """Markdown/HTML prose reduced to its words: links and images become their text, tags disappear."""
-    return _HTML_TAG.sub("", _MD_LINK.sub(lambda m: m.group(1), markdown))
+    text = _MD_LINK.sub(lambda m: m.group(1), markdown)
+    return _HTML_TAG.sub("", _REF_LINK.sub(lambda m: m.group(1), text))
 
 
 def code_span(text: str) -> str:
@@ -299,11 +303,11 @@ class ExtractiveWriter:
         return FileDraft(summary=" ".join(p for p in (lead, defined) if p))
 
     def module_page(self, ctx: ModuleContext) -> ModuleDraft:
-        lead = first_paragraph(ctx.readme)
+        lead = plain_text(first_paragraph(_strip_markup(ctx.readme)))
         if not lead:
             # a package's __init__ docstring is the module's own description when there is one
             init = next((f for f in ctx.files if f.path.rsplit("/", 1)[-1].startswith("__init__.")), None)
-            lead = init.summary if init and not init.summary.startswith("It defines") else ""
+            lead = _own_words(init.summary) if init else ""
         counts = []
         if ctx.files:
             counts.append(f"{len(ctx.files)} file{'s' if len(ctx.files) != 1 else ''}")
@@ -323,19 +327,32 @@ class ExtractiveWriter:
         return OverviewDraft(summary=" ".join(p for p in (lead, shape) if p))
 
 
-_MARKUP_LINE = re.compile(r"^\s*(#|<|!\[|\[!\[|```|~~~|\.\. |=+$|-+$|\*+$|\||>)")
+_MARKUP_LINE = re.compile(r"^\s*(#|<|!\[|\[!\[|```|~~~|\.\. |=+$|-+$|\*+$|~+$|\^+$|\||>)")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
+_GENERATED = ("It defines ", "Source file", "Configuration file", "Test file", "Documentation file",
+              "Documentation: ")
+
+
+def _own_words(summary: str) -> str:
+    """The part of an extractive file summary that came from the file's own docstring ("" if none)."""
+    if summary.startswith(_GENERATED):
+        return ""
+    return summary.split(" It defines ", 1)[0].strip()
 
 
 def _strip_markup(text: str) -> str:
     """The README minus headings, HTML, badges and code: what remains starts with its first real paragraph."""
+    lines = text.splitlines()
     kept = []
     fenced = False
-    for line in text.splitlines():
+    for i, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-            continue
-        if fenced or _MARKUP_LINE.match(line):
             kept.append("")
+            continue
+        underlined = i + 1 < len(lines) and bool(_UNDERLINE.match(lines[i + 1])) and bool(line.strip())
+        if fenced or underlined or _MARKUP_LINE.match(line):
+            kept.append("")  # setext/reST headings (a line over ===) go with their underline
             continue
         kept.append(line)
     return "\n".join(kept)

@@ -99,3 +99,17 @@ def test_fingerprint_changes_with_inputs_but_not_with_source_text() -> None:
     b = FileContext(facts=facts, page_id="p", module="", source="print(2)")
     c = FileContext(facts=facts, page_id="p", module="", used_by=(PageLink("x.py", "q", "x.py"),))
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
+
+
+def test_module_summary_skips_headings_and_generated_init_summaries() -> None:
+    writer = ExtractiveWriter()
+    rst = ModuleContext(path="ex", page_id="m", title="ex/", readme="Flaskr\n======\n\nThe basic blog app.\n")
+    assert writer.module_page(rst).summary.startswith("The basic blog app.")
+    md = ModuleContext(path="s", page_id="m", title="s/", readme="# Sansio\n\nNo I/O [here][ref].\n")
+    assert writer.module_page(md).summary.startswith("No I/O here.")
+    init = PageLink("p/__init__.py", "f", "__init__.py", "Source file (python), 39 lines.")
+    bare = ModuleContext(path="p", page_id="m", title="p/", files=(init,))
+    assert writer.module_page(bare).summary == "`p/` contains 1 file."
+    documented = PageLink("p/__init__.py", "f", "__init__.py", "Helpers. It defines 1 function (`f`).")
+    assert writer.module_page(ModuleContext(path="p", page_id="m", title="p/", files=(documented,))).summary \
+        == "Helpers. `p/` contains 1 file."
