@@ -69,7 +69,7 @@ class Weights:
     rrf_k: float = 30.0
     chunks: float = 1.0  # BM25 over chunks, aggregated to files
     files: float = 1.0  # BM25 over whole files
-    pages: float = 0.5
+    pages: float = 1.0
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
     literal: float = 0.3
@@ -127,8 +127,16 @@ def _rows(store: IndexStore, table: str) -> int:
     return counts[table]
 
 
+_FILE_PAGES = "kind = 'file'"  # module and overview pages document directories, not files
+
+
+def _where(*clauses: str | None) -> str | None:
+    present = [f"({c})" for c in clauses if c]
+    return " AND ".join(present) or None
+
+
 def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: int,
-         columns: list[str]) -> list[dict[str, Any]]:
+         columns: list[str], where: str | None = None) -> list[dict[str, Any]]:
     from lancedb.query import MatchQuery
 
     tbl = store.table(table)
@@ -137,7 +145,7 @@ def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: 
     match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
     # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
     query = tbl.search(match, query_type="fts").select([*columns, "_score"]).limit(limit)
-    where = prefix_filter("target_path" if table == "pages" else "path", scope)
+    where = _where(prefix_filter("target_path" if table == "pages" else "path", scope), where)
     if where:
         query = query.where(where, prefilter=True)
     return list(query.to_arrow().to_pylist())
@@ -156,7 +164,8 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     lists["chunks"] = _chunk_cands(rows)
     files = _fts(store, "files", text, scope, limit=w.file_limit, columns=["path"])
     lists["files"] = [_Cand(r["path"]) for r in files]
-    pages = _fts(store, "pages", text, scope, limit=w.file_limit, columns=["target_path", "title", "summary"])
+    pages = _fts(store, "pages", text, scope, limit=w.file_limit, columns=["target_path", "title", "summary"],
+                 where=_FILE_PAGES)
     lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
                             source="page") for r in pages if r["target_path"]]
     lists["literal"] = _literal(store, query, scope)
@@ -302,7 +311,7 @@ def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
     if _rows(store, "pages"):
         pq = store.table("pages").search(vector, query_type="vector").select(
             ["target_path", "title", "summary", "_distance"]).limit(w.file_limit)
-        where = prefix_filter("target_path", scope)
+        where = _where(prefix_filter("target_path", scope), _FILE_PAGES)
         if where:
             pq = pq.where(where, prefilter=True)
         lists["semantic_pages"] = [

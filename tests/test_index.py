@@ -190,12 +190,20 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
     pages = [PageRecord(id="files/pkg/config.py.md", kind="file", title="pkg/config.py",
                         target_path="pkg/config.py", summary="Loads settings from files.",
                         markdown="# pkg/config.py\n\nLoads settings.", symbols=("Config",))]
-    report = update_index(config, files, facts, pages, None, texts=texts)
-    assert report.pages_written == 1
-    assert open_index(config).table("pages").count_rows() == 1
+    module = PageRecord(id="modules/pkg.md", kind="module", title="pkg", target_path="pkg",
+                        summary="Settings package.", markdown="# pkg\n\nLoads settings.")
+    report = update_index(config, files, facts, [*pages, module], None, texts=texts)
+    assert report.pages_written == 2
+    store = open_index(config)
+    assert store.table("pages").count_rows() == 2
+    from answer.search import rank_files
+
+    ranked = [f.path for f in rank_files(store, "loads settings")]
+    assert ranked[0] == "pkg/config.py"
+    assert "pkg" not in ranked  # a module page documents a directory: never a file hit
     kept = [f for f in files if f.path != "pkg/config.py"]
     update_index(config, kept, facts, [], None, texts=texts)
-    assert open_index(config).table("pages").count_rows() == 0
+    assert open_index(config).table("pages").count_rows() == 1  # the module page stays
 
 
 def test_files_without_facts_or_texts_are_read_and_parsed_here(repo):
