@@ -489,13 +489,17 @@ _LEADING_BLANK_LINES = re.compile(r"^(?:[ \t]*\n)+")
 
 
 def cleandoc(text: str) -> str:
-    """inspect.cleandoc, done with regular expressions: docstrings are big and many."""
+    """inspect.cleandoc without a Python loop per line: docstrings are many and long."""
     if "\n" not in text:
         return text.strip()
     first, rest = text.expandtabs().split("\n", 1)
-    margin = min((len(m) for m in _INDENT.findall(rest)), default=0)
+    # the indentation of the first non-blank line is the margin unless some line is indented less
+    found = _INDENT.search(rest)
+    margin = len(found.group()) if found else 0
+    if margin and re.search(f"(?m)^[ ]{{0,{margin - 1}}}\\S", rest):
+        margin = min(len(m) for m in _INDENT.findall(rest))
     if margin:
-        rest = re.sub(f"(?m)^[ \t]{{0,{margin}}}", "", rest)
+        rest = re.sub(f"(?m)^[ ]{{0,{margin}}}", "", rest)
     return _LEADING_BLANK_LINES.sub("", first.strip() + "\n" + rest).rstrip()
 
 
