@@ -97,3 +97,13 @@ def test_site_build_error_carries_mkdocs_output(tmp_path: Path) -> None:
     with pytest.raises(SiteBuildError) as info:
         build_site(tmp_path / "mkdocs.yml")
     assert "missing.md" in str(info.value)
+
+
+@pytest.mark.slow
+def test_empty_repository_gets_a_strict_site(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    report = build(load_config(tmp_path / "repo"), index=False)
+    assert report.site_built
+    assert (tmp_path / "repo" / ".sourcebook" / "site" / "index.html").is_file()
+    again = build(load_config(tmp_path / "repo"), index=False)
+    assert not again.site_built  # nothing changed: mkdocs is not run again
