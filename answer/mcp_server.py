@@ -129,21 +129,13 @@ def create_server(tools: Tools) -> MCPServer:
     return server
 
 
-def warm(tools: Tools) -> None:
-    """Open the default repository's index (importing LanceDB) ahead of the first tool call."""
-    try:
-        tools.state().store_or_none()
-        import answer.search  # noqa: F401
-    except SourcebookError as exc:  # the first real call reports it properly
-        log.info("warm-up: %s", exc)
-
-
 def run_stdio(tools: Tools) -> None:
     # Importing LanceDB and opening the index overlaps the MCP SDK import and the client's handshake,
-    # so the first tool call does not pay for it.
-    import threading
+    # so the first tool call does not pay for it. The reference graph is left for the first get_context /
+    # get_symbol: building it here would compete with the first answer for the CPU.
+    tools.warm_in_background(graph=False)
+    import answer.search  # noqa: F401  (imported here, not by the first call)
 
-    threading.Thread(target=warm, args=(tools,), name="sourcebook-warm", daemon=True).start()
     create_server(tools).run("stdio")
 
 
@@ -154,6 +146,7 @@ def run_http(tools: Tools, host: str, port: int, token: str | None = None) -> No
     from answer.http_api import DEFAULT_MAX_BODY_BYTES, Guard, check_bind, is_loopback
 
     check_bind(host, token)
+    tools.warm_in_background(graph=True)
     app = create_server(tools).streamable_http_app(host=host)
     guarded = Guard(app, token, DEFAULT_MAX_BODY_BYTES, local_only=is_loopback(host) and not token)
     uvicorn.run(guarded, host=host, port=port, log_level="warning")

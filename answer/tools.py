@@ -99,6 +99,7 @@ class RepoState:
         self._graph: Any = None
         self._graph_state: Any = None
         self.index_lock = threading.Lock()
+        self._graph_lock = threading.Lock()
         self._answer_ctx: AnswerContext | None = None
         self.search_cache = _LRU(SEARCH_CACHE_SIZE)
 
@@ -215,7 +216,9 @@ class RepoState:
         store = self.store_or_none()
         if store is None:
             return None
-        with self._lock:
+        # Its own lock: a first build parses every file (seconds on big trees) and must not block the
+        # store lookups of concurrent searches.
+        with self._graph_lock:
             if self._graph is not None and self._graph_state == self._store_state:
                 return self._graph
             try:
@@ -342,6 +345,21 @@ class Tools:
     @classmethod
     def for_path(cls, path: Path | str | None = None) -> Tools:
         return cls(load_workspace(path))
+
+    def warm(self, repo: str | None = None, graph: bool = False) -> None:
+        """Open a repository's index ahead of the first request (and build its reference graph)."""
+        try:
+            st = self.state(repo)
+            if st.store_or_none() is not None and graph:
+                st.graph()
+        except SourcebookError as exc:  # the first real request reports it properly
+            log.info("warm-up: %s", exc)
+
+    def warm_in_background(self, graph: bool = False) -> threading.Thread:
+        thread = threading.Thread(target=self.warm, kwargs={"graph": graph}, name="sourcebook-warm",
+                                  daemon=True)
+        thread.start()
+        return thread
 
     def state(self, repo: str | None = None) -> RepoState:
         alias = self.workspace.alias_for(repo)

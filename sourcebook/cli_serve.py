@@ -44,8 +44,9 @@ def serve_command(path: str, host: str, port: int, token: str | None, max_body: 
         return
     from answer.tools import Tools
 
-    app = http_api.create_app(Tools.for_path(path), token=token or None, max_body_bytes=max_body,
-                              local_only=local_only)
+    tools = Tools.for_path(path)
+    tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
+    app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
