@@ -175,7 +175,7 @@ class _Extraction:
         defs: dict[int, _Def] = {}
         imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
         calls: list[Node] = []
-        names: list[Node] = []
+        used: list[Node] = []
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -183,7 +183,7 @@ class _Extraction:
                 continue
             found = caps.get("ref.name")
             if found is not None:
-                names += found
+                used += found
                 continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
@@ -194,7 +194,7 @@ class _Extraction:
         ordered = self._resolve(defs)
         refs: list[tuple[int, Node, str]] = []
         name_ids = self.name_ids
-        for found, ref_kind in ((calls, "call"), (names, "name")):
+        for found, ref_kind in ((calls, "call"), (used, "name")):
             seen: set[int] = set()
             for n in found:
                 # several patterns may name the same node (a base class is also an argument)
