@@ -326,10 +326,17 @@ def provenance(draft: FileDraft | ModuleDraft | OverviewDraft, writer_id: str) -
     return "Prose on this page was extracted from the code (docstrings and structure); no LLM was used."
 
 
+_CALLABLE_KINDS = frozenset({"function", "method", "macro"})
+
+
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "") -> str:
     symbols = ctx.ordered_symbols()
     public = [s for s in symbols if s.public]
+    kinds = {s.qualname: s.kind for s in symbols}
+    # the table lists the file's API: top-level symbols and members of classes and the like; functions
+    # nested inside functions are implementation detail and appear only in their parent's section
+    table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
     anchors = anchor_ids(symbols)
     children: dict[str | None, list[Symbol]] = {}
     for s in symbols:
@@ -341,7 +348,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     facts = ctx.facts
     return _environment().get_template("file.md.j2").render(
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
-        public=public, top=top, children=children, anchors=anchors, notes=notes,
+        public=table, top=top, children=children, anchors=anchors, notes=notes,
         link=lambda page_id: relative_link(ctx.page_id, page_id),
         where=lambda s: source_location(ctx.path, s.start_line, s.end_line, repo_url),
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), repo_url),

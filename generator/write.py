@@ -299,7 +299,9 @@ class ExtractiveWriter:
                 f.file.kind, "Source file")
             lang = f" ({f.file.language})" if f.file.language else ""
             lines = f", {f.line_count} lines" if f.line_count else ""
-            return FileDraft(summary=f"{what}{lang}{lines}.")
+            imported = list(dict.fromkeys(i.module for i in f.imports if i.module))
+            uses = f" It imports {_listing(imported)}." if imported else ""
+            return FileDraft(summary=f"{what}{lang}{lines}.{uses}")
         return FileDraft(summary=" ".join(p for p in (lead, defined) if p))
 
     def module_page(self, ctx: ModuleContext) -> ModuleDraft:

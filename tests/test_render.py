@@ -45,7 +45,8 @@ def _file_ctx() -> FileContext:
                       symbols=[_symbol("Evil", EVIL, "class", signature="class Evil(Base)"),
                                _symbol("Evil.run", "Run.\n\nMore <b>bold</b>.", "method", "Evil"),
                                _symbol("Evil.__init__", "", "method", "Evil"),
-                               _symbol("helper", "Help.")],
+                               _symbol("helper", "Help."),
+                               _symbol("helper.inner", "Nested.", "function", "helper")],
                       docstring="Module <img src=x onerror=alert(1)> doc.", line_count=40)
     return FileContext(facts=facts, page_id="files/pkg/app.py.md", module="pkg",
                        depends_on=(PageLink("pkg/util.py", "files/pkg/util.py.md", "util.py"),),
@@ -76,6 +77,8 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert "### Evil { #sym-evil }" in md
     assert "#### Evil.run { #sym-evil-run }" in md
     assert "#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init }" in md  # no `_` runs inside { #id }
+    assert "[helper.inner]" not in md  # a function inside a function is not part of the file's API table
+    assert "#### helper.inner { #sym-helper-inner }" in md  # ... but it has its section under its parent
     assert "```python\nclass Evil(Base)\n```" in md
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.facts import FileFacts, Heading, SourceFile, Symbol
+from generator.facts import FileFacts, Heading, Import, SourceFile, Symbol
 from generator.write import (
     EntryPoint,
     ExtractiveWriter,
@@ -55,6 +55,14 @@ def test_file_summary_without_symbols_or_docstring_names_the_file_kind() -> None
     draft = ExtractiveWriter().file_page(
         FileContext(facts=_facts("setup.cfg", kind="config", language="ini"), page_id="x", module=""))
     assert draft.summary == "Configuration file (ini), 10 lines."
+
+
+def test_file_without_symbols_says_what_it_imports() -> None:
+    facts = _facts("pkg/__init__.py")
+    facts.imports = [Import("pkg/__init__.py", ".app", ("App",)), Import("pkg/__init__.py", ".app", ("run",)),
+                     Import("pkg/__init__.py", "os")]
+    draft = ExtractiveWriter().file_page(FileContext(facts=facts, page_id="x", module="pkg"))
+    assert draft.summary == "Source file (python), 10 lines. It imports `.app` and `os`."
 
 
 def test_doc_file_summary_lists_sections() -> None:
