@@ -6,21 +6,17 @@ NotFoundError for "not indexed" / unknown alias (404), AccessError for paths out
 UsageError for malformed input (400). A retrieval outage is not an error: search and context answer an empty
 result with `degraded: true` and a note.
 
-Per repository the index store is opened once and re-opened when another process (or the `index` tool)
-has written a newer index; the reference graph used by get_symbol and get_context is built lazily from the
-indexed file texts and cached for that index state.
+Per-repository state (the open index, caches, the reference graph) lives in answer/repo_state.py.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from answer.context import (
     DEFAULT_BUDGET_TOKENS,
@@ -33,232 +29,16 @@ from answer.context import (
     parse_target,
 )
 from answer.paths import normalize_rel_path, resolve_in_root, under_scope
+from answer.repo_state import RepoState
 from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
-if TYPE_CHECKING:
-    from answer.engine import AnswerContext
-    from generator.index import IndexStore
-    from sourcebook.config import Config
-
 log = logging.getLogger(__name__)
-
-STORE_RECHECK_S = 2.0  # how often a long-running server looks for a newer index written by someone else
 MAX_BODY_LINES = 400
 MAX_SYMBOL_MATCHES = 10
 MAX_READ_CHARS = 400_000
 SEARCH_LIMIT_MAX = 100
-SEARCH_CACHE_SIZE = 512
 MAX_SEED_LINES = 120  # a matched span longer than this is cut to its header (see _header_end)
-
-
-class _LRU:
-    """A small thread-safe least-recently-used map."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[Any, dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Any) -> dict[str, Any] | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key: Any, value: dict[str, Any]) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-def _outage_errors() -> tuple[type[BaseException], ...]:
-    """What a vanished or damaged LanceDB table raises mid-query (never KeyboardInterrupt)."""
-    import pyarrow as pa
-
-    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
-
-
-class RepoState:
-    """One repository's open index and derived caches. Thread-safe: the HTTP server shares it."""
-
-    def __init__(self, alias: str, config: Config) -> None:
-        self.alias = alias
-        self.config = config
-        self._lock = threading.RLock()
-        self._store: IndexStore | None = None
-        self._store_state: Any = None
-        self._checked_at = 0.0
-        self._graph: Any = None
-        self._graph_state: Any = None
-        self.index_lock = threading.Lock()
-        self._graph_lock = threading.Lock()
-        self._answer_ctx: AnswerContext | None = None
-        self.search_cache = _LRU(SEARCH_CACHE_SIZE)
-
-    # ------------------------------------------------------------ the index
-
-    def _current_state(self) -> Any:
-        from generator.index import _connect, _read_meta
-
-        meta = _read_meta(_connect(self.config.index_location))
-        return None if meta is None else (meta.get("updated_at"), str(meta.get("versions")))
-
-    def store(self) -> IndexStore:
-        """The open index; raises IndexStoreError when there is none (or it is unusable)."""
-        from generator.index import open_index
-
-        with self._lock:
-            now = time.monotonic()
-            if self._store is not None and now - self._checked_at < STORE_RECHECK_S:
-                return self._store
-            self._checked_at = now
-            if self._store is not None:
-                try:
-                    if self._current_state() == self._store_state:
-                        return self._store
-                except _outage_errors() as exc:
-                    log.warning("%s: cannot check the index state: %s", self.alias, exc)
-                    return self._store
-            store = open_index(self.config)
-            self.search_cache.clear()
-            self._store = store
-            self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
-            return store
-
-    def store_or_none(self) -> IndexStore | None:
-        try:
-            return self.store()
-        except IndexStoreError as exc:
-            log.info("%s: no usable index: %s", self.alias, exc)
-            return None
-
-    def answer_context(self) -> AnswerContext:
-        """The engine's warm per-repository context (answer cache, chat model), given our current store."""
-        from answer.engine import AnswerContext
-
-        with self._lock:
-            if self._answer_ctx is None:
-                self._answer_ctx = AnswerContext(self.config, alias=self.alias)
-            ctx = self._answer_ctx
-        store = self.store_or_none()
-        if store is not None:
-            ctx.store = store  # re-opened when the index changes; the engine keeps what it is given
-        return ctx
-
-    def invalidate(self) -> None:
-        with self._lock:
-            self.search_cache.clear()
-            self._store = None
-            self._checked_at = 0.0
-
-    # ------------------------------------------------------------ table reads
-
-    def files(self) -> list[dict[str, Any]]:
-        """Indexed files (path, sha, language, kind, symbol_count, line_count), cached per index state."""
-        store = self.store_or_none()
-        if store is None:
-            return []
-        cached = store.cache.get("surfaces.files")
-        if cached is None:
-            cols = ["path", "sha", "language", "kind", "symbol_count", "line_count", "size"]
-            cached = _read_rows(store, "files", cols)
-            store.cache["surfaces.files"] = cached
-        return list(cached)
-
-    def indexed_paths(self) -> dict[str, dict[str, Any]]:
-        store = self.store_or_none()
-        if store is None:
-            return {}
-        cached = store.cache.get("surfaces.paths")
-        if cached is None:
-            cached = {row["path"]: row for row in self.files()}
-            store.cache["surfaces.paths"] = cached
-        return dict(cached)
-
-    def file_text(self, path: str) -> str | None:
-        """The indexed text of one file, or None when it is not indexed."""
-        from generator.sql import equals
-
-        store = self.store_or_none()
-        if store is None or path not in self.indexed_paths():
-            return None
-        texts: dict[str, str] = store.cache.setdefault("surfaces.texts", {})
-        if path not in texts:
-            rows = _read_rows(store, "files", ["text"], where=equals("path", path), limit=1)
-            if not rows:
-                return None
-            texts[path] = rows[0]["text"] or ""
-        return texts[path]
-
-    def symbols(self) -> list[dict[str, Any]]:
-        from answer.search import _symbol_table
-
-        store = self.store_or_none()
-        if store is None:
-            return []
-        try:
-            return _symbol_table(store)
-        except _outage_errors() as exc:
-            raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
-
-    # ------------------------------------------------------------ the reference graph
-
-    def graph(self) -> Any:
-        """RepoGraph over the indexed files (parsed from their indexed text), or None when unavailable."""
-        store = self.store_or_none()
-        if store is None:
-            return None
-        # Its own lock: a first build parses every file (seconds on big trees) and must not block the
-        # store lookups of concurrent searches.
-        with self._graph_lock:
-            if self._graph is not None and self._graph_state == self._store_state:
-                return self._graph
-            try:
-                from generator.graph import build_graph
-                from generator.parse import extract
-            except ImportError as exc:
-                log.warning("reference graph unavailable: %s", exc)
-                return None
-            from generator.facts import SourceFile
-
-            started = time.perf_counter()
-            facts = []
-            texts = {r["path"]: r["text"] or "" for r in _read_rows(store, "files", ["path", "text"])}
-            for row in self.files():
-                text = texts.get(row["path"], "")
-                source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0),
-                                    row["sha"], row.get("kind") or "code")
-                facts.append(extract(source, text.encode("utf-8")))
-            self._graph = build_graph(facts)
-            self._graph_state = self._store_state
-            log.info("%s: reference graph of %d files in %.2fs", self.alias, len(facts),
-                     time.perf_counter() - started)
-            return self._graph
-
-
-def _read_rows(store: IndexStore, table: str, columns: list[str], where: str | None = None,
-               limit: int | None = None) -> list[dict[str, Any]]:
-    """Rows of one index table; a damaged or vanished table is an IndexStoreError (503), not a crash."""
-    try:
-        tbl = store.table(table)
-        if not tbl.count_rows():
-            return []
-        query = tbl.search().select(columns)
-        if where:
-            query = query.where(where)
-        return list(query.limit(limit).to_arrow().to_pylist())
-    except _outage_errors() as exc:
-        raise IndexStoreError(f"the index table {table!r} cannot be read: {exc}") from exc
-
-
 # ---------------------------------------------------------------- helpers (pure)
 
 
