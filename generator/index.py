@@ -14,10 +14,13 @@ unchanged chunk text is never re-embedded (vectors are reused by content hash).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
+import sys
 import time
+import types
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -189,9 +192,44 @@ _PATH_COL = {"chunks": "path", "symbols": "path", "files": "path", "pages": "tar
 
 # ---------------------------------------------------------------- opening
 
+_REST_CLIENT = "lance_namespace_urllib3_client"
+
+
+def _defer_rest_client() -> None:
+    """Register LanceDB's REST-namespace client package without running its __init__ yet.
+
+    `import lancedb` imports that client's models; the package __init__ also builds pydantic validators for
+    every REST API method, which is about half of the import time (a cold `sourcebook search` pays it) and is
+    never used with a local or object-store URI. Submodules still import normally through __path__; the
+    first access to a top-level name runs the real __init__ in place, so nothing is lost.
+    """
+    if _REST_CLIENT in sys.modules:
+        return
+    spec = importlib.util.find_spec(_REST_CLIENT)
+    if spec is None or spec.loader is None or not spec.submodule_search_locations:
+        return
+    shell = types.ModuleType(_REST_CLIENT)
+    shell.__path__ = list(spec.submodule_search_locations)
+    shell.__spec__, shell.__loader__, shell.__file__ = spec, spec.loader, spec.origin
+    shell.__package__ = _REST_CLIENT
+    loader = spec.loader
+
+    def load_on_first_use(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        del shell.__dict__["__getattr__"]
+        loader.exec_module(shell)
+        return getattr(shell, attr)
+
+    shell.__dict__["__getattr__"] = load_on_first_use
+    sys.modules[_REST_CLIENT] = shell
+
+
 def _connect(uri: str) -> Any:
     # LanceDB's Rust side logs deprecation chatter to stderr; our own logging reports what matters
     os.environ.setdefault("LANCE_LOG", "error")
+    if "lancedb" not in sys.modules:
+        _defer_rest_client()
     import lancedb
 
     return lancedb.connect(uri)
