@@ -152,14 +152,16 @@ def file_row(facts: FileFacts, text: str) -> dict[str, Any]:
 
 
 def page_row(page: PageRecord) -> dict[str, Any]:
-    embed_text = page_embed_text(page)
+    # the hash covers everything stored (not just the embedded prefix): an unchanged hash skips the page
+    content = "\x00".join([page.kind, page.title, page.target_path, page.summary, page.markdown,
+                           " ".join(page.symbols), page.written_by])
     return {
         "id": page.id, "kind": page.kind, "title": page.title, "target_path": page.target_path,
         "summary": page.summary, "markdown": page.markdown, "symbols": " ".join(page.symbols),
         "written_by": page.written_by,
         "tokens": " ".join([" ".join(path_terms(page.target_path)) if page.target_path else "",
                             token_text(f"{page.title}\n{page.summary}\n{page.markdown}", "", page.symbols)]),
-        "hash": _hash(embed_text),
+        "hash": _hash(content),
     }
 
 

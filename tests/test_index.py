@@ -201,6 +201,11 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
     ranked = [f.path for f in rank_files(store, "loads settings")]
     assert ranked[0] == "pkg/config.py"
     assert "pkg" not in ranked  # a module page documents a directory: never a file hit
+    longer = PageRecord(id=pages[0].id, kind="file", title=pages[0].title, target_path="pkg/config.py",
+                        summary=pages[0].summary, markdown=pages[0].markdown + "x" * 5000 + " zanzibar",
+                        symbols=pages[0].symbols)
+    assert update_index(config, files, facts, [longer, module], None, texts=texts).pages_written == 2
+    assert [f.path for f in rank_files(open_index(config), "zanzibar")] == ["pkg/config.py"]
     kept = [f for f in files if f.path != "pkg/config.py"]
     update_index(config, kept, facts, [], None, texts=texts)
     assert open_index(config).table("pages").count_rows() == 1  # the module page stays
