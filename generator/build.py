@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
 from generator.facts import FileFacts, PageRecord, Skipped, SourceFile
 from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
     PageState,
     atomic_write_text,
+    draft_key,
     file_context,
     is_stale,
     load_state,
@@ -46,6 +49,7 @@ STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview", "sit
 # stage, done, total (total 0 = unknown); called from the building thread only
 Progress = Callable[[str, int, int], None]
 T = TypeVar("T")
+D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
 
 _README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
@@ -227,9 +231,22 @@ class PageSink:
         row = self.state.get(page_id)
         return row.summary if row else ""
 
-    def put(self, page_id: str, key: str, markdown: str, row: PageState) -> None:
+    def stored_draft(self, page_id: str, dkey: str, model: type[D]) -> D | None:
+        """The draft this page was last rendered from, if its inputs and writer are unchanged."""
+        row = self.state.get(page_id)
+        if row is None or row.retry or row.draft_key != dkey or not row.draft:
+            return None
+        try:
+            return model.model_validate(row.draft)
+        except ValidationError:
+            return None  # a draft from an older model layout: write it again
+
+    def put(self, page_id: str, key: str, markdown: str, row: PageState, *, dkey: str = "",
+            draft: BaseModel | None = None) -> None:
         atomic_write_text(self.docs / page_id, markdown)
         row.key = key
+        row.draft_key = dkey
+        row.draft = draft.model_dump(mode="json") if draft is not None else {}
         self.state[page_id] = row
         self.report.pages_written.append(page_id)
         if row.retry and page_id not in self.report.write_failures:  # a writer's own fallback counts too
@@ -324,8 +341,12 @@ def write_file_pages(run: PageRun) -> None:
             todo.append((ctx, key))
     notify("files", 0, len(todo))
 
-    def write(item: tuple[Any, str]) -> FileDraft:
+    def write(item: tuple[Any, str]) -> tuple[FileDraft, dict[str, str]]:
+        """(draft, generated docstrings): re-used from the state when only the rendering changed."""
         ctx, _ = item
+        stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
+        if stored is not None:
+            return stored, dict(pages.state[ctx.page_id].docstrings)
         text = texts.get(ctx.path)
         if text is None:
             try:
@@ -333,18 +354,20 @@ def write_file_pages(run: PageRun) -> None:
             except SourcebookError:
                 text = ""
         ctx = dataclasses.replace(ctx, source=text)
-        return _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
+        draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
+        return draft, generated_docstrings(draft)
 
-    for n, ((ctx, key), draft) in enumerate(zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
+    for n, ((ctx, key), (draft, generated)) in enumerate(
+            zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
-        generated = generated_docstrings(draft)
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated))
         markdown = render_file_page(shown, draft, writer_id=writer.id, repo_url=config.repo_url,
                                     module_page=plan.modules[ctx.module])
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
-            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated))
+            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated),
+            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
         notify("files", n, len(todo))
 
 
@@ -402,14 +425,19 @@ def write_module_pages(run: PageRun) -> None:
                 todo.append((ctx, key))
 
         def write(item: tuple[Any, str]) -> ModuleDraft:
-            return _safely(writer.module_page, extractive.module_page, item[0], item[0].page_id, pages.report)
+            ctx = item[0]
+            stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
+            if stored is not None:
+                return stored
+            return _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
 
         for (ctx, key), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
             markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
                                           file_pages=plan.files)
             pages.put(ctx.page_id, key, markdown, PageState(
                 key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
-                written_by=draft.written_by, retry=draft.fallback))
+                written_by=draft.written_by, retry=draft.fallback),
+                dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
         done += len(levels[depth])
         notify("modules", done, len(ordered))
 
@@ -454,14 +482,15 @@ def write_overview(run: PageRun) -> None:
     key = page_key(ctx.fingerprint(), writer.id, render_version())
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
-        draft: OverviewDraft = _safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID,
-                                       pages.report)
+        dkey = draft_key(ctx.fingerprint(), writer.id)
+        draft: OverviewDraft = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft) or _safely(
+            writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
                                         resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
                                         file_anchors=_anchors(facts))
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
-            written_by=draft.written_by, retry=draft.fallback))
+            written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft)
     notify("overview", 1, 1)
 
 

@@ -282,12 +282,22 @@ def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFac
 # -- keys and state ------------------------------------------------------------------------------------------
 
 
-def page_key(fingerprint: str, writer_id: str, render_version: str) -> str:
+def _digest(*parts: str) -> str:
     digest = hashlib.sha256()
-    for part in (fingerprint, writer_id, render_version):
+    for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
     return digest.hexdigest()
+
+
+def draft_key(fingerprint: str, writer_id: str) -> str:
+    """The key of a page's prose: its inputs and the writer (model + prompt version) that wrote it."""
+    return _digest("draft", fingerprint, writer_id)
+
+
+def page_key(fingerprint: str, writer_id: str, render_version: str) -> str:
+    """The key of a page's Markdown: its draft key plus everything rendering adds (templates, renderer)."""
+    return _digest("page", draft_key(fingerprint, writer_id), render_version)
 
 
 @dataclass
@@ -303,6 +313,10 @@ class PageState:
     symbols: list[str] = field(default_factory=list)
     retry: bool = False  # written by a fallback: re-write on the next run whatever the key says
     docstrings: dict[str, str] = field(default_factory=dict)  # qualname -> LLM-written docstring (file pages)
+    # the writer's draft and the key of its inputs: a page whose inputs are unchanged but whose rendering
+    # changed (templates, renderer) is re-rendered from this draft without asking the writer again
+    draft_key: str = ""
+    draft: dict[str, Any] = field(default_factory=dict)
 
 
 def state_path(out_dir: Path) -> Path:

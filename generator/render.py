@@ -34,7 +34,7 @@ from generator.write import (
     first_paragraph,
 )
 
-RENDER_LOGIC_VERSION = "1"  # bump when this module changes what a page looks like
+RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this module's bytes count too
 
 # -- where the templates and the theme layer live -----------------------------------------------------------
 
@@ -64,6 +64,7 @@ def _environment() -> jinja2.Environment:
 def render_version() -> str:
     """Part of every page key: changes when a template or this module's rendering logic changes."""
     digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
+    digest.update(Path(__file__).read_bytes())  # this module's own logic counts as much as the templates
     for path in sorted(data_dir("templates").glob("*.j2")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())

@@ -11,8 +11,11 @@ minus bulky source text (represented by the file's content hash), so plan.py can
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -269,6 +272,11 @@ def describe_definitions(symbols: list[Symbol]) -> str:
     return "It defines " + parts[0] + "."
 
 
+@cache
+def _module_hash() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]
+
+
 class ExtractiveWriter:
     """Prose from docstrings and code shape only: deterministic, instant, no provider."""
 
@@ -276,7 +284,8 @@ class ExtractiveWriter:
 
     @property
     def id(self) -> str:
-        return f"extractive/{self.VERSION}"
+        # the hash of this module makes any change to the extractive prose re-draft the pages it affects
+        return f"extractive/{self.VERSION}-{_module_hash()}"
 
     @property
     def concurrency(self) -> int:

@@ -219,3 +219,21 @@ def test_cli_build_summary_check_and_globs(make_repo: Callable[..., Path], tmp_p
     stale = runner.invoke(cli, args, env=env)
     assert stale.exit_code == 1
     assert "files/pkg/util.py.md" in stale.output
+
+
+def test_template_change_rerenders_from_stored_drafts_without_the_writer(
+        make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    import generator.render
+
+    root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
+    writer = _FlakyWriter("")
+    first = _build(root, writer=writer)
+    assert writer.calls  # file pages were written by the writer
+    writer.calls.clear()
+    monkeypatch.setattr(generator.render, "render_version", lambda: "another template")
+    again = _build(root, writer=writer)
+    assert writer.calls == []  # prose is re-used: a template change costs no LLM call
+    assert sorted(again.pages_written) == sorted(first.pages_written)
+    page = (root / ".sourcebook" / "docs" / "files" / "pkg" / "core.py.md").read_text()
+    assert "LLM summary of pkg/core.py." in page
+    assert "written by an LLM" in page
