@@ -52,6 +52,7 @@ T = TypeVar("T")
 D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
 
+SAVE_EVERY_S = 5.0  # page state is also saved this often while pages are written
 _README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
 
 
@@ -220,6 +221,7 @@ class PageSink:
         self.state = state
         self.report = report
         self.dirty = False
+        self.saved_at = time.monotonic()
 
     def fresh(self, page_id: str, key: str) -> bool:
         if is_stale(page_id, key, self.state, self.docs):
@@ -252,6 +254,8 @@ class PageSink:
         if row.retry and page_id not in self.report.write_failures:  # a writer's own fallback counts too
             self.report.write_failures.append(page_id)
         self.dirty = True
+        if time.monotonic() - self.saved_at > SAVE_EVERY_S:
+            self.save()  # a killed process (no finally) loses at most a few seconds of written pages
 
     def prune(self, planned: set[str]) -> list[str]:
         gone = orphan_pages(planned, self.state, self.docs)
@@ -265,6 +269,8 @@ class PageSink:
     def save(self) -> None:
         if self.dirty or not (self.config.out_dir / "state" / "pages.json").is_file():
             save_state(self.config.out_dir, self.state)
+            self.dirty = False
+        self.saved_at = time.monotonic()
 
     def records(self, planned: Iterable[str]) -> list[PageRecord]:
         out = []

@@ -237,3 +237,39 @@ def test_template_change_rerenders_from_stored_drafts_without_the_writer(
     page = (root / ".sourcebook" / "docs" / "files" / "pkg" / "core.py.md").read_text()
     assert "LLM summary of pkg/core.py." in page
     assert "written by an LLM" in page
+
+
+KILLED_BUILD = """
+import os, sys
+import generator.build as b
+from generator.write import FileDraft
+from sourcebook.config import load_config
+
+class DiesOnUtil:
+    id = "test/1"
+    concurrency = 1
+    def file_page(self, ctx):
+        if ctx.path == "pkg/util.py":
+            os._exit(9)  # like SIGKILL: no finally block, no atexit
+        return FileDraft(summary="ok", written_by="llm")
+    def module_page(self, ctx): raise AssertionError
+    def overview(self, ctx): raise AssertionError
+
+b.SAVE_EVERY_S = 0.0
+b.build(load_config(sys.argv[1]), writer=DiesOnUtil(), site=False, index=False)
+"""
+
+
+def test_killed_run_keeps_the_pages_it_wrote(make_repo: Callable[..., Path]) -> None:
+    import subprocess
+    import sys
+
+    root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
+    proc = subprocess.run([sys.executable, "-c", KILLED_BUILD, str(root)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 9, proc.stderr
+    saved = load_state(root / ".sourcebook")
+    assert {"files/pkg/__init__.py.md", "files/pkg/core.py.md"} <= set(saved)  # written before the kill
+    resumed = _FlakyWriter("")
+    _build(root, writer=resumed)
+    assert resumed.calls == ["pkg/util.py"]
