@@ -85,7 +85,7 @@ def _load(url: str, path: str, param: str, questions: list[str], clients: int, s
             while time.monotonic() < deadline:
                 q = questions[i % len(questions)]
                 params: dict[str, str | int] = {param: q}
-                if unique:
+                if unique and path == "/search":
                     params["limit"] = 1 + (i // len(questions)) % 100
                 i += clients
                 started = time.perf_counter()
@@ -148,6 +148,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--embedder", default=None, help="embed provider override (default: configured)")
     parser.add_argument("--workers", type=int, default=1, help="sourcebook serve --workers")
+    parser.add_argument("--soak", type=int, default=0,
+                        help="extra rounds of unique /ask + /search load, printing RSS after each (memory)")
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
@@ -201,6 +203,12 @@ def main() -> None:
                       f"p90 {stats['p90_ms']:.1f} ms, p99 {stats['p99_ms']:.1f} ms"
                       + (f"; first error: {stats['first_error']}" if stats["errors"] else ""))
                 print(f"  server RSS after: {_rss_tree_mb(server.pid):.0f} MB")
+            for n in range(args.soak):
+                for path in ("/ask", "/search"):
+                    varied = [f"{q} (round {n})" for q in questions]  # new text: no cache can answer
+                    stats = _load(url, path, "q", varied, args.clients, args.seconds, unique=True)
+                    print(f"soak {n + 1} {path}: {stats['requests']} requests, errors {stats['errors']}, "
+                          f"p50 {stats['p50_ms']:.1f} ms; server RSS {_rss_tree_mb(server.pid):.0f} MB")
         finally:
             server.terminate()
             server.wait(timeout=10)
