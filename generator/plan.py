@@ -37,6 +37,7 @@ OVERVIEW_ID = "index.md"
 STATE_VERSION = 1
 _UNSAFE = re.compile(r"[^\w.\-]+")
 _RESERVED_STEMS = frozenset({"index", "readme"})
+_MAX_SEGMENT_BYTES = 200  # filesystems allow 255 bytes per name
 
 
 # -- page ids ------------------------------------------------------------------------------------------------
@@ -46,6 +47,9 @@ def _safe_segment(segment: str) -> str:
     seg = _UNSAFE.sub("_", unicodedata.normalize("NFC", segment))
     if seg.startswith("."):
         seg = "_" + seg[1:]  # MkDocs excludes dot-files and dot-directories from the site
+    if len(seg.encode("utf-8")) > _MAX_SEGMENT_BYTES:  # room for ".md", ".html" and a collision suffix
+        head = seg.encode("utf-8")[:_MAX_SEGMENT_BYTES - 9].decode("utf-8", "ignore")
+        seg = f"{head}-{_short_hash(segment)}"
     return seg or "_"
 
 

@@ -99,3 +99,10 @@ def test_damaged_state_means_rewrite_everything(tmp_path: Path) -> None:
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "pages.json").write_text("{not json")
     assert load_state(tmp_path) == {}
+
+
+def test_very_long_names_are_shortened_uniquely() -> None:
+    a, b = "x" * 250 + "a.py", "x" * 250 + "b.py"
+    ids = file_page_ids([a, b])
+    assert ids[a] != ids[b]
+    assert all(len(i.split("/")[-1].encode()) <= 255 - len(".html") for i in ids.values())
