@@ -389,7 +389,9 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
     return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked]
 
 
-def fuse_spans(lists: dict[str, list[_Cand]], w: Weights) -> list[SpanHit]:
+def fuse_spans(lists: dict[str, list[_Cand]], w: Weights, limit: int, scope: str | None = None
+               ) -> list[SpanHit]:
+    """The `limit` best spans in scope by weighted RRF (snippets are cut only for those)."""
     scores: dict[str, float] = {}
     best: dict[str, _Cand] = {}
     tiers: dict[str, set[str]] = {}
@@ -403,9 +405,13 @@ def fuse_spans(lists: dict[str, list[_Cand]], w: Weights) -> list[SpanHit]:
             best.setdefault(key, cand)
             tiers.setdefault(key, set()).add(_TIER_OF.get(name, name))
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    out = []
+    out: list[SpanHit] = []
     for key, score in ranked:
         c = best[key]
+        if not _in_scope(c.path, scope):
+            continue
+        if len(out) >= limit:
+            break
         out.append(SpanHit(c.path, c.start_line, c.end_line, round(score, 6), tuple(sorted(tiers[key])),
                            _snippet(c.text), c.symbol, c.source))
     return out
@@ -476,7 +482,7 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         return result
     priors = _kind_priors(store, query, weights)
     result.files = [f for f in fuse_files(lists, weights, priors) if _in_scope(f.path, scope)][:limit]
-    result.hits = [h for h in fuse_spans(lists, weights) if _in_scope(h.path, scope)][:limit]
+    result.hits = fuse_spans(lists, weights, limit, scope)
     result.seconds = time.perf_counter() - started
     return result
 
