@@ -114,6 +114,7 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
     with timer("plan"):
         plan = plan_pages(sorted(facts))
         state = load_state(config.out_dir)
+        previous = {row.target_path: row.source_sha for row in state.values() if row.kind == "file"}
         report.pages_total = len(plan.all_ids)
         notify("plan", 1, 1)
 
@@ -134,6 +135,8 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
         report.pages_deleted = pages.prune(plan.all_ids)
     finally:
         pages.save()  # also on Ctrl-C or a provider outage: what was written is not written again
+    if previous:  # not on a first build: every file would be "new"
+        record_changes(config, facts, report, previous=previous)
 
     if site:
         with timer("site"):
@@ -372,7 +375,8 @@ def write_file_pages(run: PageRun) -> None:
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
-            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated),
+            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
+            source_sha=ctx.facts.file.sha),
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
         notify("files", n, len(todo))
 
@@ -498,6 +502,27 @@ def write_overview(run: PageRun) -> None:
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft)
     notify("overview", 1, 1)
+
+
+def record_changes(config: Config, facts: Mapping[str, FileFacts], report: BuildReport, *,
+                   previous: Mapping[str, str], limit: int = 20) -> None:
+    """Dated facts for the answer engine: files added, changed or deleted since the previous build.
+
+    `previous` maps each file documented by the last build to its content hash then. At most `limit` facts
+    of each kind are recorded per build (a mass change is one commit, not a history).
+    """
+    from answer.episodes import EpisodeStore
+
+    store = EpisodeStore(config.out_dir)
+    changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
+    added = [p for p in sorted(facts) if p not in previous]
+    gone = [p for p in sorted(previous) if p not in facts]
+    for path in changed[:limit]:
+        store.record_auto(f"{path} changed; its wiki page was regenerated", scope=path)
+    for path in added[:limit]:
+        store.record_auto(f"{path} was added to the repository and the wiki", scope=path)
+    for path in gone[:limit]:
+        store.record_auto(f"{path} was deleted; its wiki page was removed", scope=posixpath.dirname(path))
 
 
 # -- check ---------------------------------------------------------------------------------------------------

@@ -321,6 +321,7 @@ class PageState:
     # changed (templates, renderer) is re-rendered from this draft without asking the writer again
     draft_key: str = ""
     draft: dict[str, Any] = field(default_factory=dict)
+    source_sha: str = ""  # file pages: the content hash of the file the page was written from
 
 
 def state_path(out_dir: Path) -> Path:

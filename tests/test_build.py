@@ -273,3 +273,22 @@ def test_killed_run_keeps_the_pages_it_wrote(make_repo: Callable[..., Path]) -> 
     resumed = _FlakyWriter("")
     _build(root, writer=resumed)
     assert resumed.calls == ["pkg/util.py"]
+
+
+def test_changes_are_recorded_as_dated_facts_for_the_answer_engine(make_repo: Callable[..., Path]) -> None:
+    from answer.episodes import EpisodeStore
+
+    root = make_repo(REPO)
+    _build(root)
+    store = EpisodeStore(root / ".sourcebook")
+    assert store.all() == []  # a first build records nothing: every file would be "new"
+    (root / "pkg/util.py").write_text('"""Changed."""\n')
+    (root / "web/lib/dom.ts").unlink()
+    (root / "pkg/extra.py").write_text("X = 1\n")
+    _build(root)
+    facts = {(e.text, e.scope) for e in store.all()}
+    assert facts == {("pkg/util.py changed; its wiki page was regenerated", "pkg/util.py"),
+                     ("pkg/extra.py was added to the repository and the wiki", "pkg/extra.py"),
+                     ("web/lib/dom.ts was deleted; its wiki page was removed", "web/lib")}
+    _build(root)
+    assert len(store.all()) == 3  # an unchanged re-run records nothing new
