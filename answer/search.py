@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -439,8 +440,14 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
         else:
             tiers.append(("semantic", _semantic_lists))
     lists: dict[str, list[_Cand]] = {}
-    for _name, fn in tiers:
-        lists.update(fn(store, query, scope, w))
+    if len(tiers) == 1:
+        lists.update(tiers[0][1](store, query, scope, w))
+        return lists
+    # the tiers wait on LanceDB (Rust, GIL released) most of the time: overlapping them cuts hybrid latency
+    with ThreadPoolExecutor(max_workers=len(tiers), thread_name_prefix="search") as pool:
+        futures = [pool.submit(fn, store, query, scope, w) for _name, fn in tiers]
+        for future in futures:
+            lists.update(future.result())
     return lists
 
 
