@@ -336,7 +336,11 @@ class Tools:
             close = difflib.get_close_matches(name.rsplit(".", maxsplit=1)[-1], names, n=5, cutoff=0.75)
             hint = f"; did you mean: {', '.join(close)}" if close else ""
             raise NotFoundError(f"no indexed symbol named {name!r}{hint}")
-        graph = st.graph()
+        try:
+            graph = st.graph()
+        except IndexStoreError as exc:  # definitions and bodies still answer; only the edges are missing
+            log.warning("get_symbol: %s", exc)
+            graph = None
         out = []
         for row in rows:
             entry: dict[str, Any] = {
