@@ -589,7 +589,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
             and not report.pages_written and not report.pages_deleted):
         return False
     install_theme(config.out_dir)
-    build_site(write_config(config.out_dir, yml))
+    # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
+    build_site(write_config(config.out_dir, yml), timeout_s=600.0 + 0.5 * len(plan.all_ids))
     atomic_write_text(stamp, fingerprint)
     return True
 
