@@ -80,6 +80,7 @@ class Weights:
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
     literal: float = 0.3
+    paths: float = 1.0  # files the query names by path
     semantic: float = 0.7
     chunk_limit: int = 150
     file_limit: int = 60
@@ -176,6 +177,7 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
                             source="page") for r in pages if r["target_path"]]
     lists["literal"] = _literal(store, query, scope)
+    lists["paths"] = _path_mentions(store, query, scope)
     return lists
 
 
@@ -330,12 +332,13 @@ def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
 # ---------------------------------------------------------------- fusion
 
 _TIER_OF = {"chunks": "lexical", "files": "lexical", "pages": "lexical", "literal": "lexical",
-            "regex": "lexical", "symbols": "symbolic", "names": "symbolic", "semantic": "semantic",
-            "semantic_pages": "semantic"}
+            "paths": "lexical", "regex": "lexical", "symbols": "symbolic", "names": "symbolic",
+            "semantic": "semantic", "semantic_pages": "semantic"}
 
 
 def _weight(name: str, w: Weights) -> float:
     return {"chunks": w.chunks, "files": w.files, "pages": w.pages, "literal": w.literal, "regex": 1.0,
+            "paths": w.paths,
             "symbols": w.symbols, "names": w.names, "semantic": w.semantic,
             "semantic_pages": w.semantic * w.pages}.get(name, 1.0)
 
@@ -351,15 +354,46 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
     words = {t.lower() for t in re.findall(r"[A-Za-z]+", query)}
     test = 1.0 if words & _TEST_WORDS else w.test_prior
     doc = 1.0 if words & _DOC_WORDS else w.doc_prior
-    kinds = store.cache.get("kinds")
+    factor = {"test": test, "doc": doc}
+    return {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+
+
+def _file_kinds(store: IndexStore) -> dict[str, str]:
+    """Every indexed path -> its kind (code/doc/test/config), loaded once per store."""
+    kinds: dict[str, str] | None = store.cache.get("kinds")
     if kinds is None:
         tbl = store.table("files")
         rows = (tbl.search().select(["path", "kind"]).limit(None).to_arrow().to_pylist()
                 if _rows(store, "files") else [])
         kinds = {r["path"]: r["kind"] for r in rows}
         store.cache["kinds"] = kinds
-    factor = {"test": test, "doc": doc}
-    return {path: factor[kind] for path, kind in kinds.items() if kind in factor}
+    return kinds
+
+
+_PATHLIKE = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+
+
+def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
+    """Indexed files the query names by path, in order of mention: "src/app.py", "app.py", or a
+    traceback's "/usr/lib/python3/site-packages/pkg/app.py" (the longest indexed suffix wins)."""
+    by_name: dict[str, list[str]] | None = store.cache.get("paths_by_name")
+    if by_name is None:
+        by_name = {}
+        for path in _file_kinds(store):
+            by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        store.cache["paths_by_name"] = by_name
+    out: dict[str, None] = {}
+    for raw in _PATHLIKE.findall(query)[:64]:
+        mention = raw.replace("\\", "/").strip("./")
+        same_name = by_name.get(mention.rsplit("/", 1)[-1], [])
+        inside = [p for p in same_name if mention == p or mention.endswith("/" + p)]
+        # a mention at least as long as an indexed path names that one file; a shorter one ("app.py")
+        # names every file it is a suffix of
+        found = [max(inside, key=len)] if inside else [p for p in same_name if p.endswith("/" + mention)]
+        for path in found:
+            if _in_scope(path, scope):
+                out.setdefault(path, None)
+    return [_Cand(path) for path in out]
 
 
 def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, float] | None = None

@@ -181,3 +181,13 @@ def test_cli_search_json_and_errors(store, monkeypatch):
     bad = runner.invoke(cli, ["search", "(", "--type", "regex", "--path", str(store.root)])
     assert bad.exit_code != 0
     assert isinstance(bad.exception, UsageError)
+
+
+def test_paths_named_in_the_query_rank_those_files(store):
+    trace = ('Traceback:\n  File "/usr/lib/python3/site-packages/src/web/sessions.py", line 3, in sign\n'
+             "KeyError")
+    assert search_codebase(store, trace, type="lexical").files[0].path == "src/web/sessions.py"
+    short = search_codebase(store, "what does config.py do?", type="lexical")
+    assert {"src/web/config.py", "src_other/web_x/config.py"} <= {f.path for f in short.files[:2]}
+    scoped = search_codebase(store, "what does config.py do?", type="lexical", scope="src/")
+    assert "src_other/web_x/config.py" not in [f.path for f in scoped.files]
