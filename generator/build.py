@@ -2,33 +2,40 @@
 
 `build()` reads top to bottom as the stages it runs. Every expensive stage is content-addressed: a file whose
 hash is unchanged is not re-parsed (facts cache), a page whose key is unchanged is neither re-written nor
-re-rendered (page state), and the site is not rebuilt when no page changed. Pages of files that disappeared
-are deleted. The page state is saved even when the run is interrupted, so the next run resumes.
+re-rendered (page state, see pages.py), and the site is not rebuilt when no page changed. Pages of files
+that disappeared are deleted. The page state is saved even when the run is interrupted, so it resumes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import posixpath
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from generator.facts import FileFacts, PageRecord, Skipped, SourceFile
+from generator.facts import FileFacts, Skipped, SourceFile
+from generator.pages import (
+    PageRun,
+    PageSink,
+    module_readme,
+    record_changes,
+    root_readme,
+    write_file_pages,
+    write_module_pages,
+    write_overview,
+)
 from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
     PageState,
     atomic_write_text,
-    draft_key,
     file_context,
     is_stale,
     load_state,
@@ -37,9 +44,8 @@ from generator.plan import (
     overview_context,
     page_key,
     plan_pages,
-    save_state,
 )
-from generator.write import ExtractiveWriter, FileDraft, ModuleDraft, OverviewDraft, PageWriter
+from generator.write import ExtractiveWriter, PageWriter
 from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 
@@ -52,8 +58,6 @@ T = TypeVar("T")
 D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
 
-SAVE_EVERY_S = 5.0  # page state is also saved this often while pages are written
-_README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
 
 
 @dataclass
@@ -212,319 +216,6 @@ def _go_modules(config: Config, files: Iterable[SourceFile], skipped: Iterable[S
     return go_modules(texts)
 
 
-# -- write + render ------------------------------------------------------------------------------------------
-
-
-class PageSink:
-    """Renders drafts to docs/, remembers keys and summaries in the page state, deletes orphans."""
-
-    def __init__(self, config: Config, state: dict[str, PageState], report: BuildReport) -> None:
-        self.config = config
-        self.docs = config.docs_dir
-        self.state = state
-        self.report = report
-        self.dirty = False
-        self.saved_at = time.monotonic()
-
-    def fresh(self, page_id: str, key: str) -> bool:
-        if is_stale(page_id, key, self.state, self.docs):
-            return False
-        self.report.pages_unchanged += 1
-        return True
-
-    def summary(self, page_id: str) -> str:
-        row = self.state.get(page_id)
-        return row.summary if row else ""
-
-    def stored_draft(self, page_id: str, dkey: str, model: type[D]) -> D | None:
-        """The draft this page was last rendered from, if its inputs and writer are unchanged."""
-        row = self.state.get(page_id)
-        if row is None or row.retry or row.draft_key != dkey or not row.draft:
-            return None
-        try:
-            return model.model_validate(row.draft)
-        except ValidationError:
-            return None  # a draft from an older model layout: write it again
-
-    def put(self, page_id: str, key: str, markdown: str, row: PageState, *, dkey: str = "",
-            draft: BaseModel | None = None) -> None:
-        atomic_write_text(self.docs / page_id, markdown)
-        row.key = key
-        row.draft_key = dkey
-        row.draft = draft.model_dump(mode="json") if draft is not None else {}
-        self.state[page_id] = row
-        self.report.pages_written.append(page_id)
-        if row.retry and page_id not in self.report.write_failures:  # a writer's own fallback counts too
-            self.report.write_failures.append(page_id)
-        self.dirty = True
-        if time.monotonic() - self.saved_at > SAVE_EVERY_S:
-            self.save()  # a killed process (no finally) loses at most a few seconds of written pages
-
-    def prune(self, planned: set[str]) -> list[str]:
-        gone = orphan_pages(planned, self.state, self.docs)
-        for page_id in gone:
-            (self.docs / page_id).unlink(missing_ok=True)
-            self.state.pop(page_id, None)
-            _remove_empty_dirs((self.docs / page_id).parent, self.docs)
-        self.dirty = self.dirty or bool(gone)
-        return gone
-
-    def save(self) -> None:
-        if self.dirty or not (self.config.out_dir / "state" / "pages.json").is_file():
-            save_state(self.config.out_dir, self.state)
-            self.dirty = False
-        self.saved_at = time.monotonic()
-
-    def records(self, planned: Iterable[str]) -> list[PageRecord]:
-        out = []
-        for page_id in sorted(planned):
-            row = self.state.get(page_id)
-            path = self.docs / page_id
-            if row is None or not path.is_file():
-                continue
-            out.append(PageRecord(id=page_id, kind=row.kind, title=row.title,  # type: ignore[arg-type]
-                                  target_path=row.target_path, summary=row.summary,
-                                  markdown=path.read_text(encoding="utf-8"), symbols=tuple(row.symbols),
-                                  written_by="llm" if row.written_by == "llm" else "extracted"))
-        return out
-
-
-def _remove_empty_dirs(directory: Path, stop: Path) -> None:
-    while directory != stop and directory.is_dir() and not any(directory.iterdir()):
-        directory.rmdir()
-        directory = directory.parent
-
-
-def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
-            report: BuildReport) -> T:
-    """The writer's draft, or the extractive one marked as a fallback when the writer fails for this page."""
-    try:
-        return write(ctx)
-    except SourcebookError as exc:
-        log.warning("%s: writer failed, using extracted prose (will retry next run): %s", page_id, exc)
-        report.write_failures.append(page_id)
-        draft = fallback(ctx)
-        draft.fallback = True  # type: ignore[attr-defined]
-        return draft
-
-
-def _map(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[R]:
-    """fn over items, in order; threads when the writer allows (LLM calls wait on the network)."""
-    if concurrency <= 1 or len(items) <= 1:
-        yield from map(fn, items)
-        return
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        yield from pool.map(fn, items)
-
-
-@dataclass(frozen=True)
-class PageRun:
-    """Everything the page stages share in one build."""
-
-    config: Config
-    plan: PagePlan
-    facts: Mapping[str, FileFacts]
-    graph: Any  # generator.graph.RepoGraph
-    writer: PageWriter
-    pages: PageSink
-    notify: Progress
-    texts: Mapping[str, str]
-    skipped: int
-
-
-def write_file_pages(run: PageRun) -> None:
-    from generator.llm_writer import apply_docstrings, generated_docstrings
-    from generator.render import render_file_page, render_version
-
-    config, plan, facts, graph, texts, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
-    from generator.scan import decode, read_source
-
-    version = render_version() + "\x1f" + config.repo_url
-    extractive = ExtractiveWriter()
-    todo = []
-    for path in sorted(facts):
-        ctx = file_context(facts[path], plan, graph)
-        key = page_key(ctx.fingerprint(), writer.id, version)
-        if not pages.fresh(ctx.page_id, key):
-            todo.append((ctx, key))
-    notify("files", 0, len(todo))
-
-    def write(item: tuple[Any, str]) -> tuple[FileDraft, dict[str, str]]:
-        """(draft, generated docstrings): re-used from the state when only the rendering changed."""
-        ctx, _ = item
-        stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
-        if stored is not None:
-            return stored, dict(pages.state[ctx.page_id].docstrings)
-        text = texts.get(ctx.path)
-        if text is None:
-            try:
-                text = decode(read_source(config.root, ctx.path))
-            except SourcebookError:
-                text = ""
-        ctx = dataclasses.replace(ctx, source=text)
-        draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
-        return draft, generated_docstrings(draft)
-
-    for n, ((ctx, key), (draft, generated)) in enumerate(
-            zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
-        # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
-        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated))
-        markdown = render_file_page(shown, draft, writer_id=writer.id, repo_url=config.repo_url,
-                                    module_page=plan.modules[ctx.module])
-        pages.put(ctx.page_id, key, markdown, PageState(
-            key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
-            summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
-            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
-            source_sha=ctx.facts.file.sha),
-            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
-        notify("files", n, len(todo))
-
-
-def _summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
-    """Known summaries by source path, and by `dir/` for modules (current state, including this run)."""
-    out = {path: pages.summary(pid) for path, pid in plan.files.items()}
-    out.update({d + "/": pages.summary(pid) for d, pid in plan.modules.items()})
-    return out
-
-
-def _anchors(facts: Mapping[str, FileFacts]) -> dict[tuple[str, str], str]:
-    from generator.render import anchor_ids
-
-    out = {}
-    for path, f in facts.items():
-        for qualname, anchor in anchor_ids(f.symbols).items():
-            out[(path, qualname)] = anchor
-    return out
-
-
-def _module_readme(config: Config, plan: PagePlan, directory: str) -> tuple[str, str]:
-    """(path, text) of the README directly in `directory`, if it is one of the scanned files."""
-    for path in plan.children[directory][0]:
-        if posixpath.basename(path).lower() in _README_NAMES:
-            try:
-                return path, (config.root / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return path, ""
-    return "", ""
-
-
-def write_module_pages(run: PageRun) -> None:
-    """Bottom-up, one depth level at a time, so every module sees its submodules' fresh summaries."""
-    from generator.render import render_module_page, render_version
-
-    config, plan, facts, graph, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
-
-    version = render_version()
-    extractive = ExtractiveWriter()
-    anchors = _anchors(facts)
-    ordered = plan.bottom_up_modules()
-    levels: dict[int, list[str]] = {}
-    for d in ordered:
-        levels.setdefault(d.count("/") + 1 if d else 0, []).append(d)
-    done = 0
-    for depth in sorted(levels, reverse=True):
-        summaries = _summaries(plan, pages)
-        todo = []
-        for d in levels[depth]:
-            ctx = module_context(d, plan, facts, graph, summaries=summaries,
-                                 readme=_module_readme(config, plan, d)[1] if d else "")
-            key = page_key(ctx.fingerprint(), writer.id, version)
-            if not pages.fresh(ctx.page_id, key):
-                todo.append((ctx, key))
-
-        def write(item: tuple[Any, str]) -> ModuleDraft:
-            ctx = item[0]
-            stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
-            if stored is not None:
-                return stored
-            return _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
-
-        for (ctx, key), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
-            markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
-                                          file_pages=plan.files)
-            pages.put(ctx.page_id, key, markdown, PageState(
-                key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
-                written_by=draft.written_by, retry=draft.fallback),
-                dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
-        done += len(levels[depth])
-        notify("modules", done, len(ordered))
-
-
-def _readme_resolver(plan: PagePlan, readme_path: str) -> Callable[[str], str | None]:
-    """README links to repository files/dirs -> links to their pages; anything else is dropped."""
-    from urllib.parse import unquote, urlsplit
-
-    from generator.render import relative_link
-
-    base = posixpath.dirname(readme_path)
-
-    def resolve(url: str) -> str | None:
-        parts = urlsplit(url)
-        target = posixpath.normpath(posixpath.join(base, unquote(parts.path))).strip("/")
-        if target in ("", "."):
-            target = ""
-        if target in plan.files:
-            return relative_link(OVERVIEW_ID, plan.files[target])
-        if target in plan.modules:
-            return relative_link(OVERVIEW_ID, plan.modules[target])
-        return None
-
-    return resolve
-
-
-def _readme(config: Config, plan: PagePlan) -> tuple[str, str]:
-    found = _module_readme(config, plan, "")
-    return found if found[0] else ("", "")
-
-
-def write_overview(run: PageRun) -> None:
-    from generator.render import render_overview_page, render_version
-
-    config, plan, facts, graph, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
-
-    readme_path, readme = _readme(config, plan)
-    ctx = overview_context(config.site_name or config.root.name, plan, facts, graph,
-                           summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
-                           skipped_count=run.skipped)
-    key = page_key(ctx.fingerprint(), writer.id, render_version())
-    notify("overview", 0, 1)
-    if not pages.fresh(OVERVIEW_ID, key):
-        dkey = draft_key(ctx.fingerprint(), writer.id)
-        draft: OverviewDraft = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft) or _safely(
-            writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
-        markdown = render_overview_page(ctx, draft, writer_id=writer.id,
-                                        resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
-                                        file_anchors=_anchors(facts))
-        pages.put(OVERVIEW_ID, key, markdown, PageState(
-            key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
-            written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft)
-    notify("overview", 1, 1)
-
-
-def record_changes(config: Config, facts: Mapping[str, FileFacts], report: BuildReport, *,
-                   previous: Mapping[str, str], limit: int = 20) -> None:
-    """Dated facts for the answer engine: files added, changed or deleted since the previous build.
-
-    `previous` maps each file documented by the last build to its content hash then. At most `limit` facts
-    of each kind are recorded per build (a mass change is one commit, not a history).
-    """
-    from answer.episodes import EpisodeStore
-
-    store = EpisodeStore(config.out_dir)
-    changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
-    added = [p for p in sorted(facts) if p not in previous]
-    gone = [p for p in sorted(previous) if p not in facts]
-    for path in changed[:limit]:
-        store.record_auto(f"{path} changed; its wiki page was regenerated", scope=path)
-    for path in added[:limit]:
-        store.record_auto(f"{path} was added to the repository and the wiki", scope=path)
-    for path in gone[:limit]:
-        store.record_auto(f"{path} was deleted; its wiki page was removed", scope=posixpath.dirname(path))
-
-
 # -- check ---------------------------------------------------------------------------------------------------
 
 
@@ -552,11 +243,11 @@ def check_stale(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], 
         files, subdirs = plan.children[d]
         children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
         mctx = module_context(d, plan, facts, graph, summaries=summaries,
-                              readme=_module_readme(config, plan, d)[1] if d else "")
+                              readme=module_readme(config, plan, d)[1] if d else "")
         if any(c in stale for c in children) or is_stale(
                 mctx.page_id, page_key(mctx.fingerprint(), writer.id, version), state, docs):
             stale.add(mctx.page_id)
-    readme_path, readme = _readme(config, plan)
+    readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
     if stale or is_stale(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, version), state, docs):

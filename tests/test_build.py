@@ -241,7 +241,7 @@ def test_template_change_rerenders_from_stored_drafts_without_the_writer(
 
 KILLED_BUILD = """
 import os, sys
-import generator.build as b
+import generator.pages as pages
 from generator.write import FileDraft
 from sourcebook.config import load_config
 
@@ -255,8 +255,9 @@ class DiesOnUtil:
     def module_page(self, ctx): raise AssertionError
     def overview(self, ctx): raise AssertionError
 
-b.SAVE_EVERY_S = 0.0
-b.build(load_config(sys.argv[1]), writer=DiesOnUtil(), site=False, index=False)
+pages.SAVE_EVERY_S = 0.0
+from generator.build import build
+build(load_config(sys.argv[1]), writer=DiesOnUtil(), site=False, index=False)
 """
 
 
