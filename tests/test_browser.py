@@ -54,7 +54,7 @@ class DevTools:
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
 
-    def call(self, method: str, timeout: float = 20.0, **params: Any) -> dict[str, Any]:
+    def call(self, method: str, timeout: float = 30.0, **params: Any) -> dict[str, Any]:
         self.next_id += 1
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         deadline = time.monotonic() + timeout
@@ -74,7 +74,7 @@ class DevTools:
             except TimeoutError:
                 return
 
-    def wait_for(self, event: str, timeout: float = 20.0) -> dict[str, Any]:
+    def wait_for(self, event: str, timeout: float = 30.0) -> dict[str, Any]:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             for e in self.events:
@@ -107,8 +107,12 @@ class DevTools:
         return out
 
     def close(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         try:
             self.call("Page.close", timeout=5)
+        except (ConnectionClosed, TimeoutError):
+            pass  # the tab may drop the socket before it answers: it is closed either way
         finally:
             self.ws.close()
 
@@ -197,7 +201,7 @@ def _search(tools: DevTools, query: str) -> list[str]:
     tools.evaluate("document.querySelector('.md-search__input').focus()")
     _type(tools, query)
     results: list[str] = []
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not results:
         tools.pump(0.3)
         results = tools.evaluate(
