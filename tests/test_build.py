@@ -28,6 +28,9 @@ REPO: dict[str, str | bytes] = {
     "setup.cfg": "[metadata]\nname = demo\n",
     "bad.py": "def broken(:\n    pass\n",
     "blob.bin": b"\x00\x01\x02" * 100,
+    "odd/empty.py": "",
+    "odd/crlf.py": b"\xef\xbb\xbfdef crlf_fn():\r\n    \"\"\"Windows doc.\"\"\"\r\n    return 1\r\n",
+    "odd/latin1.py": b"# caf\xe9\ndef latin_fn():\n    pass\n",
 }
 
 
@@ -57,11 +60,15 @@ def test_every_file_has_a_page_with_its_public_symbols(make_repo: Callable[..., 
     assert report.warnings >= 1
     assert "## Extraction warnings" in (docs / ids["bad.py"]).read_text()
     for module in ("modules/index.md", "modules/pkg/index.md", "modules/web/index.md",
-                   "modules/web/lib/index.md", "modules/docs/index.md"):
+                   "modules/web/lib/index.md", "modules/docs/index.md", "modules/odd/index.md"):
         assert (docs / module).is_file(), module
+    assert "```python\ndef crlf_fn()\n```" in (docs / ids["odd/crlf.py"]).read_text()  # BOM + CRLF
+    assert "Windows doc." in (docs / ids["odd/crlf.py"]).read_text()
+    assert "def latin_fn()" in (docs / ids["odd/latin1.py"]).read_text()  # invalid UTF-8
+    assert "Source file (python)" in (docs / ids["odd/empty.py"]).read_text()
     overview = (docs / "index.md").read_text()
     assert "Demo does things." in overview
-    assert len(report.pages_written) == report.pages_total == len(scanned) + 5 + 1
+    assert len(report.pages_written) == report.pages_total == len(scanned) + 6 + 1
 
 
 def test_rerun_rewrites_nothing_and_reparses_nothing(make_repo: Callable[..., Path]) -> None:
