@@ -151,17 +151,20 @@ def file_row(facts: FileFacts, text: str) -> dict[str, Any]:
     }
 
 
+def page_hash(page: PageRecord) -> str:
+    # covers everything stored (not just the embedded prefix): an unchanged hash means an unchanged row
+    return _hash("\x00".join([page.kind, page.title, page.target_path, page.summary, page.markdown,
+                              " ".join(page.symbols), page.written_by]))
+
+
 def page_row(page: PageRecord) -> dict[str, Any]:
-    # the hash covers everything stored (not just the embedded prefix): an unchanged hash skips the page
-    content = "\x00".join([page.kind, page.title, page.target_path, page.summary, page.markdown,
-                           " ".join(page.symbols), page.written_by])
     return {
         "id": page.id, "kind": page.kind, "title": page.title, "target_path": page.target_path,
         "summary": page.summary, "markdown": page.markdown, "symbols": " ".join(page.symbols),
         "written_by": page.written_by,
         "tokens": " ".join([" ".join(path_terms(page.target_path)) if page.target_path else "",
                             token_text(f"{page.title}\n{page.summary}\n{page.markdown}", "", page.symbols)]),
-        "hash": _hash(content),
+        "hash": page_hash(page),
     }
 
 
@@ -539,14 +542,13 @@ def _embed_text_of(row: dict[str, Any]) -> str:
 def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str],
                  embedder: Embedder | None, report: IndexReport) -> bool:
     if pages:
+        existing = {r["id"]: r["hash"] for r in _existing(tbl, ["id", "hash"])}
+        if existing == {p.id: page_hash(p) for p in pages}:
+            return False  # checked before any tokenising or embedding: a no-change build stays fast
         rows = [page_row(p) for p in pages]
         if embedder is not None:
             cache = {r["hash"]: r["vector"] for r in _existing(tbl, ["hash", "vector"])}
             _vectors(rows, [page_embed_text(p) for p in pages], cache, embedder, report)
-        existing = {r["id"]: r["hash"] for r in _existing(tbl, ["id", "hash"])}
-        wanted = {r["id"]: r["hash"] for r in rows}
-        if existing == wanted:
-            return False
         import pyarrow as pa
 
         data = pa.Table.from_pylist(rows, schema=tbl.schema)
