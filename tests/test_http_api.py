@@ -209,12 +209,13 @@ def _cli() -> list[str]:
     return [sys.executable, "-m", "sourcebook.cli"]
 
 
-def test_real_server_on_loopback_with_token(repo: Path) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_real_server_on_loopback_with_token(repo: Path, workers: str) -> None:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
     env["SOURCEBOOK_TOKEN"] = TOKEN
-    proc = subprocess.Popen([*_cli(), "serve", str(repo), "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*_cli(), "serve", str(repo), "--port", str(port), "--workers", workers], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
