@@ -159,10 +159,29 @@ def expand(seeds: Sequence[Candidate], calls: Mapping[SymbolKey, Sequence[Symbol
 # ---------------------------------------------------------------- packing
 
 
-def _covered(spans: Iterable[PackedSpan], cand: Candidate) -> bool:
-    """True when an already packed span of the same file contains the candidate entirely."""
-    return any(s.path == cand.path and s.start_line <= cand.start_line and cand.end_line <= s.end_line
-               for s in spans)
+def _uncovered(spans: Iterable[PackedSpan], cand: Candidate) -> Candidate | None:
+    """The candidate minus lines already packed at its edges; None when nothing new is left.
+
+    A packed span strictly inside the candidate leaves it whole (cutting it in two would lose its head).
+    """
+    start, end = cand.start_line, cand.end_line
+    same_file = [s for s in spans if s.path == cand.path]
+    changed = True
+    while changed:  # trimming at one edge can expose an overlap with a span seen earlier
+        changed = False
+        for s in same_file:
+            if s.end_line < start or s.start_line > end:
+                continue
+            if s.start_line <= start and end <= s.end_line:
+                return None
+            if s.start_line <= start:
+                start, changed = s.end_line + 1, True
+            elif end <= s.end_line:
+                end, changed = s.start_line - 1, True
+    if start > end:  # cannot happen (each trim keeps one new line), kept as a guard
+        return None
+    return cand if (start, end) == (cand.start_line, cand.end_line) else replace(cand, start_line=start,
+                                                                                  end_line=end)
 
 
 def _truncate(text: str, start_line: int, budget: int) -> tuple[str, int]:
@@ -190,7 +209,8 @@ def pack(candidates: Sequence[Candidate], read: Callable[[str, int, int], str | 
     """Greedily fill `budget_tokens` with candidates in the given priority order.
 
     `read(path, start, end)` returns the text of those lines (None if unreadable: the candidate is skipped).
-    Duplicates and spans already contained in a packed span are dropped.
+    Duplicates and spans already contained in a packed span are dropped; a span overlapping a packed one
+    at an edge is trimmed to its new lines, so no line is paid for twice.
     """
     if budget_tokens < 1:
         raise UsageError("budget_tokens must be at least 1")
@@ -198,8 +218,9 @@ def pack(candidates: Sequence[Candidate], read: Callable[[str, int, int], str | 
     packed: list[PackedSpan] = []
     used = 0
     skipped = 0
-    for cand in candidates:
-        if _covered(packed, cand):
+    for original in candidates:
+        cand = _uncovered(packed, original)
+        if cand is None:
             continue
         text = read(cand.path, cand.start_line, cand.end_line)
         if text is None:

@@ -135,3 +135,18 @@ def test_named_targets_are_cut_to_the_remaining_budget_not_dropped() -> None:
     assert [s.path for s in packed.spans[:2]] == ["util.py", "app.py"]
     assert packed.spans[1].truncated
     assert packed.used_tokens <= 100
+
+
+def test_edge_overlaps_are_trimmed_so_no_line_is_paid_twice() -> None:
+    cands = [Candidate("app.py", 10, 20, "match", 1.0), Candidate("app.py", 15, 30, "callee", 1.0),
+             Candidate("app.py", 5, 12, "caller", 1.0), Candidate("app.py", 1, 40, "caller", 1.0)]
+    packed = pack(cands, read, 10_000)
+    assert [(s.start_line, s.end_line) for s in packed.spans] == [(10, 20), (21, 30), (5, 9), (1, 40)]
+    assert packed.spans[1].text == read("app.py", 21, 30)
+
+
+def test_trimming_reaches_a_fixpoint_whatever_the_packing_order() -> None:
+    cands = [Candidate("app.py", 21, 30, "match", 1.0), Candidate("app.py", 10, 20, "match", 0.9),
+             Candidate("app.py", 15, 35, "callee", 1.0)]
+    packed = pack(cands, read, 10_000)
+    assert [(s.start_line, s.end_line) for s in packed.spans] == [(21, 30), (10, 20), (31, 35)]
