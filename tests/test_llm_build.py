@@ -271,6 +271,10 @@ def test_build_with_a_real_local_model(make_repo: Callable[..., Path], tmp_path:
         # every prompt fitted the 4k window: no request was refused by the server
         refused = [e for e in writer.chat.ledger.entries if "HTTP 400" in e.error]
         assert not refused, refused
+        # the server answered every call (a crashed server shows up as connection errors)
+        lost = [e for e in writer.chat.ledger.entries if "Connection" in e.error]
+        assert not lost, lost
+        assert server.poll() is None
         assert writer.chat.ledger.totals().calls > 0
     finally:
         server.terminate()
