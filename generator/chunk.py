@@ -169,7 +169,7 @@ def _best_cut(start: int, hard_end: int, lines: list[str]) -> int:
         if score < best_indent:
             best, best_indent = line_no, score
     while _chars(start, best, lines) > MAX_CHARS and best > start:
-        best = start + max(1, (best - start) // 2)
+        best = start + (best - start) // 2  # strictly smaller until it reaches start: always terminates
     return best
 
 

@@ -91,3 +91,13 @@ def test_unstructured_file_windows_and_empty_file():
     assert chunks[0].start_line == 1
     assert chunks[-1].end_line == 150
     assert chunk_file(_facts("e.py", "python"), "\n\n  \n") == []
+
+
+def test_minified_single_line_and_bad_symbol_lines_do_not_break_chunking():
+    text = "var a=1;" * 50_000 + "\nconsole.log(a)\n"
+    chunks = chunk_file(_facts("app.min.js", "javascript"), text)
+    assert [c.start_line for c in chunks] == [1] or chunks[0].end_line <= 2
+    assert all(len(c.text) <= 12_000 for c in chunks)
+    bad = [_sym("ghost", "function", 50, 90), _sym("neg", "function", 3, 1)]
+    chunks = chunk_file(_facts("m.py", "python", bad), "x = 1\ny = 2\n")
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 2)]
