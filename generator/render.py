@@ -55,7 +55,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(text=inline_text, cell=table_cell, code=code_span, block=code_block, rich=rich_cell,
-                       doc=doc_block, first=first_paragraph,
+                       doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))
     return env
 
@@ -117,6 +117,41 @@ def code_block(value: object, lang: str = "text") -> str:
     longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
     fence = "`" * (longest + 1)
     return f"{fence}{lang}\n{text}\n{fence}"
+
+
+@cache
+def _lexer(language: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@cache
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    # one formatter for every block: pymdownx builds one (and its stylesheet) per block, which was a
+    # quarter of mkdocs' time on signature-heavy pages
+    return HtmlFormatter(nowrap=True)
+
+
+def signature_block(value: object, language: str = "text") -> str:
+    """A signature, highlighted here with Pygments, as the HTML Material styles (`div.highlight`).
+
+    Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
+    """
+    import pygments
+
+    code = " ".join(str(value).split())
+    lexer = _lexer(language)
+    body = pygments.highlight(code, lexer, _formatter()) if lexer else html.escape(code, quote=False)
+    lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
+    return (f'<div class="language-{lang} highlight"><pre><span></span>'
+            f"<code>{body.rstrip()}</code></pre></div>")
 
 
 def doc_block(value: object) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,9 +51,10 @@ def test_every_file_has_a_page_with_its_public_symbols(make_repo: Callable[..., 
     for path in scanned:
         assert (docs / ids[path]).is_file(), path
     core = (docs / ids["pkg/core.py"]).read_text()
+    shown = html.unescape(re.sub(r"<[^>]+>", "", core))  # signatures are highlighted HTML blocks
     for signature in ("class Engine", "def start(self, n: int) -> bool",
                       'def make_engine(name: str = "e") -> Engine'):
-        assert f"```python\n{signature}\n```" in core
+        assert signature in shown
     assert "[pkg/util.py](util.py.md)" in core  # depends on
     assert "[pkg/&#95;&#95;init&#95;&#95;.py](__init__.py.md)" in core  # used by (`_` escaped in text)
     util = (docs / ids["pkg/util.py"]).read_text()
@@ -62,9 +65,9 @@ def test_every_file_has_a_page_with_its_public_symbols(make_repo: Callable[..., 
     for module in ("modules/index.md", "modules/pkg/index.md", "modules/web/index.md",
                    "modules/web/lib/index.md", "modules/docs/index.md", "modules/odd/index.md"):
         assert (docs / module).is_file(), module
-    assert "```python\ndef crlf_fn()\n```" in (docs / ids["odd/crlf.py"]).read_text()  # BOM + CRLF
+    assert ">crlf_fn</span>" in (docs / ids["odd/crlf.py"]).read_text()  # BOM + CRLF
     assert "Windows doc." in (docs / ids["odd/crlf.py"]).read_text()
-    assert "def latin_fn()" in (docs / ids["odd/latin1.py"]).read_text()  # invalid UTF-8
+    assert ">latin_fn</span>" in (docs / ids["odd/latin1.py"]).read_text()  # invalid UTF-8
     assert "Source file (python)" in (docs / ids["odd/empty.py"]).read_text()
     overview = (docs / "index.md").read_text()
     assert "Demo does things." in overview

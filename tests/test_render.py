@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from generator.facts import FileFacts, SourceFile, Symbol
@@ -18,6 +19,7 @@ from generator.render import (
     render_overview_page,
     rich_cell,
     sanitize_markdown,
+    signature_block,
     source_location,
     table_cell,
 )
@@ -54,6 +56,11 @@ def _file_ctx() -> FileContext:
                        symbol_order=("helper", "Evil", "Evil.run"))
 
 
+def _text(markdown: str) -> str:
+    """The Markdown with HTML tags removed and entities decoded: what a reader sees of our HTML blocks."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markdown))
+
+
 def _html_tags(markdown: str) -> set[str]:
     """Raw HTML tags in the Markdown outside code blocks (the only ones the browser would see as tags)."""
     outside = re.sub(r"```.*?```", "", markdown, flags=re.S)
@@ -64,7 +71,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     ctx = _file_ctx()
     md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
                           module_page="modules/pkg/index.md")
-    assert _html_tags(md) <= {"code", "pre"}  # only the elements the template itself writes
+    assert _html_tags(md) <= {"code", "pre", "div", "span"}  # only the elements the renderer writes
     rows = [line for line in md.splitlines() if line.startswith("| [")]
     assert len(rows) == 4
     for row in rows:
@@ -79,7 +86,8 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert "#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init }" in md  # no `_` runs inside { #id }
     assert "[helper.inner]" not in md  # a function inside a function is not part of the file's API table
     assert "#### helper.inner { #sym-helper-inner }" in md  # ... but it has its section under its parent
-    assert "```python\nclass Evil(Base)\n```" in md
+    assert '<div class="language-python highlight">' in md
+    assert "class Evil(Base)" in _text(md)  # highlighted by Pygments, same text
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md
     assert "extracted from the code" in md
@@ -199,3 +207,11 @@ def test_nav_and_mkdocs_yml() -> None:
     assert "- navigation.sections" not in yml
     assert "repo_url: \"https://github.com/o/r\"" in yml
     assert "- offline" in yml
+
+
+def test_signature_html_is_escaped_by_the_highlighter() -> None:
+    block = signature_block('def f(a="<script>x</script>") -> None', "python")
+    assert "<script>" not in block
+    assert "&lt;script&gt;" in block
+    assert block.startswith('<div class="language-python highlight"><pre><span></span><code>')
+    assert "&lt;T&gt;" in signature_block("fn id<T>(x: T) -> T", "no-such-language")
