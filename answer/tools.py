@@ -439,9 +439,8 @@ class Tools:
         scan) is removed from the index even without prune; it is listed under `removed`.
         """
         from generator.embed import get_embedder
-        from generator.index import update_index
-        from generator.parse import extract
-        from generator.scan import decode, read_source, scan
+        from generator.index import parse_changed, update_index
+        from generator.scan import scan
 
         st = self.state(repo)
         config = st.config
@@ -455,19 +454,7 @@ class Tools:
             files = scanned.files
             if wanted is not None:
                 files = [f for f in files if _requested(f.path, wanted)]
-            facts = {}
-            texts = {}
-            for f in files:
-                if known.get(f.path) == f.sha:
-                    continue  # unchanged: update_index skips it, so parsing it would be wasted
-                try:
-                    source = read_source(config.root, f.path)
-                except SourcebookError as exc:  # vanished between scan and read: index the rest
-                    log.warning("%s", exc)
-                    continue
-                facts[f.path] = extract(f, source)
-                texts[f.path] = decode(source)
-            files = [f for f in files if f.path in facts or known.get(f.path) == f.sha]
+            files, facts, texts = parse_changed(config, files, known)
             seen = {f.path for f in files}
             # A requested path that is indexed but gone from disk (or now skipped) leaves the index even
             # without prune: passing every other indexed file unchanged makes the prune remove only it.

@@ -574,8 +574,7 @@ def _indexed_hashes(config: Config) -> dict[str, str]:
 def index_repository(config: Config, *, prune: bool = True,
                      embedder: Embedder | str | None = "config") -> IndexReport:
     """scan + parse + update_index without the wiki: what `sourcebook index` runs (pages are kept)."""
-    from generator.parse import extract
-    from generator.scan import decode, read_source, scan
+    from generator.scan import scan
 
     if embedder == "config":
         from generator.embed import get_embedder
@@ -583,11 +582,26 @@ def index_repository(config: Config, *, prune: bool = True,
         embedder = get_embedder(config.embed)
     scanned = scan(config)
     known = _indexed_hashes(config)
+    files, facts, texts = parse_changed(config, scanned.files, known)
+    return update_index(config, files, facts, None, None if isinstance(embedder, str) else embedder,
+                        prune, texts=texts)
+
+
+def parse_changed(config: Config, files: list[SourceFile], known: dict[str, str]
+                  ) -> tuple[list[SourceFile], dict[str, FileFacts], dict[str, str]]:
+    """Parse the files whose hash differs from `known` (path -> indexed sha).
+
+    Returns the files update_index should see (changed ones that could be read, plus unchanged ones), and
+    the facts and decoded texts of the changed ones. Unchanged files are not read: update_index skips them.
+    """
+    from generator.parse import extract
+    from generator.scan import decode, read_source
+
     facts: dict[str, FileFacts] = {}
     texts: dict[str, str] = {}
-    for f in scanned.files:
+    for f in files:
         if known.get(f.path) == f.sha:
-            continue  # unchanged: update_index skips it, so parsing it would be wasted
+            continue
         try:
             source = read_source(config.root, f.path)
         except SourcebookError as exc:  # vanished between scan and read: index the rest
@@ -595,6 +609,5 @@ def index_repository(config: Config, *, prune: bool = True,
             continue
         facts[f.path] = extract(f, source)
         texts[f.path] = decode(source)
-    files = [f for f in scanned.files if f.path in facts or known.get(f.path) == f.sha]
-    return update_index(config, files, facts, None, None if isinstance(embedder, str) else embedder,
-                        prune, texts=texts)
+    kept = [f for f in files if f.path in facts or known.get(f.path) == f.sha]
+    return kept, facts, texts
