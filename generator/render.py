@@ -433,10 +433,19 @@ NavItem = str | dict[str, Any]
 
 def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
                       theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
-                      extra_javascript: Sequence[str] = ()) -> str:
+                      extra_javascript: Sequence[str] = (), mermaid_js: str | None = None) -> str:
+    """`mermaid_js`: docs-relative URL of a local mermaid.js ("" = none, Material's CDN); None = the installed
+    one (generator.site.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site."""
+    if mermaid_js is None:
+        from generator.site import mermaid_asset  # site imports this module; the look-up is I/O at the edge
+
+        asset = mermaid_asset()
+        mermaid_js = asset.url if asset else ""
+    # loaded before Material's components mount: with window.mermaid defined it skips its CDN fetch
+    scripts = ([mermaid_js] if mermaid_js else []) + list(extra_javascript)
     return _environment().get_template("mkdocs.yml.j2").render(
         site_name=site_name, nav=json.dumps(nav, ensure_ascii=False), repo_url=_repo_home(repo_url),
-        theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir, extra_javascript=list(extra_javascript))
+        theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir, extra_javascript=scripts)
 
 
 def _repo_home(repo_url: str) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from generator.plan import atomic_write_text
@@ -17,15 +20,71 @@ log = logging.getLogger(__name__)
 
 MKDOCS_FILE = "mkdocs.yml"
 THEME_DIR = "theme"
+DOCS_DIR = "docs"
+# Where `make setup` puts the pinned mermaid.min.js (outside git); see the Makefile's MERMAID_* variables.
+MERMAID_SOURCE = Path(sys.prefix) / "share" / "sourcebook" / "mermaid" / "mermaid.min.js"
+# Inside docs_dir rather than the theme: the root mkdocs.yml (dogfood) shares the docs but not the theme copy.
+MERMAID_DIR = "assets/sourcebook"
+
+
+@dataclass(frozen=True)
+class MermaidAsset:
+    """The local mermaid.js a site ships; its name carries a content hash: a new file, a new config."""
+
+    source: Path
+    name: str  # mermaid-<sha12>.min.js
+
+    @property
+    def url(self) -> str:
+        return f"{MERMAID_DIR}/{self.name}"
+
+
+def mermaid_asset(source: Path | None = None) -> MermaidAsset | None:
+    """The installed mermaid.min.js (default MERMAID_SOURCE), or None: then Material fetches mermaid from its
+    CDN, as before."""
+    source = MERMAID_SOURCE if source is None else source
+    if not source.is_file():
+        _log_cdn_once(str(source))
+        return None
+    stat = source.stat()
+    return MermaidAsset(source, f"mermaid-{_sha12(str(source), stat.st_size, stat.st_mtime_ns)}.min.js")
+
+
+@cache
+def _sha12(path: str, size: int, mtime_ns: int) -> str:
+    # keyed by size and mtime: 3 MB hashed once per process, not once per build
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+@cache
+def _log_cdn_once(path: str) -> None:
+    log.info("no local mermaid.js at %s (run `make setup`): diagrams will load mermaid from Material's CDN, "
+             "so they show as source text offline", path)
+
+
+def install_mermaid(docs_dir: Path, asset: MermaidAsset | None) -> None:
+    """Copy `asset` into the docs' assets; drop copies of other versions (and all of them when None)."""
+    target = docs_dir / MERMAID_DIR
+    if target.is_dir():
+        for old in target.glob("mermaid-*.min.js"):
+            if asset is None or old.name != asset.name:
+                old.unlink()
+    if asset is not None and not (target / asset.name).is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        tmp = target / (asset.name + ".tmp")
+        shutil.copyfile(asset.source, tmp)
+        os.replace(tmp, target / asset.name)
 
 
 def install_theme(out_dir: Path) -> Path:
-    """Copy the shared theme layer (site/) next to the generated mkdocs.yml; returns its directory."""
+    """Copy the shared theme layer (site/) next to the generated mkdocs.yml, and the local mermaid.js (if any)
+    into its docs; returns the theme directory."""
     target = out_dir / THEME_DIR
     source = data_dir("site")
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target)
+    install_mermaid(out_dir / DOCS_DIR, mermaid_asset())
     return target
 
 

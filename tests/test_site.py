@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+import generator.site
 from generator.build import build
-from generator.site import build_site
+from generator.render import render_mkdocs_yml
+from generator.site import build_site, install_mermaid, mermaid_asset
 from sourcebook.config import load_config
 from sourcebook.errors import SiteBuildError
 
@@ -107,3 +109,55 @@ def test_empty_repository_gets_a_strict_site(tmp_path: Path) -> None:
     assert (tmp_path / "repo" / ".sourcebook" / "site" / "index.html").is_file()
     again = build(load_config(tmp_path / "repo"), index=False)
     assert not again.site_built  # nothing changed: mkdocs is not run again
+
+
+def test_local_mermaid_gets_a_content_hashed_name_and_replaces_older_copies(tmp_path: Path) -> None:
+    assert mermaid_asset(tmp_path / "absent.js") is None  # a plain pip install: Material's CDN, as before
+    assert "assets/sourcebook/mermaid" not in render_mkdocs_yml(site_name="s", nav=[], mermaid_js="")
+    source = tmp_path / "mermaid.min.js"
+    source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
+    first = mermaid_asset(source)
+    assert first is not None
+    assert re.fullmatch(r"mermaid-[0-9a-f]{12}\.min\.js", first.name)
+    yml = render_mkdocs_yml(site_name="s", nav=[], mermaid_js=first.url)
+    # before the theme's own script, so window.mermaid exists when Material looks for it
+    assert yml.index(first.url) < yml.index("assets/sourcebook/sourcebook.js")
+    docs = tmp_path / "docs"
+    install_mermaid(docs, first)
+    assert (docs / first.url).read_bytes() == source.read_bytes()
+    source.write_text("globalThis.mermaid = {version: 2};\n", encoding="utf-8")
+    second = mermaid_asset(source)
+    assert second is not None
+    assert second.name != first.name
+    install_mermaid(docs, second)
+    assert sorted(p.name for p in (docs / "assets" / "sourcebook").iterdir()) == [second.name]
+    install_mermaid(docs, None)
+    assert list((docs / "assets" / "sourcebook").iterdir()) == []
+
+
+def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text("from .b import f\n", encoding="utf-8")
+    (root / "pkg" / "b.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    source = tmp_path / "mermaid.min.js"
+    source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
+    monkeypatch.setattr(generator.site, "MERMAID_SOURCE", source)
+    config = load_config(root)
+
+    def shipped() -> list[str]:
+        return sorted(p.name for p in (config.site_dir / "assets" / "sourcebook").glob("mermaid-*.min.js"))
+
+    assert build(config, index=False).site_built
+    first = shipped()
+    assert len(first) == 1
+    assert f"assets/sourcebook/{first[0]}" in (config.site_dir / "modules" / "pkg" / "index.html").read_text(
+        encoding="utf-8")
+    assert not build(config, index=False).site_built  # nothing changed
+    source.write_text("globalThis.mermaid = {version: 2};\n", encoding="utf-8")
+    assert build(config, index=False).site_built
+    assert len(shipped()) == 1
+    assert shipped() != first
+    source.unlink()  # uninstalled: back to the CDN, and no stale copy in the site
+    assert build(config, index=False).site_built
+    assert shipped() == []
