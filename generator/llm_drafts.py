@@ -22,6 +22,8 @@ from generator.write import FileDraft, ItemNote, ModuleDraft, OverviewDraft, Sym
 
 MAX_FIELD_CHARS = 3000
 MAX_DOCSTRING_CHARS = 400
+MIN_SUMMARY_WORDS = 3  # "a", "LLMFileDraft": what a weak model echoes is not a summary
+MIN_SECTION_WORDS = 3
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 _BREAKERS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -83,12 +85,15 @@ def _known(info: ValidationInfo) -> Known:
     return known if isinstance(known, Known) else Known()
 
 
-def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHARS) -> None:
+def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHARS,
+               min_words: int = 1) -> None:
     """Raise ValueError (the re-ask message) when `text` would break the page or names unknown things."""
     if not text.strip():
         raise ValueError(f"{name} is empty: write it, or leave the field out")
     if _FILLER.fullmatch(text):
         raise ValueError(f"{name} is filler ({text.strip()!r}): leave the field out instead")
+    if len(text.split()) < min_words:
+        raise ValueError(f"{name} is too short ({text.strip()!r}): write at least one full sentence")
     if len(text) > limit:
         raise ValueError(f"{name} is too long ({len(text)} characters, at most {limit}): shorten it")
     if text.count("`") % 2:
@@ -149,8 +154,8 @@ def _check_symbols(field_name: str, notes: list[SymbolNote], known: Known, allow
 
 
 def _optional(name: str, value: str | None, known: Known) -> str | None:
-    if value is None or not value.strip():
-        return None  # an empty optional section is simply not rendered
+    if value is None or len(value.split()) < MIN_SECTION_WORDS:
+        return None  # an empty (or one-word, e.g. an echoed field name) optional section is not rendered
     check_text(name, value, known)
     return value.strip()
 
@@ -173,7 +178,7 @@ class LLMFileDraft(FileDraft):
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMFileDraft:
         known = _known(info)
-        check_text("summary", self.summary, known)
+        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
         self.summary = self.summary.strip()
         self.purpose = _optional("purpose", self.purpose, known)
         self.how_it_works = _optional("how_it_works", self.how_it_works, known)
@@ -196,7 +201,7 @@ class LLMModuleDraft(ModuleDraft):
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMModuleDraft:
         known = _known(info)
-        check_text("summary", self.summary, known)
+        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
         self.summary = self.summary.strip()
         self.purpose = _optional("purpose", self.purpose, known)
         self.structure = _optional("structure", self.structure, known)
@@ -209,7 +214,7 @@ class LLMOverviewDraft(OverviewDraft):
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMOverviewDraft:
         known = _known(info)
-        check_text("summary", self.summary, known)
+        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
         self.summary = self.summary.strip()
         self.architecture = _optional("architecture", self.architecture, known)
         self.getting_started = _optional("getting_started", self.getting_started, known)
@@ -227,7 +232,7 @@ class PartNotes(BaseModel):
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> PartNotes:
         known = _known(info)
-        check_text("summary", self.summary, known, limit=1500)
+        check_text("summary", self.summary, known, limit=1500, min_words=MIN_SUMMARY_WORDS)
         self.summary = " ".join(self.summary.split())
         if known.symbols:
             self.key_symbols = _check_symbols("key_symbols", self.key_symbols, known, known.symbols,

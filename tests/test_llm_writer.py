@@ -95,7 +95,7 @@ def test_valid_file_page(fake_llm: FakeLLM) -> None:
 
 
 def test_hallucinated_symbol_is_reasked_then_falls_back(fake_llm: FakeLLM) -> None:
-    invented = Reply.ok({"summary": "Defines `App`.",
+    invented = Reply.ok({"summary": "Defines the `App` class.",
                          "key_symbols": [{"qualname": "App.restart", "explanation": "Restarts."}]})
     fake_llm.enqueue(invented, invented)
     writer = writer_for(fake_llm, max_reasks=1)
@@ -258,11 +258,14 @@ def test_empty_sections_rejected_or_dropped() -> None:
     ctx = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"]).as_context()
     with pytest.raises(ValidationError, match="empty"):
         LLMFileDraft.model_validate({"summary": "  "}, context=ctx)
-    draft = LLMFileDraft.model_validate({"summary": "Defines `App`.", "purpose": "", "caveats": ["", "N/A"]},
-                                        context=ctx)
+    draft = LLMFileDraft.model_validate({"summary": "Defines the `App` class.", "purpose": "", "how_it_works":
+                                         "LLMFileDraft", "caveats": ["", "N/A"]}, context=ctx)
     assert draft.purpose is None
+    assert draft.how_it_works is None  # a one-word echo is not a section
+    with pytest.raises(ValidationError, match="too short"):
+        LLMFileDraft.model_validate({"summary": "a"}, context=ctx)
     assert draft.caveats == []
     with pytest.raises(ValidationError, match="not one of the listed paths"):
         LLMModuleDraft.model_validate(
-            {"summary": "ok", "key_items": [{"path": "pkg/ghost", "explanation": "x"}]},
+            {"summary": "The package of the app.", "key_items": [{"path": "pkg/ghost", "explanation": "x"}]},
             context=Known.build(items=["pkg/app.py"]).as_context())
