@@ -165,7 +165,10 @@ def doc_block(value: object) -> str:
 
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)", re.S)
+# One line only, and not opened by an escaped backtick: a span the sanitizer keeps verbatim must be one that
+# Markdown also reads as code. Across lines it is not (a tag at the start of the next line opens an HTML
+# block first), and `\`` is a literal backtick, so either would shield raw HTML from the tag stripping.
+_CODE_SPAN = re.compile(r"(?<!\\)(`+)(?:.+?)(?<!`)\1(?!`)")
 _DANGEROUS_BLOCK = re.compile(r"<(script|style|iframe|object|embed|template|noscript)\b.*?</\1\s*>",
                               re.S | re.I)
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
@@ -444,8 +447,10 @@ def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
     # loaded before Material's components mount: with window.mermaid defined it skips its CDN fetch
     scripts = ([mermaid_js] if mermaid_js else []) + list(extra_javascript)
     return _environment().get_template("mkdocs.yml.j2").render(
-        site_name=site_name, nav=json.dumps(nav, ensure_ascii=False), repo_url=_repo_home(repo_url),
-        theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir, extra_javascript=scripts)
+        # Material prints site_name as HTML, once inside a double-quoted attribute: escape quotes too
+        site_name=html.escape(site_name), nav=json.dumps(nav, ensure_ascii=False),
+        repo_url=_repo_home(repo_url), theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir,
+        extra_javascript=scripts)
 
 
 def _repo_home(repo_url: str) -> str:
@@ -467,11 +472,13 @@ def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
     open branch is rendered into each HTML page, which keeps big trees cheap.
     """
 
+    # Nav titles are file and directory names, and Material prints a title as HTML: `<img onerror=…>.py` is
+    # a legal file name, so titles are escaped here.
     def section(directory: str) -> list[NavItem]:
         direct_files, subdirs = children[directory]
         items: list[NavItem] = [modules[directory]]
-        items += [{posixpath.basename(d) + "/": section(d)} for d in subdirs]
-        items += [{posixpath.basename(p): files[p]} for p in direct_files]
+        items += [{html.escape(posixpath.basename(d)) + "/": section(d)} for d in subdirs]
+        items += [{html.escape(posixpath.basename(p)): files[p]} for p in direct_files]
         return items
 
     nav: list[NavItem] = [{"Overview": "index.md"}]

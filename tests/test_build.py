@@ -143,6 +143,26 @@ def test_empty_repository_builds(make_repo: Callable[..., Path]) -> None:
     assert (root / ".sourcebook/docs/modules/index.md").is_file()
 
 
+def test_hostile_names_never_become_markup_in_the_site(make_repo: Callable[..., Path]) -> None:
+    # the repository's directory name is the site name; file and directory names are nav titles, which
+    # Material prints as HTML (and the site name inside a double-quoted attribute)
+    root = make_repo({
+        "pkg/<img src=x onerror=alert(1)>.py": '"""Doc."""\n',
+        "<b onclick=alert(2)>/m.py": "def f():\n    pass\n",
+        "README.md": "See `x\n<script>alert(3)</script>\ny` here.\n",
+    }, name='r" onmouseover="alert(4)<svg onload=alert(5)>')
+    report = build(load_config(root), index=False)
+    assert report.site_built
+    pages = list((root / ".sourcebook/site").rglob("*.html"))
+    assert len(pages) >= 5
+    for page in pages:
+        # <title> is raw text to a browser (Material unescapes it with striptags; no name holds "</")
+        text = re.sub(r"<title>(?:(?!</).)*</title>", "", page.read_text(encoding="utf-8"))
+        assert not re.search(r"<(img|b|svg|script)\b[^>]*\bon\w+=", text), page
+        assert not re.search(r'<[^<>]*" onmouseover=', text), page  # no break-out of an attribute
+        assert "<script>alert" not in text, page
+
+
 class _FlakyWriter:
     """A writer that fails on one page: the build must fall back and retry that page next run."""
 

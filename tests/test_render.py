@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from generator.facts import FileFacts, SourceFile, Symbol
 from generator.render import (
     build_nav,
@@ -149,6 +151,32 @@ def test_readme_sanitizing_rewrites_links_and_strips_html() -> None:
     assert "`<kbd>` ok" in out
 
 
+# Backtick runs that Markdown does not read as one code span: across lines (a block-level tag on the next
+# line starts an HTML block first), across a blank line, or opened by an escaped backtick.
+_NOT_CODE_SPANS = [
+    "`x\n<script>alert(1)</script>\ny`",
+    "`\n\n<img src=x onerror=alert(1)>\n\n`",
+    "a `b\n\n<script>alert(1)</script>\n\nc` d",
+    "`x\n<div onclick=\"alert(1)\">\n`",
+    "> `a\n> \n> <img src=x onerror=alert(1)>`",
+    "\\`<script>alert(1)</script>`",
+    "x \\`<img src=x onerror=alert(1)>` y",
+]
+
+
+@pytest.mark.parametrize("text", _NOT_CODE_SPANS)
+def test_backticks_markdown_does_not_pair_never_shield_html(text: str) -> None:
+    import markdown
+
+    page = markdown.markdown(sanitize_markdown(text), extensions=["toc", "tables", "attr_list", "admonition",
+                                                                  "pymdownx.superfences"])
+    assert not re.search(r"<(script|img|div)\b", page), page
+
+
+def test_single_line_code_spans_keep_their_html_text() -> None:
+    assert sanitize_markdown("use `<kbd>` and `a<b>c` here") == "use `<kbd>` and `a<b>c` here"
+
+
 def test_unclosed_fence_is_closed() -> None:
     assert sanitize_markdown("```python\nx = 1").endswith("\n```")
 
@@ -201,8 +229,10 @@ def test_nav_and_mkdocs_yml() -> None:
     assert nav == [{"Overview": "index.md"}, {"Code": [
         "modules/index.md", {"a/": ["modules/a/index.md", {"x.py": "files/a/x.py.md"}]},
         {"r.md": "files/r.md.md"}]}]
-    yml = render_mkdocs_yml(site_name='my "site"', nav=nav, repo_url="https://github.com/o/r/blob/main/")
-    assert 'site_name: "my \\"site\\""' in yml
+    yml = render_mkdocs_yml(site_name='my "site" <b>', nav=nav, repo_url="https://github.com/o/r/blob/main/")
+    assert 'site_name: "my &quot;site&quot; &lt;b&gt;"' in yml  # Material prints it as HTML
+    assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])}) == [
+        {"Overview": "index.md"}, {"Code": ["m.md", {"&lt;i&gt;.py": "f.md"}]}]
     assert "navigation.prune" in yml
     assert "- navigation.sections" not in yml
     assert "repo_url: \"https://github.com/o/r\"" in yml
