@@ -164,7 +164,10 @@ def doc_block(value: object) -> str:
     return f'<pre class="sb-docstring"><code>{text}</code></pre>'
 
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# An opening fence the sanitizer keeps verbatim must be one pymdownx.superfences opens a code block with
+# whatever surrounds it: at column 0, followed by at most a language word. Anything laxer (indented, a tab,
+# an info string it rejects) stays text there, and raw HTML after it would reach the page.
+_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*\.?[\w#.+-]*[ \t]*$")
 # One line only, and not opened by an escaped backtick: a span the sanitizer keeps verbatim must be one that
 # Markdown also reads as code. Across lines it is not (a tag at the start of the next line opens an HTML
 # block first), and `\`` is a literal backtick, so either would shield raw HTML from the tag stripping.

@@ -164,13 +164,32 @@ _NOT_CODE_SPANS = [
 ]
 
 
-@pytest.mark.parametrize("text", _NOT_CODE_SPANS)
-def test_backticks_markdown_does_not_pair_never_shield_html(text: str) -> None:
+# Lines that look like a fence to a lenient eye but that pymdownx.superfences does not open a block with
+# (indented at top level, tab-indented, an info string it rejects): what follows must not be kept verbatim.
+_NOT_FENCES = [
+    "\t```\n<img src=x onerror=alert(1)>\n```",
+    "   ```\n\n<img src=x onerror=alert(1)>\n\n   ```",
+    "para\n\n  ```\n\n<img src=x onerror=alert(1)>\n",
+    "1. a\n\n   ```\n\n<img src=x onerror=alert(1)>\n\n   ```\n",
+    "```a`b\n\n<img src=x onerror=alert(1)>\n\n```",
+    "~~~a~b\n\n<img src=x onerror=alert(1)>\n\n~~~",
+    "``` `\n\n<img src=x onerror=alert(1)>\n",
+]
+
+
+@pytest.mark.parametrize("text", _NOT_CODE_SPANS + _NOT_FENCES)
+def test_markup_markdown_does_not_treat_as_code_never_shields_html(text: str) -> None:
     import markdown
 
     page = markdown.markdown(sanitize_markdown(text), extensions=["toc", "tables", "attr_list", "admonition",
                                                                   "pymdownx.superfences"])
-    assert not re.search(r"<(script|img|div)\b", page), page
+    assert not re.search(r"<(script|img)\b|<\w+[^>]*\son\w+=", page), page
+
+
+def test_plain_fences_keep_their_text_verbatim() -> None:
+    for opening in ("```", "```python", "~~~html", "````.js"):
+        text = f"{opening}\n<div>kept</div>\n{opening[0] * 3}"
+        assert sanitize_markdown(text).startswith(f"{opening}\n<div>kept</div>\n"), opening
 
 
 def test_single_line_code_spans_keep_their_html_text() -> None:
