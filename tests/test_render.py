@@ -186,6 +186,25 @@ def test_markup_markdown_does_not_treat_as_code_never_shields_html(text: str) ->
     assert not re.search(r"<(script|img)\b|<\w+[^>]*\son\w+=", page), page
 
 
+@pytest.mark.parametrize("text", ["[x](jav\nascript:alert(1))", "![x](jav\nascript:alert(1))",
+                                  "[x](java\nscript:alert(1) \"t\")", "[x]\x02javascript:alert(1))",
+                                  "[a](https://ok.example) [x](jav\nascript:alert(1))"])
+def test_links_markdown_reads_but_the_link_check_cannot_never_reach_the_page(text: str) -> None:
+    import markdown
+
+    page = markdown.markdown(sanitize_markdown(text), extensions=["pymdownx.superfences"])
+    # browsers drop tabs and newlines inside a URL, so `jav\nascript:` is `javascript:`
+    targets = [re.sub(r"\s", "", t) for t in re.findall(r'(?:href|src)="([^"]*)"', page)]
+    assert not [t for t in targets if "script:" in t.lower()], page
+
+
+def test_badge_links_and_resolved_links_survive_the_link_check() -> None:
+    text = "[![build](https://img.example/b.svg)](https://ci.example) see [app](src/app.py) and a ](b)."
+    out = sanitize_markdown(text, lambda url: "files/app.md" if url == "src/app.py" else None)
+    assert out == ("[![build](https://img.example/b.svg)](https://ci.example) see [app](files/app.md) "
+                   "and a &#93;(b).")
+
+
 def test_plain_fences_keep_their_text_verbatim() -> None:
     for opening in ("```", "```python", "~~~html", "````.js"):
         text = f"{opening}\n<div>kept</div>\n{opening[0] * 3}"
