@@ -14,7 +14,6 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -167,13 +166,20 @@ def _chunk_cands(rows: list[dict[str, Any]]) -> list[_Cand]:
 def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     text = _fts_text(query)
     lists: dict[str, list[_Cand]] = {}
-    rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit,
-                columns=["path", "start_line", "end_line", "symbol", "text"])
-    lists["chunks"] = _chunk_cands(rows)
+    # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
+    # chunk's text is already held in memory for literal search
+    rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit, columns=["path", "start_line", "end_line"])
+    by_span = _chunks_by_span(store)
+    lists["chunks"] = _chunk_cands([by_span.get((r["path"], r["start_line"], r["end_line"]), r)
+                                    for r in rows])
     files = _fts(store, "files", text, scope, limit=w.file_limit, columns=["path"])
     lists["files"] = [_Cand(r["path"]) for r in files]
-    pages = _fts(store, "pages", text, scope, limit=w.file_limit, columns=["target_path", "title", "summary"],
+    page_meta = _file_pages(store)
+    pages = _fts(store, "pages", text, scope, limit=w.file_limit,
+                 columns=["target_path"] if page_meta is not None else ["target_path", "title", "summary"],
                  where=_FILE_PAGES)
+    if page_meta is not None:
+        pages = [page_meta.get(r["target_path"], r) for r in pages]
     lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
                             source="page") for r in pages if r["target_path"]]
     lists["literal"] = _literal(store, query, scope)
@@ -191,6 +197,32 @@ def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
                   if _rows(store, "chunks") else [])
         store.cache["chunk_texts"] = cached
     return list(cached)
+
+
+def _chunks_by_span(store: IndexStore) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """(path, start_line, end_line) -> chunk row, built once per store."""
+    cached: dict[tuple[str, int, int], dict[str, Any]] | None = store.cache.get("chunks_by_span")
+    if cached is None:
+        cached = {}
+        for row in _chunk_texts(store):
+            cached.setdefault((row["path"], row["start_line"], row["end_line"]), row)
+        store.cache["chunks_by_span"] = cached
+    return cached
+
+
+def _file_pages(store: IndexStore) -> dict[str, dict[str, Any]] | None:
+    """target_path -> title and summary of the file pages, built once per store; None when a path has
+    more than one file page (then only LanceDB knows which one matched)."""
+    if "file_pages" not in store.cache:
+        meta: dict[str, dict[str, Any]] | None = {}
+        if _rows(store, "pages"):
+            query = store.table("pages").search().where(_FILE_PAGES)
+            rows = query.select(["target_path", "title", "summary"]).limit(None).to_arrow().to_pylist()
+            by_path = {row["target_path"]: row for row in rows}
+            meta = by_path if len(by_path) == len(rows) else None
+        store.cache["file_pages"] = meta
+    cached: dict[str, dict[str, Any]] | None = store.cache["file_pages"]
+    return cached
 
 
 def _in_scope(path: str, scope: str | None) -> bool:
@@ -250,11 +282,25 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
 def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     lists: dict[str, list[_Cand]] = {}
     rows = _fts(store, "symbols", _fts_text(query), scope, limit=w.chunk_limit,
-                columns=["path", "qualname", "start_line", "end_line", "signature"])
-    lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"], r["signature"],
+                columns=["path", "qualname", "start_line", "end_line"])
+    signatures = _signatures(store)  # held in memory: cheaper than projecting them out of LanceDB
+    lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"],
+                              signatures.get((r["path"], r["qualname"], r["start_line"], r["end_line"]), ""),
                               "symbol") for r in rows]
     lists["names"] = _name_matches(store, query, scope)
     return lists
+
+
+def _signatures(store: IndexStore) -> dict[tuple[str, str, int, int], str]:
+    """(path, qualname, start_line, end_line) -> signature, built once per store."""
+    cached: dict[tuple[str, str, int, int], str] | None = store.cache.get("signatures")
+    if cached is None:
+        cached = {}
+        for sym in _symbol_table(store):
+            cached.setdefault((sym["path"], sym["qualname"], sym["start_line"], sym["end_line"]),
+                              sym["signature"])
+        store.cache["signatures"] = cached
+    return cached
 
 
 def _name_index(store: IndexStore) -> dict[str, list[dict[str, Any]]]:
@@ -307,25 +353,117 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Can
             for s in ranked[:100]]
 
 
+# Below this many rows the semantic tier ranks from an in-memory float32 matrix (one matrix-vector product,
+# no LanceDB round trip); above it the matrix would cost too much memory and LanceDB searches the table.
+IN_MEMORY_VECTOR_ROWS = 200_000
+
+
+@dataclass
+class _VectorMatrix:
+    """A table's vectors (float32, row order of a full scan), their squared norms, and the row values."""
+    vectors: Any  # numpy (n, dim) float32
+    norms: Any  # numpy (n,) float32: squared L2 norm of each row
+    rows: list[dict[str, Any]]
+    paths: list[str]
+
+
+def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_column: str,
+                   where: str | None = None) -> _VectorMatrix | None:
+    """The cached matrix of `table`, or None when the table is too large to hold (the store is pinned to
+    one index version, so the cache stays valid for the store's lifetime)."""
+    key = f"vectors:{table}"
+    if key in store.cache:
+        cached: _VectorMatrix | None = store.cache[key]
+        return cached
+    import numpy as np
+
+    matrix: _VectorMatrix | None = None
+    dim = getattr(store.table(table).schema.field("vector").type, "list_size", 0)
+    if _rows(store, table) <= IN_MEMORY_VECTOR_ROWS and dim and dim % _LANES == 0:
+        query = store.table(table).search().select([*columns, "vector"]).limit(None)
+        if where:
+            query = query.where(where)
+        data = query.to_arrow()
+        column = data.column("vector").combine_chunks()
+        vectors = np.ascontiguousarray(
+            column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False).reshape(-1, dim))
+        rows = data.select(columns).to_pylist()
+        matrix = _VectorMatrix(vectors, np.einsum("ij,ij->i", vectors, vectors), rows,
+                               [r[path_column] or "" for r in rows])
+    store.cache[key] = matrix
+    return matrix
+
+
+_LANES = 16  # LanceDB sums squared differences in 16 float32 lanes, then adds the lanes in order
+
+
+def _l2_lanes(vectors: Any, q: Any) -> Any:
+    """Squared L2 distances summed exactly as LanceDB's flat search sums them, so equal-looking distances
+    compare bit for bit the same way and the ranking matches LanceDB's, near-ties included."""
+    import numpy as np
+
+    sq = (vectors - q) ** 2
+    acc = np.zeros((sq.shape[0], _LANES), dtype=np.float32)
+    for j in range(0, sq.shape[1], _LANES):
+        acc += sq[:, j:j + _LANES]
+    out = np.zeros(sq.shape[0], dtype=np.float32)
+    for lane in range(_LANES):
+        out += acc[:, lane]
+    return out
+
+
+def _nearest(matrix: _VectorMatrix, vector: Any, scope: str | None, limit: int) -> list[dict[str, Any]]:
+    """The `limit` rows nearest to `vector` by squared L2 distance, LanceDB's default metric for a flat
+    search (the same order as cosine for normalised vectors); ties keep scan order."""
+    import numpy as np
+
+    q = np.asarray(vector, dtype=np.float32)
+    # a cheap matrix-vector product shortlists; the exact lane-wise sum orders the shortlist
+    approx = matrix.norms - 2.0 * (matrix.vectors @ q) + np.float32(q @ q)
+    if scope:
+        approx = np.where([p.startswith(scope) for p in matrix.paths], approx, np.inf)
+    k = min(limit, int(np.isfinite(approx).sum()))
+    if k <= 0:
+        return []
+    kth = np.partition(approx, k - 1)[k - 1]
+    # the product form differs from the exact sum by float32 rounding: a generous margin keeps every row
+    # that could belong to the exact top k
+    short = np.flatnonzero(approx <= kth + 1e-3 * max(1.0, abs(float(kth))))
+    exact = _l2_lanes(matrix.vectors[short], q)
+    order = np.lexsort((short, exact))[:k]
+    return [matrix.rows[i] for i in short[order].tolist()]
+
+
 def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     assert store.embedder is not None
     vector = store.embedder.embed([query[:4000]])[0]
     lists: dict[str, list[_Cand]] = {}
-    q = store.table("chunks").search(vector, query_type="vector").select(
-        ["path", "start_line", "end_line", "symbol", "text", "_distance"]).limit(w.chunk_limit)
-    where = prefix_filter("path", scope)
-    if where:
-        q = q.where(where, prefilter=True)
-    lists["semantic"] = _chunk_cands(q.to_arrow().to_pylist())
-    if _rows(store, "pages"):
-        pq = store.table("pages").search(vector, query_type="vector").select(
-            ["target_path", "title", "summary", "_distance"]).limit(w.file_limit)
-        where = _where(prefix_filter("target_path", scope), _FILE_PAGES)
+    chunk_cols = ["path", "start_line", "end_line", "symbol", "text"]
+    matrix = _vector_matrix(store, "chunks", chunk_cols, "path") if _rows(store, "chunks") else None
+    if matrix is not None:
+        lists["semantic"] = _chunk_cands(_nearest(matrix, vector, scope, w.chunk_limit))
+    else:
+        q = store.table("chunks").search(vector, query_type="vector").select(
+            [*chunk_cols, "_distance"]).limit(w.chunk_limit)
+        where = prefix_filter("path", scope)
         if where:
-            pq = pq.where(where, prefilter=True)
+            q = q.where(where, prefilter=True)
+        lists["semantic"] = _chunk_cands(q.to_arrow().to_pylist())
+    if _rows(store, "pages"):
+        page_cols = ["target_path", "title", "summary"]
+        pmatrix = _vector_matrix(store, "pages", page_cols, "target_path", _FILE_PAGES)
+        if pmatrix is not None:
+            rows = _nearest(pmatrix, vector, scope, w.file_limit)
+        else:
+            pq = store.table("pages").search(vector, query_type="vector").select(
+                [*page_cols, "_distance"]).limit(w.file_limit)
+            where = _where(prefix_filter("target_path", scope), _FILE_PAGES)
+            if where:
+                pq = pq.where(where, prefilter=True)
+            rows = pq.to_arrow().to_pylist()
         lists["semantic_pages"] = [
             _Cand(r["target_path"], text=r["summary"], symbol=r["title"], source="page")
-            for r in pq.to_arrow().to_pylist() if r["target_path"]]
+            for r in rows if r["target_path"]]
     return lists
 
 
@@ -474,14 +612,10 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
         else:
             tiers.append(("semantic", _semantic_lists))
     lists: dict[str, list[_Cand]] = {}
-    if len(tiers) == 1:
-        lists.update(tiers[0][1](store, query, scope, w))
-        return lists
-    # the tiers wait on LanceDB (Rust, GIL released) most of the time: overlapping them cuts hybrid latency
-    with ThreadPoolExecutor(max_workers=len(tiers), thread_name_prefix="search") as pool:
-        futures = [pool.submit(fn, store, query, scope, w) for _name, fn in tiers]
-        for future in futures:
-            lists.update(future.result())
+    # one tier after another: the whole search costs ~15 ms of CPU, and under concurrent requests the
+    # cores are the limit, so handing tiers to threads only adds scheduling cost (measured: +2 ms a query)
+    for _name, fn in tiers:
+        lists.update(fn(store, query, scope, w))
     return lists
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from answer.search import SEARCH_TYPES, rank_files, search_codebase
 from generator.index import index_repository, open_index
-from sourcebook.config import load_config
+from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
 from tests.test_index import FakeEmbedder
 
@@ -35,14 +35,19 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def indexed_config(tmp_path_factory: pytest.TempPathFactory) -> Config:
     root = tmp_path_factory.mktemp("searchrepo")
     for rel, text in FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     config = load_config(root)
     index_repository(config, embedder=FakeEmbedder())
-    return open_index(config, embedder=FakeEmbedder())
+    return config
+
+
+@pytest.fixture(scope="module")
+def store(indexed_config):
+    return open_index(indexed_config, embedder=FakeEmbedder())
 
 
 def _paths(result):
@@ -191,3 +196,41 @@ def test_paths_named_in_the_query_rank_those_files(store):
     assert {"src/web/config.py", "src_other/web_x/config.py"} <= {f.path for f in short.files[:2]}
     scoped = search_codebase(store, "what does config.py do?", type="lexical", scope="src/")
     assert "src_other/web_x/config.py" not in [f.path for f in scoped.files]
+
+
+def _semantic_keys(config: Config, monkeypatch: pytest.MonkeyPatch, use_memory: bool, queries: list[str],
+                   scope: str | None, limit: int) -> list[dict[str, list[str]]]:
+    from answer import search as search_module
+
+    monkeypatch.setattr(search_module, "IN_MEMORY_VECTOR_ROWS", 200_000 if use_memory else -1)
+    fresh = open_index(config, embedder=FakeEmbedder())
+    weights = search_module.Weights(chunk_limit=limit, file_limit=limit)
+    out = [{name: [c.key for c in cands]
+            for name, cands in search_module._semantic_lists(fresh, q, scope, weights).items()}
+           for q in queries]
+    assert (fresh.cache["vectors:chunks"] is not None) is use_memory
+    return out
+
+
+@pytest.mark.parametrize("scope", [None, "src/web/"])
+def test_in_memory_vectors_rank_exactly_like_lancedb(indexed_config: Config, monkeypatch: pytest.MonkeyPatch,
+                                                     scope: str | None) -> None:
+    queries = ["settings toml file", "signed cookie session", "register a url rule for a view", "café",
+               "unrelated words nobody wrote"]
+    for limit in (1, 2, 3, 5, 150):  # every cut-off must fall where LanceDB's does
+        in_memory = _semantic_keys(indexed_config, monkeypatch, True, queries, scope, limit)
+        assert in_memory == _semantic_keys(indexed_config, monkeypatch, False, queries, scope, limit)
+        assert any(lists["semantic"] for lists in in_memory)
+
+
+def test_in_memory_vectors_break_ties_like_lancedb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "twins"
+    for i in range(6):  # identical text, identical vectors: only the tie-break orders them
+        (root / f"pkg{i}").mkdir(parents=True)
+        (root / f"pkg{i}" / "twin.py").write_text("def twin_value():\n    return 42\n")
+    config = load_config(root)
+    index_repository(config, embedder=FakeEmbedder())
+    for limit in (1, 3, 6):
+        in_memory = _semantic_keys(config, monkeypatch, True, ["twin value"], None, limit)
+        assert in_memory == _semantic_keys(config, monkeypatch, False, ["twin value"], None, limit)
+        assert len(in_memory[0]["semantic"]) == limit
