@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from answer.search import SEARCH_TYPES, rank_files, search_codebase
-from generator.index import index_repository, open_index
+from answer.search import SEARCH_TYPES, SearchResult, rank_files, search_codebase
+from generator.index import IndexStore, index_repository, open_index
 from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
 from tests.test_index import FakeEmbedder
@@ -46,15 +46,15 @@ def indexed_config(tmp_path_factory: pytest.TempPathFactory) -> Config:
 
 
 @pytest.fixture(scope="module")
-def store(indexed_config):
+def store(indexed_config: Config) -> IndexStore:
     return open_index(indexed_config, embedder=FakeEmbedder())
 
 
-def _paths(result):
+def _paths(result: SearchResult) -> list[str]:
     return [f.path for f in result.files]
 
 
-def test_lexical_finds_by_split_identifiers(store):
+def test_lexical_finds_by_split_identifiers(store: IndexStore) -> None:
     result = search_codebase(store, "how are settings loaded from a toml file?", type="lexical")
     assert _paths(result)[0] == "src/web/config.py"
     assert result.hits
@@ -63,7 +63,7 @@ def test_lexical_finds_by_split_identifiers(store):
     assert "SettingsLoader" in result.hits[0].snippet or "load_toml_file" in result.hits[0].snippet
 
 
-def test_symbolic_exact_prefix_fuzzy(store):
+def test_symbolic_exact_prefix_fuzzy(store: IndexStore) -> None:
     exact = search_codebase(store, "SecureCookieSession", type="symbolic")
     assert exact.hits[0].symbol == "SecureCookieSession"
     assert exact.files[0].path == "src/web/sessions.py"
@@ -73,7 +73,7 @@ def test_symbolic_exact_prefix_fuzzy(store):
     assert any(h.symbol == "parse_rule" for h in fuzzy.hits)
 
 
-def test_semantic_alone_and_hybrid_fusion(store):
+def test_semantic_alone_and_hybrid_fusion(store: IndexStore) -> None:
     sem = search_codebase(store, "signed cookie session secret key", type="semantic")
     assert sem.files
     assert all(f.tiers == ("semantic",) for f in sem.files)
@@ -84,20 +84,20 @@ def test_semantic_alone_and_hybrid_fusion(store):
     assert [f.path for f in rank_files(store, "signed cookie session secret key")] == _paths(hybrid)
 
 
-def test_semantic_skipped_and_reported_without_embedder(store):
-    no_vectors = open_index(load_config(store.root), embedder=None)
+def test_semantic_skipped_and_reported_without_embedder(indexed_config: Config) -> None:
+    no_vectors = open_index(indexed_config, embedder=None)
     result = search_codebase(no_vectors, "cookie", type="semantic")
     assert result.files == []
     assert any("semantic tier skipped" in n for n in result.notes)
     assert search_codebase(no_vectors, "cookie").files  # hybrid still answers
 
 
-def test_docs_and_tests_are_searchable(store):
+def test_docs_and_tests_are_searchable(store: IndexStore) -> None:
     assert "docs/sessions.md" in _paths(search_codebase(store, "signed cookie sessions", type="lexical"))
     assert "tests/test_routing.py" in _paths(search_codebase(store, "test add url rule"))
 
 
-def test_regex_and_malformed_regex(store):
+def test_regex_and_malformed_regex(store: IndexStore) -> None:
     result = search_codebase(store, r"^def (add_url|parse)_rule\(", type="regex")
     assert {h.path for h in result.hits} == {"src/web/routing.py"}
     assert {h.start_line for h in result.hits} == {1, 6}
@@ -109,19 +109,19 @@ def test_regex_and_malformed_regex(store):
 @pytest.mark.parametrize("query", ["", "   ", "!!!...???", "foo:bar", '"unbalanced', "*", "AND OR NOT (",
                                    "x" * 100_000, "設定 ファイル", "' OR 1=1 --", "\x00\x01"])
 @pytest.mark.parametrize("type_", SEARCH_TYPES[:4])
-def test_bad_queries_give_results_not_tracebacks(store, query, type_):
+def test_bad_queries_give_results_not_tracebacks(store: IndexStore, query: str, type_: str) -> None:
     result = search_codebase(store, query, type=type_, limit=5)
     assert not result.degraded
     assert len(result.files) <= 5
 
 
-def test_non_ascii_query_matches_non_ascii_text(store):
+def test_non_ascii_query_matches_non_ascii_text(store: IndexStore) -> None:
     assert "docs/sessions.md" in _paths(search_codebase(store, "café", type="lexical"))
 
 
 @pytest.mark.parametrize("scope", ["' OR 1=1 --", "src/web%", "src/web_", "src/web/_", "%", "_",
                                    "nothing/here", "src' OR path LIKE '%", "\\", "src/web/\\%"])
-def test_sql_looking_and_wildcard_scopes_never_widen(store, scope):
+def test_sql_looking_and_wildcard_scopes_never_widen(store: IndexStore, scope: str) -> None:
     from generator.sql import prefix_filter
 
     for table in ("chunks", "files", "symbols"):  # the SQL filter alone, before any Python-side check
@@ -133,7 +133,7 @@ def test_sql_looking_and_wildcard_scopes_never_widen(store, scope):
         assert not result.files
 
 
-def test_scope_restricts_to_prefix(store):
+def test_scope_restricts_to_prefix(store: IndexStore) -> None:
     result = search_codebase(store, "settings toml", scope="src/web/")
     assert _paths(result)
     assert all(p.startswith("src/web/") for p in _paths(result))
@@ -141,14 +141,14 @@ def test_scope_restricts_to_prefix(store):
     assert _paths(other) == ["src_other/web_x/config.py"]
 
 
-def test_bad_type_and_limit(store):
+def test_bad_type_and_limit(store: IndexStore) -> None:
     with pytest.raises(UsageError):
         search_codebase(store, "x", type="magic")
     with pytest.raises(UsageError):
         search_codebase(store, "x", limit=0)
 
 
-def test_outage_degrades_instead_of_crashing(tmp_path):
+def test_outage_degrades_instead_of_crashing(tmp_path: Path) -> None:
     root = tmp_path / "r"
     root.mkdir()
     (root / "a.py").write_text("def alpha():\n    return 1\n")
@@ -162,12 +162,12 @@ def test_outage_degrades_instead_of_crashing(tmp_path):
     assert result.notes
 
 
-def test_missing_index(tmp_path):
+def test_missing_index(tmp_path: Path) -> None:
     with pytest.raises(IndexStoreError):
         open_index(load_config(tmp_path))
 
 
-def test_cli_search_json_and_errors(store, monkeypatch):
+def test_cli_search_json_and_errors(store: IndexStore, monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
     from sourcebook.cli import cli
@@ -188,7 +188,7 @@ def test_cli_search_json_and_errors(store, monkeypatch):
     assert isinstance(bad.exception, UsageError)
 
 
-def test_paths_named_in_the_query_rank_those_files(store):
+def test_paths_named_in_the_query_rank_those_files(store: IndexStore) -> None:
     trace = ('Traceback:\n  File "/usr/lib/python3/site-packages/src/web/sessions.py", line 3, in sign\n'
              "KeyError")
     assert search_codebase(store, trace, type="lexical").files[0].path == "src/web/sessions.py"
