@@ -179,7 +179,8 @@ _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _INLINE_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
                           r"\(\s*<?([^()\s<>]*(?:\([^()\s]*\)[^()\s<>]*)*)>?"
                           r"(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
-_REF_DEF = re.compile(r"^( {0,3}\[[^\]]+\]:\s*)(<?)(\S+?)(>?)(\s.*)?$", re.M)
+# also inside block quotes and list items, where Markdown reads reference definitions too
+_REF_DEF = re.compile(r"^((?:[ \t>*+-]|\d+[.)])*\[[^\[\]]*\]:\s*)(<?)(\S+?)(>?)([ \t].*)?$", re.M)
 _ATX = re.compile(r"^(#{1,5})(\s)", re.M)
 
 LinkResolver = Callable[[str], str | None]
@@ -192,8 +193,9 @@ def _is_external(url: str) -> bool:
 
 # Stands for the `(` after `]` of an inline link checked here. Markdown reads some links _INLINE_LINK does
 # not (a newline inside the URL: `[x](jav\nascript:…)`, and browsers drop that newline), so every other `](`
-# left in the text is neutralised rather than trusted.
+# left in the text is neutralised rather than trusted; likewise `]:` outside a checked reference definition.
 _CHECKED_LINK = "\x02"
+_CHECKED_REF = "\x03"
 
 
 def _rewrite_links(text: str, resolve: LinkResolver) -> str:
@@ -213,13 +215,14 @@ def _rewrite_links(text: str, resolve: LinkResolver) -> str:
     def ref(m: re.Match[str]) -> str:
         url = m.group(3)
         if _is_external(url) and urlsplit(url).scheme.lower() not in {"javascript", "data", "vbscript"}:
-            return m.group(0)
+            return m.group(0).replace("]:", "]" + _CHECKED_REF, 1)
         target = resolve(url) if not _is_external(url) else None
-        return f"{m.group(1)}{target or '#'}"
+        return f"{m.group(1).replace(']:', ']' + _CHECKED_REF, 1)}{target or '#'}{m.group(5) or ''}"
 
-    text = _INLINE_LINK.sub(inline, text.replace(_CHECKED_LINK, ""))
+    text = _INLINE_LINK.sub(inline, text.replace(_CHECKED_LINK, "").replace(_CHECKED_REF, ""))
     text = text.replace("](", "&#93;(").replace(_CHECKED_LINK, "(")
-    return _REF_DEF.sub(ref, text)
+    text = _REF_DEF.sub(ref, text)
+    return text.replace("]:", "&#93;:").replace(_CHECKED_REF, ":")
 
 
 def _sanitize_segment(text: str, resolve: LinkResolver) -> str:

@@ -186,13 +186,21 @@ def test_markup_markdown_does_not_treat_as_code_never_shields_html(text: str) ->
     assert not re.search(r"<(script|img)\b|<\w+[^>]*\son\w+=", page), page
 
 
-@pytest.mark.parametrize("text", ["[x](jav\nascript:alert(1))", "![x](jav\nascript:alert(1))",
-                                  "[x](java\nscript:alert(1) \"t\")", "[x]\x02javascript:alert(1))",
-                                  "[a](https://ok.example) [x](jav\nascript:alert(1))"])
+_UNCHECKABLE_LINKS = [
+    "[x](jav\nascript:alert(1))", "![x](jav\nascript:alert(1))", "[x](java\nscript:alert(1) \"t\")",
+    "[x]\x02javascript:alert(1))", "[a](https://ok.example) [x](jav\nascript:alert(1))",
+    "> [a]: javascript:alert(1)\n\n> [x][a]", "- [a]: javascript:alert(1)\n\n[x][a]",
+    "[x][a]\n\n* item\n\n    [a]: javascript:alert(1)", "[]: javascript:alert(1)\n\n[x][]",
+    "[x][a]\n\n>[a]:javascript:alert(1)", "[x][a]\n\n[a]\x03javascript:alert(1)",
+    "[x][a]\n\n[ok]: https://ok.example\n[a]: javascript:alert(1)",
+]
+
+
+@pytest.mark.parametrize("text", _UNCHECKABLE_LINKS)
 def test_links_markdown_reads_but_the_link_check_cannot_never_reach_the_page(text: str) -> None:
     import markdown
 
-    page = markdown.markdown(sanitize_markdown(text), extensions=["pymdownx.superfences"])
+    page = markdown.markdown(sanitize_markdown(text), extensions=["pymdownx.superfences", "admonition"])
     # browsers drop tabs and newlines inside a URL, so `jav\nascript:` is `javascript:`
     targets = [re.sub(r"\s", "", t) for t in re.findall(r'(?:href|src)="([^"]*)"', page)]
     assert not [t for t in targets if "script:" in t.lower()], page
@@ -203,6 +211,10 @@ def test_badge_links_and_resolved_links_survive_the_link_check() -> None:
     out = sanitize_markdown(text, lambda url: "files/app.md" if url == "src/app.py" else None)
     assert out == ("[![build](https://img.example/b.svg)](https://ci.example) see [app](files/app.md) "
                    "and a &#93;(b).")
+    refs = "> [docs]: https://docs.example\n\n[app]: src/app.py\n[web]: https://web.example\n\nnote [x]: y"
+    assert sanitize_markdown(refs, lambda url: "files/app.md" if url == "src/app.py" else None) == (
+        "> [docs]: https://docs.example\n\n[app]: files/app.md\n[web]: https://web.example\n\n"
+        "note [x&#93;: y")
 
 
 def test_plain_fences_keep_their_text_verbatim() -> None:
