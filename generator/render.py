@@ -233,7 +233,7 @@ def _sanitize_segment(text: str, resolve: LinkResolver) -> str:
         spans.append(m.group(0))
         return f"\x00{len(spans) - 1}\x00"
 
-    text = _CODE_SPAN.sub(keep, text)
+    text = _CODE_SPAN.sub(keep, text.replace("\x00", ""))  # NUL marks the placeholders below
     text = _DANGEROUS_BLOCK.sub("", text)
     text = _COMMENT.sub("", text)
     text = _TAG.sub("", text)

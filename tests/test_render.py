@@ -217,6 +217,11 @@ def test_badge_links_and_resolved_links_survive_the_link_check() -> None:
         "note [x&#93;: y")
 
 
+def test_nul_bytes_in_text_cannot_forge_a_code_span_placeholder() -> None:
+    assert sanitize_markdown("a \x005\x00 b") == "a 5 b"
+    assert sanitize_markdown("`<b>` \x000\x00 <i>x</i>") == "`<b>` 0 x"
+
+
 def test_plain_fences_keep_their_text_verbatim() -> None:
     for opening in ("```", "```python", "~~~html", "````.js"):
         text = f"{opening}\n<div>kept</div>\n{opening[0] * 3}"
