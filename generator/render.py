@@ -286,6 +286,12 @@ def prose(text: str | None) -> str:
     return sanitize_markdown(text or "").strip()
 
 
+def prose_line(text: str | None) -> str:
+    """Writer prose for one list item: joined into one line *before* sanitizing, so a fence in it is text
+    (joined afterwards, a kept `~~~` block would become inline text and its HTML raw HTML)."""
+    return sanitize_markdown(" ".join((text or "").split())).replace("\n", " ").strip()
+
+
 # -- links ---------------------------------------------------------------------------------------------------
 
 
@@ -407,8 +413,8 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         link=lambda page_id: relative_link(ctx.page_id, page_id),
         where=lambda s: source_location(ctx.path, s.start_line, s.end_line, repo_url),
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), repo_url),
-        prose=prose, provenance=provenance(draft, writer_id), lang=_fence_lang(facts.file.language),
-        module_page=module_page)
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
+        lang=_fence_lang(facts.file.language), module_page=module_page)
 
 
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
@@ -422,7 +428,7 @@ def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str
         ctx=ctx, draft=draft, diagram=str(diagram) if diagram else "",
         link=lambda page_id: relative_link(ctx.page_id, page_id), pages=pages,
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
-        prose=prose, provenance=provenance(draft, writer_id))
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 
 def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_id: str,
@@ -433,7 +439,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link("index.md", page_id),
         pages=dict(file_pages or {}),
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
-        prose=prose, provenance=provenance(draft, writer_id))
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 
 _FENCE_LANGS = {"cpp": "cpp", "csharp": "csharp", "tsx": "tsx", "shell": "bash", "text": "text"}

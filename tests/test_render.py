@@ -119,6 +119,17 @@ def test_llm_prose_is_sanitized_and_marked() -> None:
     assert "Invented" not in md
 
 
+def test_one_line_llm_prose_cannot_carry_a_fence_into_a_list_item() -> None:
+    import markdown
+
+    fenced = "~~~\n<img src=x onerror=alert(1)>\n~~~"
+    draft = FileDraft(summary="S.", key_symbols=[SymbolNote(qualname="helper", explanation=fenced)],
+                      caveats=[fenced], written_by="llm")
+    md = render_file_page(_file_ctx(), draft, writer_id="llm/gemma/v1", module_page="modules/pkg/index.md")
+    page = markdown.markdown(md, extensions=["attr_list", "pymdownx.superfences"])
+    assert not re.search(r"<img\b", page), page
+
+
 def test_inline_and_cell_escaping() -> None:
     assert inline_text("<b>|`x`|</b>") == "&lt;b&gt;&#124;&#96;x&#96;&#124;&lt;/b&gt;"
     assert "\n" not in table_cell("a\nb")
