@@ -94,7 +94,8 @@ class Ledger:
             text = json.dumps(self.to_dict(), indent=1)
             run_file = folder / f"run-{stamp}-{os.getpid()}.json"
             for target in (run_file, folder / "latest.json"):
-                tmp = target.with_suffix(".tmp")
+                # unique per process and thread: two builds saving at once must not share a temp file
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
                 tmp.write_text(text, encoding="utf-8")
                 os.replace(tmp, target)
         except OSError as exc:
