@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,3 +235,48 @@ def test_in_memory_vectors_break_ties_like_lancedb(tmp_path: Path, monkeypatch: 
         in_memory = _semantic_keys(config, monkeypatch, True, ["twin value"], None, limit)
         assert in_memory == _semantic_keys(config, monkeypatch, False, ["twin value"], None, limit)
         assert len(in_memory[0]["semantic"]) == limit
+
+
+_FTS_KEYS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"], "pages": ["target_path"],
+             "symbols": ["path", "qualname", "start_line", "end_line"]}
+
+
+def _tie_groups(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[float, set[tuple[Any, ...]]]]:
+    groups: dict[float, set[tuple[Any, ...]]] = {}
+    for r in rows:
+        groups.setdefault(round(r["_score"], 3), set()).add(tuple(r[c] for c in columns))
+    return sorted(groups.items(), reverse=True)
+
+
+@pytest.mark.parametrize("query", ["how are settings loaded from a toml file", "signed session cookies",
+                                   "register url rules for views", "Café sessions signing", "rule"])
+@pytest.mark.parametrize("scope", [None, "src/web", "docs"])
+def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: str | None) -> None:
+    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text
+
+    text = _fts_text(query)
+    compared = 0
+    for table, columns in _FTS_KEYS.items():
+        where = _FILE_PAGES if table == "pages" else None
+        ours = _fts(store, table, text, scope, limit=5, columns=columns, where=where)
+        theirs = _fts_lance(store, table, text, scope, limit=5, columns=columns, where=where)
+        if store.table(table).count_rows():
+            assert store.cache.get(f"bm25:{table}:{','.join(columns)}") is not None  # the in-memory path ran
+        # same rows with the same scores, best first; only rows of equal score may come in another order
+        assert _tie_groups(ours, columns) == _tie_groups(theirs, columns)
+        assert [round(r["_score"], 3) for r in ours] == [round(r["_score"], 3) for r in theirs]
+        compared += len(theirs)
+    if scope != "docs":
+        assert compared  # every query names something in the repository
+
+
+def test_bm25_counts_a_query_term_once_per_occurrence() -> None:
+    from answer import bm25
+
+    index = bm25.build(["serialize data", "data data data", None])
+    once = dict(bm25.search(index, "serialized", 3))
+    twice = dict(bm25.search(index, "serialized serialization", 3))
+    assert list(once) == [0]
+    assert twice[0] == pytest.approx(2 * once[0])
+    assert [pos for pos, _ in bm25.search(index, "data", 3)] == [1, 0]
+    assert bm25.search(index, "data", 3, keep=__import__("numpy").array([True, False, False]))[0][0] == 0
