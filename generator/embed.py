@@ -7,7 +7,8 @@ Providers (config `embed.provider`, env SOURCEBOOK_EMBEDDER):
 - `minilm`: the all-MiniLM-L6-v2 transformer itself through sentence-transformers. Optional: it needs torch
   (`pip install torch==2.13.0 sentence-transformers`), and runs ~1,000x slower than `static` on a CPU.
 - `openai`: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp server), batched,
-  with transport retries; base URL, key and model from config or SOURCEBOOK_EMBED_* variables.
+  with transport retries; base URL, key and model from config or SOURCEBOOK_EMBED_* variables. Every text
+  it sends passes `generator.secrets.redact_text` first (the local embedders see the text as it is).
 - `none`: no vectors; search runs on its full-text and symbol tiers.
 """
 
@@ -18,6 +19,7 @@ import random
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from generator.secrets import redact_text
 from sourcebook.errors import ConfigError, ProviderError
 
 if TYPE_CHECKING:
@@ -181,6 +183,8 @@ class OpenAIEmbedder:
         import numpy as np
         import openai
 
+        # The one place embedding text leaves the machine: chunks, pages and queries are redacted here.
+        batch = [redact_text(text) for text in batch]
         attempt = 0
         while True:
             try:

@@ -10,6 +10,9 @@ window still allows. Whatever still fails becomes a `ProviderError` (transport) 
 Token counting is by characters (no tokenizer download offline): CHARS_PER_TOKEN = 3 is deliberately
 pessimistic for code (English prose is ~4 chars/token, dense code ~3), so a prompt budgeted here fits the
 model's real window. Every call is recorded in the run's `Ledger`.
+
+Nothing reaches a model unredacted: `complete` passes every message through `outbound_messages`
+(generator/secrets.py) before the prompt is budgeted or sent, whoever built it (pages, docstrings, `ask`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from generator.ledger import Ledger, LedgerEntry
+from generator.secrets import redact_text
 from sourcebook.errors import ProviderError, ProviderOutputError
 
 if TYPE_CHECKING:
@@ -44,6 +48,15 @@ MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message
 MIN_REPLY_TOKENS = 128  # below this a structured reply cannot be complete: refuse instead of sending
 RETRY_CAP_S = 30.0
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+def outbound_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """The messages as they may leave the machine: every content through `secrets.redact_text`.
+
+    The one place chat text is redacted: page prompts, docstring prompts and `ask` synthesis all reach the
+    model through `ChatModel.complete`, which calls this before anything is budgeted or sent.
+    """
+    return [{**m, "content": redact_text(str(m.get("content") or ""))} for m in messages]
 
 
 def estimate_tokens(text: str) -> int:
@@ -259,7 +272,7 @@ class OpenAIChatModel:
         started = time.monotonic()
         error = ""
         try:
-            result = self._complete(response_model, [dict(m) for m in messages], max_tokens, context)
+            result = self._complete(response_model, outbound_messages(messages), max_tokens, context)
         except ProviderError as exc:
             error = str(exc)
             raise

@@ -1,12 +1,18 @@
-"""Keep secrets on the machine: which files are never sent to an LLM, and redaction of what is sent.
+"""Keep secrets on the machine: which files are never sent to a provider, and redaction of what is sent.
 
-Two pure checks, applied to every prompt the LLM writer builds:
+Two pure checks:
 - `is_secret_path(path)`: files that by name hold secrets (.env*, private keys, keystores, credentials) are
-  never sent at all, not even in part;
-- `redact(text)`: in everything else, lines with known key formats (AWS, GitHub, OpenAI, Slack, Google,
-  Stripe, JWTs, private key blocks, `password = "..."` style assignments) and high-entropy tokens are replaced
-  by a marker before the prompt is built.
-False positives cost a little prose quality; false negatives leak a key. The rules lean to redacting.
+  never sent at all, not even in part (the LLM writer documents them without the model);
+- `redact(text)`: in everything else, lines with known key formats (AWS, GitHub, GitLab, OpenAI, Anthropic,
+  Slack, Google, Stripe, Hugging Face, npm, PyPI, SendGrid, JWTs, bearer tokens, PEM private key blocks,
+  credentials in URLs), secret-named keys assigned a literal (`db_password: x`, `API_TOKEN=x`,
+  `"secret": "x"`, `Password=x;`) and high-entropy tokens are replaced by a marker.
+
+`redact_text` is the one function every byte bound for a provider passes through: the provider layer calls
+it where requests are made (generator/provider.py for chat, generator/embed.py for remote embeddings), so
+no caller can forget it. False positives cost a little prose quality; false negatives leak a key. The rules
+lean to redacting, but code that only mentions a secret (`password = request.form["password"]`,
+`token_type: str`, `api_key = os.environ["KEY"]`) is left alone: it is what the wiki is about.
 """
 
 from __future__ import annotations
@@ -46,24 +52,32 @@ def is_secret_path(path: str) -> bool:
 
 # Known key formats. Each matches the secret itself; the whole line is replaced when one is found, because
 # the rest of a line holding a key (a variable name, a URL with the key in it) often leaks part of it.
+# Specific vendors come before the generic shapes, so a hit is reported under the most useful name.
 _KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern)) for name, pattern in (
         ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
-        ("aws-secret-key", r"(?i)aws.{0,20}(?:secret|key).{0,20}[\"'=:\s][A-Za-z0-9/+=]{40}\b"),
+        ("aws-secret-key",
+         r"(?i)aws.{0,20}(?:secret|key).{0,20}[\"'=:\s][A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
         ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
-        ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
         ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-        ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+"),
-        ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-        ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
+        # a digit somewhere: real keys always have one, "sk-learn-compatible-estimators" has none
+        ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]{0,200}\d)[A-Za-z0-9_\-]{20,}"),
+        ("slack-token", r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}"),
+        ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"),
+        ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+        ("google-oauth", r"\b(?:GOCSPX-[A-Za-z0-9_\-]{20,}|ya29\.[0-9A-Za-z_\-]{20,})"),
+        ("stripe-key", r"\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{20,})"),
+        ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+        ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
+        ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
         ("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-        ("url-credentials", r"\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{3,}@"),
-        ("generic-assignment",
-         # the name must END in the secret word: SECRET_KEY, db.password, but not base_tokenizer
-         r"(?i)(?:\b|[_.\-])(?:password|passwd|pwd|secret|secret[_\-]?key|token|api[_\-]?key|apikey|"
-         r"access[_\-]?key|private[_\-]?key|client[_\-]?secret|auth[_\-]?token|credentials?)[\"']?\]?"
-         r"\s*[:=]{1,2}\s*[\"'][^\"'\s]{6,}[\"']"),
+        ("bearer-token", r"(?i)\bbearer\s+(?=[A-Za-z0-9\-._~+/]{0,200}\d)[A-Za-z0-9\-._~+/]{16,}=*"),
+        # scheme://user:password@host (postgres, redis, amqp, mongodb+srv, https...); the user may be empty
+        ("url-credentials", r"\b[a-z][a-z0-9+.\-]*://[^/\s:@'\"]*:"
+                            r"(?!(?:pass|password|passwd|pwd|secret)@|[{<$%])[^/\s@'\"]{3,}@"),
+        ("xml-secret", r"(?i)<(\w*(?:pass|secret|token|key)\w*)>[^<\s]{4,}</\1>"),
     )
 )
 _PRIVATE_BLOCK_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
@@ -72,6 +86,130 @@ _PRIVATE_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
 _HEX = re.compile(r"\b[0-9a-fA-F]{32,}\b")
 _SECRETISH_WORD = re.compile(r"(?i)key|token|secret|passw|credential|auth|signature|salt")
+
+# -- name = value: YAML `db_password: x`, INI `password = x`, env `DB_PASSWORD=x`, code `api_key = "x"`, JSON,
+# PHP/Ruby `'token' => 'x'`, connection strings `Password=x;`. The name decides whether the value can be a
+# secret; the shape of the value decides whether it IS a literal or code that merely mentions one.
+_NAME_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|cred")  # cheap filter before the parse below
+_ASSIGN = re.compile(
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})[\"'`]?\]?"
+    r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,60}?(?=\s*=[^=]))?"  # `password: str = "x"`: skip the annotation
+    r"[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]*")
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# A name holding one of these words holds a secret: any literal value counts.
+_STRONG_WORDS = frozenset({
+    "pass", "passwd", "password", "passwords", "passphrase", "pwd", "pw", "secret", "secrets", "token",
+    "tokens", "credential", "credentials", "creds", "apikey", "privatekey", "secretkey", "accesskey",
+    "authtoken", "passcode", "pin",
+})
+_STRONG_SUFFIXES = ("password", "passwd", "secret", "token", "apikey")  # dbpassword, accesstoken
+# A bare `key` is common in ordinary code (`sort_key = "name"`): only a value that looks random counts.
+_WEAK_WORDS = frozenset({"key", "keys", "auth", "salt", "signature"})
+# Names ending in these describe a secret rather than hold it: SECRET_HEADER_NAME, token_type, password_env.
+_DESCRIPTOR_WORDS = frozenset({
+    "name", "names", "type", "types", "kind", "field", "fields", "header", "headers", "env", "var", "vars",
+    "variable", "file", "files", "path", "paths", "dir", "url", "uri", "endpoint", "len", "length", "size",
+    "count", "max", "min", "limit", "limits", "prefix", "suffix", "format", "fmt", "pattern", "regex", "re",
+    "label", "id", "ids", "column", "col", "attr", "attribute", "param", "arg", "class", "cls", "style",
+    "mode", "method", "algorithm", "alg", "algo", "scheme", "location", "source", "provider", "policy",
+    "hint", "help", "prompt", "message", "msg", "error", "errors", "text", "title", "description", "desc",
+    "doc", "placeholder", "expiry", "expires", "expiration", "ttl", "timeout", "lifetime", "age", "index",
+    "idx", "required", "enabled", "usage", "validator", "manager", "store", "storage", "backend", "service",
+    "client", "factory", "generator", "cache", "config", "settings", "option", "options", "user",
+    "username", "login", "email", "account", "owner",
+})
+_NON_VALUES = frozenset({
+    "true", "false", "null", "none", "nil", "yes", "no", "on", "off", "undefined", "empty", "required",
+    "optional", "string", "str", "int", "integer", "bool", "boolean", "bytes", "float", "any", "object",
+    "secret", "secrets", "password", "token", "redacted", "lambda", "self", "this", "new",
+    "await", "async", "function", "return", "def", "var", "let", "const", "final",
+    "read", "write", "admin",  # GitHub Actions `id-token: write` permissions
+})
+_PLACEHOLDER = re.compile(r"(?i)^(.)\1*$|your[_\-\s]|xxx|example|placeholder|<[^>]*>|\.\.\.|\*\*\*")
+_TEMPLATE = re.compile(r"\{\{|\$\{|\$\(|%\(|%s|\{\}|^\$|^%|^!|^&|^\*|^\||^>|^~|^@")
+_REFERENCE = re.compile(r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*")  # my_token, self.password
+_TYPE_NAME = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")  # SecretStr, Token: an annotation, not a value
+_NUMBER = re.compile(r"[+\-]?\d[\d_]*(?:\.\d+)?")
+_QUOTE_PREFIX = re.compile(r"[bBrRuUfF]{0,2}([\"'`])")
+_AFTER_UNQUOTED = re.compile(r"\s*(?:$|#|//|;|&)")  # end of line, a comment, or the next `k=v` of a DSN
+
+
+def _name_strength(name: str) -> str | None:
+    """"strong", "weak" or None for an assigned name, judged by its words."""
+    words = [w.lower() for w in _WORDS.findall(name)]
+    if not words or words[-1] in _DESCRIPTOR_WORDS:
+        return None
+    if any(w in _STRONG_WORDS or w.endswith(_STRONG_SUFFIXES) for w in words):
+        return "strong"
+    if words[-1] in _WEAK_WORDS or words[-1].endswith("key"):
+        return "weak"
+    return None
+
+
+def _looks_random_value(value: str) -> bool:
+    """A value a `key` name may hold as a secret: not a word or identifier, letters mixed with digits."""
+    if len(value) < 8 or any(ch.isspace() for ch in value):
+        return False
+    has_digit = any(ch.isdigit() for ch in value)
+    has_alpha = any(ch.isalpha() for ch in value)
+    return (has_digit and has_alpha) or _looks_random(value)
+
+
+def _literal_secret(name: str, value: str, strength: str) -> bool:
+    """True when `value`, assigned to `name`, is a literal that may be a secret."""
+    value = value.strip()
+    if len(value) < 4 or value.lower() in _NON_VALUES or _NUMBER.fullmatch(value):
+        return False
+    if _PLACEHOLDER.search(value) or _TEMPLATE.search(value):
+        return False
+    if value.lower() in {w.lower() for w in _WORDS.findall(name)} | {name.lower()}:
+        return False  # {"password": "password"}: a field name, not its value
+    return strength == "strong" or _looks_random_value(value)
+
+
+def _assignment_secret(line: str) -> bool:
+    """True when `line` assigns a literal to a secret-named key, in any of the config or code forms."""
+    if not _NAME_HINT.search(line):
+        return False
+    for match in _ASSIGN.finditer(line):
+        strength = _name_strength(match.group("name"))
+        if strength is None:
+            continue
+        rest = line[match.end():]
+        quoted = _QUOTE_PREFIX.match(rest)
+        if quoted:
+            quote = quoted.group(1)
+            close = rest.find(quote, quoted.end())
+            value = rest[quoted.end():close] if close >= 0 else rest[quoted.end():]
+            if _literal_secret(match.group("name"), value, strength):
+                return True
+            continue
+        value = re.split(r"[\s,;&\"'`]", rest, maxsplit=1)[0]
+        after = rest[len(value):]
+        if not value or any(ch in value for ch in "()[]{}<>") or not _AFTER_UNQUOTED.match(after):
+            continue  # code: a call, a subscript, a kwarg list (`token=token,`), prose after the value
+        if _is_reference(line, match, value):
+            continue
+        if _literal_secret(match.group("name"), value, strength):
+            return True
+    return False
+
+
+def _is_reference(line: str, match: re.Match[str], value: str) -> bool:
+    """An unquoted identifier that is code, not a config value: `token = my_token`, `password: SecretStr`.
+
+    A YAML scalar (`db_password: hunter`) and an env line (`DB_PASSWORD=hunter`) are values even when they
+    read like identifiers; a Python/JS assignment of a bare name is not.
+    """
+    if _TYPE_NAME.fullmatch(value):
+        return True
+    if not _REFERENCE.fullmatch(value):
+        return False  # digits or symbols: a literal
+    head = line[:match.start()].strip()
+    if match.group("sep") == ":":
+        return head not in ("", "-")  # YAML `key: value` starts its line (or a list item)
+    env_style = line[match.start("sep") - 1:match.start("sep")] != " " and head in ("", "export")
+    return not env_style
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +251,8 @@ def scan_line(line: str) -> str | None:
     for name, pattern in _KEY_PATTERNS:
         if pattern.search(line):
             return name
+    if _assignment_secret(line):
+        return "secret-assignment"
     for match in _TOKEN.finditer(line):
         if _looks_random(match.group(0)):
             return "high-entropy"

@@ -2,7 +2,9 @@
 
 Real sockets, real HTTP: the provider under test talks to it exactly as it would talk to a hosted model.
 Replies are queued with `enqueue()` (or produced by `responder` once the queue is empty); every request body
-is recorded in `requests` so a test can prove what did and did not leave the machine.
+is recorded in `requests` so a test can prove what did and did not leave the machine. It also serves
+`/v1/embeddings` (deterministic vectors from a hash of each input; bodies recorded in `embedding_requests`),
+so one fake stands for both providers; `all_text()` covers chat and embedding requests alike.
 
     from tests.fake_llm import FakeLLM, Reply
 
@@ -17,6 +19,7 @@ mode), JSON text otherwise (JSON mode), fenced JSON when `fenced=True` (MD_JSON)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -70,10 +73,13 @@ Responder = Callable[[dict[str, Any]], Reply]
 class FakeLLM:
     """The server plus its script. Thread-safe; start()/stop() or use as a context manager."""
 
-    def __init__(self, responder: Responder | None = None, model: str = "fake-model") -> None:
+    def __init__(self, responder: Responder | None = None, model: str = "fake-model",
+                 embedding_dim: int = 16) -> None:
         self.model = model
         self.responder = responder
+        self.embedding_dim = embedding_dim
         self.requests: list[dict[str, Any]] = []
+        self.embedding_requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -96,13 +102,14 @@ class FakeLLM:
             return len(self.requests)
 
     def all_text(self) -> str:
-        """Every message of every request, concatenated: what left the machine."""
+        """Every chat and embedding request body, concatenated: what left the machine."""
         with self._lock:
-            return "\n".join(json.dumps(body) for body in self.requests)
+            return "\n".join(json.dumps(body) for body in [*self.requests, *self.embedding_requests])
 
     def reset(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.embedding_requests.clear()
             self.auth_headers.clear()
             self._queue.clear()
 
@@ -128,10 +135,13 @@ class FakeLLM:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                reply = fake._next(body, self.headers.get("authorization", ""))
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
-                status, data = fake._render(reply, body)
+                if self.path.rstrip("/").endswith("/embeddings"):
+                    reply, status, data = Reply(), 200, fake._embeddings(body)
+                else:
+                    reply = fake._next(body, self.headers.get("authorization", ""))
+                    if reply.delay_s:
+                        time.sleep(reply.delay_s)
+                    status, data = fake._render(reply, body)
                 raw = json.dumps(data).encode()
                 try:
                     self.send_response(status)
@@ -173,6 +183,20 @@ class FakeLLM:
         if self.responder is not None:
             return self.responder(body)
         return Reply.status(500)  # an unscripted call is a test bug: fail loudly, like an outage
+
+    def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI-shaped embeddings reply: one vector per input, derived from the input's hash."""
+        with self._lock:
+            self.embedding_requests.append(body)
+        inputs = body.get("input") or []
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        data = []
+        for i, text in enumerate(inputs):
+            digest = hashlib.sha256(str(text).encode()).digest()
+            data.append({"object": "embedding", "index": i,
+                         "embedding": [b / 255.0 - 0.5 for b in digest[:self.embedding_dim]]})
+        return {"object": "list", "model": body.get("model", self.model), "data": data,
+                "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}
 
     def _render(self, reply: Reply, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if reply.status_code != 200:

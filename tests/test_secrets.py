@@ -39,8 +39,8 @@ def test_ordinary_files_are_not(path: str) -> None:
     (f"client = OpenAI(api_key=\"{OPENAI}\")", "openai-key"),
     (f"SLACK = {SLACK}", "slack-token"),
     (f"maps_key: {GOOGLE}", "google-api-key"),
-    ('DB_PASSWORD = "hunter2hunter2"', "generic-assignment"),
-    ('settings["client_secret"] = "abcdefgh"', "generic-assignment"),
+    ('DB_PASSWORD = "hunter2hunter2"', "secret-assignment"),
+    ('settings["client_secret"] = "abcdefgh"', "secret-assignment"),
     ("url = 'postgres://admin:s3cretpw@db.internal/prod'", "url-credentials"),
     (f"blob = '{RANDOM}'", "high-entropy"),
 ])
@@ -88,3 +88,42 @@ def test_entropy_orders_random_above_words() -> None:
 
 def test_redact_text_returns_only_text() -> None:
     assert redact_text(f"k = '{GITHUB}'") == f"{REDACTED} (github-token)"
+
+
+@pytest.mark.parametrize("line", [
+    "db_password: hunter2", 'admin_pass: "hunterAdm1n"', "  password: s3cr3t!  # prod", "- password: hunter2",
+    "DB_PASSWORD=valueKq7", "export API_TOKEN=abc123def", "password = hunter2", "secret_key = 'q8Zt2LmX9v'",
+    '"password": "hunter22"', "'token' => 'abcdef12'", 'conn = "Server=db;User Id=sa;Password=Hunter2x;"',
+    'def connect(password: str = "letmein"):', "SIGNING_KEY = 'a1b2c3d4e5f6'", "encryption_key: Zk9q8xY2",
+    "apiKey: 'abcd1234efgh'", "<password>hunter2</password>", "auth_token=deadbeefcafe",
+    'PGPASSWORD="pg-pass-1"', "passphrase = 'the quick fox jumps'", "redis://:p4ssw0rd@cache:6379/0",
+    "Authorization: Bearer abcdef0123456789abcdef",
+])
+def test_config_and_env_style_secrets_are_redacted(line: str) -> None:
+    cleaned, found = redact(line)
+    assert found, line
+    assert REDACTED in cleaned
+
+
+@pytest.mark.parametrize("line", [
+    'password = request.form["password"]', "token_type: str", "token: str", "password: SecretStr",
+    "token = my_token", "self.password = password", "api_key = os.environ['OPENAI_API_KEY']",
+    "max_tokens: 1024", "tokenizer: whitespace", 'sort_key = "name"', 'cache_key = "users"',
+    "sorted(items, key=len)", "    password: The password to use.", "password: null",
+    "password: ${DB_PASSWORD}", 'password = "{{ secrets.db }}"', "password=password,", "    token=token,",
+    "API_KEY=your-api-key-here", 'PASSWORD = "********"', "if key == 'abc123':", "primary_key=True",
+    'password_help = "Enter your password"',
+    "return {'token': token, 'expires': exp}", "const token = localStorage.getItem('token');",
+    'PASSWORD_ENV = "DB_PASSWORD"', "keyboard: us", "password_hash: str", "token = kwargs.get('token')",
+    "password_file = '/run/secrets/db'", "sk-learn-compatible-estimators-here", "id-token: write",
+    "http://user:pass@proxy:8080", "private_key = load_pem(data)",
+])
+def test_code_that_only_mentions_a_secret_is_not_redacted(line: str) -> None:
+    cleaned, found = redact(line)
+    assert (cleaned, found) == (line, [])
+
+
+def test_redaction_is_idempotent() -> None:
+    text = f"a = 1\ndb_password: hunter2\ntoken = '{GITHUB}'\nb = 2"
+    once = redact_text(text)
+    assert redact_text(once) == once

@@ -1,0 +1,206 @@
+"""Nothing planted in a repository leaves the machine: every kind of secret, through the real CLI, for the
+three ways text reaches a provider (page prompts of `build`, `ask` synthesis, embedding requests of
+`index`). The fake provider is real HTTP on 127.0.0.1 and records every request body; the test greps them.
+
+Each planted secret sits in a line of its own, between two harmless marker lines. A marker in the requests
+proves the surrounding text was sent (so the test cannot pass by sending nothing); the secret's absence
+proves redaction. Keys are assembled at run time so that this file does not trip secret scanners.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
+
+ROOT = Path(__file__).resolve().parents[1]
+
+AWS_ID = "AKIA" + "Z7QX4MPLR2KD8WNB"
+AWS_SECRET = "wJa1rXUtnFEMIK7MD" + "ENGbPxRfiCY9q2ZtL4vRpQ"
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+GITHUB_PAT = ("github_pat_" + "11ABCDEFG0123456789_"
+              + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV0123456789")
+OPENAI = "sk-proj-" + "Zx81kLm0Qp2Rt5Vw9Yb3Nc6Hd4Jf7Gs1"
+OPENAI_LEGACY = "sk-" + "T3BlbkFJ" + "q8Zt2LmX9vR4pW7nK3jH6dF1sA5gY0cB"
+ANTHROPIC = "sk-ant-api03-" + "Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc-vBnM7aa"
+SLACK = "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOp"
+SLACK_HOOK = "https://hooks.slack.com/services/" + "T0AAA1BBB/B0CCC2DDD/" + "eEfFgGhHiIjJkKlLmMnN0011"
+GOOGLE = "AIza" + "SyD4x9Kq2mP7vL0nR3tW8bZ5cF1hJ6gE2aQ"
+STRIPE = "sk_live_" + "51HxQ2eLkdIwHu7ixAbCdEfGh"
+STRIPE_RESTRICTED = "rk_live_" + "51HxQ2eLkdIwHu7ixZyXwVuTs"
+JWT = ("eyJ" + "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFkYSJ9"
+       + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+PEM_LINES = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+             "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+             "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo"]
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_LINES) + "\n-----END RSA PRIVATE KEY-----"
+DSN_PASSWORD = "Pg5ecr3t" + "Pass"
+YAML_PASSWORD = "value" + "Kq7"  # db_password: <this>
+YAML_ADMIN = "hunter" + "Adm1n"  # admin_pass: "<this>"
+INI_PASSWORD = "ini" + "Passw0rd"
+ENV_TOKEN = "env" + "T0ken" + "Value"
+ENTROPY = "q8Zt2LmX9v" + "R4pW7nK3jH6dF1sA5gY0cB"
+
+# (kind, the secret that must never be sent)
+PLANTED: list[tuple[str, str]] = [
+    ("aws-access-key", AWS_ID), ("aws-secret-key", AWS_SECRET), ("github", GITHUB),
+    ("github-pat", GITHUB_PAT), ("openai", OPENAI), ("openai-legacy", OPENAI_LEGACY),
+    ("anthropic", ANTHROPIC), ("slack", SLACK), ("slack-webhook", SLACK_HOOK.rsplit("/", 1)[1]),
+    ("google", GOOGLE), ("stripe", STRIPE), ("stripe-restricted", STRIPE_RESTRICTED),
+    ("jwt", JWT.split(".")[1]), *[(f"pem-line-{i}", line) for i, line in enumerate(PEM_LINES)],
+    ("dsn", DSN_PASSWORD), ("yaml", YAML_PASSWORD), ("yaml-quoted", YAML_ADMIN), ("ini", INI_PASSWORD),
+    ("env", ENV_TOKEN), ("high-entropy", ENTROPY),
+]
+
+SETTINGS_PY = f'''"""Deployment settings of the payments service: keys for every provider it talks to."""
+
+DEBUG = False  # marker-settings-top
+AWS_ACCESS_KEY_ID = "{AWS_ID}"
+aws_secret_access_key = "{AWS_SECRET}"
+GITHUB_TOKEN = "{GITHUB}"
+GITHUB_FINE_GRAINED = "{GITHUB_PAT}"
+openai_client_options = {{"api_key": "{OPENAI}"}}
+LEGACY_OPENAI = "{OPENAI_LEGACY}"
+CLAUDE = "{ANTHROPIC}"
+SLACK_BOT = "{SLACK}"
+ALERTS_WEBHOOK = "{SLACK_HOOK}"
+MAPS = "{GOOGLE}"
+STRIPE_LIVE = "{STRIPE}"
+STRIPE_RESTRICTED = "{STRIPE_RESTRICTED}"
+SESSION_SAMPLE = "{JWT}"
+DATABASE_URL = "postgres://payments:{DSN_PASSWORD}@db.internal:5432/payments"
+CACHE_SEED = "{ENTROPY}"
+TIMEOUT_SECONDS = 30  # marker-settings-bottom
+
+
+def payment_timeout():
+    """Seconds before a payment request to the provider is abandoned."""
+    return TIMEOUT_SECONDS
+'''
+
+SIGNING_PY = f'''"""Request signing for the payments service."""
+
+SIGNING_KEY = """{PEM}"""
+
+
+def sign_request(body):
+    """Sign a payments request body with the service key (marker-signing)."""
+    return hash((SIGNING_KEY, body))
+'''
+
+APP_YAML = f"""# Payments service configuration (marker-yaml-top)
+database:
+  host: db.internal
+  db_password: {YAML_PASSWORD}
+  admin_pass: "{YAML_ADMIN}"
+workers: 4  # marker-yaml-bottom
+"""
+
+APP_INI = f"""[payments]
+; marker-ini-top
+password = {INI_PASSWORD}
+retries = 3
+"""
+
+SETUP_MD = f"""# Payments service
+
+How the payments service connects to the database and signs requests to its provider.
+Run it with the environment below (marker-readme):
+
+    API_TOKEN={ENV_TOKEN}
+    payments serve
+"""
+
+FILES: dict[str, str | bytes] = {
+    "README.md": SETUP_MD,
+    "payments/__init__.py": '"""The payments service."""\n',
+    "payments/settings.py": SETTINGS_PY,
+    "payments/signing.py": SIGNING_PY,
+    "config/app.yaml": APP_YAML,
+    "config/app.ini": APP_INI,
+}
+MARKERS = ("marker-settings-top", "marker-settings-bottom", "marker-signing", "marker-yaml-top",
+           "marker-ini-top", "marker-readme")
+
+
+def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1", **env}
+    for name in ("SOURCEBOOK_LLM_BASE_URL", "SOURCEBOOK_LLM_MODEL", "SOURCEBOOK_EMBEDDER",
+                 "SOURCEBOOK_EMBED_BASE_URL", "SOURCEBOOK_EMBED_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        if name not in env:
+            full_env.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "sourcebook.cli", *args], cwd=cwd, env=full_env, check=False,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _assert_nothing_planted_sent(sent: str, markers: tuple[str, ...]) -> None:
+    for marker in markers:
+        assert marker in sent, f"{marker}: the text around the secrets was never sent; nothing is proved"
+    leaked = [kind for kind, secret in PLANTED if secret in sent]
+    assert leaked == [], f"sent to the provider: {leaked}"
+
+
+def _llm_env(fake: FakeLLM) -> dict[str, str]:
+    return {"SOURCEBOOK_LLM_BASE_URL": fake.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+
+
+def test_build_page_prompts_carry_no_planted_secret(make_repo: Callable[..., Path],
+                                                    fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    repo = make_repo(FILES)
+    done = _cli(["build", str(repo), "--no-site", "--no-index"], _llm_env(fake_llm), repo)
+    assert done.returncode == 0, done.stderr
+    assert fake_llm.calls > 0
+    _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
+
+
+def _answer(body: dict[str, Any]) -> Reply:
+    assert request_schema_name(body) == "EvidenceAnswer", body.get("tools")
+    return Reply.ok({"answer": "The settings module holds the provider keys (`payments/settings.py`).",
+                     "citations": ["payments/settings.py"]})
+
+
+def test_ask_synthesis_carries_no_planted_secret(make_repo: Callable[..., Path], fake_llm: FakeLLM) -> None:
+    repo = make_repo(FILES)
+    indexed = _cli(["index", str(repo)], {"SOURCEBOOK_EMBEDDER": "none"}, repo)
+    assert indexed.returncode == 0, indexed.stderr
+    fake_llm.responder = _answer
+    asked = _cli(["ask", "Which keys and passwords do the payments settings, signing, app.yaml and app.ini "
+                         "configure for the database and the provider?", "--path", str(repo)],
+                 {**_llm_env(fake_llm), "SOURCEBOOK_EMBEDDER": "none"}, repo)
+    assert asked.returncode == 0, asked.stderr
+    assert fake_llm.calls >= 1
+    _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
+
+
+def test_index_embedding_requests_carry_no_planted_secret(make_repo: Callable[..., Path],
+                                                          fake_llm: FakeLLM) -> None:
+    repo = make_repo(FILES)
+    env = {"SOURCEBOOK_EMBEDDER": "openai", "SOURCEBOOK_EMBED_BASE_URL": fake_llm.base_url,
+           "SOURCEBOOK_EMBED_MODEL": "fake-embed"}
+    done = _cli(["index", str(repo)], env, repo)
+    assert done.returncode == 0, done.stderr
+    assert fake_llm.embedding_requests, "the openai embedder never called the fake endpoint"
+    assert fake_llm.calls == 0  # no chat request: indexing only embeds
+    _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
+    # a search embeds the query through the same request path
+    searched = _cli(["search", f"where is {AWS_ID} used", "--path", str(repo)], env, repo)
+    assert searched.returncode == 0, searched.stderr
+    assert AWS_ID not in fake_llm.all_text()
+
+
+@pytest.mark.parametrize(("kind", "secret"), PLANTED)
+def test_every_planted_kind_is_caught_by_the_detectors(kind: str, secret: str) -> None:
+    # The same repository text through the one redaction function: each kind is caught on its own.
+    from generator.secrets import redact_text
+
+    text = "\n".join(FILES[p] for p in FILES if isinstance(FILES[p], str))  # type: ignore[misc]
+    assert secret in text
+    assert secret not in redact_text(text), kind
