@@ -227,7 +227,7 @@ def _summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
 
 
 def _anchors(facts: Mapping[str, FileFacts]) -> dict[tuple[str, str], str]:
-    from generator.render import anchor_ids
+    from generator.anchors import anchor_ids
 
     out = {}
     for path, f in facts.items():

@@ -22,6 +22,7 @@ from urllib.parse import quote, urlsplit
 
 import jinja2
 
+from generator.anchors import anchor_ids, page_href
 from generator.facts import Symbol
 from generator.write import (
     FileContext,
@@ -297,8 +298,7 @@ def prose_line(text: str | None) -> str:
 
 def relative_link(from_page: str, to_page: str) -> str:
     """A relative URL from one docs-relative page id to another, percent-encoded where needed."""
-    rel = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
-    return quote(rel, safe="/._-~")
+    return page_href(from_page, to_page)
 
 
 def source_location(path: str, start: int, end: int, repo_url: str) -> str:
@@ -308,22 +308,6 @@ def source_location(path: str, start: int, end: int, repo_url: str) -> str:
         base = repo_url if repo_url.endswith("/") else repo_url + "/"
         return f"[{inline_text(path)}:{start}]({base}{quote(path)}#{lines})"
     return f"{code_span(path)}, lines {start}-{end}" if end != start else f"{code_span(path)}, line {start}"
-
-
-def anchor_ids(symbols: Sequence[Symbol]) -> dict[str, str]:
-    """qualname -> a unique, HTML-safe anchor id for its section."""
-    out: dict[str, str] = {}
-    used: set[str] = set()
-    for s in symbols:
-        # letters, digits and '-' only: an '_' run would be read as emphasis inside the heading's { #id }
-        base = "sym-" + (re.sub(r"[^A-Za-z0-9]+", "-", s.qualname).strip("-").lower() or "x")
-        anchor, n = base, 1
-        while anchor in used:
-            n += 1
-            anchor = f"{base}-{n}"
-        used.add(anchor)
-        out[s.qualname] = anchor
-    return out
 
 
 # -- mermaid -------------------------------------------------------------------------------------------------

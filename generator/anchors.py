@@ -1,0 +1,57 @@
+"""Where a symbol's section lives: its anchor id on its file page, and a link to it from any page.
+
+The one place that decides the anchor scheme: templates, the overview, module pages and docstring
+cross-references all link to symbols through these functions, so the scheme can change in one place.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from urllib.parse import quote
+
+from generator.facts import Symbol
+
+
+def symbol_anchor(qualname: str) -> str:
+    """The base anchor id of a symbol's section: `Flask.route` -> `sym-flask-route`.
+
+    Letters, digits and '-' only: an '_' run would be read as emphasis inside a heading's `{ #id }`, and any
+    other character would need escaping in a URL fragment.
+    """
+    return "sym-" + (re.sub(r"[^A-Za-z0-9]+", "-", qualname).strip("-").lower() or "x")
+
+
+def anchor_ids(symbols: Iterable[Symbol]) -> dict[str, str]:
+    """qualname -> a unique anchor id for its section on the file page.
+
+    Collisions (`a_b` and `a.b`, `Foo` and `foo`) get `-2`, `-3`... in source order, so an anchor does not
+    move when the graph ranks a file's symbols differently.
+    """
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for s in sorted(symbols, key=lambda s: (s.start_line, s.qualname)):
+        if s.qualname in out:
+            continue
+        base = symbol_anchor(s.qualname)
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        out[s.qualname] = anchor
+    return out
+
+
+def page_href(from_page: str, to_page: str) -> str:
+    """A relative URL from one docs-relative page id (`files/src/a.py.md`) to another, percent-encoded."""
+    rel = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    return quote(rel, safe="/._-~")
+
+
+def symbol_href(from_page: str, to_page: str, anchor: str) -> str:
+    """A link from `from_page` to section `anchor` (from anchor_ids) of `to_page`; same page: `#anchor`."""
+    if from_page == to_page:
+        return f"#{anchor}"
+    return f"{page_href(from_page, to_page)}#{anchor}"
