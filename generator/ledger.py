@@ -1,4 +1,5 @@
-"""The token and cost ledger of one run: every LLM request, what it cost, and whether it succeeded.
+"""The token and cost ledger of one run: every LLM request, what it cost, and whether it succeeded; and per
+page, how rich the writer's prose was (sections filled, generated docstrings, claims rejected).
 
 Prices are per million tokens (`LLMConfig.price_in_per_mtok` / `price_out_per_mtok`), so a local model costs
 0 and a hosted one is priced by configuration, not by a table baked into the code. The ledger is thread-safe
@@ -30,6 +31,30 @@ class LedgerEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class PageRichness:
+    """What one page got from the model: how it was written and how much of it the validators kept."""
+
+    label: str  # "file:src/app.py", "module:src", "overview"
+    outcome: str  # "llm" | "fallback" (extractive prose) | "kept" (an earlier model draft was kept)
+    sections: int = 0  # prose sections filled (summary, purpose, how it works, key symbols, ...)
+    docstrings: int = 0  # docstrings generated for undocumented symbols
+    offered: int = 0  # optional claims the model made (entries and sections)
+    rejected: int = 0  # of those, dropped by the validators (unknown names, filler, ...)
+    single_calls: int = 0  # sections asked one at a time (the small-model strategy)
+
+
+@dataclass(frozen=True, slots=True)
+class Richness:
+    pages: int
+    by_model: int
+    fell_back: int
+    sections_per_page: float  # mean over pages written by the model
+    docstrings: int
+    rejected_claim_rate: float  # rejected / offered over the run
+    single_calls: int
+
+
+@dataclass(frozen=True, slots=True)
 class LedgerTotals:
     calls: int
     requests: int
@@ -45,6 +70,7 @@ class Ledger:
     price_out_per_mtok: float = 0.0
     started: float = field(default_factory=time.time)
     entries: list[LedgerEntry] = field(default_factory=list)
+    pages: list[PageRichness] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
@@ -53,6 +79,23 @@ class Ledger:
     def record(self, entry: LedgerEntry) -> None:
         with self._lock:
             self.entries.append(entry)
+
+    def record_page(self, page: PageRichness) -> None:
+        with self._lock:
+            self.pages.append(page)
+
+    def richness(self) -> Richness:
+        with self._lock:
+            pages = list(self.pages)
+        by_model = [p for p in pages if p.outcome == "llm"]
+        offered = sum(p.offered for p in pages)
+        sections = round(sum(p.sections for p in by_model) / len(by_model), 2) if by_model else 0.0
+        return Richness(
+            pages=len(pages), by_model=len(by_model), fell_back=sum(1 for p in pages if p.outcome != "llm"),
+            sections_per_page=sections,
+            docstrings=sum(p.docstrings for p in pages),
+            rejected_claim_rate=round(sum(p.rejected for p in pages) / offered, 3) if offered else 0.0,
+            single_calls=sum(p.single_calls for p in pages))
 
     def totals(self) -> LedgerTotals:
         with self._lock:
@@ -71,18 +114,27 @@ class Ledger:
     def format(self) -> str:
         """One human line for the end of a build."""
         t = self.totals()
-        return (f"LLM: {t.calls} calls ({t.requests} requests, {t.failed} failed), "
+        line = (f"LLM: {t.calls} calls ({t.requests} requests, {t.failed} failed), "
                 f"{t.input_tokens:,} tokens in, {t.output_tokens:,} tokens out, cost ${t.cost:.4f}")
+        r = self.richness()
+        if r.pages:
+            line += (f"; pages: {r.by_model} by the model, {r.fell_back} fell back, "
+                     f"{r.sections_per_page} sections/page, {r.docstrings} docstrings, "
+                     f"{r.rejected_claim_rate:.0%} of optional claims rejected")
+        return line
 
     def to_dict(self) -> dict[str, object]:
         with self._lock:
             entries = [asdict(e) for e in self.entries]
+            pages = [asdict(p) for p in self.pages]
         return {
             "started": self.started,
             "price_in_per_mtok": self.price_in_per_mtok,
             "price_out_per_mtok": self.price_out_per_mtok,
             "totals": asdict(self.totals()),
+            "richness": asdict(self.richness()),
             "entries": entries,
+            "pages": pages,
         }
 
     def save(self, out_dir: Path) -> Path:

@@ -1,11 +1,18 @@
 """The structured outputs the LLM writer asks for, and the validators that keep a model honest.
 
 Each model extends a draft of `generator.write` (so the page templates render it unchanged) with validators
-that read the facts of the page from Instructor's validation context (`info.context`, a `Known`). A reply
-that names a symbol or a path absent from the facts, leaves a section empty or fills it with filler, or
-carries Markdown/HTML that would break the page (headings, code fences, tags, tables, leaked tool-call
-text) raises ValueError; Instructor sends the message back to the model, which gets a bounded number of
-chances to fix it. Empty optional sections are dropped rather than rendered.
+that read the facts of the page from Instructor's validation context (`info.context`, a `Known`).
+
+Required and optional parts are treated differently (partial acceptance). A REQUIRED field (the summary; the
+one field of a single-section model) that names a symbol or path absent from the facts, is filler, echoes
+the prompt, or carries Markdown/HTML that would break the page (headings, code fences, tags, tables, leaked
+tool-call text) raises ValueError, and the provider re-asks with that reason. An invalid OPTIONAL entry (a
+docstring for a symbol that already has one, a key symbol or key path the facts do not hold, a section with
+an unknown name in it) is dropped and noted in the draft's `dropped` list, and the rest of the draft is kept:
+one bad entry must not throw away a page a weak model otherwise got right.
+
+Before any check, JSON and tool-call residue that local models leave in strings (`",`, `"}`, stray quotes,
+`</tool_call>`, `<|im_end|>`) is cleaned deterministically, so it never reaches a page or a summary table.
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, create_model, model_validator
 
 from generator.write import FileDraft, ItemNote, ModuleDraft, OverviewDraft, SymbolNote
 
@@ -38,10 +46,75 @@ _BREAKERS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _FILLER = re.compile(
     r"(?i)\s*(?:n/?a|none|nothing|tbd|todo|not applicable|no caveats|unknown|-+|\.{3}|…)\.?\s*")
+# Phrases of our own prompts that a weak model copies into its answer instead of describing the code.
+_ECHO = re.compile(
+    r"(?i)\b(?:developer wiki|for a new colleague|senior engineer|documenting (?:one|the) (?:file|module)|"
+    r"(?:qualified|file) name exactly as listed|the facts and code given|leave (?:it|the field) out|"
+    r"plain markdown sentences|rules for every text field)\b")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# Words that carry no information about what the code does: a summary made only of these and the file's
+# own name ("A Requests session.", "The sessions module.") restates the name.
+_STOP = frozenset("""a an the this that these those it its is are was be been being of for in on to and or
+with by from as at which who what when where how into onto via per all any some each both one two file
+files module modules package packages class classes function functions method methods code source python
+defines define defined contains contain provides provide implements implement includes include holds hold
+handles main core basic simple various several utility utilities helper helpers object objects type types
+part parts here there used uses use""".split())  # noqa: SIM905 - a word list reads better as text
 _IDENT_LIKE = re.compile(r"[\w./\-]+")
 _SOURCE_EXT = re.compile(
     r"\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|md|rst|toml|ya?ml|"
     r"cfg|ini)$")
+
+# -- residue -------------------------------------------------------------------------------------------------
+
+_TOOL_TOKENS = re.compile(r"</?tool_call>|<\|[a-z_]+\|>|</?function(?:=[^>]*)?>|</?tool_response>")
+_LEADING_KEY = re.compile(r'^\s*\{?\s*"[A-Za-z_]+"\s*:\s*"')  # '"summary": "The file…' copied into a value
+_TRAILING = re.compile(r'(?:\s*(?:\\?"\s*)?[,}\]]+)+\s*$|\s*\\?"\s*$')
+
+
+def clean_residue(text: str) -> str:
+    """`text` without the JSON/tool-call debris small models leave in string values.
+
+    Deterministic and conservative: only debris at the ends of the text (`",`, `"}`, `"]`, a lone quote)
+    and tool-call markers anywhere are removed; quotes that pair up inside the text are kept.
+    """
+    out = _TOOL_TOKENS.sub("", text).replace('\\"', '"').strip()
+    out = _LEADING_KEY.sub("", out)
+    for _ in range(3):  # '"}]' and similar stacks, one layer per pass
+        trimmed = _TRAILING.sub("", out) if _trailing_is_residue(out) else out
+        if trimmed.startswith('"') and trimmed.count('"') % 2:
+            trimmed = trimmed[1:]
+        if trimmed == out:
+            break
+        out = trimmed.strip()
+    if len(out) >= 2 and out[0] == out[-1] == '"' and out.count('"') == 2:
+        out = out[1:-1].strip()  # the whole value wrapped in quotes once more
+    return out
+
+
+def _trailing_is_residue(text: str) -> bool:
+    tail = _TRAILING.search(text)
+    if tail is None:
+        return False
+    if '"' in tail.group(0):
+        return text.count('"') % 2 == 1 or bool(re.search(r'"\s*[,}\]]', tail.group(0)))
+    tail_text = tail.group(0)
+    # prose never ends in `,`; a closing bracket is debris only when nothing in the text opens it
+    return ("," in tail_text or ("}" in tail_text and text.count("{") < text.count("}"))
+            or ("]" in tail_text and text.count("[") < text.count("]")))
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_residue(value)
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
+# -- facts ---------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -54,10 +127,11 @@ class Known:
     items: frozenset[str] = frozenset()  # paths allowed in key_items / key_modules
     undocumented: frozenset[str] = frozenset()  # qualnames that may receive a generated docstring
     basenames: frozenset[str] = field(default=frozenset())
+    name_words: frozenset[str] = frozenset()  # words of the page's own name: restating them is not content
 
     @classmethod
     def build(cls, *, symbols: Iterable[str] = (), top: Iterable[str] = (), paths: Iterable[str] = (),
-              items: Iterable[str] = (), undocumented: Iterable[str] = ()) -> Known:
+              items: Iterable[str] = (), undocumented: Iterable[str] = (), subject: str = "") -> Known:
         all_paths: set[str] = set()
         for raw in [*paths, *items]:
             p = norm_path(raw)
@@ -66,10 +140,22 @@ class Known:
                 p = posixpath.dirname(p)
         return cls(symbols=frozenset(symbols), top=frozenset(top), paths=frozenset(all_paths),
                    items=frozenset(norm_path(i) for i in items), undocumented=frozenset(undocumented),
-                   basenames=frozenset(posixpath.basename(p) for p in all_paths))
+                   basenames=frozenset(posixpath.basename(p) for p in all_paths),
+                   name_words=frozenset(_name_words(subject)))
 
     def as_context(self) -> dict[str, Any]:
         return {"known": self}
+
+
+def _name_words(subject: str) -> set[str]:
+    words = set()
+    for word in _WORD.findall(subject.replace("_", " ")):
+        w = word.lower()
+        words.update({w, w.removesuffix("s"), w.removesuffix("es")})
+    return words - _SOURCE_EXTS
+
+
+_SOURCE_EXTS = frozenset({"py", "pyi", "js", "ts", "go", "rs", "java", "rb", "md", "c", "h"})
 
 
 def norm_path(path: str) -> str:
@@ -83,6 +169,9 @@ def _known(info: ValidationInfo) -> Known:
     ctx = info.context or {}
     known = ctx.get("known") if isinstance(ctx, dict) else None
     return known if isinstance(known, Known) else Known()
+
+
+# -- checks --------------------------------------------------------------------------------------------------
 
 
 def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHARS,
@@ -102,8 +191,22 @@ def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHA
     for pattern, what in _BREAKERS:
         if pattern.search(outside if what != "a code block" else text):
             raise ValueError(f"{name} contains {what}; write plain sentences instead")
+    if _ECHO.search(outside):
+        raise ValueError(f"{name} repeats the instructions ({_ECHO.search(outside).group(0)!r}) instead of "  # type: ignore[union-attr]
+                         "describing the code: say what the code does")
     for match in _CODE_SPAN.finditer(text):
         _check_mention(name, match.group(2).strip(), known)
+
+
+def check_prose(name: str, text: str, known: Known, *, min_words: int = MIN_SUMMARY_WORDS,
+                limit: int = MAX_FIELD_CHARS) -> None:
+    """check_text, plus: the text must say something beyond the page's own name (not filler)."""
+    check_text(name, text, known, min_words=min_words, limit=limit)
+    content = [w for w in _WORD.findall(_CODE_SPAN.sub(" ", text).replace("_", " "))
+               if w.lower() not in _STOP and w.lower() not in known.name_words]
+    if not content and not _CODE_SPAN.search(text):
+        raise ValueError(f"{name} only restates the name ({text.strip()!r}): say what the code does and "
+                         "which symbols do it")
 
 
 def _check_mention(name: str, span: str, known: Known) -> None:
@@ -123,120 +226,259 @@ def _check_mention(name: str, span: str, known: Known) -> None:
                          f"use only listed symbols")
 
 
-def _check_items(field_name: str, notes: list[ItemNote], known: Known, limit: int) -> list[ItemNote]:
-    seen: set[str] = set()
-    kept: list[ItemNote] = []
-    for i, note in enumerate(notes):
-        note.path = norm_path(note.path)
-        if known.items and note.path not in known.items:
-            raise ValueError(f"{field_name}[{i}].path {note.path!r} is not one of the listed paths")
-        check_text(f"{field_name}[{i}].explanation", note.explanation, known)
-        if note.path not in seen:
-            seen.add(note.path)
-            kept.append(note)
-    return kept[:limit]
+class _Partial(BaseModel):
+    """A draft that keeps its valid parts: invalid optional entries are dropped and listed in `dropped`."""
+
+    _dropped: list[str] = PrivateAttr(default_factory=list)
+    _offered: int = PrivateAttr(default=0)
+
+    @property
+    def dropped(self) -> list[str]:
+        """Why each dropped optional entry was refused (one line each), for the log and the ledger."""
+        return list(self._dropped)
+
+    @property
+    def offered(self) -> int:
+        """Optional claims the model offered (kept + dropped): the denominator of the rejected-claim rate."""
+        return self._offered
+
+    def _drop(self, reason: str) -> None:
+        self._dropped.append(reason)
+
+    def _optional(self, name: str, value: str | None, known: Known) -> str | None:
+        if value is None or len(value.split()) < MIN_SECTION_WORDS:
+            return None  # an empty (or one-word, e.g. an echoed field name) optional section is not rendered
+        self._offered += 1
+        try:
+            check_prose(name, value, known)
+        except ValueError as exc:
+            self._drop(str(exc))
+            return None
+        return value.strip()
+
+    def _caveats(self, values: list[str], known: Known) -> list[str]:
+        out = []
+        for i, value in enumerate(values):
+            if value.strip() and not _FILLER.fullmatch(value):
+                self._offered += 1
+                try:
+                    check_text(f"caveats[{i}]", value, known, limit=600)
+                except ValueError as exc:
+                    self._drop(str(exc))
+                    continue
+                out.append(value.strip())
+        return out[:8]
+
+    def _items(self, field_name: str, notes: list[ItemNote], known: Known, limit: int) -> list[ItemNote]:
+        seen: set[str] = set()
+        kept: list[ItemNote] = []
+        for i, note in enumerate(notes):
+            self._offered += 1
+            note.path = norm_path(note.path)
+            try:
+                if known.items and note.path not in known.items:
+                    raise ValueError(f"{field_name}[{i}].path {note.path!r} is not one of the listed paths")
+                check_text(f"{field_name}[{i}].explanation", note.explanation, known)
+            except ValueError as exc:
+                self._drop(str(exc))
+                continue
+            if note.path not in seen:
+                seen.add(note.path)
+                kept.append(note)
+        return kept[:limit]
+
+    def _symbols(self, field_name: str, notes: list[SymbolNote], known: Known, allowed: frozenset[str], *,
+                 limit: int = MAX_FIELD_CHARS) -> list[SymbolNote]:
+        seen: set[str] = set()
+        kept: list[SymbolNote] = []
+        for i, note in enumerate(notes):
+            self._offered += 1
+            note.qualname = note.qualname.strip().strip("`").removesuffix("()")
+            try:
+                if note.qualname not in allowed:
+                    what = ("already documented in the code" if field_name == "docstrings"
+                            and note.qualname in known.symbols else "not a symbol of this file")
+                    raise ValueError(f"{field_name}[{i}].qualname {note.qualname!r} is {what}")
+                check_text(f"{field_name}[{i}].explanation", note.explanation, known, limit=limit)
+            except ValueError as exc:
+                self._drop(str(exc))
+                continue
+            if note.qualname not in seen:
+                seen.add(note.qualname)
+                kept.append(note)
+        return kept
 
 
-def _check_symbols(field_name: str, notes: list[SymbolNote], known: Known, allowed: frozenset[str], *,
-                   what: str, limit: int = MAX_FIELD_CHARS) -> list[SymbolNote]:
-    seen: set[str] = set()
-    kept: list[SymbolNote] = []
-    for i, note in enumerate(notes):
-        note.qualname = note.qualname.strip().strip("`").removesuffix("()")
-        if note.qualname not in allowed:
-            raise ValueError(f"{field_name}[{i}].qualname {note.qualname!r} is not {what}; use a qualified "
-                             "name exactly as listed")
-        check_text(f"{field_name}[{i}].explanation", note.explanation, known, limit=limit)
-        if note.qualname not in seen:
-            seen.add(note.qualname)
-            kept.append(note)
-    return kept
+def dropped_of(draft: BaseModel) -> list[str]:
+    """The optional entries a validated draft dropped ([] for drafts that do not track them)."""
+    return draft.dropped if isinstance(draft, _Partial) else []
 
 
-def _optional(name: str, value: str | None, known: Known) -> str | None:
-    if value is None or len(value.split()) < MIN_SECTION_WORDS:
-        return None  # an empty (or one-word, e.g. an echoed field name) optional section is not rendered
-    check_text(name, value, known)
-    return value.strip()
+def offered_of(draft: BaseModel) -> int:
+    return draft.offered if isinstance(draft, _Partial) else 0
 
 
-def _caveats(values: list[str], known: Known) -> list[str]:
-    out = []
-    for i, value in enumerate(values):
-        if value.strip() and not _FILLER.fullmatch(value):
-            check_text(f"caveats[{i}]", value, known, limit=600)
-            out.append(value.strip())
-    return out[:8]
-
-
-class LLMFileDraft(FileDraft):
+class LLMFileDraft(FileDraft, _Partial):
     docstrings: list[SymbolNote] = Field(
         default_factory=list,
         description="One-sentence docstrings (in `explanation`) for the undocumented symbols named in the "
                     "instructions, by qualified name. Empty when none are named.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMFileDraft:
         known = _known(info)
-        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
+        check_prose("summary", self.summary, known)
         self.summary = self.summary.strip()
-        self.purpose = _optional("purpose", self.purpose, known)
-        self.how_it_works = _optional("how_it_works", self.how_it_works, known)
-        self.relationships = _optional("relationships", self.relationships, known)
-        self.caveats = _caveats(self.caveats, known)
-        if known.symbols:
-            self.key_symbols = _check_symbols("key_symbols", self.key_symbols, known, known.symbols,
-                                              what="a symbol of this file")[:12]
-        elif self.key_symbols:
-            raise ValueError("key_symbols must be empty: this file defines no symbols")
-        self.docstrings = _check_symbols("docstrings", self.docstrings, known, known.undocumented,
-                                         what="one of the undocumented symbols listed",
-                                         limit=MAX_DOCSTRING_CHARS)
+        self.purpose = self._optional("purpose", self.purpose, known)
+        self.how_it_works = self._optional("how_it_works", self.how_it_works, known)
+        self.relationships = self._optional("relationships", self.relationships, known)
+        self.caveats = self._caveats(self.caveats, known)
+        self.key_symbols = self._symbols("key_symbols", self.key_symbols, known, known.symbols)[:12]
+        self.docstrings = self._symbols("docstrings", self.docstrings, known, known.undocumented,
+                                        limit=MAX_DOCSTRING_CHARS)
         for note in self.docstrings:
             note.explanation = " ".join(note.explanation.split())
         return self
 
 
-class LLMModuleDraft(ModuleDraft):
+class LLMModuleDraft(ModuleDraft, _Partial):
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMModuleDraft:
         known = _known(info)
-        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
+        check_prose("summary", self.summary, known)
         self.summary = self.summary.strip()
-        self.purpose = _optional("purpose", self.purpose, known)
-        self.structure = _optional("structure", self.structure, known)
-        self.key_items = _check_items("key_items", self.key_items, known, 12)
-        self.caveats = _caveats(self.caveats, known)
+        self.purpose = self._optional("purpose", self.purpose, known)
+        self.structure = self._optional("structure", self.structure, known)
+        self.key_items = self._items("key_items", self.key_items, known, 12)
+        self.caveats = self._caveats(self.caveats, known)
         return self
 
 
-class LLMOverviewDraft(OverviewDraft):
+class LLMOverviewDraft(OverviewDraft, _Partial):
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMOverviewDraft:
         known = _known(info)
-        check_text("summary", self.summary, known, min_words=MIN_SUMMARY_WORDS)
+        check_prose("summary", self.summary, known)
         self.summary = self.summary.strip()
-        self.architecture = _optional("architecture", self.architecture, known)
-        self.getting_started = _optional("getting_started", self.getting_started, known)
-        self.key_modules = _check_items("key_modules", self.key_modules, known, 12)
+        self.architecture = self._optional("architecture", self.architecture, known)
+        self.getting_started = self._optional("getting_started", self.getting_started, known)
+        self.key_modules = self._items("key_modules", self.key_modules, known, 12)
         return self
 
 
-class PartNotes(BaseModel):
+class PartNotes(_Partial):
     """Notes on one part of something too big for one prompt (a file's code, a module's children)."""
 
     summary: str = Field(description="What this part does, in 2-4 sentences.")
     key_symbols: list[SymbolNote] = Field(default_factory=list,
                                           description="Important symbols defined in this part, if any.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> PartNotes:
         known = _known(info)
-        check_text("summary", self.summary, known, limit=1500, min_words=MIN_SUMMARY_WORDS)
+        check_prose("summary", self.summary, known, limit=1500)
         self.summary = " ".join(self.summary.split())
-        if known.symbols:
-            self.key_symbols = _check_symbols("key_symbols", self.key_symbols, known, known.symbols,
-                                              what="a symbol of this part", limit=400)[:8]
-        else:
-            self.key_symbols = []
+        # members are checked against the WHOLE file's symbols: a part may name a method defined elsewhere
+        self.key_symbols = self._symbols("key_symbols", self.key_symbols, known, known.symbols, limit=400)[:8]
+        return self
+
+
+# -- one section at a time (the small-model strategy) --------------------------------------------------
+
+SECTION_HELP = {
+    "summary": "2-3 sentences: what it is for and what it does, naming its main symbols in backticks.",
+    "purpose": "2-3 sentences: why it exists, the problem it solves for the code that uses it.",
+    "how_it_works": "3-5 sentences: how its main pieces work together, step by step, naming them in "
+                    "backticks.",
+    "relationships": "2-3 sentences: how it relates to the files it depends on and the files using it.",
+    "structure": "3-5 sentences: how its files and submodules work together, naming them in backticks.",
+    "architecture": "3-5 sentences: the main parts and how a request or data flows through them.",
+    "getting_started": "2-3 sentences: where a new reader should start reading, naming paths in backticks.",
+}
+
+
+class KeySymbolsOnly(_Partial):
+    """The most important symbols of one file, each with a short explanation."""
+
+    key_symbols: list[SymbolNote] = Field(description="The 3-6 most important symbols, most important first.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> KeySymbolsOnly:
+        known = _known(info)
+        self.key_symbols = self._symbols("key_symbols", self.key_symbols, known, known.symbols)[:12]
+        if not self.key_symbols:
+            raise ValueError("key_symbols has no valid entry: name symbols exactly as listed under Symbols, "
+                             "each with one sentence saying what it does"
+                             + (f" ({'; '.join(self.dropped[:3])})" if self.dropped else ""))
+        return self
+
+
+@cache
+def section_model(name: str) -> type[BaseModel]:
+    """A model with the one required prose field `name` (checked like a summary: grounded, not filler)."""
+
+    def grounded(self: BaseModel, info: ValidationInfo) -> BaseModel:
+        value = str(getattr(self, name)).strip()
+        check_prose(name, value, _known(info))
+        setattr(self, name, value)
+        return self
+
+    def residue(cls: type[BaseModel], data: Any) -> Any:
+        return _clean(data)
+
+    title = "".join(part.capitalize() for part in name.split("_")) + "Only"
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        title, __doc__=f"The {name.replace('_', ' ')} section of one wiki page.",
+        __validators__={"_residue": model_validator(mode="before")(classmethod(residue)),  # type: ignore[arg-type]
+                        "_grounded": model_validator(mode="after")(grounded)},
+        **{name: (str, Field(description=SECTION_HELP[name]))})
+    return model
+
+
+class DocstringsOnly(_Partial):
+    """One-sentence docstrings for the undocumented symbols of one file."""
+
+    docstrings: list[SymbolNote] = Field(description="One entry per undocumented symbol named in the "
+                                                     "instructions: its qualified name and one sentence.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> DocstringsOnly:
+        known = _known(info)
+        self.docstrings = self._symbols("docstrings", self.docstrings, known, known.undocumented,
+                                        limit=MAX_DOCSTRING_CHARS)
+        for note in self.docstrings:
+            note.explanation = " ".join(note.explanation.split())
+        if not self.docstrings:
+            raise ValueError("docstrings has no valid entry: use the undocumented symbols named, exactly as "
+                             "written" + (f" ({'; '.join(self.dropped[:3])})" if self.dropped else ""))
         return self

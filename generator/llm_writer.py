@@ -25,7 +25,8 @@ import dataclasses
 import logging
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,7 +36,20 @@ from pydantic import BaseModel
 
 from generator.excerpt import coverage, excerpt, fit_lines, pick_parts, shorten, split_parts
 from generator.facts import FileFacts, Symbol
-from generator.llm_drafts import Known, LLMFileDraft, LLMModuleDraft, LLMOverviewDraft, PartNotes
+from generator.ledger import PageRichness
+from generator.llm_drafts import (
+    SECTION_HELP,
+    DocstringsOnly,
+    KeySymbolsOnly,
+    Known,
+    LLMFileDraft,
+    LLMModuleDraft,
+    LLMOverviewDraft,
+    PartNotes,
+    dropped_of,
+    offered_of,
+    section_model,
+)
 from generator.provider import (
     CHARS_PER_TOKEN,
     MESSAGE_OVERHEAD_TOKENS,
@@ -62,17 +76,27 @@ D = TypeVar("D", bound=BaseModel)
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 TEMPLATES = {"file": "file_page.v1.j2", "file_part": "file_part.v1.j2", "module": "module_page.v1.j2",
-             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2"}
+             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2", "section": "section.v1.j2"}
 SAFETY = 0.9  # of the window: the chars-per-token rule is an estimate, keep a margin on top of it
 MAX_PARTS = 4  # a huge file costs at most this many part calls; the rest of it is only outlined
 MIN_EXCERPT_COVERAGE = 0.5  # below this share of lines shown, summarise in parts instead
-EXPECTED_OUTPUT_TOKENS = {"file": 450, "file_part": 200, "module": 350, "module_part": 200, "overview": 450}
+EXPECTED_OUTPUT_TOKENS = {"file": 450, "file_part": 200, "module": 350, "module_part": 200, "overview": 450,
+                          "section": 150}
+# The small-model strategy: a section the model left out or got rejected this many times (in this run, or
+# the whole draft failing after its re-ask) is asked for alone, with a shorter prompt, on every later page.
+SINGLE_AFTER = 2
+SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets shorter evidence
+CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"),
+                 "module": ("purpose", "structure"), "overview": ("architecture",)}
+PROSE_FIELDS = {"file": ("summary", "purpose", "how_it_works", "relationships", "key_symbols", "caveats"),
+                "module": ("summary", "purpose", "structure", "key_items", "caveats"),
+                "overview": ("summary", "architecture", "key_modules", "getting_started")}
 DOCSTRING_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "trait", "type"})
 MAX_DOCSTRINGS = 8
 LLM_FILE_KINDS = frozenset({"code", "test", "config"})  # documentation files keep their extractive page
 
 
-_SHORT = {"file": "f", "file_part": "fp", "module": "m", "module_part": "mp", "overview": "o"}
+_SHORT = {"file": "f", "file_part": "fp", "module": "m", "module_part": "mp", "overview": "o", "section": "s"}
 
 
 def prompt_version() -> str:
@@ -126,6 +150,23 @@ def _symbol_line(s: Symbol) -> str:
     return f"{s.qualname} ({s.kind}, lines {s.start_line}-{s.end_line}): {redact_text(sig)}"
 
 
+@dataclasses.dataclass
+class _PageTally:
+    """What the calls for one page offered, and what the validators dropped."""
+
+    offered: int = 0
+    rejected: int = 0
+    singles: int = 0
+
+
+def _section_schema(section: str) -> type[BaseModel]:
+    if section == "key_symbols":
+        return KeySymbolsOnly
+    if section == "docstrings":
+        return DocstringsOnly
+    return section_model(section)
+
+
 class LLMWriter:
     """PageWriter over a ChatModel. Thread-safe: the build may call it from `concurrency` threads."""
 
@@ -145,6 +186,8 @@ class LLMWriter:
         self._started = 0
         self._consecutive_outages = 0
         self._stop_reason = ""
+        self._misses: Counter[str] = Counter()  # "file:purpose" -> times the model failed that section
+        self._page = threading.local()  # the page being written by this thread: its _PageTally
 
     # -- PageWriter --------------------------------------------------------------------------------------
     @property
@@ -221,16 +264,18 @@ class LLMWriter:
             with self._lock:
                 self._skipped += 1
             return draft.model_copy(update={"fallback": True})
+        tally = self._page.tally = _PageTally()
         try:
             draft = write()
         except ProviderOutputError as exc:
-            log.warning("%s: LLM draft rejected (%s); extractive page used, retried next run", label, exc)
+            log.warning("%s: LLM draft rejected (%s); extractive page used, retried later", label, exc)
             with self._lock:
                 self._failed += 1
                 self._consecutive_outages = 0
+            self._record(label, "fallback", None, tally)
             return fallback().model_copy(update={"fallback": True})
         except ProviderError as exc:
-            log.warning("%s: provider failed (%s); extractive page used, retried next run", label, exc)
+            log.warning("%s: provider failed (%s); extractive page used, retried later", label, exc)
             with self._lock:
                 self._failed += 1
                 self._consecutive_outages += 1
@@ -238,12 +283,25 @@ class LLMWriter:
                     self._stop_reason = f"provider unavailable ({exc})"
                     log.error("llm: %d consecutive provider failures; no more LLM calls this run",
                               self._consecutive_outages)
+            self._record(label, "fallback", None, tally)
             return fallback().model_copy(update={"fallback": True})
+        finally:
+            self._page.tally = None
         with self._lock:
             self._written += 1
             self._consecutive_outages = 0
+        self._record(label, "llm", draft, tally)
         log.info("%s: written by %s (%s)", label, self._chat.id, self.progress())
         return draft.model_copy(update={"written_by": "llm", "fallback": False})
+
+    def _record(self, label: str, outcome: str, draft: BaseModel | None, tally: _PageTally) -> None:
+        kind = label.split(":", 1)[0]
+        fields = PROSE_FIELDS.get(kind, ())
+        sections = 0 if draft is None else sum(1 for f in fields if getattr(draft, f, None))
+        docstrings = len(getattr(draft, "docstrings", ()) or ()) if draft is not None else 0
+        self._chat.ledger.record_page(PageRichness(
+            label=label, outcome=outcome, sections=sections, docstrings=docstrings, offered=tally.offered,
+            rejected=tally.rejected, single_calls=tally.singles))
 
     def _should_skip(self) -> str:
         """Why this page must not call the model (stop rules), or "" after reserving a page slot."""
@@ -260,8 +318,49 @@ class LLMWriter:
             return self._stop_reason
 
     def _ask(self, model: type[D], text: str, known: Known, label: str) -> D:
-        return self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),
-                                   context=known.as_context(), label=label)
+        draft = self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),
+                                    context=known.as_context(), label=label)
+        dropped = dropped_of(draft)
+        tally = getattr(self._page, "tally", None)
+        if tally is not None:
+            tally.offered += offered_of(draft)
+            tally.rejected += len(dropped)
+        if dropped:
+            log.info("%s: kept the draft, dropped %d invalid optional entr%s: %s", label, len(dropped),
+                     "y" if len(dropped) == 1 else "ies", "; ".join(dropped))
+        return draft
+
+    # -- the small-model strategy --------------------------------------------------------------------------
+    def _to_ask_alone(self, kind: str, missing: Sequence[str], *, failed_whole: bool = False) -> list[str]:
+        """Count this page's missing sections as failures; return those the model has now failed twice."""
+        with self._lock:
+            out = []
+            for section in missing:
+                key = f"{kind}:{section}"
+                self._misses[key] += SINGLE_AFTER if failed_whole else 1  # a failed draft + its re-ask
+                if self._misses[key] >= SINGLE_AFTER:
+                    out.append(section)
+            return out
+
+    def _sections_alone(self, draft: D, kind: str, sections: Sequence[str],
+                        ask: Callable[[str], BaseModel | None]) -> D:
+        """`draft` with each of `sections` asked for alone; a section that still fails is left out."""
+        updates: dict[str, Any] = {}
+        for section in sections:
+            try:
+                reply = ask(section)
+            except ProviderOutputError as exc:
+                log.info("%s section %s: no valid reply alone either (%s)", kind, section, exc)
+                continue
+            if reply is not None:
+                updates[section] = getattr(reply, section)
+        return draft.model_copy(update=updates) if updates else draft
+
+    def _single(self, model: type[BaseModel], text: str, known: Known, label: str) -> BaseModel:
+        tally = getattr(self._page, "tally", None)
+        if tally is not None:
+            tally.singles += 1
+        return self._ask(model, text, known, label)
 
     # -- file pages ----------------------------------------------------------------------------------------
     def _file_known(self, ctx: FileContext, undocumented: Sequence[str]) -> Known:
@@ -271,22 +370,28 @@ class LLMWriter:
             paths.extend(p for p, _ in edges)
         return Known.build(symbols=[s.qualname for s in f.symbols],
                            top=[s.qualname for s in f.symbols if s.parent is None], paths=paths,
-                           undocumented=undocumented)
+                           undocumented=undocumented, subject=f"{ctx.path} {self._repo}")
 
     def _undocumented(self, ctx: FileContext) -> list[str]:
         picked = [s.qualname for s in ctx.ordered_symbols()
                   if s.public and not s.docstring and s.kind in DOCSTRING_KINDS]
         return picked[:MAX_DOCSTRINGS]
 
-    def file_prompt(self, ctx: FileContext, part_notes: Sequence[str] = ()) -> tuple[str, bool]:
-        """The file page prompt within budget, and whether the source had to be excerpted."""
+    def file_prompt(self, ctx: FileContext, part_notes: Sequence[str] = (), *,
+                    section: str | None = None) -> tuple[str, bool]:
+        """The file page prompt within budget, and whether the source had to be excerpted.
+
+        With `section`, the prompt asks for that one field alone, over shorter evidence."""
         f = ctx.facts
         ordered = ctx.ordered_symbols()
         undocumented = self._undocumented(ctx)
         cross = [f"{q} is called from {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.callers]
         cross += [f"{q} calls {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.calls]
         imports = sorted({i.module for i in f.imports})
-        budget = self._chars(self._input_budget(LLMFileDraft))
+        model = LLMFileDraft if section is None else _section_schema(section)
+        budget = self._chars(self._input_budget(model))
+        if section is not None:
+            budget = self._section_budget(section)
         # Facts first, each list capped to a share of the budget; the source gets what is left.
         symbols, omitted = fit_lines([_symbol_line(s) for s in ordered], budget // 4)
         values: dict[str, Any] = {
@@ -301,13 +406,18 @@ class LLMWriter:
             "cross_refs": fit_lines(cross, budget // 12)[0],
             "part_notes": list(part_notes), "source": "", "source_truncated": False,
         }
-        fixed = len(render_prompt("file", **values))
+        kind = "file"
+        if section is not None:
+            kind = "section"
+            values.update(page="file", field=section, guidance=SECTION_HELP.get(section, ""),
+                          subject=f'the file {ctx.path} of the repository "{self._repo}"')
+        fixed = len(render_prompt(kind, **values))
         room = budget - fixed
         if room > 200 and ctx.source:
             regions = [(s.start_line, s.end_line) for s in ordered]
             text, truncated = excerpt(redact_text(ctx.source), regions, room)
             values["source"], values["source_truncated"] = text, truncated
-        return render_prompt("file", **values), bool(values["source_truncated"])
+        return render_prompt(kind, **values), bool(values["source_truncated"])
 
     def needs_parts(self, ctx: FileContext) -> bool:
         if not ctx.source:
@@ -325,6 +435,10 @@ class LLMWriter:
         part_budget = self._chars(self._input_budget(PartNotes)) - fixed - 600  # 600: the symbol list
         parts = split_parts(redact_text(ctx.source), [(s.start_line, s.end_line) for s in top], part_budget)
         chosen = pick_parts(parts, regions, MAX_PARTS)
+        # A part's notes may name any member of the file (a method of a class that starts in another part):
+        # validate against the whole file's facts, list the part's own symbols in its prompt.
+        known = Known.build(symbols=[s.qualname for s in f.symbols], top=[s.qualname for s in top],
+                            paths=[ctx.path], subject=f"{ctx.path} {self._repo}")
         out = []
         for i, part in enumerate(chosen, start=1):
             inside = [s.qualname for s in f.symbols if part.start_line <= s.start_line <= part.end_line]
@@ -332,7 +446,6 @@ class LLMWriter:
             prompt = render_prompt("file_part", repo=self._repo, path=ctx.path, part=i, parts=len(chosen),
                                    symbols=names, start_line=part.start_line, end_line=part.end_line,
                                    source=part.text)
-            known = Known.build(symbols=inside, top=[s.qualname for s in top], paths=[ctx.path])
             out.append((prompt, known, f"file-part:{ctx.path}#{i}"))
         return out
 
@@ -340,19 +453,46 @@ class LLMWriter:
         notes: list[str] = []
         if self.needs_parts(ctx):
             for prompt, known, label in self._file_parts(ctx):
-                part = self._ask(PartNotes, prompt, known, label)
+                try:
+                    part = self._ask(PartNotes, prompt, known, label)
+                except ProviderOutputError as exc:  # one unreadable part does not sink the page
+                    log.info("%s: part skipped (%s)", label, exc)
+                    continue
                 names = ", ".join(n.qualname for n in part.key_symbols)
                 notes.append(part.summary + (f" Key symbols: {names}." if names else ""))
         prompt, _ = self.file_prompt(ctx, notes)
         if notes:
             # the notes replace most of the source: keep only what still fits next to them
             prompt = self._fit(prompt, LLMFileDraft)
-        known = self._file_known(ctx, self._undocumented(ctx))
-        return self._ask(LLMFileDraft, prompt, known, f"file:{ctx.path}")
+        undocumented = self._undocumented(ctx)
+        known = self._file_known(ctx, undocumented)
+        label = f"file:{ctx.path}"
+        core = [s for s in CORE_SECTIONS["file"] if s != "docstrings" or undocumented]
+
+        def ask(section: str) -> BaseModel:
+            text, _ = self.file_prompt(ctx, notes, section=section)
+            return self._single(_section_schema(section), text, known, f"{label}#{section}")
+
+        draft: LLMFileDraft
+        try:
+            draft = self._ask(LLMFileDraft, prompt, known, label)
+        except ProviderOutputError as exc:
+            # the whole draft failed, re-ask included: a weak model; ask for its sections one at a time
+            log.info("%s: whole draft failed (%s); asking for its sections one at a time", label, exc)
+            summary = ask("summary")  # required: its failure makes the page fall back
+            draft = LLMFileDraft.model_construct(summary=summary.summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "file", self._to_ask_alone("file", core, failed_whole=True),
+                                        ask)
+        missing = [s for s in core if not getattr(draft, s)]
+        return self._sections_alone(draft, "file", self._to_ask_alone("file", missing), ask)
 
     def _fit(self, prompt: str, model: type[BaseModel]) -> str:
         budget = self._chars(self._input_budget(model))
         return prompt if len(prompt) <= budget else shorten(prompt, budget)[0]
+
+    def _section_budget(self, section: str) -> int:
+        """Characters of evidence for a one-field call: a share of what the full draft would get."""
+        return int(self._chars(self._input_budget(_section_schema(section))) * SECTION_SHARE)
 
     # -- module pages --------------------------------------------------------------------------------------
     def _module_values(self, ctx: ModuleContext, children: list[str], omitted: int,
@@ -374,13 +514,19 @@ class LLMWriter:
         lines += [f"submodule {m.path}/: {redact_text(m.summary) or '(no summary)'}" for m in ctx.submodules]
         return lines
 
-    def module_prompt(self, ctx: ModuleContext, notes: Sequence[str] = ()) -> tuple[str, int]:
+    def module_prompt(self, ctx: ModuleContext, notes: Sequence[str] = (), *,
+                      section: str | None = None) -> tuple[str, int]:
         """The module prompt within budget, and how many children did not fit (0 = all shown)."""
         children = self.module_children(ctx)
+        kind, extra = "module", {}
         budget = self._chars(self._input_budget(LLMModuleDraft))
-        fixed = len(render_prompt("module", **self._module_values(ctx, [], 0, notes)))
+        if section is not None:
+            kind, budget = "section", self._section_budget(section)
+            extra = {"page": "module", "field": section, "guidance": SECTION_HELP.get(section, ""),
+                     "subject": f'the module "{ctx.path or "."}" of the repository "{self._repo}"'}
+        fixed = len(render_prompt(kind, **self._module_values(ctx, [], 0, notes), **extra))
         shown, omitted = fit_lines(children, budget - fixed)
-        return render_prompt("module", **self._module_values(ctx, shown, omitted, notes)), omitted
+        return render_prompt(kind, **self._module_values(ctx, shown, omitted, notes), **extra), omitted
 
     def _module_groups(self, ctx: ModuleContext) -> list[list[str]]:
         fixed = len(render_prompt("module_part", repo=self._repo, path=ctx.path, part=9, parts=9,
@@ -400,13 +546,14 @@ class LLMWriter:
         items = [*(f.path for f in ctx.files), *(m.path for m in ctx.submodules)]
         paths = [ctx.path, *items, *(e.path for e in ctx.entry_points),
                  *(b for _, b in ctx.external_edges), *([ctx.parent.path] if ctx.parent else [])]
-        return Known.build(symbols=[e.qualname for e in ctx.entry_points], paths=paths, items=items)
+        return Known.build(symbols=[e.qualname for e in ctx.entry_points], paths=paths, items=items,
+                           subject=f"{ctx.path} {self._repo}")
 
     def _write_module(self, ctx: ModuleContext) -> ModuleDraft:
         prompt, omitted = self.module_prompt(ctx)
+        notes: list[str] = []
         if omitted:
             groups = self._module_groups(ctx)
-            notes = []
             for i, group in enumerate(groups, start=1):
                 text = render_prompt("module_part", repo=self._repo, path=ctx.path, part=i,
                                      parts=len(groups), children=group)
@@ -414,11 +561,29 @@ class LLMWriter:
                 part = self._ask(PartNotes, text, self._module_known(ctx), label)
                 notes.append(part.summary)
             prompt = self._fit(self.module_prompt(ctx, notes)[0], LLMModuleDraft)
-        return self._ask(LLMModuleDraft, prompt, self._module_known(ctx), f"module:{ctx.path or '.'}")
+        known, label = self._module_known(ctx), f"module:{ctx.path or '.'}"
+
+        def ask(section: str) -> BaseModel:
+            model = _section_schema(section)
+            text = self._fit(self.module_prompt(ctx, notes, section=section)[0], model)
+            return self._single(model, text, known, f"{label}#{section}")
+
+        draft: LLMModuleDraft
+        try:
+            draft = self._ask(LLMModuleDraft, prompt, known, label)
+        except ProviderOutputError as exc:
+            log.info("%s: whole draft failed (%s); asking for its sections one at a time", label, exc)
+            draft = LLMModuleDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "module", self._to_ask_alone(
+                "module", CORE_SECTIONS["module"], failed_whole=True), ask)
+        missing = [s for s in CORE_SECTIONS["module"] if not getattr(draft, s)]
+        return self._sections_alone(draft, "module", self._to_ask_alone("module", missing), ask)
 
     # -- overview ------------------------------------------------------------------------------------------
-    def overview_prompt(self, ctx: OverviewContext) -> str:
-        budget = self._chars(self._input_budget(LLMOverviewDraft))
+    def overview_prompt(self, ctx: OverviewContext, *, section: str | None = None) -> str:
+        kind, budget = "overview", self._chars(self._input_budget(LLMOverviewDraft))
+        if section is not None:
+            kind, budget = "section", self._section_budget(section)
         modules = [f"{m.path}/: {redact_text(m.summary) or '(no summary)'}" for m in ctx.top_modules]
         files = [f"{f.path}: {redact_text(f.summary) or '(no summary)'}" for f in ctx.top_files]
         modules, _ = fit_lines(modules, budget // 3)
@@ -430,16 +595,34 @@ class LLMWriter:
             "modules": modules, "files": files,
             "entry_points": [f"{e.qualname} ({e.kind}) in {e.path}" for e in ctx.entry_points[:8]],
         }
-        room = budget - len(render_prompt("overview", **values))
+        if section is not None:
+            values.update(page="overview", field=section, guidance=SECTION_HELP.get(section, ""),
+                          subject=f'the repository "{values["repo"]}"')
+        room = budget - len(render_prompt(kind, **values))
         if ctx.readme and room > 200:
             values["readme"], values["readme_truncated"] = shorten(redact_text(ctx.readme), room)
-        return render_prompt("overview", **values)
+        return render_prompt(kind, **values)
 
     def _write_overview(self, ctx: OverviewContext) -> OverviewDraft:
         items = [*(m.path for m in ctx.top_modules), *(f.path for f in ctx.top_files)]
         known = Known.build(symbols=[e.qualname for e in ctx.entry_points],
-                            paths=[*items, ctx.readme_path, *(e.path for e in ctx.entry_points)], items=items)
-        return self._ask(LLMOverviewDraft, self.overview_prompt(ctx), known, "overview")
+                            paths=[*items, ctx.readme_path, *(e.path for e in ctx.entry_points)], items=items,
+                            subject=ctx.repo_name or self._repo)
+
+        def ask(section: str) -> BaseModel:
+            return self._single(_section_schema(section), self.overview_prompt(ctx, section=section), known,
+                                f"overview#{section}")
+
+        draft: LLMOverviewDraft
+        try:
+            draft = self._ask(LLMOverviewDraft, self.overview_prompt(ctx), known, "overview")
+        except ProviderOutputError as exc:
+            log.info("overview: whole draft failed (%s); asking for its sections one at a time", exc)
+            draft = LLMOverviewDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "overview", self._to_ask_alone(
+                "overview", CORE_SECTIONS["overview"], failed_whole=True), ask)
+        missing = [s for s in CORE_SECTIONS["overview"] if not getattr(draft, s)]
+        return self._sections_alone(draft, "overview", self._to_ask_alone("overview", missing), ask)
 
     # -- dry run -------------------------------------------------------------------------------------------
     def estimate(self, ctx: FileContext | ModuleContext | OverviewContext) -> tuple[int, int, int]:

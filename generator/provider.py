@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
-Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
+Message = Mapping[str, Any]  # {"role": "system"|"user"|"assistant", "content": "..."}
 
 CHARS_PER_TOKEN = 3.0
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message
@@ -66,7 +66,8 @@ def estimate_tokens(text: str) -> int:
 
 def estimate_prompt_tokens(messages: Sequence[Message], response_model: type[BaseModel] | None = None) -> int:
     """Tokens of a request: its messages plus the JSON schema Instructor sends for `response_model`."""
-    total = sum(estimate_tokens(str(m.get("content", ""))) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+    total = sum(estimate_tokens(str(m.get("content") or "") + str(m.get("tool_calls") or ""))
+                + MESSAGE_OVERHEAD_TOKENS for m in messages)
     if response_model is not None:
         total += _schema_tokens(response_model)
     return total
@@ -297,7 +298,7 @@ class OpenAIChatModel:
         if usage is not None:
             usage.add(getattr(response, "usage", None))
 
-    def _reply_budget(self, messages: list[dict[str, str]], response_model: type[BaseModel],
+    def _reply_budget(self, messages: list[dict[str, Any]], response_model: type[BaseModel],
                       wanted: int) -> int:
         room = self.context_tokens - estimate_prompt_tokens(messages, response_model)
         budget = min(wanted, room)
@@ -307,22 +308,26 @@ class OpenAIChatModel:
                        f"{self.context_tokens}-token context")
         return budget
 
-    def _complete(self, response_model: type[M], messages: list[dict[str, str]], max_tokens: int | None,
+    def _complete(self, response_model: type[M], messages: list[dict[str, Any]], max_tokens: int | None,
                   context: Mapping[str, Any] | None) -> M:
         from instructor.core import IncompleteOutputException, InstructorRetryException
 
         wanted = max_tokens or self.max_output_tokens
         transport_attempt = 0
+        reasks = 0
         cut_once = False
+        messages = system_to_user(messages) if self._config.system_in_user else messages
         while True:
             budget = self._reply_budget(messages, response_model, wanted)
             token = _CALL_CONTEXT.set(dict(context) if context is not None else None)
             try:
                 with self._slots:
+                    # One attempt per create(): the re-ask below is ours, because Instructor's TOOLS-mode
+                    # re-ask puts the reason in a `tool` message that llama.cpp's chatml/gemma formats drop.
                     result: M = self._client.chat.completions.create(
                         model=self._model, response_model=_context_bound(response_model),
                         messages=messages,  # type: ignore[arg-type]
-                        max_tokens=budget, max_retries=self._config.max_reasks,
+                        max_tokens=budget, max_retries=0,
                     )
                 return result
             except IncompleteOutputException as exc:
@@ -337,10 +342,16 @@ class OpenAIChatModel:
                 wanted = max(budget * 2, wanted)
             except InstructorRetryException as exc:
                 cause = _transport_cause(exc)
-                if cause is None:  # validation failed every time; usage was counted per reply by the hook
-                    raise ProviderOutputError(
-                        "llm", f"no valid reply after {getattr(exc, 'n_attempts', '?')} attempts: "
-                               f"{_short(str(exc))}") from exc
+                if cause is None:  # the reply did not validate; usage was counted per reply by the hook
+                    reason = reask_reason(exc)
+                    if reasks >= self._config.max_reasks:
+                        raise ProviderOutputError(
+                            "llm", f"no valid reply after {reasks + 1} attempts: {_short(reason)}") from exc
+                    reasks += 1
+                    log.debug("llm: re-asking (%d/%d): %s", reasks, self._config.max_reasks, _short(reason))
+                    messages = [*messages, *reask_messages(getattr(exc, "last_completion", None), reason,
+                                                           tool_history=self._config.tool_history)]
+                    continue
                 transport_attempt = self._transport_retry(cause, transport_attempt)
             except ProviderError:
                 raise
@@ -366,6 +377,69 @@ class OpenAIChatModel:
                     attempt + 1, self._config.max_retries, delay)
         time.sleep(delay)
         return attempt + 1
+
+
+REASK_INSTRUCTION = ("Your previous reply was rejected:\n{reason}\nReply again with the same structure, "
+                     "fixing exactly these problems and keeping everything else.")
+
+
+def reask_reason(exc: BaseException) -> str:
+    """The validation errors behind a rejected reply, one short line each (what the model must fix)."""
+    from pydantic import ValidationError
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ValidationError):
+            lines = []
+            for err in current.errors(include_url=False)[:6]:
+                where = ".".join(str(p) for p in err.get("loc", ()))
+                msg = str(err.get("msg", "")).removeprefix("Value error, ")
+                lines.append(f"- {where}: {msg}" if where else f"- {msg}")
+            return "\n".join(lines)
+        failed = getattr(current, "failed_attempts", None)
+        if failed:
+            current = getattr(failed[-1], "exception", None) or current.__cause__
+            continue
+        current = current.__cause__ or current.__context__
+    return f"- {_short(str(exc), 600)}"
+
+
+def reask_messages(completion: Any, reason: str, *, tool_history: bool = True) -> list[dict[str, Any]]:
+    """Messages that follow a rejected reply: the reply itself, then the reason in a USER message.
+
+    Every chat format keeps user messages; llama.cpp's chatml and gemma drop `tool` ones. With
+    `tool_history` the rejected tool call and a `tool` reply are kept too, for servers that use them.
+    """
+    text = REASK_INSTRUCTION.format(reason=reason)
+    out: list[dict[str, Any]] = []
+    message = completion.choices[0].message if getattr(completion, "choices", None) else None
+    calls = list(getattr(message, "tool_calls", None) or []) if message is not None else []
+    if calls and tool_history:
+        out.append({"role": "assistant", "content": message.content or "",  # type: ignore[union-attr]
+                    "tool_calls": [{"id": c.id, "type": "function",
+                                    "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                                   for c in calls]})
+        out.extend({"role": "tool", "tool_call_id": c.id, "content": text} for c in calls)
+    elif message is not None:
+        previous = message.content or (calls[0].function.arguments if calls else "")
+        out.append({"role": "assistant", "content": previous or ""})
+    out.append({"role": "user", "content": text})
+    return out
+
+
+def system_to_user(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """System messages folded into the start of the first user message (for formats that drop them)."""
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = f"{system}\n\n{m.get('content') or ''}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]
 
 
 def _short(text: str, limit: int = 400) -> str:

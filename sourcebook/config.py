@@ -32,6 +32,12 @@ class LLMConfig:
     price_out_per_mtok: float = 0.0
     max_output_tokens: int = 1024  # reply budget per call; prompt + reply must fit context_tokens
     retry_base_s: float = 1.0  # first transport-retry delay; doubles per attempt, with jitter
+    # Servers whose chat format drops system messages (llama.cpp's `gemma`): send the system prompt as the
+    # start of the first user message instead.
+    system_in_user: bool = False
+    # Re-asks resend the rejected tool call and a `tool` reply next to the user message that carries the
+    # reason; off for servers that reject tool-call history (the reason is in the user message either way).
+    tool_history: bool = True
 
     @property
     def configured(self) -> bool:
@@ -79,6 +85,10 @@ _ENV_LLM = {
     "mode": ("SOURCEBOOK_LLM_MODE",),
     "context_tokens": ("SOURCEBOOK_LLM_CONTEXT_TOKENS",),
     "timeout_s": ("SOURCEBOOK_LLM_TIMEOUT",),
+    "max_retries": ("SOURCEBOOK_LLM_MAX_RETRIES",),
+    "max_reasks": ("SOURCEBOOK_LLM_MAX_REASKS",),
+    "system_in_user": ("SOURCEBOOK_LLM_SYSTEM_IN_USER",),
+    "tool_history": ("SOURCEBOOK_LLM_TOOL_HISTORY",),
     "concurrency": ("SOURCEBOOK_LLM_CONCURRENCY",),
     "max_output_tokens": ("SOURCEBOOK_LLM_MAX_OUTPUT_TOKENS",),
     "price_in_per_mtok": ("SOURCEBOOK_LLM_PRICE_IN_PER_MTOK",),

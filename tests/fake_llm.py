@@ -261,14 +261,21 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
         docstrings = [{"qualname": q.strip(), "explanation": f"Scripted docstring for {q.strip()}."}
                       for q in (undocumented.group(1).split(", ") if undocumented else [])]
         return Reply.ok({"summary": summary, "purpose": "It exists to be documented by a test.",
+                         "how_it_works": "Its pieces call each other in a scripted order.",
                          "key_symbols": [{"qualname": q, "explanation": "An important symbol."}
                                          for q in symbols[:2]],
                          "docstrings": docstrings})
     if name in {"LLMModuleDraft", "LLMOverviewDraft"}:
         field = "key_items" if name == "LLMModuleDraft" else "key_modules"
         children = [c for c in _CHILD_LINE.findall(text) if not c.startswith(("(", "key_"))]
-        return Reply.ok({"summary": summary,
+        prose = ({"purpose": "It groups scripted files for a test.",
+                  "structure": "Its files call each other in a scripted order."} if name == "LLMModuleDraft"
+                 else {"architecture": "Scripted modules pass scripted data along."})
+        return Reply.ok({"summary": summary, **prose,
                          field: [{"path": c, "explanation": "An important part."} for c in children[:2]]})
+    if name.endswith("Only"):  # one section asked alone (generator.llm_drafts.section_model)
+        section = re.sub(r"(?<!^)([A-Z])", r"_\1", name.removesuffix("Only")).lower()
+        return Reply.ok({section: f"Scripted {section.replace('_', ' ')} of {what}, said plainly."})
     return Reply.ok({"summary": summary})
 
 

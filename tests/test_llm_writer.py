@@ -10,13 +10,21 @@ from pydantic import ValidationError
 
 from generator.excerpt import GAP, excerpt, pick_parts, split_parts
 from generator.facts import SourceFile
-from generator.llm_drafts import Known, LLMFileDraft, LLMModuleDraft, check_text
+from generator.llm_drafts import (
+    Known,
+    LLMFileDraft,
+    LLMModuleDraft,
+    LLMOverviewDraft,
+    PartNotes,
+    check_text,
+    clean_residue,
+)
 from generator.llm_writer import LLMWriter, apply_docstrings, generated_docstrings, prompt_version
 from generator.parse import extract
 from generator.provider import OpenAIChatModel, estimate_prompt_tokens
 from generator.write import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
 from sourcebook.config import LLMConfig
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
 
 APP = '''"""The application object."""
 import os
@@ -68,7 +76,7 @@ def test_writer_is_a_page_writer_and_versioned(fake_llm: FakeLLM) -> None:
     writer = writer_for(fake_llm)
     assert isinstance(writer, PageWriter)
     assert writer.id == f"llm/fake/{prompt_version()}"
-    assert writer.id.endswith("/f1.fp1.m1.mp1.o1")  # file_page.v1.j2, file_part.v1.j2, ...
+    assert writer.id.endswith("/f1.fp1.m1.mp1.o1.s1")  # file_page.v1.j2, file_part.v1.j2, ...
     assert writer_for(fake_llm, model="other").id != writer.id  # the model is part of every page key
 
 
@@ -94,18 +102,46 @@ def test_valid_file_page(fake_llm: FakeLLM) -> None:
     assert writer.stats().pages == 1
 
 
-def test_hallucinated_symbol_is_reasked_then_falls_back(fake_llm: FakeLLM) -> None:
-    invented = Reply.ok({"summary": "Defines the `App` class.",
-                         "key_symbols": [{"qualname": "App.restart", "explanation": "Restarts."}]})
-    fake_llm.enqueue(invented, invented)
+def test_invalid_optional_entries_are_dropped_and_the_draft_kept(fake_llm: FakeLLM,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    # what a 0.5B model sent for requests: a docstring for a documented symbol, one for a symbol that does
+    # not exist, an invented key symbol; the rest of the draft is good and must not be thrown away
+    fake_llm.enqueue(Reply.ok({
+        "summary": "Defines `App`, the application object, and `make_app`.",
+        "purpose": "It gives the package one object that owns configuration and serving.",
+        "key_symbols": [{"qualname": "App.restart", "explanation": "Restarts."},
+                        {"qualname": "App.run", "explanation": "Starts serving on a port."}],
+        "docstrings": [{"qualname": "App", "explanation": "The app."},
+                       {"qualname": "Ghost", "explanation": "Haunts."},
+                       {"qualname": "make_app", "explanation": "Create an App."}],
+    }))
     writer = writer_for(fake_llm, max_reasks=1)
-    draft = writer.file_page(file_ctx())
+    with caplog.at_level("INFO", logger="generator.llm_writer"):
+        draft = writer.file_page(file_ctx())
+    assert fake_llm.calls == 1  # no re-ask: only optional entries were wrong
+    assert (draft.written_by, draft.fallback) == ("llm", False)
+    assert [n.qualname for n in draft.key_symbols] == ["App.run"]
+    assert generated_docstrings(draft) == {"make_app": "Create an App."}
+    assert draft.purpose
+    dropped = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(dropped) == 1  # one log line for the page, naming each dropped entry
+    assert "App.restart" in dropped[0]
+    assert "'App' is already documented" in dropped[0]
+    assert "Ghost" in dropped[0]
+    page = writer.chat.ledger.pages[0]
+    assert (page.outcome, page.offered, page.rejected, page.docstrings) == ("llm", 6, 3, 1)
+
+
+def test_invalid_required_summary_is_reasked_with_the_reason_in_a_user_message(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "HTTPAdapter"}),
+                     Reply.ok({"summary": "Defines `App` and `make_app`, which builds one."}))
+    draft = writer_for(fake_llm, max_reasks=1).file_page(file_ctx())
+    assert draft.written_by == "llm"
     assert fake_llm.calls == 2
-    assert "App.restart" in json.dumps(fake_llm.requests[1]["messages"])  # re-asked with the reason
-    assert "is not a symbol of this file" in json.dumps(fake_llm.requests[1]["messages"])
-    assert (draft.written_by, draft.fallback) == ("extracted", True)
-    assert "App.restart" not in draft.model_dump_json()
-    assert writer.stats().failures == 1
+    reask = fake_llm.requests[1]["messages"]
+    assert reask[-1]["role"] == "user"  # every chat format keeps user messages; chatml drops `tool` ones
+    assert "too short" in reask[-1]["content"]
+    assert "HTTPAdapter" in reask[-1]["content"]
 
 
 def test_hallucinated_path_in_prose_is_fixed_on_reask(fake_llm: FakeLLM) -> None:
@@ -265,7 +301,114 @@ def test_empty_sections_rejected_or_dropped() -> None:
     with pytest.raises(ValidationError, match="too short"):
         LLMFileDraft.model_validate({"summary": "a"}, context=ctx)
     assert draft.caveats == []
-    with pytest.raises(ValidationError, match="not one of the listed paths"):
-        LLMModuleDraft.model_validate(
-            {"summary": "The package of the app.", "key_items": [{"path": "pkg/ghost", "explanation": "x"}]},
-            context=Known.build(items=["pkg/app.py"]).as_context())
+    module = LLMModuleDraft.model_validate(
+        {"summary": "The package of the app.",
+         "key_items": [{"path": "pkg/ghost", "explanation": "x"},
+                       {"path": "pkg/app.py", "explanation": "The app."}]},
+        context=Known.build(items=["pkg/app.py"]).as_context())
+    assert [i.path for i in module.key_items] == ["pkg/app.py"]  # the made-up path is dropped, not fatal
+    assert "not one of the listed paths" in module.dropped[0]
+
+
+def test_unknown_key_module_is_dropped_not_fatal() -> None:
+    known = Known.build(items=["src/requests/sessions.py", "src/requests"], subject="requests")
+    draft = LLMOverviewDraft.model_validate({
+        "summary": "An HTTP client library: `src/requests/sessions.py` keeps cookies and pools connections.",
+        "key_modules": [{"path": "src/http.py", "explanation": "HTTP."},
+                        {"path": "src/requests", "explanation": "The package."}]}, context=known.as_context())
+    assert [m.path for m in draft.key_modules] == ["src/requests"]
+    assert draft.dropped == ["key_modules[0].path 'src/http.py' is not one of the listed paths"]
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ('Sends prepared requests through a pool.",', "Sends prepared requests through a pool."),
+    ('Sends prepared requests through a pool."}', "Sends prepared requests through a pool."),
+    ('"Sends prepared requests through a pool.', "Sends prepared requests through a pool."),
+    ("Sends prepared requests through a pool.</tool_call>", "Sends prepared requests through a pool."),
+    ('"summary": "Sends prepared requests."}]', "Sends prepared requests."),
+    ('Wraps "raw" sockets.', 'Wraps "raw" sockets.'),  # paired quotes are prose
+    ("Keeps a list [of pools]", "Keeps a list [of pools]"),
+])
+def test_json_residue_is_cleaned_deterministically(raw: str, clean: str) -> None:
+    assert clean_residue(raw) == clean
+    draft = LLMModuleDraft.model_validate({"summary": raw, "caveats": [raw]}, context=Known().as_context())
+    assert draft.summary == clean
+    assert draft.caveats == [clean]
+
+
+@pytest.mark.parametrize("summary", [
+    "A Requests session.",  # the name of the file and of the repository, nothing else
+    "The sessions module.",
+    "This file is for a developer wiki documenting one file of requests.",  # the prompt, echoed
+])
+def test_summaries_that_echo_the_prompt_or_restate_the_name_are_filler(summary: str) -> None:
+    known = Known.build(symbols=["Session"], top=["Session"], paths=["src/requests/sessions.py"],
+                        subject="src/requests/sessions.py requests")
+    with pytest.raises(ValidationError, match=r"restates the name|repeats the instructions"):
+        LLMFileDraft.model_validate({"summary": summary}, context=known.as_context())
+    ok = LLMFileDraft.model_validate({"summary": "Keeps cookies and pooled connections across calls."},
+                                     context=known.as_context())
+    assert ok.summary.startswith("Keeps")
+
+
+def test_part_notes_may_name_members_defined_in_other_parts(fake_llm: FakeLLM) -> None:
+    # adapters.py: HTTPAdapter starts in one part, get_connection_with_tls_context sits in a later one
+    methods = "\n".join(f"    def method_{i}(self):\n" + "        x = 1\n" * 30 for i in range(40))
+    tail = "    def get_connection_with_tls_context(self):\n        return 1\n"
+    source = f"class HTTPAdapter:\n{methods}\n{tail}"
+    ctx = file_ctx(path="pkg/adapters.py", source=source)
+    writer = writer_for(fake_llm, context_tokens=2048, max_output_tokens=512)
+    assert writer.needs_parts(ctx)
+    prompt, first_known, _label = writer._file_parts(ctx)[0]
+    assert "get_connection_with_tls_context" not in prompt  # not in this part ...
+    notes = PartNotes.model_validate(
+        {"summary": "The adapter sends requests over pooled connections.",
+         "key_symbols": [{"qualname": "HTTPAdapter.get_connection_with_tls_context",
+                          "explanation": "Gets a pooled TLS connection."}]}, context=first_known.as_context())
+    # ... but a real member of the file: accepted
+    assert [n.qualname for n in notes.key_symbols] == ["HTTPAdapter.get_connection_with_tls_context"]
+
+
+def test_a_model_failing_whole_drafts_gets_each_section_asked_alone(fake_llm: FakeLLM) -> None:
+    """A 0.5B model: every whole draft is rejected, one field per call works."""
+    def weak(body: dict) -> Reply:
+        name = request_schema_name(body)
+        if name == "LLMFileDraft":
+            return Reply.ok({"summary": "A demo app."})  # restates the name: rejected, re-asked, rejected
+        if name == "KeySymbolsOnly":
+            return Reply.ok({"key_symbols": [{"qualname": "App.run", "explanation": "Starts serving."}]})
+        if name == "DocstringsOnly":
+            return Reply.ok({"docstrings": [{"qualname": "make_app", "explanation": "Build an App."}]})
+        section = {"SummaryOnly": "summary", "PurposeOnly": "purpose", "HowItWorksOnly": "how_it_works"}[name]
+        return Reply.ok({section: f"`App.run` hands the port to `helper`, said for {section}.\","})
+    fake_llm.responder = weak
+    writer = writer_for(fake_llm, max_reasks=1)
+    draft = writer.file_page(file_ctx())
+    assert (draft.written_by, draft.fallback) == ("llm", False)
+    asked = [request_schema_name(b) for b in fake_llm.requests]
+    assert asked[:2] == ["LLMFileDraft", "LLMFileDraft"]  # the whole draft, then its re-ask
+    assert sorted(asked[2:]) == sorted(["SummaryOnly", "PurposeOnly", "HowItWorksOnly", "KeySymbolsOnly",
+                                        "DocstringsOnly"])
+    full, single = (len(fake_llm.requests[i]["messages"][0]["content"]) for i in (0, 2))
+    assert single < full  # shorter evidence for one field
+    assert draft.summary.endswith("said for summary.")  # JSON residue cleaned
+    assert draft.purpose
+    assert draft.how_it_works
+    assert [n.qualname for n in draft.key_symbols] == ["App.run"]
+    assert generated_docstrings(draft) == {"make_app": "Build an App."}
+    richness = writer.chat.ledger.richness()
+    assert (richness.by_model, richness.single_calls, richness.docstrings) == (1, 5, 1)
+    assert richness.sections_per_page == 4  # summary, purpose, how it works, key symbols
+
+
+def test_a_section_missed_twice_is_asked_alone_on_later_pages(fake_llm: FakeLLM) -> None:
+    def no_purpose(body: dict) -> Reply:
+        if request_schema_name(body) == "PurposeOnly":
+            return Reply.ok({"purpose": "It owns configuration and serving for the package."})
+        reply = page_writer_responder(body)
+        return Reply.ok({k: v for k, v in reply.payload.items() if k != "purpose"})
+    fake_llm.responder = no_purpose
+    writer = writer_for(fake_llm)
+    drafts = [writer.file_page(file_ctx(path=f"pkg/f{i}.py")) for i in range(3)]
+    assert [bool(d.purpose) for d in drafts] == [False, True, True]  # missed once: tolerated; twice: alone
+    assert [request_schema_name(b) for b in fake_llm.requests].count("PurposeOnly") == 2

@@ -221,3 +221,57 @@ def test_template_syntax_in_prompts_is_sent_verbatim(fake_llm: FakeLLM) -> None:
     assert fake_llm.requests[0]["tools"][0]["function"]["name"] == "Draft"
     # the context still reaches the validators: an unknown name is re-asked
     assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
+
+
+def test_reask_reason_goes_in_a_user_message_with_tool_history(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "Calls `make_magic`."}), Reply.ok({"summary": "Uses `Flask`."}))
+    chat = model_for(fake_llm)
+    assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
+    messages = fake_llm.requests[1]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "user"]
+    assert messages[1]["tool_calls"][0]["function"]["arguments"] == '{"summary": "Calls `make_magic`."}'
+    assert "make_magic" in messages[-1]["content"]  # the reason, where llama.cpp's chatml still shows it
+    assert "not in the file" in messages[-1]["content"]
+    assert messages[2]["tool_call_id"] == messages[1]["tool_calls"][0]["id"]
+
+
+def test_reask_without_tool_history_for_servers_that_reject_it(fake_llm: FakeLLM) -> None:
+    fake_llm.enqueue(Reply.ok({"summary": "Calls `make_magic`."}), Reply.ok({"summary": "Uses `Flask`."}))
+    chat = model_for(fake_llm, tool_history=False)
+    chat.complete(Draft, ASK, context={"known": ["Flask"]})
+    messages = fake_llm.requests[1]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert "make_magic" in messages[1]["content"]  # the rejected reply, as plain text
+    assert "not in the file" in messages[-1]["content"]
+
+
+def test_system_prompt_moves_into_the_first_user_message_when_configured(fake_llm: FakeLLM) -> None:
+    asked = [{"role": "system", "content": "Answer in one line."}, *ASK]
+    fake_llm.enqueue(Reply.ok({"summary": "ok"}), Reply.ok({"summary": "ok"}))
+    model_for(fake_llm).complete(Draft, asked)
+    model_for(fake_llm, system_in_user=True).complete(Draft, asked)
+    plain, folded = (body["messages"] for body in fake_llm.requests)
+    assert [m["role"] for m in plain] == ["system", "user"]
+    assert [m["role"] for m in folded] == ["user"]
+    assert folded[0]["content"] == "Answer in one line.\n\nSummarise app.py"
+
+
+def test_reasks_render_through_llama_cpp_chat_formats() -> None:
+    """Dev-only check: what llama.cpp's own chatml/gemma formatters keep of a re-ask (needs llama_cpp)."""
+    chat_format = pytest.importorskip("llama_cpp.llama_chat_format")
+    from types import SimpleNamespace
+
+    from generator.provider import reask_messages, system_to_user
+
+    call = SimpleNamespace(id="call_1", function=SimpleNamespace(name="Draft", arguments='{"summary": "x"}'))
+    completion = SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None,
+                                                                                  tool_calls=[call]))])
+    reask = reask_messages(completion, "- summary: names 'make_magic', which is not in the file")
+    messages = [{"role": "system", "content": "SYSTEM RULES"}, *ASK, *reask]
+    chatml = chat_format.format_chatml(messages=messages).prompt
+    assert "make_magic" in chatml  # the reason survives although the tool message is dropped
+    gemma = chat_format.format_gemma(messages=messages).prompt
+    assert "SYSTEM RULES" not in gemma  # gemma drops system messages ...
+    gemma = chat_format.format_gemma(messages=system_to_user(messages)).prompt
+    assert "SYSTEM RULES" in gemma  # ... so SOURCEBOOK_LLM_SYSTEM_IN_USER moves them into the user message
+    assert "make_magic" in gemma
