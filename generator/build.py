@@ -262,6 +262,7 @@ def check_stale(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
                          report: BuildReport) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
+    from generator import html_sanitize, mkdocs_hooks
     from generator.render import build_nav, data_dir, render_mkdocs_yml
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
@@ -274,6 +275,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
+    for module in (html_sanitize, mkdocs_hooks):  # a changed sanitizer re-cleans every page
+        digest.update(Path(module.__file__ or "").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
     fingerprint = digest.hexdigest()
     if (stamp.is_file() and stamp.read_text() == fingerprint and (config.site_dir / "index.html").is_file()

@@ -456,7 +456,7 @@ def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
         # Material prints site_name as HTML, once inside a double-quoted attribute: escape quotes too
         site_name=html.escape(site_name), nav=json.dumps(nav, ensure_ascii=False),
         repo_url=_repo_home(repo_url), theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir,
-        extra_javascript=scripts)
+        extra_javascript=scripts, hooks_file=str(Path(__file__).with_name("mkdocs_hooks.py")))
 
 
 def _repo_home(repo_url: str) -> str:

@@ -351,3 +351,54 @@ def test_flask_site_search_and_pages(browser: str, tmp_path: Path) -> None:
         tools.close()
         server.shutdown()
         server.server_close()
+
+
+# -- a hostile repository's wiki (issue 9): attribute lists and writer prose never run script -----------
+
+
+@pytest.fixture(scope="module")
+def hostile_site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from tests.test_html_sanitize import HOSTILE_MARKDOWN
+
+    root = tmp_path_factory.mktemp("hostile-browser-repo")
+    files = {"README.md": "# Demo\n\n" + HOSTILE_MARKDOWN, "pkg/core.py": '"""Core."""\ndef f():\n    pass\n'}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    report = build(load_config(root), index=False)
+    assert report.site_dir is not None
+    handler = functools.partial(_QuietHandler, directory=str(report.site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_hostile_attribute_lists_do_not_run_in_the_browser(browser: str, hostile_site_url: str) -> None:
+    tools = _page(browser)
+    try:
+        _open(tools, hostile_site_url + "index.html")
+        assert "Click me" in tools.evaluate("document.querySelector('.md-content').innerText")
+        # the image failed to load (offline), which is when an onerror would have run; now hover and click
+        # everything in the content that does not navigate, as a reader would
+        tools.evaluate("""(() => {
+            for (const el of document.querySelectorAll('.md-content *')) {
+                for (const type of ['mouseover', 'mouseenter', 'focus']) {
+                    el.dispatchEvent(new MouseEvent(type, {bubbles: true}));
+                }
+                if (!el.closest('a')) { el.dispatchEvent(new MouseEvent('click', {bubbles: true})); }
+            }
+        })()""")
+        tools.pump(0.5)
+        assert tools.evaluate("document.body.dataset.pwned === undefined")
+        positioned = tools.evaluate(
+            "Array.from(document.querySelectorAll('.md-content *'))"
+            ".filter(e => ['fixed', 'absolute'].includes(getComputedStyle(e).position)).length")
+        assert positioned == 0  # no overlay over the page
+        assert tools.evaluate("document.getElementById('__config').tagName") == "SCRIPT"
+        assert tools.errors(allow_urls=("https://example.com",)) == []
+    finally:
+        tools.close()

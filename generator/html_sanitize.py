@@ -1,0 +1,132 @@
+"""Rendered HTML -> HTML that cannot run script: the last of the site's two sanitizers.
+
+`render.sanitize_markdown` escapes what a repository or a writer puts into the Markdown; this module then
+cleans the HTML that Markdown (and every extension: attr_list, tables, superfences, ...) made of it, with an
+allowlist (nh3, i.e. ammonia): an attribute list, a raw-HTML trick or a future extension the Markdown pass
+does not know can add an `onerror`, a `javascript:` link or a fixed-position overlay to the Markdown, but not
+to the page. The MkDocs hook (generator/mkdocs_hooks.py) runs `sanitize_content` on every page's content and
+`audit_page` on every finished page.
+
+The allowlist is what Material styles in page content (headings with ids and permalinks, admonitions,
+details, tables, Pygments' highlight spans, mermaid blocks) and nothing that acts: no event handlers, no
+forms, frames, embeds, scripts or styles, no URL schemes but http(s) and mailto, and `style` only as table
+cell alignment.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import nh3
+
+TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del",
+    "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6",
+    "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u",
+    "ul", "var", "wbr",
+})
+ATTRIBUTES = {
+    "*": {"class", "id", "title", "lang", "dir"},
+    "a": {"href", "name"},
+    "img": {"src", "alt", "width", "height", "loading"},
+    "ol": {"start", "reversed", "type"},
+    "details": {"open"},
+    "td": {"align", "colspan", "rowspan", "style"},
+    "th": {"align", "colspan", "rowspan", "scope", "style"},
+    "col": {"span"},
+    "colgroup": {"span"},
+    "blockquote": {"cite"},
+    "q": {"cite"},
+    "time": {"datetime"},
+}
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# Python-Markdown's tables write alignment as `style="text-align: …"`; no other property survives, so no
+# `position`, `inset`, `z-index` or `background: url(…)` overlay can reach a page.
+STYLE_PROPERTIES = frozenset({"text-align"})
+
+
+def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
+    # Material finds its own parts by id (`__config` holds its JSON settings, `__search`, `__drawer` ...) and
+    # by `data-md-*`: content that claimed either could shadow the theme's element or pose as a component.
+    if attribute in {"id", "name"} and value.startswith("__"):
+        return None
+    if attribute.startswith("data-md"):
+        return None
+    return value
+
+
+def sanitize_content(html: str) -> str:
+    """A page's rendered content, cleaned to the allowlist (idempotent; harmless markup passes unchanged
+    but for serialisation details such as `<br />` -> `<br>`)."""
+    return nh3.clean(
+        html, tags=set(TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
+        generic_attribute_prefixes={"data-"}, attribute_filter=_attribute_filter,
+        url_schemes=set(URL_SCHEMES), filter_style_properties=set(STYLE_PROPERTIES),
+        link_rel=None,  # the theme script sets rel on external links; keep the markup as Markdown wrote it
+        strip_comments=True)
+
+
+def sanitize_inline(html: str) -> str:
+    """A title shown outside the content (table of contents, page title): inline text markup only."""
+    return nh3.clean(html, tags={"code", "em", "strong", "b", "i", "span"}, attributes={}, link_rel=None)
+
+
+# -- the audit of a finished page ------------------------------------------------------------------------
+
+URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "poster", "background",
+                            "cite", "data", "srcset"})
+_BAD_SCHEMES = frozenset({"javascript", "vbscript", "data"})
+_POSITION = re.compile(r"(^|;)\s*(position|inset|top|left|z-index)\s*:", re.I)
+# what a theme's inline <script> may be: settings data, never code (Material's inline code scripts are
+# replaced by files in site/partials/javascripts/, so a strict Content-Security-Policy needs no hashes)
+_DATA_SCRIPT_TYPES = frozenset({"application/json"})
+_TEXT_ONLY = frozenset({"title", "textarea"})
+
+
+class _Auditor(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _TEXT_ONLY:
+            # a browser reads <title>/<textarea> content as text, tags and all (Material's <title> prints
+            # a file name such as `<img onerror=…>.py` unescaped there, inertly); so must the audit
+            self.set_cdata_mode(tag)
+        where = f"<{tag}>"
+        for raw_name, value in attrs:
+            name, text = raw_name.lower(), value or ""
+            if name.startswith("on"):
+                self.problems.append(f"{where} has an event handler attribute `{name}`")
+            elif name in URL_ATTRIBUTES and _scheme(text) in _BAD_SCHEMES:
+                self.problems.append(f"{where} {name} uses the {_scheme(text)}: scheme")
+            elif name == "style" and _POSITION.search(text):
+                self.problems.append(f"{where} has a positioning style")
+        if tag in {"iframe", "frame", "object", "embed", "base"}:
+            self.problems.append(f"{where} is not allowed in a page")
+        if tag == "script":
+            kinds = {k: (v or "") for k, v in attrs}
+            if "src" not in kinds and kinds.get("type", "").lower() not in _DATA_SCRIPT_TYPES:
+                self.problems.append("an inline <script> with code")
+
+
+def _scheme(url: str) -> str:
+    # browsers drop ASCII tab/newline and leading/trailing whitespace and control characters from URLs
+    cleaned = re.sub(r"[\x00-\x20]", "", url)
+    try:
+        return urlsplit(cleaned).scheme.lower()
+    except ValueError:
+        return ""
+
+
+def audit_page(html: str) -> list[str]:
+    """What in a finished page (theme and content together) could run script: event handler attributes,
+    javascript:/data:/vbscript: URLs, positioning styles, inline code scripts, frames, embeds, <base>.
+    An empty list is a clean page."""
+    auditor = _Auditor()
+    auditor.feed(html)
+    auditor.close()
+    return list(dict.fromkeys(auditor.problems))
