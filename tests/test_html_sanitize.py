@@ -94,7 +94,8 @@ def test_audit_flags_inline_code_scripts_but_not_settings_data() -> None:
 
 def test_audit_reads_title_text_as_a_browser_does() -> None:
     assert audit_page("<title><img src=x onerror=alert(1)>.py - site</title><p>x</p>") == []
-    assert audit_page("<title>t</title><p onclick=x>y</p>") == ["<p> has an event handler attribute `onclick`"]
+    problems = audit_page("<title>t</title><p onclick=x>y</p>")
+    assert problems == ["<p> has an event handler attribute `onclick`"]
 
 
 # -- through a real `sourcebook build` -----------------------------------------------------------------------
