@@ -1,7 +1,8 @@
 """One repository's open index and what the tools derive from it, kept warm across requests.
 
 The store is opened once and re-opened when another process (or the `index` tool) has written a newer
-index; the file list, file texts, symbols and the reference graph are cached for that index state. Every
+index; the file list, file texts, symbols and the analysis (facts, manifests, reference graph: persisted
+with the index, never re-parsed) are cached for that index state. Every
 read of a damaged or vanished table becomes an IndexStoreError (HTTP 503), never a traceback.
 """
 
@@ -17,6 +18,8 @@ from sourcebook.errors import IndexStoreError
 
 if TYPE_CHECKING:
     from answer.engine import AnswerContext
+    from generator.analysis import Analysis
+    from generator.graph import RepoGraph
     from generator.index import IndexStore
     from sourcebook.config import Config
 
@@ -70,8 +73,8 @@ class RepoState:
         self._store: IndexStore | None = None
         self._store_state: Any = None
         self._checked_at = 0.0
-        self._graph: Any = None
-        self._graph_state: Any = None
+        self._analysis: Analysis | None = None
+        self._analysis_state: Any = None
         self.index_lock = threading.Lock()
         self._graph_lock = threading.Lock()
         self._answer_ctx: AnswerContext | None = None
@@ -183,39 +186,41 @@ class RepoState:
         except _outage_errors() as exc:
             raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
 
-    # ------------------------------------------------------------ the reference graph
+    # ------------------------------------------------------------ the persisted analysis
 
-    def graph(self) -> Any:
-        """RepoGraph over the indexed files (parsed from their indexed text), or None when unavailable."""
+    def analysis(self) -> Analysis | None:
+        """The analysis the index was written from (facts, manifests, graph), or None when unavailable.
+
+        Loaded from the index, never re-parsed from the repository: the same facts and manifests the build
+        used, so the answer side's graph is the build's graph.
+        """
+        from generator.index import load_analysis
+
         store = self.store_or_none()
         if store is None:
             return None
-        # Its own lock: a first build parses every file (seconds on big trees) and must not block the
-        # store lookups of concurrent searches.
+        # Its own lock: a first load on a big tree takes a while and must not block the store lookups of
+        # concurrent searches.
         with self._graph_lock:
-            if self._graph is not None and self._graph_state == self._store_state:
-                return self._graph
-            try:
-                from generator.graph import build_graph
-                from generator.parse import extract
-            except ImportError as exc:
-                log.warning("reference graph unavailable: %s", exc)
-                return None
-            from generator.facts import SourceFile
-
+            if self._analysis is not None and self._analysis_state == self._store_state:
+                return self._analysis
             started = time.perf_counter()
-            facts = []
-            texts = {r["path"]: r["text"] or "" for r in _read_rows(store, "files", ["path", "text"])}
-            for row in self.files():
-                text = texts.get(row["path"], "")
-                source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0),
-                                    row["sha"], row.get("kind") or "code")
-                facts.append(extract(source, text.encode("utf-8")))
-            self._graph = build_graph(facts)
-            self._graph_state = self._store_state
-            log.info("%s: reference graph of %d files in %.2fs", self.alias, len(facts),
+            try:
+                analysis = load_analysis(store)
+            except _outage_errors() as exc:
+                raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
+            self._analysis, self._analysis_state = analysis, self._store_state
+            log.info("%s: analysis of %d files loaded in %.2fs", self.alias, len(analysis.facts),
                      time.perf_counter() - started)
-            return self._graph
+            return analysis
+
+    def graph(self) -> RepoGraph | None:
+        """The reference graph of the indexed files, or None when there is no usable index."""
+        analysis = self.analysis()
+        if analysis is None:
+            return None
+        with self._graph_lock:
+            return analysis.graph
 
 
 def _read_rows(store: IndexStore, table: str, columns: list[str], where: str | None = None,

@@ -438,9 +438,9 @@ class Tools:
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
         scan) is removed from the index even without prune; it is listed under `removed`.
         """
+        from generator.analysis import analyze
         from generator.embed import get_embedder
-        from generator.index import parse_changed, update_index
-        from generator.scan import scan
+        from generator.index import update_index
 
         st = self.state(repo)
         config = st.config
@@ -450,11 +450,11 @@ class Tools:
         embedder = get_embedder(config.embed)
         with st.index_lock:
             known = _reusable_hashes(st, embedder)
-            scanned = scan(config)
-            files = scanned.files
-            if wanted is not None:
-                files = [f for f in files if _requested(f.path, wanted)]
-            files, facts, texts = parse_changed(config, files, known)
+            select = None if wanted is None else (lambda path: _requested(path, wanted))
+            # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the
+            # facts the index holds, so only new and changed files are parsed
+            analysis = analyze(config, known=_reusable_facts(st), select=select, save_cache=False)
+            files, facts, texts = analysis.files, analysis.facts, analysis.texts
             seen = {f.path for f in files}
             # A requested path that is indexed but gone from disk (or now skipped) leaves the index even
             # without prune: passing every other indexed file unchanged makes the prune remove only it.
@@ -466,10 +466,11 @@ class Tools:
                 update_files = files + [_indexed_source(rows[p]) for p in known
                                         if p not in seen and p not in gone]
                 do_prune = True
-            report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts)
+            report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
+                                  manifests=analysis.manifests)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
-        skipped = [asdict(s) for s in scanned.skipped if wanted is None or _requested(s.path, wanted)]
+        skipped = [asdict(s) for s in analysis.skipped if wanted is None or _requested(s.path, wanted)]
         return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
                 "removed": gone if not prune else [], "not_found": not_found, "skipped": skipped[:200]}
 
@@ -496,6 +497,17 @@ def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
             and (meta.get("embedder_id") or "") == (embedder.id if embedder else "")
             and int(meta.get("dim") or 0) == (embedder.dim if embedder else 0))
     return {p: row["sha"] for p, row in st.indexed_paths().items()} if same else {}
+
+
+def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
+    """{(path, sha): facts} the index holds, when its parser is this one ({} otherwise)."""
+    from generator.factcache import parser_version
+
+    store = st.store_or_none()
+    if store is None or store.meta.get("parser") != parser_version():
+        return {}
+    analysis = st.analysis()
+    return {} if analysis is None else {(p, f.file.sha): f for p, f in analysis.facts.items()}
 
 
 def _indexed_source(row: dict[str, Any]) -> Any:

@@ -1,4 +1,4 @@
-"""The build pipeline, written out: scan -> parse -> graph -> plan -> write + render -> site -> index.
+"""The build pipeline, written out: analyze (scan, parse, graph, plan) -> write + render -> site -> index.
 
 `build()` reads top to bottom as the stages it runs. Every expensive stage is content-addressed: a file whose
 hash is unchanged is not re-parsed (facts cache), a page whose key is unchanged is neither re-written nor
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import posixpath
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from generator.facts import FileFacts, Skipped, SourceFile
+from generator.analysis import Analysis, analyze
+from generator.facts import Skipped
 from generator.pages import (
     PageRun,
     PageSink,
@@ -43,11 +43,9 @@ from generator.plan import (
     orphan_pages,
     overview_context,
     page_key,
-    plan_pages,
 )
 from generator.write import ExtractiveWriter, PageWriter
 from sourcebook.config import Config
-from sourcebook.errors import SourcebookError
 
 log = logging.getLogger(__name__)
 
@@ -90,41 +88,34 @@ class BuildReport:
 def build(config: Config, *, writer: PageWriter | None = None, check: bool = False, site: bool = True,
           index: bool = True, progress: Progress | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`."""
-    from generator.graph import build_graph
-    from generator.scan import scan
-
     writer = writer or ExtractiveWriter()
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings)
 
-    with timer("scan"):
-        notify("scan", 0, 0)
-        scanned = scan(config)
-        report.skipped = list(scanned.skipped)
-        notify("scan", len(scanned.files), len(scanned.files))
-
-    with timer("parse"):
-        facts, texts = parse_files(config, scanned.files, report, notify, save=not check)
+    with timer("scan+parse"):
+        analysis = analyze(config, save_cache=not check, notify=notify)
+        facts, texts, scanned_files = analysis.facts, analysis.texts, analysis.files
+        report.skipped = analysis.skipped
+        report.parsed, report.parse_cached = analysis.parsed, analysis.parse_cached
         report.files = len(facts)
         report.symbols = sum(len(f.symbols) for f in facts.values())
         report.warnings = sum(len(f.warnings) for f in facts.values())
 
     with timer("graph"):
         notify("graph", 0, 1)
-        graph = build_graph(list(facts.values()), _go_modules(config, scanned.files, scanned.skipped))
+        graph = analysis.graph
         notify("graph", 1, 1)
 
     with timer("plan"):
-        plan = plan_pages(sorted(facts))
+        plan = analysis.plan
         state = load_state(config.out_dir)
         previous = {row.target_path: row.source_sha for row in state.values() if row.kind == "file"}
         report.pages_total = len(plan.all_ids)
         notify("plan", 1, 1)
 
     if check:
-        report.stale = check_stale(config, plan, facts, graph, state=state, writer=writer,
-                                   skipped=len(report.skipped))
+        report.stale = check_stale(config, analysis, state=state, writer=writer)
         return report
 
     pages = PageSink(config, state, report)
@@ -160,73 +151,26 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
             generated = {p: pages.state[pid].docstrings
                          for p, pid in plan.files.items() if pid in pages.state}
             indexed = facts_with_docstrings(facts, generated)
-            report.index = update_index(config, list(scanned.files), indexed, pages.records(plan.all_ids),
-                                        get_embedder(config.embed), prune=True, texts=texts)
+            report.index = update_index(config, list(scanned_files), indexed, pages.records(plan.all_ids),
+                                        get_embedder(config.embed), prune=True, texts=texts,
+                                        manifests=analysis.manifests)
             notify("index", 1, 1)
     return report
-
-
-# -- parse ---------------------------------------------------------------------------------------------------
-
-
-def parse_files(config: Config, files: Sequence[SourceFile], report: BuildReport, notify: Progress, *,
-                save: bool = True) -> tuple[dict[str, FileFacts], dict[str, str]]:
-    """Facts for every scanned file: from the cache when (path, sha, parser) match, else parsed now.
-
-    Returns the facts by path and the decoded text of the files read in this run (the index reuses them).
-    """
-    from generator.factcache import load_facts_cache, save_facts_cache
-    from generator.parse import extract
-    from generator.scan import decode, read_source
-
-    cached = load_facts_cache(config.out_dir)
-    facts: dict[str, FileFacts] = {}
-    texts: dict[str, str] = {}
-    for n, f in enumerate(files, 1):
-        hit = cached.get((f.path, f.sha))
-        if hit is not None and hit.file == f:
-            facts[f.path] = hit
-            report.parse_cached += 1
-        else:
-            try:
-                source = read_source(config.root, f.path)
-            except SourcebookError as exc:  # vanished or changed type since the scan: skip it, say why
-                report.skipped.append(Skipped(f.path, f"unreadable: {exc}"))
-                continue
-            facts[f.path] = extract(f, source)
-            texts[f.path] = decode(source)
-            report.parsed += 1
-        if n % 25 == 0 or n == len(files):
-            notify("parse", n, len(files))
-    if save and (report.parsed or len(cached) != len(facts)):
-        save_facts_cache(config.out_dir, facts)
-    return facts, texts
-
-
-def _go_modules(config: Config, files: Iterable[SourceFile], skipped: Iterable[Skipped]) -> dict[str, str]:
-    from generator.graph import go_modules
-
-    texts = {}
-    for path in {f.path for f in files} | {s.path for s in skipped}:
-        if posixpath.basename(path) == "go.mod":
-            try:
-                texts[path] = (config.root / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-    return go_modules(texts)
 
 
 # -- check ---------------------------------------------------------------------------------------------------
 
 
-def check_stale(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any, *,
-                state: Mapping[str, PageState], writer: PageWriter, skipped: int) -> list[str]:
+def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageState],
+                writer: PageWriter) -> list[str]:
     """Pages a build would write or delete, without writing anything.
 
     File pages are judged by their key. A module or the overview whose child is stale is stale too (its
     children's new summaries are unknown until they are written); otherwise it is judged by its key.
     """
     from generator.render import render_version
+
+    plan, facts, graph, skipped = analysis.plan, analysis.facts, analysis.graph, len(analysis.skipped)
 
     version = render_version()
     docs = config.docs_dir

@@ -40,7 +40,7 @@ def cache_path(out_dir: Path) -> Path:
     return out_dir / "cache" / "facts.json"
 
 
-def _to_json(f: FileFacts) -> dict[str, Any]:
+def facts_to_json(f: FileFacts) -> dict[str, Any]:
     s = f.file
     return {
         "file": [s.path, s.language, s.size, s.sha, s.kind],
@@ -54,7 +54,7 @@ def _to_json(f: FileFacts) -> dict[str, Any]:
     }
 
 
-def _from_json(d: Mapping[str, Any]) -> FileFacts:
+def facts_from_json(d: Mapping[str, Any]) -> FileFacts:
     return FileFacts(
         file=SourceFile(*d["file"]),
         symbols=[Symbol(*row) for row in d["symbols"]],
@@ -80,7 +80,7 @@ def load_facts_cache(out_dir: Path) -> dict[tuple[str, str], FileFacts]:
     out: dict[tuple[str, str], FileFacts] = {}
     for row in data.get("files", []):
         try:
-            facts = _from_json(row)
+            facts = facts_from_json(row)
         except (KeyError, TypeError, ValueError):
             continue  # a damaged entry: that file is re-parsed
         out[(facts.file.path, facts.file.sha)] = facts
@@ -88,5 +88,5 @@ def load_facts_cache(out_dir: Path) -> dict[tuple[str, str], FileFacts]:
 
 
 def save_facts_cache(out_dir: Path, facts: Mapping[str, FileFacts]) -> None:
-    data = {"parser": parser_version(), "files": [_to_json(f) for _, f in sorted(facts.items())]}
+    data = {"parser": parser_version(), "files": [facts_to_json(f) for _, f in sorted(facts.items())]}
     atomic_write_text(cache_path(out_dir), json.dumps(data, ensure_ascii=False, separators=(",", ":")))

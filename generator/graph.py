@@ -18,6 +18,7 @@ import numpy as np
 
 from generator.facts import FileFacts
 from generator.languages import is_parsed
+from generator.manifests import Manifests
 from generator.resolve import FAMILY, go_modules, resolve_imports
 from generator.resolve import parent_dir as _dir
 
@@ -279,15 +280,17 @@ def _import_edges(facts: Sequence[FileFacts], symbols: _Symbols,
     return edges
 
 
-def build_graph(facts: Sequence[FileFacts], go_mods: Mapping[str, str] | None = None) -> RepoGraph:
+def build_graph(facts: Sequence[FileFacts], manifests: Manifests | None = None) -> RepoGraph:
     """Resolve imports and references, rank files and symbols, and lay out the module tree.
 
-    `go_mods` ({directory: module path}, see `go_modules`) makes Go resolution exact; without it the
-    module path is inferred from the imports themselves.
+    `manifests` (go.mod, package.json, Cargo.toml: see manifests.py) make Go resolution exact and resolve
+    imports between local JS packages and Rust crates; without go.mod the Go module path is inferred.
+    Build it through analysis.analyze (or load it with the index) rather than by hand, so that every
+    caller resolves the same way.
     """
     facts = sorted(facts, key=lambda f: f.path)
     paths = [f.path for f in facts]
-    resolved, external = resolve_imports(facts, go_mods or {})
+    resolved, external = resolve_imports(facts, manifests or Manifests())
     depends_on = {p: sorted({t for targets in resolved[p].values() for t in targets}) for p in paths}
     used_by_sets: dict[str, set[str]] = {p: set() for p in paths}
     for p, targets in depends_on.items():

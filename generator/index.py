@@ -1,8 +1,10 @@
 """The search index: LanceDB tables of chunks, symbols, files and pages, kept in step with the repository.
 
 Tables (under config.index_location): `chunks` (AST-boundary code and doc sections), `symbols`, `files`
-(hash, language, content), `pages` (wiki pages) and `meta` (one row: schema version, embedder id and
-dimension, and the table versions of the last complete run).
+(hash, language, content, and the parsed facts), `pages` (wiki pages) and `meta` (one row: schema version,
+embedder id and dimension, parser version, the repository's manifests, and the table versions of the last
+complete run). The facts and manifests are the persisted analysis (analysis.py): `load_analysis` gives the
+answer side the same graph the build used, with nothing re-parsed. A new parser version re-indexes every file.
 
 Consistency: every run writes the data tables first and the meta row last. Readers open each table at the
 version the meta row names, so a run interrupted half way leaves readers on the previous complete state; the
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
+from generator.manifests import Manifests
 from generator.sql import in_list
 from generator.tokens import path_terms, token_text
 from sourcebook.errors import IndexStoreError, SourcebookError
@@ -37,12 +40,13 @@ from sourcebook.errors import IndexStoreError, SourcebookError
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from generator.analysis import Analysis
     from generator.embed import Embedder
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: files.facts and the meta row's parser and manifests (the persisted analysis)
 DATA_TABLES = ("chunks", "symbols", "files", "pages")
 META_TABLE = "meta"
 EMBED_BATCH = 256
@@ -141,6 +145,8 @@ def symbol_rows(facts: FileFacts) -> list[dict[str, Any]]:
 
 
 def file_row(facts: FileFacts, text: str) -> dict[str, Any]:
+    from generator.factcache import facts_to_json
+
     f = facts.file
     names = [s.qualname for s in facts.symbols]
     return {
@@ -148,6 +154,7 @@ def file_row(facts: FileFacts, text: str) -> dict[str, Any]:
         "symbol_count": len(facts.symbols), "line_count": facts.line_count or text.count("\n") + 1,
         "title": facts.title, "docstring": facts.docstring[:2000], "text": text,
         "tokens": token_text(text, f.path, names),
+        "facts": json.dumps(facts_to_json(facts), ensure_ascii=False, separators=(",", ":")),
     }
 
 
@@ -180,7 +187,7 @@ def _schema(name: str, dim: int) -> pa.Schema:
                     ("parent", s), ("public", pa.bool_()), ("tokens", s)],
         "files": [("path", s), ("sha", s), ("language", s), ("kind", s), ("size", pa.int64()),
                   ("symbol_count", i32), ("line_count", i32), ("title", s), ("docstring", s), ("text", s),
-                  ("tokens", s)],
+                  ("tokens", s), ("facts", s)],
         "pages": [("id", s), ("kind", s), ("title", s), ("target_path", s), ("summary", s), ("markdown", s),
                   ("symbols", s), ("written_by", s), ("tokens", s), ("hash", s)],
         "meta": [("key", s), ("value", s)],
@@ -436,13 +443,17 @@ def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: s
 
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                  pages: Sequence[PageRecord] | None, embedder: Embedder | None,
-                 prune: bool = True, *, texts: dict[str, str] | None = None) -> IndexReport:
+                 prune: bool = True, *, texts: dict[str, str] | None = None,
+                 manifests: Manifests | None = None) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
-    Files whose content hash matches the index are skipped. With `prune`, indexed files absent from
-    `files` are removed. `pages` replaces the page table (empty/None keeps existing pages, minus pages of
-    pruned files). `texts` optionally supplies decoded file contents (else they are read from config.root).
+    Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
+    indexed files absent from `files` are removed. `pages` replaces the page table (empty/None keeps
+    existing pages, minus pages of pruned files). `texts` optionally supplies decoded file contents (else
+    they are read from config.root). `manifests` (the analysis's) are stored; None keeps the stored ones.
     """
+    from generator.factcache import parser_version
+
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     uri = config.index_location
@@ -478,6 +489,8 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
             meta, restored = {"versions": {}}, False
 
     indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
+    if meta.get("parser") != parser_version():
+        indexed = dict.fromkeys(indexed, "")  # facts, symbols and chunks of another parser: redo every file
     current = {f.path: f for f in files}
     changed = [f for f in files if indexed.get(f.path) != f.sha]
     deleted = sorted(set(indexed) - set(current)) if prune else []
@@ -517,11 +530,14 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
         _ensure_fts(tables[name], rebuild=True)
         tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
     versions = {name: int(tbl.version) for name, tbl in tables.items()}
+    stored = Manifests.from_json(meta.get("manifests")).to_json()
     state: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim, "versions": versions,
-        "updated_at": time.time(), "files": len(files),
+        "updated_at": time.time(), "files": len(files), "parser": parser_version(),
+        "manifests": stored if manifests is None else manifests.to_json(),
     }
-    if dirty or versions != meta.get("versions"):
+    if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k)
+                                                         for k in ("parser", "manifests")):
         _write_meta(db, state)
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
@@ -562,52 +578,77 @@ def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str
     return False
 
 
-def _indexed_hashes(config: Config) -> dict[str, str]:
-    """path -> content hash of the last complete run ({} when there is no usable index)."""
-    try:
-        store = open_index(config, embedder=None)
-        return {r["path"]: r["sha"] for r in _existing(store.table("files"), ["path", "sha"])}
-    except IndexStoreError:
-        return {}
-
-
 def index_repository(config: Config, *, prune: bool = True,
                      embedder: Embedder | str | None = "config") -> IndexReport:
-    """scan + parse + update_index without the wiki: what `sourcebook index` runs (pages are kept)."""
-    from generator.scan import scan
+    """analyze + update_index without the wiki: what `sourcebook index` runs (pages are kept)."""
+    from generator.analysis import analyze
 
     if embedder == "config":
         from generator.embed import get_embedder
 
         embedder = get_embedder(config.embed)
-    scanned = scan(config)
-    known = _indexed_hashes(config)
-    files, facts, texts = parse_changed(config, scanned.files, known)
-    return update_index(config, files, facts, None, None if isinstance(embedder, str) else embedder,
-                        prune, texts=texts)
+    analysis = analyze(config, known=indexed_facts(config))
+    return update_index(config, analysis.files, analysis.facts, None,
+                        None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
+                        manifests=analysis.manifests)
 
 
-def parse_changed(config: Config, files: list[SourceFile], known: dict[str, str]
-                  ) -> tuple[list[SourceFile], dict[str, FileFacts], dict[str, str]]:
-    """Parse the files whose hash differs from `known` (path -> indexed sha).
+# ---------------------------------------------------------------- the persisted analysis
 
-    Returns the files update_index should see (changed ones that could be read, plus unchanged ones), and
-    the facts and decoded texts of the changed ones. Unchanged files are not read: update_index skips them.
-    """
-    from generator.parse import extract
-    from generator.scan import decode, read_source
+def _stored_facts(rows: Iterable[dict[str, Any]]) -> tuple[list[FileFacts], list[dict[str, Any]]]:
+    """Facts decoded from `files` rows, with generated docstrings taken off again; rows that do not decode."""
+    import dataclasses
 
-    facts: dict[str, FileFacts] = {}
-    texts: dict[str, str] = {}
-    for f in files:
-        if known.get(f.path) == f.sha:
-            continue
+    from generator.factcache import facts_from_json
+
+    out: list[FileFacts] = []
+    bad: list[dict[str, Any]] = []
+    for row in rows:
         try:
-            source = read_source(config.root, f.path)
-        except SourcebookError as exc:  # vanished between scan and read: index the rest
-            log.warning("%s", exc)
+            fx = facts_from_json(json.loads(row["facts"] or "null"))
+        except (KeyError, TypeError, ValueError):
+            bad.append(row)
             continue
-        facts[f.path] = extract(f, source)
-        texts[f.path] = decode(source)
-    kept = [f for f in files if f.path in facts or known.get(f.path) == f.sha]
-    return kept, facts, texts
+        if any(s.docstring_source == "llm" for s in fx.symbols):  # the build stores them for search only
+            fx = dataclasses.replace(fx, symbols=[
+                dataclasses.replace(s, docstring="", docstring_source="code") if s.docstring_source == "llm"
+                else s for s in fx.symbols])
+        out.append(fx)
+    return out, bad
+
+
+def indexed_facts(config: Config) -> dict[tuple[str, str], FileFacts]:
+    """{(path, sha): facts} the index holds under this parser version ({} when none is usable)."""
+    from generator.factcache import parser_version
+
+    try:
+        store = open_index(config, embedder=None)
+    except IndexStoreError:
+        return {}
+    if store.meta.get("parser") != parser_version():
+        return {}
+    facts, _ = _stored_facts(_existing(store.table("files"), ["path", "sha", "facts"]))
+    return {(f.file.path, f.file.sha): f for f in facts}
+
+
+def load_analysis(store: IndexStore) -> Analysis:
+    """The analysis the index was written from: its files' facts and the manifests, nothing re-parsed.
+
+    A row whose stored facts do not decode (written by another facts format) is parsed from its indexed
+    text instead. Reads of a damaged table raise what LanceDB raises; callers turn that into an outage.
+    """
+    from generator.analysis import Analysis
+
+    rows = _existing(store.table("files"), ["path", "sha", "language", "kind", "size", "facts"])
+    facts, bad = _stored_facts(rows)
+    if bad:
+        from generator.parse import extract
+
+        texts = {r["path"]: r["text"] or "" for r in _existing(
+            store.table("files"), ["path", "text"], in_list("path", [r["path"] for r in bad]))}
+        for row in bad:
+            source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0), row["sha"],
+                                row.get("kind") or "code")
+            facts.append(extract(source, texts.get(row["path"], "").encode("utf-8")))
+    root = store.root or Path(".")
+    return Analysis.from_facts(root, facts, Manifests.from_json(store.meta.get("manifests")))

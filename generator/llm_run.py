@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from generator.llm_writer import LLMWriter
 from sourcebook.config import Config
@@ -56,27 +55,18 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     Module and overview pages are estimated from the summaries of the last run (their children's new
     summaries do not exist yet), which is close because summaries are short.
     """
-    from generator.build import BuildReport, check_stale, parse_files
-    from generator.graph import build_graph
-    from generator.plan import (
-        OVERVIEW_ID,
-        file_context,
-        load_state,
-        module_context,
-        overview_context,
-        plan_pages,
-    )
-    from generator.scan import decode, read_source, scan
+    from generator.analysis import analyze
+    from generator.build import check_stale
+    from generator.pages import module_readme, root_readme
+    from generator.plan import OVERVIEW_ID, file_context, load_state, module_context, overview_context
+    from generator.scan import decode, read_source
     from sourcebook.errors import SourcebookError
 
-    scanned = scan(config)
-    report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
-    facts, texts = parse_files(config, scanned.files, report, lambda *_: None, save=False)
-    graph = build_graph(list(facts.values()))
-    plan = plan_pages(sorted(facts))
+    # the same analysis `build` and `build --check` make, so all three agree on what is stale
+    analysis = analyze(config, save_cache=False)
+    facts, texts, plan, graph = analysis.facts, analysis.texts, analysis.plan, analysis.graph
     state = load_state(config.out_dir)
-    stale = set(check_stale(config, plan, facts, graph, state=state, writer=writer,
-                            skipped=len(scanned.skipped)))
+    stale = set(check_stale(config, analysis, state=state, writer=writer))
     est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0}, stale=sorted(stale))
 
     def add(kind: str, estimate: tuple[int, int, int]) -> None:
@@ -105,24 +95,16 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
                       for d, pid in plan.modules.items()})
     for directory, page_id in plan.modules.items():
         if page_id in stale:
-            add("module", writer.estimate(module_context(directory, plan, facts, graph, summaries=summaries)))
+            readme = module_readme(config, plan, directory)[1] if directory else ""
+            add("module", writer.estimate(module_context(directory, plan, facts, graph, summaries=summaries,
+                                                         readme=readme)))
     if OVERVIEW_ID in stale:
-        readme_path, readme = _root_readme(config, plan.children[""][0])
+        readme_path, readme = root_readme(config, plan)
         add("overview", writer.estimate(overview_context(
             config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
-            readme_path=readme_path, skipped_count=len(scanned.skipped))))
+            readme_path=readme_path, skipped_count=len(analysis.skipped))))
     est.cost = writer.chat.ledger.cost(est.input_tokens, est.output_tokens)
     return est
-
-
-def _root_readme(config: Config, root_files: list[str]) -> tuple[str, str]:
-    for path in root_files:
-        if Path(path).name.lower().startswith("readme"):
-            try:
-                return path, (config.root / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return path, ""
-    return "", ""
 
 
 def finish_run(config: Config, writer: LLMWriter) -> str:

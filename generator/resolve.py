@@ -2,8 +2,9 @@
 
 Pure: paths and Import values in, file lists out. Python absolute (package roots, src/ layouts, namespace
 packages by unique suffix) and relative imports; JS/TS relative paths with extension and index probing; Go
-packages (module path from go.mod, or inferred); Rust `mod` and `use` within the crate; Java/Kotlin packages;
-C/C++ includes; Ruby, PHP and C# by path suffix.
+packages (module path from go.mod, or inferred); JS/TS local packages by their package.json name; Rust `mod`
+and `use` within the crate and across a Cargo workspace; Java/Kotlin packages; C/C++ includes; Ruby, PHP and
+C# by path suffix. What the manifests say comes in as a Manifests value (manifests.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 from generator.facts import FileFacts, Import
+from generator.manifests import Manifests, go_module
 
 _Finder = Callable[[str], "str | None"]  # dotted module name -> file
 
@@ -155,7 +157,19 @@ def _closest(candidates: list[str], importer: str) -> str:
 # ------------------------------------------------------------------------------------------- js / ts
 
 
-def _resolve_js(imp: Import, files: set[str]) -> list[str]:
+def _js_package_bases(spec: str, packages: Mapping[str, tuple[str, str]]) -> list[str]:
+    """Where a bare import of a local package (`@acme/ui`, `@acme/ui/button`) may point."""
+    for name in sorted(packages, key=len, reverse=True):
+        if spec == name or spec.startswith(name + "/"):
+            directory, main = packages[name]
+            sub = spec[len(name) + 1:]
+            if sub:
+                return [_join(directory, "src", sub), _join(directory, sub)]
+            return [b for b in (main, _join(directory, "src", "index"), _join(directory, "index")) if b]
+    return []
+
+
+def _resolve_js(imp: Import, files: set[str], packages: Mapping[str, tuple[str, str]]) -> list[str]:
     spec = imp.module.split("?", 1)[0]
     if spec.startswith("."):
         bases = [posixpath.normpath(posixpath.join(_dir(imp.path), spec))]
@@ -164,7 +178,7 @@ def _resolve_js(imp: Import, files: set[str]) -> list[str]:
     elif spec.startswith("/"):
         bases = [spec[1:]]
     else:
-        return []  # a package, or an alias we cannot see without reading tsconfig
+        bases = _js_package_bases(spec, packages)  # else a package from a registry: external
     for normalized in bases:
         if normalized.startswith("../") or normalized == "..":
             continue
@@ -219,11 +233,9 @@ def go_modules(go_mod_texts: Mapping[str, str]) -> dict[str, str]:
     """{directory: module path} from the text of each go.mod ({"sub/go.mod": text}); feed to build_graph."""
     out: dict[str, str] = {}
     for path, text in go_mod_texts.items():
-        for line in text.splitlines():
-            words = line.split()
-            if len(words) >= 2 and words[0] == "module":
-                out[_dir(path)] = words[1].strip('"')
-                break
+        module = go_module(text)
+        if module:
+            out[_dir(path)] = module
     return out
 
 
@@ -233,8 +245,10 @@ def go_modules(go_mod_texts: Mapping[str, str]) -> dict[str, str]:
 class _RustResolver:
     _ROOTS = ("lib.rs", "main.rs")
 
-    def __init__(self, paths: Sequence[str]) -> None:
+    def __init__(self, paths: Sequence[str], crates: Mapping[str, str]) -> None:
         self.files = {p for p in paths if p.endswith(".rs")}
+        # other crates of the workspace by the name `use` writes: their lib.rs's directory
+        self.crates = {name: _dir(lib) for name, lib in crates.items() if lib in self.files}
         crate_dirs = {_dir(p) for p in self.files if p.rsplit("/", 1)[-1] in self._ROOTS}
         self.crate_dir: dict[str, str] = {}
         self.mod_path: dict[str, tuple[str, ...]] = {}
@@ -286,6 +300,9 @@ class _RustResolver:
             base = here  # a child module named without self::
         elif (crate, (head,)) in self.by_mod:
             base = ()  # 2015-edition style or the crate root's own modules
+        elif head in self.crates:
+            crate, base = self.crates[head], ()  # a sibling crate of the Cargo workspace
+            parts = parts[1:]
         else:
             return []  # another crate
         out: list[str] = []
@@ -407,15 +424,15 @@ class _SuffixResolver:
 # ---------------------------------------------------------------------------------------------- imports
 
 
-def resolve_imports(facts: Sequence[FileFacts], go_mods: Mapping[str, str]) -> tuple[
+def resolve_imports(facts: Sequence[FileFacts], manifests: Manifests) -> tuple[
         dict[str, dict[str, list[str]]], dict[str, list[str]]]:
     paths = [f.path for f in facts]
     files = set(paths)
     language = {f.path: f.file.language for f in facts}
     all_imports = [i for f in facts for i in f.imports]
     python = _PythonResolver(paths)
-    go = _GoResolver(paths, [i for i in all_imports if language.get(i.path) == "go"], go_mods)
-    rust = _RustResolver(paths)
+    go = _GoResolver(paths, [i for i in all_imports if language.get(i.path) == "go"], manifests.go)
+    rust = _RustResolver(paths, manifests.rust)
     jvm = _JvmResolver(paths)
     by_suffix = {lang: _SuffixResolver(paths, ext) for lang, ext in (("ruby", ".rb"), ("php", ".php"),
                                                                       ("csharp", ".cs"))}
@@ -434,7 +451,7 @@ def resolve_imports(facts: Sequence[FileFacts], go_mods: Mapping[str, str]) -> t
             if lang == "python":
                 hits = python.resolve(imp)
             elif lang == "js":
-                hits = _resolve_js(imp, files)
+                hits = _resolve_js(imp, files, manifests.js)
             elif lang == "go":
                 hits = go.resolve(imp)
             elif lang == "rust":

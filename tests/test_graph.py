@@ -10,6 +10,7 @@ import pytest
 from generator.facts import FileFacts, FileKind, Import, Reference, SourceFile, Symbol
 from generator.graph import build_graph, go_modules, pagerank
 from generator.languages import detect_language
+from generator.manifests import Manifests
 
 
 def ff(path: str, imports: Sequence[str | tuple[str, tuple[str, ...]]] = (),
@@ -111,7 +112,7 @@ def test_go_import_resolves_to_every_file_of_the_package(with_go_mod: bool) -> N
         ff("internal/store/s.go", ["example.com/proj/internal/util"]),
     ]
     mods = go_modules({"go.mod": "module example.com/proj\n\ngo 1.22\n"}) if with_go_mod else None
-    g = build_graph(facts, go_mods=mods)
+    g = build_graph(facts, Manifests(go=mods or {}))
     assert g.depends_on["cmd/tool/main.go"] == ["internal/util/a.go", "internal/util/b.go", "version.go"]
     assert g.external["cmd/tool/main.go"] == ["fmt", "github.com/other/util"]
     assert g.used_by["internal/util/a.go"] == ["cmd/tool/main.go", "internal/store/s.go"]
@@ -328,7 +329,7 @@ def test_facts_from_the_real_scan_and_parse_stages_resolve(tmp_path: Path) -> No
         (tmp_path / rel).write_text(text)
     scanned = scan(Config(root=tmp_path, out_dir=tmp_path / ".sourcebook"))
     facts = [extract(f, read_source(tmp_path, f.path)) for f in scanned.files]
-    g = build_graph(facts, go_mods=go_modules({"go.mod": files["go.mod"]}))
+    g = build_graph(facts, Manifests(go=go_modules({"go.mod": files["go.mod"]})))
     assert g.depends_on["py/pkg/__init__.py"] == ["py/pkg/core.py"]
     assert g.depends_on["py/pkg/core.py"] == ["py/pkg/util.py"]
     assert g.calls[("py/pkg/core.py", "run")] == [("py/pkg/util.py", "helper")]

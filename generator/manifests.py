@@ -1,0 +1,116 @@
+"""What the repository's package manifests say about its own packages, for import resolution.
+
+Pure: {manifest path: text} in, Manifests out. go.mod gives each Go module's import path; package.json
+gives each local JS/TS package's name (workspaces import each other by it); Cargo.toml gives each crate's
+name and library root (Cargo workspaces `use` each other by it). Manifests are small and few, so every run
+reads them from disk (see analysis.py) and the index keeps the result (see index.py), which is what makes
+the build, `--check`, `--dry-run` and the answer side resolve imports the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MANIFEST_NAMES = frozenset({"go.mod", "package.json", "Cargo.toml"})
+
+
+@dataclass(frozen=True)
+class Manifests:
+    go: dict[str, str] = field(default_factory=dict)  # directory -> Go module path
+    js: dict[str, tuple[str, str]] = field(default_factory=dict)  # package name -> (directory, main file)
+    rust: dict[str, str] = field(default_factory=dict)  # crate name (as `use` writes it) -> lib.rs path
+
+    def to_json(self) -> dict[str, Any]:
+        return {"go": self.go, "js": {k: list(v) for k, v in self.js.items()}, "rust": self.rust}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Manifests:
+        if not isinstance(data, dict):
+            return cls()
+        try:
+            return cls(go={str(k): str(v) for k, v in dict(data.get("go") or {}).items()},
+                       js={str(k): (str(v[0]), str(v[1])) for k, v in dict(data.get("js") or {}).items()},
+                       rust={str(k): str(v) for k, v in dict(data.get("rust") or {}).items()})
+        except (TypeError, ValueError, IndexError):
+            return cls()
+
+
+def is_manifest(path: str) -> bool:
+    return posixpath.basename(path) in MANIFEST_NAMES
+
+
+def manifest_paths(paths: Iterable[str]) -> list[str]:
+    return sorted({p for p in paths if is_manifest(p)})
+
+
+def _dir(path: str) -> str:
+    return posixpath.dirname(path)
+
+
+def _join(*parts: str) -> str:
+    return posixpath.normpath("/".join(p for p in parts if p)) if any(parts) else ""
+
+
+def go_module(text: str) -> str | None:
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == "module":
+            return words[1].strip('"')
+    return None
+
+
+def _js_package(path: str, text: str) -> tuple[str, tuple[str, str]] | None:
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        return None
+    main = next((data[k] for k in ("source", "types", "module", "main")
+                 if isinstance(data.get(k), str) and data[k]), "")
+    directory = _dir(path)
+    main_path = _join(directory, main) if main else ""
+    if main_path.startswith("../"):
+        main_path = ""
+    return data["name"], (directory, main_path)
+
+
+def _rust_crate(path: str, text: str) -> tuple[str, str] | None:
+    data = tomllib.loads(text)
+    package = data.get("package")
+    if not isinstance(package, dict) or not isinstance(package.get("name"), str):
+        return None  # a virtual workspace manifest: its members have their own
+    lib = data.get("lib")
+    lib = lib if isinstance(lib, dict) else {}
+    name = lib.get("name") if isinstance(lib.get("name"), str) else package["name"]
+    root = lib.get("path") if isinstance(lib.get("path"), str) else "src/lib.rs"
+    return str(name).replace("-", "_"), _join(_dir(path), str(root))
+
+
+def read_manifests(texts: Mapping[str, str]) -> Manifests:
+    """Manifests from {path: text}; a manifest that does not parse is logged and left out."""
+    out = Manifests()
+    for path in sorted(texts):
+        text = texts[path]
+        name = posixpath.basename(path)
+        try:
+            if name == "go.mod":
+                module = go_module(text)
+                if module:
+                    out.go[_dir(path)] = module
+            elif name == "package.json":
+                pkg = _js_package(path, text)
+                if pkg:
+                    out.js.setdefault(*pkg)
+            elif name == "Cargo.toml":
+                crate = _rust_crate(path, text)
+                if crate:
+                    out.rust.setdefault(*crate)
+        except (ValueError, tomllib.TOMLDecodeError) as exc:
+            log.warning("%s: unreadable manifest (%s); its imports resolve as external", path, exc)
+    return out
