@@ -29,7 +29,7 @@ from answer.contract import (
     RetrievalHit,
     SymbolBody,
 )
-from answer.episodes import EpisodeStore, normalize_scope, select_episode
+from answer.episodes import EpisodeStore, select_episode
 from answer.evidence import (
     EVIDENCE_BUDGET,
     EVIDENCE_BUDGET_WIDE,
@@ -40,6 +40,7 @@ from answer.evidence import (
     retrieve,
 )
 from answer.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
+from answer.paths import normalize_scope
 from answer.synthesize import PROMPT_VERSION, SynthesisFailed, evidence_budget_for, synthesize
 from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError

@@ -14,30 +14,22 @@ import logging
 import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from pydantic import ValidationError
 
 from answer.contract import Confidence, Episode
+from answer.paths import normalize_scope
 from sourcebook.errors import UsageError
 
 log = logging.getLogger(__name__)
 
 EPISODES_FILE = "episodes.jsonl"
-
-
-def normalize_scope(scope: str | None) -> str:
-    """A repository-relative POSIX prefix; "" is the whole repository. Escaping the repository is refused."""
-    if not scope or scope.strip() in {".", "./", "/"}:
-        return ""
-    text = scope.strip().replace("\\", "/")
-    if text.startswith("/") or PurePosixPath(text).is_absolute():
-        raise UsageError(f"scope must be a path relative to the repository, got {scope!r}")
-    parts = [part for part in PurePosixPath(text).parts if part not in {"", "."}]
-    if ".." in parts:
-        raise UsageError(f"scope may not leave the repository: {scope!r}")
-    return "/".join(parts)
+# A fact, not a document: every later answer in its scope may carry it, so its size is capped when it is
+# recorded (a clear UsageError on every surface) and again when it is read (a file written by an older
+# version, by hand, or committed in the repository's own output folder is cut, never served whole).
+MAX_EPISODE_CHARS = 2000
 
 
 def scope_intersects(scope: str, files: Iterable[str]) -> bool:
@@ -65,18 +57,26 @@ def select_episode(episodes: Sequence[Episode], answer_files: Sequence[str],
     return max(matching, key=lambda ep: (len(ep.scope), ep.recorded_at))
 
 
+def _episode_scope(scope: str | None) -> str:
+    """The scope an episode is stored under: checked like every scope, without a trailing "/"."""
+    return normalize_scope(scope).rstrip("/")
+
+
 class EpisodeStore:
     def __init__(self, out_dir: Path) -> None:
         self.path = Path(out_dir) / EPISODES_FILE
 
     def record(self, text: str, scope: str | None = None, source: Literal["explicit", "auto"] = "explicit",
                now: datetime | None = None) -> Episode:
-        text = " ".join(text.split())
+        text = " ".join(text.split()) if isinstance(text, str) else ""
         if not text:
             raise UsageError("an episode needs some text")
+        if len(text) > MAX_EPISODE_CHARS:
+            raise UsageError(f"an episode is at most {MAX_EPISODE_CHARS} characters (this one has "
+                             f"{len(text)}): record the fact, not the evidence")
         episode = Episode(
             text=text,
-            scope=normalize_scope(scope),
+            scope=_episode_scope(scope),
             recorded_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
             source=source,
         )
@@ -92,7 +92,7 @@ class EpisodeStore:
 
     def record_auto(self, text: str, scope: str, now: datetime | None = None) -> Episode | None:
         """Record an automatic fact once: the same text about the same scope is not repeated."""
-        scope = normalize_scope(scope)
+        scope = _episode_scope(scope)
         if any(ep.text == text and ep.scope == scope for ep in self.all()):
             return None
         return self.record(text, scope, source="auto", now=now)
@@ -107,8 +107,14 @@ class EpisodeStore:
             if not line.strip():
                 continue
             try:
-                episodes.append(Episode.model_validate_json(line))
+                episode = Episode.model_validate_json(line)
             except ValidationError as exc:
                 reason = exc.errors()[0]["msg"]
                 log.warning("%s:%d: unreadable episode skipped: %s", self.path, number, reason)
+                continue
+            if len(episode.text) > MAX_EPISODE_CHARS:
+                log.warning("%s:%d: episode of %d characters cut to %d", self.path, number, len(episode.text),
+                            MAX_EPISODE_CHARS)
+                episode = episode.model_copy(update={"text": episode.text[:MAX_EPISODE_CHARS - 1] + "…"})
+            episodes.append(episode)
         return episodes

@@ -50,8 +50,20 @@ def is_loopback(host: str) -> bool:
         return False  # a host name other than localhost may resolve anywhere
 
 
+def check_token(token: str | None) -> None:
+    """Refuse a token that cannot protect anything: empty or blank (`--token " "` would otherwise serve
+    as if no token were set), or padded with whitespace (no client header could ever match it)."""
+    if token is None:
+        return
+    if not token.strip():
+        raise UsageError(f"the bearer token (--token or ${TOKEN_ENV}) is empty or only whitespace")
+    if token != token.strip():
+        raise UsageError(f"the bearer token (--token or ${TOKEN_ENV}) starts or ends with whitespace")
+
+
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the API beyond this machine without a bearer token."""
+    """Refuse a malformed token, and refuse to expose the API beyond this machine without one."""
+    check_token(token)
     if not is_loopback(host) and not token:
         raise AccessError(
             f"refusing to bind {host}: serving beyond loopback requires a bearer token "

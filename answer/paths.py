@@ -1,7 +1,10 @@
 """Turn a path someone else typed into a path inside the repository, or refuse it.
 
 Every tool that touches the filesystem on behalf of a caller (read_file, index, get_symbol's live body) goes
-through `resolve_in_root`. The check is done twice: once on the text (absolute paths, `..`, NUL bytes, and the
+through `resolve_in_root`; every `scope` argument (search, ask, context, structure, remember; CLI, HTTP and
+MCP alike) goes through `normalize_scope`, which applies the same text checks.
+
+The path check is done twice: once on the text (absolute paths, `..`, NUL bytes, and the
 same after URL-decoding, because a front end may decode once and a file name may be decoded again further
 down), and once on the filesystem (a symlink inside the tree may point anywhere).
 """
@@ -85,6 +88,27 @@ def resolve_in_root(root: Path, raw: str, *, allow_root: bool = False) -> tuple[
     if resolved != base and not resolved.is_relative_to(base):
         raise AccessError(f"{raw!r}: resolves outside the repository (symlink)")
     return resolved, rel
+
+
+def normalize_scope(raw: str | None) -> str:
+    """A caller's scope (a path prefix) checked like any path it types; "" is the whole repository.
+
+    The one scope check of every tool and surface: `..`, absolute paths, NUL bytes and their URL-encoded
+    forms (`%2e%2e/`) are refused the same way everywhere, as a UsageError naming the scope. A trailing "/"
+    is kept, because a scope is a prefix: "src/" means the directory, "src" also matches "src_old/".
+    """
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise UsageError("scope must be a string")
+    text = raw.strip()
+    if text in ("", ".", "./"):
+        return ""
+    try:
+        rel = normalize_rel_path(text, allow_root=True)
+    except (AccessError, UsageError) as exc:
+        raise UsageError(f"invalid scope: {exc}") from exc
+    return rel + "/" if rel and text.endswith(("/", "\\")) else rel
 
 
 def under_scope(path: str, scope: str | None) -> bool:

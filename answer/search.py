@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from answer.paths import normalize_scope
 from generator.sql import prefix_filter
 from generator.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
@@ -690,6 +691,7 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
     started = time.perf_counter()
     if type not in SEARCH_TYPES:
         raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
+    scope = normalize_scope(scope) or None
     if limit < 1:
         raise UsageError("limit must be at least 1")
     query = _prepare(query)

@@ -28,7 +28,7 @@ from answer.context import (
     pack,
     parse_target,
 )
-from answer.paths import normalize_rel_path, resolve_in_root, under_scope
+from answer.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
 from answer.repo_state import RepoState
 from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
@@ -170,6 +170,7 @@ class Tools:
             raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
         if not 1 <= limit <= SEARCH_LIMIT_MAX:
             raise UsageError(f"limit must be between 1 and {SEARCH_LIMIT_MAX}")
+        scope = normalize_scope(scope) or None
         st = self.state(repo)
         try:
             store = st.store()
@@ -204,6 +205,7 @@ class Tools:
             raise UsageError("budget_tokens must be at least 1")
         if not (query and query.strip()) and not targets:
             raise UsageError("give a query or at least one target (path, path:START-END or symbol name)")
+        scope = normalize_scope(scope) or None
         st = self.state(repo)
         notes: list[str] = []
         missing: list[str] = []
@@ -420,10 +422,10 @@ class Tools:
     # ------------------------------------------------------------ get_repo_structure
 
     def get_repo_structure(self, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
+        prefix = normalize_scope(scope)
         st = self.state(repo)
         files = st.files()
-        if scope:
-            prefix = normalize_rel_path(scope, allow_root=True)
+        if prefix:
             files = [f for f in files if under_scope(f["path"], prefix)]
         return {"repo": st.alias, "scope": scope, "indexed": st.store_or_none() is not None,
                 "files": len(files), "symbols": sum(int(f.get("symbol_count") or 0) for f in files),

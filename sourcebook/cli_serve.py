@@ -74,7 +74,7 @@ def mcp_command(path: str, use_http: bool, host: str, port: int, token: str | No
 
     tools = Tools.for_path(path)
     if use_http:
-        run_http(tools, host, port, token=token or None)
+        run_http(tools, host, port, token=token)
     else:
         os.environ.setdefault("NO_COLOR", "1")
         run_stdio(tools)

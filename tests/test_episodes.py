@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from answer.contract import Episode
-from answer.episodes import EpisodeStore, normalize_scope, scope_intersects, select_episode
+from answer.episodes import EpisodeStore, scope_intersects, select_episode
+from answer.paths import normalize_scope
 from sourcebook.errors import UsageError
 
 
@@ -18,7 +19,8 @@ def _ep(scope: str, when: str = "2026-01-01T00:00:00+00:00", text: str = "fact")
 def test_normalize_scope() -> None:
     assert normalize_scope(None) == ""
     assert normalize_scope(".") == ""
-    assert normalize_scope("./src/flask/") == "src/flask"
+    assert normalize_scope("./src/flask") == "src/flask"
+    assert normalize_scope("./src/flask/") == "src/flask/"  # a prefix: the trailing "/" means the directory
     with pytest.raises(UsageError):
         normalize_scope("../outside")
     with pytest.raises(UsageError):
@@ -74,7 +76,8 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
 
     def writer(n: int) -> None:
         for i in range(25):
-            store.record(f"writer {n} fact {i} " + "x" * 2000, "src")
+            # 4-byte characters: each record is ~7 KB, past PIPE_BUF, yet within the 2,000-character cap
+            store.record(f"writer {n} fact {i} " + "\U0001F600" * 1900, "src")
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
     for t in threads:
