@@ -92,10 +92,12 @@ def analyze(config: Config, *, known: FactsSource | None = None, select: Callabl
 
 def load_manifests(root: Path, paths: Iterable[str]) -> Manifests:
     """The manifests among `paths` (scanned or skipped: go.mod is no source file), read from `root`."""
+    from generator.scan import decode
+
     texts = {}
     for path in manifest_paths(paths):
         try:
-            texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+            texts[path] = decode((root / path).read_bytes())
         except OSError:
             continue
     return read_manifests(texts)

@@ -238,10 +238,12 @@ def _anchors(facts: Mapping[str, FileFacts]) -> dict[tuple[str, str], str]:
 
 def module_readme(config: Config, plan: PagePlan, directory: str) -> tuple[str, str]:
     """(path, text) of the README directly in `directory`, if it is one of the scanned files."""
+    from generator.scan import decode
+
     for path in plan.children[directory][0]:
         if posixpath.basename(path).lower() in README_NAMES:
             try:
-                return path, (config.root / path).read_text(encoding="utf-8", errors="replace")
+                return path, decode((config.root / path).read_bytes())  # by BOM, like every source
             except OSError:
                 return path, ""
     return "", ""

@@ -23,6 +23,7 @@ from generator import docs
 from generator.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
 from generator.languages import DOC_LANGUAGES, GRAMMARS
 from generator.parse_rules import RULES, LanguageRules
+from generator.scan import decode
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +32,9 @@ _MAX_SIGNATURE = 300
 _BUDGET_FROM = 256_000
 _BUDGET_BASE = 2.0
 _BUDGET_PER_MB = 8.0
-_BOM = b"\xef\xbb\xbf"
 _KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
 _LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
 _PREAMBLE = frozenset({"php_tag", "text"})  # nodes before a file's first comment that say nothing
-
-
-def decode(source: bytes) -> str:
-    """Text of a file: BOM stripped, invalid UTF-8 replaced, CRLF normalised (line numbers are unchanged)."""
-    if source.startswith(_BOM):
-        source = source[len(_BOM):]
-    text = source.decode("utf-8", errors="replace")
-    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def count_lines(text: str) -> int:

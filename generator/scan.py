@@ -87,15 +87,44 @@ class ScanResult:
 # ---------------------------------------------------------------------------------------------- reading
 
 
+# Byte-order marks, longest first: the UTF-32LE mark begins with the UTF-16LE one.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"),
+)
+
+
+def bom_encoding(source: bytes) -> tuple[str, int] | None:
+    """(codec, BOM length) when `source` starts with a Unicode byte-order mark, else None."""
+    for bom, codec in _BOMS:
+        if source.startswith(bom):
+            return codec, len(bom)
+    return None
+
+
 def decode(source: bytes) -> str:
-    """Bytes as text for every later stage: BOM stripped, invalid UTF-8 replaced, CRLF made LF.
+    """Bytes as text for every later stage: decoded by BOM (UTF-8/16/32; UTF-8 without one), BOM stripped,
+    invalid sequences replaced, CRLF made LF.
 
     A lone CR stays: tree-sitter counts rows by LF only, so line numbers agree with the parse stage.
     """
-    if source.startswith(b"\xef\xbb\xbf"):
-        source = source[3:]
-    text = source.decode("utf-8", errors="replace")
+    found = bom_encoding(source)
+    codec, skip = found if found is not None else ("utf-8", 0)
+    text = source[skip:].decode(codec, errors="replace")
     return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _wide_text(content: bytes) -> bool:
+    """True for UTF-16/32 text: it is full of NUL bytes, yet text when it carries its BOM and decodes."""
+    found = bom_encoding(content)
+    if found is None or found[0] == "utf-8":
+        return False
+    codec, skip = found
+    try:
+        text = content[skip:].decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return "\0" not in text[:BINARY_SNIFF_BYTES]
 
 
 def read_source(root: Path, path: str) -> bytes:
@@ -159,6 +188,8 @@ def _name_reason(name: str) -> str | None:
 def _is_generated(content: bytes) -> bool:
     """The conventional marker tools write at the top (Go's "Code generated ... DO NOT EDIT.", @generated)."""
     head = content[:_GENERATED_SNIFF_BYTES]
+    if bom_encoding(head) is not None:  # UTF-16/32 text: look for the markers in its characters
+        head = decode(content[:_GENERATED_SNIFF_BYTES * 4])[:_GENERATED_SNIFF_BYTES].encode()
     return (b"Code generated" in head and b"DO NOT EDIT" in head) or b"@generated" in head
 
 
@@ -296,7 +327,7 @@ def _inspect(root: Path, rel: str, max_bytes: int) -> tuple[bytes | None, int, s
         return None, 0, f"{REASON_UNREADABLE}: {exc.strerror or exc}"
     if len(content) > max_bytes:
         return None, 0, REASON_TOO_LARGE
-    if b"\0" in content[:BINARY_SNIFF_BYTES]:
+    if b"\0" in content[:BINARY_SNIFF_BYTES] and not _wide_text(content):
         return None, 0, REASON_BINARY
     return content, len(content), None
 

@@ -323,3 +323,22 @@ def test_changes_are_recorded_as_dated_facts_for_the_answer_engine(make_repo: Ca
                      ("web/lib/dom.ts was deleted; its wiki page was removed", "web/lib")}
     _build(root)
     assert len(store.all()) == 3  # an unchanged re-run records nothing new
+
+
+def test_a_utf16_source_gets_its_symbols_and_its_page(make_repo: Callable[..., Path]) -> None:
+    # Windows editors still save UTF-16 with a BOM: such a file is text, not "binary".
+    source = ('"""Greetings, saved as UTF-16."""\r\n\r\n\r\ndef greet_wide(name: str) -> str:\r\n'
+              '    """Say hello to name."""\r\n    return "hello " + name\r\n')
+    root = make_repo({"pkg/__init__.py": "", "pkg/wide.py": b"\xff\xfe" + source.encode("utf-16-le")})
+    report = build(load_config(root), site=False, index=True)
+    assert [s.path for s in report.skipped] == []
+    page = (root / ".sourcebook" / "docs" / file_page_ids(["pkg/wide.py"])["pkg/wide.py"]).read_text()
+    assert "greet_wide" in page
+    assert "Say hello to name." in page
+    assert "\x00" not in page
+    from answer.tools import Tools
+    from answer.workspace import load_workspace
+
+    found = Tools(load_workspace(root, env={})).get_symbol("greet_wide")["definitions"]
+    assert [(d["path"], d["start_line"], d["verified"]) for d in found] == [("pkg/wide.py", 4, True)]
+    assert "return \"hello \" + name" in found[0]["body"]
