@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,8 +59,6 @@ RETRIEVAL_SIZE: dict[Confidence, int] = {"high": 2, "medium": 3, "low": 5}
 MAX_SYMBOL_BODIES = 3
 FALLBACK_TARGETS = 10  # the whole retrieval ranking an agent may walk when the answer is not enough
 MAX_BODY_LINES = 300
-ANSWER_MAX_RETRIES = 1
-ANSWER_TIMEOUT_S = 30.0
 _UNSET: Any = object()
 
 
@@ -94,13 +92,13 @@ class AnswerContext:
 @functools.lru_cache(maxsize=8)
 def _chat_for(llm: LLMConfig) -> ChatModel | None:
     """One chat model (and HTTP client) per provider configuration per process: front ends that build a
-    fresh context per request still reuse a warm client. An agent is waiting on the answer, so transport
-    retries and the request timeout are capped below what a batch wiki build tolerates; a provider that
-    cannot answer within them gives a `synthesis-failed` reply (ranked evidence) instead of a long stall."""
+    fresh context per request still reuse a warm client. The request timeout and transport retries are the
+    configured ones (SOURCEBOOK_LLM_TIMEOUT / SOURCEBOOK_LLM_MAX_RETRIES): a CPU server needs minutes for
+    one answer, and a cap chosen for hosted models made every `ask` there end `synthesis-failed`. A provider
+    that cannot answer within them still gives a `synthesis-failed` reply (ranked evidence)."""
     from generator.provider import get_chat_model
 
-    return get_chat_model(replace(llm, max_retries=min(llm.max_retries, ANSWER_MAX_RETRIES),
-                                  timeout_s=min(llm.timeout_s, ANSWER_TIMEOUT_S)))
+    return get_chat_model(llm)
 
 
 def resolve_context(target: Any, repo: str | None) -> AnswerContext:

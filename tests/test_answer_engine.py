@@ -489,3 +489,26 @@ def test_hedged_cached_answer_resynthesized_when_symbol_pipeline_changes(
     assert fresh.meta.cache_hit is False
     assert fake_llm.calls == 3
     assert fresh.confidence == "high"
+
+
+@pytest.mark.parametrize(("timeout_s", "degraded"), [(10.0, None), (1.0, "synthesis-failed")])
+def test_ask_honours_the_configured_timeout(config: Config, fake_llm: FakeLLM, timeout_s: float,
+                                            degraded: str | None) -> None:
+    # a CPU server answering in 35 s against a 120 s timeout, scaled down: a 3 s reply
+    fake_llm.responder = lambda body: Reply.slow(3.0, GOOD)
+    configured = replace(config, llm=_llm(fake_llm, timeout_s=timeout_s, max_retries=0))
+    reply = get_answer(AnswerContext(configured), QUESTION)  # the chat model is built from the config
+    assert reply.degraded == degraded
+    assert fake_llm.calls == 1  # max_retries=0 honoured too
+
+
+def test_ask_honours_the_configured_retries_and_does_not_cap_the_timeout(config: Config,
+                                                                          fake_llm: FakeLLM) -> None:
+    # two timeouts, then an answer: three attempts need max_retries=2 (ask used to cap retries at 1)
+    fake_llm.enqueue(Reply.slow(1.6, GOOD), Reply.slow(1.6, GOOD), Reply.ok(GOOD))
+    configured = replace(config, llm=_llm(fake_llm, timeout_s=0.8, max_retries=2))
+    reply = get_answer(AnswerContext(configured), QUESTION)
+    assert reply.degraded is None
+    assert fake_llm.calls == 3
+    cpu = AnswerContext(replace(config, llm=_llm(fake_llm, timeout_s=600.0))).chat_model()
+    assert cpu._config.timeout_s == 600.0  # type: ignore[union-attr]  # was capped at 30 s for `ask`
