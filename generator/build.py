@@ -36,8 +36,9 @@ from generator.plan import (
     PagePlan,
     PageState,
     atomic_write_text,
+    fallback_pages,
     file_context,
-    is_stale,
+    inputs_changed,
     load_state,
     module_context,
     orphan_pages,
@@ -75,6 +76,8 @@ class BuildReport:
     pages_deleted: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # --check: pages that would be (re)written or deleted
     write_failures: list[str] = field(default_factory=list)  # pages whose writer failed (fallback used)
+    kept_prose: list[str] = field(default_factory=list)  # failed pages that kept the model's earlier prose
+    fallbacks: list[str] = field(default_factory=list)  # --check: pages whose prose is a fallback
     site_built: bool = False
     site_dir: Path | None = None
     index: Any = None  # generator.index.IndexReport when the index was updated
@@ -116,6 +119,7 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
 
     if check:
         report.stale = check_stale(config, analysis, state=state, writer=writer)
+        report.fallbacks = fallback_pages(state, analysis.plan.all_ids)
         return report
 
     pages = PageSink(config, state, report)
@@ -163,10 +167,13 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
 
 def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageState],
                 writer: PageWriter) -> list[str]:
-    """Pages a build would write or delete, without writing anything.
+    """Pages whose inputs changed (a build would rewrite them) or that it would delete; writes nothing.
 
-    File pages are judged by their key. A module or the overview whose child is stale is stale too (its
-    children's new summaries are unknown until they are written); otherwise it is judged by its key.
+    File pages are judged by their key. A module or the overview whose child's inputs changed is stale too
+    (its children's new summaries are unknown until they are written); otherwise it is judged by its key.
+    A fallback page waiting for its retry is not stale, and does not make its parents stale: the same
+    inputs give the same extractive summary, so a failed retry changes nothing above it (`fallback_pages`
+    lists those pages separately).
     """
     from generator.render import render_version
 
@@ -177,8 +184,8 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     stale: set[str] = set()
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
-        if is_stale(ctx.page_id, page_key(ctx.fingerprint(), writer.id, version + "\x1f" + config.repo_url),
-                    state, docs):
+        key = page_key(ctx.fingerprint(), writer.id, version + "\x1f" + config.repo_url)
+        if inputs_changed(ctx.page_id, key, state, docs):
             stale.add(ctx.page_id)
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
     summaries.update({d + "/": (state[pid].summary if pid in state else "")
@@ -188,13 +195,13 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
         children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
         mctx = module_context(d, plan, facts, graph, summaries=summaries,
                               readme=module_readme(config, plan, d)[1] if d else "")
-        if any(c in stale for c in children) or is_stale(
+        if any(c in stale for c in children) or inputs_changed(
                 mctx.page_id, page_key(mctx.fingerprint(), writer.id, version), state, docs):
             stale.add(mctx.page_id)
     readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
-    if stale or is_stale(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, version), state, docs):
+    if stale or inputs_changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, version), state, docs):
         stale.add(OVERVIEW_ID)
     stale.update(orphan_pages(plan.all_ids, state, docs))
     return sorted(stale)

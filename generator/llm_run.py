@@ -58,7 +58,14 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     from generator.analysis import analyze
     from generator.build import check_stale
     from generator.pages import module_readme, root_readme
-    from generator.plan import OVERVIEW_ID, file_context, load_state, module_context, overview_context
+    from generator.plan import (
+        OVERVIEW_ID,
+        file_context,
+        load_state,
+        module_context,
+        overview_context,
+        retry_due,
+    )
     from generator.scan import decode, read_source
     from sourcebook.errors import SourcebookError
 
@@ -67,6 +74,7 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     facts, texts, plan, graph = analysis.facts, analysis.texts, analysis.plan, analysis.graph
     state = load_state(config.out_dir)
     stale = set(check_stale(config, analysis, state=state, writer=writer))
+    stale.update(pid for pid in plan.all_ids if retry_due(pid, state))  # fallbacks whose backoff ran out
     est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0}, stale=sorted(stale))
 
     def add(kind: str, estimate: tuple[int, int, int]) -> None:

@@ -263,7 +263,7 @@ class LLMWriter:
             draft = fallback()
             with self._lock:
                 self._skipped += 1
-            return draft.model_copy(update={"fallback": True})
+            return draft.model_copy(update={"fallback": True, "deferred": True})
         tally = self._page.tally = _PageTally()
         try:
             draft = write()

@@ -34,7 +34,9 @@ from generator.plan import (
     orphan_pages,
     overview_context,
     page_key,
+    retry_wait,
     save_state,
+    stable_key,
 )
 from generator.write import ExtractiveWriter, FileDraft, ModuleDraft, OverviewDraft, PageWriter
 from sourcebook.config import Config
@@ -67,8 +69,29 @@ class PageSink:
     def fresh(self, page_id: str, key: str) -> bool:
         if is_stale(page_id, key, self.state, self.docs):
             return False
+        row = self.state[page_id]
+        if row.retry:  # a fallback waiting out its backoff: one run less to wait
+            row.retry_wait -= 1
+            self.dirty = True
         self.report.pages_unchanged += 1
         return True
+
+    def settle(self, page_id: str, draft: D, model: type[D], stable: str, dkey: str) -> D:
+        """The draft to render. A writer's fallback keeps the model's earlier prose for this page when what
+        that prose was written about is unchanged (`stable`): a failed retry never replaces model-written
+        prose with extractive text. Kept prose for changed inputs stays marked for a (backed-off) retry."""
+        row = self.state.get(page_id)
+        if not getattr(draft, "fallback", False) or row is None or not row.llm_draft or row.llm_key != stable:
+            return draft
+        try:
+            kept = model.model_validate(row.llm_draft)
+        except ValidationError:
+            return draft
+        exact = stable == dkey  # a file page: the very inputs the prose was written from
+        log.info("%s: the model failed; kept its earlier prose%s", page_id,
+                 "" if exact else " (its children changed: retried later)")
+        self.report.kept_prose.append(page_id)
+        return kept.model_copy(update={"written_by": "llm", "fallback": not exact})
 
     def summary(self, page_id: str) -> str:
         row = self.state.get(page_id)
@@ -85,11 +108,21 @@ class PageSink:
             return None  # a draft from an older model layout: write it again
 
     def put(self, page_id: str, key: str, markdown: str, row: PageState, *, dkey: str = "",
-            draft: BaseModel | None = None) -> None:
+            draft: BaseModel | None = None, stable: str = "") -> None:
         atomic_write_text(self.docs / page_id, markdown)
+        previous = self.state.get(page_id)
         row.key = key
         row.draft_key = dkey
         row.draft = draft.model_dump(mode="json") if draft is not None else {}
+        if draft is not None and row.written_by == "llm" and not row.retry:
+            row.llm_draft, row.llm_key = row.draft, stable  # fresh model prose: what a later failure keeps
+        elif previous is not None:
+            row.llm_draft, row.llm_key = previous.llm_draft, previous.llm_key
+        if row.retry:  # consecutive failures back the retries off: 0, 1, 3, 7 ... runs skipped
+            failed_before = previous.failures if previous is not None and previous.retry else 0
+            deferred = bool(getattr(draft, "deferred", False))  # not asked this run: not a model failure
+            row.failures = failed_before + (0 if deferred else 1)
+            row.retry_wait = 0 if deferred else retry_wait(row.failures)
         self.state[page_id] = row
         self.report.pages_written.append(page_id)
         if row.retry and page_id not in self.report.write_failures:  # a writer's own fallback counts too
@@ -202,6 +235,12 @@ def write_file_pages(run: PageRun) -> None:
                 text = ""
         ctx = dataclasses.replace(ctx, source=text)
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
+        dkey = draft_key(ctx.fingerprint(), writer.id)
+        if draft.fallback:
+            kept = pages.settle(ctx.page_id, draft, FileDraft, stable_key(ctx, writer.id), dkey)
+            if kept is not draft:
+                notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
+                return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}
         return draft, generated_docstrings(draft)
 
     for n, ((ctx, key), (draft, generated)) in enumerate(
@@ -215,7 +254,7 @@ def write_file_pages(run: PageRun) -> None:
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
             symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
             source_sha=ctx.facts.file.sha),
-            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
+            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         notify("files", n, len(todo))
 
 
@@ -279,7 +318,9 @@ def write_module_pages(run: PageRun) -> None:
             stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
             if stored is not None:
                 return stored
-            return _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
+            draft = _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
+            return pages.settle(ctx.page_id, draft, ModuleDraft, stable_key(ctx, writer.id),
+                                draft_key(ctx.fingerprint(), writer.id))
 
         for (ctx, key), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
             markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
@@ -287,7 +328,7 @@ def write_module_pages(run: PageRun) -> None:
             pages.put(ctx.page_id, key, markdown, PageState(
                 key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
                 written_by=draft.written_by, retry=draft.fallback),
-                dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft)
+                dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         done += len(levels[depth])
         notify("modules", done, len(ordered))
 
@@ -333,14 +374,17 @@ def write_overview(run: PageRun) -> None:
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
         dkey = draft_key(ctx.fingerprint(), writer.id)
-        draft: OverviewDraft = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft) or _safely(
-            writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
+        draft: OverviewDraft | None = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft)
+        if draft is None:
+            written = _safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
+            draft = pages.settle(OVERVIEW_ID, written, OverviewDraft, stable_key(ctx, writer.id), dkey)
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
                                         resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
                                         file_anchors=_anchors(facts))
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
-            written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft)
+            written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,
+            stable=stable_key(ctx, writer.id))
     notify("overview", 1, 1)
 
 

@@ -299,6 +299,25 @@ def draft_key(fingerprint: str, writer_id: str) -> str:
     return _digest("draft", fingerprint, writer_id)
 
 
+def stable_key(ctx: Any, writer_id: str) -> str:
+    """What a page's model-written prose is about, for keeping it when the model fails later.
+
+    A file page's prose is about its whole input (the draft key): any change and the old prose may be wrong.
+    A module or overview page's prose is about which children it has; its children's summaries are reworded
+    on every rewrite, so prose written for the same set of children is kept over extractive text."""
+    from generator.write import FileContext, ModuleContext, OverviewContext
+
+    if isinstance(ctx, FileContext):
+        return draft_key(ctx.fingerprint(), writer_id)
+    if isinstance(ctx, ModuleContext):
+        return _digest("module-structure", writer_id, ctx.path, *(f.path for f in ctx.files),
+                       *(m.path + "/" for m in ctx.submodules))
+    if isinstance(ctx, OverviewContext):
+        return _digest("overview-structure", writer_id, *(m.path + "/" for m in ctx.top_modules),
+                       *(f.path for f in ctx.top_files))
+    raise TypeError(f"no stable key for {type(ctx).__name__}")
+
+
 def page_key(fingerprint: str, writer_id: str, render_version: str) -> str:
     """The key of a page's Markdown: its draft key plus everything rendering adds (templates, renderer)."""
     return _digest("page", draft_key(fingerprint, writer_id), render_version)
@@ -322,6 +341,12 @@ class PageState:
     draft_key: str = ""
     draft: dict[str, Any] = field(default_factory=dict)
     source_sha: str = ""  # file pages: the content hash of the file the page was written from
+    # the last prose the model wrote for this page and its stable key (see stable_key): a later failure keeps
+    # it instead of replacing it with extractive text, while what it was written about is unchanged
+    llm_draft: dict[str, Any] = field(default_factory=dict)
+    llm_key: str = ""
+    failures: int = 0  # consecutive runs in which the model failed this page
+    retry_wait: int = 0  # runs still to skip before the model is asked again (backoff after failures)
 
 
 def state_path(out_dir: Path) -> Path:
@@ -367,9 +392,33 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState]) -> None:
     atomic_write_text(state_path(out_dir), json.dumps(data, ensure_ascii=False, indent=0))
 
 
-def is_stale(page_id: str, key: str, state: Mapping[str, PageState], docs_dir: Path) -> bool:
+MAX_RETRY_WAIT = 16  # runs: a page the model keeps failing is still retried at least this often
+
+
+def retry_wait(failures: int) -> int:
+    """Runs to skip before retrying a page that failed `failures` times in a row: 0, 1, 3, 7, 15, 16, ..."""
+    return min(MAX_RETRY_WAIT, 2 ** max(0, failures - 1) - 1)
+
+
+def inputs_changed(page_id: str, key: str, state: Mapping[str, PageState], docs_dir: Path) -> bool:
+    """Whether the page must be rewritten because what it is written from changed (or it is missing)."""
     row = state.get(page_id)
-    return row is None or row.retry or row.key != key or not (docs_dir / page_id).is_file()
+    return row is None or row.key != key or not (docs_dir / page_id).is_file()
+
+
+def retry_due(page_id: str, state: Mapping[str, PageState]) -> bool:
+    """A fallback page whose backoff has run out: the model is asked again this run."""
+    row = state.get(page_id)
+    return row is not None and row.retry and row.retry_wait <= 0
+
+
+def is_stale(page_id: str, key: str, state: Mapping[str, PageState], docs_dir: Path) -> bool:
+    return inputs_changed(page_id, key, state, docs_dir) or retry_due(page_id, state)
+
+
+def fallback_pages(state: Mapping[str, PageState], planned: Iterable[str]) -> list[str]:
+    """Pages whose current prose is a fallback (extractive, or kept from an earlier model draft)."""
+    return sorted(pid for pid in planned if pid in state and state[pid].retry)
 
 
 def stale_pages(planned: Mapping[str, str], state: Mapping[str, PageState], docs_dir: Path) -> list[str]:

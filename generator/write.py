@@ -47,6 +47,9 @@ class _Draft(BaseModel):
     written_by: SkipJsonSchema[WrittenBy] = "extracted"
     # True when an LLM writer fell back to extractive prose for this page: the page is retried next run.
     fallback: SkipJsonSchema[bool] = False
+    # True when the writer did not ask the model at all (--max-pages/--max-cost reached, an outage): not a
+    # failure of the model, so the page is retried next run without backoff.
+    deferred: SkipJsonSchema[bool] = False
 
 
 class FileDraft(_Draft):

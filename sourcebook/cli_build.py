@@ -98,8 +98,10 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
     table.add_row("Pages", f"{len(report.pages_written)} written, {report.pages_unchanged} unchanged, "
                            f"{len(report.pages_deleted)} deleted ({report.pages_total} in the wiki)")
     table.add_row("Prose", f"{report.writer_id}"
-                  + (f", {len(report.write_failures)} pages fell back to extracted prose (retried next run)"
-                     if report.write_failures else ""))
+                  + (f", {len(report.write_failures)} pages fell back (retried on later builds, with backoff)"
+                     if report.write_failures else "")
+                  + (f", {len(report.kept_prose)} of them kept the model's earlier prose"
+                     if report.kept_prose else ""))
     if report.skipped:
         reasons = ", ".join(f"{n} {reason}" for reason, n in report.skip_reasons.items())
         table.add_row("Skipped", f"{len(report.skipped)} files: {reasons}")
@@ -133,7 +135,9 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 @click.option("--repo-url", default=None,
               help="Base URL for source links, e.g. https://github.com/o/r/blob/main/ .")
 @click.option("--check", is_flag=True,
-              help="Write nothing; list stale pages and exit 1 if any (for CI).")
+              help="Write nothing; list pages whose inputs changed and exit 1 if any (for CI).")
+@click.option("--fail-on-fallback", is_flag=True,
+              help="With --check: also exit 1 when pages hold fallback prose (the LLM failed them).")
 @click.option("--no-site", is_flag=True, help="Write the Markdown pages but do not run mkdocs.")
 @click.option("--no-index", is_flag=True, help="Do not update the search index.")
 @click.option("--serve", is_flag=True, help="Serve the site on 127.0.0.1 after building it.")
@@ -152,8 +156,8 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
               help="The model's context window (SOURCEBOOK_LLM_CONTEXT_TOKENS); every prompt fits it.")
 @click.option("--no-llm", is_flag=True, help="Extractive prose even when an LLM provider is configured.")
 def build_command(path: str, out_dir: str | None, include: tuple[str, ...], exclude: tuple[str, ...],  # noqa: PLR0917
-                  repo_url: str | None, check: bool, no_site: bool, no_index: bool, serve: bool,
-                  port: int, **llm_flags: Any) -> None:
+                  repo_url: str | None, check: bool, fail_on_fallback: bool, no_site: bool, no_index: bool,
+                  serve: bool, port: int, **llm_flags: Any) -> None:
     """Build the wiki, the site and the search index of the repository at PATH."""
     from rich.console import Console
 
@@ -180,12 +184,7 @@ def build_command(path: str, out_dir: str | None, include: tuple[str, ...], excl
         report = build(config, writer=writer, check=check, site=not no_site and not check,
                        index=not no_index and not check, progress=_with_llm_progress(progress, writer))
     if check:
-        if report.stale:
-            click.echo(f"{len(report.stale)} stale pages (run `sourcebook build` to update them):")
-            for page_id in report.stale:
-                click.echo(f"  {page_id}")
-            raise SystemExit(1)
-        click.echo(f"wiki is up to date ({report.pages_total} pages)")
+        _check_result(report, fail_on_fallback=fail_on_fallback)
         return
     _summary(console, report, time.perf_counter() - started)
     from generator.llm_writer import LLMWriter
@@ -196,6 +195,22 @@ def build_command(path: str, out_dir: str | None, include: tuple[str, ...], excl
         console.print(finish_run(config, writer))
     if serve and report.site_dir is not None:
         _serve(report.site_dir, port, console)
+
+
+def _check_result(report: BuildReport, *, fail_on_fallback: bool) -> None:
+    """Print what --check found; exit 1 on changed inputs (and on fallbacks with --fail-on-fallback)."""
+    if report.stale:
+        click.echo(f"{len(report.stale)} stale pages (run `sourcebook build` to update them):")
+        for page_id in report.stale:
+            click.echo(f"  {page_id}")
+    if report.fallbacks:
+        click.echo(f"{len(report.fallbacks)} pages hold fallback prose (the LLM failed them; retried with "
+                   "backoff on later builds):")
+        for page_id in report.fallbacks:
+            click.echo(f"  {page_id}")
+    if report.stale or (fail_on_fallback and report.fallbacks):
+        raise SystemExit(1)
+    click.echo(f"wiki is up to date ({report.pages_total} pages)")
 
 
 def _dry_run(config: Config, writer: PageWriter) -> None:

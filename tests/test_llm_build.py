@@ -197,8 +197,11 @@ def test_cli_dry_run_check_and_budget(make_repo: Callable[..., Path], fake_llm: 
     assert (root / ".sourcebook/ledger/latest.json").is_file()
 
     check = runner.invoke(cli, ["build", str(root), "--check"])
-    assert check.exit_code == 1  # the capped pages are stale until written
+    assert check.exit_code == 0, check.output  # no input changed: the capped pages are fallbacks, not stale
+    assert "pages hold fallback prose" in check.output
     assert "index.md" in check.output
+    strict = runner.invoke(cli, ["build", str(root), "--check", "--fail-on-fallback"])
+    assert strict.exit_code == 1  # a user who wants every page by the model makes CI fail on them
 
     full = runner.invoke(cli, ["build", str(root), "--no-site", "--no-index"])
     assert full.exit_code == 0, full.output
@@ -298,3 +301,70 @@ def test_generated_docstrings_reach_the_symbols_table(make_repo: Callable[..., P
     assert (start["docstring"], start["docstring_source"]) == ("Scripted docstring for Engine.start.", "llm")
     assert by_name[("pkg/util.py", "helper")]["docstring_source"] == "llm"
     assert by_name[("pkg/core.py", "Engine")]["docstring_source"] == "llm"
+
+
+def _failing(*subjects: str) -> Callable[[dict[str, Any]], Reply]:
+    """The scripted writer, except that every call about one of `subjects` gets an invalid reply."""
+    from tests.fake_llm import request_text
+
+    def respond(body: dict[str, Any]) -> Reply:
+        text = request_text(body)
+        if any(s in text for s in subjects):
+            return Reply.ok({"summary": "x", "purpose": "x", "how_it_works": "x", "architecture": "x",
+                             "structure": "x", "key_symbols": [], "docstrings": []})
+        return page_writer_responder(body)
+    return respond
+
+
+def test_fallback_is_not_stale_spreads_nowhere_and_is_retried_with_backoff(
+        make_repo: Callable[..., Path], fake_llm: FakeLLM) -> None:
+    fake_llm.responder = _failing("File: pkg/util.py")
+    root = make_repo(FILES)
+    config = configure(root, fake_llm)
+    report, _ = run(config)
+    assert report.write_failures == ["files/pkg/util.py.md"]
+    runner = CliRunner()
+    env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    check = runner.invoke(cli, ["build", str(root), "--check"], env=env)
+    assert check.exit_code == 0, check.output  # right after a successful build: nothing is stale
+    assert "1 pages hold fallback prose" in check.output
+    assert "modules/pkg/index.md" not in check.output  # the fallback did not make its parents stale
+    assert runner.invoke(cli, ["build", str(root), "--check", "--fail-on-fallback"], env=env).exit_code == 1
+
+    calls_per_run = []
+    for _ in range(4):  # no source change: the failed page is retried after 0, 1, 3 ... skipped runs
+        before = fake_llm.calls
+        report, _ = run(config)
+        calls_per_run.append(fake_llm.calls - before)
+        assert set(report.pages_written) <= {"files/pkg/util.py.md"}  # parents untouched by a failed retry
+    assert [n > 0 for n in calls_per_run] == [True, False, True, False]
+    assert load_state(config.out_dir)["files/pkg/util.py.md"].failures == 3
+
+    fake_llm.responder = page_writer_responder  # the model (or a better one) can write it now
+    for _ in range(3):
+        report, _ = run(config)
+    row = load_state(config.out_dir)["files/pkg/util.py.md"]
+    assert (row.written_by, row.retry, row.failures) == ("llm", False, 0)
+
+
+def test_failed_retry_never_replaces_model_prose_of_a_parent(make_repo: Callable[..., Path],
+                                                              fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    root = make_repo(FILES)
+    config = configure(root, fake_llm)
+    run(config)
+    before = load_state(config.out_dir)
+    assert before["index.md"].summary.startswith("Scripted summary")
+
+    # a child changes (so both parents' inputs change), and the model now fails both parents
+    (root / "pkg/util.py").write_text("def helper():\n    return 2\n\n\ndef other():\n    return 3\n")
+    fake_llm.responder = _failing("front page of a developer wiki", "Top modules:",
+                                  'module (directory) "pkg"', 'the module "pkg"')
+    report, _ = run(config)
+    assert set(report.kept_prose) == {"index.md", "modules/pkg/index.md"}
+    state = load_state(config.out_dir)
+    assert state["index.md"].written_by == "llm"  # the model's earlier prose, not extractive text
+    for page_id in ("index.md", "modules/pkg/index.md"):
+        assert state[page_id].summary == before[page_id].summary
+        assert before[page_id].summary in (config.docs_dir / page_id).read_text()
+    assert state["index.md"].retry  # its children changed: asked again on a later run
