@@ -7,7 +7,17 @@ Security, in the order a request meets it (one ASGI middleware, before routing):
 1. When a token is configured, `Authorization: Bearer <token>` must match (constant-time compare) on every
    request, the schema and the wiki included; otherwise 401.
 2. Bodies larger than `max_body_bytes` are refused with 413, whether announced by Content-Length or streamed.
+3. State-changing calls (POST /index, POST /remember) take only JSON, and, unless the bearer token vouched for
+   the request, never from a web page: a request carrying the headers only browsers send (`Origin`,
+   `Sec-Fetch-Site`, which no page script can set or remove) is refused with 403. Agents, curl and the MCP
+   bridge send neither. So neither a page elsewhere (a cross-site form) nor one served from /wiki/ itself
+   can plant an episode that later answers would quote.
 A server bound to a non-loopback address without a token refuses to start (`check_bind`).
+
+The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.site.site_headers):
+scripts only from the site itself (Material's inline start-up scripts are files in sourcebook's theme
+layer), no inline handlers, and network requests only to the wiki's own path, so even markup that slipped
+past the site's sanitizer could neither run nor reach the API.
 
 Body fields take precedence over query-string fields on every POST, and either works alone, so
 `POST /ask?q=x` and `POST /ask {"question": "x"}` are the same request.
@@ -20,6 +30,8 @@ import ipaddress
 import json
 import logging
 import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
@@ -27,10 +39,12 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.site import site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
 
 if TYPE_CHECKING:
+    from starlette.responses import Response
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from answer.tools import Tools
@@ -139,6 +153,15 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 MUTATING_PATHS = frozenset({"/index", "/remember"})
 
 
+def _from_a_web_page(headers: dict[bytes, bytes]) -> bool:
+    """True when a browser sent the request on behalf of a page (fetch, XHR, form), not a user typing a URL.
+
+    Browsers put `Origin` on every POST and `Sec-Fetch-Site` on requests to loopback and https servers;
+    both are forbidden header names, so a page cannot drop them."""
+    site = headers.get(b"sec-fetch-site", b"").strip().lower()
+    return b"origin" in headers or site not in {b"", b"none"}
+
+
 def _host_name(host_header: bytes) -> str:
     host = host_header.decode("latin-1").strip().lower()
     if host.startswith("["):  # [::1]:7700
@@ -188,6 +211,12 @@ class Guard:
                 await _send_json(send, 413, _too_large(self.max_body_bytes))
                 return
         if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
+            if self.token is None and _from_a_web_page(headers):
+                await _send_json(send, 403, {
+                    "error": "Forbidden",
+                    "message": "state-changing calls are not accepted from web pages; call the API from a "
+                               "client, or serve with --token and send it"})
+                return
             ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
             if ctype != b"application/json":
                 await _send_json(send, 415, {"error": "UnsupportedMediaType",
@@ -232,13 +261,29 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any],
 # ---------------------------------------------------------------- the app
 
 
+_HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
+
+
 class _Wiki(StaticFiles):
-    """The built site; a site not built yet is a 404 with a hint, not a 500."""
+    """The built site under a strict CSP; a site not built yet is a 404 with a hint, not a 500."""
+
+    def __init__(self, *, mount: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mount = mount
 
     async def check_config(self) -> None:
         if self.directory is None or not os.path.isdir(self.directory):
             raise HTTPException(404, "the wiki is not built: run `sourcebook build`")
         await super().check_config()
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").strip()
+        # the prefix needs an absolute URL in CSP ('self' cannot carry a path); a Host header that is not
+        # a plain host[:port] falls back to 'self' rather than being spliced into the policy
+        connect = f"{scope.get('scheme', 'http')}://{host}{self.mount}/" if _HOST.match(host) else "'self'"
+        response.headers.update(site_headers(Path(str(self.directory)), connect=connect))
+        return response
 
 
 
@@ -355,10 +400,11 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
         # /wiki/ is the default repository's built site; in a workspace every repository's site is also
         # under /wikis/<alias>/. check_dir=False: the site may be built after the server starts.
         site_dir = tools.workspace.resolve(None).site_dir
-        app.mount("/wiki", _Wiki(directory=site_dir, html=True, check_dir=False), name="wiki")
+        app.mount("/wiki", _Wiki(mount="/wiki", directory=site_dir, html=True, check_dir=False), name="wiki")
         if len(tools.workspace.aliases) > 1:
             for alias in tools.workspace.aliases:
-                app.mount(f"/wikis/{alias}", _Wiki(directory=tools.workspace.resolve(alias).site_dir,
+                app.mount(f"/wikis/{alias}", _Wiki(mount=f"/wikis/{alias}",
+                                                   directory=tools.workspace.resolve(alias).site_dir,
                                                    html=True, check_dir=False), name=f"wiki-{alias}")
 
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes, local_only=local_only)

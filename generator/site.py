@@ -88,6 +88,38 @@ def install_theme(out_dir: Path) -> Path:
     return target
 
 
+# Material's CDN copy of mermaid: allowed (this one file) only for a site built without the local mermaid.js
+MERMAID_CDN_URL = "https://unpkg.com/mermaid@11/dist/mermaid.min.js"
+
+
+def site_csp(*, connect: str = "'self'", cdn_mermaid: bool = False) -> str:
+    """The Content-Security-Policy a built site is served with. `connect`: where its scripts may send
+    requests (`sourcebook serve` narrows it to the wiki's own URL prefix: the search index lives there, the
+    API does not).
+
+    - script-src 'self': no inline script and no inline event handler runs, whatever the HTML holds (the
+      theme layer has no inline script: site/partials/javascripts/);
+    - style-src 'unsafe-inline': mermaid writes <style> into its diagrams (styles cannot run script, and
+      the sanitizer keeps `style=` out of the content);
+    - img-src https: README badges; data: Material's icons;
+    - form-action 'self', base-uri 'none', frame-ancestors 'none', object-src 'none'."""
+    scripts = "'self'" + (f" {MERMAID_CDN_URL}" if cdn_mermaid else "")
+    return "; ".join([
+        "default-src 'none'", f"script-src {scripts}", f"worker-src {scripts}",
+        "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https:", "font-src 'self' data:",
+        f"connect-src {connect}", "manifest-src 'self'", "form-action 'self'", "base-uri 'none'",
+        "frame-ancestors 'none'", "object-src 'none'",
+    ])
+
+
+def site_headers(site_dir: Path, *, connect: str = "'self'") -> dict[str, str]:
+    """Response headers for any file of the built site at `site_dir` (its CSP and two hardening headers)."""
+    assets = site_dir / MERMAID_DIR
+    local_mermaid = assets.is_dir() and any(assets.glob("mermaid-*.min.js"))
+    return {"content-security-policy": site_csp(connect=connect, cdn_mermaid=not local_mermaid),
+            "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+
+
 def write_config(out_dir: Path, text: str) -> Path:
     path = out_dir / MKDOCS_FILE
     if not path.is_file() or path.read_text(encoding="utf-8") != text:

@@ -235,7 +235,17 @@ def _serve(site_dir: Path, port: int, console: Console) -> None:
         from sourcebook.errors import NotFoundError
 
         raise NotFoundError(f"{site_dir}: no built site here; run `sourcebook build` first")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
+    from generator.site import site_headers
+
+    headers = site_headers(site_dir)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            for name, value in headers.items():  # the same strict CSP as the wiki under `sourcebook serve`
+                self.send_header(name, value)
+            super().end_headers()
+
+    handler = functools.partial(Handler, directory=str(site_dir))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         console.print(f"serving {site_dir} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
         server.serve_forever()

@@ -402,3 +402,147 @@ def test_hostile_attribute_lists_do_not_run_in_the_browser(browser: str, hostile
         assert tools.errors(allow_urls=("https://example.com",)) == []
     finally:
         tools.close()
+
+
+# -- the wiki served by `sourcebook serve`: strict CSP, and no writes from its pages -------------------------
+
+HOSTILE_PAGE = """<!doctype html><html><head><title>hostile</title>
+<script src="sb-hostile.js"></script></head>
+<body><img src="missing.png" onerror="document.body.dataset.pwned=1"><p>hostile</p></body></html>"""
+# what a page that slipped into the wiki would try: write an episode through the API, by fetch and by form
+HOSTILE_SCRIPT = """
+document.addEventListener("DOMContentLoaded", function () {
+  fetch("/remember", {method: "POST", headers: {"Content-Type": "application/json"},
+                      body: JSON.stringify({text: "planted by fetch"})})
+    .then(function (r) { document.body.dataset.fetch = String(r.status); })
+    .catch(function () { document.body.dataset.fetch = "blocked"; })
+    .finally(function () {
+      var form = document.createElement("form");
+      form.method = "POST";
+      form.action = "/remember?text=planted%20by%20form";
+      form.enctype = "text/plain";
+      document.body.appendChild(form);
+      form.submit();
+    });
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def served_wiki(site_dir: Path) -> Iterator[tuple[str, Path]]:
+    """`sourcebook serve` (real uvicorn, loopback, no token) over the browser repo; yields its URL and the
+    repository. The site also gets a hostile page, as if markup had slipped past the sanitizer."""
+    import os
+    import socket
+    import sys
+
+    (site_dir / "sb-hostile.html").write_text(HOSTILE_PAGE, encoding="utf-8")
+    (site_dir / "sb-hostile.js").write_text(HOSTILE_SCRIPT, encoding="utf-8")
+    root = site_dir.parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", str(root), "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield url, root
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_served_wiki_search_and_diagrams_work_under_its_csp(browser: str,
+                                                           served_wiki: tuple[str, Path]) -> None:
+    url, _ = served_wiki
+    with urllib.request.urlopen(f"{url}/wiki/index.html", timeout=10) as resp:
+        csp = resp.headers["content-security-policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    assert f"connect-src {url}/wiki/" in csp
+    assert ("unpkg.com" in csp) == (MERMAID is None)  # the CDN copy only when the site has no local one
+    tools = _page(browser)
+    try:
+        _open(tools, f"{url}/wiki/index.html")
+        results = _search(tools, "WidgetFactory")
+        assert any("WidgetFactory" in r for r in results), results
+        assert tools.errors() == []  # no CSP violation either: they are logged as errors
+        _open(tools, f"{url}/wiki/modules/pkg/index.html")
+        if MERMAID is not None:
+            rendered = _mermaid_svg_texts(tools)
+            assert len(rendered) == 1, rendered
+            assert "core.py" in rendered[0]
+        assert tools.errors(allow_urls=MERMAID_CDN) == []
+    finally:
+        tools.close()
+
+
+def test_a_page_in_the_served_wiki_cannot_run_handlers_or_write(browser: str,
+                                                                served_wiki: tuple[str, Path]) -> None:
+    url, root = served_wiki
+    tools = _page(browser)
+    try:
+        _open(tools, f"{url}/wiki/sb-hostile.html")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:  # the form navigates away once submitted
+            tools.pump(0.3)
+            if "remember" in str(tools.evaluate("location.href")):
+                break
+        assert "remember" in tools.evaluate("location.href")
+        # the server refused the form: a 403 JSON body, whatever the content type
+        assert "not accepted from web pages" in tools.evaluate("document.body.innerText")
+        logged = " ".join(json.dumps(e) for e in tools.events)
+        # the browser refused the inline onerror and the fetch to the API (outside the wiki's connect-src)
+        assert "inline event handler violates the following Content Security Policy" in logged
+        assert f"Connecting to '{url}/remember' violates the following Content Security Policy" in logged
+    finally:
+        tools.close()
+    episodes = root / ".sourcebook" / "episodes.jsonl"
+    assert not episodes.exists() or "planted" not in episodes.read_text(encoding="utf-8")
+
+
+def test_serve_site_sends_the_same_csp_and_the_site_works_under_it(browser: str, site_dir: Path) -> None:
+    import os
+    import socket
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = site_dir.parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve-site", str(root),
+                             "--port", str(port)], env=dict(os.environ, NO_COLOR="1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    tools = _page(browser)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url + "index.html", timeout=2) as resp:
+                    csp = resp.headers["content-security-policy"]
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        assert "script-src 'self'" in csp
+        assert "connect-src 'self'" in csp
+        _open(tools, url + "index.html")
+        results = _search(tools, "assemble_widget")
+        assert any("assemble_widget" in r for r in results), results
+        assert tools.errors() == []
+    finally:
+        tools.close()
+        proc.terminate()
+        proc.wait(timeout=10)

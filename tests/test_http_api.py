@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from answer.http_api import check_bind, create_app, is_loopback
 from answer.tools import Tools
 from answer.workspace import WORKSPACE_FILE, load_workspace
+from generator.site import MERMAID_CDN_URL
 from sourcebook.errors import AccessError
 
 FILES = {
@@ -245,3 +246,92 @@ def test_non_loopback_without_token_refuses_to_start(repo: Path) -> None:
                             env=env, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2
     assert "requires a bearer token" in result.stderr
+
+
+def _serve(repo: Path, *extra: str, token: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    if token:
+        env["SOURCEBOOK_TOKEN"] = token
+    proc = subprocess.Popen([*_cli(), "serve", str(repo), "--port", str(port), *extra], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"{url}/health", timeout=2)
+            return proc, url
+        except httpx.TransportError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.terminate()
+                raise
+            time.sleep(0.1)
+
+
+def _episodes(repo: Path) -> str:
+    path = repo / "demo" / ".sourcebook" / "episodes.jsonl"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def test_real_server_refuses_writes_from_web_pages(repo: Path) -> None:
+    proc, url = _serve(repo)
+    try:
+        # a page elsewhere submitting a form (what a browser sends for <form method=post>)
+        form = httpx.post(f"{url}/remember", data={"text": "planted by form"},
+                          headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site",
+                                   "Sec-Fetch-Mode": "navigate"}, timeout=10)
+        assert form.status_code == 403
+        # the same form with a body that passes the content-type check, and text/plain (no preflight)
+        for ctype in ("application/json", "text/plain"):
+            sneaky = httpx.post(f"{url}/remember", content=b'{"text": "planted by form"}',
+                                headers={"Origin": "null", "Content-Type": ctype}, timeout=10)
+            assert sneaky.status_code == 403
+        # a script on a page served from /wiki/ itself: same origin, JSON and all
+        same_origin = httpx.post(f"{url}/remember", json={"text": "planted by the wiki"},
+                                 headers={"Origin": url, "Sec-Fetch-Site": "same-origin",
+                                          "Sec-Fetch-Mode": "cors"}, timeout=10)
+        assert same_origin.status_code == 403
+        assert "not accepted from web pages" in same_origin.json()["message"]
+        reindex = httpx.post(f"{url}/index", json={"paths": ["pkg/core.py"]},
+                             headers={"Sec-Fetch-Site": "same-origin"}, timeout=30)
+        assert reindex.status_code == 403
+        assert "planted" not in _episodes(repo)
+        # reads stay open to a browser, and an agent's client (no browser headers) may write
+        typed = httpx.get(f"{url}/structure", headers={"Sec-Fetch-Site": "none"}, timeout=10)
+        assert typed.status_code == 200
+        agent = httpx.post(f"{url}/remember", json={"text": "recorded by an agent"}, timeout=10)
+        assert agent.status_code == 200
+        assert "recorded by an agent" in _episodes(repo)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_with_a_token_the_token_is_what_vouches_for_a_write(repo: Path) -> None:
+    proc, url = _serve(repo, token=TOKEN)
+    try:
+        browserish = {"Origin": url, "Sec-Fetch-Site": "same-origin"}
+        refused = httpx.post(f"{url}/remember", json={"text": "planted"}, headers=browserish, timeout=10)
+        assert refused.status_code == 401
+        ok = httpx.post(f"{url}/remember", json={"text": "written with the token"},
+                        headers={**browserish, "Authorization": f"Bearer {TOKEN}"}, timeout=10)
+        assert ok.status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_wiki_responses_carry_a_strict_csp(client: TestClient) -> None:
+    wiki = client.get("/wiki/", headers={"host": "127.0.0.1:7700"})
+    csp = dict(part.strip().split(" ", 1) for part in wiki.headers["content-security-policy"].split(";"))
+    assert csp["script-src"] == f"'self' {MERMAID_CDN_URL}"  # this site has no local mermaid.js: one file
+    assert "unsafe-inline" not in csp["script-src"]
+    assert csp["connect-src"] == "http://127.0.0.1:7700/wiki/"  # the API is outside what pages may call
+    assert [csp["default-src"], csp["object-src"], csp["base-uri"]] == ["'none'"] * 3
+    assert wiki.headers["x-content-type-options"] == "nosniff"
+    other = client.get("/wikis/demo/", headers={"host": "localhost:7700"})
+    assert "connect-src http://localhost:7700/wikis/demo/;" in other.headers["content-security-policy"]
+    odd = client.get("/wiki/", headers={"host": "a b;script-src *"})
+    assert "connect-src 'self';" in odd.headers["content-security-policy"]
+    assert "script-src *" not in odd.headers["content-security-policy"]
+    assert "content-security-policy" not in client.get("/health").headers  # the API is JSON, not a page
