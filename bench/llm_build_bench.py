@@ -1,8 +1,17 @@
-"""LLM builds of a real repository against the scripted provider: calls, pages and wall time.
+"""LLM builds of a real repository: the pipeline against the scripted provider, or a real model's output.
 
     nice .venv/bin/python bench/llm_build_bench.py [--repo /work/eval-repos/flask] [--reps 3]
+    nice .venv/bin/python bench/llm_build_bench.py --base-url http://127.0.0.1:8766/v1 --model qwen0.5b \
+        --repo /work/eval-repos/requests --include 'src/requests/sessions.py' --timeout 900
 
-Copies the repository to a temp dir, then measures with the scripted OpenAI-compatible server of
+With --base-url (any OpenAI-compatible endpoint: a hosted model, vLLM, Ollama, llama.cpp's server) it makes
+one cold build of the (optionally --include-filtered) repository with that model and prints, per page, whether
+the model wrote it or it fell back and how many prose sections it holds; then the totals (pages by model /
+fell back, sections per page, generated docstrings, rejected-claim rate, calls, tokens, wall time) and the
+`ask` answers (confidence, citations, seconds) for a fixed question list, so models can be compared.
+
+Without --base-url, it measures the pipeline itself:
+copies the repository to a temp dir, then measures with the scripted OpenAI-compatible server of
 tests/fake_llm.py (real HTTP on 127.0.0.1, replies in ~1 ms, so the time is the pipeline's own):
 - cold build (fresh .sourcebook/): LLM calls, pages written, wall time (median of --reps);
 - no-change re-run: LLM calls (must be 0), wall time;
@@ -15,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shutil
 import statistics
 import sys
@@ -43,14 +53,87 @@ def llm_build(config: Config) -> tuple[BuildReport, LLMWriter, float]:
     return report, writer, time.perf_counter() - started
 
 
+# Asked after a real-model build. They name the repository's own concepts; --questions FILE (one per line)
+# replaces them for another repository.
+QUESTIONS = {
+    "requests": ["How does a Session send a request and apply its default headers?",
+                 "How does HTTPAdapter configure retries and connection pooling?",
+                 "Where are cookies from a response stored for the next request?"],
+    "flask": ["How does Flask dispatch a request to a view function?",
+              "How are blueprints registered on an application?",
+              "Where is the application context pushed?"],
+}
+
+
+def real_model(args: argparse.Namespace) -> None:
+    """One cold build with a real model, then `ask` for each question; print what the model produced."""
+    from answer.engine import AnswerContext, get_answer
+
+    questions = (Path(args.questions).read_text().splitlines() if args.questions
+                 else QUESTIONS.get(Path(args.repo).name, QUESTIONS["requests"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / Path(args.repo).name
+        shutil.copytree(args.repo, root, ignore=shutil.ignore_patterns(".git", ".sourcebook"))
+        env = {"SOURCEBOOK_LLM_BASE_URL": args.base_url, "SOURCEBOOK_LLM_MODEL": args.model,
+               "SOURCEBOOK_LLM_API_KEY": os.environ.get("SOURCEBOOK_LLM_API_KEY", "")}
+        llm = {"concurrency": args.concurrency, "timeout_s": args.timeout,
+               "context_tokens": args.context_tokens, "max_output_tokens": args.max_output_tokens,
+               "max_retries": 1, "system_in_user": args.system_in_user}
+        overrides: dict[str, object] = {"llm": llm}
+        if args.include:
+            overrides["include"] = tuple(args.include)
+        config = load_config(root, overrides=overrides, env=env)
+        writer = LLMWriter(OpenAIChatModel(config.llm), repo_name=root.name,
+                           concurrency=config.llm.concurrency)
+        started = time.perf_counter()
+        report = build(config, writer=writer, site=False, index=True)
+        took = time.perf_counter() - started
+        ledger = writer.chat.ledger
+        state = load_state(config.out_dir)
+        print(f"model {args.model} at {args.base_url}: {report.files} files, {report.pages_total} pages, "
+              f"context {config.llm.context_tokens}, timeout {config.llm.timeout_s:.0f}s")
+        for page in ledger.pages:
+            print(f"  {page.label:<44} {page.outcome:<8} sections {page.sections}  docstrings "
+                  f"{page.docstrings}  rejected {page.rejected}/{page.offered}  singles {page.single_calls}")
+        for page_id, row in sorted(state.items()):
+            if row.written_by == "llm":
+                print(f"    {page_id}: {' '.join(row.summary.split())[:160]}")
+        r, t = ledger.richness(), ledger.totals()
+        print(f"pages by model {r.by_model}, fell back {r.fell_back} (kept earlier prose: "
+              f"{len(report.kept_prose)}), sections/page {r.sections_per_page}, docstrings {r.docstrings}, "
+              f"rejected claims {r.rejected_claim_rate:.0%}, single-section calls {r.single_calls}")
+        writing = sum(report.timings.get(stage, 0.0) for stage in ("files", "modules", "overview"))
+        print(f"calls {t.calls} ({t.requests} requests, {t.failed} failed), tokens {t.input_tokens:,} in / "
+              f"{t.output_tokens:,} out, wall {took:.0f}s (writing pages {writing:.0f}s)")
+        ctx = AnswerContext(config)
+        for question in questions:
+            started = time.perf_counter()
+            reply = get_answer(ctx, question, use_cache=False)
+            print(f"ask {question!r}: {time.perf_counter() - started:.0f}s, confidence {reply.confidence}, "
+                  f"degraded {reply.degraded}, citations {list(reply.citations)}")
+            print(f"    {' '.join(reply.answer.split())[:400]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repo", default="/work/eval-repos/flask")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--base-url", help="measure this OpenAI-compatible endpoint's model instead")
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--include", action="append", help="only files matching this glob (repeatable)")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds per request (a CPU server needs minutes)")
+    parser.add_argument("--context-tokens", type=int, default=8192)
+    parser.add_argument("--max-output-tokens", type=int, default=1024)
+    parser.add_argument("--system-in-user", action="store_true", help="for chat formats that drop system")
+    parser.add_argument("--questions", help="file with one ask question per line")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
+    if args.base_url:
+        real_model(args)
+        return
 
     with tempfile.TemporaryDirectory() as tmp, FakeLLM(responder=page_writer_responder) as fake:
         root = Path(tmp) / Path(args.repo).name
@@ -76,6 +159,9 @@ def main() -> None:
         llm_pages = sum(1 for row in pages.values() if row.written_by == "llm")
         totals = writer.chat.ledger.totals()
         print(f"repo {args.repo}: {report.files} files, {report.pages_total} pages")
+        r = writer.chat.ledger.richness()
+        print(f"richness (scripted): {r.by_model} pages by the model, {r.fell_back} fell back, "
+              f"{r.sections_per_page} sections/page, {r.docstrings} docstrings")
         print(f"cold build: {cold_calls} LLM calls, {len(report.pages_written)} pages written "
               f"({llm_pages} by the LLM, {len(report.write_failures)} failed), "
               f"median {statistics.median(cold_times):.2f}s "
