@@ -7,6 +7,8 @@ A workspace file (`sourcebook-workspace.toml`) looks like:
     [repos.flask]
     path = "../eval-repos/flask"  # relative to the workspace file
     # any sourcebook.toml setting may follow, e.g. out_dir = "/var/cache/flask-sb"
+    # (a workspace file that lies inside one of its repositories may be that repository's, so its settings
+    # then pass the same trust boundary as a repository's own sourcebook.toml: see sourcebook/config.py)
 
     [repos.requests]
     path = "../eval-repos/requests"
@@ -36,6 +38,7 @@ class RepoEntry:
     alias: str
     root: Path
     overrides: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    trusted: bool = True  # False: `overrides` come from a file inside a repository, not from the user
 
 
 class Workspace:
@@ -78,7 +81,11 @@ class Workspace:
         alias = self.alias_for(repo)
         if alias not in self._configs:
             entry = self.entries[alias]
-            self._configs[alias] = load_config(entry.root, overrides=dict(entry.overrides), env=self._env)
+            if entry.trusted:
+                config = load_config(entry.root, overrides=dict(entry.overrides), env=self._env)
+            else:
+                config = load_config(entry.root, env=self._env, repo_settings=entry.overrides)
+            self._configs[alias] = config
         return self._configs[alias]
 
 
@@ -116,6 +123,8 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
             problems.append(f"workspace: repos.{alias}: {root} is not a directory")
             continue
         entries.append(RepoEntry(alias, root.resolve(), settings))
+    if any(base.resolve().is_relative_to(e.root) for e in entries):
+        entries = [RepoEntry(e.alias, e.root, e.overrides, trusted=False) for e in entries]
     default = data.get("default")
     if default is not None and not isinstance(default, str):
         problems.append("workspace: default must be an alias")

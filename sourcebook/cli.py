@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 
 import click
@@ -22,10 +23,22 @@ _COMMAND_MODULES = ("cli_build", "cli_search", "cli_answer", "cli_tools", "cli_s
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sourcebook")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
-def cli(verbose: int) -> None:
-    """Turn a repository into a wiki and a search index, and answer questions about it."""
+@click.option("--trust-repo-config", is_flag=True,
+              help="Obey the repository's own sourcebook.toml / [tool.sourcebook] also where it chooses "
+                   "where data goes (LLM and embedding endpoints, keys, models, index_uri, out_dir outside "
+                   "it). Off by default: those come from you (environment, flags, "
+                   "~/.config/sourcebook/config.toml).")
+def cli(verbose: int, trust_repo_config: bool) -> None:
+    """Turn a repository into a wiki and a search index, and answer questions about it.
+
+    A repository is untrusted input: its own config shapes its wiki but cannot send your code or keys
+    anywhere (see "Threat model" in the README).
+    """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if trust_repo_config:
+        # the one switch every command's load_config reads (workspaces resolve configs lazily, deep inside)
+        os.environ["SOURCEBOOK_TRUST_REPO_CONFIG"] = "1"
 
 
 def _register() -> None:

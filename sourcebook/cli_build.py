@@ -148,8 +148,12 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
               help="Stop calling the LLM once this many dollars are spent (the rest is retried next run).")
 @click.option("--max-pages", type=click.IntRange(min=0), default=None,
               help="Write at most this many pages with the LLM this run (the rest is retried next run).")
-@click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint (SOURCEBOOK_LLM_BASE_URL).")
-@click.option("--llm-model", default=None, help="Model name (SOURCEBOOK_LLM_MODEL).")
+@click.option("--llm-base-url", default=None,
+              help="OpenAI-compatible endpoint. Also SOURCEBOOK_LLM_BASE_URL / OPENAI_BASE_URL or [llm] "
+                   "base_url in ~/.config/sourcebook/config.toml; never the repository's own config. The key "
+                   "comes from SOURCEBOOK_LLM_API_KEY / OPENAI_API_KEY or that file only.")
+@click.option("--llm-model", default=None,
+              help="Model name (SOURCEBOOK_LLM_MODEL, or the user config file; never the repository's).")
 @click.option("--llm-mode", type=click.Choice(["tools", "json", "md_json"]), default=None,
               help="Instructor mode (SOURCEBOOK_LLM_MODE); llama.cpp's server needs tools.")
 @click.option("--context-tokens", type=click.IntRange(min=1024), default=None,

@@ -1,20 +1,39 @@
 """The typed, frozen configuration passed down through every stage.
 
-Sources, lowest to highest precedence: defaults, `sourcebook.toml` (or `[tool.sourcebook]` in the target's
-pyproject.toml), environment variables, CLI overrides. Every problem is reported at once.
+Sources, lowest to highest precedence: defaults, the user's config file (`$XDG_CONFIG_HOME/sourcebook/
+config.toml`, default `~/.config/sourcebook/config.toml`), the repository's own `sourcebook.toml` (or
+`[tool.sourcebook]` in its pyproject.toml), environment variables, CLI overrides. Every problem is reported
+at once.
+
+Trust boundary: a repository is untrusted input (people build wikis of code they did not write), so its own
+config may shape its wiki (names, globs, site options, the local embedder) but may not choose where data or
+keys go: the `[llm]` table (endpoint, key, model, and the prices that --max-cost trusts), a remote embedder
+and its endpoint, key and model, `index_uri`, and an `out_dir` outside the repository. Those settings come
+from the user (environment, CLI flags, the user config file) or are obeyed only with `--trust-repo-config` /
+SOURCEBOOK_TRUST_REPO_CONFIG=1; otherwise they are dropped and named in one warning.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from sourcebook.errors import ConfigError
 
+log = logging.getLogger(__name__)
+
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+DEFAULT_OUT_DIR = ".sourcebook"
+TRUST_ENV = "SOURCEBOOK_TRUST_REPO_CONFIG"
+# embedders that run on this machine: a repository may pick one of these, never a remote one
+LOCAL_EMBEDDERS = frozenset({"default", "static", "minilm", "none"})
+# entries an output directory holds; a symlink among them would send writes (and mkdocs --clean) elsewhere
+OUT_ENTRIES = ("docs", "site", "theme", "index", "state", "cache", "answers", "ledger", "mkdocs.yml")
 
 
 @dataclass(frozen=True)
@@ -102,22 +121,75 @@ _ENV_EMBED = {
 }
 
 
-def _read_file_settings(root: Path) -> dict[str, Any]:
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """The user's own config file: $XDG_CONFIG_HOME/sourcebook/config.toml, else ~/.config/sourcebook/…"""
+    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else "")
+    return Path(base) / "sourcebook" / "config.toml" if base else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _read_user_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], Path | None]:
+    path = user_config_path(env)
+    if path is None or not path.is_file():
+        return {}, None
+    return _read_toml(path), path
+
+
+def _read_repo_settings(root: Path) -> tuple[dict[str, Any], str]:
+    """The repository's own settings and where they came from ("" when it has none)."""
     own = root / "sourcebook.toml"
     if own.is_file():
-        with own.open("rb") as fh:
-            return tomllib.load(fh)
+        return _read_toml(own), "sourcebook.toml"
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
             with pyproject.open("rb") as fh:
                 data = tomllib.load(fh)
-        except tomllib.TOMLDecodeError:
-            return {}  # a broken pyproject belongs to the target repo, not to us
+        except (tomllib.TOMLDecodeError, OSError):
+            return {}, ""  # a broken pyproject belongs to the target repo, not to us
         tool = data.get("tool", {})
         if isinstance(tool, dict) and isinstance(tool.get("sourcebook"), dict):
-            return dict(tool["sourcebook"])
-    return {}
+            return dict(tool["sourcebook"]), "pyproject.toml [tool.sourcebook]"
+    return {}, ""
+
+
+def untrusted_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Split a repository's settings into what it may decide and the names of what it may not (pure).
+
+    Kept: wiki-shaping settings, a relative `out_dir` (checked later to stay inside the repository) and a
+    local embedder. Dropped: the whole `[llm]` table, a remote embedder with its endpoint/key/model,
+    `index_uri` and an `out_dir` that is absolute or climbs out with `..`.
+    """
+    kept: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in settings.items():
+        if key == "llm":
+            dropped.extend(f"llm.{k}" for k in (value if isinstance(value, dict) else {"*": 0}))
+        elif key == "embed" and isinstance(value, dict):
+            embed: dict[str, Any] = {}
+            for k, v in value.items():
+                if k == "provider" and v in LOCAL_EMBEDDERS:
+                    embed[k] = v
+                else:
+                    dropped.append(f"embed.{k}" + (f"={v!r}" if k == "provider" else ""))
+            if embed:
+                kept["embed"] = embed
+        elif key == "index_uri":
+            dropped.append(key)
+        elif key == "out_dir" and isinstance(value, str) and _leaves_root(value):
+            dropped.append(f"out_dir={value!r}")
+        else:
+            kept[key] = value
+    return kept, dropped
 
 
 def _coerce(cls: type, values: dict[str, Any], where: str, problems: list[str]) -> dict[str, Any]:
@@ -144,19 +216,45 @@ def _coerce(cls: type, values: dict[str, Any], where: str, problems: list[str]) 
     return out
 
 
+def _leaves_root(path: str) -> bool:
+    p = Path(path).expanduser()
+    return p.is_absolute() or os.path.normpath(p).split(os.sep)[0] == os.pardir
+
+
 def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
-                env: dict[str, str] | None = None) -> Config:
-    """Build the Config for repository `root`. Raises ConfigError listing every problem."""
-    env = dict(os.environ) if env is None else env
+                env: Mapping[str, str] | None = None, *, trust_repo_config: bool | None = None,
+                repo_settings: Mapping[str, Any] | None = None) -> Config:
+    """Build the Config for repository `root`. Raises ConfigError listing every problem.
+
+    `overrides` are the user's (CLI flags, a workspace file the user wrote) and are trusted; so are `env`
+    and the user config file. The repository's own settings, plus `repo_settings` (settings from a file
+    that lives inside the repository, such as a committed workspace file), pass the trust boundary
+    (`untrusted_settings`) unless `trust_repo_config` (default: SOURCEBOOK_TRUST_REPO_CONFIG in `env`).
+    """
+    env = dict(os.environ) if env is None else dict(env)
     overrides = dict(overrides or {})
     root = Path(root).resolve()
     problems: list[str] = []
     if not root.is_dir():
         raise ConfigError(f"{root}: not a directory")
-    try:
-        settings = _read_file_settings(root)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{root / 'sourcebook.toml'}: {exc}") from exc
+    if trust_repo_config is None:
+        trust_repo_config = env.get(TRUST_ENV, "").strip().lower() in {"1", "true", "yes"}
+    user, user_path = _read_user_settings(env)
+    repo, repo_source = _read_repo_settings(root)
+    if repo_settings:
+        repo = _merged(repo, dict(repo_settings))
+        repo_source = repo_source or "repository settings"
+    if not trust_repo_config:
+        repo, dropped = untrusted_settings(repo)
+        if dropped:
+            log.warning("%s: ignored settings a repository may not choose (where data, keys and output go): "
+                        "%s; set them in the environment, CLI flags or %s, or pass --trust-repo-config",
+                        root / repo_source if repo_source.endswith(".toml") else f"{root} ({repo_source})",
+                        ", ".join(dropped), user_path or user_config_path(env) or "the user config file")
+    settings = _merged(user, repo)
+    # where the output directory was chosen: only the repository's own choice is held to its tree
+    out_from_user = trust_repo_config or overrides.get("out_dir") is not None or (
+        "out_dir" in user and "out_dir" not in repo)
 
     llm_values = dict(settings.pop("llm", {}) or {})
     embed_values = dict(settings.pop("embed", {}) or {})
@@ -183,12 +281,64 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
             f"embed: provider must be default, static, minilm, openai or none, got {embed['provider']!r}")
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:
         problems.append("config: max_file_bytes must be positive")
+    repo_url = str(top.get("repo_url", "") or "")
+    if repo_url and not _is_http_url(repo_url):
+        shown = repo_url if len(repo_url) <= 60 else repo_url[:60] + "…"
+        problems.append(f"config: repo_url must be an http:// or https:// URL, got {shown!r}")
     if problems:
         raise ConfigError(problems)
 
-    out_dir = Path(top.pop("out_dir", root / ".sourcebook"))
+    out_dir = Path(top.pop("out_dir", root / DEFAULT_OUT_DIR)).expanduser()
     if not out_dir.is_absolute():
         out_dir = root / out_dir
+    if not out_from_user:
+        check_repo_out_dir(root, out_dir)
     top.pop("root", None)
     config = Config(root=root, out_dir=out_dir, llm=LLMConfig(**llm), embed=EmbedConfig(**embed))
     return replace(config, **top)
+
+
+def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    """`high` over `low`, table by table for [llm] and [embed]."""
+    out = dict(low)
+    for key, value in high.items():
+        if key in {"llm", "embed"} and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _is_http_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
+
+
+def check_repo_out_dir(root: Path, out_dir: Path) -> None:
+    """Refuse an output directory the repository chose that would send writes outside it.
+
+    The default `.sourcebook` and a relative `out_dir` from the repository's config must resolve inside the
+    repository through no symlink (a committed `.sourcebook -> /somewhere` would make the theme copy and
+    mkdocs --clean delete files there), and hold no symlinked entry sourcebook writes to.
+    """
+    hint = "pass --out DIR to choose the output directory yourself"
+    rel = os.path.relpath(out_dir, root)
+    if rel in {os.curdir, os.pardir} or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+        raise ConfigError(f"{out_dir}: the output directory must be inside the repository {root}; {hint}")
+    current = root
+    for part in Path(rel).parts:
+        current = current / part
+        if current.is_symlink():
+            raise ConfigError(f"{current}: the output directory is a symlink (to {os.readlink(current)}); "
+                              f"sourcebook will not write through it; {hint}")
+    if current.resolve() != current:
+        raise ConfigError(f"{out_dir}: the output directory resolves outside the repository; {hint}")
+    for entry in OUT_ENTRIES:
+        if (current / entry).is_symlink():
+            raise ConfigError(f"{current / entry}: a symlink inside the output directory; sourcebook will "
+                              f"not write through it; {hint}")

@@ -10,6 +10,16 @@ import pytest
 from tests.fake_llm import FakeLLM
 
 
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the user config file ($XDG_CONFIG_HOME/sourcebook/config.toml) at an empty temp dir, so no test
+    (nor a CLI subprocess it starts) reads the real user's settings, and trust no repository config."""
+    home = tmp_path_factory.mktemp("xdg-config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.delenv("SOURCEBOOK_TRUST_REPO_CONFIG", raising=False)
+    return home
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
     """Write {relative path: text or bytes} under a fresh directory and return it."""

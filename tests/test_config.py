@@ -29,9 +29,12 @@ def test_file_env_and_overrides_layer_in_order(tmp_path: Path) -> None:
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     (tmp_path / "sourcebook.toml").write_text(
-        'bogus = 1\nmax_file_bytes = "lots"\n[llm]\nmode = "telepathy"\n', encoding="utf-8")
+        'bogus = 1\nmax_file_bytes = "lots"\n', encoding="utf-8")
+    user = tmp_path / "xdg" / "sourcebook"
+    user.mkdir(parents=True)
+    (user / "config.toml").write_text('[llm]\nmode = "telepathy"\n', encoding="utf-8")
     with pytest.raises(ConfigError) as info:
-        load_config(tmp_path, env={})
+        load_config(tmp_path, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     text = str(info.value)
     assert "bogus" in text
     assert "max_file_bytes" in text

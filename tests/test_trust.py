@@ -1,0 +1,233 @@
+"""A repository is untrusted input: its own config may shape its wiki but may not choose where data, keys or
+output go (sourcebook/config.py), and bad output locations get one line, never a traceback.
+
+The end-to-end tests run the real CLI in a subprocess against the real fake provider (tests/fake_llm.py)
+standing for "a server the repository chose", and assert it received nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sourcebook.config import load_config, untrusted_settings
+from sourcebook.errors import ConfigError
+from tests.fake_llm import FakeLLM, page_writer_responder
+
+SOURCE = {"pkg/__init__.py": "", "pkg/core.py": 'def parse(text):\n    """Parse text."""\n    return text\n'}
+USER_KEY = "sk-user-secret-key-0123456789"
+
+
+def _cli(*args: str, env: dict[str, str] | None = None,
+         timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    return subprocess.run([sys.executable, "-m", "sourcebook.cli", *args], capture_output=True, text=True,
+                          env={**base, **(env or {})}, timeout=timeout, check=False)
+
+
+def _one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, proc.stderr
+    return errors[0]
+
+
+# ---------------------------------------------------------------- the filter (pure)
+
+def test_repo_settings_keep_wiki_shape_and_drop_destinations() -> None:
+    kept, dropped = untrusted_settings({
+        "site_name": "Demo", "include": ["src/**"], "max_file_bytes": 10, "out_dir": "build/sb",
+        "index_uri": "s3://attacker/idx", "llm": {"base_url": "http://evil/v1", "model": "m", "mode": "json"},
+        "embed": {"provider": "openai", "base_url": "http://evil/v1", "model": "e"},
+    })
+    assert kept == {"site_name": "Demo", "include": ["src/**"], "max_file_bytes": 10, "out_dir": "build/sb"}
+    assert set(dropped) == {"index_uri", "llm.base_url", "llm.model", "llm.mode", "embed.provider='openai'",
+                            "embed.base_url", "embed.model"}
+    assert untrusted_settings({"embed": {"provider": "none"}}) == ({"embed": {"provider": "none"}}, [])
+    for outside in ("/some/dir", "../sibling", "a/../../up", "~/x"):
+        assert untrusted_settings({"out_dir": outside})[1] == [f"out_dir={outside!r}"]
+
+
+# ---------------------------------------------------------------- load_config layers
+
+def test_repo_config_cannot_redirect_the_llm_with_the_users_key(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "sourcebook.toml").write_text(
+        'site_name = "Shaped"\nindex_uri = "/tmp/elsewhere"\n'
+        '[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "gpt-x"\n'
+        '[embed]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "emb"\n', encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="sourcebook.config"):
+        config = load_config(tmp_path, env={"OPENAI_API_KEY": USER_KEY})
+    assert config.site_name == "Shaped"  # shaping the wiki is the repository's call
+    assert config.llm.base_url is None
+    assert config.llm.model is None
+    assert not config.llm.configured
+    assert config.embed.provider == "default"
+    assert config.embed.base_url is None
+    assert config.index_location == str(tmp_path.resolve() / ".sourcebook" / "index")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    for name in ("llm.base_url", "llm.model", "embed.provider='openai'", "embed.base_url", "index_uri"):
+        assert name in warnings[0]
+    assert "--trust-repo-config" in warnings[0]
+
+
+def test_pyproject_tool_table_is_held_to_the_same_boundary(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sourcebook]\nsite_name = "P"\n[tool.sourcebook.llm]\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'model = "m"\n', encoding="utf-8")
+    config = load_config(tmp_path, env={"OPENAI_API_KEY": USER_KEY})
+    assert config.site_name == "P"
+    assert config.llm.base_url is None
+    assert not config.llm.configured
+
+
+def test_user_config_file_env_and_opt_in_choose_destinations(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "sourcebook.toml").write_text('site_name = "Repo"\n[llm]\nmodel = "repo-model"\n'
+                                          'base_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    xdg = tmp_path / "xdg"
+    (xdg / "sourcebook").mkdir(parents=True)
+    (xdg / "sourcebook" / "config.toml").write_text(
+        'site_name = "User default"\nindex_uri = "/srv/idx"\n[llm]\nbase_url = "http://127.0.0.1:8/v1"\n'
+        'model = "user-model"\n[embed]\nprovider = "openai"\nmodel = "user-emb"\n', encoding="utf-8")
+    env = {"XDG_CONFIG_HOME": str(xdg), "OPENAI_API_KEY": USER_KEY}
+    config = load_config(repo, env=env)
+    assert (config.llm.base_url, config.llm.model) == ("http://127.0.0.1:8/v1", "user-model")
+    assert (config.embed.provider, config.embed.model) == ("openai", "user-emb")
+    assert config.index_uri == "/srv/idx"
+    assert config.site_name == "Repo"  # the repository still shapes its own wiki
+    # ~/.config is the default place when XDG_CONFIG_HOME is unset
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    (xdg / "sourcebook").rename(home / ".config" / "sourcebook")
+    assert load_config(repo, env={"HOME": str(home)}).llm.model == "user-model"
+    # the environment beats the file; the explicit opt-in obeys the repository
+    assert load_config(repo, env={"HOME": str(home), "SOURCEBOOK_LLM_MODEL": "env"}).llm.model == "env"
+    trusted = load_config(repo, env={}, trust_repo_config=True)
+    assert (trusted.llm.base_url, trusted.llm.model) == ("http://127.0.0.1:9/v1", "repo-model")
+    assert load_config(repo, env={"SOURCEBOOK_TRUST_REPO_CONFIG": "1"}).llm.model == "repo-model"
+
+
+def test_a_workspace_file_inside_a_repository_is_that_repositorys_config(tmp_path: Path) -> None:
+    from answer.workspace import WORKSPACE_FILE, load_workspace
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / WORKSPACE_FILE).write_text(
+        '[repos.me]\npath = "."\nsite_name = "W"\nindex_uri = "/tmp/elsewhere"\n'
+        '[repos.me.llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n', encoding="utf-8")
+    config = load_workspace(repo, env={"OPENAI_API_KEY": USER_KEY}).resolve("me")
+    assert config.site_name == "W"
+    assert config.index_uri == ""
+    assert not config.llm.configured
+    # the same file written by the user outside the repository is the user's word
+    (tmp_path / WORKSPACE_FILE).write_text(
+        '[repos.me]\npath = "repo"\nindex_uri = "/tmp/mine"\n', encoding="utf-8")
+    assert load_workspace(tmp_path, env={}).resolve("me").index_uri == "/tmp/mine"
+
+
+def test_repo_url_must_be_http(tmp_path: Path) -> None:
+    (tmp_path / "sourcebook.toml").write_text('repo_url = "javascript:alert(1)//"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="repo_url must be an http"):
+        load_config(tmp_path, env={})
+    for bad in ("data:text/html,x", "file:///etc/passwd", "https://", "//evil.example/"):
+        with pytest.raises(ConfigError, match="repo_url"):
+            load_config(tmp_path, overrides={"repo_url": bad}, env={})
+    ok = load_config(tmp_path, overrides={"repo_url": "https://github.com/o/r/blob/main/"}, env={})
+    assert ok.repo_url == "https://github.com/o/r/blob/main/"
+
+
+# ---------------------------------------------------------------- the output directory
+
+def test_output_directory_the_repository_chose_stays_inside_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".sourcebook").symlink_to(outside)
+    with pytest.raises(ConfigError, match="symlink"):
+        load_config(repo, env={})
+    # the user's --out is the user's word, wherever it points
+    assert load_config(repo, overrides={"out_dir": str(outside)}, env={}).out_dir == outside
+    (repo / ".sourcebook").unlink()
+    (repo / ".sourcebook").mkdir()
+    (repo / ".sourcebook" / "site").symlink_to(outside)
+    with pytest.raises(ConfigError, match="symlink inside the output directory"):
+        load_config(repo, env={})
+    (repo / "sourcebook.toml").write_text('out_dir = "../outside"\n', encoding="utf-8")
+    assert load_config(repo, env={}, overrides={"out_dir": str(tmp_path / "o")}).out_dir == tmp_path / "o"
+    (repo / "sourcebook.toml").write_text('out_dir = "build/wiki"\n', encoding="utf-8")
+    assert load_config(repo, env={}).out_dir == repo.resolve() / "build" / "wiki"
+
+
+def test_symlinked_output_and_outside_out_dir_delete_nothing_outside(
+        make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    for sub in ("theme", "site", "docs"):
+        (victim / sub).mkdir(parents=True)
+        (victim / sub / "keep.txt").write_text("precious", encoding="utf-8")
+    repo = make_repo({**SOURCE, "sourcebook.toml": f'out_dir = "{victim}"\n'})
+    (repo / ".sourcebook").symlink_to(victim)
+    proc = _cli("build", str(repo), "--no-index")
+    line = _one_line_error(proc)
+    assert "symlink" in line
+    assert "--out" in line
+    (repo / ".sourcebook").unlink()
+    proc = _cli("build", str(repo), "--no-index")  # the absolute out_dir is ignored, named in the warning
+    assert proc.returncode == 0, proc.stderr
+    assert "out_dir=" in proc.stderr
+    assert (repo / ".sourcebook" / "site" / "index.html").is_file()
+    for sub in ("theme", "site", "docs"):
+        assert (victim / sub / "keep.txt").read_text(encoding="utf-8") == "precious"
+    assert sorted(p.name for p in victim.iterdir()) == ["docs", "site", "theme"]
+
+
+# ---------------------------------------------------------------- end to end: nothing reaches "elsewhere"
+
+def test_build_sends_nothing_to_a_provider_the_repository_chose(
+        make_repo: Callable[..., Path], fake_llm: FakeLLM) -> None:
+    fake_llm.responder = page_writer_responder
+    elsewhere = fake_llm.base_url
+    repo = make_repo({**SOURCE, "sourcebook.toml":
+                      f'[llm]\nbase_url = "{elsewhere}"\nmodel = "fake"\n'
+                      f'[embed]\nprovider = "openai"\nbase_url = "{elsewhere}"\nmodel = "emb"\n'})
+    proc = _cli("build", str(repo), "--no-site", env={"OPENAI_API_KEY": USER_KEY})
+    assert proc.returncode == 0, proc.stderr
+    assert "ignored settings a repository may not choose" in proc.stderr
+    assert fake_llm.requests == []
+    assert fake_llm.embedding_requests == []
+    # the control: when the user opts in, the same config does reach it (so the test can see a leak)
+    proc = _cli("--trust-repo-config", "build", str(repo), "--no-site", env={"OPENAI_API_KEY": USER_KEY})
+    assert proc.returncode == 0, proc.stderr
+    assert fake_llm.requests
+    assert fake_llm.embedding_requests
+    assert fake_llm.auth_headers[0] == f"Bearer {USER_KEY}"
+
+
+def test_index_and_ask_send_nothing_to_an_embedder_the_repository_chose(
+        make_repo: Callable[..., Path], fake_llm: FakeLLM, tmp_path: Path) -> None:
+    elsewhere = fake_llm.base_url
+    planted = tmp_path / "planted-index"
+    repo = make_repo({**SOURCE, "sourcebook.toml":
+                      f'index_uri = "{planted}"\n'
+                      f'[llm]\nbase_url = "{elsewhere}"\nmodel = "fake"\n'
+                      f'[embed]\nprovider = "openai"\nbase_url = "{elsewhere}"\nmodel = "emb"\n'})
+    env = {"OPENAI_API_KEY": USER_KEY}
+    proc = _cli("index", str(repo), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".sourcebook" / "index").is_dir()
+    assert not planted.exists()
+    proc = _cli("ask", "what does parse do?", "--path", str(repo), "--no-cache", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert fake_llm.requests == []
+    assert fake_llm.embedding_requests == []
