@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from urllib.parse import quote
 
-from generator.facts import Symbol
+from generator.facts import FileFacts, Symbol
 
 
 def symbol_anchor(qualname: str) -> str:
@@ -55,3 +56,27 @@ def symbol_href(from_page: str, to_page: str, anchor: str) -> str:
     if from_page == to_page:
         return f"#{anchor}"
     return f"{page_href(from_page, to_page)}#{anchor}"
+
+
+@dataclass(frozen=True)
+class SymbolIndex:
+    """Every symbol with a section on its file page, repository-wide: links from any page to any symbol."""
+
+    pages: Mapping[str, str]  # source path -> file page id
+    anchors: Mapping[tuple[str, str], str]  # (path, qualname) -> anchor id, for symbols with a section
+
+    @classmethod
+    def build(cls, facts: Iterable[FileFacts], pages: Mapping[str, str]) -> SymbolIndex:
+        anchors: dict[tuple[str, str], str] = {}
+        for f in facts:
+            ids = anchor_ids(f.symbols)
+            anchors.update({(f.path, s.qualname): ids[s.qualname] for s in f.symbols if s.public})
+        return cls(pages=pages, anchors=anchors)
+
+    def href(self, from_page: str, path: str, qualname: str = "") -> str | None:
+        """A relative link to the symbol's section, to its file's page when it has none, or None."""
+        page = self.pages.get(path)
+        if page is None:
+            return None
+        anchor = self.anchors.get((path, qualname)) if qualname else None
+        return symbol_href(from_page, page, anchor) if anchor else page_href(from_page, page)

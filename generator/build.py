@@ -24,6 +24,8 @@ from generator.facts import Skipped
 from generator.pages import (
     PageRun,
     PageSink,
+    file_render_inputs,
+    file_render_key,
     module_readme,
     record_changes,
     root_readme,
@@ -182,10 +184,11 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     version = render_version()
     docs = config.docs_dir
     stale: set[str] = set()
+    links, _, xref = file_render_inputs(config, plan, facts, graph)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
-        key = page_key(ctx.fingerprint(), writer.id, version + "\x1f" + config.repo_url)
-        if inputs_changed(ctx.page_id, key, state, docs):
+        rkey = file_render_key(version, links, xref.file_refs(facts[path]))
+        if inputs_changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey), state, docs):
             stale.add(ctx.page_id)
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
     summaries.update({d + "/": (state[pid].summary if pid in state else "")
@@ -218,7 +221,11 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
     nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children)
-    yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav, repo_url=config.repo_url,
+    from generator.remote import source_links
+
+    links = source_links(config.root, config.repo_url)
+    yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav,
+                            repo_url=links.home if links else "",
                             theme_dir=THEME_DIR, docs_dir="docs", site_dir="site")
     digest = hashlib.sha256(yml.encode())
     for page_id in sorted(plan.all_ids):

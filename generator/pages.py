@@ -43,7 +43,10 @@ from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
+    from generator.anchors import SymbolIndex
     from generator.build import BuildReport, Progress
+    from generator.remote import SourceLinks
+    from generator.xref import FileRefs, XrefIndex
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +150,8 @@ class PageSink:
         self.saved_at = time.monotonic()
 
     def records(self, planned: Iterable[str]) -> list[PageRecord]:
+        from generator.render import index_text
+
         out = []
         for page_id in sorted(planned):
             row = self.state.get(page_id)
@@ -155,7 +160,8 @@ class PageSink:
                 continue
             out.append(PageRecord(id=page_id, kind=row.kind, title=row.title,  # type: ignore[arg-type]
                                   target_path=row.target_path, summary=row.summary,
-                                  markdown=path.read_text(encoding="utf-8"), symbols=tuple(row.symbols),
+                                  markdown=index_text(path.read_text(encoding="utf-8")),
+                                  symbols=tuple(row.symbols),
                                   written_by="llm" if row.written_by == "llm" else "extracted"))
         return out
 
@@ -203,6 +209,23 @@ class PageRun:
     skipped: int
 
 
+def file_render_inputs(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any) -> tuple[
+        SourceLinks | None, SymbolIndex, XrefIndex]:
+    """What file pages render besides their draft: source links, the symbol index, the cross-references."""
+    from generator.anchors import SymbolIndex
+    from generator.remote import source_links
+    from generator.xref import XrefIndex
+
+    return (source_links(config.root, config.repo_url), SymbolIndex.build(facts.values(), plan.files),
+            XrefIndex.build(facts, graph.calls, graph.callers))
+
+
+def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs) -> str:
+    """The rendering part of a file page's key: a new commit (links) or a new caller (refs) re-renders the
+    page from its stored draft; neither is part of the draft key, so no prose is rewritten."""
+    return "\x1f".join([base, links.key() if links else "", refs.key()])
+
+
 def write_file_pages(run: PageRun) -> None:
     from generator.llm_writer import apply_docstrings, generated_docstrings
     from generator.render import render_file_page, render_version
@@ -211,28 +234,35 @@ def write_file_pages(run: PageRun) -> None:
         run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
     from generator.scan import decode, read_source
 
-    version = render_version() + "\x1f" + config.repo_url
+    version = render_version()
+    links, index, xref = file_render_inputs(config, plan, facts, graph)
     extractive = ExtractiveWriter()
     todo = []
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
-        key = page_key(ctx.fingerprint(), writer.id, version)
+        refs = xref.file_refs(facts[path])
+        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs))
         if not pages.fresh(ctx.page_id, key):
-            todo.append((ctx, key))
+            todo.append((ctx, key, refs))
     notify("files", 0, len(todo))
 
-    def write(item: tuple[Any, str]) -> tuple[FileDraft, dict[str, str]]:
-        """(draft, generated docstrings): re-used from the state when only the rendering changed."""
-        ctx, _ = item
-        stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
-        if stored is not None:
-            return stored, dict(pages.state[ctx.page_id].docstrings)
-        text = texts.get(ctx.path)
+    def source_text(path: str) -> str:
+        text = texts.get(path)
         if text is None:
             try:
-                text = decode(read_source(config.root, ctx.path))
+                text = decode(read_source(config.root, path))
             except SourcebookError:
                 text = ""
+        return text
+
+    def write(item: tuple[Any, str, FileRefs]) -> tuple[FileDraft, dict[str, str], str]:
+        """(draft, generated docstrings, source): the draft re-used from the state when only the rendering
+        changed."""
+        ctx = item[0]
+        text = source_text(ctx.path)
+        stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
+        if stored is not None:
+            return stored, dict(pages.state[ctx.page_id].docstrings), text
         ctx = dataclasses.replace(ctx, source=text)
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
         dkey = draft_key(ctx.fingerprint(), writer.id)
@@ -240,14 +270,14 @@ def write_file_pages(run: PageRun) -> None:
             kept = pages.settle(ctx.page_id, draft, FileDraft, stable_key(ctx, writer.id), dkey)
             if kept is not draft:
                 notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
-                return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}
-        return draft, generated_docstrings(draft)
+                return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
+        return draft, generated_docstrings(draft), text
 
-    for n, ((ctx, key), (draft, generated)) in enumerate(
+    for n, ((ctx, key, refs), (draft, generated, text)) in enumerate(
             zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
-        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated))
-        markdown = render_file_page(shown, draft, writer_id=writer.id, repo_url=config.repo_url,
+        shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
+        markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module])
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import jinja2
 
-from generator.anchors import anchor_ids, page_href
+from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.facts import Symbol
+from generator.remote import SourceLinks
+from generator.source_view import highlighted_lines, source_block
 from generator.write import (
     FileContext,
     FileDraft,
@@ -34,6 +36,7 @@ from generator.write import (
     code_span,
     first_paragraph,
 )
+from generator.xref import FileRefs
 
 RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this module's bytes count too
 
@@ -301,12 +304,14 @@ def relative_link(from_page: str, to_page: str) -> str:
     return page_href(from_page, to_page)
 
 
-def source_location(path: str, start: int, end: int, repo_url: str) -> str:
-    """Markdown for where a span lives: a link when `repo_url` is set, else the path and lines as text."""
-    lines = f"L{start}" if start == end else f"L{start}-L{end}"
-    if repo_url:
-        base = repo_url if repo_url.endswith("/") else repo_url + "/"
-        return f"[{inline_text(path)}:{start}]({base}{quote(path)}#{lines})"
+def source_location(path: str, start: int, end: int, links: SourceLinks | str | None) -> str:
+    """Markdown for where a span lives: a link with source links (or a repo_url), else path and lines."""
+    if isinstance(links, str):
+        from generator.remote import from_repo_url
+
+        links = from_repo_url(links) if links else None
+    if links is not None:
+        return f"[{inline_text(path)}:{start}]({links.url(path, start, end)})"
     return f"{code_span(path)}, lines {start}-{end}" if end != start else f"{code_span(path)}, line {start}"
 
 
@@ -374,12 +379,87 @@ def provenance(draft: FileDraft | ModuleDraft | OverviewDraft, writer_id: str) -
 _CALLABLE_KINDS = frozenset({"function", "method", "macro"})
 
 
+def _ref_label(key: tuple[str, str], here: str) -> str:
+    path, qualname = key
+    if path == here:
+        return qualname
+    return f"{posixpath.basename(path)}: {qualname}" if qualname else path
+
+
+def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: str,
+               index: SymbolIndex | None) -> str:
+    """Comma-separated Markdown links to symbols' sections (code spans when a target has no page)."""
+    out = []
+    for key in keys:
+        href = index.href(page_id, *key) if index else None
+        label = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
+        out.append(f"[{label}]({href})" if href else label)
+    if more:
+        out.append(f"and {more} more")
+    return ", ".join(out)
+
+
+def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
+    """The compact symbol index as raw HTML: names never wrap inside, and search skips it."""
+    rows = []
+    for s in symbols:
+        # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
+        summary = inline_text(first_paragraph(s.docstring, 160))
+        name = inline_text(s.qualname)
+        rows.append(f'<tr><td><a href="#{anchors[s.qualname]}">{name}</a></td>'
+                    f"<td>{inline_text(s.kind)}</td><td>{summary}</td></tr>")
+    return ('<div class="sb-index" data-search-exclude><table><thead><tr><th>Symbol</th><th>Kind</th>'
+            f"<th>Summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+_SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
+_REFS_PARAGRAPH = re.compile(
+    r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)
+_FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
+_INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>$', re.M)
+
+
+def index_text(markdown: str) -> str:
+    """A page's Markdown as the search index stores it: without the rendered source and the cross-reference
+    lines (the code is indexed as code; repeated here it would make every page look like its callers), and
+    with the symbol index as plain rows."""
+    def rows(m: re.Match[str]) -> str:
+        cells = re.findall(r"<tr><td>.*?</tr>", m.group(0))
+        return "\n".join(" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells)
+
+    text = _SOURCE_BLOCK.sub("", markdown)
+    text = _REFS_PARAGRAPH.sub("", text)
+    text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
+    return _INDEX_TABLE.sub(rows, text)
+
+
+def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:
+    """Where a symbol's own Source block ends: before its first member that has a section of its own."""
+    members = [c.start_line for c in children.get(s.qualname, []) if c.public and c.start_line > s.start_line]
+    return min([s.end_line, *(m - 1 for m in members)])
+
+
+def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
+    """`end` moved up past blank lines (the gap before a member's section)."""
+    while end > start and end <= len(lines) and not re.sub(r"<[^>]+>", "", lines[end - 1]).strip():
+        end -= 1
+    return end
+
+
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
-                     repo_url: str = "") -> str:
+                     repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
+                     index: SymbolIndex | None = None) -> str:
+    """`links`: where source lines live on the forge (repo_url is the older form of the same);
+    `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol.
+    With `ctx.source` set, each section carries its highlighted source."""
+    from generator.remote import from_repo_url
+
+    if links is None and repo_url:
+        links = from_repo_url(repo_url)
     symbols = ctx.ordered_symbols()
     public = [s for s in symbols if s.public]
     kinds = {s.qualname: s.kind for s in symbols}
-    # the table lists the file's API: top-level symbols and members of classes and the like; functions
+    # the index lists the file's API: top-level symbols and members of classes and the like; functions
     # nested inside functions are implementation detail and appear only in their parent's section
     table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
     anchors = anchor_ids(symbols)
@@ -391,14 +471,44 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     top = [s for s in public if s.parent is None or s.parent not in shown]
     notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
     facts = ctx.facts
+    lang = _fence_lang(facts.file.language)
+    lines = highlighted_lines(ctx.source, lang) if ctx.source and public else []
+    file_refs = refs or FileRefs()
+
+    def where(s: Symbol) -> str:
+        return source_location(ctx.path, s.start_line, s.end_line, links)
+
+    def source(s: Symbol) -> str:
+        if not lines:
+            return ""
+        end = _trim_blank(lines, s.start_line, _source_end(s, children))
+        more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
+        return source_block(lines, s.start_line, end, lang, more_url=more)
+
+    def ref_line(s: Symbol) -> list[tuple[str, str]]:
+        r = file_refs.symbols.get(s.qualname)
+        if r is None:
+            return []
+        rows = [("Calls", _ref_links(r.calls, r.more_calls, ctx.path, ctx.page_id, index)),
+                ("Called by", _ref_links(r.called_by, r.more_called_by, ctx.path, ctx.page_id, index)),
+                ("Tested by", _ref_links(r.tested_by, r.more_tested_by, ctx.path, ctx.page_id, index))]
+        return [(label, text) for label, text in rows if text]
+
+    exercised: dict[str, list[tuple[str, str]]] = {}
+    for key in file_refs.exercises:
+        exercised.setdefault(key[0], []).append(key)
+    exercises = [(path, _ref_links(keys, 0, path, ctx.page_id, index),
+                  index.href(ctx.page_id, path) if index else None)
+                 for path, keys in sorted(exercised.items())]
     return _environment().get_template("file.md.j2").render(
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
-        public=table, top=top, children=children, anchors=anchors, notes=notes,
-        link=lambda page_id: relative_link(ctx.page_id, page_id),
-        where=lambda s: source_location(ctx.path, s.start_line, s.end_line, repo_url),
-        file_location=source_location(ctx.path, 1, max(facts.line_count, 1), repo_url),
+        index_table=_index_rows(table, anchors) if table else "", top=top, children=children,
+        anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
+        where=where, source=source, refs=ref_line, exercises=exercises,
+        more_exercises=file_refs.more_exercises,
+        file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
-        lang=_fence_lang(facts.file.language), module_page=module_page)
+        lang=lang, module_page=module_page)
 
 
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,

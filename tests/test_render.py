@@ -73,21 +73,25 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     ctx = _file_ctx()
     md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
                           module_page="modules/pkg/index.md")
-    assert _html_tags(md) <= {"code", "pre", "div", "span"}  # only the elements the renderer writes
-    rows = [line for line in md.splitlines() if line.startswith("| [")]
+    # only the elements the renderer writes (the symbol index is an HTML table it builds itself)
+    assert _html_tags(md) <= {"code", "pre", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "a"}
+    index = re.search(r'<div class="sb-index" data-search-exclude>.*?</div>', md)
+    assert index is not None
+    rows = re.findall(r"<tr><td>(.*?)</tr>", index.group(0))
     assert len(rows) == 4
-    for row in rows:
-        assert row.count("|") == 5, row  # 4 cells: a `|` inside text is written as &#124;
+    assert "<script>" not in index.group(0)
+    assert "&lt;script&gt;" in index.group(0)
     escaped = EVIL.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     assert f'<pre class="sb-docstring"><code>{escaped}</code></pre>' in md  # full docstring, inert
     assert "[a link](x.md)" not in md.replace(escaped, "")
     # most important first, signature shown, methods nested under their class
-    assert md.index("[helper]") < md.index("[Evil]")
-    assert "### Evil { #sym-evil }" in md
-    assert "#### Evil.run { #sym-evil-run }" in md
-    assert "#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init }" in md  # no `_` runs inside { #id }
-    assert "[helper.inner]" not in md  # a function inside a function is not part of the file's API table
-    assert "#### helper.inner { #sym-helper-inner }" in md  # ... but it has its section under its parent
+    assert md.index('href="#sym-helper"') < md.index('href="#sym-evil"')
+    assert '### Evil { #sym-evil data-kind="class" }' in md
+    assert '#### Evil.run { #sym-evil-run data-kind="method" }' in md
+    # no `_` runs inside { #id }
+    assert '#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init data-kind="method" }' in md
+    assert 'href="#sym-helper-inner"' not in md  # a function inside a function is not in the file's index
+    assert '#### helper.inner { #sym-helper-inner data-kind="function" }' in md  # ... but has its section
     assert '<div class="language-python highlight">' in md
     assert "class Evil(Base)" in _text(md)  # highlighted by Pygments, same text
     assert "[pkg/util.py](util.py.md)" in md
@@ -110,7 +114,7 @@ def test_llm_prose_is_sanitized_and_marked() -> None:
                                    SymbolNote(qualname="Invented", explanation="Not real.")],
                       caveats=["Careful | here"], written_by="llm")
     md = render_file_page(ctx, draft, writer_id="llm/gemma/v1", module_page="modules/pkg/index.md")
-    assert "script" not in md.split("## Public symbols")[0]
+    assert "script" not in md.split("## Symbols")[0]
     assert "iframe" not in md
     assert "`<b>code</b>`" in md  # code spans are kept verbatim (Markdown escapes them)
     assert "](../../etc/passwd)" not in md

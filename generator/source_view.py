@@ -1,0 +1,78 @@
+"""A symbol's source as the collapsible "Source" block of its section: highlighted, with line numbers.
+
+A file is highlighted once (Pygments emits each line as balanced HTML, so a line range is a slice of the
+list); a class shows its own lines up to its first member that has a section of its own, so a page carries
+each line of code at most once. Every token is escaped by Pygments: code from the repository stays text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+MAX_LINES = 120  # per block; the rest is counted and, with source links, one click away
+
+
+@cache
+def _lexer(language: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False, stripall=False)
+    except ClassNotFound:
+        return None
+
+
+@cache
+def _formatter() -> Any:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
+
+
+# Names, whitespace, punctuation and operators are left in the code's own colour: they are most of the tokens,
+# and every tag costs Markdown's and the search indexer's HTML parsers time on every build (a span per name
+# made the flask site's mkdocs run 1.7x slower). Keywords, strings, comments, definitions keep their colour.
+_PLAIN_SPAN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
+
+
+def highlighted_lines(text: str, language: str) -> list[str]:
+    """The file's lines as HTML, one entry per source line (1-based line n is entry n-1)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lexer = _lexer(language) if language else None
+    if lexer is None:
+        return [html.escape(line, quote=False) for line in lines]
+    import pygments
+
+    out = _PLAIN_SPAN.sub(r"\1", pygments.highlight("\n".join(lines), lexer, _formatter())).split("\n")
+    if len(out) < len(lines):  # a lexer that dropped trailing lines: pad rather than shift numbers
+        out += [""] * (len(lines) - len(out))
+    return out[: len(lines)]
+
+
+def source_block(lines: Sequence[str], start: int, end: int, language: str, *, more_url: str = "",
+                 limit: int = MAX_LINES) -> str:
+    """Raw HTML: a collapsed Material "note" details block with lines start..end (1-based, inclusive), the
+    line numbers in a gutter beside the code, so copying the code leaves them out."""
+    start = max(1, start)
+    end = min(end, len(lines))
+    if end < start:
+        return ""
+    shown_end = min(end, start + limit - 1)
+    numbers = "\n".join(str(n) for n in range(start, shown_end + 1))
+    body = "\n".join(lines[start - 1:shown_end])
+    lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
+    tail = ""
+    if shown_end < end:
+        rest = f"{end - shown_end} more lines"
+        tail = (f'<p class="sb-more"><a href="{html.escape(more_url)}">{rest} on the forge</a></p>'
+                if more_url else f'<p class="sb-more">… {rest} (lines {shown_end + 1}-{end})</p>')
+    summary = f"Source (lines {start}-{end})" if end != start else f"Source (line {start})"
+    # six elements however long the code: every tag costs Markdown's and the search indexer's HTML parsers
+    return (f'<details class="note sb-source" data-search-exclude><summary>{summary}</summary>'
+            f'<div class="language-{lang} highlight sb-code"><pre class="sb-lines">{numbers}</pre>'
+            f"<pre><code>{body}</code></pre></div>{tail}</details>")
