@@ -56,8 +56,8 @@ def test_symbol_sections_show_source_calls_callers_and_tests(make_repo: Callable
     heading = '<h4 data-kind="method" id="sym-widgetfactory-assemble-widget">WidgetFactory.assemble_widget'
     assert heading in page
     # source, collapsed, line-numbered, highlighted (escaped by Pygments)
-    source = re.search(r'<details class="note sb-source" data-search-exclude><summary>Source \(lines 9-11\)'
-                       r"</summary>(.*?)</details>", page, re.S)
+    source = re.search(r'<details class="note sb-source" data-search-exclude(?:="")?>'
+                       r"<summary>Source \(lines 9-11\)</summary>(.*?)</details>", page, re.S)
     assert source is not None
     assert '<pre class="sb-lines">9\n10\n11</pre>' in source.group(1)  # the line-number gutter
     assert "polish_widget" in source.group(1)
@@ -68,7 +68,7 @@ def test_symbol_sections_show_source_calls_callers_and_tests(make_repo: Callable
     assert re.search(r'Called by:</strong> <a href="#sym-widgetfactory-assemble-widget">', page)
     assert re.search(r'Tested by:</strong> <a href="../tests/test_core.py.html#sym-test-assemble">', page)
     # the compact index: one row per API symbol, excluded from the site search
-    assert re.search(r'<div class="sb-index" data-search-exclude>', page)
+    assert re.search(r'<div class="sb-index" data-search-exclude(?:="")?>', page)
     assert page.count('<tr><td><a href="#sym-') == 3
     # source links from the git remote at the built commit, line-anchored
     assert f"https://github.com/acme/widgets/blob/{head}/pkg/core.py#L9-L11" in page
