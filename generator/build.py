@@ -24,6 +24,7 @@ from generator.facts import Skipped
 from generator.pages import (
     PageRun,
     PageSink,
+    docstring_links,
     file_render_inputs,
     file_render_key,
     module_readme,
@@ -178,6 +179,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately).
     """
     from generator.render import render_version
+    from generator.xrefs import NameIndex
 
     plan, facts, graph, skipped = analysis.plan, analysis.facts, analysis.graph, len(analysis.skipped)
 
@@ -185,9 +187,11 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     docs = config.docs_dir
     stale: set[str] = set()
     links, _, xref = file_render_inputs(config, plan, facts, graph)
+    names = NameIndex.build(facts, plan.files)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
-        rkey = file_render_key(version, links, xref.file_refs(facts[path]))
+        rkey = file_render_key(version, links, xref.file_refs(facts[path]),
+                               docstring_links(names, facts[path]))
         if inputs_changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey), state, docs):
             stale.add(ctx.page_id)
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}

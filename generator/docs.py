@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from generator.boilerplate import is_boilerplate
 from generator.facts import Heading
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -38,6 +39,8 @@ def _is_prose(paragraph: list[str]) -> bool:
     """A paragraph a reader would call the introduction: not markup, badges, tables or directives."""
     first = paragraph[0].lstrip()
     if first.startswith(("<", "![", "[![", "|", "..", ":", "```", "~~~", "---", "===", "{")):
+        return False
+    if is_boilerplate("\n".join(paragraph)):  # a license header or a pragma describes nothing
         return False
     return any(ch.isalpha() for ch in " ".join(paragraph))
 

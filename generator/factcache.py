@@ -28,6 +28,7 @@ def parser_version() -> str:
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256(str(CACHE_FORMAT).encode())
     sources = [here / "parse.py", here / "parse_rules.py", here / "docs.py", here / "facts.py",
+               here / "boilerplate.py",
                here / "languages.py", *sorted((here / "queries").glob("*.scm"))]
     for path in sources:
         if path.is_file():

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from generator.build import BuildReport, Progress
     from generator.remote import SourceLinks
     from generator.xref import FileRefs, XrefIndex
+    from generator.xrefs import NameIndex, Target
 
 log = logging.getLogger(__name__)
 
@@ -220,15 +221,36 @@ def file_render_inputs(config: Config, plan: PagePlan, facts: Mapping[str, FileF
             XrefIndex.build(facts, graph.calls, graph.callers))
 
 
-def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs) -> str:
-    """The rendering part of a file page's key: a new commit (links) or a new caller (refs) re-renders the
-    page from its stored draft; neither is part of the draft key, so no prose is rewritten."""
-    return "\x1f".join([base, links.key() if links else "", refs.key()])
+def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
+                    doc_links: Mapping[str, Target] | None = None) -> str:
+    """The rendering part of a file page's key: a new commit (links), a new caller (refs) or a docstring
+    name now naming another section (doc_links) re-renders the page from its stored draft; none is part of
+    the draft key, so no prose is rewritten. With doc_links in the key a page never keeps a link to a page
+    that is gone."""
+    docs = repr(sorted((doc_links or {}).items()))
+    return "\x1f".join([base, links.key() if links else "", refs.key(), docs])
+
+
+def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
+    """Every name in the file's docstrings that names a symbol in another file, with that symbol."""
+    from generator.docmarkup import xref_names
+
+    asked: set[str] = set()
+    for text in [f.docstring, *(s.docstring for s in f.symbols)]:
+        if text and ("`" in text or "{@" in text or "[" in text):
+            asked |= xref_names(text)
+    out: dict[str, Target] = {}
+    for name in asked:
+        target = names.lookup(name, f.path)
+        if target is not None and target.path != f.path:
+            out[name] = target
+    return out
 
 
 def write_file_pages(run: PageRun) -> None:
     from generator.llm_writer import apply_docstrings, generated_docstrings
-    from generator.render import render_file_page, render_version
+    from generator.render import relative_link, render_file_page, render_version
+    from generator.xrefs import NameIndex, page_resolver
 
     config, plan, facts, graph, texts, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
@@ -237,11 +259,14 @@ def write_file_pages(run: PageRun) -> None:
     version = render_version()
     links, index, xref = file_render_inputs(config, plan, facts, graph)
     extractive = ExtractiveWriter()
+    names = NameIndex.build(facts, plan.files)
+    doc_links: dict[str, dict[str, Target]] = {}
     todo = []
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
-        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs))
+        doc_links[path] = docstring_links(names, facts[path])
+        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path]))
         if not pages.fresh(ctx.page_id, key):
             todo.append((ctx, key, refs))
     notify("files", 0, len(todo))
@@ -277,8 +302,9 @@ def write_file_pages(run: PageRun) -> None:
             zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
+        resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
-                                    module_page=plan.modules[ctx.module])
+                                    module_page=plan.modules[ctx.module], resolve_symbol=resolve)
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,

@@ -20,6 +20,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
 from generator import docs
+from generator.boilerplate import strip_boilerplate
 from generator.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
 from generator.languages import DOC_LANGUAGES, GRAMMARS
 from generator.parse_rules import RULES, LanguageRules
@@ -370,7 +371,7 @@ class _Extraction:
             expect_row = node.start_point.row
             node = before
         block.reverse()
-        return clean_comment("\n".join(self.text(n) for n in block)) if block else ""
+        return strip_boilerplate(clean_comment("\n".join(self.text(n) for n in block))) if block else ""
 
     def _module_docstring(self, root: Node, def_starts: set[int]) -> str:
         if self.rules.doc_style == "python":
@@ -392,7 +393,7 @@ class _Extraction:
                 block.append(children[i])
             i += 1
             first = self.text(block[0])
-            text = clean_comment("\n".join(self.text(n) for n in block))
+            text = strip_boilerplate(clean_comment("\n".join(self.text(n) for n in block)))
             if not text or first.startswith("#!") or _LICENSE.search(text):
                 continue
             if first.startswith(("//!", "/*!")):  # Rust inner doc comments document the module itself

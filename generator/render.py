@@ -69,6 +69,9 @@ def render_version() -> str:
     """Part of every page key: changes when a template or this module's rendering logic changes."""
     digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
     digest.update(Path(__file__).read_bytes())  # this module's own logic counts as much as the templates
+    here = Path(__file__).resolve().parent
+    for module in ("docstrings.py", "docmarkup.py", "xrefs.py"):  # docstring rendering is page layout too
+        digest.update((here / module).read_bytes())
     for path in sorted(data_dir("templates").glob("*.j2")):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -401,10 +404,12 @@ def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: s
 
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
     """The compact symbol index as raw HTML: names never wrap inside, and search skips it."""
+    from generator.docstrings import docstring_summary
+
     rows = []
     for s in symbols:
         # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
-        summary = inline_text(first_paragraph(s.docstring, 160))
+        summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
         name = inline_text(s.qualname)
         rows.append(f'<tr><td><a href="#{anchors[s.qualname]}">{name}</a></td>'
                     f"<td>{inline_text(s.kind)}</td><td>{summary}</td></tr>")
@@ -448,10 +453,12 @@ def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
 
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
-                     index: SymbolIndex | None = None) -> str:
+                     index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None) -> str:
     """`links`: where source lines live on the forge (repo_url is the older form of the same);
-    `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol.
-    With `ctx.source` set, each section carries its highlighted source."""
+    `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
+    `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
+    it only the page's own symbols are linked). With `ctx.source` set, each section carries its source."""
+    from generator.docstrings import render_docstring
     from generator.remote import from_repo_url
 
     if links is None and repo_url:
@@ -500,7 +507,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     exercises = [(path, _ref_links(keys, 0, path, ctx.page_id, index),
                   index.href(ctx.page_id, path) if index else None)
                  for path, keys in sorted(exercised.items())]
+    resolve = resolve_symbol or own_symbols_resolver(ctx)
     return _environment().get_template("file.md.j2").render(
+        docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors) if table else "", top=top, children=children,
         anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
@@ -509,6 +518,14 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
         lang=lang, module_page=module_page)
+
+
+def own_symbols_resolver(ctx: FileContext) -> LinkResolver:
+    """Names in a file's docstrings -> the sections of that file's own symbols (nothing else)."""
+    from generator.xrefs import NameIndex, page_resolver
+
+    names = NameIndex.build({ctx.path: ctx.facts}, {ctx.path: ctx.page_id})
+    return page_resolver(names, ctx.path, ctx.page_id, {}, relative_link)
 
 
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,

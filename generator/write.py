@@ -21,6 +21,8 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from generator.boilerplate import strip_boilerplate
+from generator.docmarkup import plain_line
 from generator.facts import FileFacts, Symbol
 
 WrittenBy = Literal["llm", "extracted"]
@@ -296,15 +298,16 @@ class ExtractiveWriter:
 
     def file_page(self, ctx: FileContext) -> FileDraft:
         f = ctx.facts
-        lead = first_paragraph(f.docstring)
+        lead = first_paragraph(strip_boilerplate(f.docstring))
         if f.file.kind == "doc" or (not f.symbols and f.headings):
-            lead = plain_text(lead)
+            lead = plain_text(plain_line(lead))
             title = f.title or ctx.path
             sections = [h.text for h in f.headings if h.level <= 2 and h.text != f.title]
             text = lead or f"Documentation: {title}."
             if sections:
                 text += f" Sections: {_listing(sections, 8)}."
             return FileDraft(summary=text)
+        lead = plain_line(lead)  # reST roles and literals as code spans, never raw
         defined = describe_definitions(ctx.ordered_symbols())
         if not lead and not defined:
             what = {"config": "Configuration file", "test": "Test file", "doc": "Documentation file"}.get(
@@ -317,7 +320,7 @@ class ExtractiveWriter:
         return FileDraft(summary=" ".join(p for p in (lead, defined) if p))
 
     def module_page(self, ctx: ModuleContext) -> ModuleDraft:
-        lead = plain_text(first_paragraph(_strip_markup(ctx.readme)))
+        lead = plain_text(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme))))
         if not lead:
             # a package's __init__ docstring is the module's own description when there is one
             init = next((f for f in ctx.files if f.path.rsplit("/", 1)[-1].startswith("__init__.")), None)
@@ -334,7 +337,7 @@ class ExtractiveWriter:
         return ModuleDraft(summary=" ".join(p for p in (lead, shape.strip()) if p) or "Empty module.")
 
     def overview(self, ctx: OverviewContext) -> OverviewDraft:
-        lead = plain_text(first_paragraph(_strip_markup(ctx.readme)))
+        lead = plain_text(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme))))
         langs = ", ".join(f"{lang} ({n})" for lang, n in ctx.languages[:6])
         shape = (f"The repository has {ctx.file_count} files and {ctx.symbol_count} symbols"
                  + (f" in {langs}" if langs else "") + ".")
