@@ -143,7 +143,8 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
     if site:
         with timer("site"):
             notify("site", 0, 1)
-            report.site_built = build_site_if_needed(config, plan, pages.state, report)
+            report.site_built = build_site_if_needed(config, plan, pages.state, report,
+                                                     kinds={p: f.file.kind for p, f in facts.items()})
             report.site_dir = config.site_dir
             notify("site", 1, 1)
 
@@ -218,13 +219,13 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
-                         report: BuildReport) -> bool:
+                         report: BuildReport, *, kinds: Mapping[str, str] | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
     from generator import html_sanitize, mkdocs_hooks
     from generator.render import build_nav, data_dir, render_mkdocs_yml
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
-    nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children)
+    nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds)
     from generator.remote import source_links
 
     links = source_links(config.root, config.repo_url)

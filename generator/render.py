@@ -24,6 +24,7 @@ import jinja2
 
 from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.facts import Symbol
+from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from generator.remote import SourceLinks
 from generator.source_view import highlighted_lines, source_block
 from generator.write import (
@@ -564,7 +565,6 @@ def _fence_lang(language: str | None) -> str:
 
 # -- the site configuration ----------------------------------------------------------------------------------
 
-NavItem = str | dict[str, Any]
 
 
 def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
@@ -595,26 +595,3 @@ def _repo_home(repo_url: str) -> str:
     if parts.netloc and len(segments) >= 2:
         return f"{parts.scheme}://{parts.netloc}/{segments[0]}/{segments[1]}"
     return ""
-
-
-def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
-              children: Mapping[str, tuple[list[str], list[str]]]) -> list[NavItem]:
-    """The explicit nav: Overview, then the module tree, each section opening with its module page.
-
-    With `navigation.indexes` the module page is the section's own page; with `navigation.prune` only the
-    open branch is rendered into each HTML page, which keeps big trees cheap.
-    """
-
-    # Nav titles are file and directory names, and Material prints a title as HTML: `<img onerror=…>.py` is
-    # a legal file name, so titles are escaped here.
-    def section(directory: str) -> list[NavItem]:
-        direct_files, subdirs = children[directory]
-        items: list[NavItem] = [modules[directory]]
-        items += [{html.escape(posixpath.basename(d)) + "/": section(d)} for d in subdirs]
-        items += [{html.escape(posixpath.basename(p)): files[p]} for p in direct_files]
-        return items
-
-    nav: list[NavItem] = [{"Overview": "index.md"}]
-    if "" in modules:
-        nav.append({"Code": section("")})
-    return nav

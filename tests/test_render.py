@@ -297,13 +297,12 @@ def test_nav_and_mkdocs_yml() -> None:
     nav = build_nav(modules={"": "modules/index.md", "a": "modules/a/index.md"},
                     files={"a/x.py": "files/a/x.py.md", "r.md": "files/r.md.md"},
                     children={"": (["r.md"], ["a"]), "a": (["a/x.py"], [])})
-    assert nav == [{"Overview": "index.md"}, {"Code": [
-        "modules/index.md", {"a/": ["modules/a/index.md", {"x.py": "files/a/x.py.md"}]},
-        {"r.md": "files/r.md.md"}]}]
+    assert nav == [{"Overview": "index.md"}, {"a/": ["modules/a/index.md", {"x.py": "files/a/x.py.md"}]},
+                   {"Repository and tooling": ["modules/index.md", {"r.md": "files/r.md.md"}]}]
     yml = render_mkdocs_yml(site_name='my "site" <b>', nav=nav, repo_url="https://github.com/o/r/blob/main/")
     assert 'site_name: "my &quot;site&quot; &lt;b&gt;"' in yml  # Material prints it as HTML
     assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])}) == [
-        {"Overview": "index.md"}, {"Code": ["m.md", {"&lt;i&gt;.py": "f.md"}]}]
+        {"Overview": "index.md"}, {"&lt;i&gt;.py": "f.md"}, {"Repository and tooling": ["m.md"]}]
     assert "navigation.prune" in yml
     assert "- navigation.sections" not in yml
     assert "repo_url: \"https://github.com/o/r\"" in yml
