@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from answer.episodes import MAX_EPISODE_CHARS
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ DESCRIPTIONS = {
         "prune=true deletes indexed files absent from the request (a full sync when no paths are given)."),
     "remember": (
         "Record a dated fact about this checkout (e.g. 'the payments tests need Redis running'), scoped to "
-        "a path prefix. get_answer returns it to later callers whose answers touch that scope."),
+        "a path prefix. get_answer returns it to later callers whose answers touch that scope. At most "
+        f"{MAX_EPISODE_CHARS:,} characters: record the fact, not the evidence."),
 }
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -53,8 +54,10 @@ def is_secret_path(path: str) -> bool:
 # Known key formats. Each matches the secret itself; the whole line is replaced when one is found, because
 # the rest of a line holding a key (a variable name, a URL with the key in it) often leaks part of it.
 # Specific vendors come before the generic shapes, so a hit is reported under the most useful name.
-_KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern)) for name, pattern in (
+# A leading \b is checked in Python instead (`word_start`): Python's re only skips ahead to a literal prefix
+# when the pattern starts with one, and \b in front made each pattern ~50x slower over a whole file.
+_KEY_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
+    (name, re.compile(pattern.removeprefix(r"\b")), pattern.startswith(r"\b")) for name, pattern in (
         ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
         ("aws-secret-key",
          r"(?i)aws.{0,20}(?:secret|key).{0,20}[\"'=:\s][A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
@@ -73,24 +76,27 @@ _KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
         ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
         ("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-        ("bearer-token", r"(?i)\bbearer\s+(?=[A-Za-z0-9\-._~+/]{0,200}\d)[A-Za-z0-9\-._~+/]{16,}=*"),
+        ("bearer-token",
+         r"\b(?:[Bb]earer|BEARER)\s+(?=[A-Za-z0-9\-._~+/]{0,200}\d)[A-Za-z0-9\-._~+/]{16,}=*"),
         # scheme://user:password@host (postgres, redis, amqp, mongodb+srv, https...); the user may be empty
-        ("url-credentials", r"\b[a-z][a-z0-9+.\-]*://[^/\s:@'\"]*:"
-                            r"(?!(?:pass|password|passwd|pwd|secret)@|[{<$%])[^/\s@'\"]{3,}@"),
+        ("url-credentials", r"://[^/\s:@'\"]*:(?!(?:pass|password|passwd|pwd|secret)@|[{<$%])[^/\s@'\"]{3,}@"),
         ("xml-secret", r"(?i)<(\w*(?:pass|secret|token|key)\w*)>[^<\s]{4,}</\1>"),
     )
 )
 _PRIVATE_BLOCK_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 _PRIVATE_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 # Candidate tokens for the entropy check: long runs of base64/hex/url-safe characters.
+_NEWLINE = re.compile("\n")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-_HEX = re.compile(r"\b[0-9a-fA-F]{32,}\b")
+_HEX = re.compile(r"[0-9a-fA-F]{32,}\b")  # \b in front: see _word_start
 _SECRETISH_WORD = re.compile(r"(?i)key|token|secret|passw|credential|auth|signature|salt")
 
 # -- name = value: YAML `db_password: x`, INI `password = x`, env `DB_PASSWORD=x`, code `api_key = "x"`, JSON,
 # PHP/Ruby `'token' => 'x'`, connection strings `Password=x;`. The name decides whether the value can be a
 # secret; the shape of the value decides whether it IS a literal or code that merely mentions one.
-_NAME_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|cred")  # cheap filter before the parse below
+# A cheap filter before the parse below; spelled out per case because (?i) makes re scan 6x slower.
+_NAME_HINT = re.compile("|".join(w for word in ("pass", "pwd", "secret", "token", "key", "cred")
+                                 for w in (word, word.upper(), word.capitalize())))
 _ASSIGN = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})[\"'`]?\]?"
     r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,60}?(?=\s*=[^=]))?"  # `password: str = "x"`: skip the annotation
@@ -248,36 +254,71 @@ def _looks_random(token: str) -> bool:
 
 def scan_line(line: str) -> str | None:
     """The rule a line trips, or None when it looks clean."""
-    for name, pattern in _KEY_PATTERNS:
-        if pattern.search(line):
-            return name
-    if _assignment_secret(line):
-        return "secret-assignment"
-    for match in _TOKEN.finditer(line):
-        if _looks_random(match.group(0)):
-            return "high-entropy"
-    if _SECRETISH_WORD.search(line) and _HEX.search(line):
-        return "hex-secret"
-    return None
+    return _line_rules(line).get(0)
+
+
+def _line_rules(text: str) -> dict[int, str]:
+    """0-based line number -> the first rule it trips, for every line of `text` that trips one.
+
+    Each pattern runs once over the whole text (in C) rather than once per line (34k lines x 20 patterns
+    of Python calls made redaction the slow part); a hit is mapped back to its line. The rules are tried
+    in the same order per line: known key formats, then assignments, then high entropy, then hex.
+    """
+    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+
+    def line_of(pos: int) -> int:
+        return bisect_right(starts, pos) - 1
+
+    rules: dict[int, str] = {}
+    for name, pattern, word_start in _KEY_PATTERNS:
+        for match in pattern.finditer(text):
+            if word_start and not _word_start(text, match.start()):
+                continue
+            for number in range(line_of(match.start()), line_of(max(match.start(), match.end() - 1)) + 1):
+                rules.setdefault(number, name)
+    lines = text.split("\n")
+    checked: set[int] = set()
+    for match in _NAME_HINT.finditer(text):
+        number = line_of(match.start())
+        if number in rules or number in checked:
+            continue
+        checked.add(number)
+        if _assignment_secret(lines[number]):
+            rules[number] = "secret-assignment"
+    for match in _TOKEN.finditer(text):
+        number = line_of(match.start())
+        if number not in rules and _looks_random(match.group(0)):
+            rules[number] = "high-entropy"
+    for match in _HEX.finditer(text):
+        number = line_of(match.start())
+        if number not in rules and _word_start(text, match.start()) and _SECRETISH_WORD.search(lines[number]):
+            rules[number] = "hex-secret"
+    return rules
+
+
+def _word_start(text: str, pos: int) -> bool:
+    """True when `pos` starts a word, as a leading \\b would require."""
+    return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
 
 def redact(text: str) -> tuple[str, list[Redaction]]:
     """`text` with every secret-looking line replaced by a marker (indentation kept), and what was hit."""
+    rules = _line_rules(text)
     out: list[str] = []
     found: list[Redaction] = []
     in_block = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        if in_block or _PRIVATE_BLOCK_BEGIN.search(line):
+    for index, line in enumerate(text.split("\n")):
+        if in_block or ("PRIVATE KEY" in line and _PRIVATE_BLOCK_BEGIN.search(line)):
             if not in_block:
-                found.append(Redaction(number, "private-key-block"))
+                found.append(Redaction(index + 1, "private-key-block"))
             in_block = not _PRIVATE_BLOCK_END.search(line)
             out.append(_marker(line, "private-key-block"))
             continue
-        rule = scan_line(line)
+        rule = rules.get(index)
         if rule is None:
             out.append(line)
         else:
-            found.append(Redaction(number, rule))
+            found.append(Redaction(index + 1, rule))
             out.append(_marker(line, rule))
     return "\n".join(out), found
 

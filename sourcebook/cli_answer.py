@@ -82,7 +82,9 @@ def render(reply: AnswerResponse, full: bool = False) -> str:
               help="Repository root, or a workspace file / a directory holding sourcebook-workspace.toml.")
 @click.option("--repo", default=None, help="Repository alias in a workspace.")
 def remember_command(text: str, scope: str | None, path: str, repo: str | None) -> None:
-    """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant."""
+    """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant.
+
+    At most 2,000 characters: record the fact, not the evidence."""
     from answer.episodes import EpisodeStore
     from answer.workspace import load_workspace
 
