@@ -71,7 +71,8 @@ def render_version() -> str:
     digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
     digest.update(Path(__file__).read_bytes())  # this module's own logic counts as much as the templates
     here = Path(__file__).resolve().parent
-    for module in ("docstrings.py", "docmarkup.py", "xrefs.py"):  # docstring rendering is page layout too
+    # docstring and reST rendering are page layout too
+    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py"):
         digest.update((here / module).read_bytes())
     for path in sorted(data_dir("templates").glob("*.j2")):
         digest.update(path.name.encode())
@@ -546,7 +547,14 @@ def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str
 def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_id: str,
                          resolve: LinkResolver | None = None, file_pages: Mapping[str, str] | None = None,
                          file_anchors: Mapping[tuple[str, str], str] | None = None) -> str:
-    readme = sanitize_markdown(ctx.readme, resolve, demote=2).strip() if ctx.readme else ""
+    readme = ""
+    if ctx.readme and ctx.readme_path.lower().endswith((".rst", ".rest")):
+        from generator.rst import render_rst
+
+        # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
+        readme = f'<div class="sb-readme sb-rst">\n{render_rst(ctx.readme, resolve)}\n</div>'
+    elif ctx.readme:
+        readme = sanitize_markdown(ctx.readme, resolve, demote=2).strip()
     return _environment().get_template("overview.md.j2").render(
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link("index.md", page_id),
         pages=dict(file_pages or {}),

@@ -320,7 +320,7 @@ class ExtractiveWriter:
         return FileDraft(summary=" ".join(p for p in (lead, defined) if p))
 
     def module_page(self, ctx: ModuleContext) -> ModuleDraft:
-        lead = plain_text(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme))))
+        lead = plain_text(plain_line(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme)))))
         if not lead:
             # a package's __init__ docstring is the module's own description when there is one
             init = next((f for f in ctx.files if f.path.rsplit("/", 1)[-1].startswith("__init__.")), None)
@@ -337,7 +337,7 @@ class ExtractiveWriter:
         return ModuleDraft(summary=" ".join(p for p in (lead, shape.strip()) if p) or "Empty module.")
 
     def overview(self, ctx: OverviewContext) -> OverviewDraft:
-        lead = plain_text(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme))))
+        lead = plain_text(plain_line(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme)))))
         langs = ", ".join(f"{lang} ({n})" for lang, n in ctx.languages[:6])
         shape = (f"The repository has {ctx.file_count} files and {ctx.symbol_count} symbols"
                  + (f" in {langs}" if langs else "") + ".")
@@ -362,9 +362,17 @@ def _strip_markup(text: str) -> str:
     lines = text.splitlines()
     kept = []
     fenced = False
+    directive = False  # inside a reST directive's indented options and body (`.. image::` + `:target:`)
     for i, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
+            kept.append("")
+            continue
+        if line.startswith(".. "):
+            directive = True
+        elif line.strip() and not line[0].isspace():
+            directive = False
+        if directive:
             kept.append("")
             continue
         underlined = i + 1 < len(lines) and bool(_UNDERLINE.match(lines[i + 1])) and bool(line.strip())

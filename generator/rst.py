@@ -1,0 +1,254 @@
+"""reStructuredText (a README.rst, a doc page) -> sanitized HTML for a page, offline and inert.
+
+docutils parses and writes the HTML; the text is untrusted, so: no raw HTML, no file insertion (`include`,
+`raw`, `csv-table :file:`), no config files read, no messages printed. Sphinx's roles and directives, which
+docutils does not know, are registered as harmless stand-ins (a role shows its text as code, `versionadded`
+and friends become admonitions, `toctree`/`autoclass`/... disappear) so they never show as raw markup or
+as error boxes. Images are dropped (a badge becomes its link, labelled by its alt text): the site works
+offline. Relative links go through a resolver (to a page, or dropped keeping their words), other links must
+be http(s)/mailto. The HTML then passes the site's allowlist sanitizer (html_sanitize).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+LinkResolver = Callable[[str], str | None]
+
+# Sphinx roles that name an API object or a document: shown as code (a README has no symbol context)
+_SPHINX_CODE_ROLES = ("class", "func", "meth", "attr", "mod", "exc", "data", "obj", "const", "type", "any",
+                      "envvar", "option", "program", "command", "file", "samp", "kbd", "makevar", "confval",
+                      "setting", "regexp", "mimetype", "token", "keyword", "function", "method", "member",
+                      "struct", "enum", "macro", "var", "prop", "attribute", "module", "exception")
+_SPHINX_TEXT_ROLES = ("ref", "doc", "term", "abbr", "dfn", "guilabel", "menuselection", "numref", "download",
+                      "manpage", "issue", "pr", "user", "gh", "bug", "commit", "pypi", "sub", "sup")
+_VERSION_DIRECTIVES = {"versionadded": "Added in version", "versionchanged": "Changed in version",
+                       "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+_ADMONITION_LIKE = {"seealso": "See also", "todo": "To do", "versionadded": "", "versionchanged": "",
+                    "deprecated": "", "versionremoved": ""}
+_CODE_DIRECTIVES = ("code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "console")
+
+_ROLE_NAME = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w.+-]*:)?[A-Za-z][\w.+-]*):`")
+_DIRECTIVE_NAME = re.compile(r"^\s*\.\.\s+([A-Za-z][\w:.+-]*)::", re.M)
+
+
+def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
+    """HTML for a reST document's body (its title left out: the page has one), sanitized."""
+    from docutils import nodes
+    from docutils.core import publish_doctree, publish_from_doctree
+
+    from generator.html_sanitize import sanitize_content
+
+    _register(tuple(sorted(set(_ROLE_NAME.findall(text)))), tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
+    settings = {
+        "raw_enabled": False, "file_insertion_enabled": False,  # untrusted input: no HTML, no files read
+        "_disable_config": True,  # never read a docutils.conf from the working directory
+        "report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(), "traceback": False,
+        "initial_header_level": heading_level, "doctitle_xform": True, "sectsubtitle_xform": False,
+        "syntax_highlight": "none", "id_prefix": "rst-", "auto_id_prefix": "rst-%",
+        "embed_stylesheet": False, "input_encoding": "unicode", "output_encoding": "unicode",
+        "footnote_backlinks": False, "language_code": "en",
+    }
+    resolver: LinkResolver = resolve or (lambda _url: None)
+    doctree = publish_doctree(text, settings_overrides=settings)
+    for node in list(doctree.findall(nodes.system_message)) + list(doctree.findall(nodes.problematic)):
+        if node.parent is not None:
+            node.parent.remove(node)
+    for image in list(doctree.findall(nodes.image)):
+        _drop_image(image, nodes)
+    for ref in list(doctree.findall(nodes.reference)):
+        uri = ref.get("refuri")
+        if uri is None:
+            continue
+        target = _link_target(uri, resolver)
+        if target is None:
+            ref.replace_self(ref.children or [nodes.Text(ref.astext())])
+        else:
+            ref["refuri"] = target
+    for raw in list(doctree.findall(nodes.raw)):  # belt and braces: raw_enabled is already off
+        raw.parent.remove(raw)
+    body = publish_from_doctree(doctree, writer="html5", settings_overrides=settings)
+    html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
+    return sanitize_content(html).strip()
+
+
+def _body_of(document: str) -> str:
+    m = re.search(r'<main>\s*(.*?)\s*</main>', document, re.S) or re.search(
+        r'<body>\s*(.*?)\s*</body>', document, re.S)
+    body = m.group(1) if m else document
+    # the document title (doctitle_xform) is the page's business, not the fragment's
+    body = re.sub(r'^<h1 class="title">.*?</h1>\s*', "", body, flags=re.S)
+    body = re.sub(r'<span class="docutils literal">(.*?)</span>', r"<code>\1</code>", body, flags=re.S)
+    # Material styles admonitions as <div class="admonition …">; docutils' html5 writer uses <aside>
+    return re.sub(r"<aside (class=\"admonition[^\"]*\")>(.*?)</aside>", r"<div \1>\2</div>", body, flags=re.S)
+
+
+def _drop_image(image: Any, nodes: Any) -> None:
+    """An image is not shown (remote: the site works offline; local: not in the site); its alt text stays
+    when it is a link's label (a badge), else it goes."""
+    parent = image.parent
+    if parent is None:
+        return
+    alt = image.get("alt", "")
+    if isinstance(parent, nodes.reference) and alt:
+        image.replace_self(nodes.Text(alt))
+    elif isinstance(parent, nodes.reference) and parent.parent is not None:
+        parent.parent.remove(parent)
+    else:
+        parent.remove(image)
+
+
+def _link_target(uri: str, resolve: LinkResolver) -> str | None:
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https", "mailto"):
+        return uri
+    if scheme or parts.netloc:
+        return None
+    if uri.startswith("#"):
+        return None  # ids are prefixed in the fragment; an in-document jump is not worth a dead link
+    target = resolve(uri)
+    # raw HTML is not rewritten by MkDocs: a page link must already be the built .html (plain URLs)
+    return re.sub(r"\.md(?=$|#)", ".html", target) if target else None
+
+
+@cache
+def _register(roles_used: tuple[str, ...], directives_used: tuple[str, ...]) -> None:
+    """Stand-ins for the Sphinx roles and directives this text uses that docutils does not know.
+
+    docutils keeps roles and directives in process-wide registries; only names it does not know are added
+    (it never loses a role it has), and each stand-in only produces plain nodes.
+    """
+    from docutils.parsers.rst import directives, roles
+    from docutils.parsers.rst.languages import en
+
+    for name in roles_used:
+        short = name.rsplit(":", 1)[-1]
+        if name.lower() in en.roles or name in roles._roles or name in roles._role_registry:
+            continue  # known to docutils
+        if short in _SPHINX_TEXT_ROLES:
+            roles.register_local_role(name, _text_role)
+        else:
+            roles.register_local_role(name, _code_role)  # any other role: its text as code
+    for name in directives_used:
+        lower = name.lower()
+        if lower in en.directives or lower in directives._directives or \
+                lower in directives._directive_registry:
+            continue
+        short = lower.rsplit(":", 1)[-1]
+        if short in _CODE_DIRECTIVES:
+            directives.register_directive(lower, _code_directive())
+        elif short in _ADMONITION_LIKE or short in ("note", "warning", "tip", "hint", "important"):
+            directives.register_directive(lower, _admonition_directive(short))
+        else:
+            directives.register_directive(lower, _dropped_directive())
+
+
+def _title_target(text: str) -> tuple[str, str]:
+    m = re.fullmatch(r"\s*(.*?)\s*<([^<>]+)>\s*", text, re.S)
+    if m and m.group(1):
+        return m.group(1), m.group(2)
+    return "", text.strip()
+
+
+def _code_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,  # noqa: PLR0917 -- docutils
+               options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
+    from docutils import nodes
+
+    title, target = _title_target(text)
+    shown = title or (re.split(r"[.#:]+", target.lstrip("~!"))[-1] if target.startswith("~")
+                      else target.lstrip("!"))
+    return [nodes.literal(rawtext, shown)], []
+
+
+def _text_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,  # noqa: PLR0917 -- docutils
+               options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
+    from docutils import nodes
+
+    title, target = _title_target(text)
+    return [nodes.Text(title or target)], []
+
+
+def _code_directive() -> Any:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class Code(Directive):
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        option_spec: ClassVar[dict[str, Any]] = {}
+
+        def run(self) -> list[Any]:
+            code = "\n".join(self.content)
+            lang = (self.arguments[0] if self.arguments else "").split()[0:1]
+            return [nodes.literal_block(code, code, classes=["code", *lang])]
+
+    Code.option_spec = _any_options()
+    return Code
+
+
+def _admonition_directive(kind: str) -> Any:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class Admonition(Directive):
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+
+        def run(self) -> list[Any]:
+            words = _VERSION_DIRECTIVES.get(kind)
+            arg = self.arguments[0] if self.arguments else ""
+            if words is not None:
+                version, rest = ([*arg.split(None, 1), ""])[:2]
+                title, extra = f"{words} {version}".strip(), " ".join(rest.split())
+            else:
+                title, extra = _ADMONITION_LIKE.get(kind) or kind.capitalize(), arg
+            node = nodes.admonition(classes=["admonition", "warning" if kind == "deprecated" else
+                                             "info" if words is not None else "note"])
+            node += nodes.title(title, title)
+            if extra:
+                node += nodes.paragraph(extra, extra)
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    Admonition.option_spec = _any_options()
+    return Admonition
+
+
+def _dropped_directive() -> Any:
+    from docutils.parsers.rst import Directive
+
+    class Dropped(Directive):
+        optional_arguments = 99
+        final_argument_whitespace = True
+        has_content = True
+
+        def run(self) -> list[Any]:
+            return []
+
+    Dropped.option_spec = _any_options()
+    return Dropped
+
+
+class _AnyOptions(dict[str, Any]):
+    """Accepts every option name (Sphinx directives have many); values are kept as text and unused."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        return lambda value: value
+
+
+def _any_options() -> dict[str, Any]:
+    return _AnyOptions()

@@ -1,0 +1,124 @@
+"""reST READMEs and docs render to sanitized HTML: no raw directives, no remote images, nothing that runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from generator.rst import render_rst
+from sourcebook.config import load_config
+
+# a real project's README.rst shape: a centred logo with :target:/:align:/:height:, badges, Sphinx roles
+README = """\
+.. image:: https://example.com/logo.svg
+   :target: https://example.com
+   :align: center
+   :height: 200
+   :alt: Widgets
+
+------
+
+.. image:: https://img.shields.io/pypi/v/widgets.svg
+    :target: https://pypi.org/project/widgets/
+
+.. image:: https://img.shields.io/badge/ci-passing.svg
+    :target: https://ci.example.com
+    :alt: CI
+
+The ``widgets`` framework makes small tests easy. See :class:`widgets.Runner`, :ref:`the docs <docs>`,
+:issue:`123` and :pep:`8`.
+
+.. note::
+
+   A note with *emphasis*.
+
+.. versionadded:: 2.0
+   New stuff.
+
+.. code-block:: python
+
+    def test_answer():
+        assert inc(3) == 5
+
+.. raw:: html
+
+   <script>alert(1)</script>
+
+.. include:: /etc/passwd
+
+.. toctree::
+   :maxdepth: 2
+
+   one
+
+.. autoclass:: widgets.Runner
+   :members:
+
+Features
+--------
+
+- Detailed `assert messages <https://docs.example.com/assert.html>`_
+- `Evil <javascript:alert(1)>`_, `data <data:text/html;base64,PHNjcmlwdD4=>`_, `local <src/widgets/core.py>`_
+  and `gone <nope.rst>`_
+
+.. |badge| image:: https://img.shields.io/x.svg
+   :target: https://x.example
+
+Inline |badge| here. <script>alert(2)</script> <img src=x onerror=alert(3)>
+"""
+
+
+def test_readme_rst_renders_without_raw_markup(capfd: pytest.CaptureFixture[str]) -> None:
+    pages = {"src/widgets/core.py": "files/src/widgets/core.py.md"}
+    html = render_rst(README, pages.get)
+    out, err = capfd.readouterr()
+    assert not out
+    assert not err  # docutils' warnings are kept out of stderr
+    for raw in (":target:", ":align:", ":height:", ".. image", "image::", ":class:", ":ref:", ":issue:",
+                ".. note", "versionadded", "toctree", "autoclass", ":members:", "System Message",
+                "problematic"):
+        assert raw not in html, raw
+    assert "<img" not in html  # remote images and badges are not loaded: the site works offline
+    assert '<a class="reference external" href="https://ci.example.com">CI</a>' in html.replace("\n", "")
+    assert "<code>widgets</code>" in html
+    assert "<code>widgets.Runner</code>" in html
+    assert '<div class="admonition note">' in html
+    assert '<p class="admonition-title">Added in version 2.0</p>' in html
+    assert "def test_answer():" in html
+    assert "<h3>Features</h3>" in html
+    assert 'href="files/src/widgets/core.py.html"' in html  # raw HTML is not rewritten by MkDocs
+    assert "gone" in html
+    assert "nope.rst" not in html
+
+
+def test_readme_rst_is_inert() -> None:
+    html = render_rst(README)
+    assert "<script" not in html
+    assert "alert(1)" not in html  # the raw directive is disabled, not shown
+    assert "/etc/passwd" not in html  # no file insertion
+    tags = " ".join(re.findall(r"<[a-zA-Z][^<>]*>", html))
+    assert not re.search(r"\son\w+=", tags)
+    assert not re.search(r"href=\"(javascript|data):", html)
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html  # text stays text
+
+
+@pytest.mark.slow
+def test_home_page_renders_a_readme_rst(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "src" / "widgets").mkdir(parents=True)
+    (root / "README.rst").write_text(README, encoding="utf-8")
+    (root / "src" / "widgets" / "core.py").write_text(
+        '"""Core."""\n\n\nclass Runner:\n    """Runs."""\n', encoding="utf-8")
+    assert build(load_config(root), index=False).site_built  # mkdocs build --strict
+    home = (root / ".sourcebook" / "site" / "index.html").read_text(encoding="utf-8")
+    article = home.split('<article', 1)[1].split("</article>", 1)[0]
+    for raw in (":target:", ":align:", ":height:", ".. image", ":class:", "toctree"):
+        assert raw not in article, raw
+    assert "<img" not in article
+    assert '<div class="admonition note">' in article
+    assert 'href="files/src/widgets/core.py.html"' in article
+    assert "<script" not in article
+    assert "makes small tests easy" in article
