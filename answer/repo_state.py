@@ -79,6 +79,7 @@ class RepoState:
         self._graph_lock = threading.Lock()
         self._answer_ctx: AnswerContext | None = None
         self.search_cache = _LRU(SEARCH_CACHE_SIZE)
+        self.long_lived = False  # set by a server's warm-up: full-text ranking in memory (answer/search.py)
 
     # ------------------------------------------------------------ the index
 
@@ -105,6 +106,10 @@ class RepoState:
                     log.warning("%s: cannot check the index state: %s", self.alias, exc)
                     return self._store
             store = open_index(self.config)
+            if self.long_lived:
+                from answer.search import use_in_memory_fts
+
+                use_in_memory_fts(store)  # a server ranks many queries: worth building in memory
             self.search_cache.clear()
             self._store = store
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))

@@ -13,7 +13,7 @@ import difflib
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -143,9 +143,40 @@ def _where(*clauses: str | None) -> str | None:
     return " AND ".join(present) or None
 
 
-# Below this many rows full-text queries are ranked by an in-memory BM25 (answer/bm25.py) instead of
-# LanceDB: each LanceDB FTS query costs ~2.5 ms of CPU, most of a query's lexical and symbolic tiers.
-IN_MEMORY_FTS_ROWS = 200_000
+# Two ways to rank full text, with the same scores (answer/bm25.py scores as LanceDB does):
+# - LanceDB's own FTS index, persisted with the index: nothing to build, ~2.5 ms of CPU per query;
+# - an in-memory BM25 of the table's tokens: ~0.3 ms per query, but building it costs about a second per
+#   10k chunks (stemming every token), paid once per process and index version.
+# A one-shot process (`sourcebook ask`, an agent shelling out) asks once: it uses the persisted index and
+# never builds (flask, cold ask: retrieve 1.2-1.7 s -> 0.2-0.4 s). A long-lived one (serve, mcp) builds the
+# in-memory BM25 at warm-up (`use_in_memory_fts`), or by itself once it has run IN_MEMORY_AFTER queries.
+IN_MEMORY_FTS_ROWS = 200_000  # above this many rows a table always stays on LanceDB's FTS
+IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process builds the in-memory BM25
+_MEMORY_WANTED = "bm25:wanted"
+_FTS_QUERIES = "fts:queries"
+# the columns each tier projects (pages: when the file-page metadata is held in memory, as it usually is)
+FTS_TABLES = ("chunks", "files", "pages", "symbols")
+_FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"], "pages": ["target_path"],
+                "symbols": ["path", "qualname", "start_line", "end_line"]}
+
+
+def use_in_memory_fts(store: IndexStore, tables: Sequence[str] = ()) -> None:
+    """Rank this store's full-text queries in memory from now on (a server at warm-up); with `tables`,
+    build their BM25 now rather than on their first query."""
+    store.cache[_MEMORY_WANTED] = True
+    for table in tables:
+        if table in _FTS_COLUMNS:
+            _fts_memory(store, table, _FTS_COLUMNS[table])
+
+
+def _memory_wanted(store: IndexStore) -> bool:
+    if store.cache.get(_MEMORY_WANTED):
+        return True
+    count = store.cache[_FTS_QUERIES] = int(store.cache.get(_FTS_QUERIES, 0)) + 1
+    if count > IN_MEMORY_AFTER:
+        store.cache[_MEMORY_WANTED] = True
+        return True
+    return False
 
 
 @dataclass
@@ -163,6 +194,8 @@ def _fts_memory(store: IndexStore, table: str, columns: list[str]) -> _FtsMemory
     if key in store.cache:
         cached: _FtsMemory | None = store.cache[key]
         return cached
+    if not _memory_wanted(store):
+        return None
     memory: _FtsMemory | None = None
     if _rows(store, table) <= IN_MEMORY_FTS_ROWS:
         import numpy as np
@@ -226,15 +259,16 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     lists: dict[str, list[_Cand]] = {}
     # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
     # chunk's text is already held in memory for literal search
-    rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit, columns=["path", "start_line", "end_line"])
+    rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit, columns=_FTS_COLUMNS["chunks"])
     by_span = _chunks_by_span(store)
     lists["chunks"] = _chunk_cands([by_span.get((r["path"], r["start_line"], r["end_line"]), r)
                                     for r in rows])
-    files = _fts(store, "files", text, scope, limit=w.file_limit, columns=["path"])
+    files = _fts(store, "files", text, scope, limit=w.file_limit, columns=_FTS_COLUMNS["files"])
     lists["files"] = [_Cand(r["path"]) for r in files]
     page_meta = _file_pages(store)
     pages = _fts(store, "pages", text, scope, limit=w.file_limit,
-                 columns=["target_path"] if page_meta is not None else ["target_path", "title", "summary"],
+                 columns=(_FTS_COLUMNS["pages"] if page_meta is not None
+                          else ["target_path", "title", "summary"]),
                  where=_FILE_PAGES)
     if page_meta is not None:
         pages = [page_meta.get(r["target_path"], r) for r in pages]
@@ -340,7 +374,7 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
 def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     lists: dict[str, list[_Cand]] = {}
     rows = _fts(store, "symbols", _fts_text(query), scope, limit=w.chunk_limit,
-                columns=["path", "qualname", "start_line", "end_line"])
+                columns=_FTS_COLUMNS["symbols"])
     signatures = _signatures(store)  # held in memory: cheaper than projecting them out of LanceDB
     lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"],
                               signatures.get((r["path"], r["qualname"], r["start_line"], r["end_line"]), ""),

@@ -256,8 +256,9 @@ def _tie_groups(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[fl
                                    "register url rules for views", "Café sessions signing", "rule"])
 @pytest.mark.parametrize("scope", [None, "src/web", "docs"])
 def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: str | None) -> None:
-    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text
+    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text, use_in_memory_fts
 
+    use_in_memory_fts(store)
     text = _fts_text(query)
     compared = 0
     for table, columns in _FTS_KEYS.items():
@@ -284,3 +285,22 @@ def test_bm25_counts_a_query_term_once_per_occurrence() -> None:
     assert twice[0] == pytest.approx(2 * once[0])
     assert [pos for pos, _ in bm25.search(index, "data", 3)] == [1, 0]
     assert bm25.search(index, "data", 3, keep=__import__("numpy").array([True, False, False]))[0][0] == 0
+
+
+def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(indexed_config: Config) -> None:
+    from answer.search import IN_MEMORY_AFTER, use_in_memory_fts
+
+    def built(s: IndexStore) -> set[str]:
+        return {k for k, v in s.cache.items() if k.startswith("bm25:") and k != "bm25:wanted" and v is not None}
+
+    queries = ["how are settings loaded from a toml file", "register url rules for views", "signed cookies"]
+    cold = open_index(indexed_config, embedder=FakeEmbedder())
+    cold_files = [_paths(search_codebase(cold, q, type="hybrid")) for q in queries[:1]]
+    assert not built(cold)  # one question: LanceDB's persisted FTS index, nothing built
+    warm = open_index(indexed_config, embedder=FakeEmbedder())
+    use_in_memory_fts(warm)
+    assert cold_files == [_paths(search_codebase(warm, q, type="hybrid")) for q in queries[:1]]
+    assert built(warm)
+    for n in range(IN_MEMORY_AFTER):  # a process that keeps asking builds it by itself
+        search_codebase(cold, queries[n % len(queries)], type="lexical")
+    assert built(cold)

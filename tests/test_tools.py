@@ -353,3 +353,15 @@ def test_a_big_matched_class_is_cut_to_its_header(tmp_path: Path) -> None:
     header = next(s for s in data["spans"] if s["symbol"] == "Pipeline")
     assert (header["start_line"], header["end_line"]) == (1, 3)  # up to the first method
     assert all(s["end_line"] - s["start_line"] < 120 for s in data["spans"])
+
+
+def test_warm_up_readies_in_memory_full_text_ranking(indexed: tuple[Tools, Path]) -> None:
+    tools, root = indexed
+    one_shot = Tools.for_path(root)
+    one_shot.search_codebase("greeting")
+    assert not any(k.startswith("bm25:") for k in one_shot.state().store().cache)  # a CLI call builds nothing
+    server = Tools.for_path(root)
+    server.warm()  # what serve and mcp do at start
+    store = server.state().store()
+    assert store.cache.get("bm25:wanted") is True
+    assert any(k.startswith("bm25:chunks:") and v is not None for k, v in store.cache.items())
