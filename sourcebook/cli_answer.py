@@ -6,28 +6,29 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sourcebook.cli_paths import chosen_path, path_option
+
 if TYPE_CHECKING:
     from answer.contract import AnswerResponse
 
 
 @click.command("ask")
 @click.argument("question")
-@click.option("--path", "path", default=".", type=click.Path(exists=True),
-              help="Repository root, or a workspace file / a directory holding sourcebook-workspace.toml.")
+@path_option()
 @click.option("--scope", default=None, help="Only paths starting with this prefix.")
 @click.option("--repo", default=None, help="Repository alias in a workspace.")
 @click.option("--include", default="", help="Comma-separated: evidence (wider evidence), diagnostics.")
 @click.option("--json", "as_json", is_flag=True, help="Print the get_answer contract object as JSON.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the answer cache.")
-def ask_command(question: str, path: str, scope: str | None, repo: str | None,  # noqa: PLR0917
+def ask_command(question: str, path: str | None, scope: str | None, repo: str | None,  # noqa: PLR0917
                 include: str, as_json: bool, no_cache: bool) -> None:
     """Answer QUESTION about the repository, with citations and a checked confidence."""
     from answer.engine import get_answer, parse_include
     from answer.workspace import load_workspace
 
     flags = parse_include(include)
-    reply = get_answer(load_workspace(path), question, scope=scope, repo=repo, include=flags,
-                       use_cache=not no_cache)
+    workspace = load_workspace(chosen_path(option=path))
+    reply = get_answer(workspace, question, scope=scope, repo=repo, include=flags, use_cache=not no_cache)
     if as_json:
         click.echo(reply.to_json(indent=2))
         return
@@ -71,24 +72,24 @@ def render(reply: AnswerResponse, full: bool = False) -> str:
     meta = reply.meta
     total = meta.timings_ms.get("total")
     timing = f"{total:.0f} ms" if total is not None else ""
-    out.append(f"({'cache hit, ' if meta.cache_hit else ''}{timing}) next: {meta.hint}")
+    # the contract's `hint` tells an agent which tool to call next; a person reading this has no tools
+    out.append(f"({'cache hit, ' if meta.cache_hit else ''}{timing})")
     return "\n".join(out)
 
 
 @click.command("remember")
 @click.argument("text")
 @click.option("--scope", default=None, help="Path prefix the fact is about (default: the whole repository).")
-@click.option("--path", "path", default=".", type=click.Path(exists=True),
-              help="Repository root, or a workspace file / a directory holding sourcebook-workspace.toml.")
+@path_option()
 @click.option("--repo", default=None, help="Repository alias in a workspace.")
-def remember_command(text: str, scope: str | None, path: str, repo: str | None) -> None:
+def remember_command(text: str, scope: str | None, path: str | None, repo: str | None) -> None:
     """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant.
 
     At most 2,000 characters: record the fact, not the evidence."""
     from answer.episodes import EpisodeStore
     from answer.workspace import load_workspace
 
-    config = load_workspace(path).resolve(repo)
+    config = load_workspace(chosen_path(option=path)).resolve(repo)
     episode = EpisodeStore(config.out_dir).record(text, scope)
     where = episode.scope or "the whole repository"
     click.echo(f"remembered [{episode.recorded_at}] for {where}: {episode.text}")

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from sourcebook.cli_paths import chosen_path, path_argument_and_option
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -127,7 +129,7 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 
 
 @click.command("build")
-@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@path_argument_and_option()
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default PATH/.sourcebook): docs/ Markdown, site/ HTML, index/ LanceDB.")
 @click.option("--include", multiple=True, help="Only files matching this glob (repeatable).")
@@ -159,10 +161,12 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 @click.option("--context-tokens", type=click.IntRange(min=1024), default=None,
               help="The model's context window (SOURCEBOOK_LLM_CONTEXT_TOKENS); every prompt fits it.")
 @click.option("--no-llm", is_flag=True, help="Extractive prose even when an LLM provider is configured.")
-def build_command(path: str, out_dir: str | None, include: tuple[str, ...], exclude: tuple[str, ...],  # noqa: PLR0917
-                  repo_url: str | None, check: bool, fail_on_fallback: bool, no_site: bool, no_index: bool,
-                  serve: bool, port: int, **llm_flags: Any) -> None:
+def build_command(path: str | None, path_option: str | None, out_dir: str | None,  # noqa: PLR0917
+                  include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
+                  fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
+                  **llm_flags: Any) -> None:
     """Build the wiki, the site and the search index of the repository at PATH."""
+    path = chosen_path(path, path_option)
     from rich.console import Console
 
     from generator.build import build
@@ -256,12 +260,13 @@ def _serve(site_dir: Path, port: int, console: Console) -> None:
 
 
 @click.command("serve-site")
-@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@path_argument_and_option()
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder used by `build --out` (default PATH/.sourcebook).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-def serve_site_command(path: str, out_dir: str | None, port: int) -> None:
+def serve_site_command(path: str | None, path_option: str | None, out_dir: str | None, port: int) -> None:
     """Serve the built site of PATH on http://127.0.0.1:PORT/."""
+    path = chosen_path(path, path_option)
     from rich.console import Console
 
     from sourcebook.config import load_config

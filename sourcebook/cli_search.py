@@ -7,15 +7,20 @@ from pathlib import Path
 
 import click
 
+from sourcebook.cli_paths import chosen_path, path_argument_and_option, path_option
+
+_ROOT_HELP = "Repository root (default: the repository around the working directory)."
+
 _TYPES = ["hybrid", "lexical", "symbolic", "semantic", "regex"]
 
 
 @click.command("index")
-@click.argument("path", default=".", type=click.Path(file_okay=False))
+@path_argument_and_option()
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Remove indexed files that no longer exist.")
-def index_command(path: str, prune: bool) -> None:
+def index_command(path: str | None, path_option: str | None, prune: bool) -> None:
     """Build or update the search index of PATH (no wiki pages are written)."""
+    path = chosen_path(path, path_option)
     from generator.index import index_repository
     from sourcebook.config import load_config
 
@@ -36,15 +41,15 @@ def index_command(path: str, prune: bool) -> None:
 @click.option("--scope", default=None, help="Only paths starting with this prefix.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--path", "repo", default=".", type=click.Path(file_okay=False), help="Repository root.")
+@path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
 def search_command(query: str, type_: str, scope: str | None, limit: int, as_json: bool,  # noqa: PLR0917
-                   repo: str) -> None:
+                   repo: str | None) -> None:
     """Search the index: ranked files and spans for QUERY."""
     from answer.search import search_codebase
     from generator.index import open_index
     from sourcebook.config import load_config
 
-    store = open_index(load_config(Path(repo)))
+    store = open_index(load_config(Path(chosen_path(option=repo))))
     result = search_codebase(store, query, type=type_, scope=scope, limit=limit)
     if as_json:
         click.echo(json.dumps({
@@ -70,17 +75,17 @@ def search_command(query: str, type_: str, scope: str | None, limit: int, as_jso
 
 @click.command("eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False))
-@click.option("--path", "repo", default=".", type=click.Path(file_okay=False), help="Repository root.")
+@path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Write one JSON line per question.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
-def eval_command(questions: str, repo: str, out: str | None, limit: int) -> None:
+def eval_command(questions: str, repo: str | None, out: str | None, limit: int) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
     from answer.evaluate import format_metrics, load_questions, run, score
     from generator.index import index_repository, open_index
     from sourcebook.config import load_config
 
-    config = load_config(Path(repo))
+    config = load_config(Path(chosen_path(option=repo)))
     asked = load_questions(questions)  # a malformed file fails before any indexing
     if not Path(config.index_location).exists() and "://" not in config.index_location:
         click.echo(f"no index at {config.index_location}: building it first", err=True)

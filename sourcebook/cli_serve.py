@@ -6,11 +6,11 @@ import os
 
 import click
 
-_PATH_HELP = "Repository root, or a sourcebook-workspace.toml (or a directory holding one)."
+from sourcebook.cli_paths import chosen_path, path_argument_and_option
 
 
 @click.command("serve")
-@click.argument("path", default=".", type=click.Path(exists=True))
+@path_argument_and_option(file_okay=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
@@ -19,10 +19,11 @@ _PATH_HELP = "Repository root, or a sourcebook-workspace.toml (or a directory ho
               help="Largest request body accepted, in bytes (larger: 413).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
               help="Worker processes (each opens its own index handles; more cores, more memory).")
-def serve_command(path: str, host: str, port: int, token: str | None, max_body: int,  # noqa: PLR0917
-                  workers: int) -> None:
+def serve_command(path: str | None, path_option: str | None, host: str, port: int,  # noqa: PLR0917
+                  token: str | None, max_body: int, workers: int) -> None:
     """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
     its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH."""
+    path = chosen_path(path, path_option)
     import uvicorn
 
     from answer import http_api
@@ -61,14 +62,16 @@ def serve_command(path: str, host: str, port: int, token: str | None, max_body: 
 
 
 @click.command("mcp")
-@click.argument("path", default=".", type=click.Path(exists=True))
+@path_argument_and_option(file_okay=True)
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
 @click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
               help="Bearer token for --http (required for a non-loopback --host).")
-def mcp_command(path: str, use_http: bool, host: str, port: int, token: str | None) -> None:
+def mcp_command(path: str | None, path_option: str | None, use_http: bool, host: str,  # noqa: PLR0917
+                port: int, token: str | None) -> None:
     """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…)."""
+    path = chosen_path(path, path_option)
     from answer.mcp_server import run_http, run_stdio
     from answer.tools import Tools
 

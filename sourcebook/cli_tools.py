@@ -7,19 +7,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from sourcebook.cli_paths import chosen_path, path_option
+
 if TYPE_CHECKING:
     from answer.tools import Tools
 
-_path_option = click.option("--path", "root", default=".", type=click.Path(exists=True),
-                            help="Repository root or workspace file.")
+_path_option = path_option(dest="root")
 _repo_option = click.option("--repo", default=None, help="Repository alias in a workspace.")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
-def _tools(root: str) -> Tools:
+def _tools(root: str | None) -> Tools:
     from answer.tools import Tools
 
-    return Tools.for_path(root)
+    return Tools.for_path(chosen_path(option=root))
 
 
 def _dump(data: dict[str, Any]) -> None:
@@ -37,7 +38,7 @@ def _dump(data: dict[str, Any]) -> None:
 @_path_option
 @_json_option
 def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: int,  # noqa: PLR0917
-                    scope: str | None, repo: str | None, root: str, as_json: bool) -> None:
+                    scope: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
     """Pack the code most relevant to QUERY (and/or --target) into a token budget."""
     data = _tools(root).get_context(query=query, targets=list(targets), budget_tokens=budget_tokens,
                                     scope=scope, repo=repo)
@@ -64,7 +65,7 @@ def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: 
 @_repo_option
 @_path_option
 @_json_option
-def symbol_command(name: str, in_path: str | None, repo: str | None, root: str, as_json: bool) -> None:
+def symbol_command(name: str, in_path: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
     """Definitions of NAME with signature, docstring, live body, callers and callees."""
     data = _tools(root).get_symbol(name, path=in_path, repo=repo)
     if as_json:
@@ -90,7 +91,8 @@ def symbol_command(name: str, in_path: str | None, repo: str | None, root: str, 
 @_repo_option
 @_path_option
 @_json_option
-def file_command(file_path: str, lines: str | None, repo: str | None, root: str, as_json: bool) -> None:
+def file_command(file_path: str, lines: str | None, repo: str | None, root: str | None,
+                 as_json: bool) -> None:
     """Print the indexed content of FILE_PATH (relative to the repository root)."""
     start = end = None
     if lines:
@@ -106,14 +108,31 @@ def file_command(file_path: str, lines: str | None, repo: str | None, root: str,
     click.echo(data["content"])
 
 
+def prune_tree(node: dict[str, Any], depth: int | None) -> dict[str, Any]:
+    """`node` with directories below `depth` levels folded: they keep their counts, lose their children."""
+    if depth is None:
+        return node
+    if depth <= 0:
+        return {k: v for k, v in node.items() if k != "children"}
+    out = dict(node)
+    if "children" in node:
+        out["children"] = [prune_tree(c, depth - 1) if c.get("type") == "dir" else c
+                           for c in node["children"]]
+    return out
+
+
 @click.command("structure")
 @click.option("--scope", default=None, help="Only this path prefix.")
+@click.option("--depth", type=click.IntRange(min=1), default=None,
+              help="Show this many levels (as `tree -L`); deeper directories are folded into their counts.")
 @_repo_option
 @_path_option
 @_json_option
-def structure_command(scope: str | None, repo: str | None, root: str, as_json: bool) -> None:
+def structure_command(scope: str | None, depth: int | None, repo: str | None, root: str | None,
+                      as_json: bool) -> None:
     """The indexed file tree with symbol counts."""
     data = _tools(root).get_repo_structure(scope=scope, repo=repo)
+    data["tree"] = prune_tree(data["tree"], depth)
     if as_json:
         _dump(data)
         return

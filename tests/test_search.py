@@ -291,7 +291,8 @@ def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(in
     from answer.search import IN_MEMORY_AFTER, use_in_memory_fts
 
     def built(s: IndexStore) -> set[str]:
-        return {k for k, v in s.cache.items() if k.startswith("bm25:") and k != "bm25:wanted" and v is not None}
+        return {k for k, v in s.cache.items()
+                if k.startswith("bm25:") and k != "bm25:wanted" and v is not None}
 
     queries = ["how are settings loaded from a toml file", "register url rules for views", "signed cookies"]
     cold = open_index(indexed_config, embedder=FakeEmbedder())

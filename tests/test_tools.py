@@ -356,7 +356,7 @@ def test_a_big_matched_class_is_cut_to_its_header(tmp_path: Path) -> None:
 
 
 def test_warm_up_readies_in_memory_full_text_ranking(indexed: tuple[Tools, Path]) -> None:
-    tools, root = indexed
+    _, root = indexed
     one_shot = Tools.for_path(root)
     one_shot.search_codebase("greeting")
     assert not any(k.startswith("bm25:") for k in one_shot.state().store().cache)  # a CLI call builds nothing
