@@ -159,6 +159,14 @@ class _PageTally:
     singles: int = 0
 
 
+def _file_sections(symbols: int, undocumented: bool) -> list[str]:
+    """The core sections a file page can have: none about symbols for a file without (enough of) them, so a
+    small `__init__.py` never costs single-section calls that cannot succeed."""
+    wanted = {"purpose": True, "how_it_works": symbols >= 2, "key_symbols": symbols >= 1,
+              "docstrings": undocumented}
+    return [s for s in CORE_SECTIONS["file"] if wanted[s]]
+
+
 def _section_schema(section: str) -> type[BaseModel]:
     if section == "key_symbols":
         return KeySymbolsOnly
@@ -467,7 +475,7 @@ class LLMWriter:
         undocumented = self._undocumented(ctx)
         known = self._file_known(ctx, undocumented)
         label = f"file:{ctx.path}"
-        core = [s for s in CORE_SECTIONS["file"] if s != "docstrings" or undocumented]
+        core = _file_sections(len(ctx.facts.symbols), bool(undocumented))
 
         def ask(section: str) -> BaseModel:
             text, _ = self.file_prompt(ctx, notes, section=section)

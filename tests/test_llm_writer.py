@@ -412,3 +412,16 @@ def test_a_section_missed_twice_is_asked_alone_on_later_pages(fake_llm: FakeLLM)
     drafts = [writer.file_page(file_ctx(path=f"pkg/f{i}.py")) for i in range(3)]
     assert [bool(d.purpose) for d in drafts] == [False, True, True]  # missed once: tolerated; twice: alone
     assert [request_schema_name(b) for b in fake_llm.requests].count("PurposeOnly") == 2
+
+
+def test_sections_a_file_cannot_have_are_never_asked_alone(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = lambda body: Reply.ok({"summary": "Sets the package version string for releases."})
+    writer = writer_for(fake_llm)
+    for i in range(3):
+        ctx = file_ctx(path=f"pkg/v{i}.py", source='"""Re-exports."""\nfrom .core import run\n')
+        assert not ctx.facts.symbols
+        writer.file_page(ctx)
+    asked = {request_schema_name(b) for b in fake_llm.requests}
+    assert "KeySymbolsOnly" not in asked  # no symbols: no key-symbol call that cannot succeed
+    assert "HowItWorksOnly" not in asked
+    assert "PurposeOnly" in asked
