@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
+from generator.secrets import is_secret_path
 from generator.sql import in_list
 from sourcebook.errors import AccessError, NotFoundError
 
@@ -174,6 +175,10 @@ def promoted_block(sym: SymbolInfo, source: str) -> str:
 def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
                symbols: Sequence[SymbolEvidence], source: str = "") -> str:
     parts = [f"## [{rank}] {ranked.path}"]
+    if is_secret_path(ranked.path):
+        # a secrets file by name (.env, credentials.json, secrets.yaml…): its content never goes to a model
+        parts.append("(a secrets file by name: its content stays on this machine)")
+        return "\n".join(parts)
     if page is not None:
         parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
                      f"Page: {page.title}")

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
 from generator.manifests import Manifests
+from generator.secrets import is_secret_path
 from generator.sql import in_list
 from generator.tokens import path_terms, token_text
 from sourcebook.errors import IndexStoreError, SourcebookError
@@ -103,6 +104,8 @@ def _hash(text: str) -> str:
 
 def _embed_text(path: str, symbol: str, text: str) -> str:
     head = f"{path} {symbol}".strip()
+    if is_secret_path(path):
+        return head  # a secrets file by name: its content is never sent, not even to a remote embedder
     return f"{head}\n{text[:EMBED_CHARS]}"
 
 

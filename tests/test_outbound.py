@@ -118,8 +118,14 @@ Run it with the environment below (marker-readme):
     payments serve
 """
 
+# A file that holds secrets by its name is never sent, even where no line rule would catch its values.
+SECRET_FILE = "config/secrets.yaml"
+SECRET_FILE_VALUE = "zebra-mango-" + "x1q"
+SECRETS_YAML = f"deploy_region_note: {SECRET_FILE_VALUE}\nreplicas: 2\n"
+
 FILES: dict[str, str | bytes] = {
     "README.md": SETUP_MD,
+    SECRET_FILE: SECRETS_YAML,
     "payments/__init__.py": '"""The payments service."""\n',
     "payments/settings.py": SETTINGS_PY,
     "payments/signing.py": SIGNING_PY,
@@ -144,6 +150,8 @@ def _assert_nothing_planted_sent(sent: str, markers: tuple[str, ...]) -> None:
     for marker in markers:
         assert marker in sent, f"{marker}: the text around the secrets was never sent; nothing is proved"
     leaked = [kind for kind, secret in PLANTED if secret in sent]
+    if SECRET_FILE_VALUE in sent:
+        leaked.append(SECRET_FILE)
     assert leaked == [], f"sent to the provider: {leaked}"
 
 
@@ -178,6 +186,12 @@ def test_ask_synthesis_carries_no_planted_secret(make_repo: Callable[..., Path],
     assert asked.returncode == 0, asked.stderr
     assert fake_llm.calls >= 1
     _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
+    secrets_question = "What does config/secrets.yaml set for the deploy region and replicas?"
+    again = _cli(["ask", secrets_question, "--path", str(repo)],
+                 {**_llm_env(fake_llm), "SOURCEBOOK_EMBEDDER": "none"}, repo)
+    assert again.returncode == 0, again.stderr
+    assert SECRET_FILE in fake_llm.all_text()  # retrieved and named, its content withheld
+    _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
 
 
 def test_index_embedding_requests_carry_no_planted_secret(make_repo: Callable[..., Path],
@@ -190,6 +204,7 @@ def test_index_embedding_requests_carry_no_planted_secret(make_repo: Callable[..
     assert fake_llm.embedding_requests, "the openai embedder never called the fake endpoint"
     assert fake_llm.calls == 0  # no chat request: indexing only embeds
     _assert_nothing_planted_sent(fake_llm.all_text(), MARKERS)
+    assert SECRET_FILE in fake_llm.all_text()  # embedded by its path alone
     # a search embeds the query through the same request path
     searched = _cli(["search", f"where is {AWS_ID} used", "--path", str(repo)], env, repo)
     assert searched.returncode == 0, searched.stderr
@@ -204,3 +219,24 @@ def test_every_planted_kind_is_caught_by_the_detectors(kind: str, secret: str) -
     text = "\n".join(FILES[p] for p in FILES if isinstance(FILES[p], str))  # type: ignore[misc]
     assert secret in text
     assert secret not in redact_text(text), kind
+
+
+def test_only_the_provider_layer_talks_to_providers() -> None:
+    # The redaction guarantee holds because chat and embedding requests are made in exactly two places,
+    # both of which redact. A new module importing an HTTP client or the openai SDK would bypass it.
+    import ast
+
+    clients = {"openai", "instructor", "httpx", "requests", "aiohttp", "urllib3", "urllib.request",
+               "http.client"}
+    allowed = {"generator/provider.py", "generator/embed.py"}
+    offenders = []
+    for package in ("generator", "answer", "sourcebook"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                hit = [n for n in names if n in clients or n.split(".")[0] in clients - {"urllib", "http"}]
+                if hit and rel not in allowed:
+                    offenders.append(f"{rel}:{node.lineno}: {', '.join(hit)}")
+    assert offenders == []
