@@ -95,6 +95,12 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
           index: bool = True, progress: Progress | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`."""
     writer = writer or ExtractiveWriter()
+    if site and not check:
+        from generator.site import THEME_DIR, check_owned
+
+        # before any page is written (or paid for): theme/ and site/ are replaced at the end
+        for directory in (config.out_dir / THEME_DIR, config.site_dir):
+            check_owned(directory)
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings)
@@ -247,7 +253,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
         return False
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
-    build_site(write_config(config.out_dir, yml), timeout_s=600.0 + 0.5 * len(plan.all_ids))
+    build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
+               timeout_s=600.0 + 0.5 * len(plan.all_ids))
     atomic_write_text(stamp, fingerprint)
     return True
 

@@ -5,22 +5,26 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from generator.plan import atomic_write_text
 from generator.render import data_dir
-from sourcebook.errors import SiteBuildError
+from sourcebook.errors import NotOwnedError, SiteBuildError
 
 log = logging.getLogger(__name__)
 
 MKDOCS_FILE = "mkdocs.yml"
 THEME_DIR = "theme"
 DOCS_DIR = "docs"
+SITE_DIR = "site"
 # Where `make setup` puts the pinned mermaid.min.js (outside git); see the Makefile's MERMAID_* variables.
 MERMAID_SOURCE = Path(sys.prefix) / "share" / "sourcebook" / "mermaid" / "mermaid.min.js"
 # Inside docs_dir rather than the theme: the root mkdocs.yml (dogfood) shares the docs but not the theme copy.
@@ -76,14 +80,101 @@ def install_mermaid(docs_dir: Path, asset: MermaidAsset | None) -> None:
         os.replace(tmp, target / asset.name)
 
 
+# -- directories sourcebook owns -----------------------------------------------------------------------------
+# theme/ and site/ are replaced wholesale on every build. Each carries this marker, and a directory without it
+# is never replaced or deleted: an --out that happens to hold someone's own `site/` folder stays intact.
+
+OWNED_MARKER = ".sourcebook-owned"
+_MARKER_TEXT = "Created by sourcebook, which replaces this directory on every build.\n"
+# names of the build's working copies next to their target: .site.new-<pid>-<random>, .site.old-<pid>-<random>
+_WORK_NAME = re.compile(r"^\.(?P<target>[\w-]+)\.(?:new|old)-(?P<pid>\d+)-\w+$")
+
+
+def claim(directory: Path) -> None:
+    """Mark `directory` (which sourcebook just created) as sourcebook's."""
+    (directory / OWNED_MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+
+
+def check_owned(directory: Path) -> None:
+    """Raise NotOwnedError unless `directory` is absent or a real directory sourcebook created."""
+    if directory.is_symlink():
+        raise NotOwnedError(str(directory), "is a symbolic link")
+    if not directory.exists():
+        return
+    if not directory.is_dir():
+        raise NotOwnedError(str(directory), "is not a directory")
+    if (directory / OWNED_MARKER).is_file() or _made_before_markers(directory):
+        return
+    raise NotOwnedError(str(directory), f"has no {OWNED_MARKER} marker")
+
+
+def _made_before_markers(directory: Path) -> bool:
+    # Sites and themes written before the marker existed carry sourcebook's generator tag in their pages.
+    for page in (directory / "index.html", directory / "main.html"):
+        if page.is_file() and '<meta name="generator" content="sourcebook">' in page.read_text(
+                encoding="utf-8", errors="replace")[:20_000]:
+            return True
+    return False
+
+
+def replace_owned_dir(target: Path, fill: Callable[[Path], object]) -> None:
+    """Make a new `target`: `fill(tmp)` writes it into a fresh sibling directory, which then takes the old
+    one's place. Until that swap the old directory is untouched, so a failed or killed `fill` (mkdocs) leaves
+    it complete; the swap itself is two renames on one filesystem."""
+    check_owned(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(target)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-{os.getpid()}-", dir=target.parent))
+    try:
+        claim(work)  # first, so that a copy left by a killed run is recognisably sourcebook's
+        fill(work)
+        claim(work)  # and again, in case `fill` cleaned the directory
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
+            os.replace(target, old / target.name)
+            try:
+                os.replace(work, target)
+            except OSError:
+                os.replace(old / target.name, target)  # put the old one back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Working copies of `target` from runs that were killed (their process is gone), marked as ours."""
+    for sibling in target.parent.glob(f".{target.name}.*-*"):
+        m = _WORK_NAME.match(sibling.name)
+        if not m or m.group("target") != target.name or sibling.is_symlink() or _alive(int(m.group("pid"))):
+            continue
+        marked = (sibling / OWNED_MARKER).is_file() or (sibling / target.name / OWNED_MARKER).is_file()
+        if marked:
+            log.info("removing %s, left by an interrupted build", sibling)
+            shutil.rmtree(sibling, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
 def install_theme(out_dir: Path) -> Path:
     """Copy the shared theme layer (site/) next to the generated mkdocs.yml, and the local mermaid.js (if any)
     into its docs; returns the theme directory."""
     target = out_dir / THEME_DIR
     source = data_dir("site")
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(source, target)
+    replace_owned_dir(target, lambda work: shutil.copytree(source, work, dirs_exist_ok=True))
     install_mermaid(out_dir / DOCS_DIR, mermaid_asset())
     return target
 
@@ -127,9 +218,20 @@ def write_config(out_dir: Path, text: str) -> Path:
     return path
 
 
-def build_site(config_file: Path, *, strict: bool = True, timeout_s: float = 900.0) -> str:
-    """Run `python -m mkdocs build` with this interpreter; returns mkdocs' log, raises SiteBuildError."""
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--clean", "-f", str(config_file)]
+def build_site(config_file: Path, *, site_dir: Path | None = None, strict: bool = True,
+               timeout_s: float = 900.0) -> str:
+    """Run `python -m mkdocs build` with this interpreter into a fresh directory that then replaces
+    `site_dir` (default: `site` next to the config, mkdocs' own default); returns mkdocs' log, raises
+    SiteBuildError. A failed, timed-out or killed mkdocs leaves the previous site as it was."""
+    target = config_file.parent / SITE_DIR if site_dir is None else site_dir
+    log_text: list[str] = []
+    replace_owned_dir(target, lambda work: log_text.append(_run_mkdocs(config_file, work, strict, timeout_s)))
+    return log_text[0]
+
+
+def _run_mkdocs(config_file: Path, site_dir: Path, strict: bool, timeout_s: float) -> str:
+    # no --clean: the directory is new, and mkdocs' clean would also delete the ownership marker
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(config_file), "--site-dir", str(site_dir)]
     if strict:
         cmd.append("--strict")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")

@@ -68,5 +68,16 @@ class SiteBuildError(SourcebookError):
     """mkdocs build failed on the generated wiki."""
 
 
+class NotOwnedError(SourcebookError):
+    """sourcebook would replace or delete a directory it did not create (no ownership marker in it)."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {reason}; sourcebook only replaces directories it created "
+                         "(move it away or pick another --out)")
+
+
 class ProviderOutputError(ProviderError):
     """The provider answered, but no reply passed validation after the re-asks (or every reply was cut)."""

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +18,7 @@ from generator.build import build
 from generator.render import render_mkdocs_yml
 from generator.site import build_site, install_mermaid, mermaid_asset
 from sourcebook.config import load_config
-from sourcebook.errors import SiteBuildError
+from sourcebook.errors import NotOwnedError, SiteBuildError
 
 HOSTILE: dict[str, str | bytes] = {
     "README.md": ('# Hostile <img src="logo.png">\n\n<p align="center"><b>Bold</b> claims.</p>\n\n'
@@ -161,3 +167,110 @@ def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.
     source.unlink()  # uninstalled: back to the CDN, and no stale copy in the site
     assert build(config, index=False).site_built
     assert shipped() == []
+
+
+# -- the site is swapped in whole, and only directories sourcebook made are ever replaced --------------------
+
+
+def _cli(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sourcebook.cli", *args], capture_output=True, text=True,
+                          timeout=300, check=False, env=dict(os.environ, NO_COLOR="1"), **kwargs)
+
+
+def _snapshot(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+
+
+def _small_repo(root: Path, files: int = 3) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "README.md").write_text("# Demo\n\nA demo.\n")
+    for i in range(files):
+        (root / "pkg" / f"m{i}.py").write_text(f'"""Module {i}."""\n\n\ndef f{i}(x):\n    return x\n')
+    return root
+
+
+@pytest.mark.slow
+def test_a_failed_mkdocs_run_leaves_the_previous_site_complete(tmp_path: Path) -> None:
+    root = _small_repo(tmp_path / "repo")
+    assert build(load_config(root), index=False).site_built
+    out = root / ".sourcebook"
+    before = _snapshot(out / "site")
+    assert generator.site.OWNED_MARKER in before
+    # a page mkdocs --strict rejects: the rebuild fails after mkdocs has started writing its new copy
+    (out / "docs" / "index.md").write_text("# Broken\n\n[dead](missing.md)\n")
+    with pytest.raises(SiteBuildError, match=r"missing\.md"):
+        build_site(out / "mkdocs.yml", site_dir=out / "site")
+    assert _snapshot(out / "site") == before
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".site")) == []  # no working copy left
+
+
+@pytest.mark.slow
+def test_a_killed_build_leaves_the_previous_site_and_the_next_build_cleans_up(tmp_path: Path) -> None:
+    root = _small_repo(tmp_path / "repo", files=150)
+    first = _cli("build", str(root), "--no-index")
+    assert first.returncode == 0, first.stderr
+    out = root / ".sourcebook"
+    before = _snapshot(out / "site")
+    (root / "pkg" / "m0.py").write_text('"""Module zero, changed."""\n\n\ndef g(x):\n    return x\n')
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--no-index"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=dict(os.environ, NO_COLOR="1"))
+    deadline = time.monotonic() + 120
+    try:
+        # wait until mkdocs is writing pages into its working copy, then kill sourcebook and mkdocs at once
+        while not any(out.glob(".site.new-*/files/pkg/*.html")):
+            assert proc.poll() is None, "the build finished before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert list(out.glob(".site.new-*"))  # the half-written copy is there, beside the untouched site
+    assert _snapshot(out / "site") == before
+    again = _cli("build", str(root), "--no-index")
+    assert again.returncode == 0, again.stderr
+    assert not list(out.glob(".site.*"))
+    assert "Module zero, changed." in (out / "site" / "files" / "pkg" / "m0.py.html").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["site", "theme"])
+def test_directories_sourcebook_did_not_create_are_never_replaced(tmp_path: Path, name: str) -> None:
+    root = _small_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    (out / name).mkdir(parents=True)
+    (out / name / "mine.txt").write_text("my own notes")
+    result = _cli("build", str(root), "--no-index", "--out", str(out))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "Scanning" not in result.stderr  # refused before any work
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error")]
+    assert errors == [f"error: {out / name}: has no {generator.site.OWNED_MARKER} marker; sourcebook only "
+                      "replaces directories it created (move it away or pick another --out)"]
+    assert (out / name / "mine.txt").read_text() == "my own notes"
+
+
+def test_a_symlinked_or_foreign_directory_is_refused_and_a_marked_one_replaced(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("keep")
+    (tmp_path / "out").mkdir()
+    link = tmp_path / "out" / "site"
+    link.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(NotOwnedError, match="symbolic link"):
+        generator.site.replace_owned_dir(link, lambda work: (work / "index.html").write_text("new"))
+    assert (elsewhere / "keep.txt").is_file()
+    link.unlink()
+    generator.site.replace_owned_dir(link, lambda work: (work / "index.html").write_text("one"))
+    generator.site.replace_owned_dir(link, lambda work: (work / "index.html").write_text("two"))
+    assert (link / "index.html").read_text() == "two"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["site"]
+
+
+def test_a_site_from_before_the_marker_is_adopted(tmp_path: Path) -> None:
+    old = tmp_path / "site"
+    old.mkdir()
+    (old / "index.html").write_text('<html><head><meta name="generator" content="sourcebook"></head></html>')
+    generator.site.replace_owned_dir(old, lambda work: (work / "index.html").write_text("new"))
+    assert (old / "index.html").read_text() == "new"
+    assert (old / generator.site.OWNED_MARKER).is_file()
