@@ -77,6 +77,13 @@ class BestGuess(ContractModel):
     excerpt: str | None = None
 
 
+class EvidenceText(ContractModel):
+    """The evidence shown for one file (what a model would have answered from), best file first."""
+
+    path: str
+    text: str
+
+
 class Episode(ContractModel):
     """A dated fact about this checkout, scoped to a path prefix ("" = the whole repository)."""
 
@@ -109,6 +116,7 @@ class AnswerResponse(ContractModel):
     retrieval: list[RetrievalHit] | None = None
     symbol_bodies: list[SymbolBody] | None = None
     best_guesses: list[BestGuess] | None = None
+    evidence: list[EvidenceText] | None = None  # degraded replies, and include=evidence
     episodes: list[Episode] | None = None
     note: str | None = None
     meta: Meta = Field(default_factory=Meta, alias="_meta")

@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
+from answer.citations import inline_paths
 from answer.contract import (
     AnswerResponse,
     BestGuess,
     Candidate,
     Confidence,
     Episode,
+    EvidenceText,
     Grounding,
     Meta,
     RetrievalHit,
@@ -217,6 +219,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
 
     degraded: str | None = None
     synthesized = None
+    allowed = evidence.paths + [s.path for s in evidence.promoted]
     if chat is None:
         degraded = "no-llm-provider"
         notes.insert(0, "No LLM provider is configured (set SOURCEBOOK_LLM_BASE_URL and "
@@ -227,7 +230,6 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     else:
         mark = time.perf_counter()
         try:
-            allowed = evidence.paths + [s.path for s in evidence.promoted]
             synthesized = synthesize(chat, question, evidence.text, allowed)
         except SynthesisFailed as exc:
             degraded = "synthesis-failed"
@@ -236,8 +238,12 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
 
     mark = time.perf_counter()
     if synthesized is not None:
-        citations = list(synthesized.citations)
-        grade = grade_answer(question, synthesized.answer, citations, evidence.texts, evidence.quality)
+        # a model that cites inline but leaves the list empty (or short) still cites: the inline paths that
+        # are evidence paths join the list; inline paths outside the evidence lower the confidence
+        inline = inline_paths(synthesized.answer, allowed)
+        citations = list(dict.fromkeys([*synthesized.citations, *inline.cited]))
+        grade = grade_answer(question, synthesized.answer, citations, evidence.texts, evidence.quality,
+                             outside=inline.outside)
         confidence = grade.confidence
         if grade.reasons:
             notes.append("Confidence lowered: " + "; ".join(grade.reasons) + ".")
@@ -247,7 +253,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     else:
         citations = []
         confidence = cap_degraded(start_confidence(evidence.quality))
-        answer_text = _evidence_answer(evidence)
+        answer_text = _evidence_summary(evidence)
         bodies = _symbol_bodies(ctx, store, evidence, [s.path for s in evidence.promoted], [
             s.qualname for s in evidence.promoted])
         grounding = None
@@ -292,17 +298,19 @@ def _changed_files(ctx: AnswerContext, evidence: Evidence, paths: Sequence[str])
             "`sourcebook index`."]
 
 
-def _evidence_answer(evidence: Evidence) -> str:
+def _evidence_summary(evidence: Evidence) -> str:
+    """A degraded reply's `answer`: a few lines naming where to look. The evidence itself goes in the
+    reply's `evidence` field (an agent reads the fields; this stays short enough to show a person)."""
     if not evidence.files:
         return "Nothing in the index matched the question."
-    lines = ["Ranked evidence (no answer was synthesized):"]
+    lines = ["No answer was synthesized; the best evidence (excerpts in `evidence`):"]
     for rank, ranked in enumerate(evidence.files[:5], start=1):
         page = evidence.pages.get(ranked.path)
         lines_ = ranked.best_lines
         where = f"{ranked.path}:{lines_[0]}-{lines_[1]}" if lines_ else ranked.path
         about = f" - {page.summary.strip().splitlines()[0][:160]}" if page and page.summary.strip() else ""
         lines.append(f"{rank}. {where}{about}")
-    return "\n".join(lines) + "\n\n" + evidence.text
+    return "\n".join(lines)
 
 
 def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, paths: Sequence[str],
@@ -390,6 +398,8 @@ def _respond(ctx: AnswerContext, evidence: Evidence, *, answer_text: str, citati
         retrieval=retrieval or None,
         symbol_bodies=bodies or None,
         best_guesses=best_guesses,
+        evidence=[EvidenceText(path=p, text=evidence.texts[p]) for p in ranked if evidence.texts.get(p)]
+        if degraded or "evidence" in flags else None,
         episodes=[episode] if episode else None,
         note=" ".join(notes) if notes else None,
     )

@@ -170,8 +170,13 @@ def grade_answer(
     citations: Sequence[str],
     evidence: Mapping[str, str],
     quality: RetrievalQuality,
+    *,
+    outside: Sequence[str] = (),
 ) -> Grade:
-    """Start from retrieval quality, lower one step per failed check on the answer."""
+    """Start from retrieval quality, lower one step per failed check on the answer.
+
+    `outside`: paths the answer names that are not in the evidence (see citations.py).
+    """
     confidence = start_confidence(quality)
     reasons: list[str] = []
     all_text = "\n".join(evidence.values())
@@ -179,6 +184,9 @@ def grade_answer(
     hedge = find_hedge(answer)
     numbers = invented_numbers(answer, all_text)
     absent = absent_mechanisms(answer, cited_text) if citations else []
+    # a path outside the evidence is one failed check, not two: its file name is not also an unshown name
+    named_files = {part for path in outside for part in re.split(r"[/.]", path)}
+    absent = [name for name in absent if name not in named_files]
     checks: Iterable[tuple[bool, str]] = (
         (not citations, "the answer cites no file"),
         (hedge is not None, f"the answer hedges ({hedge!r})"),
@@ -188,6 +196,7 @@ def grade_answer(
         ),
         (bool(numbers), f"numbers not in the evidence: {', '.join(numbers[:3])}"),
         (bool(absent), f"names not shown by the cited code: {', '.join(absent[:3])}"),
+        (bool(outside), f"files named that were not in the evidence: {', '.join(outside[:3])}"),
     )
     for failed, reason in checks:
         if failed:

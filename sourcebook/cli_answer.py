@@ -40,10 +40,14 @@ HUMAN_EVIDENCE_CHARS = 3000
 
 def render(reply: AnswerResponse, full: bool = False) -> str:
     """The human form of a reply: the answer, then where it comes from and how far to trust it. A degraded
-    reply's evidence is shortened for reading unless `full` (the JSON form always carries all of it)."""
+    reply's evidence follows its summary, shortened for reading unless `full` (--json carries all of it)."""
     text = reply.answer.rstrip()
-    if reply.degraded and not full and len(text) > HUMAN_EVIDENCE_CHARS:
-        text = text[:HUMAN_EVIDENCE_CHARS].rstrip() + "\n… (evidence shortened: --include evidence or --json)"
+    if reply.degraded and reply.evidence:
+        shown = "\n\n".join(e.text.rstrip() for e in reply.evidence)
+        if not full and len(shown) > HUMAN_EVIDENCE_CHARS:
+            shown = (shown[:HUMAN_EVIDENCE_CHARS].rstrip()
+                     + "\n… (evidence shortened: --include evidence or --json)")
+        text += "\n\n" + shown
     out = [text, ""]
     status = f"confidence: {reply.confidence}"
     if reply.degraded:

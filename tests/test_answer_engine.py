@@ -202,6 +202,24 @@ def test_unshown_mechanism_is_lowered(config: Config, fake_llm: FakeLLM) -> None
     assert "escape_unicode_table" in (reply.note or "")
 
 
+def test_inline_paths_become_citations(config: Config, fake_llm: FakeLLM) -> None:
+    inline = dict(GOOD, citations=[])  # the path is written in the answer only
+    fake_llm.enqueue(Reply.ok(inline))
+    reply = get_answer(_ctx(config, fake_llm), QUESTION)
+    assert reply.citations == ["pkg/json_provider.py"]
+    assert reply.confidence == "high"  # as cited as the same answer with the list filled in
+    assert "pkg/json_provider.py" not in reply.candidate_files
+
+
+def test_inline_paths_outside_the_evidence_lower_confidence(config: Config, fake_llm: FakeLLM) -> None:
+    wrong = dict(GOOD, answer=GOOD["answer"] + " The defaults live in pkg/json_defaults.py:12.", citations=[])
+    fake_llm.enqueue(Reply.ok(wrong))
+    reply = get_answer(_ctx(config, fake_llm), QUESTION)
+    assert reply.citations == ["pkg/json_provider.py"]  # never the unshown file
+    assert reply.confidence == "medium"
+    assert "pkg/json_defaults.py" in (reply.note or "")
+
+
 def test_low_confidence_carries_best_guesses(config: Config, fake_llm: FakeLLM) -> None:
     vague = {"answer": "It probably does something; the evidence does not show it.", "citations": []}
     fake_llm.enqueue(Reply.ok(vague))
@@ -267,7 +285,8 @@ def test_no_provider_returns_ranked_evidence_at_medium(config: Config) -> None:
     assert reply.fallback_targets[0] == "pkg/json_provider.py"
     assert reply.candidates
     assert reply.candidates[0].path == "pkg/json_provider.py"
-    assert "DefaultJSONProvider" in reply.answer  # the evidence itself
+    assert "DefaultJSONProvider" in "".join(e.text for e in reply.evidence or [])  # the evidence itself
+    assert len(reply.answer) < 1000  # a summary; the evidence has its own field
     assert reply.symbol_bodies  # the question named a class: its live body comes along
     assert reply.grounding is None
 
