@@ -27,7 +27,10 @@ from generator.pages import (
     docstring_links,
     file_render_inputs,
     file_render_key,
+    module_hierarchies,
     module_readme,
+    module_render_key,
+    overview_orientation,
     record_changes,
     root_readme,
     write_file_pages,
@@ -204,18 +207,20 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
     summaries.update({d + "/": (state[pid].summary if pid in state else "")
                       for d, pid in plan.modules.items()})
+    hierarchies = module_hierarchies(plan, facts)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
         children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
         mctx = module_context(d, plan, facts, graph, summaries=summaries,
                               readme=module_readme(config, plan, d)[1] if d else "")
-        if any(c in stale for c in children) or inputs_changed(
-                mctx.page_id, page_key(mctx.fingerprint(), writer.id, version), state, docs):
+        mkey = page_key(mctx.fingerprint(), writer.id, module_render_key(version, hierarchies(d)))
+        if any(c in stale for c in children) or inputs_changed(mctx.page_id, mkey, state, docs):
             stale.add(mctx.page_id)
     readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
-    if stale or inputs_changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, version), state, docs):
+    okey = version + "\x1f" + overview_orientation(config, plan, facts, graph, readme).key()
+    if stale or inputs_changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey), state, docs):
         stale.add(OVERVIEW_ID)
     stale.update(orphan_pages(plan.all_ids, state, docs))
     return sorted(stale)
@@ -228,7 +233,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          report: BuildReport, *, kinds: Mapping[str, str] | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
     from generator import html_sanitize, mkdocs_hooks
-    from generator.render import build_nav, data_dir, render_mkdocs_yml
+    from generator.render import build_nav, data_dir, render_mkdocs_yml, site_footer
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
     nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds)
@@ -237,6 +242,9 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     links = source_links(config.root, config.repo_url)
     yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav,
                             repo_url=links.home if links else "",
+                            footer=site_footer([report.writer_id], sum(
+                                1 for pid in plan.all_ids if pid in state and state[pid].written_by == "llm"),
+                                len(plan.all_ids)),
                             theme_dir=THEME_DIR, docs_dir="docs", site_dir="site")
     digest = hashlib.sha256(yml.encode())
     for page_id in sorted(plan.all_ids):

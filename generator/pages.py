@@ -45,6 +45,8 @@ from sourcebook.errors import SourcebookError
 if TYPE_CHECKING:
     from generator.anchors import SymbolIndex
     from generator.build import BuildReport, Progress
+    from generator.diagrams import Graph
+    from generator.orientation import Orientation
     from generator.remote import SourceLinks
     from generator.xref import FileRefs, XrefIndex
     from generator.xrefs import NameIndex, Target
@@ -344,6 +346,32 @@ def module_readme(config: Config, plan: PagePlan, directory: str) -> tuple[str, 
     return "", ""
 
 
+def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts]) -> Callable[[str], Graph | None]:
+    """directory -> the class hierarchy diagram of its direct files (None when nothing inherits)."""
+    from generator.anchors import SymbolIndex
+    from generator.diagrams import class_hierarchy, class_index, site_href
+
+    index = SymbolIndex.build(facts.values(), plan.files)
+    classes = class_index(facts)
+
+    def hierarchy(directory: str) -> Graph | None:
+        page = plan.modules[directory]
+
+        def href(path: str, qualname: str) -> str | None:
+            link = index.href(page, path, qualname)
+            return site_href(link) if link else None
+
+        files = [facts[p] for p in plan.children[directory][0] if p in facts]
+        return class_hierarchy(files, classes, href)
+
+    return hierarchy
+
+
+def module_render_key(base: str, hierarchy: Graph | None) -> str:
+    """The rendering part of a module page's key (its class diagram is drawn from facts, not prose)."""
+    return base + ("\x1f" + hierarchy.mermaid() if hierarchy else "")
+
+
 def write_module_pages(run: PageRun) -> None:
     """Bottom-up, one depth level at a time, so every module sees its submodules' fresh summaries."""
     from generator.render import render_module_page, render_version
@@ -354,6 +382,7 @@ def write_module_pages(run: PageRun) -> None:
     version = render_version()
     extractive = ExtractiveWriter()
     anchors = _anchors(facts)
+    hierarchies = module_hierarchies(plan, facts)
     ordered = plan.bottom_up_modules()
     levels: dict[int, list[str]] = {}
     for d in ordered:
@@ -365,11 +394,12 @@ def write_module_pages(run: PageRun) -> None:
         for d in levels[depth]:
             ctx = module_context(d, plan, facts, graph, summaries=summaries,
                                  readme=module_readme(config, plan, d)[1] if d else "")
-            key = page_key(ctx.fingerprint(), writer.id, version)
+            hierarchy = hierarchies(d)
+            key = page_key(ctx.fingerprint(), writer.id, module_render_key(version, hierarchy))
             if not pages.fresh(ctx.page_id, key):
-                todo.append((ctx, key))
+                todo.append((ctx, key, hierarchy))
 
-        def write(item: tuple[Any, str]) -> ModuleDraft:
+        def write(item: tuple[Any, str, Any]) -> ModuleDraft:
             ctx = item[0]
             stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
             if stored is not None:
@@ -378,9 +408,10 @@ def write_module_pages(run: PageRun) -> None:
             return pages.settle(ctx.page_id, draft, ModuleDraft, stable_key(ctx, writer.id),
                                 draft_key(ctx.fingerprint(), writer.id))
 
-        for (ctx, key), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
+        for (ctx, key, hierarchy), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
             markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
-                                          file_pages=plan.files)
+                                          file_pages=plan.files, module_pages=plan.modules,
+                                          hierarchy=hierarchy)
             pages.put(ctx.page_id, key, markdown, PageState(
                 key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
                 written_by=draft.written_by, retry=draft.fallback),
@@ -416,7 +447,19 @@ def root_readme(config: Config, plan: PagePlan) -> tuple[str, str]:
     return found if found[0] else ("", "")
 
 
+def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
+                         readme: str) -> Orientation:
+    """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
+    from generator.orientation import manifest_texts, orientation
+    from generator.plan import module_importance
+
+    return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
+                       importance=module_importance(plan, graph),
+                       manifests=manifest_texts(config.root, plan.files), readme=readme)
+
+
 def write_overview(run: PageRun) -> None:
+    from generator.anchors import SymbolIndex
     from generator.render import render_overview_page, render_version
 
     config, plan, facts, graph, writer, pages, notify = (
@@ -426,7 +469,8 @@ def write_overview(run: PageRun) -> None:
     ctx = overview_context(config.site_name or config.root.name, plan, facts, graph,
                            summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
                            skipped_count=run.skipped)
-    key = page_key(ctx.fingerprint(), writer.id, render_version())
+    orient = overview_orientation(config, plan, facts, graph, readme)
+    key = page_key(ctx.fingerprint(), writer.id, render_version() + "\x1f" + orient.key())
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
         dkey = draft_key(ctx.fingerprint(), writer.id)
@@ -436,7 +480,9 @@ def write_overview(run: PageRun) -> None:
             draft = pages.settle(OVERVIEW_ID, written, OverviewDraft, stable_key(ctx, writer.id), dkey)
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
                                         resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
-                                        file_anchors=_anchors(facts))
+                                        file_anchors=_anchors(facts), orient=orient,
+                                        index=SymbolIndex.build(facts.values(), plan.files),
+                                        summaries=_summaries(plan, pages))
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,

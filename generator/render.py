@@ -14,7 +14,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,10 @@ from urllib.parse import urlsplit
 import jinja2
 
 from generator.anchors import SymbolIndex, anchor_ids, page_href
+from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url
 from generator.facts import Symbol
 from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
+from generator.orientation import Orientation, readme_intro
 from generator.remote import SourceLinks
 from generator.source_view import highlighted_lines, source_block
 from generator.write import (
@@ -323,18 +325,12 @@ def source_location(path: str, start: int, end: int, links: SourceLinks | str | 
 # -- mermaid -------------------------------------------------------------------------------------------------
 
 
-def mermaid_label(text: str) -> str:
-    """A quoted Mermaid label: quotes and angle brackets as Mermaid entity codes, no newlines."""
-    text = " ".join(text.split())
-    for raw, code in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
-        text = text.replace(raw, code)
-    return f'"{text}"'
-
-
 @dataclass(frozen=True)
 class Diagram:
     nodes: list[tuple[str, str, str]]  # (id, label, css class)
     edges: list[tuple[str, str]]
+    links: Mapping[str, str] = field(default_factory=dict)  # node id -> site URL
+    left_out: str = ""  # in words: what did not fit
 
     def __str__(self) -> str:
         lines = ["graph LR"]
@@ -345,29 +341,48 @@ class Diagram:
             classes.setdefault(css, []).append(nid)
         lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
         lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
+        lines += [f'  click {nid} href "{url}"' for nid, url in self.links.items()]
         return "\n".join(lines)
 
 
-def module_diagram(ctx: ModuleContext) -> Diagram | None:
+def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
+                   modules: Mapping[str, str] | None = None) -> Diagram | None:
+    """The module's files and submodules and what they import, at most MAX_EDGES arrows (the strongest
+    ends kept, the rest counted); nodes link to their pages when `pages` (files) / `modules` are given."""
     ids: dict[str, str] = {}
     nodes: list[tuple[str, str, str]] = []
+    links: dict[str, str] = {}
+    subs = {s.path: s.page_id for s in ctx.submodules}
 
-    def node(key: str, label: str, css: str) -> str:
+    def node(key: str, label: str, css: str, page: str | None) -> str:
         if key not in ids:
             ids[key] = f"n{len(ids)}"
             nodes.append((ids[key], label, css))
+            if page:
+                links[ids[key]] = page_url(page, ctx.page_id)
         return ids[key]
 
-    subs = {s.path for s in ctx.submodules}
-    edges: set[tuple[str, str]] = set()
+    def inside(path: str) -> str:
+        if path in subs:
+            return node(path, posixpath.basename(path) + "/", "sub", subs[path])
+        return node(path, posixpath.basename(path), "", (pages or {}).get(path))
+
+    weights: dict[tuple[str, str], int] = {}
     for a, b in ctx.internal_edges:
-        edges.add((node(a, posixpath.basename(a) + ("/" if a in subs else ""), "sub" if a in subs else ""),
-                   node(b, posixpath.basename(b) + ("/" if b in subs else ""), "sub" if b in subs else "")))
+        weights[(a, b)] = 1
     for a, mod in ctx.external_edges:
-        edges.add((node(a, posixpath.basename(a), ""), node("ext:" + mod, (mod or ".") + "/", "ext")))
+        weights[(a, "ext:" + mod)] = 1
+    kept, cut = cap_edges(weights, MAX_EDGES)
+    edges = set()
+    for a, b in kept:
+        if b.startswith("ext:"):
+            mod = b[4:]
+            edges.add((inside(a), node(b, (mod or ".") + "/", "ext", (modules or {}).get(mod))))
+        else:
+            edges.add((inside(a), inside(b)))
     if not edges:
         return None
-    return Diagram(nodes, sorted(edges))
+    return Diagram(nodes, sorted(edges), links, f"{cut} more import arrows left out" if cut else "")
 
 
 # -- pages ---------------------------------------------------------------------------------------------------
@@ -532,34 +547,86 @@ def own_symbols_resolver(ctx: FileContext) -> LinkResolver:
 
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
                        file_anchors: Mapping[tuple[str, str], str] | None = None,
-                       file_pages: Mapping[str, str] | None = None) -> str:
+                       file_pages: Mapping[str, str] | None = None,
+                       module_pages: Mapping[str, str] | None = None, hierarchy: Graph | None = None) -> str:
+    """`hierarchy`: the module's classes and what they inherit from (diagrams.class_hierarchy)."""
     pages = dict(file_pages or {})
     for f in ctx.files:
         pages.setdefault(f.path, f.page_id)
-    diagram = module_diagram(ctx)
+    diagram = module_diagram(ctx, pages, module_pages)
     return _environment().get_template("module.md.j2").render(
         ctx=ctx, draft=draft, diagram=str(diagram) if diagram else "",
+        diagram_note=diagram.left_out if diagram else "",
+        hierarchy=hierarchy.mermaid() if hierarchy else "",
+        hierarchy_note=hierarchy.left_out if hierarchy else "",
         link=lambda page_id: relative_link(ctx.page_id, page_id), pages=pages,
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 
+@dataclass(frozen=True)
+class _Row:
+    """A linked line of the overview: what it is, where it goes, what it says."""
+
+    name: str = ""
+    how: str = ""
+    label: str = ""
+    href: str | None = None
+    path: str = ""
+    qualname: str = ""
+    kind: str = ""
+    used_from: int = 0
+    summary: str = ""
+
+
 def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_id: str,
                          resolve: LinkResolver | None = None, file_pages: Mapping[str, str] | None = None,
-                         file_anchors: Mapping[tuple[str, str], str] | None = None) -> str:
-    readme = ""
-    if ctx.readme and ctx.readme_path.lower().endswith((".rst", ".rest")):
-        from generator.rst import render_rst
+                         file_anchors: Mapping[tuple[str, str], str] | None = None,
+                         orient: Orientation | None = None, index: SymbolIndex | None = None,
+                         summaries: Mapping[str, str] | None = None) -> str:
+    """`orient`: entry points, most-used abstractions, the architecture diagram and a reading order
+    (generator/orientation.py); `index` links them to symbol sections."""
+    is_rst = ctx.readme_path.lower().endswith((".rst", ".rest"))
 
-        # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
-        readme = f'<div class="sb-readme sb-rst">\n{render_rst(ctx.readme, resolve)}\n</div>'
-    elif ctx.readme:
-        readme = sanitize_markdown(ctx.readme, resolve, demote=2).strip()
+    def readme_html(text: str) -> str:
+        if is_rst:
+            from generator.rst import render_rst
+
+            # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
+            return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
+        return sanitize_markdown(text, resolve, demote=2).strip()
+
+    readme = readme_html(ctx.readme) if ctx.readme else ""
+    o = orient or Orientation()
+    summaries = summaries or {}
+
+    def href(path: str, qualname: str = "") -> str | None:
+        if index is not None:
+            return index.href(OVERVIEW_PAGE, path, qualname)
+        page = (file_pages or {}).get(path)
+        return relative_link(OVERVIEW_PAGE, page) if page else None
+
+    entries = [_Row(name=e.name, how=e.how, label=f"{e.path}: {e.qualname}" if e.qualname else e.path,
+                    href=href(e.path, e.qualname)) for e in o.entries]
+    abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
+                         summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
+    start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
+    intro_text = o.readme_intro or readme_intro(ctx.readme)
+    intro = readme_html(intro_text) if intro_text else ""
+    readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
-        ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link("index.md", page_id),
+        ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),
         pages=dict(file_pages or {}),
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
+        readme_intro=intro, readme_page=readme_page,
+        readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
+        diagram=o.diagram.mermaid() if o.diagram else "",
+        diagram_note=o.diagram.left_out if o.diagram else "",
+        entries=entries, abstractions=abstractions, start_reading=start,
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
+
+
+OVERVIEW_PAGE = "index.md"
 
 
 _FENCE_LANGS = {"cpp": "cpp", "csharp": "csharp", "tsx": "tsx", "shell": "bash", "text": "text"}
@@ -577,9 +644,11 @@ def _fence_lang(language: str | None) -> str:
 
 def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
                       theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
-                      extra_javascript: Sequence[str] = (), mermaid_js: str | None = None) -> str:
+                      extra_javascript: Sequence[str] = (), mermaid_js: str | None = None,
+                      footer: str = "") -> str:
     """`mermaid_js`: docs-relative URL of a local mermaid.js ("" = none, Material's CDN); None = the installed
-    one (generator.site.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site."""
+    one (generator.site.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site.
+    `footer`: plain words on how the site was made (site_footer), shown at the bottom of every page."""
     if mermaid_js is None:
         from generator.site import mermaid_asset  # site imports this module; the look-up is I/O at the edge
 
@@ -591,7 +660,21 @@ def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
         # Material prints site_name as HTML, once inside a double-quoted attribute: escape quotes too
         site_name=html.escape(site_name), nav=json.dumps(nav, ensure_ascii=False),
         repo_url=_repo_home(repo_url), theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir,
-        extra_javascript=scripts, hooks_file=str(Path(__file__).with_name("mkdocs_hooks.py")))
+        extra_javascript=scripts, hooks_file=str(Path(__file__).with_name("mkdocs_hooks.py")),
+        footer=html.escape(" ".join(footer.split())))
+
+
+def site_footer(writer_ids: Sequence[str], llm_pages: int, total_pages: int) -> str:
+    """How the pages were made, in plain words (not a writer id such as `extractive/1-636e796e`)."""
+    facts = "Symbols, signatures, source and links come straight from the code."
+    models = sorted({w.split("/")[1] for w in writer_ids if w.startswith("llm/") and w.count("/") >= 1})
+    if not llm_pages or not models:
+        return (f"Generated by sourcebook. Prose was taken from the code's docstrings and structure; "
+                f"no language model was used. {facts}")
+    share = "all pages" if llm_pages >= total_pages else f"{llm_pages} of {total_pages} pages"
+    return (f"Generated by sourcebook. Prose on {share} was written by a language model "
+            f"({', '.join(models)}) from facts extracted from the code; the rest was taken from docstrings. "
+            f"{facts}")
 
 
 def _repo_home(repo_url: str) -> str:

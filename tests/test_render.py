@@ -279,13 +279,18 @@ def test_module_page_without_edges_has_no_diagram() -> None:
 
 
 def test_overview_page_contains_sanitized_readme() -> None:
-    ctx = OverviewContext(repo_name="demo <x>", readme="# Demo\n\n<script>x()</script>Demo is great.\n",
+    readme = "# Demo\n\n<script>x()</script>Demo is great.\n\n## Usage\n\n" + "Call it.\n\n" * 100
+    ctx = OverviewContext(repo_name="demo <x>", readme=readme,
                           readme_path="README.md", languages=(("python", 2),), file_count=2, symbol_count=3)
     md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
     assert md.startswith("# demo &lt;x&gt;\n")
-    assert "### Demo" in md
+    intro = md.split("## What it is\n")[1].split("\n## ")[0]
+    assert "Demo is great." in intro  # the README's opening, without its title ...
+    assert "Usage" not in intro  # ... up to its next section
+    assert "### Usage" in md  # the whole README further down, headings demoted
     assert "script" not in md
-    assert "| python | 2 files |" in md
+    assert "- Languages: python (2 files)" in md
+    assert "| |" not in md  # no table with an empty header
 
 
 def test_relative_links_are_percent_encoded() -> None:

@@ -1,0 +1,194 @@
+"""Diagrams people can read: the package-level architecture (at most 25 nodes, clustered by parent package,
+clickable), edge lists capped at ~60 (the strongest first, with what was left out said in words), and class
+hierarchies. Mermaid text only; labels are escaped so `__init__` stays `__init__` and nothing becomes markup.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from generator.facts import FileFacts
+
+MAX_NODES = 25
+MAX_EDGES = 60
+
+# Mermaid reads `#code;` as a character: quotes and angle brackets would end the label or become markup, and
+# `_`/`*` runs become bold/italics in its Markdown-aware labels (`__init__.py` showed as a bold "init.py").
+_LABEL_CODES = {"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "_": "#95;", "*": "#42;", "`": "#96;",
+                "&": "#38;", "[": "#91;", "]": "#93;", "|": "#124;", "{": "#123;", "}": "#125;"}
+
+
+def mermaid_label(text: str) -> str:
+    """A quoted Mermaid label: every character Mermaid could read as syntax or markup as an entity code."""
+    text = " ".join(text.split())
+    return '"' + "".join(_LABEL_CODES.get(c, c) for c in text) + '"'
+
+
+def page_url(page_id: str, from_page: str) -> str:
+    """The built site's URL of a page (use_directory_urls: false), relative to `from_page`: Mermaid's links
+    are not rewritten by MkDocs, so they point at the .html directly."""
+    rel = posixpath.relpath(page_id, posixpath.dirname(from_page) or ".")
+    rel = rel[: -len(".md")] + ".html" if rel.endswith(".md") else rel
+    return re.sub(r"[^A-Za-z0-9/._~#-]", lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), rel)
+
+
+def cap_edges(edges: Mapping[tuple[str, str], int],
+              limit: int = MAX_EDGES) -> tuple[list[tuple[str, str]], int]:
+    """The `limit` strongest edges (weight, then the degree of their ends), and how many were left out."""
+    degree: Counter[str] = Counter()
+    for a, b in edges:
+        degree[a] += 1
+        degree[b] += 1
+    ranked = sorted(edges, key=lambda e: (-edges[e], -(degree[e[0]] + degree[e[1]]), e))
+    return sorted(ranked[:limit]), max(0, len(ranked) - limit)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A flowchart: nodes (id, label, url or "", cluster or ""), weighted edges, and words on what was cut."""
+
+    nodes: Sequence[tuple[str, str, str, str]]
+    edges: Sequence[tuple[str, str]]
+    left_out: str = ""
+    direction: str = "LR"
+
+    def mermaid(self) -> str:
+        lines = [f"graph {self.direction}"]
+        clusters: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
+        for node in self.nodes:
+            clusters[node[3]].append(node)
+        for n, (cluster, members) in enumerate(sorted(clusters.items())):
+            indent = "  "
+            if cluster:
+                lines.append(f"  subgraph c{n}[{mermaid_label(cluster)}]")
+                indent = "    "
+            lines += [f"{indent}{nid}[{mermaid_label(label)}]" for nid, label, _, _ in members]
+            if cluster:
+                lines.append("  end")
+        lines += [f"  {a} --> {b}" for a, b in self.edges]
+        lines += [f'  click {nid} href "{url}"' for nid, _, url, _ in self.nodes if url]
+        return "\n".join(lines)
+
+
+def architecture(modules: Mapping[str, str], depends_on: Mapping[str, Iterable[str]],
+                 importance: Mapping[str, float], file_module: Callable[[str], str], from_page: str, *,
+                 keep: Callable[[str], bool] = lambda _d: True, max_nodes: int = MAX_NODES,
+                 max_edges: int = MAX_EDGES) -> Graph | None:
+    """Packages (directories with pages) and the imports between them, file imports folded into the most
+    important `max_nodes` packages (a file in an unshown package counts for its nearest shown ancestor)."""
+    holders = {file_module(p) for p in depends_on}
+    holders |= {file_module(q) for deps in depends_on.values() for q in deps}
+    # folders that hold code themselves: a bare `src/` would only be a box around its one package
+    candidates = sorted((d for d in modules if d and keep(d) and d in holders),
+                        key=lambda d: (-importance.get(d, 0.0), d))
+    chosen = set(candidates[:max_nodes])
+    if len(chosen) < 2:
+        return None
+
+    def owner(directory: str) -> str | None:
+        while directory:
+            if directory in chosen:
+                return directory
+            directory = posixpath.dirname(directory)
+        return None
+
+    weights: Counter[tuple[str, str]] = Counter()
+    for path, deps in depends_on.items():
+        a = owner(file_module(path))
+        if a is None:
+            continue
+        for dep in deps:
+            b = owner(file_module(dep))
+            if b is not None and b != a and not b.startswith(a + "/"):
+                weights[(a, b)] += 1
+    edges, cut = cap_edges(weights, max_edges)
+    linked = {x for e in edges for x in e}
+    shown = sorted(chosen if len(linked) < 2 else linked | set(candidates[:8]) & chosen)
+    ids = {d: f"p{i}" for i, d in enumerate(shown)}
+    nodes = []
+    for d in shown:
+        parent = posixpath.dirname(d)
+        cluster = parent if parent in chosen else ""  # a subpackage sits in a box named after its parent
+        label = (posixpath.basename(d) if cluster else d) + "/"
+        nodes.append((ids[d], label, page_url(modules[d], from_page), cluster))
+    omitted = len(candidates) - len(shown)
+    words = []
+    if omitted > 0:
+        words.append(f"{omitted} smaller package{'s' if omitted != 1 else ''} not shown")
+    if cut:
+        words.append(f"{cut} weaker import link{'s' if cut != 1 else ''} left out")
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges if a in ids and b in ids], "; ".join(words))
+
+
+_PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$")
+_EXTENDS = re.compile(r"\b(?:extends|implements)\s+([\w.$<>, ]+?)(?=\{|$|\bimplements\b)")
+
+
+def base_names(signature: str, language: str | None) -> list[str]:
+    """The base classes a class signature names (last dotted part), without generics or keywords."""
+    names: list[str] = []
+    m = _PY_BASES.match(signature) if language == "python" else None
+    if m:
+        for raw in m.group(1).split(","):
+            part = raw.strip()
+            if part and "=" not in part and not part.startswith("*"):
+                names.append(part.split("[")[0].split(".")[-1])
+    else:
+        for m2 in _EXTENDS.finditer(signature):
+            for part in re.sub(r"<[^<>]*>", "", m2.group(1)).split(","):
+                if part.strip():
+                    names.append(part.strip().split(".")[-1])
+    return [n for n in names if n.isidentifier() and n not in {"object", "Generic", "Protocol"}]
+
+
+ClassIndex = Mapping[str, list[tuple[str, str]]]  # class name -> (path, qualname) of its definitions
+
+
+def class_index(all_facts: Mapping[str, FileFacts]) -> ClassIndex:
+    out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for f in all_facts.values():
+        for s in f.symbols:
+            if s.kind in {"class", "interface", "struct", "trait"}:
+                out[s.name].append((f.path, s.qualname))
+    return dict(out)
+
+
+def site_href(markdown_href: str) -> str:
+    """A Markdown link to a page (`../a.py.md#x`) as the built site's URL (`../a.py.html#x`)."""
+    path, sep, anchor = markdown_href.partition("#")
+    if path.endswith(".md"):
+        path = path[: -len(".md")] + ".html"
+    return path + sep + anchor
+
+
+def class_hierarchy(files: Iterable[FileFacts], classes_by_name: ClassIndex,
+                    href: Callable[[str, str], str | None], *, max_edges: int = MAX_EDGES) -> Graph | None:
+    """Classes of `files` and the repository classes they inherit from (resolved by name: the same file
+    first, then a name defined once in the repository); `href` gives a node's site URL."""
+    weights: dict[tuple[tuple[str, str], tuple[str, str]], int] = {}
+    for f in files:
+        for s in f.symbols:
+            if s.kind not in {"class", "interface"}:
+                continue
+            for base in base_names(s.signature, f.file.language):
+                targets = classes_by_name.get(base, [])
+                same = [t for t in targets if t[0] == f.path]
+                target = same[0] if same else (targets[0] if len(targets) == 1 else None)
+                if target and target != (f.path, s.qualname):
+                    weights[((f.path, s.qualname), target)] = 1
+    if not weights:
+        return None
+    keyed = {(f"{a[0]}::{a[1]}", f"{b[0]}::{b[1]}"): w for (a, b), w in weights.items()}
+    edges, cut = cap_edges(keyed, max_edges)
+    names = sorted({x for e in edges for x in e})
+    ids = {k: f"k{i}" for i, k in enumerate(names)}
+    nodes = []
+    for k in names:
+        path, qualname = k.split("::", 1)
+        nodes.append((ids[k], qualname, href(path, qualname) or "", posixpath.basename(path)))
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], f"{cut} more inheritance links left out" if cut
+                 else "", direction="BT")

@@ -1,0 +1,111 @@
+"""The overview that orients: entry points from manifests and code, most-used abstractions, a capped and
+clickable architecture diagram, class hierarchies, escaped labels; built for real with mkdocs --strict."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from generator.build import build
+from generator.diagrams import architecture, base_names, cap_edges, mermaid_label
+from generator.entry_points import find_entry_points
+from generator.facts import FileFacts, SourceFile, Symbol
+from generator.orientation import readme_intro
+from sourcebook.config import load_config
+
+
+def _facts(path: str, *names: str, kind: str = "code") -> FileFacts:
+    return FileFacts(file=SourceFile(path, "python", 1, "x", kind),  # type: ignore[arg-type]
+                     symbols=[Symbol(n, n, "function", path, 1, 2, f"def {n}()") for n in names])
+
+
+def test_entry_points_from_manifests_and_code() -> None:
+    facts = {p: _facts(p, *names) for p, names in {
+        "src/tool/cli.py": ("main",), "src/tool/__main__.py": (), "web/bin/run.js": (),
+        "crates/x/src/main.rs": ("main",), "cmd/server/main.go": ("main",),
+        "tests/test_x.py": ("main",)}.items()}
+    manifests = {
+        "pyproject.toml": '[project]\nname = "tool"\n[project.scripts]\ntool = "tool.cli:main"\n'
+                          'gone = "tool.nowhere:main"\n',
+        "web/package.json": json.dumps({"name": "web", "bin": {"webrun": "./bin/run.js"}}),
+        "crates/x/Cargo.toml": '[package]\nname = "xtool"\n',
+        "setup.cfg": "[options.entry_points\nbroken",  # does not parse: no entries, no error
+    }
+    entries = {(e.name, e.how, e.path, e.qualname) for e in find_entry_points(manifests, facts)}
+    assert ("tool", "console script (pyproject.toml)", "src/tool/cli.py", "main") in entries
+    assert ("python -m tool", "__main__.py", "src/tool/__main__.py", "") in entries
+    assert ("webrun", "bin in package.json", "web/bin/run.js", "") in entries
+    assert ("xtool", "binary crate (src/main.rs)", "crates/x/src/main.rs", "main") in entries
+    assert ("cmd/server", "main() under cmd/", "cmd/server/main.go", "main") in entries
+    assert not any(e[0] == "gone" for e in entries)  # a script whose module is not in the repository
+
+
+def test_readme_intro_drops_title_badges_and_rest_images() -> None:
+    rst = ("======\npytest\n======\n\n.. image:: https://x/logo.svg\n   :target: https://x\n"
+           "   :align: center\n\n[![ci](https://b/ci.svg)](https://ci)\n\nThe pytest framework.\n\n"
+           "Features\n--------\n\n- a\n")
+    assert readme_intro(rst) == "The pytest framework."
+    assert readme_intro("# T\n\nOne.\n\n## Two\n\nNo.") == "One."
+
+
+def test_labels_stay_literal_and_edges_are_capped() -> None:
+    assert mermaid_label("__init__.py") == '"#95;#95;init#95;#95;.py"'
+    assert mermaid_label('a"<b>') == '"a#quot;#lt;b#gt;"'
+    edges = {(f"a{i}", f"b{i % 7}"): 1 + (i % 3) for i in range(100)}
+    kept, cut = cap_edges(edges, 60)
+    assert len(kept) == 60
+    assert cut == 40
+    assert all(edges[e] >= 2 for e in kept)  # the strongest first
+    assert base_names("class Flask(App, metaclass=M):", "python") == ["App"]
+    assert base_names("class A extends B implements C, D<E> {", "typescript") == ["B", "C", "D"]
+
+
+def test_architecture_is_at_most_25_clustered_clickable_nodes() -> None:
+    modules = {d: f"modules/{d}/index.md" for d in [f"pkg/m{i}" for i in range(40)] + ["pkg"]}
+    depends = {f"pkg/m{i}/f.py": [f"pkg/m{(i + 1) % 40}/f.py", "pkg/core.py"] for i in range(40)}
+    depends["pkg/core.py"] = []
+    importance = {d: 1.0 / (1 + int(d[5:] or 0)) if d != "pkg" else 2.0 for d in modules}
+    graph = architecture(modules, depends, importance, lambda p: p.rsplit("/", 1)[0], "index.md")
+    assert graph is not None
+    text = graph.mermaid()
+    assert len(graph.nodes) <= 25
+    assert "smaller packages not shown" in graph.left_out
+    assert 'subgraph c1["pkg"]' in text or 'subgraph c0["pkg"]' in text
+    assert re.search(r'click p\d+ href "modules/pkg/m0/index.html"', text)
+
+
+REPO: dict[str, str | bytes] = {
+    "README.md": "# Shapes\n\nShapes draws shapes.\n\n## Install\n\npip install shapes\n",
+    "pyproject.toml": '[project]\nname = "shapes"\n[project.scripts]\nshapes = "shapes.cli:main"\n',
+    "shapes/__init__.py": "from .base import Shape\n",
+    "shapes/base.py": 'class Shape:\n    """A shape."""\n\n    def area(self):\n        return 0\n',
+    "shapes/circle.py": ("from .base import Shape\n\n\nclass Circle(Shape):\n    def area(self):\n"
+                         "        return 3\n"),
+    "shapes/square.py": "from .base import Shape\n\n\nclass Square(Shape):\n    pass\n",
+    "shapes/cli.py": "from .circle import Circle\n\n\ndef main():\n    print(Circle().area())\n",
+    "shapes/__main__.py": "from .cli import main\n\nmain()\n",
+}
+
+
+def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    config = load_config(root)
+    report = build(config, index=False)  # mkdocs build --strict
+    assert report.site_dir is not None
+    home = (config.docs_dir / "index.md").read_text(encoding="utf-8")
+    intro = home.split("## What it is\n")[1].split("\n## ")[0]
+    assert "Shapes draws shapes." in intro
+    assert "pip install" not in intro
+    assert ("- `shapes` — console script (pyproject.toml): "
+            "[shapes/cli.py: main](files/shapes/cli.py.md#sym-main)") in home
+    assert "[Shape](files/shapes/base.py.md#sym-shape) (class in `shapes/base.py`, used from 2 files)" in home
+    assert "## Where to start reading\n\n1. [shapes/cli.py](files/shapes/cli.py.md)" in home
+    module = (config.docs_dir / "modules/shapes/index.md").read_text(encoding="utf-8")
+    hierarchy = module.split("## Class hierarchy")[1].split("```mermaid\n")[1].split("```")[0]
+    assert hierarchy.startswith("graph BT")
+    assert re.search(r'click k\d+ href "../../files/shapes/base.py.html#sym-shape"', hierarchy)
+    assert len(re.findall(r"k\d+ --> k\d+", hierarchy)) == 2  # Circle -> Shape, Square -> Shape
+    assert re.search(r'click n\d+ href "../../files/shapes/circle.py.html"', module)  # clickable import graph
+    assert "#95;#95;init#95;#95;.py" in module  # `__init__.py` stays itself in the diagram
