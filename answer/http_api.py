@@ -39,6 +39,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
+from answer.context import DEFAULT_BUDGET_TOKENS
 from generator.site import site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
@@ -108,11 +109,14 @@ class SearchBody(_Body):
     repo: str | None = None
 
 
+# absent means the one default every surface uses (MCP, CLI and the Tools method share the constant)
+_BUDGET_HELP = f"Token budget, tokens = ceil(characters / 4); default {DEFAULT_BUDGET_TOKENS}."
+
 class ContextBody(_Body):
     query: str | None = None
     q: str | None = None
     targets: list[str] | None = Field(None, description="Paths, path:START-END ranges or symbol names.")
-    budget_tokens: int | None = Field(None, ge=1)
+    budget_tokens: int | None = Field(None, ge=1, description=_BUDGET_HELP)
     scope: str | None = None
     repo: str | None = None
 
@@ -360,15 +364,15 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
 
     @app.get("/context", summary="get_context: the most relevant code packed into a token budget")
     def context_get(*, q: str | None = None, targets: str | None = Query(None, description="comma-separated"),
-                    budget_tokens: int | None = Query(None, ge=1), scope: str | None = None,
-                    repo: str | None = None) -> dict[str, Any]:
+                    budget_tokens: int | None = Query(None, ge=1, description=_BUDGET_HELP),
+                    scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
         return _context({"q": q, "targets": _split_list(targets), "budget_tokens": budget_tokens,
                          "scope": scope, "repo": repo})
 
     @app.post("/context", summary="get_context with a JSON body")
     def context_post(*, body: ContextBody | None = None, q: str | None = None,
-                     budget_tokens: int | None = Query(None, ge=1), scope: str | None = None,
-                     repo: str | None = None) -> dict[str, Any]:
+                     budget_tokens: int | None = Query(None, ge=1, description=_BUDGET_HELP),
+                     scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
         return _context(_merge({"q": q, "budget_tokens": budget_tokens, "scope": scope, "repo": repo}, body))
 
     @app.get("/symbol", summary="get_symbol: definitions, signature, docstring, live body, callers/callees")

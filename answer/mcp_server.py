@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from answer.context import DEFAULT_BUDGET_TOKENS
 from answer.episodes import MAX_EPISODE_CHARS
 from sourcebook.errors import SourcebookError
 
@@ -102,7 +103,7 @@ def create_server(tools: Tools) -> MCPServer:
 
     @server.tool(description=DESCRIPTIONS["get_context"])
     def get_context(query: str | None = None, targets: list[str] | None = None,
-                    budget_tokens: int = 4000, scope: str | None = None,
+                    budget_tokens: int = DEFAULT_BUDGET_TOKENS, scope: str | None = None,
                     repo: str | None = None) -> dict[str, Any]:
         return _call(tools.get_context, query=query, targets=targets, budget_tokens=budget_tokens,
                      scope=scope, repo=repo)

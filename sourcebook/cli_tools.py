@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from answer.context import DEFAULT_BUDGET_TOKENS
 from sourcebook.cli_paths import chosen_path, path_option
 
 if TYPE_CHECKING:
@@ -31,8 +32,8 @@ def _dump(data: dict[str, Any]) -> None:
 @click.argument("query", required=False)
 @click.option("-t", "--target", "targets", multiple=True,
               help="A path, path:START-END or symbol name (repeatable).")
-@click.option("--budget", "budget_tokens", default=4000, show_default=True, type=click.IntRange(1),
-              help="Token budget (tokens = ceil(characters / 4)).")
+@click.option("--budget", "budget_tokens", default=DEFAULT_BUDGET_TOKENS, show_default=True,
+              type=click.IntRange(1), help="Token budget (tokens = ceil(characters / 4)).")
 @click.option("--scope", default=None, help="Path prefix for the query's search.")
 @_repo_option
 @_path_option

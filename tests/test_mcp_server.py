@@ -52,6 +52,15 @@ def test_every_tool_through_the_sdk_client(repo: Path) -> None:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert set(listed) == set(DESCRIPTIONS)
             assert "FIRST" in (listed["get_answer"].description or "")
+            # one default everywhere: MCP schema, CLI option and the Tools method (HTTP leaves it absent)
+            from answer.context import DEFAULT_BUDGET_TOKENS
+            from sourcebook.cli_tools import context_command
+
+            budget = listed["get_context"].input_schema["properties"]["budget_tokens"]
+            cli_budget = next(p for p in context_command.params if p.name == "budget_tokens")
+            assert budget["default"] == cli_budget.default == DEFAULT_BUDGET_TOKENS
+            unbudgeted = _data(await client.call_tool("get_context", {"targets": ["Engine.start"]}))
+            assert unbudgeted["budget_tokens"] == DEFAULT_BUDGET_TOKENS
             answer = _data(await client.call_tool("get_answer", {"question": "what does helper do?"}))
             assert answer["degraded"] == "no-llm-provider"
             search = _data(await client.call_tool("search_codebase", {"query": "Engine start"}))
