@@ -209,10 +209,12 @@ _CHECKED_LINK = "\x02"
 _CHECKED_REF = "\x03"
 
 
-def _rewrite_links(text: str, resolve: LinkResolver) -> str:
+def _rewrite_links(text: str, resolve: LinkResolver, images: bool = True) -> str:
     def inline(m: re.Match[str]) -> str:
         bang, url = m.group(1), m.group(3)
         label = _INLINE_LINK.sub(inline, m.group(2))  # a badge: an image link inside the link text
+        if bang and not images:
+            return inline_text(label)  # the alt text; a badge's link keeps it as its label
         if _is_external(url):
             if urlsplit(url).scheme.lower() in {"javascript", "data", "vbscript"}:
                 return label if not bang else inline_text(label)
@@ -231,12 +233,14 @@ def _rewrite_links(text: str, resolve: LinkResolver) -> str:
         return f"{m.group(1).replace(']:', ']' + _CHECKED_REF, 1)}{target or '#'}{m.group(5) or ''}"
 
     text = _INLINE_LINK.sub(inline, text.replace(_CHECKED_LINK, "").replace(_CHECKED_REF, ""))
+    if not images:
+        text = text.replace("![", "&#33;[")  # `![alt][ref]`: a plain link to the image, never loaded
     text = text.replace("](", "&#93;(").replace(_CHECKED_LINK, "(")
     text = _REF_DEF.sub(ref, text)
     return text.replace("]:", "&#93;:").replace(_CHECKED_REF, ":")
 
 
-def _sanitize_segment(text: str, resolve: LinkResolver) -> str:
+def _sanitize_segment(text: str, resolve: LinkResolver, images: bool = True) -> str:
     """Outside code: drop dangerous blocks, comments and tags; escape stray `<`; fix links."""
     spans: list[str] = []
 
@@ -250,16 +254,18 @@ def _sanitize_segment(text: str, resolve: LinkResolver) -> str:
     text = _TAG.sub("", text)
     # what is left of `<` cannot start a tag any more, except autolinks <https://…>
     text = re.sub(r"<(?!(?:https?|mailto):[^<>\s]+>)", "&lt;", text)
-    text = _rewrite_links(text, resolve)
+    text = _rewrite_links(text, resolve, images)
     return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
 
 
-def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: int = 0) -> str:
+def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: int = 0,
+                      images: bool = True) -> str:
     """Markdown from the repository or a writer, made safe for the site.
 
     Raw HTML is stripped (script/style blocks with their content), fenced code is kept verbatim, relative
     links go through `resolve` (page link, or None to drop the link but keep its text), and ATX headings are
-    demoted by `demote` levels so a README's `#` does not compete with the page title.
+    demoted by `demote` levels so a README's `#` does not compete with the page title. With `images` off,
+    an image becomes its alt text (a badge: its link, labelled by it): the site loads nothing remote.
     """
     resolver: LinkResolver = resolve or (lambda _url: None)
     out: list[str] = []
@@ -268,7 +274,7 @@ def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: in
 
     def flush() -> None:
         if buffer:
-            chunk = _sanitize_segment("\n".join(buffer), resolver)
+            chunk = _sanitize_segment("\n".join(buffer), resolver, images)
             if demote:
                 chunk = _ATX.sub(lambda m: "#" * min(6, len(m.group(1)) + demote) + m.group(2), chunk)
             out.append(chunk)
@@ -594,7 +600,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
 
             # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
             return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
-        return sanitize_markdown(text, resolve, demote=2).strip()
+        return sanitize_markdown(text, resolve, demote=2, images=False).strip()
 
     readme = readme_html(ctx.readme) if ctx.readme else ""
     o = orient or Orientation()

@@ -122,3 +122,23 @@ def test_home_page_renders_a_readme_rst(tmp_path: Path) -> None:
     assert 'href="files/src/widgets/core.py.html"' in article
     assert "<script" not in article
     assert "makes small tests easy" in article
+
+
+def test_markdown_readme_images_become_words_or_links() -> None:
+    import markdown
+
+    from generator.render import render_overview_page
+    from generator.write import OverviewContext, OverviewDraft
+
+    readme = ("# Widgets\n\n[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)\n"
+              "![logo](https://example.com/logo.png) and ![local](docs/arch.png)\n\n"
+              "![ref image][logo]\n\n[logo]: https://example.com/logo.png\n\n"
+              "```md\n![kept in code](https://example.com/x.png)\n```\n")
+    ctx = OverviewContext(repo_name="w", readme=readme, readme_path="README.md")
+    md = render_overview_page(ctx, OverviewDraft(summary="S."), writer_id="extractive/1")
+    page = markdown.markdown(md, extensions=["tables", "pymdownx.superfences"])
+    outside = re.sub(r"<(pre|code)\b.*?</\1>", "", page, flags=re.S)
+    assert "<img" not in outside
+    assert '<a href="https://ci.example.com">Build status</a>' in page
+    assert "logo and local" in page
+    assert "![kept in code](https://example.com/x.png)" in md  # code stays verbatim
