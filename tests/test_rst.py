@@ -130,10 +130,10 @@ def test_markdown_readme_images_become_words_or_links() -> None:
     from generator.render import render_overview_page
     from generator.write import OverviewContext, OverviewDraft
 
-    readme = ("# Widgets\n\n[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)\n"
+    readme = ("# Widgets\n\nSmall widgets.\n\n## Install\n\n[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)\n"
               "![logo](https://example.com/logo.png) and ![local](docs/arch.png)\n\n"
               "![ref image][logo]\n\n[logo]: https://example.com/logo.png\n\n"
-              "```md\n![kept in code](https://example.com/x.png)\n```\n")
+              "```md\n![kept in code](https://example.com/x.png)\n```\n\n" + "More words. " * 60 + "\n")
     ctx = OverviewContext(repo_name="w", readme=readme, readme_path="README.md")
     md = render_overview_page(ctx, OverviewDraft(summary="S."), writer_id="extractive/1")
     page = markdown.markdown(md, extensions=["tables", "pymdownx.superfences"])
