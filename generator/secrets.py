@@ -22,7 +22,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from fnmatch import fnmatch
+from fnmatch import translate
 
 REDACTED = "[REDACTED]"
 
@@ -38,6 +38,8 @@ _SECRET_NAMES = (
 # Sample/template files document the variables, not their values: they are fine to send.
 _SAFE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".tmpl")
 _SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker")
+# One regex for all the name globs: the index asks once per chunk, and 45 fnmatch calls took ~22 µs.
+_SECRET_NAME = re.compile("|".join(translate(pattern) for pattern in _SECRET_NAMES))
 
 
 def is_secret_path(path: str) -> bool:
@@ -48,7 +50,7 @@ def is_secret_path(path: str) -> bool:
         return True
     if name.endswith(_SAFE_SUFFIXES):
         return False
-    return any(fnmatch(name, pattern) for pattern in _SECRET_NAMES)
+    return _SECRET_NAME.match(name) is not None
 
 
 # Known key formats. Each matches the secret itself; the whole line is replaced when one is found, because
