@@ -127,3 +127,13 @@ def test_redaction_is_idempotent() -> None:
     text = f"a = 1\ndb_password: hunter2\ntoken = '{GITHUB}'\nb = 2"
     once = redact_text(text)
     assert redact_text(once) == once
+
+
+def test_a_key_block_cut_by_a_chunk_boundary_is_still_redacted() -> None:
+    # An embedding chunk or an evidence span may start inside a PEM block, past its BEGIN line: each
+    # base64 body line is caught on its own.
+    body = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+            "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK"]
+    cleaned = redact_text("\n".join([*body, "-----END RSA PRIVATE KEY-----", "x = 1"]))
+    assert not any(line in cleaned for line in body)
+    assert cleaned.endswith("x = 1")
