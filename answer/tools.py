@@ -457,7 +457,10 @@ class Tools:
         if paths:
             wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]
         embedder = get_embedder(config.embed)
-        with st.index_lock:
+        from generator.lock import output_lock
+
+        # the thread lock orders this server's own calls; the file lock waits for a CLI build or index run
+        with st.index_lock, output_lock(config.out_dir):
             known = _reusable_hashes(st, embedder)
             select = None if wanted is None else (lambda path: _requested(path, wanted))
             # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the

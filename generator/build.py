@@ -95,8 +95,24 @@ class BuildReport:
 
 
 def build(config: Config, *, writer: PageWriter | None = None, check: bool = False, site: bool = True,
-          index: bool = True, progress: Progress | None = None) -> BuildReport:
-    """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`."""
+          index: bool = True, progress: Progress | None = None,
+          lock_wait: float | None = None) -> BuildReport:
+    """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`.
+
+    A build holds its output directory's lock (generator/lock.py): a second build of the same repository
+    waits for the first (at most `lock_wait` seconds, then LockError); `check` writes nothing and needs none.
+    """
+    if check:
+        return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress)
+    from generator.lock import output_lock
+
+    with output_lock(config.out_dir, wait=lock_wait):
+        return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress)
+
+
+def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: bool, index: bool,
+               progress: Progress | None) -> BuildReport:
+    """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
         from generator.site import THEME_DIR, check_owned

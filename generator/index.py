@@ -8,8 +8,10 @@ answer side the same graph the build used, with nothing re-parsed. A new parser 
 
 Consistency: every run writes the data tables first and the meta row last. Readers open each table at the
 version the meta row names, so a run interrupted half way leaves readers on the previous complete state; the
-next run first rolls the tables back to that state. Incremental: a file whose content hash is unchanged is
-skipped; a changed file's rows are replaced in one merge per table; rows of vanished files are pruned;
+next run first rolls the tables back to that state. One writer at a time: build and index hold the output
+directory's lock (lock.py). Incremental: a file whose content hash is unchanged is skipped; a changed file's
+rows are deleted and written again, and a file with a doubled key (left by runs that raced before the lock)
+is treated as changed, so any re-run converges to a clean run's rows; rows of vanished files are pruned;
 unchanged chunk text is never re-embedded (vectors are reused by content hash).
 """
 
@@ -395,18 +397,40 @@ def _vectors(rows: list[dict[str, Any]], texts: list[str], cache: dict[str, Any]
 
 
 def _replace_rows(tbl: Any, name: str, rows: list[dict[str, Any]], paths: Iterable[str]) -> None:
-    """Replace every row of `paths` by `rows` in one commit."""
+    """Make the rows of `paths` exactly `rows`: delete every row of those paths, then add `rows`.
+
+    Idempotent by construction: whatever the table held for a path (nothing, the previous content, or the
+    doubled rows two racing runs once committed), it holds this run's rows once afterwards.
+    """
     paths = sorted(set(paths))
     if not paths:
         return
     import pyarrow as pa
 
-    data = pa.Table.from_pylist(rows, schema=tbl.schema)
-    if tbl.count_rows() == 0:
-        tbl.add(data)  # a fresh table: nothing to replace, and no filter listing every path
-        return
-    (tbl.merge_insert(_KEYS[name]).when_matched_update_all().when_not_matched_insert_all()
-     .when_not_matched_by_source_delete(in_list(_PATH_COL[name], paths)).execute(data))
+    key = _KEYS[name]
+    unique = list({row[key]: row for row in rows}.values())  # one row per key, even from a faulty caller
+    if tbl.count_rows():
+        tbl.delete(in_list(_PATH_COL[name], paths))
+    if unique:
+        tbl.add(pa.Table.from_pylist(unique, schema=tbl.schema))
+
+
+def _duplicated_paths(tbl: Any, name: str) -> set[str]:
+    """Paths owning a key that appears more than once in `tbl` (what concurrent runs once left behind)."""
+    import pyarrow.compute as pc
+
+    if not tbl.count_rows():
+        return set()
+    key, path_col = _KEYS[name], _PATH_COL[name]
+    data = tbl.search().select(list({key, path_col})).limit(None).to_arrow()
+    keys = data.column(key)
+    if pc.count_distinct(keys).as_py() == len(keys):  # the usual case: one vectorised pass, nothing found
+        return set()
+    counts = pc.value_counts(keys)
+    doubled = {v.as_py() for v, n in zip(counts.field("values"), counts.field("counts"), strict=True)
+               if n.as_py() > 1}
+    return {p for k, p in zip(keys.to_pylist(), data.column(path_col).to_pylist(), strict=True)
+            if k in doubled}
 
 
 def _ensure_fts(tbl: Any, rebuild: bool) -> None:
@@ -454,7 +478,19 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     indexed files absent from `files` are removed. `pages` replaces the page table (empty/None keeps
     existing pages, minus pages of pruned files). `texts` optionally supplies decoded file contents (else
     they are read from config.root). `manifests` (the analysis's) are stored; None keeps the stored ones.
+    A storage failure is an IndexStoreError (one line); the next run resumes from the last complete state.
     """
+    try:
+        return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests)
+    except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
+        log.debug("index write failed", exc_info=True)
+        raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
+                              "keeps its last complete state (run the command again)") from exc
+
+
+def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
+                  pages: Sequence[PageRecord] | None, embedder: Embedder | None,
+                  prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None) -> IndexReport:
     from generator.factcache import parser_version
 
     started = time.perf_counter()
@@ -495,7 +531,13 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     if meta.get("parser") != parser_version():
         indexed = dict.fromkeys(indexed, "")  # facts, symbols and chunks of another parser: redo every file
     current = {f.path: f for f in files}
-    changed = [f for f in files if indexed.get(f.path) != f.sha]
+    doubled: set[str] = set()
+    for name in ("chunks", "symbols", "files"):
+        doubled |= _duplicated_paths(tables[name], name)
+    if doubled:
+        log.warning("index at %s: %d files have duplicated rows (from an earlier interrupted or concurrent "
+                    "run): re-indexing them", uri, len(doubled))
+    changed = [f for f in files if indexed.get(f.path) != f.sha or f.path in doubled]
     deleted = sorted(set(indexed) - set(current)) if prune else []
     report.files_indexed, report.files_deleted = len(changed), len(deleted)
     report.files_unchanged = len(files) - len(changed)
@@ -561,18 +603,21 @@ def _embed_text_of(row: dict[str, Any]) -> str:
 def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str],
                  embedder: Embedder | None, report: IndexReport) -> bool:
     if pages:
-        existing = {r["id"]: r["hash"] for r in _existing(tbl, ["id", "hash"])}
-        if existing == {p.id: page_hash(p) for p in pages}:
+        stored = _existing(tbl, ["id", "hash"])
+        existing = {r["id"]: r["hash"] for r in stored}
+        if len(stored) == len(existing) and existing == {p.id: page_hash(p) for p in pages}:
             return False  # checked before any tokenising or embedding: a no-change build stays fast
-        rows = [page_row(p) for p in pages]
+        rows = list({p.id: page_row(p) for p in pages}.values())
         if embedder is not None:
             cache = {r["hash"]: r["vector"] for r in _existing(tbl, ["hash", "vector"])}
             _vectors(rows, [page_embed_text(p) for p in pages], cache, embedder, report)
         import pyarrow as pa
 
         data = pa.Table.from_pylist(rows, schema=tbl.schema)
-        (tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-         .when_not_matched_by_source_delete().execute(data))
+        # the page table is replaced whole: delete + add also heals rows a racing run once doubled
+        if stored:
+            tbl.delete("true")
+        tbl.add(data)
         report.pages_written = len(rows)
         return True
     if deleted and tbl.count_rows(in_list("target_path", deleted)):
@@ -581,9 +626,19 @@ def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str
     return False
 
 
-def index_repository(config: Config, *, prune: bool = True,
-                     embedder: Embedder | str | None = "config") -> IndexReport:
-    """analyze + update_index without the wiki: what `sourcebook index` runs (pages are kept)."""
+def index_repository(config: Config, *, prune: bool = True, embedder: Embedder | str | None = "config",
+                     lock_wait: float | None = None) -> IndexReport:
+    """analyze + update_index without the wiki: what `sourcebook index` runs (pages are kept).
+
+    Holds the output directory's lock like a build (generator/lock.py): waits at most `lock_wait` seconds.
+    """
+    from generator.lock import output_lock
+
+    with output_lock(config.out_dir, wait=lock_wait):
+        return _index_repository(config, prune=prune, embedder=embedder)
+
+
+def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str | None) -> IndexReport:
     from generator.analysis import analyze
 
     if embedder == "config":

@@ -23,7 +23,7 @@ from pathspec import GitIgnoreSpec
 from generator.facts import FileKind, Skipped, SourceFile
 from generator.languages import DOC_LANGUAGES, detect_language
 from sourcebook.config import Config
-from sourcebook.errors import AccessError, NotFoundError
+from sourcebook.errors import AccessError, ConfigError, NotFoundError
 
 log = logging.getLogger(__name__)
 
@@ -341,6 +341,18 @@ def _out_prefix(root: Path, out_dir: Path) -> str | None:
     return None if text in ("", ".") else text + "/"
 
 
+def check_includes(patterns: tuple[str, ...], included: list[str], files: list[SourceFile]) -> None:
+    """Refuse include globs that select nothing: a typo must not read as "this repository is now empty",
+    which would delete every page of the wiki and every row of the index. Raised before any stage writes."""
+    unmatched = [p for p in patterns if not p.startswith("!")
+                 and not any(_compile((p,)).match_file(rel) for rel in included)]  # type: ignore[union-attr]
+    if unmatched or not files:
+        shown = ", ".join(repr(p) for p in (unmatched or patterns))
+        what = "matched no file" if unmatched or not included else "matched only files sourcebook skips"
+        raise ConfigError(f"include {shown} {what}: nothing was built, and the existing wiki and index are "
+                          "kept (check the glob; patterns are gitignore-style, relative to the repository)")
+
+
 def scan(config: Config) -> ScanResult:
     """List, filter and hash the repository's files. Sorted by path, so every later stage is deterministic."""
     root = Path(config.root).resolve()
@@ -355,6 +367,7 @@ def scan(config: Config) -> ScanResult:
     candidates = listed if listed is not None else list(_walk(root, out_dir, skipped))
 
     files: list[SourceFile] = []
+    included: list[str] = []  # candidates an include glob accepted (for the no-match check below)
     vendored_seen: set[str] = set()
     for rel in candidates:
         if (out_prefix and rel.startswith(out_prefix)) or _in_pruned_dir(rel):
@@ -368,9 +381,11 @@ def scan(config: Config) -> ScanResult:
         if exclude is not None and exclude.match_file(rel):
             skipped.append(Skipped(rel, REASON_EXCLUDED))
             continue
-        if include is not None and not include.match_file(rel):
-            skipped.append(Skipped(rel, REASON_NOT_INCLUDED))
-            continue
+        if include is not None:
+            if not include.match_file(rel):
+                skipped.append(Skipped(rel, REASON_NOT_INCLUDED))
+                continue
+            included.append(rel)
         name = rel.rsplit("/", 1)[-1]
         reason = _name_reason(name)
         language = detect_language(rel)
@@ -391,6 +406,8 @@ def scan(config: Config) -> ScanResult:
             kind=file_kind(rel, language),
         ))
 
+    if include is not None:
+        check_includes(config.include, included, files)
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
     reasons: dict[str, int] = {}

@@ -161,6 +161,9 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 @click.option("--context-tokens", type=click.IntRange(min=1024), default=None,
               help="The model's context window (SOURCEBOOK_LLM_CONTEXT_TOKENS); every prompt fits it.")
 @click.option("--no-llm", is_flag=True, help="Extractive prose even when an LLM provider is configured.")
+@click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="When another build or index run is writing the same output folder, wait at most this "
+                   "long (default: until it finishes; 0: exit at once).")
 def build_command(path: str | None, path_option: str | None, out_dir: str | None,  # noqa: PLR0917
                   include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
                   fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
@@ -182,6 +185,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
     llm = {key: llm_flags.pop(flag) for key, flag in flags}
     overrides["llm"] = {k: v for k, v in llm.items() if v is not None}
     config = load_config(Path(path), overrides=overrides)
+    lock_wait = llm_flags.pop("lock_wait")
     writer = make_writer(config, llm_flags)
     console = Console(stderr=True)
     if llm_flags.get("dry_run"):
@@ -190,7 +194,8 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
     started = time.perf_counter()
     with _StageProgress(console) as progress:
         report = build(config, writer=writer, check=check, site=not no_site and not check,
-                       index=not no_index and not check, progress=_with_llm_progress(progress, writer))
+                       index=not no_index and not check, progress=_with_llm_progress(progress, writer),
+                       lock_wait=lock_wait)
     if check:
         _check_result(report, fail_on_fallback=fail_on_fallback)
         return

@@ -18,13 +18,21 @@ _TYPES = ["hybrid", "lexical", "symbolic", "semantic", "regex"]
 @path_argument_and_option()
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Remove indexed files that no longer exist.")
-def index_command(path: str | None, path_option: str | None, prune: bool) -> None:
-    """Build or update the search index of PATH (no wiki pages are written)."""
+@click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="When another build or index run is writing the same output folder, wait at most this "
+                   "long (default: until it finishes; 0: exit at once).")
+def index_command(path: str | None, path_option: str | None, prune: bool,
+                  lock_wait: float | None) -> None:
+    """Build or update the search index of PATH (no wiki pages are written).
+
+    Embedding inputs go to the embedder you configure (SOURCEBOOK_EMBEDDER and SOURCEBOOK_EMBED_* or the
+    user config file; the default runs locally); the repository's own config cannot choose a remote one.
+    """
     path = chosen_path(path, path_option)
     from generator.index import index_repository
     from sourcebook.config import load_config
 
-    report = index_repository(load_config(Path(path)), prune=prune)
+    report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait)
     vectors = (f"{report.embedded} embedded, {report.embed_reused} reused ({report.embedder})"
                if report.embedder != "none" else "no vectors (full-text only)")
     click.echo(f"indexed {report.files_total} files: {report.files_indexed} new or changed, "

@@ -64,6 +64,13 @@ class ProviderError(SourcebookError):
         super().__init__(f"{provider}: {message}" + (f" (HTTP {status})" if status else ""))
 
 
+class LockError(SourcebookError):
+    """Another sourcebook run holds the output directory's lock (and the caller chose not to wait)."""
+
+    exit_code = 75  # EX_TEMPFAIL: try again later
+    http_status = 409
+
+
 class SiteBuildError(SourcebookError):
     """mkdocs build failed on the generated wiki."""
 

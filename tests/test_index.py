@@ -234,3 +234,36 @@ def test_damaged_index_is_a_clear_error(repo):
     report = index_repository(config, embedder=None)
     assert report.rebuilt.startswith("damaged index")
     assert open_index(config).table("files").count_rows() == 4
+
+
+def _plant_duplicates(config) -> None:
+    """What two builds racing on one index used to commit: every row twice, in versions the meta row names."""
+    db = ix._connect(config.index_location)
+    meta = ix._read_meta(db)
+    for name in ix.DATA_TABLES:
+        tbl = db.open_table(name)
+        tbl.add(tbl.to_arrow())
+        meta["versions"][name] = tbl.version
+    ix._write_meta(db, meta)
+
+
+def test_rows_doubled_by_racing_runs_are_healed_by_the_next_run(repo):
+    from generator.build import build
+
+    config = load_config(repo, env={})
+    build(config, site=False)
+    clean = {name: open_index(config, embedder=None).table(name).count_rows() for name in ix.DATA_TABLES}
+    assert all(clean.values())
+    _plant_duplicates(config)
+    doubled = {name: open_index(config, embedder=None).table(name).count_rows() for name in ix.DATA_TABLES}
+    assert doubled == {name: 2 * n for name, n in clean.items()}
+    build(config, site=False)  # nothing changed in the repository, yet the rows converge
+    assert {n: open_index(config, embedder=None).table(n).count_rows() for n in ix.DATA_TABLES} == clean
+    _plant_duplicates(config)
+    report = index_repository(config)  # `sourcebook index` heals files, symbols and chunks the same way
+    assert report.files_indexed == len(FILES)
+    healed = {n: open_index(config, embedder=None).table(n).count_rows() for n in ix.DATA_TABLES}
+    assert {n: healed[n] for n in ("chunks", "symbols", "files")} == {
+        n: clean[n] for n in ("chunks", "symbols", "files")}
+    # a later no-change run finds nothing to heal and touches nothing
+    assert index_repository(config).files_indexed == 0

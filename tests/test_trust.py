@@ -231,3 +231,45 @@ def test_index_and_ask_send_nothing_to_an_embedder_the_repository_chose(
     assert proc.returncode == 0, proc.stderr
     assert fake_llm.requests == []
     assert fake_llm.embedding_requests == []
+
+
+def test_unusable_output_directories_get_one_line(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    repo = make_repo(SOURCE)
+    line = _one_line_error(_cli("build", str(repo), "--out", "/proc/sourcebook-x"))
+    assert "/proc/sourcebook-x" in line
+    line = _one_line_error(_cli("build", str(repo), "--no-site", "--out", "/proc/self/x"))
+    assert "/proc/self/x" in line
+    (repo / ".sourcebook").write_text("a file, not a directory", encoding="utf-8")
+    for args in (("build", str(repo)), ("index", str(repo))):
+        line = _one_line_error(_cli(*args))
+        assert "not a directory" in line
+    assert (repo / ".sourcebook").read_text(encoding="utf-8") == "a file, not a directory"
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    proc = _cli("build", str(repo), "--out", str(tmp_path / "afile"))
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_include_glob_matching_nothing_keeps_the_wiki_and_index(make_repo: Callable[..., Path]) -> None:
+    from generator.index import DATA_TABLES, open_index
+
+    repo = make_repo({**SOURCE, "sourcebook.toml": '[embed]\nprovider = "none"\n'})
+    proc = _cli("build", str(repo), "--no-site")
+    assert proc.returncode == 0, proc.stderr
+    config = load_config(repo, env={})
+    pages = sorted(p.relative_to(config.docs_dir) for p in config.docs_dir.rglob("*.md"))
+
+    def rows() -> dict[str, int]:
+        store = open_index(config, embedder=None)
+        return {name: store.table(name).count_rows() for name in DATA_TABLES}
+
+    before = rows()
+    for command in (("build", str(repo), "--no-site", "--include", "pkgg/**"),
+                    ("index", str(repo))):
+        if command[0] == "index":  # the same glob from the repository's config
+            (repo / "sourcebook.toml").write_text('include = ["pkgg/**"]\n[embed]\nprovider = "none"\n',
+                                                  encoding="utf-8")
+        line = _one_line_error(_cli(*command))
+        assert "'pkgg/**' matched no file" in line
+        assert sorted(p.relative_to(config.docs_dir) for p in config.docs_dir.rglob("*.md")) == pages
+        assert rows() == before
