@@ -440,6 +440,9 @@ def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
             f"<th>Summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
+# Material's search boost per file kind (front matter): code pages, whose sections are the symbols, first
+SEARCH_BOOST = {"code": 3, "test": 1, "doc": 1, "config": 0.5}
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
 _REFS_PARAGRAPH = re.compile(
     r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)
@@ -455,7 +458,7 @@ def index_text(markdown: str) -> str:
         cells = re.findall(r"<tr><td>.*?</tr>", m.group(0))
         return "\n".join(" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells)
 
-    text = _SOURCE_BLOCK.sub("", markdown)
+    text = _SOURCE_BLOCK.sub("", _FRONT_MATTER.sub("", markdown))
     text = _REFS_PARAGRAPH.sub("", text)
     text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
     return _INDEX_TABLE.sub(rows, text)
@@ -540,7 +543,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         more_exercises=file_refs.more_exercises,
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
-        lang=lang, module_page=module_page)
+        lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1))
 
 
 def own_symbols_resolver(ctx: FileContext) -> LinkResolver:

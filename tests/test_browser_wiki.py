@@ -1,0 +1,117 @@
+"""The wiki in a real browser (Debian chromium over DevTools), on flask: Material's search puts the defining
+symbol's section in the top 3 for symbol queries, pages never overflow horizontally at 1280 px, Mermaid
+renders, and no console errors."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from sourcebook.config import load_config
+from tests.test_browser import (
+    CHROMIUM,
+    MERMAID_CDN,
+    DevTools,
+    _mermaid_svg_texts,
+    _open,
+    _page,
+    _QuietHandler,
+)
+from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+
+FLASK = Path("/work/eval-repos/flask")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+    pytest.mark.skipif(not (FLASK / "src" / "flask" / "app.py").is_file(), reason="no flask checkout"),
+]
+
+
+@pytest.fixture(scope="module")
+def flask_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    out = tmp_path_factory.mktemp("flask-wiki")
+    report = build(load_config(FLASK, overrides={"out_dir": str(out)}), index=False)
+    assert report.site_dir is not None
+    handler = functools.partial(_QuietHandler, directory=str(report.site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _result_links(tools: DevTools, query: str, items: int = 3) -> list[str]:
+    """Type `query` into the search box; the links (page and sections) of the first `items` results."""
+    tools.evaluate("(() => { const i = document.querySelector('.md-search__input'); i.focus(); i.value = '';"
+                   " return true; })()")
+    for ch in query:
+        tools.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
+        tools.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
+    links: list[str] = []
+    for _ in range(100):
+        tools.pump(0.3)
+        links = tools.evaluate(
+            f"Array.from(document.querySelectorAll('.md-search-result__item')).slice(0, {items})"
+            ".flatMap(li => Array.from(li.querySelectorAll('a')).map(a => {"
+            " const u = new URL(a.href); return u.pathname.slice(1) + u.hash; }))")
+        if links:
+            break
+    return links
+
+
+@pytest.mark.parametrize(("query", "defining"), [
+    ("url_for", ("files/src/flask/helpers.py.html#sym-url-for",)),
+    ("Blueprint", ("files/src/flask/blueprints.py.html#sym-blueprint",
+                   "files/src/flask/sansio/blueprints.py.html#sym-blueprint")),
+    ("Flask.route", ("files/src/flask/sansio/scaffold.py.html#sym-scaffold-route",
+                     "files/src/flask/app.py.html#sym-flask")),
+    ("dispatch_request", ("files/src/flask/app.py.html#sym-flask-dispatch-request",
+                          "files/src/flask/views.py.html#sym-view-dispatch-request")),
+])
+def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: str, query: str,
+                                                       defining: tuple[str, ...]) -> None:
+    tools = _page(browser)
+    try:
+        _open(tools, flask_site + "index.html")
+        links = _result_links(tools, query)
+        assert any(link.endswith(defining) for link in links), (query, links)
+        assert tools.errors() == []
+    finally:
+        tools.close()
+
+
+@pytest.mark.parametrize("page", ["index.html", "files/src/flask/app.py.html",
+                                  "files/src/flask/sessions.py.html", "files/tests/test_basic.py.html",
+                                  "modules/src/flask/index.html"])
+def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: str) -> None:
+    tools = _page(browser)
+    try:
+        tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
+                   mobile=False)
+        _open(tools, flask_site + page)
+        tools.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # sources too
+        tools.pump(0.5)
+        overflow = tools.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, (page, overflow)
+        if page.startswith("files/"):
+            body = tools.evaluate("document.querySelector('.md-content').innerText")
+            assert "Source (line" in body
+            assert "Called by:" in body or "Calls:" in body
+        if page == "index.html" and not MERMAID_CDN:
+            rendered = _mermaid_svg_texts(tools)
+            assert rendered
+            assert "flask" in rendered[0]
+        assert tools.errors(allow_urls=MERMAID_CDN) == []
+    finally:
+        tools.close()
