@@ -22,7 +22,12 @@ if TYPE_CHECKING:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the answer cache.")
 def ask_command(question: str, path: str | None, scope: str | None, repo: str | None,  # noqa: PLR0917
                 include: str, as_json: bool, no_cache: bool) -> None:
-    """Answer QUESTION about the repository, with citations and a checked confidence."""
+    """Answer QUESTION about the repository, with citations and a checked confidence.
+
+    With an LLM configured by you (SOURCEBOOK_LLM_* / OPENAI_* environment variables or
+    ~/.config/sourcebook/config.toml; never the repository's own config), the question and the evidence
+    found, redacted, are sent to it; without one, nothing leaves the machine.
+    """
     from answer.engine import get_answer, parse_include
     from answer.workspace import load_workspace
 

@@ -273,3 +273,18 @@ def test_an_include_glob_matching_nothing_keeps_the_wiki_and_index(make_repo: Ca
         assert "'pkgg/**' matched no file" in line
         assert sorted(p.relative_to(config.docs_dir) for p in config.docs_dir.rglob("*.md")) == pages
         assert rows() == before
+
+
+def test_help_says_where_endpoints_and_keys_come_from() -> None:
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    runner = CliRunner()
+    top = runner.invoke(cli, ["--help"]).output
+    assert "--trust-repo-config" in top
+    build = " ".join(runner.invoke(cli, ["build", "--help"]).output.split())
+    assert "~/.config/sourcebook/config.toml; never the repository's own config" in build
+    assert "SOURCEBOOK_LLM_API_KEY / OPENAI_API_KEY" in build
+    ask = " ".join(runner.invoke(cli, ["ask", "--help"]).output.split())
+    assert "never the repository's own config" in ask
