@@ -116,6 +116,12 @@ def main() -> int:
             index_repository(config)
             print(f"indexed {repo} in {time.perf_counter() - started:.1f}s", file=sys.stderr)
             store = open_index(config)
+            try:  # as serve and mcp warm up: full-text ranking in memory (absent before that existed)
+                from answer.search import FTS_TABLES, use_in_memory_fts
+
+                use_in_memory_fts(store, FTS_TABLES)
+            except ImportError:
+                pass
             ctx = AnswerContext(config, store=store, chat=None)
             get_answer(ctx, "warm up the index", use_cache=False)
             for r in rows:
