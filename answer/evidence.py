@@ -227,13 +227,7 @@ def assemble(blocks: Sequence[tuple[str, str]], budget: int) -> tuple[str, dict[
 # `store.cache`, which lives exactly as long as that version does.
 
 def _rows(store: IndexStore, table: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
-    tbl = store.table(table)
-    if tbl.count_rows() == 0:
-        return []
-    query = tbl.search().select(columns).limit(None)
-    if where:
-        query = query.where(where)
-    return list(query.to_arrow().to_pylist())
+    return store.rows(table, columns, where)
 
 
 def _all_symbols(store: IndexStore) -> list[SymbolInfo]:

@@ -232,12 +232,6 @@ def _read_rows(store: IndexStore, table: str, columns: list[str], where: str | N
                limit: int | None = None) -> list[dict[str, Any]]:
     """Rows of one index table; a damaged or vanished table is an IndexStoreError (503), not a crash."""
     try:
-        tbl = store.table(table)
-        if not tbl.count_rows():
-            return []
-        query = tbl.search().select(columns)
-        if where:
-            query = query.where(where)
-        return list(query.limit(limit).to_arrow().to_pylist())
+        return store.rows(table, columns, where, limit)
     except _outage_errors() as exc:
         raise IndexStoreError(f"the index table {table!r} cannot be read: {exc}") from exc

@@ -283,10 +283,7 @@ def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
     """Every chunk's path, span and text, loaded once per process (literal and regex search)."""
     cached = store.cache.get("chunk_texts")
     if cached is None:
-        tbl = store.table("chunks")
-        cols = ["path", "start_line", "end_line", "symbol", "text"]
-        cached = (tbl.search().select(cols).limit(None).to_arrow().to_pylist()
-                  if _rows(store, "chunks") else [])
+        cached = store.rows("chunks", ["path", "start_line", "end_line", "symbol", "text"])
         store.cache["chunk_texts"] = cached
     return list(cached)
 
@@ -308,8 +305,7 @@ def _file_pages(store: IndexStore) -> dict[str, dict[str, Any]] | None:
     if "file_pages" not in store.cache:
         meta: dict[str, dict[str, Any]] | None = {}
         if _rows(store, "pages"):
-            query = store.table("pages").search().where(_FILE_PAGES)
-            rows = query.select(["target_path", "title", "summary"]).limit(None).to_arrow().to_pylist()
+            rows = store.rows("pages", ["target_path", "title", "summary"], _FILE_PAGES)
             by_path = {row["target_path"]: row for row in rows}
             meta = by_path if len(by_path) == len(rows) else None
         store.cache["file_pages"] = meta
@@ -363,10 +359,8 @@ def _line_of(text: str, pos: int) -> str:
 def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
     cached = store.cache.get("symbols")
     if cached is None:
-        tbl = store.table("symbols")
-        cols = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
-        cached = (tbl.search().select(cols).limit(None).to_arrow().to_pylist()
-                  if _rows(store, "symbols") else [])
+        cached = store.rows("symbols", ["path", "qualname", "name", "kind", "start_line", "end_line",
+                                        "signature", "docstring"])
         store.cache["symbols"] = cached
     return list(cached)
 

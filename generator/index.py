@@ -97,6 +97,15 @@ class IndexStore:
     def table(self, name: str) -> Any:
         return self.tables[name]
 
+    def rows(self, table: str, columns: list[str], where: str | None = None,
+             limit: int | None = None) -> list[dict[str, Any]]:
+        """`columns` of the rows of `table` (at the pinned version) matching `where`: the one row reader.
+
+        Raises what LanceDB raises on a damaged or vanished table; the answer side turns that into an
+        IndexStoreError (an outage), see answer/repo_state.py.
+        """
+        return _existing(self.tables[table], columns, where, limit)
+
 
 # ---------------------------------------------------------------- rows (pure)
 
@@ -374,11 +383,14 @@ def _open_for_write(db: Any, meta: dict[str, Any]) -> tuple[dict[str, Any], bool
     return tables, restored
 
 
-def _existing(tbl: Any, columns: list[str], where: str | None = None) -> list[dict[str, Any]]:
+def _existing(tbl: Any, columns: list[str], where: str | None = None,
+              limit: int | None = None) -> list[dict[str, Any]]:
+    if not tbl.count_rows():
+        return []
     query = tbl.search().select(columns)
     if where:
         query = query.where(where)
-    return list(query.limit(None).to_arrow().to_pylist()) if tbl.count_rows() else []
+    return list(query.limit(limit).to_arrow().to_pylist())
 
 
 def _vectors(rows: list[dict[str, Any]], texts: list[str], cache: dict[str, Any],
