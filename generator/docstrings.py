@@ -107,9 +107,21 @@ def _python(text: str, renderer: BlockRenderer) -> list[Block]:
         log.debug("griffe could not parse a docstring (%s): %s", style.value, exc)
         return renderer.render(text) + renderer.render(trailing)
     blocks: list[Block] = []
+    rtype = _sphinx_rtype_only(style.value, text, sections, renderer)
     for section in sections:
         blocks += _section(section, renderer)
-    return blocks + renderer.render(trailing)
+        if section.kind.value == "parameters":
+            blocks, rtype = blocks + rtype, []
+    return blocks + rtype + renderer.render(trailing)
+
+
+def _sphinx_rtype_only(style: str, text: str, sections: Sequence[Any],
+                       renderer: BlockRenderer) -> list[Block]:
+    """`:rtype:` without `:returns:` (requests does this) still says what is returned; griffe drops it."""
+    if style != "sphinx" or any(s.kind.value == "returns" for s in sections):
+        return []
+    m = re.search(r"^:rtype:\s*(.+)$", text, re.M)
+    return [parameter_table("Returns", [("", m.group(1).strip(), "", "")], renderer)] if m else []
 
 
 _SPHINX_FIELD = re.compile(r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except|"

@@ -117,6 +117,11 @@ def test_sphinx_style_roles_directives_and_fields() -> None:
     assert page.count('<div class="admonition') == 4
 
 
+def test_sphinx_rtype_without_returns_is_still_a_returns_table() -> None:
+    md = render_docstring("Sends it.\n\n:param url: URL.\n:rtype: pkg.Foo\n", "python", resolve)
+    assert md.endswith("**Returns**\n\n| Type | Description |\n|---|---|\n| [`pkg.Foo`](#sym-foo) |   |")
+
+
 def test_unresolved_names_are_code_and_summary_has_no_roles() -> None:
     md = render_docstring("Uses :class:`Nope` and `nothing.here`.", "python", lambda _n: None)
     assert md == "Uses `Nope` and `nothing.here`."
