@@ -268,6 +268,9 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any],
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
 
 
+ASK_MARKER = "sourcebook-api.json"
+
+
 class _Wiki(StaticFiles):
     """The built site under a strict CSP; a site not built yet is a 404 with a hint, not a 500."""
 
@@ -281,11 +284,19 @@ class _Wiki(StaticFiles):
         await super().check_config()
 
     async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
+        if path == ASK_MARKER:
+            # tells the ask box (site/assets/sourcebook/ask.js) that /ask answers behind this wiki; a static
+            # copy of the site has no such file, so it shows no box
+            response: Response = JSONResponse({"ask": "/ask"})
+        else:
+            response = await super().get_response(path, scope)
         host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").strip()
         # the prefix needs an absolute URL in CSP ('self' cannot carry a path); a Host header that is not
         # a plain host[:port] falls back to 'self' rather than being spliced into the policy
-        connect = f"{scope.get('scheme', 'http')}://{host}{self.mount}/" if _HOST.match(host) else "'self'"
+        # plus /ask alone: the ask box (site/assets/sourcebook/ask.js) reads answers; every other endpoint,
+        # the state-changing ones above all, stays out of the pages' reach
+        origin = f"{scope.get('scheme', 'http')}://{host}"
+        connect = f"{origin}{self.mount}/ {origin}/ask" if _HOST.match(host) else "'self'"
         response.headers.update(site_headers(Path(str(self.directory)), connect=connect))
         return response
 

@@ -168,6 +168,12 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     if site:
         with timer("site"):
             notify("site", 0, 1)
+            from generator.remote import source_links
+            from generator.wiki_map import wiki_map, write_wiki_map
+
+            # what the served wiki's ask box links citations with (a docs asset: part of the site)
+            links = source_links(config.root, config.repo_url)
+            write_wiki_map(config.docs_dir, wiki_map(plan.files, facts, links))
             report.site_built = build_site_if_needed(config, plan, pages.state, report,
                                                      kinds={p: f.file.kind for p, f in facts.items()})
             report.site_dir = config.site_dir

@@ -326,11 +326,14 @@ def test_wiki_responses_carry_a_strict_csp(client: TestClient) -> None:
     csp = dict(part.strip().split(" ", 1) for part in wiki.headers["content-security-policy"].split(";"))
     assert csp["script-src"] == f"'self' {MERMAID_CDN_URL}"  # this site has no local mermaid.js: one file
     assert "unsafe-inline" not in csp["script-src"]
-    assert csp["connect-src"] == "http://127.0.0.1:7700/wiki/"  # the API is outside what pages may call
+    # the API is outside what pages may call, but for /ask (the ask box reads answers; it changes nothing)
+    assert csp["connect-src"] == "http://127.0.0.1:7700/wiki/ http://127.0.0.1:7700/ask"
     assert [csp["default-src"], csp["object-src"], csp["base-uri"]] == ["'none'"] * 3
     assert wiki.headers["x-content-type-options"] == "nosniff"
     other = client.get("/wikis/demo/", headers={"host": "localhost:7700"})
-    assert "connect-src http://localhost:7700/wikis/demo/;" in other.headers["content-security-policy"]
+    assert ("connect-src http://localhost:7700/wikis/demo/ http://localhost:7700/ask;"
+            in other.headers["content-security-policy"])
+    assert client.get("/wiki/sourcebook-api.json").json() == {"ask": "/ask"}  # what tells ask.js to show
     odd = client.get("/wiki/", headers={"host": "a b;script-src *"})
     assert "connect-src 'self';" in odd.headers["content-security-policy"]
     assert "script-src *" not in odd.headers["content-security-policy"]
