@@ -54,6 +54,8 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     flavor = _FLAVORS.get(lang, "markdown")
     inline = Inline(resolve or (lambda _name: None), flavor)
     renderer = BlockRenderer(inline, flavor, _CODE_LANGS.get(lang, "text"))
+    if lang == "csharp" and _XML_DOC.search(text):
+        text = _xml_doc_as_tags(text)
     if lang == "python":
         blocks = _python(text, renderer)
     elif lang in _TAG_LANGUAGES and _TAG_LINE.search(text):
@@ -262,6 +264,8 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
             tables.setdefault(title, []).append(_param_row(body))
         elif tag_name in ("return", "returns", "retval", "yield", "yields"):
             kind, rest = _js_type(body)
+            if not kind and renderer.code_lang == "php":  # phpDoc: `@return Type description`
+                kind, _, rest = rest.partition(" ")
             title = "Yields" if tag_name.startswith("yield") else "Returns"
             tables.setdefault(title, []).append(("", kind, "", rest))
         elif tag_name in ("throws", "throw", "exception"):
@@ -301,6 +305,9 @@ def _js_type(body: str) -> tuple[str, str]:
 
 def _param_row(body: str) -> tuple[str, str, str, str]:
     kind, rest = _js_type(body)
+    php = re.match(r"([^\s$]+)\s+(&?\.{0,3}\$\w+)\s*(.*)$", rest, re.S)  # phpDoc: `Type $name desc`
+    if php and not kind:
+        return (php.group(2), php.group(1), "", php.group(3))
     m = re.match(r"(\[[^\]]*\]|<[^>]*>|[\w$.]+)\s*(?:-\s+)?(.*)$", rest, re.S)
     if not m:
         return ("", kind, "", rest)
@@ -324,6 +331,42 @@ def _dedent_code(text: str) -> str:
     margins = [len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()]
     margin = min(margins, default=0)
     return "\n".join(ln[margin:] for ln in lines).strip("\n")
+
+
+_XML_DOC = re.compile(r"<(param|returns|exception|remarks|example|typeparam|value)\b")
+
+
+def _xml_doc_as_tags(text: str) -> str:
+    """C# XML documentation -> the tag form `_tagged` reads (`<param name="x">` -> `@param x`)."""
+    import html as html_lib
+
+    def attr(tag: str, name: str) -> str:
+        m = re.search(name + r'\s*=\s*"([^"]*)"', tag)
+        return m.group(1) if m else ""
+
+    def element(m: re.Match[str]) -> str:
+        tag, head, body = m.group(1).lower(), m.group(2), " ".join(m.group(3).split())
+        if tag == "param":
+            return f"\n@param {attr(head, 'name')} {body}\n"
+        if tag == "typeparam":
+            return f"\n@typeParam {attr(head, 'name')} {body}\n"
+        if tag in ("returns", "value"):
+            return f"\n@returns {body}\n"
+        if tag == "exception":
+            return f"\n@throws {{{attr(head, 'cref')}}} {body}\n"
+        if tag == "remarks":
+            return f"\n@remarks {body}\n"
+        return f"\n@example\n{html_lib.unescape(m.group(3)).strip()}\n"
+
+    text = re.sub(r"<code>(.*?)</code>", lambda m: "\n```csharp\n" + m.group(1).strip("\n") + "\n```\n", text,
+                  flags=re.S)
+    text = re.sub(r"<(param|typeparam|returns|value|exception|remarks|example)\b([^>]*)>(.*?)</\1>", element,
+                  text, flags=re.S)
+    text = re.sub(r'<see\s+(?:c|lang)?ref\s*=\s*"(?:\w:)?([^"]*)"\s*/>', r"{@link \1}", text)
+    text = re.sub(r'<paramref\s+name\s*=\s*"([^"]*)"\s*/>', r"`\1`", text)
+    text = re.sub(r"<c>(.*?)</c>", r"`\1`", text, flags=re.S)
+    text = re.sub(r"</?para\s*/?>", "\n\n", text)
+    return re.sub(r"</?summary>", "", text)
 
 
 _PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S | re.I)

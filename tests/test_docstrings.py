@@ -160,6 +160,22 @@ def test_javadoc_tags_and_html() -> None:
     assert "{@" not in md
 
 
+def test_csharp_xml_docs_and_phpdoc() -> None:
+    md = render_docstring(
+        'Makes a <see cref="T:Widget"/> from <paramref name="name"/>.\n<param name="name">The name.</param>\n'
+        '<returns>The <c>Widget</c>.</returns>\n<exception cref="ArgumentException">If empty.</exception>',
+        "csharp", resolve)
+    assert md.startswith("Makes a [`Widget`](#sym-widget) from `name`.")
+    assert "| `name` | The name. |" in md
+    assert "| The [`Widget`](#sym-widget). |" in md
+    assert "| `ArgumentException` | If empty. |" in md
+    assert "<param" not in md
+    md = render_docstring("Loads.\n\n@param string $path The path.\n@return Foo|null The foo.", "php",
+                          resolve)
+    assert "| `$path` | `string` | The path. |" in md
+    assert "| `Foo|null` | The foo. |" in md  # a `|` in a code span does not split the cell
+
+
 def test_godoc_paragraphs_code_and_links() -> None:
     md = render_docstring("Read reads from [Reader] into p.\n\n# Details\n\nIt returns the count.\n\n"
                           "\tn, err := r.Read(p)\n\tif err != nil {}\n\n  - one item\n  - two\n", "go",
