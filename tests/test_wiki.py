@@ -4,11 +4,15 @@ symbol with source, calls, callers and tests; source links from the git remote a
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from generator.anchors import symbol_anchor
 from generator.build import build
 from generator.plan import load_state
 from generator.render import index_text
@@ -105,3 +109,28 @@ def test_no_remote_means_no_source_links(make_repo: Callable[..., Path]) -> None
     markdown = (config.docs_dir / "files/pkg/core.py.md").read_text(encoding="utf-8")
     assert "https://" not in markdown
     assert "`pkg/core.py`, lines 9-11" in markdown
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("repo", "code_page", "symbol", "test_page"), [
+    ("flask", "files/src/flask/app.py.md", "Flask.dispatch_request", "files/tests/test_basic.py.md"),
+    ("flask", "files/src/flask/sessions.py.md", "SecureCookieSessionInterface.open_session",
+     "files/tests/test_session_interface.py.md"),
+    ("requests", "files/src/requests/sessions.py.md", "Session.request", "files/tests/test_requests.py.md"),
+])
+def test_dev_repositories_pages_show_sections_source_and_call_links(tmp_path: Path, repo: str, code_page: str,
+                                                                      symbol: str, test_page: str) -> None:
+    root = Path("/work/eval-repos") / repo
+    if not (root / "pyproject.toml").is_file():
+        pytest.skip(f"no {repo} checkout")
+    config = load_config(root, overrides={"out_dir": str(tmp_path / "out")})
+    build(config, site=False, index=False)
+    page = (config.docs_dir / code_page).read_text(encoding="utf-8")
+    anchor = symbol_anchor(symbol)
+    section = page.split(f"{{ #{anchor} ")[1].split("\n#")[0]
+    assert "<details class=\"note sb-source\"" in section  # its source, collapsed
+    assert re.search(r"\*\*(Calls|Called by):\*\* \[", section)  # call links
+    assert re.search(r"\*\*Tested by:\*\* \[[^\]]+\]\(\.\./", page)  # tests that reference the file's API
+    tests = (config.docs_dir / test_page).read_text(encoding="utf-8")
+    exercised = tests.split("## Code it exercises")[1].split("\n## ")[0]
+    assert f"({posixpath.relpath(code_page, posixpath.dirname(test_page))}#" in exercised
