@@ -32,7 +32,7 @@ def _clean_toc(items: Any) -> None:
 
 
 def on_post_page(output: str, page: Page, **_: Any) -> str:
-    problems = audit_page(output)
+    problems = audit_page(output, clean_part=page.content or "")
     if problems:
         raise PluginError(f"sourcebook: {page.file.src_uri}: script-capable markup left in the page: "
                           + "; ".join(problems[:5]))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from generator.html_sanitize import audit_page, sanitize_content
+from generator.html_sanitize import _suspect, audit_page, sanitize_content
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder
 
 PWN = "document.body.dataset.pwned=1"
@@ -93,6 +93,39 @@ def test_audit_flags_inline_code_scripts_but_not_settings_data() -> None:
     assert audit_page('<script id="__config" type="application/json">{"a": 1}</script>') == []
     assert audit_page('<script src="assets/x.js"></script>') == []
     assert audit_page("<script>alert(1)</script>") == ["an inline <script> with code"]
+
+
+@pytest.mark.parametrize("html", [
+    '<a href="java&#115;cript:alert(1)">x</a>',
+    '<a href="javas&Tab;cript:alert(1)">x</a>',
+    '<a href="javascript&colon;alert(1)">x</a>',
+    '<a href=" J\nA\tVASCRIPT:alert(1)">x</a>',
+    "<a href='&#x64;ata:text/html,x'>x</a>",
+    "<img src=x\nonerror=alert(1)>",
+    '<svg/onload=alert(1)>',
+    '<p title="a"onclick="alert(1)">x</p>',
+    "<script data-x=' src=\"a\"'>alert(1)</script>",
+    '<script src="a.js" onload="alert(1)"></script>',
+    '<div style="position: fixed">x</div>',
+    "<BASE href=//evil.example/>",
+    '<a href="&#x6A;avascript:alert(1)">x</a>',
+    '<a href="javascript&#58alert(1)">x</a>',
+])
+def test_audit_finds_obfuscated_markup(html: str) -> None:
+    assert audit_page(f"<html><body><p>fine</p>{html}</body></html>"), html
+
+
+def test_audit_looks_past_markdown_escapes() -> None:
+    # the Markdown escaper writes `_`, `*`, `[`... as references: they cannot spell a scheme, so no full parse
+    assert not _suspect('<a href="x.html" title="a&#95;b &#42; &#91;1&#93;">a&#95;b</a>')
+    assert _suspect('<a href="x.html">j&#97;vascript</a>')
+
+
+def test_audit_skips_the_part_already_sanitized() -> None:
+    content = sanitize_content("<p>text with data: and javascript: and style = words</p>")
+    page = f'<html><body><script src="a.js"></script><article>{content}</article></body></html>'
+    assert audit_page(page, clean_part=content) == []
+    assert audit_page(page.replace("<body>", "<body onload=x>"), clean_part=content)
 
 
 def test_audit_reads_title_text_as_a_browser_does() -> None:
