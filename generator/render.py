@@ -505,7 +505,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
     facts = ctx.facts
     lang = _fence_lang(facts.file.language)
-    lines = highlighted_lines(ctx.source, lang) if ctx.source and public else []
+    # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
+    lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "") if ctx.source and public
+             else [])
     file_refs = refs or FileRefs()
 
     def where(s: Symbol) -> str:
