@@ -165,7 +165,10 @@ def index_state(store: IndexStore) -> str:
 def symbol_pipeline_version(store: IndexStore) -> str:
     """The version of what produced the symbols: the index's record of it when it keeps one, else the running
     parser's (a hash of the extraction code and its queries)."""
-    recorded = store.meta.get("parser_version") or store.meta.get("symbol_pipeline")
+    # the index records its parser since the analysis is stored with it ("parser"): no need to hash the
+    # extraction code in every cold process
+    meta = store.meta
+    recorded = meta.get("parser") or meta.get("parser_version") or meta.get("symbol_pipeline")
     if recorded:
         return str(recorded)
     from generator.factcache import parser_version

@@ -49,7 +49,8 @@ def _pct(values: list[float], q: float) -> float:
 def bench_repo(source: Path, work: Path, runs: int, n_questions: int, code: Path) -> dict[str, float]:
     clone = work / source.name
     if not clone.exists():
-        subprocess.run(["git", "clone", "-q", "--shared", str(source), str(clone)], check=True)
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--shared", str(source),
+                        str(clone)], check=True)
     env = _env(code)
     started = time.perf_counter()
     # cwd outside any checkout: `python -m` puts the working directory before PYTHONPATH
