@@ -57,10 +57,9 @@ class _LRU:
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
-    """What a vanished or damaged LanceDB table raises mid-query (never KeyboardInterrupt)."""
-    import pyarrow as pa
+    from generator.index import outage_errors
 
-    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+    return outage_errors()
 
 
 class RepoState:

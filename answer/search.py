@@ -237,16 +237,8 @@ def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: 
 
 def _fts_lance(store: IndexStore, table: str, text: str, scope: str | None, *, limit: int,
                columns: list[str], where: str | None = None) -> list[dict[str, Any]]:
-    from lancedb.query import MatchQuery
-
-    tbl = store.table(table)
-    match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
-    # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
-    query = tbl.search(match, query_type="fts").select([*columns, "_score"]).limit(limit)
     where = _where(prefix_filter("target_path" if table == "pages" else "path", scope), where)
-    if where:
-        query = query.where(where, prefilter=True)
-    return list(query.to_arrow().to_pylist())
+    return store.fts(table, text, columns, limit=limit, where=where)
 
 
 def _chunk_cands(rows: list[dict[str, Any]]) -> list[_Cand]:
@@ -706,10 +698,9 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
-    # what a damaged or vanished table raises from inside LanceDB/Arrow; never KeyboardInterrupt
-    import pyarrow as pa
+    from generator.index import outage_errors
 
-    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+    return outage_errors()
 
 
 def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: str | None = None,

@@ -106,6 +106,27 @@ class IndexStore:
         """
         return _existing(self.tables[table], columns, where, limit)
 
+    def fts(self, table: str, text: str, columns: list[str], *, limit: int,
+            where: str | None = None) -> list[dict[str, Any]]:
+        """The best `limit` rows of `table` for `text` by LanceDB's persisted full-text index (BM25 over the
+        `tokens` column), each with its `_score`; `where` filters before ranking."""
+        from lancedb.query import MatchQuery
+
+        match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
+        # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
+        query = self.tables[table].search(match, query_type="fts").select([*columns, "_score"]).limit(limit)
+        if where:
+            query = query.where(where, prefilter=True)
+        return list(query.to_arrow().to_pylist())
+
+
+def outage_errors() -> tuple[type[BaseException], ...]:
+    """What a damaged or vanished table raises from inside LanceDB/Arrow mid-query (never KeyboardInterrupt).
+    Readers catch these and report an outage (IndexStoreError, HTTP 503) instead of a traceback."""
+    import pyarrow as pa
+
+    return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+
 
 # ---------------------------------------------------------------- rows (pure)
 

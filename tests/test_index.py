@@ -267,3 +267,13 @@ def test_rows_doubled_by_racing_runs_are_healed_by_the_next_run(repo):
         n: clean[n] for n in ("chunks", "symbols", "files")}
     # a later no-change run finds nothing to heal and touches nothing
     assert index_repository(config).files_indexed == 0
+
+
+def test_only_the_index_module_imports_lancedb() -> None:
+    """The storage seam: one module owns LanceDB (its reads, full-text queries and outage errors)."""
+    repo = Path(__file__).resolve().parents[1]
+    importing = sorted(
+        str(path.relative_to(repo)) for package in ("answer", "generator", "sourcebook")
+        for path in (repo / package).rglob("*.py")
+        if re.search(r"^\s*(?:import lancedb|from lancedb\b)", path.read_text(encoding="utf-8"), re.M))
+    assert importing == ["generator/index.py"]
