@@ -96,10 +96,26 @@ def from_remote(remote: str, commit: str) -> SourceLinks | None:
     return SourceLinks(f"{home}/{blob}/{commit}/", forge, home)
 
 
+# What a URL may spell (RFC 3986's characters, without the quote '): the theme prints the repository link
+# unescaped inside href="...", so a `"` in repo_url would end the attribute and start an `onmouseover`.
+_URL_CHARS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]+")
+
+
+def is_http_url(url: str) -> bool:
+    """An http(s) URL with a host, spelled only with URL characters (no quotes, spaces, <> or backslashes)."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return (parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
+            and _URL_CHARS.fullmatch(url) is not None)
+
+
 def from_repo_url(repo_url: str) -> SourceLinks | None:
     """The `--repo-url` override: an http(s) URL that a path is appended to; anything else gives no links."""
-    parts = urlsplit(repo_url.strip())
-    if parts.scheme.lower() not in {"http", "https"} or not parts.netloc:
+    parts = urlsplit(repo_url.strip()) if is_http_url(repo_url) else None
+    if parts is None:
         if repo_url:
             log.warning("repo_url %r is not an http(s) URL: no source links", repo_url)
         return None

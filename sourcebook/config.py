@@ -284,7 +284,7 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     repo_url = str(top.get("repo_url", "") or "")
     if repo_url and not _is_http_url(repo_url):
         shown = repo_url if len(repo_url) <= 60 else repo_url[:60] + "…"
-        problems.append(f"config: repo_url must be an http:// or https:// URL, got {shown!r}")
+        problems.append(f"config: repo_url must be an http(s) URL without quotes or spaces, got {shown!r}")
     if problems:
         raise ConfigError(problems)
 
@@ -310,13 +310,9 @@ def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_http_url(url: str) -> bool:
-    from urllib.parse import urlsplit
+    from generator.remote import is_http_url
 
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return False
-    return parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
+    return is_http_url(url)
 
 
 def check_repo_out_dir(root: Path, out_dir: Path) -> None:

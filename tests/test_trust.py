@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.remote import from_repo_url
 from sourcebook.config import load_config, untrusted_settings
 from sourcebook.errors import ConfigError
 from tests.fake_llm import FakeLLM, page_writer_responder
@@ -145,6 +146,20 @@ def test_repo_url_must_be_http(tmp_path: Path) -> None:
             load_config(tmp_path, overrides={"repo_url": bad}, env={})
     ok = load_config(tmp_path, overrides={"repo_url": "https://github.com/o/r/blob/main/"}, env={})
     assert ok.repo_url == "https://github.com/o/r/blob/main/"
+
+
+def test_repo_url_cannot_break_out_of_the_theme_link(tmp_path: Path) -> None:
+    # Material prints the repository link unescaped in href="...": a quote would start an event handler
+    hostile = 'https://github.com/a"onmouseover="alert(1)/b/blob/main/'
+    (tmp_path / "sourcebook.toml").write_text(f"repo_url = '{hostile}'\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="repo_url must be an http"):
+        load_config(tmp_path, env={})
+    for bad in ("https://github.com/o/r<script>/", "https://github.com/o r/", "https://x/o/r'/",
+                "https://x/o/\\r/", "https://x/o/r/\u0000"):
+        with pytest.raises(ConfigError, match="repo_url"):
+            load_config(tmp_path, overrides={"repo_url": bad}, env={})
+        assert from_repo_url(bad) is None
+    assert from_repo_url("https://git.example.com/o/r/src/branch/main/?x=1&y=%20") is not None
 
 
 # ---------------------------------------------------------------- the output directory
