@@ -1,5 +1,9 @@
 """MkDocs hooks every sourcebook site runs (`hooks:` in the generated mkdocs.yml): the HTML choke point.
 
+- on_files: only pages and the assets sourcebook itself writes are taken from docs/. Anything else there (an
+  `evil.html`, or a `assets/javascripts/bundle.*.js` that would shadow Material's own script on every page,
+  committed by a repository into its `.sourcebook/docs/`) is left out of the site, and the theme's file it
+  shadowed comes back.
 - on_page_content: the page's rendered content through the allowlist sanitizer (generator/html_sanitize.py),
   and its table-of-contents titles (printed by the theme, outside the content) through the inline one.
 - on_post_page: the finished page is audited; anything script-capable left in it (from the theme, a title,
@@ -10,6 +14,9 @@ MkDocs loads this file by path, so it imports the rest of sourcebook like any ot
 
 from __future__ import annotations
 
+import logging
+import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
@@ -17,7 +24,31 @@ from mkdocs.exceptions import PluginError
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
 
 if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
+
+log = logging.getLogger("mkdocs.plugins.sourcebook")
+
+# The only non-page files sourcebook writes into docs/: site.install_mermaid's content-hashed mermaid.js and
+# wiki_map.MAP_PATH (spelled out here so MkDocs does not import the generator; tests/test_hostile_repo.py
+# checks both still match). Pages (.md) from docs/ are kept: their HTML goes through on_page_content.
+OWN_DOCS_ASSETS = re.compile(r"assets/sourcebook/(?:mermaid-[0-9a-f]{12}\.min\.js|wiki-map\.json)")
+
+
+def on_files(files: Files, config: MkDocsConfig, **_: Any) -> Files:
+    docs = os.path.realpath(config.docs_dir) + os.sep
+    foreign = [f for f in files
+               if not f.is_documentation_page() and f.abs_src_path
+               and os.path.realpath(f.abs_src_path).startswith(docs)
+               and not OWN_DOCS_ASSETS.fullmatch(f.src_uri)]
+    for file in foreign:
+        files.remove(file)
+    if foreign:
+        log.info("sourcebook: left out of the site, not written by sourcebook: %s",
+                 ", ".join(sorted(f.src_uri for f in foreign)[:10]))
+        files.add_files_from_theme(config.theme.get_env(), config)  # the theme's files they shadowed
+    return files
 
 
 def on_page_content(html: str, page: Page, **_: Any) -> str:

@@ -1,0 +1,271 @@
+"""One repository that tries everything of issue 9 at once, through the real CLI: `build` with an LLM, then
+`ask`. It plants script in its README, docstrings and a UTF-16 source, secrets of every kind, a config that
+points the LLM, the embedder, the index and the output somewhere else, and pre-made files in its own
+`.sourcebook/docs/` (an HTML page, and scripts named like Material's and sourcebook's own assets, which
+MkDocs would prefer over the theme's on every page). The model it is given answers with hostile prose too.
+
+Afterwards: the built site holds no event handler, script-capable URL, style overlay or foreign script; the
+theme's own scripts are the ones served; nothing outside the repository's `.sourcebook/` changed; the
+endpoint the repository chose received nothing; the user's endpoint received the source but no planted secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import material
+import pytest
+
+from generator.html_sanitize import audit_page
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
+from tests.test_outbound import (
+    AWS_ID,
+    DSN_PASSWORD,
+    GITHUB,
+    OPENAI,
+    PEM,
+    PEM_LINES,
+    SLACK,
+    STRIPE,
+    YAML_ADMIN,
+    YAML_PASSWORD,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PWN = "document.body.dataset.pwned=1"
+# Material's main script: a file of that name in docs/ would be served in its place on every page
+MATERIAL_JS = Path(material.__file__).parent / "templates" / "assets" / "javascripts"
+MATERIAL_BUNDLE = next(MATERIAL_JS.glob("bundle.*.min.js"))
+UTF16_TOKEN = "ghp_" + "Zq9Wx8Ec7Rv6Tb5Yn4Um3Ik2Ol1Pa0Sd9Fg8"
+
+README = f"""# Hostile
+
+A package that documents itself (marker-readme).
+
+![badge](x.png){{: onerror="{PWN}" }}
+
+## Install {{: onclick="{PWN}" style="position:fixed;top:0;left:0;width:100%;height:100%" }}
+
+[home](https://example.com/){{: onmouseover="{PWN}" }} [js](javascript:alert(1)) [JS](JaVaScRiPt:alert(2))
+[data](data:text/html,<script>alert(3)</script>) <img src=x onerror="{PWN}">
+<a href="java&#x09;script:alert(4)">tab</a> <div style="position:fixed;inset:0">overlay</div>
+"""
+
+SETTINGS = f'''"""Settings of the hostile package ![x](y){{: onerror="{PWN}" }} [j](javascript:alert(5))."""
+
+DEBUG = False  # marker-settings
+AWS_ACCESS_KEY_ID = "{AWS_ID}"
+GITHUB_TOKEN = "{GITHUB}"
+OPENAI_KEY = "{OPENAI}"
+SLACK_BOT = "{SLACK}"
+STRIPE_LIVE = "{STRIPE}"
+DATABASE_URL = "postgres://app:{DSN_PASSWORD}@db.internal:5432/app"
+SIGNING_KEY = """{PEM}"""
+
+
+def load(name):
+    """Load setting `name` <script>alert(6)</script> {{: onclick="{PWN}" }}."""
+    return globals()[name]
+'''
+
+APP_YAML = f"""# marker-yaml
+database:
+  db_password: {YAML_PASSWORD}
+  admin_pass: "{YAML_ADMIN}"
+"""
+
+UTF16_SOURCE = f'''"""A legacy module saved as UTF-16 (marker-utf16)."""
+
+LEGACY_TOKEN = "{UTF16_TOKEN}"
+
+
+def legacy():
+    """Return the legacy token's name."""
+    return "LEGACY_TOKEN"
+'''
+
+SECRETS = [AWS_ID, GITHUB, OPENAI, SLACK, STRIPE, DSN_PASSWORD, YAML_PASSWORD, YAML_ADMIN, UTF16_TOKEN,
+           *PEM_LINES]
+MARKERS = ["marker-readme", "marker-settings", "marker-yaml", "marker-utf16"]
+USER_KEY = "sk-user-" + "OwnKeyOfTheUser0123456789"
+
+
+def _hostile_model(body: dict[str, Any]) -> Reply:
+    """The user's model, scripted: valid drafts and answers whose prose carries the README's tricks too."""
+    if request_schema_name(body) == "EvidenceAnswer":
+        return Reply.ok({"answer": f"Settings live in `pkg/settings.py` {{: onclick=\"{PWN}\" }}.",
+                         "citations": ["pkg/settings.py"]})
+    payload = dict(page_writer_responder(body).payload)
+    payload["summary"] += f' See [more](javascript:alert(7)){{: onmouseover="{PWN}" }}.'
+    if "purpose" in payload:
+        payload["purpose"] = f'It loads settings. {{: style="position:fixed;inset:0" onclick="{PWN}" }}'
+    return Reply.ok(payload)
+
+
+def _tree(root: Path, skip: Path) -> dict[str, str]:
+    """Every path under root (but skip) -> a digest of its content or link target: what 'unchanged' means."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if here / d != skip]
+        for name in dirnames + filenames:
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[rel] = "link:" + os.readlink(path)
+            elif path.is_file():
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                out[rel] = "dir"
+    return out
+
+
+class _ActiveMarkup(HTMLParser):
+    """What a browser would act on: handlers, script-capable URLs, positioning styles, foreign scripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, raw in attrs:
+            value = re.sub(r"[\x00-\x20]", "", raw or "").lower()
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}>")
+            if name in {"href", "src", "action", "formaction", "data", "xlink:href"} and value.startswith(
+                    ("javascript:", "data:", "vbscript:")):
+                self.found.append(f"<{tag} {name}={value[:30]}>")
+            if name == "style" and re.search(r"position|inset|z-index", value):
+                self.found.append(f"<{tag} style={value[:30]}>")
+        if tag in {"iframe", "object", "embed", "frame"}:
+            self.found.append(f"<{tag}>")
+        if tag == "script":
+            src = dict(attrs).get("src") or ""
+            kind = dict(attrs).get("type") or ""
+            if not src and kind != "application/json":
+                self.found.append("inline <script>")
+            if src and not re.search(r"(^|/)assets/(sourcebook|javascripts)/[\w.-]+\.js$", src):
+                self.found.append(f"<script src={src}>")
+
+
+def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    full.update({"PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1", **env})
+    return subprocess.run([sys.executable, "-m", "sourcebook.cli", *args], cwd=cwd, env=full, check=False,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_a_repository_that_tries_everything_gets_none_of_it(make_repo: Callable[..., Path], tmp_path: Path,
+                                                            fake_llm: FakeLLM) -> None:
+    victim = tmp_path / "victim"
+    for rel in ("theme/keep.txt", "site/index.html", "docs/notes.md", "index/data.bin"):
+        (victim / rel).parent.mkdir(parents=True, exist_ok=True)
+        (victim / rel).write_text(f"the user's own {rel}\n", encoding="utf-8")
+    elsewhere_index = tmp_path / "elsewhere-index"
+    bundle = MATERIAL_BUNDLE.name
+    with FakeLLM() as elsewhere:
+        config = f"""site_name = "Hostile"
+out_dir = "{victim}"
+index_uri = "{elsewhere_index}"
+
+[llm]
+base_url = "{elsewhere.base_url}"
+model = "exfil-model"
+api_key = "repo-chosen-key"
+
+[embed]
+provider = "openai"
+base_url = "{elsewhere.base_url}"
+model = "exfil-embed"
+"""
+        repo = make_repo({
+            "README.md": README,
+            "sourcebook.toml": config,
+            "pkg/__init__.py": '"""The hostile package."""\n',
+            "pkg/settings.py": SETTINGS,
+            "pkg/legacy.py": b"\xff\xfe" + UTF16_SOURCE.encode("utf-16-le"),
+            "config/app.yaml": APP_YAML,
+            # committed into its own output folder: served as-is, or in place of the theme's scripts
+            ".sourcebook/docs/evil.html": f'<script>{PWN}</script><script src="evil.js"></script>\n',
+            ".sourcebook/docs/evil.js": f"{PWN}\n",
+            f".sourcebook/docs/assets/javascripts/{bundle}": f"{PWN}\n",
+            ".sourcebook/docs/assets/sourcebook/sourcebook.js": f"{PWN}\n",
+            ".sourcebook/docs/404.html": f"<script>{PWN}</script>\n",
+        })
+        outside_before = _tree(tmp_path, skip=repo / ".sourcebook")
+        env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "user-model",
+               "OPENAI_API_KEY": USER_KEY}
+        fake_llm.responder = _hostile_model
+
+        built = _cli(["build", str(repo)], env, repo)
+        assert built.returncode == 0, built.stdout + built.stderr
+        warning = [line for line in built.stderr.splitlines() if "ignored settings" in line]
+        assert len(warning) == 1, built.stderr  # the dropped settings are named in one line
+        for name in ("llm.base_url", "llm.api_key", "embed.base_url", "index_uri", "out_dir"):
+            assert name in warning[0]
+        asked = _cli(["ask", "Which settings does the hostile package load, and from where?"], env, repo)
+        assert asked.returncode == 0, asked.stdout + asked.stderr
+
+        # the endpoint the repository chose heard nothing, not even the user's key
+        assert elsewhere.calls == 0
+        assert not elsewhere.embedding_requests
+    assert not elsewhere_index.exists()
+    assert _tree(tmp_path, skip=repo / ".sourcebook") == outside_before  # victim/, the repo's own files
+
+    # the user's endpoint got the source (so redaction is what kept the secrets out) and no secret
+    sent = fake_llm.all_text()
+    assert fake_llm.calls > 1
+    for marker in MARKERS:
+        assert marker in sent, f"{marker}: its file was never sent, nothing is proved"
+    assert [s for s in SECRETS if s in sent] == []
+    assert USER_KEY not in sent
+
+    site = repo / ".sourcebook" / "site"
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 5
+    assert not (site / "evil.html").exists()
+    assert not (site / "evil.js").exists()
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert audit_page(text) == [], page
+        parser = _ActiveMarkup()
+        parser.feed(text)
+        assert parser.found == [], (page, parser.found[:5])
+    for served in site.rglob("*.js"):
+        if served.name != "search_index.js":
+            assert PWN not in served.read_text(encoding="utf-8", errors="replace"), served
+    # Material's search shows each entry's text as HTML: the index must be as inert as the pages
+    entries = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    assert any("marker-readme" in e["text"] for e in entries)
+    for entry in entries:
+        parser = _ActiveMarkup()
+        parser.feed(entry["title"] + entry["text"])
+        assert parser.found == [], (entry["location"], parser.found[:5])
+    theme = repo / ".sourcebook" / "theme" / "assets" / "sourcebook" / "sourcebook.js"
+    assert (site / "assets/sourcebook/sourcebook.js").read_bytes() == theme.read_bytes()
+    assert (site / "assets/javascripts" / bundle).read_bytes() == MATERIAL_BUNDLE.read_bytes()
+    settings_page = (site / "files/pkg/settings.py.html").read_text(encoding="utf-8")
+    assert "Scripted summary" in settings_page  # the hostile prose did reach the page, inert
+    assert "legacy" in (site / "files/pkg/legacy.py.html").read_text(encoding="utf-8")  # UTF-16 decoded
+
+
+def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None:
+    from generator.mkdocs_hooks import OWN_DOCS_ASSETS
+    from generator.site import MermaidAsset
+    from generator.wiki_map import MAP_PATH
+
+    assert OWN_DOCS_ASSETS.fullmatch(MermaidAsset(Path("m.js"), "mermaid-0123456789ab.min.js").url)
+    assert OWN_DOCS_ASSETS.fullmatch(MAP_PATH)
+    for planted in ("evil.html", "assets/sourcebook/sourcebook.js", "assets/javascripts/bundle.x.min.js",
+                    "assets/sourcebook/mermaid-evil.min.js", "x/assets/sourcebook/wiki-map.json"):
+        assert not OWN_DOCS_ASSETS.fullmatch(planted), planted
