@@ -426,42 +426,72 @@ def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: s
 
 
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
-    """The compact symbol index as raw HTML: names never wrap inside, and search skips it."""
+    """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
+    short name (`.get`), so the name column stays narrow; names never wrap inside, and search skips it."""
     from generator.docstrings import docstring_summary
 
+    listed = {s.qualname: s for s in symbols}
     rows = []
-    for s in symbols:
+    for s in sorted(symbols, key=lambda s: (s.start_line, s.qualname)):
+        depth, parent = 0, s.parent
+        while parent in listed:
+            depth += 1
+            parent = listed[parent].parent
         # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
         summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
-        name = inline_text(s.qualname)
-        rows.append(f'<tr><td><a href="#{anchors[s.qualname]}">{name}</a></td>'
+        name = inline_text("." + s.name if depth else s.qualname)
+        link = f'<a href="#{anchors[s.qualname]}" title="{inline_text(s.qualname)}">{name}</a>'
+        rows.append(f'<tr><td class="sb-depth-{min(depth, 3)}">{link}</td>'
                     f"<td>{inline_text(s.kind)}</td><td>{summary}</td></tr>")
-    return ('<div class="sb-index" data-search-exclude><table><thead><tr><th>Symbol</th><th>Kind</th>'
+    return ('<div class="sb-index" data-search-exclude><table class="sb-index-table"><thead><tr>'
+            '<th>Symbol</th><th>Kind</th>'
             f"<th>Summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 # Material's search boost per file kind (front matter): code pages, whose sections are the symbols, first
 SEARCH_BOOST = {"code": 3, "test": 1, "doc": 1, "config": 0.5}
+# Sections that only point elsewhere (other files' symbol names, page links): indexed, they made a test
+# page or a folder page look like the code it merely links to
+_NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Entry points"
+                                  r"|Most-used abstractions|Where to start reading)\n.*?(?=^## |\Z)",
+                                  re.S | re.M)
+_MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
+_SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
+                                r'<div class="language-[\w+-]+ highlight"><pre><span></span>'
+                                r"<code>(.*?)</code>")
+_KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
 _REFS_PARAGRAPH = re.compile(
     r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)
 _FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
 _INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>$', re.M)
+_INDEX_ROW = re.compile(r'<tr><td[^>]*><a href="#([\w-]+)" title="([^"]*)">.*?</a></td><td>(.*?)</td>'
+                        r"<td>(.*?)</td></tr>")
+
+
+def _plain(fragment: str, sep: str = " ") -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", sep, fragment)).split())
 
 
 def index_text(markdown: str) -> str:
-    """A page's Markdown as the search index stores it: without the rendered source and the cross-reference
-    lines (the code is indexed as code; repeated here it would make every page look like its callers), and
-    with the symbol index as plain rows."""
-    def rows(m: re.Match[str]) -> str:
-        cells = re.findall(r"<tr><td>.*?</tr>", m.group(0))
-        return "\n".join(" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in cells)
+    """A page's Markdown as the search index stores it: without front matter, the rendered source, the
+    cross-reference lines and the link-only sections (the code is indexed as code; repeated here it would make
+    every page look like its callers), and with the symbol index as the Markdown table of names, kinds,
+    signatures and summaries that file pages carried before (measured: retrieval stays as it was)."""
+    signatures = {a: _plain(sig, "") for a, sig in _SECTION_SIGNATURE.findall(markdown)}  # adjacent tokens
+
+    def table(m: re.Match[str]) -> str:
+        rows = [f"| [{table_cell(_plain(name))}](#{anchor}) | {table_cell(_plain(kind))} "
+                f"| <code>{table_cell(signatures.get(anchor, ''))}</code> | {table_cell(_plain(summary))} |"
+                for anchor, name, kind, summary in _INDEX_ROW.findall(m.group(0))]
+        return "| Symbol | Kind | Signature | Summary |\n|---|---|---|---|\n" + "\n".join(rows)
 
     text = _SOURCE_BLOCK.sub("", _FRONT_MATTER.sub("", markdown))
-    text = _REFS_PARAGRAPH.sub("", text)
+    text = _MERMAID_CLICK.sub("", _NAVIGATION_SECTIONS.sub("", text))
+    text = _REFS_PARAGRAPH.sub("", _KIND_ATTR.sub(r"\1 }", text))
     text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
-    return _INDEX_TABLE.sub(rows, text)
+    return _INDEX_TABLE.sub(table, text)
 
 
 def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:

@@ -77,7 +77,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert _html_tags(md) <= {"code", "pre", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "a"}
     index = re.search(r'<div class="sb-index" data-search-exclude>.*?</div>', md)
     assert index is not None
-    rows = re.findall(r"<tr><td>(.*?)</tr>", index.group(0))
+    rows = re.findall(r"<tr><td[^>]*>(.*?)</tr>", index.group(0))
     assert len(rows) == 4
     assert "<script>" not in index.group(0)
     assert "&lt;script&gt;" in index.group(0)
@@ -86,7 +86,9 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
             "and a link.") in md
     assert "[a link](x.md)" not in md
     # most important first, signature shown, methods nested under their class
-    assert md.index('href="#sym-helper"') < md.index('href="#sym-evil"')
+    # the index in source order, members by their short name after their class
+    assert md.index('href="#sym-evil"') < md.index('href="#sym-evil-run"') < md.index('href="#sym-helper"')
+    assert 'title="Evil.run">.run</a>' in md
     assert '### Evil { #sym-evil data-kind="class" }' in md
     assert '#### Evil.run { #sym-evil-run data-kind="method" }' in md
     # no `_` runs inside { #id }

@@ -73,7 +73,7 @@ def test_symbol_sections_show_source_calls_callers_and_tests(make_repo: Callable
     assert re.search(r'Tested by:</strong> <a href="../tests/test_core.py.html#sym-test-assemble">', page)
     # the compact index: one row per API symbol, excluded from the site search
     assert re.search(r'<div class="sb-index" data-search-exclude(?:="")?>', page)
-    assert page.count('<tr><td><a href="#sym-') == 3
+    assert len(re.findall(r'<tr><td class="sb-depth-\d"><a href="#sym-', page)) == 3
     # source links from the git remote at the built commit, line-anchored
     assert f"https://github.com/acme/widgets/blob/{head}/pkg/core.py#L9-L11" in page
     test_page = _html(report.site_dir, "files/tests/test_core.py.html")
@@ -99,7 +99,9 @@ def test_a_new_commit_rerenders_links_but_keeps_prose(make_repo: Callable[..., P
     assert "sb-source" not in stored
     assert "Called by" not in stored
     assert head not in stored
-    assert "WidgetFactory.assemble_widget method Assemble one." in stored
+    # the symbol index as the table of names, kinds, signatures and summaries the page used to carry
+    assert ("| [WidgetFactory.assemble&#95;widget](#sym-widgetfactory-assemble-widget) | method | "
+            "<code>def assemble&#95;widget(self, name: str) -&gt; str</code> | Assemble one. |") in stored
 
 
 def test_no_remote_means_no_source_links(make_repo: Callable[..., Path]) -> None:
