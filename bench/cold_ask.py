@@ -1,6 +1,7 @@
 """Cold CLI latency: `sourcebook ask --json` as an agent shelling out pays it, one new process per question.
 
     .venv/bin/python bench/cold_ask.py [--repo PATH ...] [--runs 5] [--questions 3] [--keep DIR] [--code DIR]
+        [--ask QUESTION ...]
 
 Each repository is cloned (git clone --shared, the checkout is never written to) into a temp dir and
 indexed once with `sourcebook index`; then each of the first N development-set questions of that repository
@@ -46,7 +47,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def bench_repo(source: Path, work: Path, runs: int, n_questions: int, code: Path) -> dict[str, float]:
+def bench_repo(source: Path, work: Path, runs: int, questions: list[str], code: Path) -> dict[str, float]:
     clone = work / source.name
     if not clone.exists():
         subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--shared", str(source),
@@ -60,7 +61,7 @@ def bench_repo(source: Path, work: Path, runs: int, n_questions: int, code: Path
     walls: list[float] = []
     cpus: list[float] = []
     engine: list[float] = []
-    for question in _questions(source.name, n_questions):
+    for question in questions:
         for _ in range(runs):
             t0 = time.perf_counter()
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -86,6 +87,8 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="work in DIR and keep the clones/indexes")
     parser.add_argument("--code", type=Path, default=HERE, help="the sourcebook checkout to run")
+    parser.add_argument("--ask", action="append", default=[],
+                        help="a question to ask (repeatable) instead of the development set's")
     args = parser.parse_args()
     repos = args.repo or DEFAULT_REPOS
     with tempfile.TemporaryDirectory(prefix="cold-ask-") as tmp:
@@ -94,7 +97,10 @@ def main() -> None:
         print(f"{'repo':<12} {'asks':>5} {'median s':>9} {'p90 s':>7} {'cpu s':>6} {'engine s':>9} "
               f"{'index s':>8}")
         for repo in repos:
-            r = bench_repo(repo, work, args.runs, args.questions, args.code.resolve())
+            asked = args.ask or _questions(repo.name, args.questions)
+            if not asked:
+                raise SystemExit(f"no development questions for {repo.name}: pass --ask QUESTION")
+            r = bench_repo(repo, work, args.runs, asked, args.code.resolve())
             print(f"{repo.name:<12} {r['asks']:>5.0f} {r['median_s']:>9.3f} {r['p90_s']:>7.3f} "
                   f"{r['cpu_median_s']:>6.2f} {r['engine_median_s']:>9.3f} {r['index_s']:>8.1f}")
 
