@@ -256,7 +256,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
     from generator import html_sanitize, mkdocs_hooks
     from generator.render import build_nav, data_dir, render_mkdocs_yml, site_footer
-    from generator.site import THEME_DIR, build_site, install_theme, write_config
+    from generator.site import THEME_DIR, build_site, install_theme, site_stamp, stamp_key, write_config
 
     nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds)
     from generator.remote import source_links
@@ -277,15 +277,19 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     for module in (html_sanitize, mkdocs_hooks):  # a changed sanitizer re-cleans every page
         digest.update(Path(module.__file__ or "").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
-    fingerprint = digest.hexdigest()
-    if (stamp.is_file() and stamp.read_text() == fingerprint and (config.site_dir / "index.html").is_file()
-            and not report.pages_written and not report.pages_deleted):
+    fingerprint = site_stamp(digest.digest(), stamp_key())
+    if (fingerprint is not None and stamp.is_file() and stamp.read_text() == fingerprint
+            and (config.site_dir / "index.html").is_file() and not report.pages_written
+            and not report.pages_deleted):
         return False
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
                timeout_s=600.0 + 0.5 * len(plan.all_ids))
-    atomic_write_text(stamp, fingerprint)
+    if fingerprint is None:
+        stamp.unlink(missing_ok=True)
+    else:
+        atomic_write_text(stamp, fingerprint)
     return True
 
 

@@ -16,6 +16,7 @@ def _isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     (nor a CLI subprocess it starts) reads the real user's settings, and trust no repository config."""
     home = tmp_path_factory.mktemp("xdg-config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))  # the site stamp key (generator/site.py)
     monkeypatch.delenv("SOURCEBOOK_TRUST_REPO_CONFIG", raising=False)
     return home
 

@@ -269,3 +269,24 @@ def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None
     for planted in ("evil.html", "assets/sourcebook/sourcebook.js", "assets/javascripts/bundle.x.min.js",
                     "assets/sourcebook/mermaid-evil.min.js", "x/assets/sourcebook/wiki-map.json"):
         assert not OWN_DOCS_ASSETS.fullmatch(planted), planted
+
+
+def test_a_committed_site_with_its_stamp_is_rebuilt_not_trusted(make_repo: Callable[..., Path],
+                                                                 tmp_path: Path) -> None:
+    # The attacker builds the wiki at the path CI will use, doctors site/, and commits .sourcebook/ with the
+    # stamp that says "up to date". On another machine (another stamp key) the first build must rebuild.
+    repo = make_repo({"README.md": "# Demo\n\nA demo.\n", "pkg/__init__.py": '"""Pkg."""\n'})
+    attacker = {"XDG_STATE_HOME": str(tmp_path / "attacker-state")}
+    victim = {"XDG_STATE_HOME": str(tmp_path / "victim-state")}
+    assert _cli(["build", str(repo), "--no-index"], attacker, repo).returncode == 0
+    index = repo / ".sourcebook" / "site" / "index.html"
+    again = _cli(["build", str(repo), "--no-index"], attacker, repo)
+    assert "up to date" in again.stderr  # the stamp does its job for the one who made it
+    index.write_text(index.read_text(encoding="utf-8") + f"<script>{PWN}</script>\n", encoding="utf-8")
+
+    first = _cli(["build", str(repo), "--no-index"], victim, repo)
+    assert first.returncode == 0, first.stderr
+    assert "up to date" not in first.stderr
+    assert PWN not in index.read_text(encoding="utf-8")
+    second = _cli(["build", str(repo), "--no-index"], victim, repo)
+    assert "up to date" in second.stderr  # and then skips again, under this user's key
