@@ -106,9 +106,9 @@ class RepoState:
                     return self._store
             store = open_index(self.config)
             if self.long_lived:
-                from answer.search import use_in_memory_fts
+                from answer.search import use_in_memory_ranking
 
-                use_in_memory_fts(store)  # a server ranks many queries: worth building in memory
+                use_in_memory_ranking(store)  # a server ranks many queries: worth building in memory
             self.search_cache.clear()
             self._store = store
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))

@@ -143,13 +143,15 @@ def _where(*clauses: str | None) -> str | None:
     return " AND ".join(present) or None
 
 
-# Two ways to rank full text, with the same scores (answer/bm25.py scores as LanceDB does):
+# Two ways to rank full text (and vectors, below) with the same scores (answer/bm25.py scores as LanceDB):
 # - LanceDB's own FTS index, persisted with the index: nothing to build, ~2.5 ms of CPU per query;
 # - an in-memory BM25 of the table's tokens: ~0.3 ms per query, but building it costs about a second per
 #   10k chunks (stemming every token), paid once per process and index version.
 # A one-shot process (`sourcebook ask`, an agent shelling out) asks once: it uses the persisted index and
 # never builds (flask, cold ask: retrieve 1.2-1.7 s -> 0.2-0.4 s). A long-lived one (serve, mcp) builds the
-# in-memory BM25 at warm-up (`use_in_memory_fts`), or by itself once it has run IN_MEMORY_AFTER queries.
+# in-memory BM25 at warm-up (`use_in_memory_ranking`), or by itself once it has run IN_MEMORY_AFTER queries.
+# The semantic tier's vector matrix follows the same rule: a one-shot process asks LanceDB for the nearest
+# rows instead of loading every chunk's vector and text.
 IN_MEMORY_FTS_ROWS = 200_000  # above this many rows a table always stays on LanceDB's FTS
 IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process builds the in-memory BM25
 _MEMORY_WANTED = "bm25:wanted"
@@ -160,9 +162,9 @@ _FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"],
                 "symbols": ["path", "qualname", "start_line", "end_line"]}
 
 
-def use_in_memory_fts(store: IndexStore, tables: Sequence[str] = ()) -> None:
-    """Rank this store's full-text queries in memory from now on (a server at warm-up); with `tables`,
-    build their BM25 now rather than on their first query."""
+def use_in_memory_ranking(store: IndexStore, tables: Sequence[str] = ()) -> None:
+    """Rank this store's full-text and vector queries in memory from now on (a server at warm-up); with
+    `tables`, build their BM25 now rather than on their first query."""
     store.cache[_MEMORY_WANTED] = True
     for table in tables:
         if table in _FTS_COLUMNS:
@@ -453,6 +455,8 @@ def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_colum
     if key in store.cache:
         cached: _VectorMatrix | None = store.cache[key]
         return cached
+    if not store.cache.get(_MEMORY_WANTED):  # a one-shot process: LanceDB's own search (see above)
+        return None
     import numpy as np
 
     matrix: _VectorMatrix | None = None

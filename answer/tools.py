@@ -129,14 +129,14 @@ class Tools:
     def warm(self, repo: str | None = None, graph: bool = False) -> None:
         """Open a repository's index ahead of the first request, with its in-memory full-text ranking (a
         process that warms up is a server: it will answer many queries), and build its reference graph."""
-        from answer.search import FTS_TABLES, use_in_memory_fts
+        from answer.search import FTS_TABLES, use_in_memory_ranking
 
         try:
             st = self.state(repo)
             st.long_lived = True
             store = st.store_or_none()
             if store is not None:
-                use_in_memory_fts(store, FTS_TABLES)
+                use_in_memory_ranking(store, FTS_TABLES)
             if store is not None and graph:
                 st.graph()
         except SourcebookError as exc:  # the first real request reports it properly

@@ -117,9 +117,9 @@ def main() -> int:
             print(f"indexed {repo} in {time.perf_counter() - started:.1f}s", file=sys.stderr)
             store = open_index(config)
             try:  # as serve and mcp warm up: full-text ranking in memory (absent before that existed)
-                from answer.search import FTS_TABLES, use_in_memory_fts
+                from answer.search import FTS_TABLES, use_in_memory_ranking
 
-                use_in_memory_fts(store, FTS_TABLES)
+                use_in_memory_ranking(store, FTS_TABLES)
             except ImportError:
                 pass
             ctx = AnswerContext(config, store=store, chat=None)

@@ -209,6 +209,7 @@ def _semantic_keys(config: Config, monkeypatch: pytest.MonkeyPatch, use_memory: 
 
     monkeypatch.setattr(search_module, "IN_MEMORY_VECTOR_ROWS", 200_000 if use_memory else -1)
     fresh = open_index(config, embedder=FakeEmbedder())
+    search_module.use_in_memory_ranking(fresh)
     weights = search_module.Weights(chunk_limit=limit, file_limit=limit)
     out = [{name: [c.key for c in cands]
             for name, cands in search_module._semantic_lists(fresh, q, scope, weights).items()}
@@ -256,9 +257,9 @@ def _tie_groups(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[fl
                                    "register url rules for views", "Café sessions signing", "rule"])
 @pytest.mark.parametrize("scope", [None, "src/web", "docs"])
 def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: str | None) -> None:
-    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text, use_in_memory_fts
+    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text, use_in_memory_ranking
 
-    use_in_memory_fts(store)
+    use_in_memory_ranking(store)
     text = _fts_text(query)
     compared = 0
     for table, columns in _FTS_KEYS.items():
@@ -288,7 +289,7 @@ def test_bm25_counts_a_query_term_once_per_occurrence() -> None:
 
 
 def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(indexed_config: Config) -> None:
-    from answer.search import IN_MEMORY_AFTER, use_in_memory_fts
+    from answer.search import IN_MEMORY_AFTER, use_in_memory_ranking
 
     def built(s: IndexStore) -> set[str]:
         return {k for k, v in s.cache.items()
@@ -298,8 +299,9 @@ def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(in
     cold = open_index(indexed_config, embedder=FakeEmbedder())
     cold_files = [_paths(search_codebase(cold, q, type="hybrid")) for q in queries[:1]]
     assert not built(cold)  # one question: LanceDB's persisted FTS index, nothing built
+    assert cold.cache.get("vectors:chunks") is None  # nor a vector matrix: LanceDB's nearest rows
     warm = open_index(indexed_config, embedder=FakeEmbedder())
-    use_in_memory_fts(warm)
+    use_in_memory_ranking(warm)
     assert cold_files == [_paths(search_codebase(warm, q, type="hybrid")) for q in queries[:1]]
     assert built(warm)
     for n in range(IN_MEMORY_AFTER):  # a process that keeps asking builds it by itself
