@@ -353,6 +353,14 @@ def state_path(out_dir: Path) -> Path:
     return out_dir / "state" / "pages.json"
 
 
+def is_page_id(page_id: object) -> bool:
+    """A page id the planner makes: a relative POSIX path to a .md file; no '..', '.', empty part or '\\'."""
+    if not isinstance(page_id, str) or not page_id.endswith(".md") or "\\" in page_id or "\0" in page_id:
+        return False
+    parts = page_id.split("/")
+    return not page_id.startswith("/") and all(part not in {"", ".", ".."} for part in parts)
+
+
 def load_state(out_dir: Path) -> dict[str, PageState]:
     path = state_path(out_dir)
     try:
@@ -366,6 +374,11 @@ def load_state(out_dir: Path) -> dict[str, PageState]:
         return {}
     out = {}
     for page_id, row in data.get("pages", {}).items():
+        if not is_page_id(page_id):
+            # the state file is as untrusted as the repository that may have committed it: an id such as
+            # "../../../home/you/x" would be pruned as an orphan, i.e. unlinked outside docs/
+            log.warning("%s: ignored a page id that is not a path inside docs/: %r", path, page_id[:80])
+            continue
         try:
             out[page_id] = PageState(**row)
         except TypeError:

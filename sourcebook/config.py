@@ -32,9 +32,6 @@ DEFAULT_OUT_DIR = ".sourcebook"
 TRUST_ENV = "SOURCEBOOK_TRUST_REPO_CONFIG"
 # embedders that run on this machine: a repository may pick one of these, never a remote one
 LOCAL_EMBEDDERS = frozenset({"default", "static", "minilm", "none"})
-# entries an output directory holds; a symlink among them would send writes (and mkdocs --clean) elsewhere
-OUT_ENTRIES = ("docs", "site", "theme", "index", "state", "cache", "answers", "ledger", "mkdocs.yml")
-
 
 @dataclass(frozen=True)
 class LLMConfig:
@@ -334,7 +331,25 @@ def check_repo_out_dir(root: Path, out_dir: Path) -> None:
                               f"sourcebook will not write through it; {hint}")
     if current.resolve() != current:
         raise ConfigError(f"{out_dir}: the output directory resolves outside the repository; {hint}")
-    for entry in OUT_ENTRIES:
-        if (current / entry).is_symlink():
-            raise ConfigError(f"{current / entry}: a symlink inside the output directory; sourcebook will "
-                              f"not write through it; {hint}")
+    link = _first_symlink(current)
+    if link is not None:
+        raise ConfigError(f"{link}: a symlink inside the output directory; sourcebook will "
+                          f"not write through it; {hint}")
+
+
+def _first_symlink(directory: Path) -> Path | None:
+    """A symlink anywhere under `directory` (not followed), or None. Every level counts: a committed
+    `.sourcebook/docs/files/pkg -> /home/you` would receive pages, and `assets/sourcebook -> …` the
+    mermaid copy and the clean-up of older ones."""
+    stack = [directory]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        return Path(entry.path)
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    return None

@@ -7,6 +7,7 @@ standing for "a server the repository chose", and assert it received nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -205,6 +206,58 @@ def test_symlinked_output_and_outside_out_dir_delete_nothing_outside(
     for sub in ("theme", "site", "docs"):
         assert (victim / sub / "keep.txt").read_text(encoding="utf-8") == "precious"
     assert sorted(p.name for p in victim.iterdir()) == ["docs", "site", "theme"]
+
+
+@pytest.mark.parametrize("link", ["docs/files/pkg", "docs/assets/sourcebook", "state", "index/pages.lance"])
+def test_a_symlink_deeper_in_a_committed_output_directory_is_refused(
+        make_repo: Callable[..., Path], tmp_path: Path, link: str) -> None:
+    # pages went to docs/files/pkg/*.md, the mermaid copy and its clean-up to docs/assets/sourcebook/
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious", encoding="utf-8")
+    (victim / "mermaid-000000000000.min.js").write_text("precious", encoding="utf-8")
+    repo = make_repo(SOURCE)
+    (repo / ".sourcebook" / link).parent.mkdir(parents=True)
+    (repo / ".sourcebook" / link).symlink_to(victim, target_is_directory=True)
+    line = _one_line_error(_cli("build", str(repo), "--no-index"))
+    assert "symlink" in line
+    assert link.rsplit("/", 1)[-1] in line
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.txt", "mermaid-000000000000.min.js"]
+    assert (victim / "mermaid-000000000000.min.js").read_text(encoding="utf-8") == "precious"
+
+
+def test_a_committed_page_state_cannot_prune_files_outside_docs(make_repo: Callable[..., Path],
+                                                                tmp_path: Path) -> None:
+    # state/pages.json is in the output folder a repository can commit; its page ids used to be unlinked as
+    # orphans wherever they pointed ("../../../victim/keep.md", or an absolute path)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for name in ("keep.md", "also.md"):
+        (victim / name).write_text("precious", encoding="utf-8")
+    repo = make_repo(SOURCE)
+    assert _cli("build", str(repo), "--no-index").returncode == 0
+    state = repo / ".sourcebook" / "state" / "pages.json"
+    data = json.loads(state.read_text(encoding="utf-8"))
+    row = next(iter(data["pages"].values()))
+    docs = repo / ".sourcebook" / "docs"
+    data["pages"][os.path.relpath(victim / "keep.md", docs)] = row
+    data["pages"][str(victim / "also.md")] = row
+    state.write_text(json.dumps(data), encoding="utf-8")
+    proc = _cli("build", str(repo), "--no-index")
+    assert proc.returncode == 0, proc.stderr
+    assert "ignored a page id" in proc.stderr
+    assert sorted(p.name for p in victim.iterdir()) == ["also.md", "keep.md"]
+    assert (repo / ".sourcebook" / "site" / "index.html").is_file()
+
+
+def test_page_ids_are_paths_inside_docs() -> None:
+    from generator.plan import is_page_id
+
+    for good in ("index.md", "files/pkg/core.py.md", "modules/pkg/index.md", "files/a b.md"):
+        assert is_page_id(good), good
+    for bad in ("../x.md", "/etc/x.md", "files/../../x.md", "files//x.md", "./x.md", "files/x.py",
+                "files\\..\\x.md", "", None, 3):
+        assert not is_page_id(bad), bad
 
 
 # ---------------------------------------------------------------- end to end: nothing reaches "elsewhere"
