@@ -57,15 +57,18 @@ def _result_links(tools: DevTools, query: str, items: int = 3) -> list[str]:
     for ch in query:
         tools.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
         tools.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
+    # results update after every keystroke: read them once they stop changing (the final query's)
     links: list[str] = []
+    previous: list[str] | None = None
     for _ in range(100):
-        tools.pump(0.3)
+        tools.pump(0.5)
         links = tools.evaluate(
             f"Array.from(document.querySelectorAll('.md-search-result__item')).slice(0, {items})"
             ".flatMap(li => Array.from(li.querySelectorAll('a')).map(a => {"
             " const u = new URL(a.href); return u.pathname.slice(1) + u.hash; }))")
-        if links:
+        if links and links == previous:
             break
+        previous = links
     return links
 
 
@@ -84,7 +87,7 @@ def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: 
     try:
         _open(tools, flask_site + "index.html")
         links = _result_links(tools, query)
-        assert any(link.endswith(defining) for link in links), (query, links)
+        assert any(link.endswith(defining) for link in links), (query, "\n".join(links))
         assert tools.errors() == []
     finally:
         tools.close()
