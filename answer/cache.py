@@ -4,6 +4,10 @@ An entry remembers a fingerprint of every file its answer cites; when one of the
 invalid (deleted on read). A hedged answer is kept only until the symbol pipeline version changes, so a better
 pipeline gets a chance to answer it properly. Degraded replies are never stored: they are cheap to rebuild and
 a provider may be configured by the next call.
+
+Entries are stored under a keyed name (generator/local_key.py): the output folder is inside the repository,
+so a repository could otherwise commit `answers/<key>.json` for a question it expects and have `ask` serve
+its text as sourcebook's answer. Without a local key nothing is cached.
 """
 
 from __future__ import annotations
@@ -67,14 +71,20 @@ class Fingerprint:
 class AnswerCache:
     """Replies stored one JSON file per key under `<out_dir>/answers/`."""
 
-    def __init__(self, out_dir: Path, root: Path) -> None:
+    def __init__(self, out_dir: Path, root: Path, secret: bytes | None = None) -> None:
+        from generator.local_key import local_key
+
         self.dir = Path(out_dir) / "answers"
         self.root = Path(root).resolve()
+        self.secret = local_key() if secret is None else secret
 
-    def _entry_path(self, key: str) -> Path:
+    def _entry_path(self, key: str) -> Path | None:
+        from generator.local_key import keyed
+
         if not key.isalnum():  # keys are hex digests; anything else must not reach the filesystem
             raise ValueError(f"bad cache key {key!r}")
-        return self.dir / f"{key}.json"
+        name = keyed(key.encode("ascii"), self.secret)
+        return None if name is None else self.dir / f"{name}.json"
 
     def _source(self, rel: str) -> Path | None:
         path = (self.root / rel).resolve()
@@ -82,6 +92,8 @@ class AnswerCache:
 
     def get(self, key: str, pipeline_version: str) -> AnswerResponse | None:
         entry_path = self._entry_path(key)
+        if entry_path is None:
+            return None
         try:
             entry: dict[str, Any] = json.loads(entry_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -109,7 +121,8 @@ class AnswerCache:
 
     def put(self, key: str, response: AnswerResponse, pipeline_version: str, hedged: bool) -> bool:
         """Store a synthesized reply. Returns False (and stores nothing) for a degraded one."""
-        if response.degraded is not None:
+        entry_path = self._entry_path(key)
+        if response.degraded is not None or entry_path is None:
             return False
         files: dict[str, dict[str, Any]] = {}
         for rel in response.citations:
@@ -132,7 +145,7 @@ class AnswerCache:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh)
-            os.replace(tmp, self._entry_path(key))
+            os.replace(tmp, entry_path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -255,8 +255,9 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          report: BuildReport, *, kinds: Mapping[str, str] | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
     from generator import html_sanitize, mkdocs_hooks
+    from generator.local_key import keyed, local_key
     from generator.render import build_nav, data_dir, render_mkdocs_yml, site_footer
-    from generator.site import THEME_DIR, build_site, install_theme, site_stamp, stamp_key, write_config
+    from generator.site import THEME_DIR, build_site, install_theme, write_config
 
     nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds)
     from generator.remote import source_links
@@ -277,7 +278,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     for module in (html_sanitize, mkdocs_hooks):  # a changed sanitizer re-cleans every page
         digest.update(Path(module.__file__ or "").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
-    fingerprint = site_stamp(digest.digest(), stamp_key())
+    # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches
+    fingerprint = keyed(digest.digest(), local_key())
     if (fingerprint is not None and stamp.is_file() and stamp.read_text() == fingerprint
             and (config.site_dir / "index.html").is_file() and not report.pages_written
             and not report.pages_deleted):

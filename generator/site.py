@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -169,60 +167,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's live process
     return True
-
-
-# -- the up-to-date stamp ------------------------------------------------------------------------------------
-# A build skips mkdocs when state/site.sha256 matches. That file lives in the output folder, which a
-# repository can commit (a built .sourcebook/ with a doctored site/ and the matching stamp, at a path CI makes
-# predictable): so the stamp is a keyed hash under a key only this user's machine holds. A stamp made anywhere
-# else never matches, and the first build here rebuilds the site from the pages.
-
-STAMP_KEY_NAME = "site-stamp.key"
-
-
-def stamp_key_path(env: Mapping[str, str]) -> Path | None:
-    """$XDG_STATE_HOME/sourcebook/site-stamp.key, else ~/.local/state/sourcebook/…; None without a home."""
-    home = env.get("HOME")
-    base = env.get("XDG_STATE_HOME") or (str(Path(home) / ".local" / "state") if home else "")
-    return Path(base) / "sourcebook" / STAMP_KEY_NAME if base else None
-
-
-def stamp_key(env: Mapping[str, str] | None = None) -> bytes | None:
-    """This user's stamp key, created (32 random bytes, mode 600) on first use; None if it cannot be kept,
-    and then no stamp ever matches (the site is always rebuilt)."""
-    path = stamp_key_path(os.environ if env is None else env)
-    if path is None:
-        return None
-    try:
-        key = path.read_bytes()
-    except FileNotFoundError:
-        key = b""
-    except OSError:
-        return None
-    if len(key) >= 32:
-        return key
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".site-stamp-", dir=path.parent)  # mode 600
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-        try:
-            os.link(tmp, path)  # the first of two racing builds wins; both then read its key
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(tmp)
-        key = path.read_bytes()
-    except OSError as exc:
-        log.info("no site stamp key at %s (%s): the site is rebuilt on every build",
-                 path, exc.strerror or exc)
-        return None
-    return key if len(key) >= 32 else None
-
-
-def site_stamp(digest: bytes, key: bytes | None) -> str | None:
-    """The stamp to store for a site built from inputs hashing to `digest`; None: store none, skip never."""
-    return hmac.new(key, digest, hashlib.sha256).hexdigest() if key else None
 
 
 def install_theme(out_dir: Path) -> Path:

@@ -57,7 +57,7 @@ def test_changed_cited_file_invalidates(repo: Path) -> None:
     assert cache.get(key, "p1") is not None
     (repo / "a.py").write_text("def a():\n    return 2\n")
     assert cache.get(key, "p1") is None
-    assert not (cache.dir / f"{key}.json").exists()
+    assert not list(cache.dir.glob("*.json"))  # deleted on read
 
 
 def test_deleted_cited_file_invalidates(repo: Path) -> None:
@@ -82,11 +82,40 @@ def test_corrupt_entry_is_dropped(repo: Path) -> None:
     cache = AnswerCache(repo / ".sourcebook", repo)
     key = cache_key("q", None, None, "s")
     cache.put(key, _reply(["a.py"]), "p1", hedged=False)
-    (cache.dir / f"{key}.json").write_text("{not json")
+    [entry] = cache.dir.glob("*.json")
+    entry.write_text("{not json")
     assert cache.get(key, "p1") is None
+    assert not entry.exists()
 
 
 def test_bad_key_never_reaches_the_filesystem(repo: Path) -> None:
     cache = AnswerCache(repo / ".sourcebook", repo)
     with pytest.raises(ValueError, match="bad cache key"):
         cache.get("../../etc/passwd", "p1")
+
+
+def test_entries_from_another_machine_are_never_served(repo: Path) -> None:
+    # answers/ sits in the repository's output folder: a repository can commit entries for the questions it
+    # expects, under the name the plain key would give or under another machine's keyed name
+    attacker = AnswerCache(repo / ".sourcebook", repo, secret=b"a" * 32)
+    key = cache_key("How is auth done?", None, None, "s")
+    assert attacker.put(key, _reply(["a.py"]), "p1", hedged=False)
+    [planted] = attacker.dir.glob("*.json")
+    (attacker.dir / f"{key}.json").write_bytes(planted.read_bytes())
+    user = AnswerCache(repo / ".sourcebook", repo, secret=b"u" * 32)
+    assert user.get(key, "p1") is None
+    assert attacker.get(key, "p1") is not None  # the entry itself was valid
+    local = AnswerCache(repo / ".sourcebook", repo)  # this user's own key, made on first use
+    assert local.secret
+    assert local.get(key, "p1") is None
+
+
+def test_no_local_key_means_no_cache(repo: Path) -> None:
+    from generator.local_key import local_key
+
+    assert local_key({}) is None  # no home, no XDG_STATE_HOME
+    cache = AnswerCache(repo / ".sourcebook", repo, secret=b"")
+    key = cache_key("q", None, None, "s")
+    assert not cache.put(key, _reply(["a.py"]), "p1", hedged=False)
+    assert cache.get(key, "p1") is None
+    assert not cache.dir.exists()
