@@ -168,7 +168,13 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
                   include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
                   fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
                   **llm_flags: Any) -> None:
-    """Build the wiki, the site and the search index of the repository at PATH."""
+    """Build the wiki, the site and the search index of the repository at PATH.
+
+    With an LLM you configured (--llm-base-url, SOURCEBOOK_LLM_* / OPENAI_* or
+    ~/.config/sourcebook/config.toml; never the repository's own config), page and
+    docstring prompts (source excerpts, the README, extracted facts), redacted, are
+    sent to it; with the openai embedder, chunk text is sent to that endpoint.
+    Otherwise nothing leaves the machine. Writes stay in the output folder."""
     path = chosen_path(path, path_option)
     from rich.console import Console
 

@@ -22,7 +22,13 @@ from sourcebook.cli_paths import chosen_path, path_argument_and_option
 def serve_command(path: str | None, path_option: str | None, host: str, port: int,  # noqa: PLR0917
                   token: str | None, max_body: int, workers: int) -> None:
     """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
-    its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH."""
+    its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH.
+
+    /ask sends the question and the evidence it found, redacted, to the LLM you
+    configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
+    the repository's own config); without one nothing leaves the machine. The wiki
+    is served under a strict CSP, and no web page can POST /remember or /index
+    without the token."""
     path = chosen_path(path, path_option)
     import uvicorn
 
@@ -70,7 +76,11 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
               help="Bearer token for --http (required for a non-loopback --host).")
 def mcp_command(path: str | None, path_option: str | None, use_http: bool, host: str,  # noqa: PLR0917
                 port: int, token: str | None) -> None:
-    """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…)."""
+    """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…).
+
+    get_answer sends the question and the evidence it found, redacted, to the LLM you
+    configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
+    the repository's own config); without one nothing leaves the machine."""
     path = chosen_path(path, path_option)
     from answer.mcp_server import run_http, run_stdio
     from answer.tools import Tools

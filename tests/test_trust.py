@@ -356,3 +356,8 @@ def test_help_says_where_endpoints_and_keys_come_from() -> None:
     assert "SOURCEBOOK_LLM_API_KEY / OPENAI_API_KEY" in build
     ask = " ".join(runner.invoke(cli, ["ask", "--help"]).output.split())
     assert "never the repository's own config" in ask
+    for command in ("build", "serve", "mcp"):  # every command that can send something says what and where
+        text = " ".join(runner.invoke(cli, [command, "--help"]).output.split())
+        assert "redacted" in text, command
+        assert "never the repository's own config" in text, command
+        assert "nothing leaves the machine" in text, command
