@@ -132,6 +132,7 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
     if args.base_url:
+        logging.getLogger("generator.llm_writer").setLevel(logging.INFO)  # drops, single-section asks
         real_model(args)
         return
 

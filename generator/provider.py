@@ -233,6 +233,8 @@ class OpenAIChatModel:
         self._model = config.model
         self._ledger = ledger or Ledger(config.price_in_per_mtok, config.price_out_per_mtok)
         self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
+        self._tool_history = config.tool_history  # turned off for the run when the server rejects it
+        self._history_lock = threading.Lock()
         self._local = threading.local()
         # Local servers ignore the key, but the client insists on one.
         client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
@@ -316,8 +318,12 @@ class OpenAIChatModel:
         transport_attempt = 0
         reasks = 0
         cut_once = False
-        messages = system_to_user(messages) if self._config.system_in_user else messages
+        base = system_to_user(messages) if self._config.system_in_user else messages
+        added: list[dict[str, Any] | tuple[Any, str]] = []  # plain messages, or (rejected reply, reason)
         while True:
+            history = self._tool_history and any(isinstance(a, tuple) for a in added)
+            messages = [*base, *(m for a in added for m in (
+                reask_messages(*a, tool_history=self._tool_history) if isinstance(a, tuple) else [a]))]
             budget = self._reply_budget(messages, response_model, wanted)
             token = _CALL_CONTEXT.set(dict(context) if context is not None else None)
             try:
@@ -336,9 +342,9 @@ class OpenAIChatModel:
                     raise ProviderOutputError("llm", f"reply cut at max_tokens ({budget}) twice") from exc
                 cut_once = True
                 log.info("llm: reply cut at %d tokens; asking once more for a shorter one", budget)
-                messages = [*messages, {"role": "user", "content": (
+                added.append({"role": "user", "content": (
                     "Your previous reply was cut off at the length limit. Reply again with the same "
-                    "structure but shorter: fewer, briefer sentences.")}]
+                    "structure but shorter: fewer, briefer sentences.")})
                 wanted = max(budget * 2, wanted)
             except InstructorRetryException as exc:
                 cause = _transport_cause(exc)
@@ -349,8 +355,9 @@ class OpenAIChatModel:
                             "llm", f"no valid reply after {reasks + 1} attempts: {_short(reason)}") from exc
                     reasks += 1
                     log.debug("llm: re-asking (%d/%d): %s", reasks, self._config.max_reasks, _short(reason))
-                    messages = [*messages, *reask_messages(getattr(exc, "last_completion", None), reason,
-                                                           tool_history=self._config.tool_history)]
+                    added.append((getattr(exc, "last_completion", None), reason))
+                    continue
+                if history and self._refuses_tool_history(cause):
                     continue
                 transport_attempt = self._transport_retry(cause, transport_attempt)
             except ProviderError:
@@ -360,9 +367,24 @@ class OpenAIChatModel:
                 cause = _transport_cause(exc)
                 if cause is None:
                     raise
+                if history and self._refuses_tool_history(cause):
+                    continue
                 transport_attempt = self._transport_retry(cause, transport_attempt)
             finally:
                 _CALL_CONTEXT.reset(token)
+
+    def _refuses_tool_history(self, cause: BaseException) -> bool:
+        """A server that rejects a re-ask carrying tool-call history (llama-cpp-python's answers HTTP 500):
+        send re-asks without it from now on, the reason still in the user message. True to resend now."""
+        if _status(cause) not in {400, 422, 500}:
+            return False
+        with self._history_lock:
+            if self._tool_history:
+                self._tool_history = False
+                log.warning("llm: the server rejected a re-ask with tool-call history (HTTP %s); re-asks go "
+                            "without it from now on (set SOURCEBOOK_LLM_TOOL_HISTORY=0 to skip this)",
+                            _status(cause))
+        return True
 
     def _transport_retry(self, cause: BaseException, attempt: int) -> int:
         """Sleep before the next try, or raise ProviderError when the error is final or retries are spent."""
@@ -417,14 +439,16 @@ def reask_messages(completion: Any, reason: str, *, tool_history: bool = True) -
     message = completion.choices[0].message if getattr(completion, "choices", None) else None
     calls = list(getattr(message, "tool_calls", None) or []) if message is not None else []
     if calls and tool_history:
-        out.append({"role": "assistant", "content": message.content or "",  # type: ignore[union-attr]
+        # content as text too: an empty content reaches the server as `[]`, which llama.cpp's server rejects
+        text_reply = message.content or calls[0].function.arguments  # type: ignore[union-attr]
+        out.append({"role": "assistant", "content": text_reply,
                     "tool_calls": [{"id": c.id, "type": "function",
                                     "function": {"name": c.function.name, "arguments": c.function.arguments}}
                                    for c in calls]})
         out.extend({"role": "tool", "tool_call_id": c.id, "content": text} for c in calls)
     elif message is not None:
         previous = message.content or (calls[0].function.arguments if calls else "")
-        out.append({"role": "assistant", "content": previous or ""})
+        out.append({"role": "assistant", "content": previous or "(an empty reply)"})
     out.append({"role": "user", "content": text})
     return out
 

@@ -275,3 +275,22 @@ def test_reasks_render_through_llama_cpp_chat_formats() -> None:
     gemma = chat_format.format_gemma(messages=system_to_user(messages)).prompt
     assert "SYSTEM RULES" in gemma  # ... so SOURCEBOOK_LLM_SYSTEM_IN_USER moves them into the user message
     assert "make_magic" in gemma
+
+
+def test_server_rejecting_tool_history_gets_reasks_without_it(fake_llm: FakeLLM) -> None:
+    # llama-cpp-python's server answers HTTP 500 to an assistant tool-call message in the history
+    def strict(body: dict) -> Reply:
+        if any(m.get("tool_calls") or m.get("role") == "tool" for m in body["messages"]):
+            return Reply.status(500)
+        if len(body["messages"]) == 1:
+            return Reply.ok({"summary": "Calls `make_magic`."})
+        return Reply.ok({"summary": "Uses `Flask`."})
+    fake_llm.responder = strict
+    chat = model_for(fake_llm, max_retries=0)
+    assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
+    assert [m["role"] for m in fake_llm.requests[-1]["messages"]] == ["user", "assistant", "user"]
+    assert "not in the file" in fake_llm.requests[-1]["messages"][-1]["content"]
+    fake_llm.reset()
+    chat.complete(Draft, ASK, context={"known": ["Flask"]})  # later calls skip the rejected form at once
+    assert fake_llm.calls == 2
+    assert chat.ledger.totals().failed == 0
