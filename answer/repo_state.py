@@ -114,6 +114,15 @@ class RepoState:
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
             return store
 
+    def rank_in_memory(self) -> None:
+        """This state serves many queries (a server): rank them in memory, on this index and the next."""
+        from answer.search import use_in_memory_ranking
+
+        with self._lock:
+            self.long_lived = True
+            if self._store is not None:
+                use_in_memory_ranking(self._store)
+
     def store_or_none(self) -> IndexStore | None:
         try:
             return self.store()

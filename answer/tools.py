@@ -121,6 +121,7 @@ class Tools:
         self.workspace = workspace
         self._states: dict[str, RepoState] = {}
         self._lock = threading.Lock()
+        self.long_lived = False  # a server (it warmed up): every repository ranks in memory, see warm()
 
     @classmethod
     def for_path(cls, path: Path | str | None = None) -> Tools:
@@ -131,9 +132,12 @@ class Tools:
         process that warms up is a server: it will answer many queries), and build its reference graph."""
         from answer.search import FTS_TABLES, use_in_memory_ranking
 
+        self.long_lived = True
+        with self._lock:
+            for opened in self._states.values():
+                opened.rank_in_memory()
         try:
             st = self.state(repo)
-            st.long_lived = True
             store = st.store_or_none()
             if store is not None:
                 use_in_memory_ranking(store, FTS_TABLES)
@@ -153,6 +157,8 @@ class Tools:
         with self._lock:
             if alias not in self._states:
                 self._states[alias] = RepoState(alias, self.workspace.resolve(alias))
+                if self.long_lived:
+                    self._states[alias].rank_in_memory()
             return self._states[alias]
 
     # ------------------------------------------------------------ get_answer
