@@ -112,7 +112,7 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
               limit: int = MAX_ABSTRACTIONS) -> list[Abstraction]:
     """Public symbols of the project's own code referenced from the most other code files (tests, examples
     and tooling neither count as users nor as candidates)."""
-    from generator.write import first_paragraph
+    from generator.docstrings import docstring_summary
 
     rows = []
     for path, f in facts.items():
@@ -125,7 +125,7 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
                      and p in facts and facts[p].file.kind == "code"}
             if len(users) >= 2:
                 rows.append(Abstraction(path, s.qualname, s.kind, len(users),
-                                        first_paragraph(s.docstring, 160)))
+                                        docstring_summary(s.docstring, 160)))
     rows.sort(key=lambda a: (-a.used_from, a.kind != "class", a.path, a.qualname))
     return rows[:limit]
 
