@@ -73,8 +73,10 @@ def render_version() -> str:
     digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
     digest.update(Path(__file__).read_bytes())  # this module's own logic counts as much as the templates
     here = Path(__file__).resolve().parent
-    # docstring and reST rendering are page layout too
-    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py"):
+    # docstring and reST rendering, anchors, source blocks, cross-references, diagrams and the home page's
+    # orientation are page layout too
+    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py", "anchors.py", "source_view.py",
+                   "xref.py", "diagrams.py", "orientation.py", "entry_points.py", "remote.py"):
         digest.update((here / module).read_bytes())
     for path in sorted(data_dir("templates").glob("*.j2")):
         digest.update(path.name.encode())

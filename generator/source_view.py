@@ -72,7 +72,8 @@ def source_block(lines: Sequence[str], start: int, end: int, language: str, *, m
         tail = (f'<p class="sb-more"><a href="{html.escape(more_url)}">{rest} on the forge</a></p>'
                 if more_url else f'<p class="sb-more">… {rest} (lines {shown_end + 1}-{end})</p>')
     summary = f"Source (lines {start}-{end})" if end != start else f"Source (line {start})"
-    # six elements however long the code: every tag costs Markdown's and the search indexer's HTML parsers
+    # seven elements however long the code: every tag costs Markdown's and the search indexer's HTML parsers
     return (f'<details class="note sb-source" data-search-exclude><summary>{summary}</summary>'
-            f'<div class="language-{lang} highlight sb-code"><pre class="sb-lines">{numbers}</pre>'
+            f'<div class="language-{lang} highlight sb-code">'
+            f'<pre class="sb-lines"><code>{numbers}</code></pre>'
             f"<pre><code>{body}</code></pre></div>{tail}</details>")

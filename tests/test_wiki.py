@@ -63,7 +63,7 @@ def test_symbol_sections_show_source_calls_callers_and_tests(make_repo: Callable
     source = re.search(r'<details class="note sb-source" data-search-exclude(?:="")?>'
                        r"<summary>Source \(lines 9-11\)</summary>(.*?)</details>", page, re.S)
     assert source is not None
-    assert '<pre class="sb-lines">9\n10\n11</pre>' in source.group(1)  # the line-number gutter
+    assert '<pre class="sb-lines"><code>9\n10\n11</code></pre>' in source.group(1)  # the line-number gutter
     assert "polish_widget" in source.group(1)
     # the class's own block stops before its members' sections: each line shown once
     assert "Source (lines 4-7)" in page
