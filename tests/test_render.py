@@ -322,3 +322,15 @@ def test_signature_html_is_escaped_by_the_highlighter() -> None:
     assert "&lt;script&gt;" in block
     assert block.startswith('<div class="language-python highlight"><pre><span></span><code>')
     assert "&lt;T&gt;" in signature_block("fn id<T>(x: T) -> T", "no-such-language")
+
+
+def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
+    from generator.render import site_footer
+
+    extractive = site_footer(["extractive/1-636e796e"], 0, 10)
+    assert "no language model was used" in extractive
+    assert "extractive/1" not in extractive
+    llm = site_footer(["llm/gemma-3/v7"], 4, 10)
+    assert "4 of 10 pages was written by a language model (gemma-3)" in llm
+    yml = render_mkdocs_yml(site_name="s", nav=[], footer='<b>made</b> "here"')
+    assert 'copyright: "&lt;b&gt;made&lt;/b&gt; &quot;here&quot;"' in yml  # Material prints it as HTML
