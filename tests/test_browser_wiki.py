@@ -9,6 +9,7 @@ import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,24 @@ def flask_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _svg_links(tools: DevTools) -> list[str]:
+    """The link targets inside rendered diagrams (a closed shadow root: read through the DevTools DOM)."""
+    tools.call("DOM.enable")
+    root = tools.call("DOM.getDocument", depth=-1, pierce=True)["root"]
+    found: list[str] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        attrs = node.get("attributes", [])
+        href = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("xlink:href")
+        if node.get("nodeName", "").lower() == "a" and href:
+            found.append(href)
+        for child in [*node.get("children", []), *node.get("shadowRoots", [])]:
+            walk(child)
+
+    walk(root)
+    return found
 
 
 def _result_links(tools: DevTools, query: str, items: int = 3) -> list[str]:
@@ -115,6 +134,10 @@ def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: s
             rendered = _mermaid_svg_texts(tools)
             assert rendered
             assert "flask" in rendered[0]
+            assert "modules/src/flask/index.html" in _svg_links(tools)  # the packages are clickable
+        if page.startswith("modules/") and not MERMAID_CDN:
+            _mermaid_svg_texts(tools)
+            assert "../../../files/src/flask/app.py.html" in _svg_links(tools)
         assert tools.errors(allow_urls=MERMAID_CDN) == []
     finally:
         tools.close()
