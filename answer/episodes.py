@@ -5,17 +5,23 @@ after the index was built). A reply carries at most one, only below high confide
 intersects the files of the answer: a fact the agent did not need is noise. Stored as JSON lines under
 out_dir; each record is one write() on an O_APPEND descriptor under an exclusive lock, so concurrent writers
 never interleave.
+
+Each line carries a keyed hash ("mac") under this user's local key (generator/local_key.py). The output folder
+is inside the repository, so a repository can commit an episodes file; its lines (and lines from before
+episodes were signed) are not served, with one warning saying how many.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hmac
+import json
 import logging
 import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -80,7 +86,7 @@ class EpisodeStore:
             recorded_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
             source=source,
         )
-        line = (episode.model_dump_json() + "\n").encode("utf-8")
+        line = (sign_line(episode.model_dump(mode="json")) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -102,14 +108,23 @@ class EpisodeStore:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
+        from generator.local_key import local_key
+
+        key = local_key()
         episodes: list[Episode] = []
+        foreign = 0
         for number, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                episode = Episode.model_validate_json(line)
-            except ValidationError as exc:
-                reason = exc.errors()[0]["msg"]
+                data = json.loads(line)
+                fields = _verified(data, key)
+                if fields is None:
+                    foreign += 1
+                    continue
+                episode = Episode.model_validate(fields)
+            except (ValueError, TypeError) as exc:
+                reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
                 log.warning("%s:%d: unreadable episode skipped: %s", self.path, number, reason)
                 continue
             if len(episode.text) > MAX_EPISODE_CHARS:
@@ -117,4 +132,34 @@ class EpisodeStore:
                             MAX_EPISODE_CHARS)
                 episode = episode.model_copy(update={"text": episode.text[:MAX_EPISODE_CHARS - 1] + "…"})
             episodes.append(episode)
+        if foreign:
+            log.warning("%s: %d episode(s) not recorded by you on this machine (committed with the "
+                        "repository, or from before episodes were signed) are not served; record them again "
+                        "with `sourcebook remember`", self.path, foreign)
         return episodes
+
+
+def _mac(fields: dict[str, Any], key: bytes | None) -> str | None:
+    from generator.local_key import keyed
+
+    return keyed(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode("utf-8"), key)
+
+
+def sign_line(fields: dict[str, Any]) -> str:
+    """One stored line: the episode's fields plus their keyed hash under this user's key."""
+    from generator.local_key import local_key
+
+    mac = _mac(fields, local_key())
+    return json.dumps({**fields, "mac": mac} if mac else fields, ensure_ascii=False)
+
+
+def _verified(data: object, key: bytes | None) -> dict[str, Any] | None:
+    """The episode fields of a stored line whose mac `key` made; None for any other line."""
+    if not isinstance(data, dict):
+        raise TypeError("not a JSON object")
+    fields = {k: v for k, v in data.items() if k != "mac"}
+    expected = _mac(fields, key)
+    mac = data.get("mac")
+    if expected is None or not isinstance(mac, str) or not hmac.compare_digest(mac, expected):
+        return None
+    return fields
