@@ -324,7 +324,14 @@ class OpenAIChatModel:
             history = self._tool_history and any(isinstance(a, tuple) for a in added)
             messages = [*base, *(m for a in added for m in (
                 reask_messages(*a, tool_history=self._tool_history) if isinstance(a, tuple) else [a]))]
-            budget = self._reply_budget(messages, response_model, wanted)
+            try:
+                budget = self._reply_budget(messages, response_model, wanted)
+            except ProviderError as exc:
+                if not added:
+                    raise
+                # the first ask fitted; only the re-ask's history does not: the model's replies failed
+                raise ProviderOutputError("llm", f"no valid reply after {reasks + 1} attempts; a further "
+                                                 f"re-ask does not fit the context ({exc})") from exc
             token = _CALL_CONTEXT.set(dict(context) if context is not None else None)
             try:
                 with self._slots:
@@ -355,6 +362,8 @@ class OpenAIChatModel:
                             "llm", f"no valid reply after {reasks + 1} attempts: {_short(reason)}") from exc
                     reasks += 1
                     log.debug("llm: re-asking (%d/%d): %s", reasks, self._config.max_reasks, _short(reason))
+                    # only the latest rejected reply and its reason: older ones would only grow the prompt
+                    added = [a for a in added if not isinstance(a, tuple)]
                     added.append((getattr(exc, "last_completion", None), reason))
                     continue
                 if history and self._refuses_tool_history(cause):

@@ -294,3 +294,21 @@ def test_server_rejecting_tool_history_gets_reasks_without_it(fake_llm: FakeLLM)
     chat.complete(Draft, ASK, context={"known": ["Flask"]})  # later calls skip the rejected form at once
     assert fake_llm.calls == 2
     assert chat.ledger.totals().failed == 0
+
+
+def test_reasks_keep_only_the_latest_rejection_and_never_overflow_the_window(fake_llm: FakeLLM) -> None:
+    long = Reply.ok({"summary": "Calls `make_magic` " + "and more " * 300 + "."})
+    fake_llm.enqueue(long, long, long)
+    chat = model_for(fake_llm, max_reasks=2, context_tokens=2000, max_output_tokens=256, tool_history=False)
+    with pytest.raises(ProviderOutputError, match="after 3 attempts"):
+        chat.complete(Draft, ASK, context={"known": ["Flask"]})
+    for body in fake_llm.requests:
+        assert [m["role"] for m in body["messages"]].count("assistant") <= 1  # one rejected reply at most
+
+    fake_llm.reset()
+    longer = Reply.ok({"summary": "Calls `make_magic` " + "and more " * 600 + "."})
+    fake_llm.enqueue(longer)
+    # the re-ask would overflow the window: the model failed (an output error), not the provider
+    with pytest.raises(ProviderOutputError, match="does not fit the context"):
+        chat.complete(Draft, ASK, context={"known": ["Flask"]})
+    assert fake_llm.calls == 1
