@@ -47,6 +47,9 @@ _LOCATION = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+# Below this many words a reply is a bare name or fragment ("dispatch_hook"): small models give such replies,
+# and naming the right identifier must not pass for an explanation.
+MIN_ANSWER_WORDS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +167,11 @@ def absent_mechanisms(answer: str, cited_text: str) -> list[str]:
     return [name for name in answer_mechanisms(answer) if not _term_in(name, low)]
 
 
+def is_fragment(answer: str) -> bool:
+    """True when the answer is too short to explain anything (a bare identifier, a word or two)."""
+    return len(answer.split()) < MIN_ANSWER_WORDS
+
+
 def grade_answer(
     question: str,
     answer: str,
@@ -189,6 +197,7 @@ def grade_answer(
     absent = [name for name in absent if name not in named_files]
     checks: Iterable[tuple[bool, str]] = (
         (not citations, "the answer cites no file"),
+        (is_fragment(answer), "the answer is a fragment, not an explanation"),
         (hedge is not None, f"the answer hedges ({hedge!r})"),
         (
             not names_question_identifier(extract_identifiers(question).names, answer),

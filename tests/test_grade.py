@@ -126,6 +126,17 @@ def test_grade_each_failed_check_lowers_one_step() -> None:
     assert len(grade.reasons) == 2
 
 
+def test_grade_a_bare_name_is_not_an_explanation() -> None:
+    cited = ["src/flask/json/provider.py"]
+    # the shape of what a 0.5B model replied in the real-model benchmark: the right name, nothing else
+    grade = grade_answer(QUESTION, "`DefaultJSONProvider`", cited, EVIDENCE, "high")
+    assert grade.confidence == "medium"
+    assert "the answer is a fragment, not an explanation" in grade.reasons
+    # uncited as well: two failed checks
+    assert grade_answer(QUESTION, "`DefaultJSONProvider`", [], EVIDENCE, "high").confidence == "low"
+    assert grade_answer(QUESTION, GOOD, cited, EVIDENCE, "high").reasons == ()
+
+
 def test_grade_never_rises_above_retrieval() -> None:
     cited = ["src/flask/json/provider.py"]
     assert grade_answer(QUESTION, GOOD, cited, EVIDENCE, "partial").confidence == "medium"
