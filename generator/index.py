@@ -9,19 +9,29 @@ answer side the same graph the build used, with nothing re-parsed. A new parser 
 Consistency: every run writes the data tables first and the meta row last. Readers open each table at the
 version the meta row names, so a run interrupted half way leaves readers on the previous complete state; the
 next run first rolls the tables back to that state. One writer at a time: build and index hold the output
-directory's lock (lock.py). Incremental: a file whose content hash is unchanged is skipped; a changed file's
-rows are deleted and written again, and a file with a doubled key (left by runs that raced before the lock)
-is treated as changed, so any re-run converges to a clean run's rows; rows of vanished files are pruned;
-unchanged chunk text is never re-embedded (vectors are reused by content hash).
+directory's lock (lock.py).
+
+Ownership: the index lives in the output folder, inside the repository, so a repository can commit one whose
+rows differ from its source (planted chunk, page or symbol text that would reach answers, and that a build
+would keep because the content hashes match). The meta row therefore carries a mark keyed under this user's
+local key (generator/local_key.py) over the rest of the row, which includes an id drawn when the index was
+created. Readers refuse an index without this user's mark; writers rebuild it from scratch, reusing nothing.
+
+Incremental: a file whose content hash is unchanged is skipped; a changed file's rows are deleted and written
+again, and a file with a doubled key (left by runs that raced before the lock) is treated as changed, so any
+re-run converges to a clean run's rows; rows of vanished files are pruned; unchanged chunk text is never
+re-embedded (vectors are reused by content hash).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import json
 import logging
 import os
+import secrets
 import sys
 import time
 import types
@@ -299,6 +309,36 @@ def _read_meta(db: Any) -> dict[str, Any] | None:
     return None
 
 
+def _owner_mark(state: dict[str, Any], key: bytes | None) -> str | None:
+    """This user's mark over a meta row (every field but the mark itself); None without a local key."""
+    from generator.local_key import keyed
+
+    fields = {k: v for k, v in state.items() if k != "owner"}
+    return keyed(b"sourcebook-index\0" + json.dumps(fields, sort_keys=True).encode("utf-8"), key)
+
+
+def _made_here(meta: dict[str, Any]) -> bool:
+    """Whether this user's sourcebook wrote the meta row (and so the rows it names): never without a key."""
+    from generator.local_key import local_key
+
+    mark = meta.get("owner")
+    expected = _owner_mark(meta, local_key())
+    return isinstance(mark, str) and expected is not None and hmac.compare_digest(mark, expected)
+
+
+def _not_ours(uri: str, meta: dict[str, Any]) -> str:
+    """Why an index without this user's mark is not used (one line, for readers and the rebuild warning)."""
+    from generator.local_key import local_key
+
+    if local_key() is None:
+        return (f"no local key to check who made the index at {uri} (make $XDG_STATE_HOME or "
+                "~/.local/state writable)")
+    if not meta.get("owner"):
+        return (f"the index at {uri} carries no owner mark (written by an older sourcebook, or committed "
+                "with the repository)")
+    return f"the index at {uri} was not made by this user (it may have come with the repository)"
+
+
 def _is_local_missing(uri: str) -> bool:
     return "://" not in uri and not Path(uri).exists()
 
@@ -325,6 +365,8 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     if meta is None:
         raise IndexStoreError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build it"
                               )
+    if not _made_here(meta):  # never served: its rows may say anything (see the module docstring)
+        raise IndexStoreError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise IndexStoreError(
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
@@ -334,7 +376,7 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         # a writer may have just finished and cleaned the versions we read about: read its meta row once more
         newer = _read_meta(db)
-        if newer is None or newer.get("versions") == meta.get("versions"):
+        if newer is None or newer.get("versions") == meta.get("versions") or not _made_here(newer):
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
         meta = newer
@@ -370,6 +412,11 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
 # ---------------------------------------------------------------- writing
 
 def _write_meta(db: Any, state: dict[str, Any]) -> None:
+    from generator.local_key import local_key
+
+    # round-tripped through JSON first, so the mark covers exactly what a reader will parse back
+    state = json.loads(json.dumps({k: v for k, v in state.items() if k != "owner"}, sort_keys=True))
+    state["owner"] = _owner_mark(state, local_key())
     row = [{"key": "state", "value": json.dumps(state, sort_keys=True)}]
     if META_TABLE in _table_names(db):
         tbl = db.open_table(META_TABLE)
@@ -538,6 +585,11 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     rebuild_reason = ""
     if meta is None:
         rebuild_reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
+    elif not _made_here(meta):
+        # checked first: nothing in a foreign index is reused, neither rows nor vectors nor versions
+        rebuild_reason = "not made by this user"
+        log.warning("%s: rebuilding it from scratch", _not_ours(uri, meta))
+        meta = None
     elif meta.get("schema_version") != SCHEMA_VERSION:
         rebuild_reason = f"schema version {meta.get('schema_version')} -> {SCHEMA_VERSION}"
     elif meta.get("embedder_id", "") != embedder_id or int(meta.get("dim") or 0) != dim:
@@ -548,7 +600,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
             log.warning("rebuilding the index at %s: %s", uri, rebuild_reason)
         report.rebuilt = rebuild_reason
         tables = _fresh_tables(db, dim)
-        meta, restored = {"versions": {}}, False
+        meta, restored = {"versions": {}, "index_id": secrets.token_hex(16)}, False
     else:
         assert meta is not None
         try:
@@ -558,7 +610,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
             report.rebuilt = f"damaged index ({exc})"
             rebuild_reason = report.rebuilt
             tables = _fresh_tables(db, dim)
-            meta, restored = {"versions": {}}, False
+            meta, restored = {"versions": {}, "index_id": secrets.token_hex(16)}, False
 
     indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
     if meta.get("parser") != parser_version():
@@ -613,9 +665,11 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim, "versions": versions,
         "updated_at": time.time(), "files": len(files), "parser": parser_version(),
         "manifests": stored if manifests is None else manifests.to_json(),
+        # drawn when the index is created, kept by every later run: the owner mark covers it
+        "index_id": meta.get("index_id") or secrets.token_hex(16),
     }
     if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k)
-                                                         for k in ("parser", "manifests")):
+                                                         for k in ("parser", "manifests", "index_id")):
         _write_meta(db, state)
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)

@@ -161,10 +161,11 @@ def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
     def crash(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ix, "_write_meta", crash)
-    with pytest.raises(KeyboardInterrupt):
-        index_repository(config, embedder=None)
-    monkeypatch.undo()
+    # a context, not undo(): undo would also restore conftest's XDG_STATE_HOME (another user's key)
+    with monkeypatch.context() as patched:
+        patched.setattr(ix, "_write_meta", crash)
+        with pytest.raises(KeyboardInterrupt):
+            index_repository(config, embedder=None)
     store = open_index(config)  # the previous complete state
     result = search_codebase(store, "create_app", type="lexical")
     assert not result.degraded
