@@ -10,13 +10,24 @@ import pytest
 from tests.fake_llm import FakeLLM
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One temp $XDG_STATE_HOME (the local key, generator/local_key.py) for the whole session: every test is
+    the same user, so an index a module-scoped fixture builds (before any per-test fixture) is this user's."""
+    state = tmp_path_factory.mktemp("xdg-state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(state))
+        yield state
+
+
 @pytest.fixture(autouse=True)
-def _isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                          _one_user_state: Path) -> Path:
     """Point the user config file ($XDG_CONFIG_HOME/sourcebook/config.toml) at an empty temp dir, so no test
     (nor a CLI subprocess it starts) reads the real user's settings, and trust no repository config."""
     home = tmp_path_factory.mktemp("xdg-config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))  # the site stamp key (generator/site.py)
+    monkeypatch.setenv("XDG_STATE_HOME", str(_one_user_state))  # undo() in a test keeps this user
     monkeypatch.delenv("SOURCEBOOK_TRUST_REPO_CONFIG", raising=False)
     return home
 
