@@ -24,6 +24,7 @@ import jinja2
 
 from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url
+from generator.docmarkup import code_span
 from generator.facts import Symbol
 from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from generator.orientation import Orientation, readme_intro
@@ -36,7 +37,6 @@ from generator.write import (
     ModuleDraft,
     OverviewContext,
     OverviewDraft,
-    code_span,
     first_paragraph,
 )
 from generator.xref import FileRefs

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from generator.boilerplate import strip_boilerplate
-from generator.docmarkup import plain_line
+from generator.docmarkup import code_span, plain_line
 from generator.facts import FileFacts, Symbol
 
 WrittenBy = Literal["llm", "extracted"]
@@ -238,17 +238,6 @@ def plain_text(markdown: str) -> str:
     """Markdown/HTML prose reduced to its words: links and images become their text, tags disappear."""
     text = _MD_LINK.sub(lambda m: m.group(1), markdown)
     return _HTML_TAG.sub("", _REF_LINK.sub(lambda m: m.group(1), text))
-
-
-def code_span(text: str) -> str:
-    """`text` as a Markdown code span that survives backticks inside it, on one line."""
-    text = " ".join(text.split())
-    if not text:
-        return ""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _listing(names: list[str], limit: int = 5) -> str:

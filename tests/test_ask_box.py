@@ -4,10 +4,6 @@ shows no box."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -17,6 +13,7 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
+from tests.servers import sourcebook_serve
 from tests.test_browser import CHROMIUM, MERMAID_CDN, _open, _page
 from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
 
@@ -42,29 +39,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     for rel, text in REPO.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
     report = build(load_config(root), index=True)  # no LLM: /ask answers with ranked evidence
     assert report.site_dir is not None
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", str(root), "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.2)
+    with sourcebook_serve(root) as url:
         yield url, report.site_dir
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def _wait(tools, expression: str, timeout: float = 60.0):  # type: ignore[no-untyped-def]

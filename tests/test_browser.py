@@ -6,12 +6,9 @@ waits for results, and fails on any console error or uncaught exception on the p
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import shutil
 import subprocess
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -25,6 +22,7 @@ from generator.build import build
 from generator.plan import file_page_ids
 from generator.site import mermaid_asset
 from sourcebook.config import load_config
+from tests.servers import sourcebook_serve, static_site
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -131,20 +129,8 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def site_url(site_dir: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    with static_site(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -332,10 +318,11 @@ FLASK = Path("/work/eval-repos/flask")
 def test_flask_site_search_and_pages(browser: str, tmp_path: Path) -> None:
     report = build(load_config(FLASK, overrides={"out_dir": str(tmp_path / "out")}), index=False)
     assert report.site_dir is not None
-    handler = functools.partial(_QuietHandler, directory=str(report.site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    with static_site(report.site_dir) as base:
+        _check_flask_site(browser, base)
+
+
+def _check_flask_site(browser: str, base: str) -> None:
     tools = _page(browser)
     try:
         _open(tools, base + "index.html")
@@ -349,8 +336,6 @@ def test_flask_site_search_and_pages(browser: str, tmp_path: Path) -> None:
         assert tools.errors(allow_urls=MERMAID_CDN) == []
     finally:
         tools.close()
-        server.shutdown()
-        server.server_close()
 
 
 # -- a hostile repository's wiki (issue 9): attribute lists and writer prose never run script -----------
@@ -367,14 +352,8 @@ def hostile_site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         (root / rel).write_text(text, encoding="utf-8")
     report = build(load_config(root), index=False)
     assert report.site_dir is not None
-    handler = functools.partial(_QuietHandler, directory=str(report.site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with static_site(report.site_dir) as url:
+        yield url
 
 
 def test_hostile_attribute_lists_do_not_run_in_the_browser(browser: str, hostile_site_url: str) -> None:
@@ -432,34 +411,11 @@ document.addEventListener("DOMContentLoaded", function () {
 def served_wiki(site_dir: Path) -> Iterator[tuple[str, Path]]:
     """`sourcebook serve` (real uvicorn, loopback, no token) over the browser repo; yields its URL and the
     repository. The site also gets a hostile page, as if markup had slipped past the sanitizer."""
-    import os
-    import socket
-    import sys
-
     (site_dir / "sb-hostile.html").write_text(HOSTILE_PAGE, encoding="utf-8")
     (site_dir / "sb-hostile.js").write_text(HOSTILE_SCRIPT, encoding="utf-8")
     root = site_dir.parent.parent
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
-    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", str(root), "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.2)
+    with sourcebook_serve(root, timeout_s=30) as url:
         yield url, root
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_served_wiki_search_and_diagrams_work_under_its_csp(browser: str,

@@ -4,9 +4,6 @@ renders, and no console errors."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +12,7 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
+from tests.servers import static_site
 from tests.test_browser import (
     CHROMIUM,
     MERMAID_CDN,
@@ -22,7 +20,6 @@ from tests.test_browser import (
     _mermaid_svg_texts,
     _open,
     _page,
-    _QuietHandler,
 )
 from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
 
@@ -41,14 +38,8 @@ def flask_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out = tmp_path_factory.mktemp("flask-wiki")
     report = build(load_config(FLASK, overrides={"out_dir": str(out)}), index=False)
     assert report.site_dir is not None
-    handler = functools.partial(_QuietHandler, directory=str(report.site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with static_site(report.site_dir) as url:
+        yield url
 
 
 def _svg_links(tools: DevTools) -> list[str]:

@@ -1,0 +1,66 @@
+"""Real servers on 127.0.0.1 for the browser tests: `sourcebook serve` as a subprocess, and a static site."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def sourcebook_serve(root: Path, timeout_s: float = 60.0) -> Iterator[str]:
+    """`sourcebook serve ROOT` (real uvicorn, loopback, no token, no provider settings); yields its URL once
+    /health answers. A server that dies while starting fails at once instead of waiting out the timeout."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", str(root), "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def static_site(site_dir: Path) -> Iterator[str]:
+    """A built site served as plain files (what GitHub Pages does); yields its root URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
