@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from generator.anchors import page_href
 from generator.facts import FileFacts
 
 MAX_NODES = 25
@@ -31,9 +32,7 @@ def mermaid_label(text: str) -> str:
 def page_url(page_id: str, from_page: str) -> str:
     """The built site's URL of a page (use_directory_urls: false), relative to `from_page`: Mermaid's links
     are not rewritten by MkDocs, so they point at the .html directly."""
-    rel = posixpath.relpath(page_id, posixpath.dirname(from_page) or ".")
-    rel = rel[: -len(".md")] + ".html" if rel.endswith(".md") else rel
-    return re.sub(r"[^A-Za-z0-9/._~#-]", lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), rel)
+    return site_href(page_href(from_page, page_id))
 
 
 def cap_edges(edges: Mapping[tuple[str, str], int],

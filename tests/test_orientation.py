@@ -109,3 +109,10 @@ def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> Non
     assert len(re.findall(r"k\d+ --> k\d+", hierarchy)) == 2  # Circle -> Shape, Square -> Shape
     assert re.search(r'click n\d+ href "../../files/shapes/circle.py.html"', module)  # clickable import graph
     assert "#95;#95;init#95;#95;.py" in module  # `__init__.py` stays itself in the diagram
+
+
+def test_diagram_page_url_is_the_anchors_link_as_html() -> None:
+    from generator.diagrams import page_url
+
+    assert page_url("files/pkg/a b#c.py.md", "modules/pkg.md") == "../files/pkg/a%20b%23c.py.html"
+    assert page_url("modules/pkg.md", "index.md") == "modules/pkg.html"
