@@ -9,8 +9,10 @@ around its most important symbols; when even that would cover too little, the fi
 first (`file_part`), and the page is written from those notes. Modules are written from their children's
 summaries (grouped into part notes when they do not fit), the overview from the README and the top modules.
 
-Secrets: a file whose name marks it as secret is never sent (its page is extractive); everything else that
-goes into a prompt passes through `generator.secrets.redact` first.
+Secrets: a file whose name marks it as secret is never sent (its page is extractive). The provider redacts
+every message it sends (`provider.outbound_messages`); this module also redacts each text before it is
+excerpted, shortened or split to fit the window, on purpose: a cut can end a secret's line or a key block
+mid-way, leaving a fragment the rules no longer recognise when the provider scans the finished prompt.
 
 Failure handling: a page whose draft fails after the provider's retries and re-asks falls back to the
 extractive draft with `fallback=True` (the build marks it for retry next run). After `outage_after`
@@ -146,8 +148,9 @@ def _messages(text: str) -> list[dict[str, str]]:
 
 
 def _symbol_line(s: Symbol) -> str:
-    sig = " ".join(s.signature.split())[:200]
-    return f"{s.qualname} ({s.kind}, lines {s.start_line}-{s.end_line}): {redact_text(sig)}"
+    # redact before cutting: a cut can shorten a secret below what the rules recognise
+    sig = redact_text(" ".join(s.signature.split()))[:200]
+    return f"{s.qualname} ({s.kind}, lines {s.start_line}-{s.end_line}): {sig}"
 
 
 @dataclasses.dataclass
