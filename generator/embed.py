@@ -170,7 +170,7 @@ class OpenAIEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         # The API rejects empty strings; those rows stay zero, like a static model's unknown-only text.
         live = [i for i, t in enumerate(texts) if t.strip()]
-        parts = [self._request([texts[i][:self._max_chars] for i in live[s:s + self._batch_size]])
+        parts = [self._request([texts[i] for i in live[s:s + self._batch_size]])
                  for s in range(0, len(live), self._batch_size)]
         dim = parts[0].shape[1] if parts else self.dim
         self._dim = self._dim or dim
@@ -183,8 +183,9 @@ class OpenAIEmbedder:
         import numpy as np
         import openai
 
-        # The one place embedding text leaves the machine: chunks, pages and queries are redacted here.
-        batch = [redact_text(text) for text in batch]
+        # The one place embedding text leaves the machine: chunks, pages and queries are redacted here,
+        # before the cut to max_chars (a cut could shorten a secret below what the rules recognise).
+        batch = [redact_text(text)[:self._max_chars] for text in batch]
         attempt = 0
         while True:
             try:
