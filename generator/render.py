@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
@@ -29,7 +28,7 @@ from generator.facts import Symbol
 from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from generator.orientation import Orientation, readme_intro
 from generator.remote import SourceLinks
-from generator.source_view import highlighted_lines, source_block
+from generator.source_view import formatter, highlighted_lines, lexer, source_block
 from generator.write import (
     FileContext,
     FileDraft,
@@ -132,26 +131,6 @@ def code_block(value: object, lang: str = "text") -> str:
     return f"{fence}{lang}\n{text}\n{fence}"
 
 
-@cache
-def _lexer(language: str) -> Any:
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except ClassNotFound:
-        return None
-
-
-@cache
-def _formatter() -> Any:
-    from pygments.formatters import HtmlFormatter
-
-    # one formatter for every block: pymdownx builds one (and its stylesheet) per block, which was a
-    # quarter of mkdocs' time on signature-heavy pages
-    return HtmlFormatter(nowrap=True)
-
-
 def signature_block(value: object, language: str = "text") -> str:
     """A signature, highlighted here with Pygments, as the HTML Material styles (`div.highlight`).
 
@@ -160,8 +139,8 @@ def signature_block(value: object, language: str = "text") -> str:
     import pygments
 
     code = " ".join(str(value).split())
-    lexer = _lexer(language)
-    body = pygments.highlight(code, lexer, _formatter()) if lexer else html.escape(code, quote=False)
+    found = lexer(language)
+    body = pygments.highlight(code, found, formatter()) if found else html.escape(code, quote=False)
     lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
     return (f'<div class="language-{lang} highlight"><pre><span></span>'
             f"<code>{body.rstrip()}</code></pre></div>")

@@ -17,7 +17,7 @@ MAX_LINES = 120  # per block; the rest is counted and, with source links, one cl
 
 
 @cache
-def _lexer(language: str) -> Any:
+def lexer(language: str) -> Any:
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
@@ -28,9 +28,11 @@ def _lexer(language: str) -> Any:
 
 
 @cache
-def _formatter() -> Any:
+def formatter() -> Any:
     from pygments.formatters import HtmlFormatter
 
+    # one formatter for every block (signatures and source): pymdownx builds one (and its stylesheet) per
+    # block, which was a quarter of mkdocs' time on signature-heavy pages
     return HtmlFormatter(nowrap=True)
 
 
@@ -43,12 +45,12 @@ _PLAIN_SPAN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
 def highlighted_lines(text: str, language: str) -> list[str]:
     """The file's lines as HTML, one entry per source line (1-based line n is entry n-1)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lexer = _lexer(language) if language else None
-    if lexer is None:
+    found = lexer(language) if language else None
+    if found is None:
         return [html.escape(line, quote=False) for line in lines]
     import pygments
 
-    out = _PLAIN_SPAN.sub(r"\1", pygments.highlight("\n".join(lines), lexer, _formatter())).split("\n")
+    out = _PLAIN_SPAN.sub(r"\1", pygments.highlight("\n".join(lines), found, formatter())).split("\n")
     if len(out) < len(lines):  # a lexer that dropped trailing lines: pad rather than shift numbers
         out += [""] * (len(lines) - len(out))
     return out[: len(lines)]
