@@ -421,7 +421,8 @@ def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
         # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
         summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
         name = inline_text("." + s.name if depth else s.qualname)
-        link = f'<a href="#{anchors[s.qualname]}" title="{inline_text(s.qualname)}">{name}</a>'
+        title = inline_text(s.qualname).replace('"', "&quot;")  # a quote in a name must not end the attribute
+        link = f'<a href="#{anchors[s.qualname]}" title="{title}">{name}</a>'
         rows.append(f'<tr><td class="sb-depth-{min(depth, 3)}">{link}</td>'
                     f"<td>{inline_text(s.kind)}</td><td>{summary}</td></tr>")
     return ('<div class="sb-index" data-search-exclude><table class="sb-index-table"><thead><tr>'

@@ -334,3 +334,11 @@ def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
     assert "4 of 10 pages was written by a language model (gemma-3)" in llm
     yml = render_mkdocs_yml(site_name="s", nav=[], footer='<b>made</b> "here"')
     assert 'copyright: "&lt;b&gt;made&lt;/b&gt; &quot;here&quot;"' in yml  # Material prints it as HTML
+
+
+def test_symbol_index_title_keeps_a_quote_in_a_name_inside_the_attribute() -> None:
+    from generator.render import _index_rows
+
+    rows = _index_rows([_symbol('f" onmouseover="x')], {'f" onmouseover="x': "sym-f"})
+    assert 'title="f&quot; onmouseover=&quot;x"' in rows
+    assert 'title="f" onmouseover' not in rows  # the text itself stays element content
