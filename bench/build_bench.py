@@ -1,47 +1,222 @@
-"""Benchmark: the full extractive build (scan -> parse -> graph -> pages -> mkdocs build --strict) of a repo.
+"""Benchmark: what a `sourcebook build` costs on a tree: full, one-edit and no-change builds side by side.
 
-Usage: .venv/bin/python bench/build_bench.py [REPO] [--runs N] [--index]
+Usage:
+    .venv/bin/python bench/build_bench.py REPO [--runs N] [--no-index] [--code DIR]
+    .venv/bin/python bench/build_bench.py --synthetic-tree [--folders 200 --files 100]
+    .venv/bin/python bench/build_bench.py --synthetic N          # N generated modules that import each other
 
-Output goes to a fresh temp dir per run (the repository is never written to). Prints the median of N cold
-builds, split into pages (everything before mkdocs) and site (mkdocs), plus a no-change re-run and a
-one-file-change re-run on a copy. The issue's target for pallets/flask is <= 10 s cold (pages + site).
+One run of the bench prints, for the tree:
+- full build (median of --runs cold builds into fresh output folders), then a no-change re-run, then a
+  one-edit re-run (one function appended to one mid-sized .py file of a private copy: the repository is never
+  written to), each with its stage timings and pages rewritten;
+- the peak memory of each build, summed over the build process and its children (mkdocs, render workers):
+  RSS (counts pages shared between forked workers once per process) and PSS (shares them out);
+- the built `site/`: total size, page count, largest page, nav bytes per page (median, max), and the search
+  files with what a first search downloads.
+
+Each build runs in its own interpreter (`--code DIR` picks whose sourcebook: main's checkout for a baseline,
+this worktree by default), so imports are paid as the CLI pays them and memory is the build's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve().parents[1]
+STAGES = ("scan+parse", "graph", "plan", "files", "modules", "overview", "site", "index")
 
+# run in the child interpreter: one build, its report as JSON on the last line of stdout
+_CHILD = """
+import json, sys
+from pathlib import Path
 from generator.build import build
 from sourcebook.config import load_config
-
-PAGE_STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview")
-
-
-CPU: list[float] = []  # CPU seconds (this process + mkdocs) of each build, in call order
-
-
-def _cpu() -> float:
-    import resource
-
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+repo, out, index = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
+report = build(load_config(repo, overrides={"out_dir": out}), index=index)
+print(json.dumps({"timings": report.timings, "written": len(report.pages_written),
+                  "total": report.pages_total, "site_built": report.site_built}))
+"""
 
 
-def one_build(repo: Path, out: Path, index: bool) -> tuple[float, dict[str, float], int]:
-    """Wall seconds, stage timings and pages written of one build; its CPU seconds go to CPU."""
-    config = load_config(repo, overrides={"out_dir": str(out)})
-    cpu, started = _cpu(), time.perf_counter()
-    report = build(config, index=index)
-    CPU.append(_cpu() - cpu)
-    return time.perf_counter() - started, report.timings, len(report.pages_written)
+@dataclass
+class Run:
+    label: str
+    wall: float
+    timings: dict[str, float]
+    written: int
+    total: int
+    site_built: bool
+    rss_mb: float
+    pss_mb: float
+    cpu: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+# -- memory of a process tree --------------------------------------------------------------------------------
+
+
+def _tree(root: int) -> list[int]:
+    """`root` and its live descendants (from /proc/*/stat's ppid field)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += parents.get(pid, [])
+    return out
+
+
+def _rss_pss_kb(pid: int) -> tuple[int, int]:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+            text = fh.read()
+    except OSError:
+        return 0, 0
+    rss = re.search(r"^Rss:\s+(\d+)", text, re.M)
+    pss = re.search(r"^Pss:\s+(\d+)", text, re.M)
+    return (int(rss.group(1)) if rss else 0), (int(pss.group(1)) if pss else 0)
+
+
+class TreeMemory:
+    """Samples the summed RSS and PSS of a process tree every `interval` seconds; keeps the peaks."""
+
+    def __init__(self, pid: int, interval: float = 0.25) -> None:
+        self.pid, self.interval = pid, interval
+        self.rss_kb = self.pss_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            pairs = [_rss_pss_kb(p) for p in _tree(self.pid)]
+            self.rss_kb = max(self.rss_kb, sum(r for r, _ in pairs))
+            self.pss_kb = max(self.pss_kb, sum(p for _, p in pairs))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path) -> Run:
+    env = dict(os.environ, PYTHONPATH=str(code), NO_MKDOCS_2_WARNING="1")
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(repo), str(out), "1" if index else "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=code)
+    memory = TreeMemory(proc.pid)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    memory.stop()
+    stdout = proc.stdout.read() if proc.stdout else ""
+    stderr = proc.stderr.read() if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{label} build failed (exit {proc.returncode}):\n{stderr[-3000:]}")
+    report = json.loads(stdout.strip().splitlines()[-1])
+    # wait4's rusage covers the child and its waited-for descendants (mkdocs, workers)
+    cpu = usage.ru_utime + usage.ru_stime
+    run = Run(label, wall, report["timings"], report["written"], report["total"], report["site_built"],
+              memory.rss_kb / 1024, memory.pss_kb / 1024, cpu)
+    print(f"  {label}: {wall:.1f}s wall, {cpu:.1f}s CPU, {run.written} pages written, "
+          f"peak RSS {run.rss_mb:.0f} MB (PSS {run.pss_mb:.0f} MB)", flush=True)
+    return run
+
+
+# -- the built site ------------------------------------------------------------------------------------------
+
+_NAV_START = re.compile(rb'<nav class="md-nav md-nav--primary"')
+_NAV_TAG = re.compile(rb"<nav\b|</nav>")
+
+
+def nav_bytes(page: bytes) -> int:
+    """Bytes of the primary (left) navigation in a Material page: from its <nav> to the matching </nav>."""
+    start = _NAV_START.search(page)
+    if not start:
+        return 0
+    depth = 0
+    for tag in _NAV_TAG.finditer(page, start.start()):
+        depth += 1 if tag.group() != b"</nav>" else -1
+        if depth == 0:
+            return tag.end() - start.start()
+    return len(page) - start.start()
+
+
+def first_search_bytes(site: Path) -> tuple[int, list[str]]:
+    """What the search downloads before it can answer the first query: the files its worker loads eagerly.
+
+    Material's stock search loads search/search_index.json (or, from file://, the identical .js copy the
+    offline plugin writes: one of the two, never both). A split index (search/manifest.json, if present)
+    names its eager files itself."""
+    search = site / "search"
+    manifest = search / "manifest.json"
+    if manifest.is_file():
+        names = [str(n) for n in json.loads(manifest.read_text(encoding="utf-8")).get("eager", [])]
+        eager = sum((search / n).stat().st_size for n in names if (search / n).is_file())
+        return manifest.stat().st_size + eager, ["manifest.json", *names]
+    index = search / "search_index.json"
+    return (index.stat().st_size if index.is_file() else 0), ["search_index.json"]
+
+
+@dataclass
+class SiteFigures:
+    total: int
+    pages: int
+    largest: tuple[int, str]
+    nav_median: float
+    nav_max: int
+    pages_over_1mb: int
+    search_files: list[tuple[int, str]]
+    first_search: int
+    first_search_names: list[str]
+
+
+def site_figures(site: Path) -> SiteFigures:
+    total = pages = 0
+    largest = (0, "")
+    navs: list[int] = []
+    for path in site.rglob("*"):
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        total += size
+        if path.suffix == ".html":
+            pages += 1
+            if size > largest[0]:
+                largest = (size, str(path.relative_to(site)))
+            navs.append(nav_bytes(path.read_bytes()))
+    search_files = sorted(((p.stat().st_size, p.name) for p in (site / "search").glob("*") if p.is_file()),
+                          reverse=True) if (site / "search").is_dir() else []
+    first, first_names = first_search_bytes(site)
+    return SiteFigures(total, pages, largest, statistics.median(navs) if navs else 0, max(navs, default=0),
+                       sum(1 for p in site.rglob("*.html") if p.stat().st_size > 1 << 20),
+                       search_files, first, first_names)
+
+
+# -- trees ---------------------------------------------------------------------------------------------------
 
 
 def synthetic_repo(root: Path, n_files: int) -> Path:
@@ -64,69 +239,117 @@ def synthetic_repo(root: Path, n_files: int) -> Path:
     return root
 
 
-def peak_rss_mb() -> tuple[float, float]:
-    """(this process, largest child) peak resident set sizes in MB (ru_maxrss is KB on Linux)."""
-    import resource
+def tiny_tree(root: Path, folders: int, files: int) -> Path:
+    """`folders` top-level folders of `files` tiny modules each (the issue's 200 x 100 case)."""
+    for f in range(folders):
+        pkg = root / f"area{f:03d}"
+        pkg.mkdir(parents=True, exist_ok=True)
+        for k in range(files):
+            text = f'"""Part {k} of area {f}."""\n\n\ndef value_{f}_{k}() -> int:\n    return {k}\n'
+            (pkg / f"part{k:03d}.py").write_text(text, encoding="utf-8")
+    return root
 
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+
+def edit_target(repo: Path) -> Path:
+    """A deterministic mid-sized Python file to edit: the median-sized .py file over 2 KB."""
+    sized = sorted((p.stat().st_size, str(p)) for p in repo.rglob("*.py")
+                   if ".git" not in p.parts and p.stat().st_size > 2000)
+    if not sized:
+        sized = sorted((p.stat().st_size, str(p)) for p in repo.rglob("*.py") if ".git" not in p.parts)
+    return Path(sized[len(sized) // 2][1])
+
+
+# -- report --------------------------------------------------------------------------------------------------
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def print_report(repo_label: str, full: list[Run], nochange: Run, edit: Run, edited: str,
+                 site: SiteFigures) -> None:
+    def med(get: Callable[[Run], float]) -> float:
+        return statistics.median(get(r) for r in full)
+
+    print(f"\n== {repo_label}: {full[0].total} pages; full = median of {len(full)} cold build(s)")
+    print(f"{'':24}{'full':>12}{'one-edit':>12}{'no-change':>12}")
+    rows: list[tuple[str, float, float, float, str]] = [
+        ("wall s", med(lambda r: r.wall), edit.wall, nochange.wall, ".1f"),
+        ("CPU s (incl. children)", med(lambda r: r.cpu), edit.cpu, nochange.cpu, ".1f")]
+    for stage in STAGES:
+        if any(stage in r.timings for r in (*full, edit, nochange)):
+            rows.append((f"  {stage} s", statistics.median(r.timings.get(stage, 0.0) for r in full),
+                         edit.timings.get(stage, 0.0), nochange.timings.get(stage, 0.0), ".1f"))
+    rows += [("pages written", med(lambda r: r.written), edit.written, nochange.written, ".0f"),
+             ("peak RSS MB (tree sum)", med(lambda r: r.rss_mb), edit.rss_mb, nochange.rss_mb, ".0f"),
+             ("peak PSS MB (tree sum)", med(lambda r: r.pss_mb), edit.pss_mb, nochange.pss_mb, ".0f")]
+    for name, a, b, c, fmt in rows:
+        print(f"{name:24}{a:>12{fmt}}{b:>12{fmt}}{c:>12{fmt}}")
+    fw = med(lambda r: r.wall)
+    print(f"one-edit / full: {edit.wall / fw:.0%}   no-change / full: {nochange.wall / fw:.0%}   "
+          f"(edited: {edited})")
+    per_page = site.total / max(site.pages, 1) / 1e3
+    print(f"site/: {_mb(site.total)} in {site.pages} pages ({per_page:.0f} KB/page); largest page "
+          f"{site.largest[0] / 1e3:.0f} KB ({site.largest[1]}); pages over 1 MB: {site.pages_over_1mb}")
+    print(f"nav per page: median {site.nav_median / 1e3:.1f} KB, max {site.nav_max / 1e3:.1f} KB")
+    files = site.search_files
+    print("search files: " + ", ".join(f"{n} {_mb(s)}" for s, n in files[:6])
+          + (f" (+{len(files) - 6} more)" if len(files) > 6 else ""))
+    print(f"first search downloads: {_mb(site.first_search)} ({', '.join(site.first_search_names)})")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("repo", nargs="?", default="/work/eval-repos/flask")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--index", action="store_true", help="also update the search index (not in target)")
+    parser.add_argument("--runs", type=int, default=1, help="cold builds (the full figure is their median)")
+    parser.add_argument("--no-index", action="store_true", help="leave the search index (LanceDB) out")
+    parser.add_argument("--code", type=Path, default=HERE, help="the sourcebook checkout to measure")
+    parser.add_argument("--synthetic-tree", action="store_true",
+                        help="a generated tree of --folders x --files tiny modules instead of REPO")
+    parser.add_argument("--folders", type=int, default=200)
+    parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--synthetic", type=int, default=0, metavar="N",
-                        help="build a generated N-file repository once and report time and peak memory")
+                        help="a generated N-module tree whose modules import each other instead of REPO")
+    parser.add_argument("--keep", type=Path, help="keep the work folder here (the site, for inspection)")
     args = parser.parse_args()
-    if args.synthetic:
-        with tempfile.TemporaryDirectory(prefix="sb-bench-synth-") as tmp:
-            repo = synthetic_repo(Path(tmp) / "repo", args.synthetic)
-            total, timings, written = one_build(repo, Path(tmp) / "out", args.index)
-            own, child = peak_rss_mb()
-            stages = ", ".join(f"{k} {v:.1f}s" for k, v in timings.items())
-            print(f"synthetic {args.synthetic} files: {total:.1f}s wall, {CPU[-1]:.1f}s CPU, {written} pages "
-                  f"({stages})")
-            print(f"peak RSS: build process {own:.0f} MB, mkdocs subprocess {child:.0f} MB")
-        return
-    repo = Path(args.repo).resolve()
+    index = not args.no_index
 
-    totals, pages, sites, indexes = [], [], [], []
-    written = 0
-    with tempfile.TemporaryDirectory(prefix="sb-bench-") as tmp:
+    tmp = Path(tempfile.mkdtemp(prefix="sb-bench-", dir=args.keep))
+    try:
+        if args.synthetic_tree:
+            repo = tiny_tree(tmp / "tiny", args.folders, args.files)
+            label = f"synthetic {args.folders} folders x {args.files} files"
+        elif args.synthetic:
+            repo = synthetic_repo(tmp / "synthetic", args.synthetic)
+            label = f"synthetic {args.synthetic} modules"
+        else:
+            source = Path(args.repo).resolve()
+            repo = tmp / source.name  # a private copy: the one-edit run appends to one of its files
+            shutil.copytree(source, repo, ignore=shutil.ignore_patterns(".git", ".sourcebook"), symlinks=True)
+            label = str(source)
+        print(f"{label}: code {args.code.resolve()}, index {'on' if index else 'off'}, {os.cpu_count()} CPUs",
+              flush=True)
+        full = []
         for n in range(args.runs):
-            out = Path(tmp) / f"cold{n}"
-            total, timings, written = one_build(repo, out, args.index)
-            totals.append(total)
-            pages.append(sum(timings.get(s, 0.0) for s in PAGE_STAGES))
-            sites.append(timings.get("site", 0.0))
-            indexes.append(timings.get("index", 0.0))
-            print(f"run {n + 1}: {total:.2f}s wall, {CPU[-1]:.2f}s CPU (pages {pages[-1]:.2f}s, "
-                  f"site {sites[-1]:.2f}s"
-                  + (f", index {indexes[-1]:.2f}s" if args.index else "") + ")", flush=True)
+            out = tmp / f"out{n}"
+            full.append(one_build(f"full {n + 1}", repo, out, index=index, code=args.code))
             if n < args.runs - 1:
                 shutil.rmtree(out)
-        out = Path(tmp) / f"cold{args.runs - 1}"
-        rerun, _, rewritten = one_build(repo, out, args.index)
-
-        # one-file change on a copy of the repository (the original is never touched)
-        copy = Path(tmp) / "copy"
-        shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".git"), symlinks=True)
-        one_build(copy, Path(tmp) / "copy-out", args.index)
-        target = next(p for p in sorted(copy.rglob("*.py")) if p.stat().st_size > 2000)
-        target.write_text(target.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
-        changed, ctimings, changed_pages = one_build(copy, Path(tmp) / "copy-out", args.index)
-
-    print(f"\nrepository: {repo}  ({written} pages)")
-    print(f"cold build CPU time (machine is shared; CPU is the stable figure), median of {args.runs}: "
-          f"{statistics.median(CPU[:args.runs]):.2f}s")
-    print(f"cold build wall time, median of {args.runs}: {statistics.median(totals):.2f}s "
-          f"(pages {statistics.median(pages):.2f}s + mkdocs {statistics.median(sites):.2f}s"
-          + (f" + index {statistics.median(indexes):.2f}s" if args.index else "") + ")")
-    print(f"no-change re-run: {rerun:.2f}s, {rewritten} pages rewritten")
-    print(f"one-file change ({target.relative_to(copy)}): {changed:.2f}s, {changed_pages} pages rewritten, "
-          f"mkdocs {ctimings.get('site', 0.0):.2f}s")
+        out = tmp / f"out{args.runs - 1}"
+        site = site_figures(out / "site")
+        nochange = one_build("no-change", repo, out, index=index, code=args.code)
+        target = edit_target(repo)
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write("\n\ndef bench_added_function(value: int) -> int:\n"
+                     '    """Added by bench/build_bench.py: the one-edit run."""\n    return value + 1\n')
+        edit = one_build("one-edit", repo, out, index=index, code=args.code)
+        print_report(label, full, nochange, edit, str(target.relative_to(repo)), site)
+    finally:
+        if args.keep:
+            print(f"kept: {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
