@@ -6,6 +6,8 @@
   shadowed comes back.
 - on_page_content: the page's rendered content through the allowlist sanitizer (generator/html_sanitize.py),
   and its table-of-contents titles (printed by the theme, outside the content) through the inline one.
+- on_page_context / on_template_context: each page gets its own light navigation (generator/light_nav.py): its
+  path and a capped window of siblings per level, instead of every entry of every level on its path.
 - on_post_page: the finished page is audited; anything script-capable left in it (from the theme, a title,
   a future extension) fails the build with the page and the problem named, instead of shipping.
 
@@ -20,13 +22,16 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.nav import Navigation
 
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
+from generator.light_nav import page_nav
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
+    from mkdocs.utils.templates import TemplateContext
 
 log = logging.getLogger("mkdocs.plugins.sourcebook")
 
@@ -60,6 +65,19 @@ def _clean_toc(items: Any) -> None:
     for item in items or ():
         item.title = sanitize_inline(item.title)
         _clean_toc(getattr(item, "children", ()))
+
+
+def on_page_context(context: TemplateContext, page: Page, nav: Navigation, **_: Any) -> TemplateContext:
+    context["nav"] = page_nav(nav, page)  # type: ignore[typeddict-item]
+    return context
+
+
+def on_template_context(context: TemplateContext, **_: Any) -> TemplateContext:
+    # 404.html and other theme pages: no page is open, every level closed
+    nav = context.get("nav")
+    if isinstance(nav, Navigation):
+        context["nav"] = page_nav(nav, None)  # type: ignore[typeddict-item]
+    return context
 
 
 def on_post_page(output: str, page: Page, **_: Any) -> str:

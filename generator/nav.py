@@ -2,8 +2,9 @@
 repository's docs, tests and examples, and tooling (dot-folders, scripts, CI, root config files) last.
 
 Folders with a single subfolder and no files of their own (`src/` holding `flask/`) are collapsed into one
-entry (`src/flask/`). A folder with many files lists only its subfolders in the nav; its page (the section's
-index) lists every file, so no nav section is a 300-entry list.
+entry (`src/flask/`). Every folder and file is in the nav, so every page's path is shown; what one page shows
+of it is capped per level by generator/light_nav.py (a 300-file folder shows a window of its files and a link
+to the folder's page, which lists every file).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import Any, Literal
 
 NavItem = str | dict[str, Any]
 Group = Literal["source", "docs", "tests", "examples", "tooling"]
-
-MAX_FILES_IN_NAV = 40  # a folder with more direct files lists them on its page only
 
 _DOCS = frozenset({"docs", "doc", "documentation", "manual", "guide", "guides", "website", "site-docs"})
 _TESTS = frozenset({"tests", "test", "testing", "spec", "specs", "__tests__", "t", "e2e", "integration"})
@@ -68,11 +67,11 @@ def _title(name: str) -> str:
 
 def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
               children: Mapping[str, tuple[list[str], list[str]]],
-              kinds: Mapping[str, str] | None = None, max_files: int = MAX_FILES_IN_NAV) -> list[NavItem]:
+              kinds: Mapping[str, str] | None = None) -> list[NavItem]:
     """Overview; source folders and files; Docs; Tests; Examples; Tooling (with the repository root's page).
 
-    With `navigation.indexes` a folder's page is its section's own page; with `navigation.prune` only the
-    open branch is rendered into each HTML page, which keeps big trees cheap.
+    With `navigation.indexes` a folder's page is its section's own page; each HTML page renders only its own
+    path through this tree, capped per level (generator/light_nav.py), which keeps big trees cheap.
     """
     kinds = kinds or {}
 
@@ -90,8 +89,7 @@ def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
         direct, subdirs = children[end]
         items: list[NavItem] = [modules[end]]
         items += [section(d, end) for d in subdirs]
-        if len(direct) <= max_files:
-            items += [{_title(posixpath.basename(p)): files[p]} for p in direct]
+        items += [{_title(posixpath.basename(p)): files[p]} for p in direct]
         return {_title(label) + "/": items}
 
     nav: list[NavItem] = [{"Overview": "index.md"}]

@@ -1,0 +1,119 @@
+"""Each page's own navigation: its path from the top, and at every level of that path a capped window of
+siblings; the rest of a big folder is one "more" link to the folder's page, which lists every entry.
+
+MkDocs hands Material the whole navigation for every page. With `navigation.prune` Material renders only the
+open branch, but every entry along it: a page in a 300-file folder carried 300 links, a page under a root
+with 200 folders 200 more (the issue measured 123 KB of nav per page on a 12k-file tree, 461 KB on 200
+folders x 100 files). `page_nav` builds, per page, a small stand-in tree of MkDocs' own structure classes
+that Material's unmodified templates render:
+
+- closed sections are kept as a single chain to their first page (all Material's pruned link needs);
+- an open section keeps its index page, the entry on the path, and up to `cap` neighbours around it;
+- what does not fit becomes one Link to the nearest folder page (section index, else the site's home page).
+
+So what a page's nav shows depends only on its ancestors and the siblings in their windows, never on the rest
+of the tree: an edit elsewhere leaves the page's nav (and a render cache keyed on it: `nav_key`) unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mkdocs.structure.nav import Link, Navigation, Section
+from mkdocs.structure.pages import Page
+
+NAV_CAP = 24  # entries per level besides the section's index page and its "more" link
+
+
+class PageNav:
+    """The `nav` a page's templates see: Material reads `items` and `homepage`; `pages` stays the site's."""
+
+    def __init__(self, items: list[Any], homepage: Page | None, pages: list[Page]) -> None:
+        self.items, self.homepage, self.pages = items, homepage, pages
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def page_nav(nav: Navigation, page: Page | None, cap: int = NAV_CAP) -> PageNav:
+    """`nav` as `page` shows it (see the module docstring); `page` None (a 404 page): every level closed."""
+    path = _path_to(nav.items, page) if page is not None else []
+    home = nav.homepage
+    more_url = home.url if home is not None else ""
+    return PageNav(_level(nav.items, path, cap, more_url), home, nav.pages)
+
+
+def _path_to(items: Sequence[Any], page: Page) -> list[Any]:
+    """The items from the top level down to `page` (page last); [] when the nav does not hold it."""
+    for item in items:
+        if item is page:
+            return [item]
+        if isinstance(item, Section):
+            below = _path_to(item.children, page)
+            if below:
+                return [item, *below]
+    return []
+
+
+def _index_of(section: Section) -> Page | None:
+    # Material's navigation.indexes: the section's first index page is the section's own page
+    return next((c for c in section.children if isinstance(c, Page) and c.is_index), None)
+
+
+def _level(items: Sequence[Any], path: list[Any], cap: int, more_url: str,
+           index: Page | None = None) -> list[Any]:
+    """One level: `index` first (if any), then a window of `cap` items around the one on `path`, each
+    section closed unless it is on the path, then a Link for the items left out."""
+    entries = [i for i in items if i is not index]
+    on_path = path[0] if path else None
+    at = next((n for n, item in enumerate(entries) if item is on_path), 0)
+    start = max(0, min(at - cap // 2, len(entries) - cap))
+    window = entries[start:start + cap]
+    out: list[Any] = [index] if index is not None else []
+    for item in window:
+        if item is on_path and isinstance(item, Section):
+            out.append(_open(item, path[1:], cap, more_url))
+        elif isinstance(item, Section):
+            out.append(_closed(item))
+        else:
+            out.append(item)
+    left_out = len(entries) - len(window)
+    if left_out and more_url:
+        out.append(Link(f"{left_out} more: all on the folder's page", more_url))
+    return out
+
+
+def _open(section: Section, path: list[Any], cap: int, more_url: str) -> Section:
+    index = _index_of(section)
+    copy = Section(section.title, _level(section.children, path, cap,
+                                         index.url if index is not None else more_url, index))
+    copy.active = True
+    return copy
+
+
+def _closed(section: Section) -> Section:
+    """A closed section: its title and the chain to its first page (the link Material renders for it)."""
+    first = section.children[0] if section.children else None
+    return Section(section.title, [_closed(first) if isinstance(first, Section) else first]
+                   if first is not None else [])
+
+
+def nav_key(nav: PageNav | Sequence[Any]) -> str:
+    """A digest of everything `page_nav` shows: titles, URLs, open/closed and nesting (for render caches)."""
+    digest = hashlib.sha256()
+
+    def walk(items: Sequence[Any], depth: int) -> None:
+        for item in items:
+            kind = "s" if isinstance(item, Section) else "l" if isinstance(item, Link) else "p"
+            digest.update(f"{depth}\x1f{kind}\x1f{item.title}\x1f{getattr(item, 'url', '')}\x1f"
+                          f"{bool(getattr(item, 'active', False))}\x1e".encode())
+            if isinstance(item, Section):
+                walk(item.children, depth + 1)
+
+    walk(nav.items if isinstance(nav, PageNav) else nav, 0)
+    return digest.hexdigest()
