@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -20,6 +21,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from generator.analysis import Analysis, analyze
+from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.factcache import cache_path
 from generator.facts import Skipped
 from generator.pages import (
     PageRun,
@@ -80,6 +83,8 @@ class BuildReport:
     pages_written: list[str] = field(default_factory=list)
     pages_unchanged: int = 0
     pages_deleted: list[str] = field(default_factory=list)
+    pages_restored: list[str] = field(default_factory=list)  # taken as they were from the shared build cache
+    drafts_reused: list[str] = field(default_factory=list)  # re-rendered from a draft in the shared cache
     stale: list[str] = field(default_factory=list)  # --check: pages that would be (re)written or deleted
     write_failures: list[str] = field(default_factory=list)  # pages whose writer failed (fallback used)
     kept_prose: list[str] = field(default_factory=list)  # failed pages that kept the model's earlier prose
@@ -124,8 +129,13 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings)
 
+    shared = shared_cache(config) if index else None
     with timer("scan+parse"):
-        analysis = analyze(config, save_cache=not check, notify=notify)
+        # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
+        from generator.index import indexed_facts
+
+        known = indexed_facts(config) if index and not cache_path(config.out_dir).is_file() else None
+        analysis = analyze(config, known=known, save_cache=not check, notify=notify)
         facts, texts, scanned_files = analysis.facts, analysis.texts, analysis.files
         report.skipped = analysis.skipped
         report.parsed, report.parse_cached = analysis.parsed, analysis.parse_cached
@@ -146,11 +156,11 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         notify("plan", 1, 1)
 
     if check:
-        report.stale = check_stale(config, analysis, state=state, writer=writer)
+        report.stale = check_stale(config, analysis, state=state, writer=writer, shared=shared)
         report.fallbacks = fallback_pages(state, analysis.plan.all_ids)
         return report
 
-    pages = PageSink(config, state, report)
+    pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped))
     try:
         with timer("files"):
@@ -192,23 +202,53 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             indexed = facts_with_docstrings(facts, generated)
             report.index = update_index(config, list(scanned_files), indexed, pages.records(plan.all_ids),
                                         get_embedder(config.embed), prune=True, texts=texts,
-                                        manifests=analysis.manifests)
+                                        manifests=analysis.manifests,
+                                        build_cache=_cache_update(config, plan.all_ids, pages.state, writer))
             notify("index", 1, 1)
     return report
+
+
+# -- the shared build cache ----------------------------------------------------------------------------------
+
+
+def shared_cache(config: Config) -> SharedCache:
+    """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
+    from generator.index import read_build_cache
+
+    return SharedCache(lambda: read_build_cache(config))
+
+
+def _cache_update(config: Config, planned: set[str], state: Mapping[str, PageState],
+                  writer: PageWriter) -> CacheUpdate:
+    """What this build publishes beside the index: every page's state and Markdown, and its LLM ledger."""
+    from generator.llm_writer import LLMWriter
+
+    def markdown(page_id: str) -> str | None:
+        try:
+            return (config.docs_dir / page_id).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    ledger = None
+    if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
+        run = writer.chat.ledger
+        ledger = (f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(run.started))}-{os.getpid()}", run.to_dict())
+    return cache_update(state, planned, markdown, ledger)
 
 
 # -- check ---------------------------------------------------------------------------------------------------
 
 
 def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageState],
-                writer: PageWriter) -> list[str]:
+                writer: PageWriter, shared: SharedCache | None = None) -> list[str]:
     """Pages whose inputs changed (a build would rewrite them) or that it would delete; writes nothing.
 
     File pages are judged by their key. A module or the overview whose child's inputs changed is stale too
     (its children's new summaries are unknown until they are written); otherwise it is judged by its key.
     A fallback page waiting for its retry is not stale, and does not make its parents stale: the same
     inputs give the same extractive summary, so a failed retry changes nothing above it (`fallback_pages`
-    lists those pages separately).
+    lists those pages separately). A page the shared build cache holds at its current key is not stale:
+    a build restores it as it is.
     """
     from generator.render import render_version
     from generator.xrefs import NameIndex
@@ -218,17 +258,26 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     version = render_version()
     docs = config.docs_dir
     stale: set[str] = set()
+    cache = shared or empty_cache()
+
+    def changed(page_id: str, key: str) -> bool:
+        return inputs_changed(page_id, key, state, docs) and not cache.matches(page_id, key)
+
+    def summary(page_id: str) -> str:
+        if page_id in state and (docs / page_id).is_file():
+            return state[page_id].summary
+        return cache.summary(page_id) or (state[page_id].summary if page_id in state else "")
+
     links, _, xref = file_render_inputs(config, plan, facts, graph)
     names = NameIndex.build(facts, plan.files)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         rkey = file_render_key(version, links, xref.file_refs(facts[path]),
                                docstring_links(names, facts[path]))
-        if inputs_changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey), state, docs):
+        if changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey)):
             stale.add(ctx.page_id)
-    summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
-    summaries.update({d + "/": (state[pid].summary if pid in state else "")
-                      for d, pid in plan.modules.items()})
+    summaries = {p: summary(pid) for p, pid in plan.files.items()}
+    summaries.update({d + "/": summary(pid) for d, pid in plan.modules.items()})
     hierarchies = module_hierarchies(plan, facts)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
@@ -236,13 +285,13 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
         mctx = module_context(d, plan, facts, graph, summaries=summaries,
                               readme=module_readme(config, plan, d)[1] if d else "")
         mkey = page_key(mctx.fingerprint(), writer.id, module_render_key(version, hierarchies(d)))
-        if any(c in stale for c in children) or inputs_changed(mctx.page_id, mkey, state, docs):
+        if any(c in stale for c in children) or changed(mctx.page_id, mkey):
             stale.add(mctx.page_id)
     readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
     okey = version + "\x1f" + overview_orientation(config, plan, facts, graph, readme).key()
-    if stale or inputs_changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey), state, docs):
+    if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):
         stale.add(OVERVIEW_ID)
     stale.update(orphan_pages(plan.all_ids, state, docs))
     return sorted(stale)

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from generator.analysis import Analysis
+    from generator.build_cache import CacheUpdate
     from generator.embed import Embedder
     from sourcebook.config import Config
 
@@ -62,6 +63,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2  # 2: files.facts and the meta row's parser and manifests (the persisted analysis)
 DATA_TABLES = ("chunks", "symbols", "files", "pages")
 META_TABLE = "meta"
+CACHE_TABLE = "build_cache"  # the shared build cache (generator/build_cache.py), pinned by the meta row too
 EMBED_BATCH = 256
 EMBED_CHARS = 2000  # text per chunk given to the embedder
 
@@ -79,6 +81,8 @@ class IndexReport:
     embed_reused: int = 0  # vectors taken from the cache
     embedder: str = "none"
     rebuilt: str = ""  # why the whole index was rebuilt, if it was
+    cache_written: int = 0  # shared build cache rows added or replaced
+    cache_deleted: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -236,6 +240,7 @@ def _schema(name: str, dim: int) -> pa.Schema:
         "pages": [("id", s), ("kind", s), ("title", s), ("target_path", s), ("summary", s), ("markdown", s),
                   ("symbols", s), ("written_by", s), ("tokens", s), ("hash", s)],
         "meta": [("key", s), ("value", s)],
+        CACHE_TABLE: [("id", s), ("key", s), ("value", s), ("sha", s)],
     }
     fields = [pa.field(n, t) for n, t in cols[name]]
     if dim and name in ("chunks", "pages"):
@@ -428,7 +433,7 @@ def _write_meta(db: Any, state: dict[str, Any]) -> None:
 
 def _fresh_tables(db: Any, dim: int) -> dict[str, Any]:
     names = _table_names(db)
-    for name in (META_TABLE, *DATA_TABLES):  # meta first: a half-dropped index reads as "incomplete"
+    for name in (META_TABLE, *DATA_TABLES, CACHE_TABLE):  # meta first: a half-dropped index is "incomplete"
         if name in names:
             db.drop_table(name)
     return {name: db.create_table(name, schema=_schema(name, dim)) for name in DATA_TABLES}
@@ -448,6 +453,11 @@ def _open_for_write(db: Any, meta: dict[str, Any]) -> tuple[dict[str, Any], bool
             tbl.restore()
             restored = True
         tables[name] = tbl
+    if CACHE_TABLE in meta["versions"]:
+        tbl = db.open_table(CACHE_TABLE)
+        if tbl.version != int(meta["versions"][CACHE_TABLE]):
+            tbl.checkout(int(meta["versions"][CACHE_TABLE]))
+            tbl.restore()
     return tables, restored
 
 
@@ -551,17 +561,20 @@ def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: s
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                  pages: Sequence[PageRecord] | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
-                 manifests: Manifests | None = None) -> IndexReport:
+                 manifests: Manifests | None = None, build_cache: CacheUpdate | None = None) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
     Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
     indexed files absent from `files` are removed. `pages` replaces the page table (empty/None keeps
     existing pages, minus pages of pruned files). `texts` optionally supplies decoded file contents (else
     they are read from config.root). `manifests` (the analysis's) are stored; None keeps the stored ones.
-    A storage failure is an IndexStoreError (one line); the next run resumes from the last complete state.
+    `build_cache` (build_cache.py) is published in the same meta-row commit; None keeps the stored
+    one. A storage failure is an IndexStoreError (one line); the next run resumes from the last complete
+    state.
     """
     try:
-        return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests)
+        return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests,
+                             build_cache=build_cache)
     except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
         log.debug("index write failed", exc_info=True)
         raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
@@ -570,7 +583,8 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
 
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | None, embedder: Embedder | None,
-                  prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None) -> IndexReport:
+                  prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
+                  build_cache: CacheUpdate | None = None) -> IndexReport:
     from generator.factcache import parser_version
 
     started = time.perf_counter()
@@ -660,6 +674,13 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         _ensure_fts(tables[name], rebuild=True)
         tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
     versions = {name: int(tbl.version) for name, tbl in tables.items()}
+    cache_tbl = None
+    if build_cache is not None:
+        cache_tbl = _write_cache(db, build_cache, report, fresh=bool(rebuild_reason))
+        if cache_tbl is not None:
+            versions[CACHE_TABLE] = int(cache_tbl.version)
+    elif not rebuild_reason and CACHE_TABLE in meta["versions"]:
+        versions[CACHE_TABLE] = int(meta["versions"][CACHE_TABLE])  # untouched: still this index's cache
     stored = Manifests.from_json(meta.get("manifests")).to_json()
     state: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim, "versions": versions,
@@ -675,12 +696,69 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         # makes no new version (checked below all the same)
         for name in dirty:
             _optimize(tables[name])
-        if any(tables[name].version != versions[name] for name in dirty):
-            _write_meta(db, {**state, "versions": {n: t.version for n, t in tables.items()}})
+        if cache_tbl is not None and (report.cache_written or report.cache_deleted):
+            _optimize(cache_tbl)
+            tables_now = {**tables, CACHE_TABLE: cache_tbl}
+        else:
+            tables_now = dict(tables)
+        if any(tables_now[name].version != versions[name] for name in tables_now):
+            _write_meta(db, {**state, "versions": {**versions, **{n: int(t.version)
+                                                                  for n, t in tables_now.items()}}})
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
              len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)
     return report
+
+
+def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool) -> Any:
+    """Bring the build-cache table to `cache`: rows whose hash changed or that are gone are replaced or
+    deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store)."""
+    import pyarrow as pa
+
+    exists = CACHE_TABLE in _table_names(db)
+    if fresh and exists:
+        db.drop_table(CACHE_TABLE)  # a rebuilt index reuses nothing, its cache neither
+        exists = False
+    if not exists and not cache.rows:
+        return None
+    tbl = (db.open_table(CACHE_TABLE) if exists
+           else db.create_table(CACHE_TABLE, schema=_schema(CACHE_TABLE, 0)))
+    stored: dict[str, list[str]] = {}
+    for row in _existing(tbl, ["id", "sha"]):
+        stored.setdefault(row["id"], []).append(row["sha"])
+    wanted = {row["id"]: row for row in cache.rows}
+    keep = cache.retained(i for i in stored if i not in wanted)
+    drop = sorted(i for i, shas in stored.items()
+                  if (i in wanted and shas != [wanted[i]["sha"]]) or (i not in wanted and i not in keep))
+    add = [row for i, row in wanted.items() if stored.get(i) != [row["sha"]]]
+    if drop:
+        tbl.delete(in_list("id", drop))
+    if add:
+        tbl.add(pa.Table.from_pylist(add, schema=tbl.schema))
+    if drop or add:
+        tbl.optimize()  # compaction makes a version; older ones go once the meta row names this one
+    report.cache_written, report.cache_deleted = len(add), len(drop)
+    return tbl
+
+
+def read_build_cache(config: Config) -> list[dict[str, Any]]:
+    """The shared build cache's rows at the version the index's meta row names ([] when there is no usable
+    index or no cache in it: a build then simply does the work)."""
+    try:
+        store = open_index(config, embedder=None)
+    except IndexStoreError as exc:
+        log.info("no shared build cache: %s", exc)
+        return []
+    version = store.meta.get("versions", {}).get(CACHE_TABLE)
+    if version is None:
+        return []
+    try:
+        tbl = store.db.open_table(CACHE_TABLE, version=int(version))
+        return _existing(tbl, ["id", "key", "value", "sha"])
+    except outage_errors() as exc:
+        log.warning("the shared build cache at %s is unreadable (%s): pages are built without it",
+                    config.index_location, exc)
+        return []
 
 
 def _embed_text_of(row: dict[str, Any]) -> str:

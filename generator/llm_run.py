@@ -56,7 +56,7 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     summaries do not exist yet), which is close because summaries are short.
     """
     from generator.analysis import analyze
-    from generator.build import check_stale
+    from generator.build import check_stale, shared_cache
     from generator.pages import module_readme, root_readme
     from generator.plan import (
         OVERVIEW_ID,
@@ -73,7 +73,7 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     analysis = analyze(config, save_cache=False)
     facts, texts, plan, graph = analysis.facts, analysis.texts, analysis.plan, analysis.graph
     state = load_state(config.out_dir)
-    stale = set(check_stale(config, analysis, state=state, writer=writer))
+    stale = set(check_stale(config, analysis, state=state, writer=writer, shared=shared_cache(config)))
     stale.update(pid for pid in plan.all_ids if retry_due(pid, state))  # fallbacks whose backoff ran out
     est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0}, stale=sorted(stale))
 

@@ -45,6 +45,7 @@ from sourcebook.errors import SourcebookError
 if TYPE_CHECKING:
     from generator.anchors import SymbolIndex
     from generator.build import BuildReport, Progress
+    from generator.build_cache import SharedCache
     from generator.diagrams import Graph
     from generator.orientation import Orientation
     from generator.remote import SourceLinks
@@ -64,16 +65,20 @@ README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "rea
 class PageSink:
     """Renders drafts to docs/, remembers keys and summaries in the page state, deletes orphans."""
 
-    def __init__(self, config: Config, state: dict[str, PageState], report: BuildReport) -> None:
+    def __init__(self, config: Config, state: dict[str, PageState], report: BuildReport,
+                 shared: SharedCache | None = None) -> None:
         self.config = config
         self.docs = config.docs_dir
         self.state = state
         self.report = report
+        self.shared = shared
+        self.adopted: set[str] = set()  # pages whose state row came from the shared cache
         self.dirty = False
         self.saved_at = time.monotonic()
 
     def fresh(self, page_id: str, key: str) -> bool:
-        if is_stale(page_id, key, self.state, self.docs):
+        if is_stale(page_id, key, self.state, self.docs) and (
+                not self._restore(page_id, key) or is_stale(page_id, key, self.state, self.docs)):
             return False
         row = self.state[page_id]
         if row.retry:  # a fallback waiting out its backoff: one run less to wait
@@ -81,6 +86,26 @@ class PageSink:
             self.dirty = True
         self.report.pages_unchanged += 1
         return True
+
+    def _restore(self, page_id: str, key: str) -> bool:
+        """Take this page from the shared build cache (build_cache.py) when it holds it at exactly `key`:
+        its Markdown is written out and its state adopted, so nothing is written or rendered. A cached page
+        at another key, when this machine knows nothing of the page, lends its state (summary, drafts) to
+        the rewrite, which may then re-render a cached draft instead of asking the writer.
+        True if restored."""
+        cached = self.shared.page(page_id) if self.shared is not None else None
+        if cached is None:
+            return False
+        if cached.state.key == key and cached.markdown is not None:
+            atomic_write_text(self.docs / page_id, cached.markdown)
+            self.state[page_id] = dataclasses.replace(cached.state)
+            self.report.pages_restored.append(page_id)
+            self.dirty = True
+            return True
+        if page_id not in self.state:
+            self.state[page_id] = dataclasses.replace(cached.state)
+            self.adopted.add(page_id)
+        return False
 
     def settle(self, page_id: str, draft: D, model: type[D], stable: str, dkey: str) -> D:
         """The draft to render. A writer's fallback keeps the model's earlier prose for this page when what
@@ -105,13 +130,26 @@ class PageSink:
 
     def stored_draft(self, page_id: str, dkey: str, model: type[D]) -> D | None:
         """The draft this page was last rendered from, if its inputs and writer are unchanged."""
-        row = self.state.get(page_id)
-        if row is None or row.retry or row.draft_key != dkey or not row.draft:
-            return None
-        try:
-            return model.model_validate(row.draft)
-        except ValidationError:
-            return None  # a draft from an older model layout: write it again
+        found = self.stored(page_id, dkey, model)
+        return found[0] if found is not None else None
+
+    def stored(self, page_id: str, dkey: str, model: type[D]) -> tuple[D, PageState] | None:
+        """stored_draft, with the state row it came from (this machine's, else the shared cache's)."""
+        rows = [self.state.get(page_id)]
+        cached = self.shared.page(page_id) if self.shared is not None else None
+        if cached is not None:
+            rows.append(cached.state)  # another machine's draft for the same inputs and writer
+        for row in rows:
+            if row is None or row.retry or row.draft_key != dkey or not row.draft:
+                continue
+            try:
+                draft = model.model_validate(row.draft)
+            except ValidationError:
+                continue  # a draft from an older model layout: write it again
+            if row is not rows[0] or page_id in self.adopted:
+                self.report.drafts_reused.append(page_id)
+            return draft, row
+        return None
 
     def put(self, page_id: str, key: str, markdown: str, row: PageState, *, dkey: str = "",
             draft: BaseModel | None = None, stable: str = "") -> None:
@@ -287,9 +325,9 @@ def write_file_pages(run: PageRun) -> None:
         changed."""
         ctx = item[0]
         text = source_text(ctx.path)
-        stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
+        stored = pages.stored(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
         if stored is not None:
-            return stored, dict(pages.state[ctx.page_id].docstrings), text
+            return stored[0], dict(stored[1].docstrings), text
         ctx = dataclasses.replace(ctx, source=text)
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
         dkey = draft_key(ctx.fingerprint(), writer.id)

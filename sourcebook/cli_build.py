@@ -98,7 +98,10 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
     table.add_row("Files", f"{report.files} ({report.parsed} parsed, {report.parse_cached} unchanged)")
     table.add_row("Symbols", str(report.symbols))
     table.add_row("Pages", f"{len(report.pages_written)} written, {report.pages_unchanged} unchanged, "
-                           f"{len(report.pages_deleted)} deleted ({report.pages_total} in the wiki)")
+                           f"{len(report.pages_deleted)} deleted ({report.pages_total} in the wiki)"
+                  + (f"; from the shared build cache: {len(report.pages_restored)} as they were, "
+                     f"{len(report.drafts_reused)} re-rendered from cached drafts"
+                     if report.pages_restored or report.drafts_reused else ""))
     table.add_row("Prose", f"{report.writer_id}"
                   + (f", {len(report.write_failures)} pages fell back (retried on later builds, with backoff)"
                      if report.write_failures else "")

@@ -1,0 +1,212 @@
+"""The shared build cache: each page's state (keys, summary, the writer's draft) and rendered Markdown, plus
+the LLM ledgers, stored beside the index so that a build on another machine reuses them.
+
+Why beside the index: a CI runner starts with an empty output folder, and the index URI (`index_uri`,
+e.g. `s3://bucket/prefix`) is the one place every runner and server already reaches with the store's own
+credentials. The cache is a table of that LanceDB database (generator/index.py writes it), published in the
+same meta-row commit as the index tables: readers see the cache and the index of one complete build, never
+half of a newer one, and a run that dies half way is rolled back with the rest.
+
+Rows are `id` (`page:<page id>` or `ledger:<run>`), `key` (a page's key), `value` (JSON) and `sha`, a hash
+over the other three. Nothing in the cache is trusted to be right, only to be checkable:
+- a row whose `sha` does not match (a torn or damaged write), whose JSON does not decode, whose page id is
+  not a docs path or whose stored state names another key is ignored (that page is simply built);
+- cached Markdown is written out only when its page key equals the key this build computes for the page,
+  and a cached draft is re-rendered only when its draft key equals this build's (pages.py checks both).
+So a cache entry can save work, never change a page.
+
+Secrets: what leaves the machine through the cache passes the redaction rules (generator/secrets.py). A
+page whose prose (summary, drafts, generated docstrings) holds anything `redact` would remove is not cached
+at all (another runner asks the model again); a page whose Markdown does (it shows source code) is cached
+without its Markdown (another runner renders it again from the checkout). Ledger strings are redacted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from generator.plan import PageState, is_page_id
+from generator.secrets import redact, redact_text
+
+log = logging.getLogger(__name__)
+
+CACHE_FORMAT = 1
+PAGE_PREFIX = "page:"
+LEDGER_PREFIX = "ledger:"
+MAX_LEDGER_RUNS = 50  # ledgers of this many runs are kept in the shared cache
+_PROSE_FIELDS = ("title", "summary", "docstrings", "draft", "llm_draft")  # never the keys: they are hex
+
+
+def row_sha(row_id: str, key: str, value: str) -> str:
+    digest = hashlib.sha256()
+    for part in (row_id, key, value):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _row(row_id: str, key: str, value: str) -> dict[str, str]:
+    return {"id": row_id, "key": key, "value": value, "sha": row_sha(row_id, key, value)}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def holds_secret(text: str) -> bool:
+    """Whether the redaction rules would remove anything from `text`."""
+    return bool(text) and bool(redact(text)[1])
+
+
+# -- writing (pure) ------------------------------------------------------------------------------------------
+
+
+def page_row(page_id: str, state: PageState, markdown: str | None) -> dict[str, str] | None:
+    """The cache row of one page, or None when its prose must not leave the machine (see the docstring)."""
+    data = asdict(state)
+    prose = "\n".join(s for name in _PROSE_FIELDS for s in _strings(data[name]))
+    if holds_secret(prose):
+        log.info("%s: not put in the shared build cache (its prose matches a secret rule)", page_id)
+        return None
+    if markdown is not None and holds_secret(markdown):
+        markdown = None  # re-rendered from the checkout by whoever uses this entry
+    value = json.dumps({"format": CACHE_FORMAT, "state": data, "markdown": markdown},
+                       ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _row(PAGE_PREFIX + page_id, state.key, value)
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
+
+
+def ledger_row(run_id: str, ledger: Mapping[str, Any]) -> dict[str, str]:
+    """One run's ledger (Ledger.to_dict()) as a cache row, every string in it redacted."""
+    value = json.dumps(_redacted(dict(ledger)), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _row(LEDGER_PREFIX + run_id, "", value)
+
+
+@dataclass
+class CacheUpdate:
+    """What a build publishes: its rows, and which rows already stored but not among them survive."""
+
+    rows: list[dict[str, str]] = field(default_factory=list)
+
+    def retained(self, stored_ids: Iterable[str]) -> set[str]:
+        """Of the stored ids not in `rows`: the newest ledgers (pages of this build are all in `rows`; a page
+        not among them is gone or was not cacheable, and its old row must not outlive it)."""
+        mine = {r["id"] for r in self.rows}
+        ledgers = sorted(i for i in stored_ids if i.startswith(LEDGER_PREFIX) and i not in mine)
+        room = MAX_LEDGER_RUNS - sum(1 for i in mine if i.startswith(LEDGER_PREFIX))
+        return set(ledgers[-room:]) if room > 0 else set()
+
+
+def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
+                 markdown: Callable[[str], str | None],
+                 ledger: tuple[str, Mapping[str, Any]] | None = None) -> CacheUpdate:
+    """The rows of a finished build: every planned page in `state` (with its Markdown, when `markdown`
+    returns it) and this run's ledger, if it made LLM calls."""
+    rows = []
+    for page_id in sorted(planned):
+        row = state.get(page_id)
+        if row is not None:
+            entry = page_row(page_id, row, markdown(page_id))
+            if entry is not None:
+                rows.append(entry)
+    if ledger is not None:
+        rows.append(ledger_row(*ledger))
+    return CacheUpdate(rows)
+
+
+# -- reading -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    state: PageState
+    markdown: str | None  # None: cached without its Markdown (it must be rendered again)
+
+
+def decode_page(row: Mapping[str, Any]) -> CachedPage | None:
+    """The page a stored row holds, or None when the row is damaged or not what it claims to be."""
+    row_id, key, value = row.get("id"), row.get("key"), row.get("value")
+    if not (isinstance(row_id, str) and isinstance(key, str) and isinstance(value, str)):
+        return None
+    if not row_id.startswith(PAGE_PREFIX) or row.get("sha") != row_sha(row_id, key, value):
+        return None
+    page_id = row_id[len(PAGE_PREFIX):]
+    if not is_page_id(page_id):  # never a path outside docs/, whoever wrote the row
+        return None
+    try:
+        data = json.loads(value)
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+            return None
+        state = PageState(**data["state"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    markdown = data.get("markdown")
+    if state.key != key or not isinstance(state.draft, dict) or not isinstance(state.llm_draft, dict) or (
+            markdown is not None and not isinstance(markdown, str)):
+        return None
+    return CachedPage(state, markdown)
+
+
+class SharedCache:
+    """The cache a build reads: loaded on first use (a build whose local state is complete never reads it)."""
+
+    def __init__(self, load: Callable[[], list[dict[str, Any]]]) -> None:
+        self._load = load
+        self._pages: dict[str, CachedPage] | None = None
+        self.ignored = 0  # rows that failed their checks
+        self.used = 0  # pages restored (Markdown written) or re-rendered from a cached draft
+
+    def _ensure(self) -> dict[str, CachedPage]:
+        if self._pages is None:
+            self._pages = {}
+            for row in self._load():
+                row_id = str(row.get("id") or "")
+                if not row_id.startswith(PAGE_PREFIX):
+                    continue
+                page = decode_page(row)
+                if page is None:
+                    self.ignored += 1
+                    continue
+                self._pages[row_id[len(PAGE_PREFIX):]] = page
+            if self.ignored:
+                log.warning("shared build cache: %d damaged or invalid entries ignored (those pages are "
+                            "built again)", self.ignored)
+        return self._pages
+
+    def page(self, page_id: str) -> CachedPage | None:
+        return self._ensure().get(page_id)
+
+    def matches(self, page_id: str, key: str) -> bool:
+        """Whether the cache holds this page's Markdown at exactly `key` (a build restores it as it is)."""
+        page = self.page(page_id)
+        return page is not None and page.state.key == key and page.markdown is not None
+
+    def summary(self, page_id: str) -> str | None:
+        page = self.page(page_id)
+        return page.state.summary if page is not None else None
+
+
+def empty_cache() -> SharedCache:
+    return SharedCache(list)
