@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
-STAGES = ("scan+parse", "graph", "plan", "files", "modules", "overview", "site", "index")
+STAGES = ("scan+parse", "graph", "plan", "files", "modules", "overview", "topics", "site", "index")
 
 # run in the child interpreter: one build, its report as JSON on the last line of stdout
 _CHILD = """

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,9 +36,13 @@ from generator.pages import (
     overview_orientation,
     record_changes,
     root_readme,
+    topic_contexts,
+    topic_diagram,
+    topic_key,
     write_file_pages,
     write_module_pages,
     write_overview,
+    write_topic_pages,
 )
 from generator.plan import (
     OVERVIEW_ID,
@@ -59,7 +63,7 @@ from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
 
-STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview", "site", "index")
+STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview", "topics", "site", "index")
 # stage, done, total (total 0 = unknown); called from the building thread only
 Progress = Callable[[str, int, int], None]
 T = TypeVar("T")
@@ -157,11 +161,14 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     if check:
         report.stale = check_stale(config, analysis, state=state, writer=writer, shared=shared)
-        report.fallbacks = fallback_pages(state, analysis.plan.all_ids)
+        report.fallbacks = fallback_pages(state, analysis.plan.all_ids | {
+            pid for pid in state if pid.startswith("topics/")})
         return report
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped))
+    planned = set(plan.all_ids)
+    topics: list[tuple[str, str]] = []  # (title, page id) of the topic pages, for the nav
     try:
         with timer("files"):
             write_file_pages(run)
@@ -169,7 +176,11 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             write_module_pages(run)
         with timer("overview"):
             write_overview(run)
-        report.pages_deleted = pages.prune(plan.all_ids)
+        with timer("topics"):
+            topics = [(t.title, t.page_id) for t in write_topic_pages(run)]
+            planned |= {page_id for _, page_id in topics}
+            report.pages_total = len(planned)
+        report.pages_deleted = pages.prune(planned)
     finally:
         pages.save()  # also on Ctrl-C or a provider outage: what was written is not written again
     if previous:  # not on a first build: every file would be "new"
@@ -185,7 +196,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             links = source_links(config.root, config.repo_url)
             write_wiki_map(config.docs_dir, wiki_map(plan.files, facts, links))
             report.site_built = build_site_if_needed(config, plan, pages.state, report,
-                                                     kinds={p: f.file.kind for p, f in facts.items()})
+                                                     kinds={p: f.file.kind for p, f in facts.items()},
+                                                     topics=topics)
             report.site_dir = config.site_dir
             notify("site", 1, 1)
 
@@ -200,10 +212,10 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             generated = {p: pages.state[pid].docstrings
                          for p, pid in plan.files.items() if pid in pages.state}
             indexed = facts_with_docstrings(facts, generated)
-            report.index = update_index(config, list(scanned_files), indexed, pages.records(plan.all_ids),
+            report.index = update_index(config, list(scanned_files), indexed, pages.records(planned),
                                         get_embedder(config.embed), prune=True, texts=texts,
                                         manifests=analysis.manifests,
-                                        build_cache=_cache_update(config, plan.all_ids, pages.state, writer))
+                                        build_cache=_cache_update(config, planned, pages.state, writer))
             notify("index", 1, 1)
     return report
 
@@ -293,7 +305,16 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     okey = version + "\x1f" + overview_orientation(config, plan, facts, graph, readme).key()
     if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):
         stale.add(OVERVIEW_ID)
-    stale.update(orphan_pages(plan.all_ids, state, docs))
+    from generator.anchors import SymbolIndex
+
+    index = SymbolIndex.build(facts.values(), plan.files)
+    planned = set(plan.all_ids)
+    for topic in topic_contexts(config, plan, facts, graph, summaries):
+        planned.add(topic.page_id)
+        key = topic_key(topic, writer.id, version, topic_diagram(topic, plan, graph, index))
+        if changed(topic.page_id, key):
+            stale.add(topic.page_id)
+    stale.update(orphan_pages(planned, state, docs))
     return sorted(stale)
 
 
@@ -301,25 +322,29 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
-                         report: BuildReport, *, kinds: Mapping[str, str] | None = None) -> bool:
-    """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one."""
+                         report: BuildReport, *, kinds: Mapping[str, str] | None = None,
+                         topics: Sequence[tuple[str, str]] = ()) -> bool:
+    """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
+    `topics`: (title, page id) of the topic pages, listed in the nav after the overview."""
     from generator import html_sanitize, mkdocs_hooks
     from generator.local_key import keyed, local_key
     from generator.render import build_nav, data_dir, render_mkdocs_yml, site_footer
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
-    nav = build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds)
+    nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
+                    topics)
+    all_ids = plan.all_ids | {page_id for _, page_id in topics}
     from generator.remote import source_links
 
     links = source_links(config.root, config.repo_url)
     yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav,
                             repo_url=links.home if links else "",
                             footer=site_footer([report.writer_id], sum(
-                                1 for pid in plan.all_ids if pid in state and state[pid].written_by == "llm"),
-                                len(plan.all_ids)),
+                                1 for pid in all_ids if pid in state and state[pid].written_by == "llm"),
+                                len(all_ids)),
                             theme_dir=THEME_DIR, docs_dir="docs", site_dir="site")
     digest = hashlib.sha256(yml.encode())
-    for page_id in sorted(plan.all_ids):
+    for page_id in sorted(all_ids):
         digest.update(page_id.encode() + b"\0" + (state[page_id].key if page_id in state else "").encode())
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
@@ -336,12 +361,25 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
-               timeout_s=600.0 + 0.5 * len(plan.all_ids))
+               timeout_s=600.0 + 0.5 * len(all_ids))
     if fingerprint is None:
         stamp.unlink(missing_ok=True)
     else:
         atomic_write_text(stamp, fingerprint)
     return True
+
+
+def topic_nav(nav: list[Any], topics: Sequence[tuple[str, str]]) -> list[Any]:
+    """`nav` with the topic pages after its first entry (the overview): Architecture, then "How it works"."""
+    import html
+
+    if not topics:
+        return nav
+    # Material prints a nav title as HTML, and a topic's title carries a symbol name from the repository
+    items: list[Any] = [{html.escape(title): page_id} for title, page_id in topics]
+    first, flows = items[0], items[1:]
+    extra = [first] + ([{"How it works": flows}] if flows else [])
+    return nav[:1] + extra + nav[1:]
 
 
 class _Timer:

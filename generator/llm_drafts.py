@@ -19,14 +19,22 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, create_model, model_validator
 
-from generator.write import FileDraft, ItemNote, ModuleDraft, OverviewDraft, SymbolNote
+from generator.write import (
+    FileDraft,
+    ItemNote,
+    ModuleDraft,
+    OverviewDraft,
+    SymbolNote,
+    TopicDraft,
+    TopicSection,
+)
 
 MAX_FIELD_CHARS = 3000
 MAX_DOCSTRING_CHARS = 400
@@ -481,4 +489,85 @@ class DocstringsOnly(_Partial):
         if not self.docstrings:
             raise ValueError("docstrings has no valid entry: use the undocumented symbols named, exactly as "
                              "written" + (f" ({'; '.join(self.dropped[:3])})" if self.dropped else ""))
+        return self
+
+
+# -- topic pages (generator/topics.py, generator/llm_topics.py) ------------------------------------------
+
+MAX_TOPIC_SECTIONS = 6
+MAX_TOPIC_SOURCES = 8  # per section
+_CITE = re.compile(r"^(?P<path>[^\s:]+?)(?::(?P<start>\d+)(?:\s*[-\u2013]\s*(?P<end>\d+))?)?$")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What a topic page may cite: every analysed file with its line count, and the evidence by name."""
+
+    lines: Mapping[str, int]  # path -> line count
+    named: Mapping[str, str]  # evidence qualname -> its `path:start-end`
+
+    def normalize(self, raw: str) -> str:
+        """`raw` as a checked `path:start-end`; ValueError (the reason) when it names nothing real."""
+        text = raw.strip().strip("`[]").strip()
+        if text in self.named:  # a symbol cited by its name
+            return self.named[text]
+        m = _CITE.match(text.removeprefix("./"))
+        if m is None:
+            raise ValueError(f"source {raw!r} is not a path:start-end")
+        path = m.group("path")
+        if path not in self.lines:
+            raise ValueError(f"source {raw!r} names a file that is not in the repository's facts")
+        total = max(1, self.lines[path])
+        start = int(m.group("start") or 1)
+        end = int(m.group("end") or (start if m.group("start") else total))
+        if not 1 <= start <= end <= total:
+            raise ValueError(f"source {raw!r}: lines {start}-{end} are outside {path} (1-{total})")
+        return f"{path}:{start}-{end}"
+
+
+class LLMTopicDraft(TopicDraft, _Partial):
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> LLMTopicDraft:
+        ctx = info.context if isinstance(info.context, dict) else {}
+        known = _known(info)
+        catalog = ctx.get("catalog")
+        if not isinstance(catalog, Catalog):
+            raise ValueError("no catalog of citable sources")  # a programming error, not the model's
+        check_prose("summary", self.summary, known)
+        self.summary = self.summary.strip()
+        kept: list[TopicSection] = []
+        for i, section in enumerate(self.sections):
+            self._offered += 1
+            try:
+                heading = " ".join(section.heading.replace("`", "").split()).strip("# ")
+                check_text(f"sections[{i}].heading", heading, known, limit=80)
+                check_text(f"sections[{i}].body", section.body, known, min_words=5)
+            except ValueError as exc:
+                self._drop(str(exc))
+                continue
+            sources: list[str] = []
+            for raw in section.sources:
+                self._offered += 1
+                try:
+                    cite = catalog.normalize(raw)
+                except ValueError as exc:
+                    self._drop(f"sections[{i}]: {exc}")
+                    continue
+                if cite not in sources:
+                    sources.append(cite)
+            if not sources:
+                self._drop(f"sections[{i}] ({heading!r}) has no valid source")
+                continue
+            kept.append(TopicSection(heading=heading, body=section.body.strip(),
+                                     sources=sources[:MAX_TOPIC_SOURCES]))
+        if not kept:
+            why = f" ({'; '.join(self.dropped[:3])})" if self.dropped else ""
+            raise ValueError("no section has a valid source: cite evidence exactly as the path:start-end "
+                             "shown in square brackets" + why)
+        self.sections = kept[:MAX_TOPIC_SECTIONS]
         return self

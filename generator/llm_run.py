@@ -75,7 +75,8 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     state = load_state(config.out_dir)
     stale = set(check_stale(config, analysis, state=state, writer=writer, shared=shared_cache(config)))
     stale.update(pid for pid in plan.all_ids if retry_due(pid, state))  # fallbacks whose backoff ran out
-    est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0}, stale=sorted(stale))
+    est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0, "topic": 0},
+                      stale=sorted(stale))
 
     def add(kind: str, estimate: tuple[int, int, int]) -> None:
         calls, tokens_in, tokens_out = estimate
@@ -111,6 +112,23 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
         add("overview", writer.estimate(overview_context(
             config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
             readme_path=readme_path, skipped_count=len(analysis.skipped))))
+    from generator.llm_drafts import LLMTopicDraft
+    from generator.llm_topics import TOPIC_OUTPUT_TOKENS, excerpts, topic_prompt
+    from generator.pages import topic_contexts
+    from generator.provider import estimate_prompt_tokens
+
+    def text_of(path: str) -> str:
+        try:
+            return texts.get(path) or decode(read_source(config.root, path))
+        except SourcebookError:
+            return ""
+
+    for topic in topic_contexts(config, plan, facts, graph, summaries):
+        if topic.page_id in stale:
+            prompt = topic_prompt(dataclasses.replace(topic, excerpts=excerpts(topic, text_of)),
+                                  writer.prompt_chars(LLMTopicDraft))
+            add("topic", (1, estimate_prompt_tokens([{"role": "user", "content": prompt}], LLMTopicDraft),
+                          TOPIC_OUTPUT_TOKENS))
     est.cost = writer.chat.ledger.cost(est.input_tokens, est.output_tokens)
     return est
 

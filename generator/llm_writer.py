@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import jinja2
 from pydantic import BaseModel
@@ -68,9 +68,13 @@ from generator.write import (
     ModuleDraft,
     OverviewContext,
     OverviewDraft,
+    TopicDraft,
     WriterStats,
 )
 from sourcebook.errors import ProviderError, ProviderOutputError
+
+if TYPE_CHECKING:
+    from generator.topics import TopicContext
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +94,8 @@ SINGLE_AFTER = 2
 SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets shorter evidence
 CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"),
                  "module": ("purpose", "structure"), "overview": ("architecture",)}
-PROSE_FIELDS = {"file": ("summary", "purpose", "how_it_works", "relationships", "key_symbols", "caveats"),
+PROSE_FIELDS = {"topic": ("summary", "sections"),
+                "file": ("summary", "purpose", "how_it_works", "relationships", "key_symbols", "caveats"),
                 "module": ("summary", "purpose", "structure", "key_items", "caveats"),
                 "overview": ("summary", "architecture", "key_modules", "getting_started")}
 DOCSTRING_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "trait", "type"})
@@ -229,6 +234,25 @@ class LLMWriter:
         return self._attempt("overview", lambda: self._write_overview(ctx),
                              lambda: self._fallback.overview(ctx))
 
+    def topic_page(self, ctx: TopicContext) -> TopicDraft:
+        """An Architecture or "How it works" page (generator/llm_topics.py); extractive when it fails."""
+        from generator.llm_topics import write_topic
+        from generator.topics import extractive_topic
+
+        return self._attempt(f"topic:{ctx.page_id}", lambda: write_topic(self, ctx),
+                             lambda: extractive_topic(ctx))
+
+    def prompt_chars(self, model: type[BaseModel]) -> int:
+        """Characters of prompt text a call for `model` may send (its reply and schema reserved)."""
+        return self._chars(self._input_budget(model))
+
+    def ask_with(self, model: type[D], text: str, context: dict[str, Any], label: str) -> D:
+        """One call whose validators read `context` (a Known under "known", plus what the model needs)."""
+        draft = self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(), context=context,
+                                    label=label)
+        self._count(draft, label)
+        return draft
+
     # -- reporting -----------------------------------------------------------------------------------------
     def stats(self) -> WriterStats:
         totals = self._chat.ledger.totals()
@@ -331,6 +355,11 @@ class LLMWriter:
     def _ask(self, model: type[D], text: str, known: Known, label: str) -> D:
         draft = self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),
                                     context=known.as_context(), label=label)
+        self._count(draft, label)
+        return draft
+
+    def _count(self, draft: BaseModel, label: str) -> None:
+        """The page tally and the log line of what the validators dropped from `draft`."""
         dropped = dropped_of(draft)
         tally = getattr(self._page, "tally", None)
         if tally is not None:
@@ -339,7 +368,6 @@ class LLMWriter:
         if dropped:
             log.info("%s: kept the draft, dropped %d invalid optional entr%s: %s", label, len(dropped),
                      "y" if len(dropped) == 1 else "ies", "; ".join(dropped))
-        return draft
 
     # -- the small-model strategy --------------------------------------------------------------------------
     def _to_ask_alone(self, kind: str, missing: Sequence[str], *, failed_whole: bool = False) -> list[str]:

@@ -38,7 +38,7 @@ from generator.plan import (
     save_state,
     stable_key,
 )
-from generator.write import ExtractiveWriter, FileDraft, ModuleDraft, OverviewDraft, PageWriter
+from generator.write import ExtractiveWriter, FileDraft, ModuleDraft, OverviewDraft, PageWriter, TopicDraft
 from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from generator.diagrams import Graph
     from generator.orientation import Orientation
     from generator.remote import SourceLinks
+    from generator.topics import TopicContext
     from generator.xref import FileRefs, XrefIndex
     from generator.xrefs import NameIndex, Target
 
@@ -526,6 +527,95 @@ def write_overview(run: PageRun) -> None:
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,
             stable=stable_key(ctx, writer.id))
     notify("overview", 1, 1)
+
+
+def topic_contexts(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
+                   summaries: Mapping[str, str]) -> list[TopicContext]:
+    """The topic pages of this build: Architecture and the flows (generator/topics.py)."""
+    from generator.entry_points import find_entry_points
+    from generator.orientation import manifest_texts, most_used
+    from generator.plan import module_importance
+    from generator.topics import plan_topics
+
+    return plan_topics(repo=config.site_name or config.root.name, facts=facts, graph=graph,
+                       modules=plan.modules,
+                       entries=find_entry_points(manifest_texts(config.root, plan.files), facts),
+                       abstractions=most_used(facts, graph.callers), summaries=summaries,
+                       importance=module_importance(plan, graph))
+
+
+def topic_diagram(ctx: TopicContext, plan: PagePlan, graph: Any, index: SymbolIndex) -> Graph | None:
+    from generator.plan import module_importance
+    from generator.topics import architecture_diagram, flow_diagram
+
+    if ctx.kind == "flow":
+        return flow_diagram(ctx, lambda path, qualname: index.href(ctx.page_id, path, qualname))
+    return architecture_diagram(ctx, plan.modules, graph.depends_on, module_importance(plan, graph))
+
+
+def topic_key(ctx: TopicContext, writer_id: str, version: str, diagram: Graph | None) -> str:
+    """A topic page's key: its evidence and writer (the draft), the renderer and its diagram."""
+    return page_key(ctx.fingerprint(), writer_id, version + "\x1f" + (diagram.mermaid() if diagram else ""))
+
+
+def write_topic_pages(run: PageRun) -> list[TopicContext]:
+    """The Architecture and "How it works" pages, after the overview (they read the module summaries). A
+    writer without `topic_page` (the extractive one) gets the extractive topic draft."""
+    from generator.anchors import SymbolIndex
+    from generator.render import render_topic_page, render_version
+    from generator.topics import extractive_topic
+
+    config, plan, facts, graph, writer, pages, notify = (
+        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+    topics = topic_contexts(config, plan, facts, graph, _summaries(plan, pages))
+    index = SymbolIndex.build(facts.values(), plan.files)
+    version = render_version()
+    todo = []
+    for ctx in topics:
+        diagram = topic_diagram(ctx, plan, graph, index)
+        key = topic_key(ctx, writer.id, version, diagram)
+        if not pages.fresh(ctx.page_id, key):
+            todo.append((ctx, key, diagram))
+    notify("topics", 0, len(todo))
+    write_topic = getattr(writer, "topic_page", None)
+    line_counts = {p: f.line_count for p, f in facts.items()}
+
+    def source_text(path: str) -> str:
+        from generator.scan import decode, read_source
+
+        text = run.texts.get(path)
+        if text is None:
+            try:
+                text = decode(read_source(config.root, path))
+            except SourcebookError:
+                text = ""
+        return text
+
+    def write(item: tuple[Any, str, Any]) -> TopicDraft:
+        ctx = item[0]
+        dkey = draft_key(ctx.fingerprint(), writer.id)
+        stored = pages.stored_draft(ctx.page_id, dkey, TopicDraft)
+        if stored is not None:
+            return stored
+        if write_topic is None:
+            return extractive_topic(ctx)
+        from generator.llm_topics import excerpts
+
+        ctx = dataclasses.replace(ctx, line_counts=line_counts)
+        ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text))
+        draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
+        return pages.settle(ctx.page_id, draft, TopicDraft, stable_key(ctx, writer.id), dkey)
+
+    for n, ((ctx, key, diagram), draft) in enumerate(
+            zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
+        markdown = render_topic_page(ctx, draft, writer_id=writer.id, facts=facts, index=index,
+                                     diagram=diagram)
+        pages.put(ctx.page_id, key, markdown, PageState(
+            key=key, kind="topic", title=ctx.title, target_path="", summary=draft.summary,
+            written_by=draft.written_by, retry=draft.fallback),
+            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
+        notify("topics", n, len(todo))
+    return topics
 
 
 def record_changes(config: Config, facts: Mapping[str, FileFacts], report: BuildReport, *,

@@ -315,6 +315,10 @@ def stable_key(ctx: Any, writer_id: str) -> str:
     if isinstance(ctx, OverviewContext):
         return _digest("overview-structure", writer_id, *(m.path + "/" for m in ctx.top_modules),
                        *(f.path for f in ctx.top_files))
+    from generator.topics import TopicContext
+
+    if isinstance(ctx, TopicContext):  # a topic's prose is about the symbols it cites
+        return _digest("topic-structure", writer_id, ctx.page_id, *(s.cite for s in ctx.evidence()))
     raise TypeError(f"no stable key for {type(ctx).__name__}")
 
 
@@ -442,7 +446,7 @@ def stale_pages(planned: Mapping[str, str], state: Mapping[str, PageState], docs
 def orphan_pages(planned_ids: set[str], state: Mapping[str, PageState], docs_dir: Path) -> list[str]:
     """Pages the state or the docs dir hold that the plan no longer has (their source disappeared)."""
     orphans = {pid for pid in state if pid not in planned_ids}
-    for sub in ("files", "modules"):
+    for sub in ("files", "modules", "topics"):
         base = docs_dir / sub
         if base.is_dir():
             for md in base.rglob("*.md"):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
@@ -36,6 +37,7 @@ from generator.write import (
     ModuleDraft,
     OverviewContext,
     OverviewDraft,
+    TopicDraft,
     first_paragraph,
 )
 from generator.xref import FileRefs
@@ -375,7 +377,7 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
 # -- pages ---------------------------------------------------------------------------------------------------
 
 
-def provenance(draft: FileDraft | ModuleDraft | OverviewDraft, writer_id: str) -> str:
+def provenance(draft: FileDraft | ModuleDraft | OverviewDraft | TopicDraft, writer_id: str) -> str:
     if draft.written_by == "llm":
         model = writer_id.split("/")[1] if writer_id.count("/") >= 1 else writer_id
         return (f"Prose on this page was written by an LLM ({inline_text(model)}) "
@@ -650,6 +652,33 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
 
 
 OVERVIEW_PAGE = "index.md"
+
+
+def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index: SymbolIndex) -> str:
+    """A validated `path:start-end` citation as a link to the innermost symbol section holding its first
+    line (the section shows that source), else to the file's page; plain text when the file has no page."""
+    path, _, lines = source.rpartition(":")
+    start = int(lines.split("-", 1)[0]) if lines.split("-", 1)[0].isdigit() else 0
+    f = facts.get(path)
+    holders = [s for s in (f.symbols if f is not None else ())
+               if s.public and s.start_line <= start <= s.end_line]
+    qualname = min(holders, key=lambda s: (s.end_line - s.start_line, s.qualname)).qualname if holders else ""
+    href = index.href(page_id, path, qualname)
+    label = inline_text(source)
+    return f"[{label}]({href})" if href else f"<code>{html.escape(source)}</code>"
+
+
+def render_topic_page(ctx: Any, draft: Any, *, writer_id: str, facts: Mapping[str, Any], index: SymbolIndex,
+                      diagram: Graph | None = None) -> str:
+    """A topic page (generator/topics.py): its diagram, then the draft's sections, each ending in its
+    linked sources."""
+    sections = [{"heading": s.heading, "body": s.body,
+                 "sources": [topic_source_link(src, ctx.page_id, facts, index) for src in s.sources]}
+                for s in draft.sections if s.sources]
+    return _environment().get_template("topic.md.j2").render(
+        ctx=ctx, draft=draft, title=ctx.title, sections=sections,
+        diagram=diagram.mermaid() if diagram else "", diagram_note=diagram.left_out if diagram else "",
+        link=lambda to: relative_link(ctx.page_id, to), prose=prose, provenance=provenance(draft, writer_id))
 
 
 _FENCE_LANGS = {"cpp": "cpp", "csharp": "csharp", "tsx": "tsx", "shell": "bash", "text": "text"}

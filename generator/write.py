@@ -83,6 +83,23 @@ class OverviewDraft(_Draft):
     getting_started: str | None = Field(default=None, description="Where a new reader should start reading.")
 
 
+class TopicSection(BaseModel):
+    """One section of a topic page; it ends in the sources it rests on."""
+
+    heading: str = Field(description="A short plain heading, 2-8 words, no Markdown.")
+    body: str = Field(description="2-5 sentences of Markdown saying what happens here and why, naming "
+                                  "symbols and paths in backticks exactly as listed.")
+    sources: list[str] = Field(default_factory=list,
+                               description='The evidence this section rests on, each "path:start-end" '
+                                           "exactly as listed.")
+
+
+class TopicDraft(_Draft):
+    summary: str = Field(description="One paragraph: what this topic is about and why a reader cares.")
+    sections: list[TopicSection] = Field(default_factory=list,
+                                         description="3-6 sections in reading order, each citing sources.")
+
+
 # -- contexts: what a writer reads ---------------------------------------------------------------------------
 
 

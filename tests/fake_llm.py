@@ -273,6 +273,11 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
                  else {"architecture": "Scripted modules pass scripted data along."})
         return Reply.ok({"summary": summary, **prose,
                          field: [{"path": c, "explanation": "An important part."} for c in children[:2]]})
+    if name == "LLMTopicDraft":  # generator/llm_topics.py: sections citing the evidence as listed
+        cites = re.findall(r"^- \[(\S+:\d+-\d+)\]", text, re.M)
+        return Reply.ok({"summary": summary, "sections": [
+            {"heading": f"Scripted step {n}", "body": f"Scripted step {n} of {what} hands its data on.",
+             "sources": cites[n - 1:n + 1]} for n in (1, 2) if cites[n - 1:n + 1]]})
     if name.endswith("Only"):  # one section asked alone (generator.llm_drafts.section_model)
         section = re.sub(r"(?<!^)([A-Z])", r"_\1", name.removesuffix("Only")).lower()
         return Reply.ok({section: f"Scripted {section.replace('_', ' ')} of {what}, said plainly."})

@@ -1,0 +1,189 @@
+"""Topic pages (generator/topics.py, generator/llm_topics.py): an Architecture page and "How it works" flows
+planned from the graph; extractive without a model, LLM-written with validated sources with one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from generator.analysis import analyze
+from generator.build import build
+from generator.llm_drafts import Catalog, Known, LLMTopicDraft
+from generator.llm_writer import LLMWriter
+from generator.pages import topic_contexts
+from generator.plan import load_state
+from generator.provider import OpenAIChatModel
+from generator.topics import extractive_topic, flow_diagram
+from sourcebook.config import Config, load_config
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name, request_text
+
+TOKEN = "ghp_" + "R2d2C3poBb8Ewokz7Yoda4Luke9Han0Solo1Lei"  # a GitHub token shape the redaction rules know
+REPO: dict[str, str | bytes] = {
+    "README.md": "# Demo\n\nDemo serves requests.\n",
+    "pyproject.toml": '[project]\nname = "demo"\n[project.scripts]\ndemo = "pkg.cli:main"\n',
+    "pkg/__init__.py": '"""The demo package."""\n',
+    "pkg/cli.py": ('"""Command line."""\nfrom .app import serve\n\n\ndef main():\n'
+                   '    """Start the demo server."""\n    return serve(8000)\n'),
+    "pkg/app.py": ('"""The application."""\nfrom .util import parse, render\n\n\ndef serve(port):\n'
+                   '    """Serve requests forever."""\n    return handle(port)\n\n\ndef handle(req):\n'
+                   '    """Handle one request."""\n    data = parse(req)\n    return render(data)\n'),
+    "pkg/util.py": ('"""Helpers."""\n\n\ndef parse(raw):\n    """Parse a raw request."""\n'
+                    f'    token = "{TOKEN}"\n    return raw, token\n\n\ndef render(data):\n'
+                    '    """Render a response."""\n    return str(data)\n'),
+    "tests/test_app.py": "from pkg.app import serve\n\n\ndef test_serve():\n    assert serve(1)\n",
+}
+
+
+def _topics(root: Path) -> list[Any]:
+    config = load_config(root)
+    analysis = analyze(config, save_cache=False)
+    return topic_contexts(config, analysis.plan, analysis.facts, analysis.graph, {})
+
+
+def test_a_flow_topic_follows_the_entry_point_through_the_calls(make_repo: Callable[..., Path]) -> None:
+    topics = _topics(make_repo(REPO))
+    assert [t.page_id for t in topics] == ["topics/architecture.md", "topics/how-demo-runs.md"]
+    flow = topics[1]
+    assert [s.qualname for s in flow.steps] == ["main", "serve", "handle", "parse", "render"]
+    assert flow.steps[0].cite == "pkg/cli.py:5-7"
+    assert [s.depth for s in flow.steps] == [0, 1, 2, 3, 3]
+    assert (0, 1) in flow.calls
+    assert (2, 3) in flow.calls
+    assert (2, 4) in flow.calls
+    assert all(not s.path.startswith("tests/") for s in flow.steps)  # tests call the code, they are no step
+
+    draft = extractive_topic(flow)
+    assert "`main`" in draft.summary
+    assert "how `demo` starts" in draft.summary
+    assert [s.heading for s in draft.sections] == ["In pkg/cli.py", "In pkg/app.py", "In pkg/util.py"]
+    app = draft.sections[1]
+    assert "`handle` (Handle one request) calls `parse`, `render`." in app.body
+    assert app.sources == ["pkg/app.py:5-7", "pkg/app.py:10-13"]
+
+    diagram = flow_diagram(flow, lambda path, qualname: f"../files/{path}.md#{qualname}")
+    text = diagram.mermaid() if diagram else ""
+    assert text.startswith("graph TD")
+    assert 'subgraph c0["pkg/app.py"]' in text
+    assert 'click s0 href "../files/pkg/cli.py.html#main"' in text
+
+    arch = extractive_topic(topics[0])
+    headings = [s.heading for s in arch.sections]
+    assert headings[0] == "pkg/"
+    assert "How it is started" in headings
+    started = arch.sections[headings.index("How it is started")]
+    assert started.sources == ["pkg/cli.py:5-7"]
+    assert all(s.sources for s in arch.sections)
+
+
+CATALOG = Catalog(lines={"pkg/app.py": 13, "pkg/util.py": 12}, named={"handle": "pkg/app.py:10-13"})
+
+
+def _draft(sections: list[dict[str, Any]]) -> LLMTopicDraft:
+    return LLMTopicDraft.model_validate(
+        {"summary": "Requests pass from `serve` to `handle`, which parses and renders them.",
+         "sections": sections},
+        context={"known": Known.build(paths=["pkg/app.py", "pkg/util.py"]), "catalog": CATALOG})
+
+
+def test_topic_citations_are_checked_against_the_facts() -> None:
+    draft = _draft([
+        {"heading": "Handling", "body": "The handler parses the request and renders the answer.",
+         "sources": ["pkg/app.py:10-13", "pkg/app.py:10-99", "pkg/nowhere.py:1-2", "`handle`",
+                     "../etc/passwd"]},
+        {"heading": "Invented", "body": "This section cites nothing the repository holds at all.",
+         "sources": ["pkg/ghost.py:1-5"]},
+        {"heading": "Whole file", "body": "The helpers module holds parsing and rendering.",
+         "sources": ["pkg/util.py"]},
+    ])
+    assert [s.heading for s in draft.sections] == ["Handling", "Whole file"]
+    assert draft.sections[0].sources == ["pkg/app.py:10-13"]  # the symbol's name resolved to its span
+    assert draft.sections[1].sources == ["pkg/util.py:1-12"]
+    assert any("outside pkg/app.py" in d for d in draft.dropped)
+    assert any("no valid source" in d for d in draft.dropped)
+    with pytest.raises(ValidationError, match="no section has a valid source"):
+        _draft([{"heading": "Made up", "body": "Everything here cites files that do not exist.",
+                 "sources": ["pkg/ghost.py:1-2"]}])
+
+
+def test_extractive_build_has_topic_pages_in_the_strict_site(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(REPO)
+    report = build(load_config(root), index=False)
+    assert report.site_built
+    out = root / ".sourcebook"
+    flow = (out / "docs/topics/how-demo-runs.md").read_text()
+    assert "```mermaid" in flow
+    assert "*Sources:* [pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in flow
+    assert "no LLM was used" in flow
+    yml = (out / "mkdocs.yml").read_text()
+    assert '{"Architecture": "topics/architecture.md"}, {"How it works": [{"How demo runs": ' in yml
+    page = (out / "site/topics/how-demo-runs.html").read_text()
+    assert 'class="mermaid"' in page
+    for href in re.findall(r'href="(\.\./files/[^"#]+)', page):  # every source link lands on a built page
+        assert (out / "site/topics" / href).resolve().is_file(), href
+    again = build(load_config(root), index=False)
+    assert again.pages_written == []
+    assert not again.site_built
+
+
+def _configure(root: Path, server: FakeLLM) -> Config:
+    env = {"SOURCEBOOK_LLM_BASE_URL": server.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    settings = {"retry_base_s": 0.01, "max_retries": 1, "max_reasks": 1, "concurrency": 1}
+    return load_config(root, overrides={"llm": settings}, env=env)
+
+
+def test_llm_topics_survive_bad_replies_and_cite_only_real_sources(make_repo: Callable[..., Path],
+                                                                    fake_llm: FakeLLM) -> None:
+    """Architecture: malformed JSON first, then a draft with one invented citation (dropped). The flow: a 500,
+    then only invented citations on every ask: it falls back to its extractive page, marked for retry."""
+    asked: dict[str, int] = {"arch": 0, "flow": 0}
+
+    def responder(body: dict[str, Any]) -> Reply:
+        if request_schema_name(body) != "LLMTopicDraft":
+            return page_writer_responder(body)
+        text = request_text(body)
+        kind = "arch" if '"Architecture" page' in text else "flow"
+        asked[kind] += 1
+        if kind == "arch":
+            if asked[kind] == 1:
+                return Reply.malformed('{"summary": "cut short')
+            return Reply.ok({"summary": "The demo is a command that serves requests through `pkg/app.py`.",
+                             "sections": [{"heading": "Serving", "body": "The app module serves and handles "
+                                           "each request with the helpers.",
+                                           "sources": ["pkg/app.py:5-7", "pkg/app.py:400-410"]}]})
+        if asked[kind] == 1:
+            return Reply.status(500)
+        return Reply.ok({"summary": "Running the demo starts the server loop.", "sections": [
+            {"heading": "Invented", "body": "It reads a config file that the code does not have.",
+             "sources": ["pkg/config.py:1-9"]}]})
+
+    fake_llm.responder = responder
+    root = make_repo(REPO)
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    report = build(config, writer=writer, index=False)
+    assert report.site_built  # the real mkdocs build --strict, over model-written topic pages
+    state = load_state(config.out_dir)
+    arch, flow = state["topics/architecture.md"], state["topics/how-demo-runs.md"]
+    assert arch.written_by == "llm"
+    assert not arch.retry
+    page = (config.docs_dir / "topics/architecture.md").read_text()
+    assert "## Serving" in page
+    assert "[pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in page
+    assert "400-410" not in page  # the invented lines were dropped, not linked
+    assert flow.written_by == "extracted"
+    assert flow.retry
+    assert "topics/how-demo-runs.md" in report.write_failures
+    assert "In pkg/util.py" in (config.docs_dir / "topics/how-demo-runs.md").read_text()
+    assert asked["flow"] >= 3  # the 500 was retried, the invalid draft re-asked
+    sent = fake_llm.all_text()
+    assert "def parse(raw)" in sent  # the flow's source excerpts reached the model...
+    assert TOKEN not in sent  # ...through the one redaction function
+    pages = {p.label: p for p in writer.chat.ledger.pages}  # the ledger counts topic pages like any page
+    assert pages["topic:topics/architecture.md"].outcome == "llm"
+    assert pages["topic:topics/architecture.md"].rejected >= 1  # the invented citation
+    assert pages["topic:topics/how-demo-runs.md"].outcome == "fallback"
