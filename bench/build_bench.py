@@ -149,36 +149,51 @@ def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path) -> 
 # -- the built site ------------------------------------------------------------------------------------------
 
 _NAV_START = re.compile(rb'<nav class="md-nav md-nav--primary"')
+_TOC_START = re.compile(rb'<nav class="md-nav md-nav--secondary"')
 _NAV_TAG = re.compile(rb"<nav\b|</nav>")
 
 
+def nav_element_end(page: bytes, start: int) -> int:
+    """The end of the <nav> element that starts at `start` (its matching </nav>)."""
+    depth = 0
+    for tag in _NAV_TAG.finditer(page, start):
+        depth += 1 if tag.group() != b"</nav>" else -1
+        if depth == 0:
+            return tag.end()
+    return len(page)
+
+
 def nav_bytes(page: bytes) -> int:
-    """Bytes of the primary (left) navigation in a Material page: from its <nav> to the matching </nav>."""
+    """Bytes of the site navigation in a Material page: its primary (left) <nav>, without the copy of the
+    page's own table of contents Material nests in it for small screens (see `toc_bytes`)."""
     start = _NAV_START.search(page)
     if not start:
         return 0
-    depth = 0
-    for tag in _NAV_TAG.finditer(page, start.start()):
-        depth += 1 if tag.group() != b"</nav>" else -1
-        if depth == 0:
-            return tag.end() - start.start()
-    return len(page) - start.start()
+    end = nav_element_end(page, start.start())
+    toc = _TOC_START.search(page, start.start(), end)
+    return end - start.start() - (nav_element_end(page, toc.start()) - toc.start() if toc else 0)
 
 
-def first_search_bytes(site: Path) -> tuple[int, list[str]]:
-    """What the search downloads before it can answer the first query: the files its worker loads eagerly.
+def toc_bytes(page: bytes) -> int:
+    """Bytes of one copy of the page's table of contents (a page carries it twice: sidebar and nav)."""
+    toc = _TOC_START.search(page)
+    return nav_element_end(page, toc.start()) - toc.start() if toc else 0
 
-    Material's stock search loads search/search_index.json (or, from file://, the identical .js copy the
-    offline plugin writes: one of the two, never both). A split index (search/manifest.json, if present)
-    names its eager files itself."""
-    search = site / "search"
-    manifest = search / "manifest.json"
-    if manifest.is_file():
-        names = [str(n) for n in json.loads(manifest.read_text(encoding="utf-8")).get("eager", [])]
-        eager = sum((search / n).stat().st_size for n in names if (search / n).is_file())
-        return manifest.stat().st_size + eager, ["manifest.json", *names]
-    index = search / "search_index.json"
-    return (index.stat().st_size if index.is_file() else 0), ["search_index.json"]
+
+def first_search_bytes(site: Path) -> tuple[int, list[str], int]:
+    """(bytes a first search needs, their files, bytes loaded after it: the lazy body texts).
+
+    Material's stock search loads search/search_index.json over http (or, from file://, the identical .js
+    copy its offline plugin writes: one of the two, never both). A split index (generator/search_split.py)
+    is the same file holding titles only; it names the body-text file loaded once a search is typed."""
+    index = site / "search" / "search_index.json"
+    if not index.is_file():
+        return 0, [], 0
+    lazy = 0
+    split = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("sourcebook")
+    if split and (site / "search" / split.get("text", "")).is_file():
+        lazy = (site / "search" / split["text"]).stat().st_size
+    return index.stat().st_size, ["search_index.json"], lazy
 
 
 @dataclass
@@ -188,16 +203,20 @@ class SiteFigures:
     largest: tuple[int, str]
     nav_median: float
     nav_max: int
+    toc_median: float
+    toc_max: int
     pages_over_1mb: int
     search_files: list[tuple[int, str]]
     first_search: int
     first_search_names: list[str]
+    lazy_search: int
 
 
 def site_figures(site: Path) -> SiteFigures:
     total = pages = 0
     largest = (0, "")
     navs: list[int] = []
+    tocs: list[int] = []
     for path in site.rglob("*"):
         if not path.is_file():
             continue
@@ -207,13 +226,16 @@ def site_figures(site: Path) -> SiteFigures:
             pages += 1
             if size > largest[0]:
                 largest = (size, str(path.relative_to(site)))
-            navs.append(nav_bytes(path.read_bytes()))
+            html = path.read_bytes()
+            navs.append(nav_bytes(html))
+            tocs.append(toc_bytes(html))
     search_files = sorted(((p.stat().st_size, p.name) for p in (site / "search").glob("*") if p.is_file()),
                           reverse=True) if (site / "search").is_dir() else []
-    first, first_names = first_search_bytes(site)
+    first, first_names, lazy = first_search_bytes(site)
     return SiteFigures(total, pages, largest, statistics.median(navs) if navs else 0, max(navs, default=0),
+                       statistics.median(tocs) if tocs else 0, max(tocs, default=0),
                        sum(1 for p in site.rglob("*.html") if p.stat().st_size > 1 << 20),
-                       search_files, first, first_names)
+                       search_files, first, first_names, lazy)
 
 
 # -- trees ---------------------------------------------------------------------------------------------------
@@ -291,11 +313,14 @@ def print_report(repo_label: str, full: list[Run], nochange: Run, edit: Run, edi
     per_page = site.total / max(site.pages, 1) / 1e3
     print(f"site/: {_mb(site.total)} in {site.pages} pages ({per_page:.0f} KB/page); largest page "
           f"{site.largest[0] / 1e3:.0f} KB ({site.largest[1]}); pages over 1 MB: {site.pages_over_1mb}")
-    print(f"nav per page: median {site.nav_median / 1e3:.1f} KB, max {site.nav_max / 1e3:.1f} KB")
+    print(f"nav per page: median {site.nav_median / 1e3:.1f} KB, max {site.nav_max / 1e3:.1f} KB; the page's "
+          f"own table of contents (x2 per page): median {site.toc_median / 1e3:.1f} KB, "
+          f"max {site.toc_max / 1e3:.1f} KB")
     files = site.search_files
     print("search files: " + ", ".join(f"{n} {_mb(s)}" for s, n in files[:6])
           + (f" (+{len(files) - 6} more)" if len(files) > 6 else ""))
-    print(f"first search downloads: {_mb(site.first_search)} ({', '.join(site.first_search_names)})")
+    print(f"first search downloads: {_mb(site.first_search)} ({', '.join(site.first_search_names)})"
+          + (f", then {_mb(site.lazy_search)} of body text" if site.lazy_search else ""))
 
 
 def main() -> None:

@@ -10,6 +10,8 @@
   path and a capped window of siblings per level, instead of every entry of every level on its path.
 - on_post_page: the finished page is audited; anything script-capable left in it (from the theme, a title,
   a future extension) fails the build with the page and the problem named, instead of shipping.
+- on_post_build (last): the search index is split into titles (loaded with the page) and body texts (loaded
+  by the first search): generator/search_split.py.
 
 MkDocs loads this file by path, so it imports the rest of sourcebook like any other module.
 """
@@ -19,13 +21,16 @@ from __future__ import annotations
 import logging
 import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.nav import Navigation
 
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
 from generator.light_nav import page_nav
+from generator.search_split import split_site_index
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -86,3 +91,9 @@ def on_post_page(output: str, page: Page, **_: Any) -> str:
         raise PluginError(f"sourcebook: {page.file.src_uri}: script-capable markup left in the page: "
                           + "; ".join(problems[:5]))
     return output
+
+
+# after Material's search plugin wrote the index and its offline plugin (-100) copied it to .js
+@event_priority(-200)
+def on_post_build(config: MkDocsConfig, **_: Any) -> None:
+    split_site_index(Path(config.site_dir))

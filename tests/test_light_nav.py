@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.build_bench import nav_bytes
+from bench.build_bench import nav_bytes, nav_element_end
 from generator.build import build
 from generator.light_nav import NAV_CAP
 from sourcebook.config import load_config
@@ -35,7 +35,7 @@ def _tree(root: Path, *, extra: bool = False) -> Path:
 def _nav(site: Path, page: str) -> str:
     html = (site / page).read_bytes()
     start = html.index(b'<nav class="md-nav md-nav--primary"')
-    return html[start:start + nav_bytes(html)].decode()
+    return html[start:nav_element_end(html, start)].decode()
 
 
 def _links(nav: str) -> list[str]:
