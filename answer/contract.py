@@ -99,6 +99,7 @@ class Meta(ContractModel):
     hint: str = ""
     repo: str | None = None
     index_state: str | None = None
+    commit: str | None = None  # the commit the index describes, when the build recorded one
 
 
 class AnswerResponse(ContractModel):

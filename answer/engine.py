@@ -37,6 +37,7 @@ from answer.evidence import (
     EVIDENCE_BUDGET_WIDE,
     Evidence,
     SymbolInfo,
+    indexed_body,
     live_body,
     live_sha,
     retrieve,
@@ -270,7 +271,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
                      degraded=degraded, grounding=grounding, bodies=bodies, flags=flags, notes=notes)
     timings["total"] = _ms(started)
     reply.meta = Meta(timings_ms=timings, cache_hit=False, hint=_hint(reply), repo=ctx.alias,
-                      index_state=state)
+                      index_state=state, commit=store.meta.get("commit") or None)
     if synthesized is not None and use_cache:
         ctx.cache.put(key, reply, version, hedged=find_hedge(answer_text) is not None)
     return reply
@@ -283,7 +284,10 @@ def _ms(since: float) -> float:
 
 
 def _changed_files(ctx: AnswerContext, evidence: Evidence, paths: Sequence[str]) -> list[str]:
-    """Files of the evidence whose live content differs from the index: a note, and an automatic episode."""
+    """Files of the evidence whose live content differs from the index: a note, and an automatic episode.
+    With no checkout there is nothing to differ from: the reply names the indexed commit instead."""
+    if not ctx.config.checkout:
+        return []
     changed = []
     for path in paths:
         indexed = evidence.indexed.get(path)
@@ -299,6 +303,14 @@ def _changed_files(ctx: AnswerContext, evidence: Evidence, paths: Sequence[str])
         return []
     return [f"{', '.join(changed)} changed on disk after the index was built: excerpts may be stale; re-run "
             "`sourcebook index`."]
+
+
+def _indexed_text(store: IndexStore, path: str) -> str | None:
+    """A file's text as indexed (what a reader with no checkout reads bodies from), or None."""
+    from generator.sql import equals
+
+    rows = store.rows("files", ["text"], equals("path", path), limit=1)
+    return (rows[0]["text"] or "") if rows else None
 
 
 def _evidence_summary(evidence: Evidence) -> str:
@@ -331,7 +343,10 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
             picked.setdefault((sym.path, sym.qualname), sym)
     bodies = []
     for sym in list(picked.values())[:MAX_SYMBOL_BODIES]:
-        body = live_body(ctx.config.root, sym, evidence.indexed.get(sym.path))
+        if ctx.config.checkout:
+            body = live_body(ctx.config.root, sym, evidence.indexed.get(sym.path))
+        else:
+            body = indexed_body(sym, _indexed_text(store, sym.path))
         if body is None:
             continue
         lines = body.body.split("\n")

@@ -402,6 +402,18 @@ def live_body(root: Path, sym: SymbolInfo, indexed_sha: str | None) -> SymbolBod
                       body="\n".join(lines[start - 1:end]), changed_since_index=True if changed else None)
 
 
+def indexed_body(sym: SymbolInfo, text: str | None) -> SymbolBody | None:
+    """The symbol's full body from its file's indexed text (no checkout on this machine): the indexed bounds
+    describe exactly this text, so nothing is re-derived. None when the text or the span is missing."""
+    if text is None:
+        return None
+    lines = text.split("\n")
+    if not 1 <= sym.start_line <= sym.end_line <= len(lines):
+        return None
+    return SymbolBody(qualname=sym.qualname, kind=sym.kind, path=sym.path, start_line=sym.start_line,
+                      end_line=sym.end_line, body="\n".join(lines[sym.start_line - 1:sym.end_line]))
+
+
 def _reparse_bounds(sym: SymbolInfo, raw: bytes) -> tuple[int, int] | None:
     from generator.facts import SourceFile
     from generator.languages import detect_language

@@ -438,7 +438,8 @@ def app_from_env() -> FastAPI:
 
     token = os.environ.get(TOKEN_ENV) or None
     max_body = int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES)
-    tools = Tools.for_path(os.environ.get(SERVE_PATH_ENV) or ".")
+    # unset: no checkout, the index URI (SOURCEBOOK_INDEX_URI, inherited) alone answers
+    tools = Tools.for_path(os.environ.get(SERVE_PATH_ENV) or None)
     tools.warm_in_background(graph=True)
     return create_app(tools, token=token, max_body_bytes=max_body,
                       local_only=os.environ.get(LOCAL_ONLY_ENV) == "1")

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STORE_RECHECK_S = 2.0  # how often a long-running server looks for a newer index written by someone else
 SEARCH_CACHE_SIZE = 512
 
 
@@ -83,9 +82,9 @@ class RepoState:
     # ------------------------------------------------------------ the index
 
     def _current_state(self) -> Any:
-        from generator.index import _connect, _read_meta
+        from generator.index import _read_meta, connect
 
-        meta = _read_meta(_connect(self.config.index_location))
+        meta = _read_meta(connect(self.config.index_location))
         return None if meta is None else (meta.get("updated_at"), str(meta.get("versions")))
 
     def store(self) -> IndexStore:
@@ -94,7 +93,9 @@ class RepoState:
 
         with self._lock:
             now = time.monotonic()
-            if self._store is not None and now - self._checked_at < STORE_RECHECK_S:
+            # config.index_refresh_s: how soon a newly published index (another process, another machine)
+            # is picked up; between checks every request is answered from the one open state
+            if self._store is not None and now - self._checked_at < self.config.index_refresh_s:
                 return self._store
             self._checked_at = now
             if self._store is not None:
@@ -122,6 +123,11 @@ class RepoState:
             self.long_lived = True
             if self._store is not None:
                 use_in_memory_ranking(self._store)
+
+    def commit(self) -> str | None:
+        """The commit the open index describes (recorded by the build), or None when unknown/unindexed."""
+        store = self.store_or_none()
+        return (store.meta.get("commit") or None) if store is not None else None
 
     def store_or_none(self) -> IndexStore | None:
         try:

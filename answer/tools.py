@@ -251,6 +251,7 @@ class Tools:
             "budget_tokens": packed.budget_tokens, "used_tokens": packed.used_tokens,
             "counting_rule": packed.counting_rule, "skipped": packed.skipped, "missing": missing,
             "spans": [asdict(s) for s in packed.spans], "degraded": degraded, "notes": notes,
+            "commit": st.commit(),
         }
 
     def _target_seeds(self, st: RepoState, targets: Sequence[str]) -> tuple[list[Candidate], list[str]]:
@@ -370,23 +371,32 @@ class Tools:
                 entry["callees"] = [{"path": p, "qualname": q} for p, q in graph.calls.get(key, [])][:50]
                 entry["callers"] = [{"path": p, "qualname": q} for p, q in graph.callers.get(key, [])][:50]
             out.append(entry)
-        return {"name": name, "repo": st.alias, "definitions": out}
+        return {"name": name, "repo": st.alias, "commit": st.commit(), "definitions": out}
 
     def _live_body(self, st: RepoState, row: dict[str, Any]) -> dict[str, Any]:
-        """The symbol's body read from disk now, with its line bounds checked against the index."""
+        """The symbol's body read from disk now, with its line bounds checked against the index; with no
+        checkout, from the file's text in the index (the indexed commit: nothing to compare)."""
         from generator.scan import decode
 
         start, end = int(row["start_line"]), int(row["end_line"])
-        try:
-            resolved, rel = resolve_in_root(st.config.root, row["path"])
-            raw = resolved.read_bytes()
-        except OSError as exc:
-            return {"body": None, "verified": False, "note": f"cannot read the file now: {exc}"}
+        if not st.config.checkout:
+            rel = normalize_rel_path(row["path"])
+            text = st.file_text(rel)
+            if text is None:
+                return {"body": None, "verified": False, "note": "the file's text is not in the index"}
+            raw = text.encode("utf-8", "surrogatepass")
+        else:
+            try:
+                resolved, rel = resolve_in_root(st.config.root, row["path"])
+                raw = resolved.read_bytes()
+            except OSError as exc:
+                return {"body": None, "verified": False, "note": f"cannot read the file now: {exc}"}
         live = decode(raw)
         import hashlib
 
         indexed = st.indexed_paths().get(rel, {})
-        changed = bool(indexed) and hashlib.sha256(raw).hexdigest() != indexed.get("sha")
+        changed = (st.config.checkout and bool(indexed)
+                   and hashlib.sha256(raw).hexdigest() != indexed.get("sha"))
         note = ""
         if changed:
             moved = _relocate(rel, raw, row)
@@ -428,7 +438,8 @@ class Tools:
             raise UsageError(f"start_line {start} is past the end of {rel} ({total} lines)")
         content = "\n".join(lines[start - 1:end]) if text else ""
         truncated = len(content) > MAX_READ_CHARS
-        return {"path": rel, "repo": st.alias, "language": row.get("language") or "", "sha": row.get("sha"),
+        return {"path": rel, "repo": st.alias, "commit": st.commit(), "language": row.get("language") or "",
+                "sha": row.get("sha"),
                 "start_line": start if total else 0, "end_line": end, "total_lines": total,
                 "content": content[:MAX_READ_CHARS], "truncated": truncated}
 
@@ -441,6 +452,7 @@ class Tools:
         if prefix:
             files = [f for f in files if under_scope(f["path"], prefix)]
         return {"repo": st.alias, "scope": scope, "indexed": st.store_or_none() is not None,
+                "commit": st.commit(),
                 "files": len(files), "symbols": sum(int(f.get("symbol_count") or 0) for f in files),
                 "tree": build_tree(files)}
 
@@ -459,6 +471,9 @@ class Tools:
 
         st = self.state(repo)
         config = st.config
+        if not config.checkout:
+            raise UsageError(f"repository {st.alias!r} has no checkout here (its index is read from "
+                             f"{config.index_location}): index it where the files are, e.g. in CI")
         wanted: list[str] | None = None
         if paths:
             wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]

@@ -20,13 +20,14 @@ repositories is not something the ranking or the confidence grading were built f
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sourcebook.config import Config, load_config
+from sourcebook.config import INDEX_URI_ENV, Config, detached_state_dir, load_config
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
 
 WORKSPACE_FILE = "sourcebook-workspace.toml"
@@ -137,8 +138,23 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
     return Workspace(entries, default=default, env=env)
 
 
+def detached(index_uri: str, env: dict[str, str] | None = None) -> Workspace:
+    """A workspace of one index with no checkout: contents and bodies come from the index itself; the alias
+    is the URI's last path segment."""
+    alias = _sanitize_alias(index_uri.rstrip("/").rsplit("/", 1)[-1])
+    state = detached_state_dir(index_uri, env)
+    return single(state, alias=alias, env=env,
+                  overrides={"out_dir": str(state), "index_uri": index_uri, "checkout": False})
+
+
 def load_workspace(target: Path | str | None, env: dict[str, str] | None = None) -> Workspace:
-    """The workspace for a command-line PATH: a workspace file, a directory holding one, or a single repo."""
+    """The workspace for a command-line PATH: a workspace file, a directory holding one, or a single repo.
+
+    None with an index URI set (SOURCEBOOK_INDEX_URI): no checkout, the index alone (`detached`).
+    """
+    uri = (os.environ if env is None else env).get(INDEX_URI_ENV, "")
+    if target is None and uri:
+        return detached(uri, env)
     path = Path(target or ".").expanduser()
     ws_file = path if path.is_file() else path / WORKSPACE_FILE
     if ws_file.is_file():
@@ -147,7 +163,11 @@ def load_workspace(target: Path | str | None, env: dict[str, str] | None = None)
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{ws_file}: {exc}") from exc
-        return parse_workspace(data, ws_file.parent.resolve(), env=env)
+        workspace = parse_workspace(data, ws_file.parent.resolve(), env=env)
+        if uri and len(workspace.entries) > 1:
+            raise ConfigError(f"{INDEX_URI_ENV} / --index-uri names one index, but {ws_file} lists "
+                              f"{len(workspace.entries)} repositories: set index_uri per repository there")
+        return workspace
     if not path.is_dir():
         raise ConfigError(f"{path}: not a directory or a workspace file")
     return single(path, env=env)

@@ -6,16 +6,25 @@ embedder id and dimension, parser version, the repository's manifests, and the t
 complete run). The facts and manifests are the persisted analysis (analysis.py): `load_analysis` gives the
 answer side the same graph the build used, with nothing re-parsed. A new parser version re-indexes every file.
 
-Consistency: every run writes the data tables first and the meta row last. Readers open each table at the
-version the meta row names, so a run interrupted half way leaves readers on the previous complete state; the
-next run first rolls the tables back to that state. One writer at a time: build and index hold the output
-directory's lock (lock.py).
+Where: `config.index_location`, a path or an object-store URI (s3://, gs://, az://; `connect` is the one
+place a connection is made, with credentials and endpoint from the store's standard environment).
+
+Publishing (the same on a disk and in a bucket): every run writes the data tables first and the meta row
+last; that meta row, one commit of a one-row table, is the pointer that publishes the run. Readers open each
+table at the version the meta row names, so a reader sees one complete run or the previous one, never a mix;
+a run interrupted half way leaves readers on the previous complete state, and the next run first rolls the
+tables back to it. Superseded versions stay readable for `config.index_keep_s` seconds (a server that
+opened them finishes its queries; it re-reads the meta row every `index_refresh_s`), then a later run
+deletes them. One writer at a time: build and index hold the output directory's lock (lock.py); writers on
+several machines sharing one URI must be serialized by their CI (one publish job per index).
 
 Ownership: the index lives in the output folder, inside the repository, so a repository can commit one whose
 rows differ from its source (planted chunk, page or symbol text that would reach answers, and that a build
 would keep because the content hashes match). The meta row therefore carries a mark keyed under this user's
 local key (generator/local_key.py) over the rest of the row, which includes an id drawn when the index was
 created. Readers refuse an index without this user's mark; writers rebuild it from scratch, reusing nothing.
+An index at a location the user chose (`index_uri` from a flag, the environment or the user's config, never
+the repository's) is not held to the mark: CI writes it and servers on other machines read it.
 
 Incremental: a file whose content hash is unchanged is skipped; a changed file's rows are deleted and written
 again, and a file with a doubled key (left by runs that raced before the lock) is treated as changed, so any
@@ -45,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
 from generator.manifests import Manifests
+from generator.remote import head_commit
 from generator.secrets import is_secret_path
 from generator.sql import in_list
 from generator.tokens import path_terms, token_text
@@ -287,14 +297,53 @@ def _defer_rest_client() -> None:
     sys.modules[_REST_CLIENT] = shell
 
 
-def _connect(uri: str) -> Any:
+# ---------------------------------------------------------------- where the index lives (any URI)
+
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+
+def is_remote(uri: str) -> bool:
+    """True for an object-store URI (s3://, gs://, az://), False for a path on this machine."""
+    return "://" in uri
+
+
+def storage_options(uri: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """Options LanceDB needs for `uri` beyond the store's standard environment, which it reads itself
+    (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP;
+    GOOGLE_SERVICE_ACCOUNT…; AZURE_STORAGE_ACCOUNT_NAME…). Pure over `env` (default os.environ).
+
+    The one addition: an S3-compatible endpoint on this machine's loopback over plain http (moto, a local
+    MinIO) is allowed without AWS_ALLOW_HTTP, since nothing leaves the machine. A plain-http endpoint
+    elsewhere still needs AWS_ALLOW_HTTP=true from the user: credentials would cross a network in clear.
+    """
+    from urllib.parse import urlsplit
+
+    env = dict(os.environ) if env is None else env
+    if not uri.lower().startswith("s3://"):
+        return {}
+    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or env.get("AWS_ENDPOINT") or ""
+    parts = urlsplit(endpoint)
+    if parts.scheme == "http" and (parts.hostname or "") in _LOOPBACK_HOSTS | {"::1"}:
+        return {"allow_http": "true"}
+    return {}
+
+
+def connect(uri: str) -> Any:
+    """A LanceDB connection to `uri` (a path or an object-store URI): the one place a connection is made.
+
+    Other modules use what this module builds on it (IndexStore, the tables it writes), never lancedb.
+    """
     # LanceDB's Rust side logs deprecation chatter to stderr; our own logging reports what matters
     os.environ.setdefault("LANCE_LOG", "error")
     if "lancedb" not in sys.modules:
         _defer_rest_client()
     import lancedb
 
-    return lancedb.connect(uri)
+    options = storage_options(uri)
+    return lancedb.connect(uri, storage_options=options) if options else lancedb.connect(uri)
+
+
+_connect = connect  # the name tests and older callers use
 
 
 def _table_names(db: Any) -> set[str]:
@@ -370,7 +419,7 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     if meta is None:
         raise IndexStoreError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build it"
                               )
-    if not _made_here(meta):  # never served: its rows may say anything (see the module docstring)
+    if not config.index_chosen and not _made_here(meta):  # never served: see the module docstring
         raise IndexStoreError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise IndexStoreError(
@@ -381,7 +430,8 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         # a writer may have just finished and cleaned the versions we read about: read its meta row once more
         newer = _read_meta(db)
-        if newer is None or newer.get("versions") == meta.get("versions") or not _made_here(newer):
+        if newer is None or newer.get("versions") == meta.get("versions") or (
+                not config.index_chosen and not _made_here(newer)):
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
         meta = newer
@@ -416,7 +466,7 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
 
 # ---------------------------------------------------------------- writing
 
-def _write_meta(db: Any, state: dict[str, Any]) -> None:
+def _write_meta(db: Any, state: dict[str, Any], keep_s: float = 600.0) -> None:
     from generator.local_key import local_key
 
     # round-tripped through JSON first, so the mark covers exactly what a reader will parse back
@@ -426,7 +476,7 @@ def _write_meta(db: Any, state: dict[str, Any]) -> None:
     if META_TABLE in _table_names(db):
         tbl = db.open_table(META_TABLE)
         tbl.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(row)
-        _optimize(tbl)
+        _optimize(tbl, keep_s)
     else:
         db.create_table(META_TABLE, data=row, schema=_schema("meta", 0))
 
@@ -535,12 +585,13 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
                                               remove_stop_words=False), replace=True)
 
 
-def _optimize(tbl: Any) -> None:
-    """Compact, fold new rows into the indexes, and delete every older version."""
+def _optimize(tbl: Any, keep_s: float) -> None:
+    """Compact, fold new rows into the indexes, and delete versions older than `keep_s` seconds."""
     with warnings.catch_warnings():
-        # readers pin the meta row's versions, which are the ones kept; see the module docstring
+        # readers pin the meta row's versions; a superseded version stays readable for keep_s, so a reader
+        # still answering from the previous publish finishes its queries (see the module docstring)
         warnings.simplefilter("ignore", UserWarning)
-        tbl.optimize(cleanup_older_than=timedelta(0))
+        tbl.optimize(cleanup_older_than=timedelta(seconds=keep_s))
 
 
 def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: str | None
@@ -599,7 +650,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     rebuild_reason = ""
     if meta is None:
         rebuild_reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
-    elif not _made_here(meta):
+    elif not config.index_chosen and not _made_here(meta):
         # checked first: nothing in a foreign index is reused, neither rows nor vectors nor versions
         rebuild_reason = "not made by this user"
         log.warning("%s: rebuilding it from scratch", _not_ours(uri, meta))
@@ -688,22 +739,25 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         "manifests": stored if manifests is None else manifests.to_json(),
         # drawn when the index is created, kept by every later run: the owner mark covers it
         "index_id": meta.get("index_id") or secrets.token_hex(16),
+        # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
+        "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
     }
-    if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k)
-                                                         for k in ("parser", "manifests", "index_id")):
-        _write_meta(db, state)
+    published = ("parser", "manifests", "index_id", "commit")
+    if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published):
+        _write_meta(db, state, config.index_keep_s)  # the publish: one commit of the meta table
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
         for name in dirty:
-            _optimize(tables[name])
+            _optimize(tables[name], config.index_keep_s)
         if cache_tbl is not None and (report.cache_written or report.cache_deleted):
-            _optimize(cache_tbl)
+            _optimize(cache_tbl, config.index_keep_s)
             tables_now = {**tables, CACHE_TABLE: cache_tbl}
         else:
             tables_now = dict(tables)
         if any(tables_now[name].version != versions[name] for name in tables_now):
             _write_meta(db, {**state, "versions": {**versions, **{n: int(t.version)
-                                                                  for n, t in tables_now.items()}}})
+                                                                  for n, t in tables_now.items()}}},
+                        config.index_keep_s)
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
              len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)

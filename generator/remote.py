@@ -136,6 +136,11 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
+def head_commit(root: Path) -> str:
+    """The commit checked out at `root` ("" outside git, or before the first commit)."""
+    return _git(root, "rev-parse", "--verify", "HEAD^{commit}")
+
+
 def detect(root: Path) -> SourceLinks | None:
     """Source links from `root`'s git remote (origin, else the first one) at HEAD; None without one."""
     remotes = _git(root, "remote").split()

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sourcebook.cli_paths import chosen_path, path_option
+from sourcebook.cli_paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
     from answer.contract import AnswerResponse
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 @click.command("ask")
 @click.argument("question")
 @path_option()
+@index_uri_option
 @click.option("--scope", default=None, help="Only paths starting with this prefix.")
 @click.option("--repo", default=None, help="Repository alias in a workspace.")
 @click.option("--include", default="", help="Comma-separated: evidence (wider evidence), diagnostics.")
@@ -32,7 +33,7 @@ def ask_command(question: str, path: str | None, scope: str | None, repo: str | 
     from answer.workspace import load_workspace
 
     flags = parse_include(include)
-    workspace = load_workspace(chosen_path(option=path))
+    workspace = load_workspace(reader_path(option=path))
     reply = get_answer(workspace, question, scope=scope, repo=repo, include=flags, use_cache=not no_cache)
     if as_json:
         click.echo(reply.to_json(indent=2))
@@ -90,6 +91,7 @@ def render(reply: AnswerResponse, full: bool = False) -> str:
 @click.argument("text")
 @click.option("--scope", default=None, help="Path prefix the fact is about (default: the whole repository).")
 @path_option()
+@index_uri_option
 @click.option("--repo", default=None, help="Repository alias in a workspace.")
 def remember_command(text: str, scope: str | None, path: str | None, repo: str | None) -> None:
     """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant.
@@ -98,7 +100,7 @@ def remember_command(text: str, scope: str | None, path: str | None, repo: str |
     from answer.episodes import EpisodeStore
     from answer.workspace import load_workspace
 
-    config = load_workspace(chosen_path(option=path)).resolve(repo)
+    config = load_workspace(reader_path(option=path)).resolve(repo)
     episode = EpisodeStore(config.out_dir).record(text, scope)
     where = episode.scope or "the whole repository"
     click.echo(f"remembered [{episode.recorded_at}] for {where}: {episode.text}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sourcebook.cli_paths import chosen_path, path_argument_and_option
+from sourcebook.cli_paths import chosen_path, index_uri_option, path_argument_and_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -133,6 +133,7 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 
 @click.command("build")
 @path_argument_and_option()
+@index_uri_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder (default PATH/.sourcebook): docs/ Markdown, site/ HTML, index/ LanceDB.")
 @click.option("--include", multiple=True, help="Only files matching this glob (repeatable).")

@@ -8,12 +8,14 @@ from `src/pkg/` works on the whole repository, as git does.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from sourcebook.config import INDEX_URI_ENV
 from sourcebook.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -22,13 +24,43 @@ F = TypeVar("F", bound=Callable[..., Any])
 ROOT_MARKERS = (".sourcebook", "sourcebook-workspace.toml", "sourcebook.toml", ".git")
 
 
-def find_root(start: Path | str) -> Path:
-    """The nearest folder at or above `start` holding a ROOT_MARKERS entry; `start` itself when none does."""
+def enclosing_root(start: Path | str) -> Path | None:
+    """The nearest folder at or above `start` holding a ROOT_MARKERS entry, or None."""
     here = Path(start).expanduser().resolve()
     for folder in (here, *here.parents):
         if any((folder / marker).exists() for marker in ROOT_MARKERS):
             return folder
-    return here
+    return None
+
+
+def find_root(start: Path | str) -> Path:
+    """The nearest folder at or above `start` holding a ROOT_MARKERS entry; `start` itself when none does."""
+    return enclosing_root(start) or Path(start).expanduser().resolve()
+
+
+def reader_path(positional: str | None = None, option: str | None = None) -> str | None:
+    """What a reading command (ask, search, the tools, serve, mcp) works on: as `chosen_path`, except that
+    with an index URI set (--index-uri / SOURCEBOOK_INDEX_URI), no path given and no repository around the
+    working directory, there is no checkout: None, and the index alone answers (answer/workspace.py)."""
+    if positional is None and option is None and os.environ.get(INDEX_URI_ENV) \
+            and enclosing_root(Path.cwd()) is None:
+        return None
+    return chosen_path(positional, option)
+
+
+def _set_index_uri(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        # the one setting every load_config reads, also in workspaces resolved lazily and in server workers
+        os.environ[INDEX_URI_ENV] = value
+
+
+def index_uri_option(command: F) -> F:
+    """--index-uri URI: where the index is read and written (a path, s3://, gs://, az://)."""
+    return click.option(
+        "--index-uri", default=None, metavar="URI", expose_value=False, callback=_set_index_uri,
+        help="Where the index lives: a path, s3://bucket/prefix, gs://… or az://… (also "
+             "SOURCEBOOK_INDEX_URI; never the repository's own config). Credentials and endpoint come from "
+             "the store's standard environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, …).")(command)
 
 
 def chosen_path(positional: str | None = None, option: str | None = None) -> str:

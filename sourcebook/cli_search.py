@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from sourcebook.cli_paths import chosen_path, path_argument_and_option, path_option
+from sourcebook.cli_paths import (
+    chosen_path,
+    index_uri_option,
+    path_argument_and_option,
+    path_option,
+    reader_path,
+)
 
 _ROOT_HELP = "Repository root (default: the repository around the working directory)."
 
@@ -16,6 +22,7 @@ _TYPES = ["hybrid", "lexical", "symbolic", "semantic", "regex"]
 
 @click.command("index")
 @path_argument_and_option()
+@index_uri_option
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Remove indexed files that no longer exist.")
 @click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
@@ -50,14 +57,15 @@ def index_command(path: str | None, path_option: str | None, prune: bool,
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
+@index_uri_option
 def search_command(query: str, type_: str, scope: str | None, limit: int, as_json: bool,  # noqa: PLR0917
                    repo: str | None) -> None:
     """Search the index: ranked files and spans for QUERY."""
     from answer.search import search_codebase
+    from answer.workspace import load_workspace
     from generator.index import open_index
-    from sourcebook.config import load_config
 
-    store = open_index(load_config(Path(chosen_path(option=repo))))
+    store = open_index(load_workspace(reader_path(option=repo)).resolve())
     result = search_codebase(store, query, type=type_, scope=scope, limit=limit)
     if as_json:
         click.echo(json.dumps({
@@ -84,6 +92,7 @@ def search_command(query: str, type_: str, scope: str | None, limit: int, as_jso
 @click.command("eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False))
 @path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
+@index_uri_option
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Write one JSON line per question.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))

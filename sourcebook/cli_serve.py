@@ -6,11 +6,12 @@ import os
 
 import click
 
-from sourcebook.cli_paths import chosen_path, path_argument_and_option
+from sourcebook.cli_paths import index_uri_option, path_argument_and_option, reader_path
 
 
 @click.command("serve")
 @path_argument_and_option(file_okay=True)
+@index_uri_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
@@ -28,8 +29,11 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
     the repository's own config); without one nothing leaves the machine. The wiki
     is served under a strict CSP, and no web page can POST /remember or /index
-    without the token."""
-    path = chosen_path(path, path_option)
+    without the token.
+
+    With --index-uri and no checkout (no PATH, none around the working
+    directory), every tool answers from the index alone."""
+    path = reader_path(path, path_option)
     import uvicorn
 
     from answer import http_api
@@ -41,7 +45,8 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     click.echo(f"sourcebook API for {', '.join(aliases)} on http://{host}:{port} "
                f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
     if workers > 1:
-        os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
+        if path is not None:
+            os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
         os.environ[http_api.MAX_BODY_ENV] = str(max_body)
         os.environ[http_api.LOCAL_ONLY_ENV] = "1" if local_only else "0"
         if token:
@@ -69,6 +74,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
 @click.command("mcp")
 @path_argument_and_option(file_okay=True)
+@index_uri_option
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
 @click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
@@ -80,8 +86,9 @@ def mcp_command(path: str | None, path_option: str | None, use_http: bool, host:
 
     get_answer sends the question and the evidence it found, redacted, to the LLM you
     configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
-    the repository's own config); without one nothing leaves the machine."""
-    path = chosen_path(path, path_option)
+    the repository's own config); without one nothing leaves the machine.
+    With --index-uri and no checkout, every tool answers from the index alone."""
+    path = reader_path(path, path_option)
     from answer.mcp_server import run_http, run_stdio
     from answer.tools import Tools
 

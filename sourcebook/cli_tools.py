@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from answer.context import DEFAULT_BUDGET_TOKENS
-from sourcebook.cli_paths import chosen_path, path_option
+from sourcebook.cli_paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
     from answer.tools import Tools
@@ -21,7 +21,7 @@ _json_option = click.option("--json", "as_json", is_flag=True, help="Machine-rea
 def _tools(root: str | None) -> Tools:
     from answer.tools import Tools
 
-    return Tools.for_path(chosen_path(option=root))
+    return Tools.for_path(reader_path(option=root))
 
 
 def _dump(data: dict[str, Any]) -> None:
@@ -37,6 +37,7 @@ def _dump(data: dict[str, Any]) -> None:
 @click.option("--scope", default=None, help="Path prefix for the query's search.")
 @_repo_option
 @_path_option
+@index_uri_option
 @_json_option
 def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: int,  # noqa: PLR0917
                     scope: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
@@ -65,6 +66,7 @@ def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: 
 @click.option("--in", "in_path", default=None, help="Only definitions in this file.")
 @_repo_option
 @_path_option
+@index_uri_option
 @_json_option
 def symbol_command(name: str, in_path: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
     """Definitions of NAME with signature, docstring, live body, callers and callees."""
@@ -91,6 +93,7 @@ def symbol_command(name: str, in_path: str | None, repo: str | None, root: str |
 @click.option("--lines", default=None, help="START-END line range.")
 @_repo_option
 @_path_option
+@index_uri_option
 @_json_option
 def file_command(file_path: str, lines: str | None, repo: str | None, root: str | None,
                  as_json: bool) -> None:
@@ -128,6 +131,7 @@ def prune_tree(node: dict[str, Any], depth: int | None) -> dict[str, Any]:
               help="Show this many levels (as `tree -L`); deeper directories are folded into their counts.")
 @_repo_option
 @_path_option
+@index_uri_option
 @_json_option
 def structure_command(scope: str | None, depth: int | None, repo: str | None, root: str | None,
                       as_json: bool) -> None:

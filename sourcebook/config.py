@@ -72,7 +72,12 @@ class EmbedConfig:
 class Config:
     root: Path
     out_dir: Path  # default <root>/.sourcebook
-    index_uri: str = ""  # default <out_dir>/index; any URI LanceDB accepts
+    index_uri: str = ""  # default <out_dir>/index; a path or s3:// gs:// az:// (SOURCEBOOK_INDEX_URI)
+    # False: no repository on this machine (a server answering from an index on object storage): file
+    # contents and symbol bodies come from the index, nothing is compared with a working tree
+    checkout: bool = True
+    index_refresh_s: float = 2.0  # how often a long-running reader looks for a newly published index
+    index_keep_s: float = 600.0  # how long a superseded index version stays readable after a publish
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -93,6 +98,18 @@ class Config:
     def index_location(self) -> str:
         return self.index_uri or str(self.out_dir / "index")
 
+    @property
+    def index_chosen(self) -> bool:
+        """True when the user (not the repository: see the trust boundary above) chose where the index is.
+
+        Such an index is not held to this user's owner mark: it lives where the user sent it (a bucket
+        shared by CI and the servers), not in the repository's tree where a committed one could hide; a
+        chosen path inside the repository is therefore still held to it.
+        """
+        if not self.index_uri:
+            return False
+        return "://" in self.index_uri or not Path(self.index_uri).resolve().is_relative_to(self.root)
+
 
 _ENV_LLM = {
     "base_url": ("SOURCEBOOK_LLM_BASE_URL", "OPENAI_BASE_URL"),
@@ -110,6 +127,9 @@ _ENV_LLM = {
     "price_in_per_mtok": ("SOURCEBOOK_LLM_PRICE_IN_PER_MTOK",),
     "price_out_per_mtok": ("SOURCEBOOK_LLM_PRICE_OUT_PER_MTOK",),
 }
+INDEX_URI_ENV = "SOURCEBOOK_INDEX_URI"
+_ENV_TOP = {"index_uri": INDEX_URI_ENV, "index_refresh_s": "SOURCEBOOK_INDEX_REFRESH_S",
+            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S"}
 _ENV_EMBED = {
     "provider": ("SOURCEBOOK_EMBEDDER",),
     "base_url": ("SOURCEBOOK_EMBED_BASE_URL",),
@@ -164,7 +184,7 @@ def untrusted_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], lis
 
     Kept: wiki-shaping settings, a relative `out_dir` (checked later to stay inside the repository) and a
     local embedder. Dropped: the whole `[llm]` table, a remote embedder with its endpoint/key/model,
-    `index_uri` and an `out_dir` that is absolute or climbs out with `..`.
+    `index_uri`, `checkout` and an `out_dir` that is absolute or climbs out with `..`.
     """
     kept: dict[str, Any] = {}
     dropped: list[str] = []
@@ -180,7 +200,7 @@ def untrusted_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], lis
                     dropped.append(f"embed.{k}" + (f"={v!r}" if k == "provider" else ""))
             if embed:
                 kept["embed"] = embed
-        elif key == "index_uri":
+        elif key in {"index_uri", "checkout"}:
             dropped.append(key)
         elif key == "out_dir" and isinstance(value, str) and _leaves_root(value):
             dropped.append(f"out_dir={value!r}")
@@ -264,6 +284,9 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
             if env.get(name):
                 embed_values[key] = env[name]
                 break
+    for key, name in _ENV_TOP.items():
+        if env.get(name):
+            settings[key] = env[name]
     llm_values.update(overrides.pop("llm", {}) or {})
     embed_values.update(overrides.pop("embed", {}) or {})
     settings.update({k: v for k, v in overrides.items() if v is not None})
@@ -276,6 +299,11 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     if embed.get("provider", "default") not in {"default", "static", "minilm", "openai", "none"}:
         problems.append(
             f"embed: provider must be default, static, minilm, openai or none, got {embed['provider']!r}")
+    problems.extend(_index_uri_problems(str(top.get("index_uri", "") or "")))
+    if float(top.get("index_refresh_s", 2.0)) <= 0:
+        problems.append("config: index_refresh_s must be positive")
+    if float(top.get("index_keep_s", 600.0)) < 0:
+        problems.append("config: index_keep_s must be 0 or more")
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:
         problems.append("config: max_file_bytes must be positive")
     repo_url = str(top.get("repo_url", "") or "")
@@ -285,6 +313,9 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     if problems:
         raise ConfigError(problems)
 
+    uri = str(top.get("index_uri", "") or "")
+    if uri and "://" not in uri:  # a path: taken from where the command runs, as --out is
+        top["index_uri"] = str(Path(uri).expanduser().absolute())
     out_dir = Path(top.pop("out_dir", root / DEFAULT_OUT_DIR)).expanduser()
     if not out_dir.is_absolute():
         out_dir = root / out_dir
@@ -293,6 +324,40 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     top.pop("root", None)
     config = Config(root=root, out_dir=out_dir, llm=LLMConfig(**llm), embed=EmbedConfig(**embed))
     return replace(config, **top)
+
+
+INDEX_SCHEMES = ("s3", "gs", "az")
+
+
+def _index_uri_problems(uri: str) -> list[str]:
+    """What is wrong with an index URI (pure): a path, or s3://, gs://, az:// with a bucket."""
+    if not uri or "://" not in uri:
+        return []
+    scheme, _, rest = uri.partition("://")
+    if scheme.lower() not in INDEX_SCHEMES:
+        return [f"config: index_uri {uri!r}: scheme must be one of {', '.join(INDEX_SCHEMES)} (or a path)"]
+    if not rest.split("/", 1)[0]:
+        return [f"config: index_uri {uri!r} names no bucket"]
+    return []
+
+
+def detached_state_dir(index_uri: str, env: Mapping[str, str] | None = None) -> Path:
+    """Where a reader with no checkout keeps its answer cache and episodes: a private folder per user and
+    per index URI ($XDG_STATE_HOME/sourcebook/detached/<digest>), created here."""
+    import hashlib
+
+    env = dict(os.environ) if env is None else dict(env)
+    base = env.get("XDG_STATE_HOME") or (str(Path(env["HOME"]) / ".local" / "state") if env.get("HOME")
+                                         else "")
+    if not base:
+        raise ConfigError("no checkout, and no $XDG_STATE_HOME or $HOME for the answer cache: set one")
+    digest = hashlib.sha256(index_uri.encode("utf-8")).hexdigest()[:16]
+    state = Path(base) / "sourcebook" / "detached" / digest
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{state}: cannot create the answer state folder ({exc.strerror or exc})") from exc
+    return state
 
 
 def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_llm import FakeLLM
+from tests.object_store import AWS_KEYS, MotoS3
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -56,3 +57,22 @@ def fake_llm() -> Iterator[FakeLLM]:
     """A scripted OpenAI-compatible server on 127.0.0.1 (tests/fake_llm.py); stopped after the test."""
     with FakeLLM() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def moto_s3() -> Iterator[MotoS3]:
+    """One moto S3 server on 127.0.0.1 for the session (tests/object_store.py); each test makes its own
+    bucket with `moto_s3.bucket()`."""
+    with MotoS3() as server:
+        yield server
+
+
+@pytest.fixture
+def s3_env(moto_s3: MotoS3, monkeypatch: pytest.MonkeyPatch) -> MotoS3:
+    """The moto server's standard AWS environment set for this test (and the CLI subprocesses it starts),
+    with every other AWS_* variable removed."""
+    for key in AWS_KEYS:
+        monkeypatch.delenv(key, raising=False)
+    for key, value in moto_s3.env.items():
+        monkeypatch.setenv(key, value)
+    return moto_s3

@@ -4,7 +4,6 @@ folder, the same index URI) makes no LLM call and renders nothing, and no cache 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -299,15 +298,30 @@ def test_old_ledgers_are_pruned_and_gone_pages_dropped() -> None:
     assert "page:files/gone.py.md" not in kept
 
 
-def test_a_rebuilt_index_reuses_nothing_of_its_cache(tmp_path: Path, fake_llm: FakeLLM, shared: str,
-                                                     runner_a: tuple[Config, int],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another user's index (no owner mark of ours): neither it nor its cache is trusted."""
+def test_a_runner_with_another_local_key_reuses_the_chosen_location(
+        tmp_path: Path, fake_llm: FakeLLM, shared: str, runner_a: tuple[Config, int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real fresh CI runner starts with an empty state folder (another local key): an index at a location
+    the user chose (index_uri) is not held to the owner mark, so its cache is reused."""
     _, calls = runner_a
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "fresh-runner-state"))
     config_b = configure(checkout(tmp_path / "runner-b"), fake_llm, shared)
-    assert read_build_cache(config_b) == []
+    assert read_build_cache(config_b)
     report = run(config_b)
-    assert fake_llm.calls > calls
-    assert report.pages_restored == []
-    shutil.rmtree(tmp_path / "another-user")
+    assert fake_llm.calls == calls
+    assert report.pages_restored
+
+
+def test_a_foreign_index_in_the_repository_reuses_nothing_of_its_cache(
+        tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index in the repository's own output folder (where a committed one could come from) that this
+    user did not write: neither it nor its cache is trusted."""
+    fake_llm.responder = page_writer_responder
+    root = checkout(tmp_path / "committed")
+    env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    settings = {"retry_base_s": 0.01, "max_retries": 1, "max_reasks": 1, "concurrency": 2}
+    config = load_config(root, overrides={"llm": settings}, env=env)
+    assert run(config).pages_written
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
+    assert read_build_cache(config) == []
+    assert run(config).pages_restored == []

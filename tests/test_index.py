@@ -79,7 +79,7 @@ def test_build_then_open(repo):
 
 
 def test_incremental_unchanged_changed_deleted_and_versions_cleaned(repo):
-    config = load_config(repo)
+    config = load_config(repo, overrides={"index_keep_s": 0})  # superseded versions go at once
     emb = FakeEmbedder()
     first = index_repository(config, embedder=emb)
     assert first.embedded > 0

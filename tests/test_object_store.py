@@ -1,0 +1,135 @@
+"""The index on object storage, for real: a moto S3 server on 127.0.0.1 (tests/object_store.py).
+
+In-process here: the URI plumbing (config, environment, storage options), a build into a bucket read back
+through every table, and the publish pointer. The cross-process cases (a server
+with no checkout, a publish under load) are in tests/test_object_store_serve.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.index import index_repository, open_index, storage_options
+from sourcebook.config import load_config
+from sourcebook.errors import ConfigError, IndexStoreError
+from tests.object_store import MotoS3
+
+FILES = {
+    "pkg/__init__.py": '"""The demo package."""\n',
+    "pkg/config.py": ('"""Settings."""\n\n\ndef load_settings(path):\n    """Read settings from `path`."""\n'
+                      "    return open(path).read()\n"),
+    "pkg/app.py": ('"""The app."""\n\nfrom pkg.config import load_settings\n\n\ndef create_app():\n'
+                   '    """Make the app."""\n    return load_settings("app.toml")\n'),
+    "README.md": "# Demo\n\nLoads settings for the demo app.\n",
+}
+
+
+# ---------------------------------------------------------------- pure: options and config
+
+@pytest.mark.parametrize(("uri", "env", "expected"), [
+    ("s3://b/p", {"AWS_ENDPOINT_URL": "http://127.0.0.1:9000"}, {"allow_http": "true"}),
+    ("s3://b/p", {"AWS_ENDPOINT_URL": "http://localhost:9000"}, {"allow_http": "true"}),
+    ("s3://b/p", {"AWS_ENDPOINT_URL_S3": "http://[::1]:9000"}, {"allow_http": "true"}),
+    # plain http to another host: the user must say AWS_ALLOW_HTTP=true themselves (LanceDB reads it)
+    ("s3://b/p", {"AWS_ENDPOINT_URL": "http://minio.internal:9000"}, {}),
+    ("s3://b/p", {"AWS_ENDPOINT_URL": "https://127.0.0.1:9000"}, {}),
+    ("s3://b/p", {}, {}),
+    ("gs://b/p", {"AWS_ENDPOINT_URL": "http://127.0.0.1:9000"}, {}),
+    ("/var/index", {"AWS_ENDPOINT_URL": "http://127.0.0.1:9000"}, {}),
+])
+def test_storage_options_allow_http_only_on_loopback(uri: str, env: dict[str, str],
+                                                     expected: dict[str, str]) -> None:
+    assert storage_options(uri, env) == expected
+
+
+def test_index_uri_comes_from_the_user_never_the_repository(make_repo, tmp_path: Path) -> None:
+    root = make_repo({**FILES, "sourcebook.toml": 'index_uri = "s3://attacker/loot"\ncheckout = false\n'})
+    config = load_config(root, env={"HOME": str(tmp_path)})
+    assert config.index_uri == ""
+    assert config.checkout
+    assert config.index_location == str(root / ".sourcebook" / "index")
+    env = {"HOME": str(tmp_path), "SOURCEBOOK_INDEX_URI": "s3://mine/wiki",
+           "SOURCEBOOK_INDEX_REFRESH_S": "0.5"}
+    config = load_config(root, env=env)
+    assert (config.index_location, config.index_chosen) == ("s3://mine/wiki", True)
+    assert config.index_refresh_s == 0.5
+    assert load_config(root, overrides={"index_uri": "s3://flag/x"}, env=env).index_uri == "s3://flag/x"
+    # a relative path is taken from where the command runs, as --out is
+    assert load_config(root, overrides={"index_uri": "rel/idx"}, env={}).index_uri == str(
+        Path("rel/idx").absolute())
+
+
+@pytest.mark.parametrize(("uri", "message"), [
+    ("ftp://host/x", "scheme must be one of s3, gs, az"),
+    ("s3:///prefix", "names no bucket"),
+])
+def test_bad_index_uri_is_one_clear_config_error(make_repo, uri: str, message: str) -> None:
+    root = make_repo(FILES)
+    with pytest.raises(ConfigError, match=message):
+        load_config(root, overrides={"index_uri": uri}, env={})
+
+
+# ---------------------------------------------------------------- on moto
+
+def test_index_in_a_bucket_reads_back_every_table(make_repo, s3_env: MotoS3) -> None:
+    root = make_repo(FILES)
+    uri = s3_env.bucket() + "/demo/index"
+    config = load_config(root, overrides={"index_uri": uri})
+    first = index_repository(config, embedder=None)
+    assert (first.files_indexed, first.rebuilt) == (len(FILES), "new index")
+    assert any(key.startswith("demo/index/files.lance/") for key in s3_env.objects(uri))
+    assert not (root / ".sourcebook" / "index").exists()  # nothing went to the local default
+
+    store = open_index(config, embedder=None)
+    assert store.uri == uri
+    assert {r["path"] for r in store.rows("files", ["path"])} == set(FILES)
+    texts = {r["path"]: r["text"] for r in store.rows("files", ["path", "text"])}
+    assert texts["pkg/config.py"] == FILES["pkg/config.py"]  # the whole file, at the indexed state
+    # the persisted full-text index answers from the bucket (BM25 over the tokens column)
+    hits = store.fts("chunks", "load_settings", ["path"], limit=5)
+    assert hits
+    assert {h["path"] for h in hits} <= set(FILES)
+    assert store.meta["commit"] == ""  # not a git checkout: no commit to name
+
+    again = index_repository(config, embedder=None)  # incremental on object storage too
+    assert (again.files_indexed, again.files_unchanged, again.rebuilt) == (0, len(FILES), "")
+
+
+def test_chosen_location_is_read_by_another_user(make_repo, s3_env: MotoS3, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI writes the bucket, servers elsewhere read it: a user-chosen URI is not held to the local owner
+    mark (the index in the repository's own folder still is: tests/test_index_owner.py)."""
+    root = make_repo(FILES)
+    config = load_config(root, overrides={"index_uri": s3_env.bucket() + "/idx"})
+    index_repository(config, embedder=None)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
+    store = open_index(config, embedder=None)
+    assert store.rows("files", ["path"], limit=1)
+    again = index_repository(config, embedder=None)
+    assert (again.rebuilt, again.files_indexed) == ("", 0)  # reused, not rebuilt from scratch
+
+
+def test_missing_bucket_prefix_is_a_clear_error(make_repo, s3_env: MotoS3) -> None:
+    root = make_repo(FILES)
+    config = load_config(root, overrides={"index_uri": s3_env.bucket() + "/nothing-here"})
+    with pytest.raises(IndexStoreError, match="empty or incomplete"):
+        open_index(config, embedder=None)
+
+
+def test_publish_is_one_pointer_and_old_versions_stay_readable(make_repo, s3_env: MotoS3) -> None:
+    """A reader holding the previous publish keeps answering after the next one (its versions are kept
+    for index_keep_s), and a fresh reader sees only the new one: never a mix."""
+    root = make_repo(FILES)
+    config = load_config(root, overrides={"index_uri": s3_env.bucket() + "/idx"})
+    index_repository(config, embedder=None)
+    old = open_index(config, embedder=None)
+    (root / "pkg" / "extra.py").write_text('"""Extra."""\n\n\ndef zebrafish():\n    return 1\n')
+    index_repository(config, embedder=None)
+    new = open_index(config, embedder=None)
+    assert new.meta["versions"] != old.meta["versions"]
+    assert "pkg/extra.py" not in {r["path"] for r in old.rows("files", ["path"])}
+    assert old.fts("chunks", "load_settings", ["path"], limit=3)  # still readable after the publish
+    assert "pkg/extra.py" in {r["path"] for r in new.rows("files", ["path"])}
+    assert [h["path"] for h in new.fts("chunks", "zebrafish", ["path"], limit=1)] == ["pkg/extra.py"]
