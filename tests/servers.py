@@ -24,13 +24,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def sourcebook_serve(root: Path, timeout_s: float = 60.0) -> Iterator[str]:
+def sourcebook_serve(root: Path | None, timeout_s: float = 60.0, *, args: tuple[str, ...] = (),
+                     cwd: Path | None = None, env: dict[str, str] | None = None) -> Iterator[str]:
     """`sourcebook serve ROOT` (real uvicorn, loopback, no token, no provider settings); yields its URL once
-    /health answers. A server that dies while starting fails at once instead of waiting out the timeout."""
+    /health answers. A server that dies while starting fails at once instead of waiting out the timeout.
+    root None: no PATH (with `--index-uri` in `args` and an empty `cwd`: a server with no checkout);
+    `env` is added to the environment."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
-    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", str(root), "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    full_env.update(env or {})
+    target = [] if root is None else [str(root)]
+    proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", *target, "--port", str(port),
+                             *args], env=full_env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

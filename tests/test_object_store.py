@@ -133,3 +133,23 @@ def test_publish_is_one_pointer_and_old_versions_stay_readable(make_repo, s3_env
     assert old.fts("chunks", "load_settings", ["path"], limit=3)  # still readable after the publish
     assert "pkg/extra.py" in {r["path"] for r in new.rows("files", ["path"])}
     assert [h["path"] for h in new.fts("chunks", "zebrafish", ["path"], limit=1)] == ["pkg/extra.py"]
+
+
+def test_with_a_checkout_staleness_is_still_reported(make_repo, s3_env: MotoS3) -> None:
+    """Index in a bucket, checkout on this machine: bodies are read live and an edit is reported."""
+    from answer.engine import get_answer
+    from answer.tools import Tools
+    from answer.workspace import single
+
+    root = make_repo(FILES)
+    uri = s3_env.bucket() + "/idx"
+    index_repository(load_config(root, overrides={"index_uri": uri}), embedder=None)
+    tools = Tools(single(root, overrides={"index_uri": uri}))
+    (definition,) = tools.get_symbol("load_settings")["definitions"]
+    assert definition["changed_since_index"] is False
+    (root / "pkg" / "config.py").write_text(FILES["pkg/config.py"].replace("open(path)", "open(path, 'rb')"))
+    (definition,) = tools.get_symbol("load_settings")["definitions"]
+    assert definition["changed_since_index"] is True
+    assert "open(path, 'rb')" in definition["body"]
+    reply = get_answer(tools.workspace, "where is load_settings defined?", use_cache=False)
+    assert "pkg/config.py changed on disk" in (reply.note or "")
