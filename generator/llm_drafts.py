@@ -12,7 +12,11 @@ an unknown name in it) is dropped and noted in the draft's `dropped` list, and t
 one bad entry must not throw away a page a weak model otherwise got right.
 
 Before any check, JSON and tool-call residue that local models leave in strings (`",`, `"}`, stray quotes,
-`</tool_call>`, `<|im_end|>`) is cleaned deterministically, so it never reaches a page or a summary table.
+`</tool_call>`, `<|im_end|>`) and a backtick left unclosed are cleaned deterministically, so they never reach
+a page or a summary table, and never cost a re-ask.
+
+Small models get one symbol per call (`SymbolExplanation`): its one field is checked like a summary, against
+the symbol's own name (restating it is not an explanation); the writer attaches the qualified name itself.
 """
 
 from __future__ import annotations
@@ -97,6 +101,11 @@ def clean_residue(text: str) -> str:
         out = trimmed.strip()
     if len(out) >= 2 and out[0] == out[-1] == '"' and out.count('"') == 2:
         out = out[1:-1].strip()  # the whole value wrapped in quotes once more
+    if out.count("`") % 2:
+        # one backtick never closed ("the `CaseInsensitiveDict class"): spans pair from the left, so the
+        # last one is the unmatched one; dropping it keeps the sentence instead of re-asking for it
+        at = out.rfind("`")
+        out = (out[:at] + out[at + 1:]).strip()
     return out
 
 
@@ -570,4 +579,28 @@ class LLMTopicDraft(TopicDraft, _Partial):
             raise ValueError("no section has a valid source: cite evidence exactly as the path:start-end "
                              "shown in square brackets" + why)
         self.sections = kept[:MAX_TOPIC_SECTIONS]
+        return self
+
+
+# -- one symbol at a time (key symbols and docstrings from small models) -----------------------------------
+
+MIN_SYMBOL_WORDS = 4
+
+
+class SymbolExplanation(BaseModel):
+    """What one symbol does, in a sentence or two: asked one symbol at a time, with that symbol's code."""
+
+    explanation: str = Field(description="1-2 plain sentences saying what this symbol does and what for.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> SymbolExplanation:
+        text = " ".join(self.explanation.split())
+        # `known.name_words` holds the symbol's own name: "The CaseInsensitiveDict class." is refused
+        check_prose("explanation", text, _known(info), min_words=MIN_SYMBOL_WORDS, limit=MAX_DOCSTRING_CHARS)
+        self.explanation = text
         return self

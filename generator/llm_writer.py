@@ -48,6 +48,7 @@ from generator.llm_drafts import (
     LLMModuleDraft,
     LLMOverviewDraft,
     PartNotes,
+    SymbolExplanation,
     dropped_of,
     offered_of,
     section_model,
@@ -68,6 +69,7 @@ from generator.write import (
     ModuleDraft,
     OverviewContext,
     OverviewDraft,
+    SymbolNote,
     TopicDraft,
     WriterStats,
 )
@@ -82,16 +84,22 @@ D = TypeVar("D", bound=BaseModel)
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 TEMPLATES = {"file": "file_page.v1.j2", "file_part": "file_part.v1.j2", "module": "module_page.v1.j2",
-             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2", "section": "section.v1.j2"}
+             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2", "section": "section.v1.j2",
+             "symbol": "symbol.v1.j2"}
 SAFETY = 0.9  # of the window: the chars-per-token rule is an estimate, keep a margin on top of it
 MAX_PARTS = 4  # a huge file costs at most this many part calls; the rest of it is only outlined
 MIN_EXCERPT_COVERAGE = 0.5  # below this share of lines shown, summarise in parts instead
 EXPECTED_OUTPUT_TOKENS = {"file": 450, "file_part": 200, "module": 350, "module_part": 200, "overview": 450,
-                          "section": 150}
+                          "section": 150, "symbol": 60}
 # The small-model strategy: a section the model left out or got rejected this many times (in this run, or
 # the whole draft failing after its re-ask) is asked for alone, with a shorter prompt, on every later page.
 SINGLE_AFTER = 2
 SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets shorter evidence
+# Key symbols and docstrings asked alone are asked ONE SYMBOL per call, with that symbol's own code: a list of
+# entries with exact qualified names is what a small model gets wrong; one sentence about shown code it gets
+# right, and the writer attaches the name itself.
+KEY_SYMBOL_ASKS = 4
+SYMBOL_CODE_CHARS = 2400  # a symbol's code window (its head: signature, docstring, first members)
 CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"),
                  "module": ("purpose", "structure"), "overview": ("architecture",)}
 PROSE_FIELDS = {"topic": ("summary", "sections"),
@@ -103,7 +111,8 @@ MAX_DOCSTRINGS = 8
 LLM_FILE_KINDS = frozenset({"code", "test", "config"})  # documentation files keep their extractive page
 
 
-_SHORT = {"file": "f", "file_part": "fp", "module": "m", "module_part": "mp", "overview": "o", "section": "s"}
+_SHORT = {"file": "f", "file_part": "fp", "module": "m", "module_part": "mp", "overview": "o", "section": "s",
+          "symbol": "y"}
 
 
 def prompt_version() -> str:
@@ -370,9 +379,17 @@ class LLMWriter:
                      "y" if len(dropped) == 1 else "ies", "; ".join(dropped))
 
     # -- the small-model strategy --------------------------------------------------------------------------
+    def _small_model(self, kind: str) -> bool:
+        """Whether whole drafts of this kind failed SINGLE_AFTER times this run: then later pages skip the
+        whole draft (and its re-asks) and are asked for section by section from the start."""
+        with self._lock:
+            return self._misses[f"{kind}:whole"] >= SINGLE_AFTER
+
     def _to_ask_alone(self, kind: str, missing: Sequence[str], *, failed_whole: bool = False) -> list[str]:
         """Count this page's missing sections as failures; return those the model has now failed twice."""
         with self._lock:
+            if failed_whole:
+                self._misses[f"{kind}:whole"] += 1
             out = []
             for section in missing:
                 key = f"{kind}:{section}"
@@ -402,14 +419,14 @@ class LLMWriter:
         return self._ask(model, text, known, label)
 
     # -- file pages ----------------------------------------------------------------------------------------
-    def _file_known(self, ctx: FileContext, undocumented: Sequence[str]) -> Known:
+    def _file_known(self, ctx: FileContext, undocumented: Sequence[str], *, subject: str = "") -> Known:
         f = ctx.facts
         paths = [ctx.path, ctx.module, *(d.path for d in ctx.depends_on), *(d.path for d in ctx.used_by)]
         for _q, edges in (*ctx.callers, *ctx.calls):
             paths.extend(p for p, _ in edges)
         return Known.build(symbols=[s.qualname for s in f.symbols],
                            top=[s.qualname for s in f.symbols if s.parent is None], paths=paths,
-                           undocumented=undocumented, subject=f"{ctx.path} {self._repo}")
+                           undocumented=undocumented, subject=subject or f"{ctx.path} {self._repo}")
 
     def _undocumented(self, ctx: FileContext) -> list[str]:
         picked = [s.qualname for s in ctx.ordered_symbols()
@@ -507,12 +524,27 @@ class LLMWriter:
         known = self._file_known(ctx, undocumented)
         label = f"file:{ctx.path}"
         core = _file_sections(len(ctx.facts.symbols), bool(undocumented))
+        explained: dict[str, str | None] = {}  # qualname -> its one-symbol explanation (None: it failed)
 
         def ask(section: str) -> BaseModel:
+            if section == "key_symbols":
+                notes_ = self._symbol_notes(ctx, self._key_candidates(ctx), explained)
+                if not notes_:
+                    raise ProviderOutputError("llm", "no key symbol was explained")
+                return KeySymbolsOnly.model_construct(key_symbols=notes_)
+            if section == "docstrings":
+                notes_ = self._symbol_notes(ctx, undocumented, explained)
+                if not notes_:
+                    raise ProviderOutputError("llm", "no docstring was written")
+                return DocstringsOnly.model_construct(docstrings=notes_)
             text, _ = self.file_prompt(ctx, notes, section=section)
             return self._single(_section_schema(section), text, known, f"{label}#{section}")
 
         draft: LLMFileDraft
+        if self._small_model("file"):
+            # whole drafts keep failing this run: spend the calls on the sections, one at a time
+            draft = LLMFileDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "file", core, ask)
         try:
             draft = self._ask(LLMFileDraft, prompt, known, label)
         except ProviderOutputError as exc:
@@ -524,6 +556,55 @@ class LLMWriter:
                                         ask)
         missing = [s for s in core if not getattr(draft, s)]
         return self._sections_alone(draft, "file", self._to_ask_alone("file", missing), ask)
+
+    # -- one symbol at a time (key symbols and docstrings for small models) ----------------------------------
+    def _key_candidates(self, ctx: FileContext) -> list[str]:
+        """The symbols a key-symbols section explains: the most important public definitions."""
+        return [s.qualname for s in ctx.ordered_symbols()
+                if s.kind in DOCSTRING_KINDS and not s.name.startswith("_")][:KEY_SYMBOL_ASKS]
+
+    def symbol_prompt(self, ctx: FileContext, symbol: Symbol) -> str:
+        """One symbol's prompt: its signature, docstring, members and its own code (the head when long)."""
+        lines = redact_text(ctx.source).split("\n")
+        code = "\n".join(lines[max(0, symbol.start_line - 1):symbol.end_line])
+        budget = min(SYMBOL_CODE_CHARS, self._section_budget("summary"))
+        code, truncated = shorten(code, budget)
+        members = [s.name for s in ctx.facts.symbols if s.parent == symbol.qualname]
+        return render_prompt(
+            "symbol", repo=self._repo, path=ctx.path, symbol_kind=symbol.kind, qualname=symbol.qualname,
+            signature=redact_text(" ".join(symbol.signature.split()))[:200],
+            docstring=shorten(redact_text(" ".join(symbol.docstring.split())), 400)[0],
+            members=fit_lines(members, 400)[0], start_line=symbol.start_line, end_line=symbol.end_line,
+            code=code, truncated=truncated)
+
+    def _symbol_notes(self, ctx: FileContext, qualnames: Sequence[str],
+                      explained: dict[str, str | None]) -> list[SymbolNote]:
+        """A note per symbol, each from its own call (cached per page in `explained`: a symbol that is both
+        key and undocumented costs one call). A symbol the model cannot explain is left out."""
+        by_name = {s.qualname: s for s in ctx.facts.symbols}
+        out = []
+        for qualname in qualnames:
+            symbol = by_name.get(qualname)
+            if symbol is None:
+                continue
+            if qualname not in explained:
+                known = self._file_known(ctx, (), subject=f"{qualname} {symbol.name}")
+                label = f"symbol:{ctx.path}#{qualname}"
+                tally = getattr(self._page, "tally", None)
+                if tally is not None:
+                    tally.offered += 1
+                try:
+                    reply = self._single(SymbolExplanation, self.symbol_prompt(ctx, symbol), known, label)
+                    explained[qualname] = reply.explanation  # type: ignore[attr-defined]
+                except ProviderOutputError as exc:
+                    log.info("%s: no valid explanation (%s)", label, exc)
+                    explained[qualname] = None
+                    if tally is not None:
+                        tally.rejected += 1
+            text = explained[qualname]
+            if text:
+                out.append(SymbolNote(qualname=qualname, explanation=text))
+        return out
 
     def _fit(self, prompt: str, model: type[BaseModel]) -> str:
         budget = self._chars(self._input_budget(model))
@@ -608,6 +689,9 @@ class LLMWriter:
             return self._single(model, text, known, f"{label}#{section}")
 
         draft: LLMModuleDraft
+        if self._small_model("module"):
+            draft = LLMModuleDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "module", CORE_SECTIONS["module"], ask)
         try:
             draft = self._ask(LLMModuleDraft, prompt, known, label)
         except ProviderOutputError as exc:
@@ -653,6 +737,9 @@ class LLMWriter:
                                 f"overview#{section}")
 
         draft: LLMOverviewDraft
+        if self._small_model("overview"):
+            draft = LLMOverviewDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            return self._sections_alone(draft, "overview", CORE_SECTIONS["overview"], ask)
         try:
             draft = self._ask(LLMOverviewDraft, self.overview_prompt(ctx), known, "overview")
         except ProviderOutputError as exc:

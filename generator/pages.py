@@ -125,6 +125,20 @@ class PageSink:
         self.report.kept_prose.append(page_id)
         return kept.model_copy(update={"written_by": "llm", "fallback": not exact})
 
+    def model_draft(self, page_id: str, dkey: str, model: type[D]) -> D | None:
+        """The model's last prose for this page if it was written from exactly these inputs (`dkey`, the
+        same writer): a file whose inputs changed, fell back, and then changed back gets that prose again,
+        without asking the model and without a stale or extractive page in between."""
+        row = self.state.get(page_id)
+        if row is None or not row.llm_draft or row.llm_key != dkey:
+            return None
+        try:
+            draft = model.model_validate(row.llm_draft)
+        except ValidationError:
+            return None
+        log.info("%s: its inputs are back to those the model wrote for; its prose reused", page_id)
+        return draft.model_copy(update={"written_by": "llm", "fallback": False})
+
     def summary(self, page_id: str) -> str:
         row = self.state.get(page_id)
         return row.summary if row else ""
@@ -329,6 +343,10 @@ def write_file_pages(run: PageRun) -> None:
         stored = pages.stored(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
         if stored is not None:
             return stored[0], dict(stored[1].docstrings), text
+        earlier = pages.model_draft(ctx.page_id, stable_key(ctx, writer.id), FileDraft)
+        if earlier is not None:
+            notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
+            return earlier, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
         ctx = dataclasses.replace(ctx, source=text)
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
         dkey = draft_key(ctx.fingerprint(), writer.id)

@@ -21,6 +21,7 @@ import json
 import logging
 import math
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -143,7 +144,8 @@ def _context_bound(model: type[M]) -> type[M]:
 
     def model_validate_json(cls: type[M], data: Any, *args: Any, context: Any = None, **kwargs: Any) -> M:
         ctx = context if context is not None else _CALL_CONTEXT.get()
-        return super(bound, cls).model_validate_json(data, *args, context=ctx, **kwargs)  # type: ignore[misc]
+        return super(bound, cls).model_validate_json(  # type: ignore[misc]
+            json_without_controls(data), *args, context=ctx, **kwargs)
 
     namespace = {"__module__": model.__module__, "__qualname__": model.__qualname__, "__doc__": model.__doc__,
                  "model_validate": classmethod(model_validate),
@@ -151,6 +153,20 @@ def _context_bound(model: type[M]) -> type[M]:
     metaclass: Any = type(model)  # pydantic's ModelMetaclass builds the subclass like a class statement
     bound: type[M] = metaclass(model.__name__, (model,), namespace)
     return bound
+
+
+_CONTROL = re.compile(r"[\x00-\x1f]")
+
+
+def json_without_controls(data: Any) -> Any:
+    """JSON text with raw control characters turned into spaces.
+
+    Small local models write a line break inside a JSON string as a raw newline, which a strict parser
+    rejects ("control character found while parsing a string"): a whole reply lost to a formatting slip.
+    Outside strings JSON allows only whitespace there, so a space is always what was meant."""
+    if isinstance(data, bytes | bytearray):
+        data = bytes(data).decode("utf-8", errors="replace")
+    return _CONTROL.sub(" ", data) if isinstance(data, str) else data
 
 
 def _mode(name: str) -> Any:

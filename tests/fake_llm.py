@@ -278,6 +278,10 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
         return Reply.ok({"summary": summary, "sections": [
             {"heading": f"Scripted step {n}", "body": f"Scripted step {n} of {what} hands its data on.",
              "sources": cites[n - 1:n + 1]} for n in (1, 2) if cites[n - 1:n + 1]]})
+    if name == "SymbolExplanation":  # one symbol asked alone, with its code
+        symbol = re.search(r"^You are describing the \w+ `([^`]+)`", text, re.M)
+        return Reply.ok({"explanation": f"Scripted explanation of {symbol.group(1) if symbol else what} "
+                                        "and what it is for."})
     if name.endswith("Only"):  # one section asked alone (generator.llm_drafts.section_model)
         section = re.sub(r"(?<!^)([A-Z])", r"_\1", name.removesuffix("Only")).lower()
         return Reply.ok({section: f"Scripted {section.replace('_', ' ')} of {what}, said plainly."})

@@ -19,7 +19,7 @@ from generator.provider import OpenAIChatModel
 from generator.write import FileContext, FileDraft
 from sourcebook.cli import cli
 from sourcebook.config import Config, load_config
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder
+from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
 
 AWS_KEY = "AKIA" + "Q3EXAMPLE7ABCDEF"
 FILES: dict[str, str | bytes] = {
@@ -369,3 +369,40 @@ def test_failed_retry_never_replaces_model_prose_of_a_parent(make_repo: Callable
         assert state[page_id].summary == before[page_id].summary
         assert before[page_id].summary in (config.docs_dir / page_id).read_text()
     assert state["index.md"].retry  # its children changed: asked again on a later run
+
+
+def test_inputs_changed_then_changed_back_reuse_the_model_draft(make_repo: Callable[..., Path],
+                                                                 fake_llm: FakeLLM) -> None:
+    """A file's inputs change, its page falls back, then the change is undone: the model's draft for those
+    inputs comes back, without a call, and nothing is stale or marked as a fallback."""
+    fake_llm.responder = page_writer_responder
+    root = make_repo(FILES)
+    config = configure(root, fake_llm)
+    run(config)
+    page = "files/pkg/util.py.md"
+    first = load_state(config.out_dir)[page]
+    assert first.written_by == "llm"
+    original = (root / "pkg/util.py").read_text()
+
+    (root / "pkg/util.py").write_text(original + "\n\ndef extra():\n    return 2\n")
+    fake_llm.responder = _failing("File: pkg/util.py")
+    report, _ = run(config)
+    assert report.write_failures == [page]
+    changed = load_state(config.out_dir)[page]
+    assert (changed.written_by, changed.retry) == ("extracted", True)  # new inputs: no model prose for them
+    assert changed.summary != first.summary
+
+    (root / "pkg/util.py").write_text(original)  # changed back; the model still fails on this file
+    before = fake_llm.calls
+    report, _ = run(config)
+    asked = [request_text(b) for b in fake_llm.requests[before:]]
+    assert not any("File: pkg/util.py" in t for t in asked)  # the cached draft is reused: no call for it
+    assert page not in report.write_failures
+    row = load_state(config.out_dir)[page]
+    assert (row.written_by, row.retry, row.failures, row.summary) == ("llm", False, 0, first.summary)
+    assert first.summary in (config.docs_dir / page).read_text()
+    assert row.docstrings == first.docstrings  # its generated docstrings come back with it
+
+    env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    check = CliRunner().invoke(cli, ["build", str(root), "--check", "--fail-on-fallback"], env=env)
+    assert check.exit_code == 0, check.output  # no stale page, no fallback left
