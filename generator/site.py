@@ -10,14 +10,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from generator.plan import atomic_write_text
 from generator.render import data_dir
-from sourcebook.errors import NotOwnedError, SiteBuildError
+from sourcebook.errors import ConfigError, NotOwnedError, SiteBuildError
 
 log = logging.getLogger(__name__)
 
@@ -219,22 +219,51 @@ def write_config(out_dir: Path, text: str) -> Path:
 
 
 def build_site(config_file: Path, *, site_dir: Path | None = None, strict: bool = True,
-               timeout_s: float = 900.0) -> str:
-    """Run `python -m mkdocs build` with this interpreter into a fresh directory that then replaces
-    `site_dir` (default: `site` next to the config, mkdocs' own default); returns mkdocs' log, raises
-    SiteBuildError. A failed, timed-out or killed mkdocs leaves the previous site as it was."""
+               timeout_s: float = 900.0, workers: int | None = None, cache_dir: Path | None = None) -> str:
+    """Build the site with this interpreter (generator/site_engine.py: MkDocs' build through a render cache,
+    in `workers` processes, default SOURCEBOOK_SITE_WORKERS or the usable CPUs) into a fresh directory that
+    then replaces `site_dir` (default: `site` next to the config, mkdocs' own default); returns the build's
+    log, raises SiteBuildError. A failed, timed-out or killed build leaves the previous site as it was.
+
+    `cache_dir` (default: cache/site next to the config) keeps each page's renders for the next build;
+    unchanged pages of the new site are hard links to them, so the swap copies nothing."""
     target = config_file.parent / SITE_DIR if site_dir is None else site_dir
+    cache = config_file.parent / RENDER_CACHE_DIR if cache_dir is None else cache_dir
+    # no symbolic link may lead the cache out of the output folder (or out of the caller's own cache_dir)
+    within = config_file.parent if cache_dir is None else cache_dir
+    count = site_workers() if workers is None else workers
     log_text: list[str] = []
-    replace_owned_dir(target, lambda work: log_text.append(_run_mkdocs(config_file, work, strict, timeout_s)))
+    replace_owned_dir(target, lambda work: log_text.append(
+        _run_engine(config_file, work, cache, within, strict=strict, timeout_s=timeout_s, workers=count)))
     return log_text[0]
 
 
-def _run_mkdocs(config_file: Path, site_dir: Path, strict: bool, timeout_s: float) -> str:
-    # no --clean: the directory is new, and mkdocs' clean would also delete the ownership marker
-    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(config_file), "--site-dir", str(site_dir)]
-    if strict:
-        cmd.append("--strict")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+RENDER_CACHE_DIR = "cache/site"
+
+
+def site_workers(env: Mapping[str, str] | None = None) -> int:
+    """SOURCEBOOK_SITE_WORKERS (a positive number), else the CPUs this process may use."""
+    from generator.site_engine import WORKERS_ENV, default_workers
+
+    raw = (os.environ if env is None else env).get(WORKERS_ENV, "").strip()
+    if not raw:
+        return default_workers()
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{WORKERS_ENV}={raw!r}: expected a positive number of render processes")
+    return int(raw)
+
+
+def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *, strict: bool,
+                timeout_s: float, workers: int) -> str:
+    cmd = [sys.executable, "-m", "generator.site_engine", str(config_file), str(site_dir),
+           "--cache", str(cache), "--within", str(within), "--workers", str(workers)]
+    if not strict:
+        cmd.append("--no-strict")
+    # the engine is this checkout's, whatever the working directory (it imports generator/ by name)
+    code_root = str(Path(__file__).resolve().parent.parent)
+    path = os.environ.get("PYTHONPATH", "")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=code_root + (os.pathsep + path if path else ""))
     log.info("running %s", " ".join(cmd))
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout_s, check=False,

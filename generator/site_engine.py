@@ -1,0 +1,577 @@
+"""MkDocs' build, page by page through a render cache and across worker processes: `mkdocs build --strict`'s
+output, paying only for the pages whose inputs changed.
+
+Run as `python -m generator.site_engine CONFIG SITE_DIR [--cache DIR] [--workers N]` (generator/site.py
+does, into a fresh directory it then swaps in). The steps are mkdocs.commands.build.build's, in its order and
+with its plugin events (so Material, its search and offline plugins and sourcebook's hooks run unchanged),
+with a page's two renders split apart and keyed:
+
+1. every page's Markdown is read and its *content key* made: the Markdown, its place, the Markdown/hook
+   configuration and the code of the hooks (the sanitizer among them). A page whose entry exists, and whose
+   links still resolve to the same files, takes its content from the cache; the others are rendered
+   (Markdown -> HTML -> on_page_content: the sanitizer) by the workers and stored;
+2. every page's *page key* adds what the theme shows around the content: its title, URL, previous/next
+   pages, ancestors and the navigation it displays (generator/light_nav.py's nav_key), plus the config,
+   the theme's templates and the code. A page whose finished HTML is cached is hard-linked into the new site;
+   the others are rendered through the theme (on_page_context, the template, on_post_page: the audit) by the
+   workers, and their output kept;
+3. static files, theme templates (404, sitemap), anchor validation, the search index (assembled from each
+   page's entries, cached with the page) and on_post_build run as in mkdocs.
+
+Log lines a render printed are stored with its entry and replayed, in page order, whenever the entry is
+reused: the log, and `--strict` (any warning fails the build), are those of a clean build. Workers are forked
+after the navigation exists; each page's output depends only on its own inputs, so the bytes are the same
+whatever the worker count. Pages are streamed: the process holds titles, anchors and search entries, never
+every page's HTML.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import json
+import logging
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+ENGINE_VERSION = "1"  # part of every key: a change in what the engine stores renders everything again
+WORKERS_ENV = "SOURCEBOOK_SITE_WORKERS"
+_PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "pygments", "jinja2", "nh3")
+# config keys only the theme reads: a change re-wraps every page but keeps their rendered Markdown
+_TEMPLATE_ONLY = frozenset({"site_name", "site_url", "site_description", "site_author", "copyright", "extra",
+                            "extra_css", "extra_javascript", "theme", "repo_url", "repo_name", "edit_uri",
+                            "edit_uri_template", "remote_branch", "remote_name", "nav", "site_dir"})
+LAST_BUILD = "last-build.json"  # what the last build rendered (for tests and the bench)
+
+log = logging.getLogger("mkdocs.sourcebook.engine")
+
+
+def default_workers() -> int:
+    """The CPUs this process may run on (its affinity, e.g. a container's share), else os.cpu_count()."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+# -- logging: one relay that prints, counts for --strict, or records a render's lines for its cache entry ----
+
+
+class _Relay(logging.Handler):
+    def __init__(self, stream: Any) -> None:
+        super().__init__(logging.INFO)
+        self.stream = stream
+        self.warnings = 0
+        self.capture: list[list[Any]] | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = [record.levelno, record.name, record.getMessage()]
+        if self.capture is not None:
+            self.capture.append(line)
+            return
+        self.show(line)
+
+    def show(self, line: Sequence[Any]) -> None:
+        level, name, message = line
+        if level >= logging.WARNING and str(name).startswith("mkdocs"):
+            self.warnings += 1  # what mkdocs' CountHandler counts in strict mode
+        self.stream.write(f"{logging.getLevelName(level):<7} -  {message}\n")
+        self.stream.flush()
+
+
+class _Process:
+    """This process's relay, and (while a build runs) the state its forked workers inherit."""
+
+    relay: _Relay | None = None
+    state: _State | None = None
+
+
+_here = _Process()
+
+
+def _replay(lines: Iterable[Sequence[Any]]) -> None:
+    assert _here.relay is not None
+    for line in lines:
+        _here.relay.show(line)
+
+
+class _Captured:
+    """Within the block, log lines are recorded (into `lines`) instead of printed."""
+
+    def __enter__(self) -> list[list[Any]]:
+        assert _here.relay is not None
+        self.before, _here.relay.capture = _here.relay.capture, []
+        return _here.relay.capture
+
+    def __exit__(self, *exc: object) -> None:
+        assert _here.relay is not None
+        _here.relay.capture = self.before
+
+
+# -- keys ----------------------------------------------------------------------------------------------------
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=_stable, ensure_ascii=False)
+                          .encode()).hexdigest()
+
+
+def _stable(value: Any) -> str:
+    """A text for what JSON cannot hold: a `!!python/name:` function by its name, a date by its value."""
+    name = getattr(value, "__qualname__", None)
+    if name is not None:
+        return f"{getattr(value, '__module__', '')}.{name}"
+    return f"{type(value).__qualname__}:{value}"
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for name in _PACKAGES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = ""
+    return found
+
+
+def _code_digest(hook_files: Iterable[str]) -> str:
+    """The hooks and every module of this package they (and the engine) loaded: the sanitizer, light_nav..."""
+    package = Path(__file__).resolve().parent
+    paths = {Path(p).resolve() for p in hook_files}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve().parent == package:
+            paths.add(Path(file).resolve())
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _config_digest(config_file: Path, *, template_keys: bool) -> str:
+    """The config file's settings without the nav (each page's key covers what it shows of the nav) and,
+    for content keys, without what only the theme reads."""
+    from mkdocs.utils import yaml_load
+
+    with open(config_file, "rb") as fh:
+        raw = yaml_load(fh) or {}
+    drop = {"nav", "site_dir"} if template_keys else _TEMPLATE_ONLY
+    return _digest({k: v for k, v in raw.items() if k not in drop})
+
+
+def _theme_digest(dirs: Sequence[str]) -> str:
+    """Installed themes (Material, mkdocs' own) by their package versions (in _versions); any other template
+    directory (sourcebook's theme layer) by its files."""
+    import material
+    import mkdocs
+
+    installed = [Path(material.__file__).resolve().parent, Path(mkdocs.__file__).resolve().parent]
+    digest = hashlib.sha256()
+    for directory in dirs:
+        root = Path(directory).resolve()
+        if any(root.is_relative_to(p) for p in installed):
+            digest.update(f"installed:{root.name}\0".encode())
+            continue
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# -- the build -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildStats:
+    pages: int = 0
+    contents_rendered: list[str] = field(default_factory=list)
+    pages_rendered: list[str] = field(default_factory=list)
+    workers: int = 1
+    seconds: float = 0.0
+
+
+@dataclass
+class _State:
+    """What the workers inherit at fork: the loaded config, files, navigation and per-page keys."""
+
+    config: Any
+    files: Any
+    nav: Any
+    env: Any
+    doc_files: list[Any]
+    cache: Any
+    content_names: list[str] = field(default_factory=list)
+    page_names: list[str] = field(default_factory=list)
+    search_entries: list[Any] | None = None
+
+
+class _Failed(Exception):
+    """A render failed in a worker: its log lines (already replayed) say why."""
+
+
+def build(config_file: Path, site_dir: Path, cache_root: Path | None, *, strict: bool = True,
+          workers: int = 1, within: Path | None = None) -> BuildStats:
+    """Build the site of `config_file` into `site_dir` (expected new and empty), reusing `cache_root`'s
+    entries (None: no cache kept). Raises mkdocs' Abort when the build fails (strict warnings included)."""
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, BuildError
+
+    from generator.local_key import local_key
+    from generator.render_cache import RenderCache, ephemeral_cache
+
+    started = time.monotonic()
+    config = load_config(str(config_file), site_dir=str(site_dir), strict=strict)
+    config.plugins.on_startup(command="build", dirty=False)
+    key = local_key() if cache_root is not None else None
+    if cache_root is not None and key is not None:
+        cache = RenderCache(cache_root, key, within=within)
+    else:
+        site_dir.mkdir(parents=True, exist_ok=True)
+        cache = ephemeral_cache(site_dir.parent)
+    stats = BuildStats(workers=workers)
+    relay = _here.relay
+    assert relay is not None
+    warnings_before = relay.warnings
+    try:
+        _run(config, config_file, cache, stats, workers)
+        if config.strict and relay.warnings > warnings_before:
+            raise Abort(f"Aborted with {relay.warnings - warnings_before} warnings in strict mode!")
+    except Exception as exc:
+        config.plugins.on_build_error(error=exc)
+        if isinstance(exc, _Failed):
+            raise Abort("Aborted with a BuildError!") from exc
+        if isinstance(exc, BuildError):
+            log.error(str(exc))
+            raise Abort("Aborted with a BuildError!") from exc
+        raise
+    finally:
+        config.plugins.on_shutdown()
+        cache.discard()
+    stats.seconds = time.monotonic() - started
+    log.info("Documentation built in %.2f seconds (%d pages: %d rendered from Markdown, %d through the "
+             "theme, the rest from the render cache; %d workers)", stats.seconds, stats.pages,
+             len(stats.contents_rendered), len(stats.pages_rendered), workers)
+    return stats
+
+
+def _run(config: Any, config_file: Path, cache: Any, stats: BuildStats, workers: int) -> None:
+    from mkdocs.commands import build as mkbuild
+    from mkdocs.structure.files import InclusionLevel, get_files, set_exclusions
+    from mkdocs.structure.nav import get_navigation
+    from mkdocs.structure.pages import Page
+
+    config = config.plugins.on_config(config)
+    config.plugins.on_pre_build(config=config)
+    log.info("Building documentation to directory: %s", config.site_dir)
+    files = get_files(config)
+    env = config.theme.get_env()
+    files.add_files_from_theme(env, config)
+    files = config.plugins.on_files(files, config=config)
+    set_exclusions(files, config)
+    nav = get_navigation(files, config)
+    nav = config.plugins.on_nav(nav, config=config, files=files)
+    doc_files = list(files.documentation_pages(inclusion=InclusionLevel.is_included))
+    state = _here.state = _State(config, files, nav, env, doc_files, cache)
+    manifest = cache.load_manifest()
+    hooks = [str(getattr(m, "__file__", "")) for m in (config.get("hooks") or {}).values()]
+    code = _code_digest(hooks)
+    versions = _versions()
+    content_global = _digest(ENGINE_VERSION, versions, code, _config_digest(config_file, template_keys=False))
+    page_global = _digest(ENGINE_VERSION, versions, code, _config_digest(config_file, template_keys=True),
+                          _theme_digest(config.theme.dirs))
+    light = any(Path(h).name == "mkdocs_hooks.py" and Path(h).resolve().parent == Path(__file__).resolve()
+                .parent for h in hooks)
+
+    # 1. content: read every page, reuse or render its Markdown
+    stats.pages = len(doc_files)
+    content_meta: dict[str, Any] = {}
+    content_keys: list[str] = []
+    stale: list[int] = []
+    for number, file in enumerate(doc_files):
+        if file.page is None and file.inclusion.is_not_in_nav():
+            Page(None, file, config)
+        page = config.plugins.on_pre_page(file.page, config=config, files=files)
+        page.read_source(config)
+        page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
+        ckey = _digest(content_global, file.src_uri, file.url, page.markdown, page.meta)
+        name = cache.name(ckey)
+        content_keys.append(ckey)
+        state.content_names.append(name)
+        page.markdown = ""  # streamed: a worker reads it again when it renders the page
+        meta = manifest["content"].get(name)
+        if meta is not None and _lookups_hold(files, meta["lookups"]) and cache.content_path(name).is_file():
+            content_meta[name] = meta
+        else:
+            stale.append(number)
+    for number, meta in zip(stale, _map(_render_content, stale, workers), strict=True):
+        content_meta[state.content_names[number]] = meta
+        stats.contents_rendered.append(doc_files[number].src_uri)
+    failed = False
+    for number, file in enumerate(doc_files):
+        meta = content_meta[state.content_names[number]]
+        _replay(meta["logs"])
+        failed = failed or meta.get("failed", False)
+        _restore_page_meta(file.page, meta, files)
+    if failed:
+        raise _Failed("a page's Markdown could not be rendered")
+
+    env = config.plugins.on_env(env, config=config, files=files)
+    state.env = env
+    files.copy_static_files(dirty=False, inclusion=InclusionLevel.is_included)
+    for template in config.theme.static_templates:
+        mkbuild._build_theme_template(template, env, files, config, nav)
+    for template in config.extra_templates:
+        mkbuild._build_extra_template(template, files, config, nav)
+
+    # 2. pages: reuse or render each page through the theme
+    from generator.light_nav import nav_key, page_nav
+
+    whole_nav = nav_key(nav.items) if not light else ""
+    page_meta: dict[str, Any] = {}
+    to_render: list[int] = []
+    for number, file in enumerate(doc_files):
+        page = file.page
+        shown = nav_key(page_nav(nav, page)) if light else whole_nav
+        pkey = _digest(page_global, content_keys[number], _page_context(page), shown)
+        name = cache.name(pkey)
+        state.page_names.append(name)
+        meta = manifest["pages"].get(name)
+        if meta is not None and (meta.get("empty") or cache.place_page(name, Path(file.abs_dest_path))):
+            page_meta[name] = meta
+        else:
+            to_render.append(number)
+    state.search_entries = _search_entries(config)
+    for number, meta in zip(to_render, _map(_render_page, to_render, workers), strict=True):
+        page_meta[state.page_names[number]] = meta
+        stats.pages_rendered.append(doc_files[number].src_uri)
+    entries: list[Any] = []
+    for number in range(len(doc_files)):
+        meta = page_meta[state.page_names[number]]
+        _replay(meta["logs"])
+        failed = failed or meta.get("failed", False)
+        entries.extend(meta.get("search", ()))
+    if failed:
+        raise _Failed("a page could not be rendered")
+    if state.search_entries is not None:
+        state.search_entries[:] = entries
+
+    # 3. what mkdocs does after the pages
+    level = config.validation.links.anchors
+    for file in doc_files:
+        file.page.validate_anchor_links(files=files, log_level=level)
+    config.plugins.on_post_build(config=config)
+    cache.save({n: m for n, m in content_meta.items() if not m.get("failed")},
+               {n: m for n, m in page_meta.items() if not m.get("failed")})
+    _here.state = None
+
+
+def _page_context(page: Any) -> list[Any]:
+    """What the theme prints about a page besides its content and nav (Material's templates read these)."""
+    def ref(other: Any) -> list[Any] | None:
+        return [other.title, other.url] if other is not None else None
+
+    return [page.url, page.title, page.meta, page.edit_url, page.canonical_url, page.is_homepage,
+            ref(page.previous_page), ref(page.next_page), [a.title for a in page.ancestors]]
+
+
+def _lookups_hold(files: Any, lookups: Sequence[Sequence[Any]]) -> bool:
+    """The files a page's links resolved to when it was rendered are still the same (URL, exclusion)."""
+    for path, url, excluded in lookups:
+        found = files.get_file_from_path(path)
+        if (found.url if found is not None else None) != url or (
+                found is not None and found.inclusion.is_excluded() != excluded):
+            return False
+    return True
+
+
+def _restore_page_meta(page: Any, meta: dict[str, Any], files: Any) -> None:
+    """The page as a render leaves it, minus the content (loaded again only if the theme must wrap it)."""
+    page.content = ""  # not None: Page.title then reads as after a render
+    page._title_from_render = meta["title"]
+    page.present_anchor_ids = set(meta["anchors"])
+    links: dict[Any, dict[str, str]] = {}
+    for src_uri, anchors in meta["links"].items():
+        target = files.get_file_from_path(src_uri)
+        if target is not None:
+            links[target] = dict(anchors)
+    page.links_to_anchors = links
+
+
+def _search_entries(config: Any) -> list[Any] | None:
+    """The list a search plugin (Material's, or mkdocs' own) collects each page's entries into."""
+    for plugin in config.plugins.values():
+        index = getattr(plugin, "search_index", None)
+        for attr in ("entries", "_entries"):
+            if isinstance(getattr(index, attr, None), list):
+                return getattr(index, attr)
+    return None
+
+
+# -- the two renders (in a worker, or in the build's own process) --------------------------------------------
+
+
+def _render_content(number: int) -> dict[str, Any]:
+    assert _here.state is not None
+    state = _here.state
+    config, files, file = state.config, state.files, state.doc_files[number]
+    page = file.page
+    lookups: dict[str, Any] = {}
+
+    def recorded(path: str) -> Any:
+        found = type(files).get_file_from_path(files, path)
+        lookups[PurePath(path).as_posix()] = found
+        return found
+
+    with _Captured() as lines:
+        config._current_page = page
+        try:
+            page.read_source(config)
+            page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config,
+                                                            files=files)
+            setattr(files, "get_file_from_path", recorded)  # noqa: B010 - the links this render resolves
+            try:
+                page.render(config, files)
+            finally:
+                delattr(files, "get_file_from_path")
+            page.content = config.plugins.on_page_content(page.content, page=page, config=config,
+                                                          files=files)
+        except Exception as exc:  # noqa: BLE001 - reported like mkdocs, then the build fails
+            from mkdocs.exceptions import BuildError
+
+            message = f"Error reading page '{file.src_uri}':"
+            log.error(message if isinstance(exc, BuildError) else f"{message} {exc}")
+            if isinstance(exc, BuildError):
+                log.error(str(exc))
+            return {"failed": True, "logs": lines, "title": None, "anchors": [], "links": {}, "lookups": []}
+        finally:
+            config._current_page = None
+    first = page.toc.items[0] if page.toc.items else None
+    state.cache.write_content(state.content_names[number],
+                              {"content": page.content, "toc": [_toc_item(i) for i in page.toc],
+                               "toc_active": bool(getattr(first, "active", False))})
+    resolved = [[path, f.url if f is not None else None, bool(f is not None and f.inclusion.is_excluded())]
+                for path, f in lookups.items()]
+    meta = {"title": page._title_from_render, "anchors": sorted(page.present_anchor_ids or ()),
+            "links": {f.src_uri: dict(a) for f, a in (page.links_to_anchors or {}).items()},
+            "lookups": sorted(resolved), "logs": lines}
+    page.markdown, page.content = "", ""
+    page.toc = _toc_from([])
+    return meta
+
+
+def _render_page(number: int) -> dict[str, Any]:
+    assert _here.state is not None
+    from mkdocs.commands import build as mkbuild
+
+    state = _here.state
+    file = state.doc_files[number]
+    page = file.page
+    entry = state.cache.read_content(state.content_names[number])
+    if entry is None:
+        return {"failed": True, "logs": [[logging.ERROR, log.name,
+                                           f"render cache: the content of '{file.src_uri}' went missing"]]}
+    page.content = entry["content"]
+    page.toc = _toc_from(entry["toc"])
+    if entry.get("toc_active") and page.toc.items:
+        page.toc.items[0].active = True
+    search = state.search_entries
+    before = len(search) if search is not None else 0
+    with _Captured() as lines:
+        try:
+            mkbuild._build_page(page, state.config, state.doc_files, state.nav, state.env)
+        except Exception as exc:  # noqa: BLE001 - mkdocs logged "Error building page"; the build fails
+            from mkdocs.exceptions import BuildError
+
+            if isinstance(exc, BuildError):
+                log.error(str(exc))
+            return {"failed": True, "logs": lines}
+    dest = Path(file.abs_dest_path)
+    empty = not dest.exists()
+    if not empty:
+        state.cache.keep_page(state.page_names[number], dest)
+    entries = search[before:] if search is not None else []
+    if search is not None:
+        del search[before:]
+    page.content = ""
+    page.toc = _toc_from([])
+    return {"search": entries, "logs": lines, "empty": empty}
+
+
+def _toc_item(item: Any) -> list[Any]:
+    return [item.title, item.id, item.level, [_toc_item(c) for c in item.children]]
+
+
+def _toc_from(items: Sequence[Sequence[Any]]) -> Any:
+    from mkdocs.structure.toc import AnchorLink, TableOfContents
+
+    def one(raw: Sequence[Any]) -> AnchorLink:
+        link = AnchorLink(raw[0], raw[1], raw[2])
+        link.children = [one(c) for c in raw[3]]
+        return link
+
+    return TableOfContents([one(i) for i in items])
+
+
+# -- fan-out -------------------------------------------------------------------------------------------------
+
+
+def _map(render: Callable[[int], dict[str, Any]], numbers: list[int],
+         workers: int) -> Iterator[dict[str, Any]]:
+    """`render` over `numbers` in order: in this process for one worker or a handful of pages, else in
+    `workers` processes forked now (they inherit the loaded config, files and navigation)."""
+    if workers <= 1 or len(numbers) < 2 * workers:
+        yield from map(render, numbers)
+        return
+    context = multiprocessing.get_context("fork")
+    chunk = max(1, min(16, len(numbers) // (workers * 8)))
+    with context.Pool(workers, initializer=_worker_started) as pool:
+        yield from pool.imap(render, numbers, chunksize=chunk)
+
+
+def _worker_started() -> None:
+    if _here.relay is not None:
+        _here.relay.capture = []  # a worker prints nothing itself: its lines travel with its results
+
+
+# -- command line --------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator.site_engine",
+                                     description="Build an MkDocs site incrementally (see its docstring).")
+    parser.add_argument("config", type=Path)
+    parser.add_argument("site_dir", type=Path)
+    parser.add_argument("--cache", type=Path, help="render cache directory (default: none kept)")
+    parser.add_argument("--within", type=Path, help="the output folder the cache must lie in")
+    parser.add_argument("--workers", type=int, default=0, help="render processes (default: the usable CPUs)")
+    parser.add_argument("--no-strict", action="store_true")
+    args = parser.parse_args(argv)
+    _here.relay = _Relay(sys.stderr)
+    root = logging.getLogger()
+    root.handlers[:] = [_here.relay]
+    root.setLevel(logging.INFO)
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    from sourcebook.errors import SourcebookError
+
+    try:
+        stats = build(args.config, args.site_dir, args.cache, strict=not args.no_strict,
+                      workers=args.workers or default_workers(), within=args.within)
+    except (Abort, ConfigurationError, SourcebookError) as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    if args.cache is not None and args.cache.is_dir():
+        report = {"pages": stats.pages, "contents_rendered": stats.contents_rendered,
+                  "pages_rendered": stats.pages_rendered, "workers": stats.workers, "seconds": stats.seconds}
+        (args.cache / LAST_BUILD).write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""The incremental site engine (generator/site_engine.py) against real `mkdocs build --strict` semantics: a
+site updated through the render cache equals a clean build of the same tree, whatever changed and whatever
+the worker count, renders only what changed, and fails (leaving the old site) exactly when a clean build
+would."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from generator.render_cache import MANIFEST
+from generator.site import RENDER_CACHE_DIR, build_site
+from generator.site_engine import LAST_BUILD
+from sourcebook.config import load_config
+from sourcebook.errors import SiteBuildError
+
+pytestmark = pytest.mark.slow
+
+
+def _repo(root: Path, files: int = 6) -> Path:
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "README.md").write_text("# Demo\n\nA demo. See [the first module](pkg/m0.py).\n")
+    for i in range(files):
+        (root / "pkg" / f"m{i}.py").write_text(
+            f'"""Module {i}."""\n\nfrom .m{(i + 1) % files} import f{(i + 1) % files}\n\n\n'
+            f"def f{i}(x):\n    \"\"\"Return x, {i}.\"\"\"\n    return x\n\n\nclass C{i}:\n"
+            f"    def run(self) -> int:\n        return {i}\n")
+    (root / "pkg" / "sub" / "deep.py").write_text('"""Deep."""\n\n\ndef deep():\n    pass\n')
+    return root
+
+
+def _snapshot(site: Path) -> dict[str, bytes]:
+    """Every file of the site, with the sitemap's dates (the build day) taken out."""
+    files = {}
+    for path in sorted(site.rglob("*")):
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        if path.name == "sitemap.xml.gz":
+            data = gzip.decompress(data)
+        if path.name.startswith("sitemap.xml"):
+            data = re.sub(rb"<lastmod>[^<]*</lastmod>", b"", data)
+        files[path.relative_to(site).as_posix()] = data
+    return files
+
+
+def _clean_build(out: Path, into: Path, *, workers: int = 1) -> dict[str, bytes]:
+    """A build of `out`'s current docs with an empty cache."""
+    build_site(out / "mkdocs.yml", site_dir=into / "site", cache_dir=into / "cache", workers=workers)
+    return _snapshot(into / "site")
+
+
+def _last(out: Path) -> dict[str, list[str]]:
+    return json.loads((out / RENDER_CACHE_DIR / LAST_BUILD).read_text())  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> tuple[Path, Path]:
+    root = _repo(tmp_path / "repo")
+    assert build(load_config(root), index=False).site_built
+    return root, root / ".sourcebook"
+
+
+def test_an_edit_renders_its_pages_and_equals_a_clean_build(built: tuple[Path, Path], tmp_path: Path) -> None:
+    root, out = built
+    assert _last(out)["contents_rendered"]  # the first build rendered everything
+    source = root / "pkg" / "m3.py"
+    source.write_text(source.read_text() + "\n\ndef added_function(y):\n    return y\n")
+    assert build(load_config(root), index=False).site_built
+    last = _last(out)
+    assert "files/pkg/m3.py.md" in last["contents_rendered"]
+    assert "files/pkg/m4.py.md" not in last["pages_rendered"]  # an unrelated page is reused as it was
+    assert len(last["pages_rendered"]) < last["pages"] // 2
+    assert "added_function" in (out / "site" / "files" / "pkg" / "m3.py.html").read_text()
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean")
+
+
+def test_an_added_and_a_deleted_file_equal_a_clean_build(built: tuple[Path, Path], tmp_path: Path) -> None:
+    root, out = built
+    (root / "pkg" / "new_one.py").write_text('"""Brand new."""\n\n\ndef fresh():\n    pass\n')
+    assert build(load_config(root), index=False).site_built
+    assert (out / "site" / "files" / "pkg" / "new_one.py.html").is_file()
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean-added")
+    (root / "pkg" / "sub" / "deep.py").unlink()
+    assert build(load_config(root), index=False).site_built
+    assert not (out / "site" / "files" / "pkg" / "sub" / "deep.py.html").exists()  # deleted pages go
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean-deleted")
+    # the cache keeps only what the current site uses
+    manifest = json.loads((out / RENDER_CACHE_DIR / MANIFEST).read_text().partition("\n")[2])
+    kept = list((out / RENDER_CACHE_DIR / "pages").iterdir())
+    assert len(kept) == len(manifest["pages"]) == _last(out)["pages"]
+
+
+def test_a_theme_change_rewraps_every_page_without_rendering_markdown(built: tuple[Path, Path],
+                                                                        tmp_path: Path) -> None:
+    _, out = built
+    main = out / "theme" / "main.html"
+    main.write_text(main.read_text().replace('content="sourcebook">',
+                                             'content="sourcebook">\n  <meta name="x" content="themed">'))
+    build_site(out / "mkdocs.yml", site_dir=out / "site")
+    last = _last(out)
+    assert last["contents_rendered"] == []
+    assert len(last["pages_rendered"]) == last["pages"]
+    assert 'content="themed"' in (out / "site" / "index.html").read_text()
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean")
+
+
+def test_config_changes_rerender_what_they_touch(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = built
+    yml = out / "mkdocs.yml"
+    text = yml.read_text()
+    yml.write_text(re.sub(r"^site_name: .*$", 'site_name: "Renamed site"', text, count=1, flags=re.M))
+    build_site(yml, site_dir=out / "site")
+    last = _last(out)
+    assert last["contents_rendered"] == []
+    assert len(last["pages_rendered"]) == last["pages"]
+    assert "Renamed site" in (out / "site" / "files" / "pkg" / "m1.py.html").read_text()
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean-name")
+    # a Markdown setting changes every page's content
+    yml.write_text(yml.read_text().replace("  - toc:\n      permalink: true",
+                                           "  - toc:\n      permalink: false"))
+    build_site(yml, site_dir=out / "site")
+    last = _last(out)
+    assert len(last["contents_rendered"]) == last["pages"]
+    assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean-toc")
+
+
+def test_parallel_workers_write_the_same_bytes_as_one(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = built
+    one = _clean_build(out, tmp_path / "one", workers=1)
+    three = _clean_build(out, tmp_path / "three", workers=3)
+    assert one == three
+    stats = json.loads((tmp_path / "three" / "cache" / LAST_BUILD).read_text())
+    assert stats["workers"] == 3
+    assert len(stats["pages_rendered"]) == stats["pages"]
+
+
+def test_a_failing_page_leaves_the_old_site_and_its_warning_is_never_cached_away(
+        built: tuple[Path, Path]) -> None:
+    _, out = built
+    before = _snapshot(out / "site")
+    page = out / "docs" / "files" / "pkg" / "m2.py.md"
+    good = page.read_text()
+    page.write_text(good + "\n\nSee [gone](nowhere.md).\n")
+    for workers in (2, 1):
+        with pytest.raises(SiteBuildError, match=r"m2\.py\.md.*nowhere\.md"):
+            build_site(out / "mkdocs.yml", site_dir=out / "site", workers=workers)
+        assert _snapshot(out / "site") == before
+        assert not list(out.glob(".site.*"))
+    # a lenient build may keep the page; its warning is stored with it and a strict build still fails
+    build_site(out / "mkdocs.yml", site_dir=out / "site", strict=False)
+    with pytest.raises(SiteBuildError, match="nowhere"):
+        build_site(out / "mkdocs.yml", site_dir=out / "site")
+    page.write_text(good)
+    build_site(out / "mkdocs.yml", site_dir=out / "site")
+    assert _snapshot(out / "site") == before
+
+
+def test_a_cache_that_is_not_this_users_is_not_trusted(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = built
+    cache = out / RENDER_CACHE_DIR
+    # a repository can commit the cache: a manifest without this user's mark is ignored, every page rendered
+    manifest = cache / MANIFEST
+    mark, _, body = manifest.read_text().partition("\n")
+    planted = cache / "pages" / "planted.html"
+    planted.write_text("<script>alert(1)</script>")
+    manifest.write_text("0" * len(mark) + "\n" + body)
+    build_site(out / "mkdocs.yml", site_dir=out / "site")
+    last = _last(out)
+    assert len(last["contents_rendered"]) == last["pages"]
+    assert not planted.exists()  # what the build does not use is removed
+    for html in (out / "site").rglob("*.html"):
+        assert "alert(1)" not in html.read_text()
+
+
+def test_a_symlinked_cache_is_refused(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = built
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "pages").mkdir(parents=True)
+    (elsewhere / "pages" / "precious.txt").write_text("keep")
+    cache = out / RENDER_CACHE_DIR
+    shutil.rmtree(cache)
+    cache.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(SiteBuildError, match="symbolic link"):
+        build_site(out / "mkdocs.yml", site_dir=out / "site")
+    assert (elsewhere / "pages" / "precious.txt").read_text() == "keep"
