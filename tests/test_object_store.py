@@ -153,3 +153,14 @@ def test_with_a_checkout_staleness_is_still_reported(make_repo, s3_env: MotoS3) 
     assert "open(path, 'rb')" in definition["body"]
     reply = get_answer(tools.workspace, "where is load_settings defined?", use_cache=False)
     assert "pkg/config.py changed on disk" in (reply.note or "")
+
+
+def test_every_command_that_reads_or_writes_the_index_takes_index_uri() -> None:
+    from click.testing import CliRunner
+
+    from sourcebook.cli import cli
+
+    without = {"serve-site"}  # serves the built HTML only
+    for name in sorted(set(cli.commands) - without):
+        result = CliRunner().invoke(cli, [name, "--help"])
+        assert "--index-uri" in result.output, name

@@ -192,6 +192,19 @@ def test_mcp_server_with_no_checkout_answers(published: Published) -> None:
     asyncio.run(run())
 
 
+def test_cli_tools_with_no_checkout(published: Published) -> None:
+    def run(*args: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "sourcebook.cli", *args, "--index-uri", published.uri],
+                              env=published.server_env, cwd=published.empty, capture_output=True, text=True,
+                              timeout=120, check=False)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout
+
+    assert run("file", "pkg/config.py").rstrip("\n") == FILES["pkg/config.py"].rstrip("\n")
+    found = json.loads(run("search", "load_settings", "--type", "lexical", "--json"))
+    assert "pkg/config.py" in {f["path"] for f in found["files"]}
+
+
 def test_publish_under_load_two_replicas(republished: Published) -> None:
     """Two replicas read one URI while a new index is published: 0 failed requests, every reply from one
     complete state, and both pick the new one up within the refresh interval (0.3 s) plus a query."""
