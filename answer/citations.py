@@ -4,13 +4,17 @@ Models often cite in the prose (`src/app.py:12`) and leave the `citations` list 
 and the evidence paths in; out come the evidence paths the answer names (in order of first mention) and the
 path-like names that are not evidence paths (an answer citing a file it was not shown: the grader lowers
 confidence and says which).
+
+Small models often cite nothing at all, not even inline, yet name the functions and classes they explain.
+`defining_paths` attaches those citations deterministically: the evidence files that define the symbols the
+answer names. The grader still counts such an answer as one the model did not cite itself.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 # a path-like token: segments of word characters, dots and dashes joined by "/", ending in .ext, optionally
@@ -50,3 +54,26 @@ def inline_paths(answer: str, evidence_paths: Sequence[str]) -> InlinePaths:
             else:
                 outside.setdefault(token, None)
     return InlinePaths(cited=tuple(cited), outside=tuple(outside))
+
+
+def defining_paths(names: Sequence[str], definitions: Mapping[str, Sequence[str]],
+                   texts: Mapping[str, str]) -> tuple[str, ...]:
+    """Evidence paths that define the code names an answer uses, first name first.
+
+    `definitions`: evidence path -> qualified names defined there. A name matches a definition by its full
+    qualified name or by its last component (`Session.send` or `send`); a name defined nowhere in the
+    evidence counts only when exactly one evidence text mentions it (a unique, unambiguous source).
+    """
+    cited: dict[str, None] = {}
+    for name in names:
+        last = name.rsplit(".", 1)[-1]
+        found = [path for path, quals in definitions.items()
+                 if any(q == name or q.rsplit(".", 1)[-1] == last for q in quals)]
+        if not found:
+            pattern = re.compile(rf"(?<![\w.]){re.escape(last)}(?!\w)")
+            found = [path for path, text in texts.items() if pattern.search(text)]
+            if len(found) != 1:
+                continue
+        for path in found:
+            cited.setdefault(path, None)
+    return tuple(cited)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
-from answer.citations import inline_paths
+from answer.citations import defining_paths, inline_paths
 from answer.contract import (
     AnswerResponse,
     BestGuess,
@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 INCLUDE_FLAGS = frozenset({"evidence", "diagnostics"})
 # Bump when retrieval, enrichment or grading change what an answer would be: hedged cached answers are then
 # re-synthesized (confident ones stay valid until a cited file or the index changes).
-ANSWER_PIPELINE_VERSION = "answer-pipeline-1"
+ANSWER_PIPELINE_VERSION = "answer-pipeline-2"
 RETRIEVAL_SIZE: dict[Confidence, int] = {"high": 2, "medium": 3, "low": 5}
 MAX_SYMBOL_BODIES = 3
 FALLBACK_TARGETS = 10  # the whole retrieval ranking an agent may walk when the answer is not enough
@@ -246,8 +246,14 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
         # are evidence paths join the list; inline paths outside the evidence lower the confidence
         inline = inline_paths(synthesized.answer, allowed)
         citations = list(dict.fromkeys([*synthesized.citations, *inline.cited]))
+        attached = False
+        if not citations:
+            # a small model that cites nothing, not even inline: cite the evidence files defining the
+            # functions and classes it names (graded as uncited all the same)
+            citations = list(_defining_citations(store, evidence, synthesized.answer, allowed))
+            attached = bool(citations)
         grade = grade_answer(question, synthesized.answer, citations, evidence.texts, evidence.quality,
-                             outside=inline.outside)
+                             outside=inline.outside, attached=attached)
         confidence = grade.confidence
         if grade.reasons:
             notes.append("Confidence lowered: " + "; ".join(grade.reasons) + ".")
@@ -354,6 +360,22 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
             body = body.model_copy(update={"body": "\n".join(lines[:MAX_BODY_LINES]) + "\n…"})
         bodies.append(body)
     return bodies
+
+
+def _defining_citations(store: IndexStore, evidence: Evidence, answer: str,
+                        allowed: Sequence[str]) -> tuple[str, ...]:
+    """Evidence paths defining the code names `answer` uses (see citations.defining_paths)."""
+    from answer.evidence import _symbols_of
+
+    names = answer_mechanisms(answer)
+    if not names:
+        return ()
+    definitions: dict[str, list[str]] = {path: [] for path in allowed}
+    for sym in [*evidence.promoted, *_symbols_of(store, list(allowed))]:
+        if sym.path in definitions:
+            definitions[sym.path].append(sym.qualname)
+    texts = {path: evidence.texts.get(path, "") for path in allowed}
+    return defining_paths(names, definitions, texts)
 
 
 def _grounding(evidence: Evidence, citations: Sequence[str], bodies: Sequence[SymbolBody]) -> Grounding:

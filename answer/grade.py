@@ -180,10 +180,13 @@ def grade_answer(
     quality: RetrievalQuality,
     *,
     outside: Sequence[str] = (),
+    attached: bool = False,
 ) -> Grade:
     """Start from retrieval quality, lower one step per failed check on the answer.
 
-    `outside`: paths the answer names that are not in the evidence (see citations.py).
+    `outside`: paths the answer names that are not in the evidence (see citations.py). `attached`: the model
+    cited nothing itself; `citations` were attached from the symbols it names (citations.defining_paths).
+    That is the same failed check as no citation at all: an answer the model did not cite is never high.
     """
     confidence = start_confidence(quality)
     reasons: list[str] = []
@@ -196,7 +199,9 @@ def grade_answer(
     named_files = {part for path in outside for part in re.split(r"[/.]", path)}
     absent = [name for name in absent if name not in named_files]
     checks: Iterable[tuple[bool, str]] = (
-        (not citations, "the answer cites no file"),
+        (not citations or attached,
+         "the answer cites no file" if not citations else
+         "the model cited no file (citations attached from the symbols the answer names)"),
         (is_fragment(answer), "the answer is a fragment, not an explanation"),
         (hedge is not None, f"the answer hedges ({hedge!r})"),
         (

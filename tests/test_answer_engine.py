@@ -211,6 +211,26 @@ def test_inline_paths_become_citations(config: Config, fake_llm: FakeLLM) -> Non
     assert "pkg/json_provider.py" not in reply.candidate_files
 
 
+def test_uncited_answer_gets_the_files_defining_what_it_names_but_is_never_high(config: Config,
+                                                                               fake_llm: FakeLLM) -> None:
+    """A small model cites nothing, not even inline, but names the code it explains."""
+    bare = {"answer": "`DefaultJSONProvider.dumps` passes `ensure_ascii` to `json.dumps` through "
+                      "kwargs.setdefault before serializing.", "citations": []}
+    fake_llm.enqueue(Reply.ok(bare))
+    reply = get_answer(_ctx(config, fake_llm), QUESTION)
+    assert reply.citations == ["pkg/json_provider.py"]  # attached: the file defining what it names
+    assert reply.confidence == "medium"  # the same answer cited by the model is high (see above)
+    assert "citations attached from the symbols the answer names" in (reply.note or "")
+
+    nothing = {"answer": "It escapes characters when the output is written, as configured by default.",
+               "citations": []}
+    fake_llm.enqueue(Reply.ok(nothing))
+    reply = get_answer(_ctx(config, fake_llm), QUESTION, use_cache=False)
+    assert reply.citations == []  # names nothing the evidence defines: nothing to attach
+    assert reply.confidence != "high"
+    assert "the answer cites no file" in (reply.note or "")
+
+
 def test_inline_paths_outside_the_evidence_lower_confidence(config: Config, fake_llm: FakeLLM) -> None:
     wrong = dict(GOOD, answer=GOOD["answer"] + " The defaults live in pkg/json_defaults.py:12.", citations=[])
     fake_llm.enqueue(Reply.ok(wrong))

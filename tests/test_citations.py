@@ -26,3 +26,18 @@ def test_paths_outside_the_evidence_are_reported_once() -> None:
                          EVIDENCE)
     assert found.cited == ("src/flask/app.py",)
     assert found.outside == ("src/flask/nope.py",)
+
+
+def test_defining_paths_cites_the_files_that_define_the_names_used() -> None:
+    from answer.citations import defining_paths
+
+    definitions = {"src/hooks.py": ["dispatch_hook", "default_hooks"],
+                   "src/sessions.py": ["Session", "Session.send"], "src/models.py": ["Request"]}
+    texts = {"src/hooks.py": "def dispatch_hook(key, hooks, hook_data):", "src/sessions.py": "class Session:",
+             "src/models.py": "class Request:\n    def prepare(self): ... hooks ... register_hook"}
+    # by qualified name, by last component (`send`), first name first; a name defined nowhere but
+    # mentioned by exactly one evidence text (register_hook) cites that text; unknown names cite nothing
+    assert defining_paths(["Session.send", "dispatch_hook", "register_hook", "unknown_thing"], definitions,
+                          texts) == ("src/sessions.py", "src/hooks.py", "src/models.py")
+    assert defining_paths(["hooks"], definitions, {**texts, "src/hooks.py": "hooks = {}"}) == ()  # ambiguous
+    assert defining_paths([], definitions, texts) == ()
