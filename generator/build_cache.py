@@ -74,6 +74,11 @@ def holds_secret(text: str) -> bool:
 # -- writing (pure) ------------------------------------------------------------------------------------------
 
 
+def _page_value(state_data: Mapping[str, Any], markdown: str | None) -> str:
+    return json.dumps({"format": CACHE_FORMAT, "state": state_data, "markdown": markdown},
+                      ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def page_row(page_id: str, state: PageState, markdown: str | None) -> dict[str, str] | None:
     """The cache row of one page, or None when its prose must not leave the machine (see the docstring)."""
     data = asdict(state)
@@ -83,9 +88,7 @@ def page_row(page_id: str, state: PageState, markdown: str | None) -> dict[str, 
         return None
     if markdown is not None and holds_secret(markdown):
         markdown = None  # re-rendered from the checkout by whoever uses this entry
-    value = json.dumps({"format": CACHE_FORMAT, "state": data, "markdown": markdown},
-                       ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return _row(PAGE_PREFIX + page_id, state.key, value)
+    return _row(PAGE_PREFIX + page_id, state.key, _page_value(data, markdown))
 
 
 def _redacted(value: Any) -> Any:
@@ -106,14 +109,33 @@ def ledger_row(run_id: str, ledger: Mapping[str, Any]) -> dict[str, str]:
 
 @dataclass
 class CacheUpdate:
-    """What a build publishes: its rows, and which rows already stored but not among them survive."""
+    """What a build publishes: its pages (id, state, Markdown) and other rows (ledgers), turned into rows
+    against what is stored (`rows`), and which stored rows not among them survive (`retained`)."""
 
-    rows: list[dict[str, str]] = field(default_factory=list)
+    pages: list[tuple[str, PageState, str | None]] = field(default_factory=list)
+    extra: list[dict[str, str]] = field(default_factory=list)
 
-    def retained(self, stored_ids: Iterable[str]) -> set[str]:
-        """Of the stored ids not in `rows`: the newest ledgers (pages of this build are all in `rows`; a page
+    def rows(self, stored: Mapping[str, list[str]] | None = None) -> list[dict[str, str]]:
+        """The rows to store, given the stored `{id: [sha, ...]}`. A page stored exactly as it is now is
+        taken as it is: the secret rules ran when it was first published (they cost ~6 ms a page, which a
+        no-change build of 100k pages must not pay)."""
+        stored = stored or {}
+        out = list(self.extra)
+        for page_id, state, markdown in self.pages:
+            raw = _row(PAGE_PREFIX + page_id, state.key, _page_value(asdict(state), markdown))
+            if stored.get(raw["id"]) == [raw["sha"]]:
+                out.append(raw)
+                continue
+            row = page_row(page_id, state, markdown)
+            if row is not None:
+                out.append(row)
+        return out
+
+    @staticmethod
+    def retained(stored_ids: Iterable[str], written: Iterable[str]) -> set[str]:
+        """Of the stored ids not `written`: the newest ledgers (every page of this build is written; a page
         not among them is gone or was not cacheable, and its old row must not outlive it)."""
-        mine = {r["id"] for r in self.rows}
+        mine = set(written)
         ledgers = sorted(i for i in stored_ids if i.startswith(LEDGER_PREFIX) and i not in mine)
         room = MAX_LEDGER_RUNS - sum(1 for i in mine if i.startswith(LEDGER_PREFIX))
         return set(ledgers[-room:]) if room > 0 else set()
@@ -122,18 +144,10 @@ class CacheUpdate:
 def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
                  markdown: Callable[[str], str | None],
                  ledger: tuple[str, Mapping[str, Any]] | None = None) -> CacheUpdate:
-    """The rows of a finished build: every planned page in `state` (with its Markdown, when `markdown`
+    """What a finished build publishes: every planned page in `state` (with its Markdown, when `markdown`
     returns it) and this run's ledger, if it made LLM calls."""
-    rows = []
-    for page_id in sorted(planned):
-        row = state.get(page_id)
-        if row is not None:
-            entry = page_row(page_id, row, markdown(page_id))
-            if entry is not None:
-                rows.append(entry)
-    if ledger is not None:
-        rows.append(ledger_row(*ledger))
-    return CacheUpdate(rows)
+    pages = [(page_id, state[page_id], markdown(page_id)) for page_id in sorted(planned) if page_id in state]
+    return CacheUpdate(pages, [ledger_row(*ledger)] if ledger is not None else [])
 
 
 # -- reading -------------------------------------------------------------------------------------------------

@@ -773,15 +773,15 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
     if fresh and exists:
         db.drop_table(CACHE_TABLE)  # a rebuilt index reuses nothing, its cache neither
         exists = False
-    if not exists and not cache.rows:
+    if not exists and not (cache.pages or cache.extra):
         return None
     tbl = (db.open_table(CACHE_TABLE) if exists
            else db.create_table(CACHE_TABLE, schema=_schema(CACHE_TABLE, 0)))
     stored: dict[str, list[str]] = {}
     for row in _existing(tbl, ["id", "sha"]):
         stored.setdefault(row["id"], []).append(row["sha"])
-    wanted = {row["id"]: row for row in cache.rows}
-    keep = cache.retained(i for i in stored if i not in wanted)
+    wanted = {row["id"]: row for row in cache.rows(stored)}
+    keep = cache.retained((i for i in stored if i not in wanted), wanted)
     drop = sorted(i for i, shas in stored.items()
                   if (i in wanted and shas != [wanted[i]["sha"]]) or (i not in wanted and i not in keep))
     add = [row for i, row in wanted.items() if stored.get(i) != [row["sha"]]]

@@ -74,6 +74,9 @@ class PageSink:
         self.report = report
         self.shared = shared
         self.adopted: set[str] = set()  # pages whose state row came from the shared cache
+        # page id -> (a draft re-used from a stored row, that row's draft as stored): stored again as it was,
+        # not re-dumped through a narrower model (a cached LLM draft keeps its fields, so it does not churn)
+        self.reused: dict[str, tuple[BaseModel, dict[str, Any]]] = {}
         self.dirty = False
         self.saved_at = time.monotonic()
 
@@ -163,6 +166,7 @@ class PageSink:
                 continue  # a draft from an older model layout: write it again
             if row is not rows[0] or page_id in self.adopted:
                 self.report.drafts_reused.append(page_id)
+            self.reused[page_id] = (draft, row.draft)
             return draft, row
         return None
 
@@ -172,7 +176,11 @@ class PageSink:
         previous = self.state.get(page_id)
         row.key = key
         row.draft_key = dkey
-        row.draft = draft.model_dump(mode="json") if draft is not None else {}
+        origin = self.reused.pop(page_id, None)
+        if draft is not None and origin is not None and origin[0] is draft:
+            row.draft = origin[1]
+        else:
+            row.draft = draft.model_dump(mode="json") if draft is not None else {}
         if draft is not None and row.written_by == "llm" and not row.retry:
             row.llm_draft, row.llm_key = row.draft, stable  # fresh model prose: what a later failure keeps
         elif previous is not None:

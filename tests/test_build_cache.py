@@ -233,6 +233,7 @@ def test_secrets_stay_out_of_the_cache(tmp_path: Path, fake_llm: FakeLLM, shared
     assert "files/pkg/util.py.md" in report.pages_written
     assert "files/pkg/settings.py.md" in report.drafts_reused  # rendered again, from the cached draft
     assert docs(config_b) == docs(config_a)
+    assert run(config_a).index.cache_written == 0  # what was published filtered is not published again
 
 
 def test_the_ledger_is_published_beside_the_index(tmp_path: Path, fake_llm: FakeLLM, shared: str,
@@ -290,8 +291,7 @@ def test_secret_prose_is_never_cached_and_secret_markdown_is_dropped() -> None:
 
 def test_old_ledgers_are_pruned_and_gone_pages_dropped() -> None:
     stored = [f"{LEDGER_PREFIX}{n:03d}" for n in range(MAX_LEDGER_RUNS + 5)] + ["page:files/gone.py.md"]
-    update = CacheUpdate([ledger_row("999", {})])
-    kept = update.retained(stored)
+    kept = CacheUpdate.retained(stored, [ledger_row("999", {})["id"]])
     assert len(kept) == MAX_LEDGER_RUNS - 1
     assert f"{LEDGER_PREFIX}{MAX_LEDGER_RUNS + 4:03d}" in kept
     assert f"{LEDGER_PREFIX}000" not in kept
@@ -325,3 +325,17 @@ def test_a_foreign_index_in_the_repository_reuses_nothing_of_its_cache(
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
     assert read_build_cache(config) == []
     assert run(config).pages_restored == []
+
+
+def test_rows_stored_as_they_are_skip_the_secret_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    import generator.build_cache as build_cache
+
+    update = CacheUpdate([("files/a.py.md", _state(), "# a\n"),
+                          ("files/b.py.md", _state(summary="Builds b."), "# b\n")])
+    first = update.rows()
+    scans: list[str] = []
+    monkeypatch.setattr(build_cache, "holds_secret", lambda text: scans.append(text) or False)
+    assert update.rows({r["id"]: [r["sha"]] for r in first}) == first
+    assert scans == []
+    assert update.rows({first[0]["id"]: [first[0]["sha"]]}) == first
+    assert len(scans) == 2  # b's prose and Markdown: not stored yet, so scanned
