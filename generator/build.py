@@ -133,12 +133,14 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings)
 
-    shared = shared_cache(config) if index else None
+    # read even by --check and --no-index runs (a pull request's check on a fresh runner): it is only loaded
+    # when a page is missing here, and there is none to load without an index
+    shared = shared_cache(config)
     with timer("scan+parse"):
         # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
         from generator.index import indexed_facts
 
-        known = indexed_facts(config) if index and not cache_path(config.out_dir).is_file() else None
+        known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
         analysis = analyze(config, known=known, save_cache=not check, notify=notify)
         facts, texts, scanned_files = analysis.facts, analysis.texts, analysis.files
         report.skipped = analysis.skipped

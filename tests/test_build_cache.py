@@ -4,6 +4,9 @@ folder, the same index URI) makes no LLM call and renders nothing, and no cache 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from generator.plan import PageState
 from generator.provider import OpenAIChatModel
 from sourcebook.config import Config, load_config
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
+from tests.object_store import MotoS3
 
 AWS_KEY = "AKIA" + "Q3EXAMPLE7ABCDEF"
 FILES: dict[str, str | bytes] = {
@@ -339,3 +343,36 @@ def test_rows_stored_as_they_are_skip_the_secret_scan(monkeypatch: pytest.Monkey
     assert scans == []
     assert update.rows({first[0]["id"]: [first[0]["sha"]]}) == first
     assert len(scans) == 2  # b's prose and Markdown: not stored yet, so scanned
+
+
+# -- on object storage: a real S3 protocol server (moto) on 127.0.0.1, through the CLI ----------------------
+
+
+def _cli(root: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--no-site", *args],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+
+
+def test_fresh_runner_against_s3_makes_no_llm_call(tmp_path: Path, fake_llm: FakeLLM, s3_env: MotoS3) -> None:
+    fake_llm.responder = page_writer_responder
+    uri = s3_env.bucket() + "/wiki"
+    env = {**os.environ, "SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    root_a = checkout(tmp_path / "runner-a")
+    done = _cli(root_a, "--index-uri", uri, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    calls = fake_llm.calls
+    assert calls > 0
+    assert any("build_cache" in key for key in s3_env.objects(uri))  # the cache went to the bucket
+
+    root_b = checkout(tmp_path / "runner-b")  # new checkout, empty output folder, another local key
+    env_b = {**env, "XDG_STATE_HOME": str(tmp_path / "runner-b-state")}
+    check = _cli(root_b, "--check", "--index-uri", uri, env=env_b)
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-2000:]  # nothing stale: all cached
+    done = _cli(root_b, "--index-uri", uri, env=env_b)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert fake_llm.calls == calls  # zero LLM calls on the fresh runner
+    assert "0 written" in " ".join((done.stdout + done.stderr).split())
+    a, b = (root / ".sourcebook" / "docs" for root in (root_a, root_b))
+    assert {p.relative_to(b): p.read_bytes() for p in b.rglob("*.md")} == {
+        p.relative_to(a): p.read_bytes() for p in a.rglob("*.md")}
