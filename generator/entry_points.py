@@ -2,7 +2,10 @@
 
 Console scripts (`[project.scripts]` in pyproject.toml, `console_scripts` in setup.cfg), `__main__.py`
 (`python -m pkg`), `main()` under `cmd/` (Go), `bin` in package.json, `[[bin]]` (or src/main.rs) in
-Cargo.toml. Pure: manifest texts and facts in, entries out; a manifest that does not parse gives none.
+Cargo.toml, and command-line groups in the code: click groups and commands (`@click.group`, `@g.command`,
+`g.add_command`, a `Group` subclass instantiated with `name=`), Typer apps (`typer.Typer()` +
+`@app.command`) and argparse sub-commands (`add_parser("name")`). Pure: manifest and source texts and
+facts in, entries out; a manifest that does not parse gives none.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ log = logging.getLogger(__name__)
 
 MANIFESTS = frozenset({"pyproject.toml", "setup.cfg", "package.json", "Cargo.toml"})
 MAX_ENTRIES = 12
+CLI_LIBRARIES = frozenset({"click", "typer", "argparse"})
+MAX_LISTED_COMMANDS = 8
 
 
 @dataclass(frozen=True)
@@ -107,13 +112,113 @@ def _cargo_bins(path: str, text: str, facts: Mapping[str, FileFacts]) -> list[En
     return out
 
 
+def _is_project_code(path: str) -> bool:
+    """Not a test, example or tooling file: a `click.group` in a test fixture is nobody's entry point."""
+    from generator.nav import dir_group
+
+    return "/" not in path or dir_group(path.split("/", 1)[0]) == "source"
+
+
 def _main_of(facts: FileFacts) -> str:
     return next((s.qualname for s in facts.symbols if s.name == "main" and s.parent is None), "")
 
 
+def cli_sources(facts: Mapping[str, FileFacts]) -> list[str]:
+    """The code files that may define command-line groups: those importing click, typer or argparse."""
+    return sorted(p for p, f in facts.items() if f.file.kind == "code" and f.file.language == "python"
+                  and any(i.module.split(".", 1)[0] in CLI_LIBRARIES for i in f.imports))
+
+
+_DECORATED = re.compile(r"^[ \t]*@([\w.]+)\.(command|group)\(\s*(?:[\"']([\w:.-]+)[\"'])?[^\n]*\n"
+                        r"(?:[ \t]*@[^\n]*\n|[ \t]*[^\n@]*\)[^\n]*\n)*?[ \t]*(?:async\s+)?def\s+(\w+)",
+                        re.M)
+_GROUP_VAR = re.compile(r"^(\w+)\s*=\s*((?:[\w]+\.)*(?:\w*Group|Typer))\(", re.M)
+_NAME_ARG = re.compile(r"\bname\s*=\s*[\"']([\w:.-]+)[\"']")
+_ADD_COMMAND = re.compile(r"\b(\w+)\.add_(?:command|typer)\(\s*(\w+)(?=\s*[,)])"
+                          r"(?:\s*,\s*(?:name\s*=\s*)?[\"']([\w:.-]+)[\"'])?")
+_ADD_PARSER = re.compile(r"\.add_parser\(\s*[\"']([\w:.-]+)[\"']")
+_PROG = re.compile(r"ArgumentParser\([^)]*?\bprog\s*=\s*[\"']([\w:.-]+)[\"']", re.S)
+
+
+def _command_name(function: str) -> str:
+    """click's default name for a command function: `_` -> `-`, without a `_command`/`_cmd` suffix."""
+    for suffix in ("_command", "_cmd", "_group", "_grp"):
+        if function.endswith(suffix) and function != suffix:
+            function = function[: -len(suffix)]
+    return function.replace("_", "-")
+
+
+def _enclosing(facts: FileFacts, line: int, kinds: frozenset[str]) -> str:
+    inside = [s for s in facts.symbols if s.kind in kinds and s.start_line <= line <= s.end_line]
+    return min(inside, key=lambda s: s.end_line - s.start_line).qualname if inside else ""
+
+
+def cli_groups(path: str, text: str, facts: FileFacts) -> list[Entry]:
+    """The command groups one Python file defines, each with its commands (click, Typer, argparse)."""
+    line_of = [0]
+    for m in re.finditer("\n", text):
+        line_of.append(m.end())
+
+    def line(pos: int) -> int:
+        lo, hi = 0, len(line_of) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if line_of[mid] <= pos:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    library = "typer" if "typer" in text and "Typer(" in text else "click"
+    commands: dict[str, str] = {}  # function -> command name
+    groups: dict[str, str] = {}  # group handle (function, variable or class) -> its name
+    members: dict[str, list[str]] = {}  # group handle -> command functions
+    instances: dict[str, str] = {}  # group variable -> the group class of this file it instantiates
+    for m in _DECORATED.finditer(text):
+        owner, kind, name, function = m.group(1), m.group(2), m.group(3), m.group(4)
+        if kind == "group":
+            groups[function] = name or _command_name(function)
+        else:
+            commands[function] = name or _command_name(function)
+        if owner.split(".")[0] not in CLI_LIBRARIES:  # `@cli.command()`: a command of the group `cli`
+            members.setdefault(owner, []).append(function)
+    for m in _GROUP_VAR.finditer(text):
+        named = _NAME_ARG.search(text, m.end(), m.end() + 400)
+        groups[m.group(1)] = named.group(1) if named else m.group(1)
+        instances[m.group(1)] = m.group(2).rsplit(".", 1)[-1]
+    for m in _ADD_COMMAND.finditer(text):
+        owner, function, name = m.group(1), m.group(2), m.group(3)
+        if owner == "self":
+            owner = _enclosing(facts, line(m.start()), frozenset({"class"}))
+        members.setdefault(owner, []).append(function)
+        if name:
+            commands[function] = name
+    out = []
+    for handle, name in groups.items():
+        # an instance of a group class gets the commands its class adds (`self.add_command` in __init__)
+        functions = [*members.get(instances.get(handle, ""), ()), *members.get(handle, ())]
+        listed = list(dict.fromkeys(commands.get(f) or groups.get(f) or _command_name(f) for f in functions))
+        if not listed:
+            continue
+        shown = ", ".join(listed[:MAX_LISTED_COMMANDS]) + (" …" if len(listed) > MAX_LISTED_COMMANDS else "")
+        qualname = handle if any(s.qualname == handle for s in facts.symbols) else ""
+        out.append(Entry(name, f"{library} command group: {shown}", path, qualname))
+    subcommands = list(dict.fromkeys(m.group(1) for m in _ADD_PARSER.finditer(text)))
+    if subcommands and "ArgumentParser(" in text:
+        prog = _PROG.search(text)
+        at = text.index("ArgumentParser(")
+        owner = _enclosing(facts, line(at), frozenset({"function", "method"}))
+        name = prog.group(1) if prog else posixpath.splitext(posixpath.basename(path))[0]
+        shown = ", ".join(subcommands[:MAX_LISTED_COMMANDS]) + (
+            " …" if len(subcommands) > MAX_LISTED_COMMANDS else "")
+        out.append(Entry(name, f"argparse sub-commands: {shown}", path, owner))
+    return out
+
+
 def find_entry_points(manifests: Mapping[str, str], facts: Mapping[str, FileFacts],
-                      limit: int = MAX_ENTRIES) -> list[Entry]:
-    """`manifests`: {path: text} of the repository's pyproject.toml, setup.cfg, package.json, Cargo.toml."""
+                      limit: int = MAX_ENTRIES, sources: Mapping[str, str] | None = None) -> list[Entry]:
+    """`manifests`: {path: text} of the repository's pyproject.toml, setup.cfg, package.json, Cargo.toml;
+    `sources`: {path: text} of the files `cli_sources` names, for their command-line groups."""
     found: list[Entry] = []
     for path, text in sorted(manifests.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
         name = posixpath.basename(path)
@@ -142,6 +247,9 @@ def find_entry_points(manifests: Mapping[str, str], facts: Mapping[str, FileFact
             main = _main_of(f)
             if main:
                 found.append(Entry(posixpath.dirname(path), "main() under cmd/", path, main))
+    for path, text in sorted((sources or {}).items()):
+        if path in facts and _is_project_code(path):
+            found += cli_groups(path, text, facts[path])
     seen: set[tuple[str, str]] = set()
     unique = []
     for e in found:

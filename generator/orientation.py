@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.diagrams import Graph, architecture
-from generator.entry_points import MANIFESTS, Entry, find_entry_points
+from generator.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
 from generator.facts import FileFacts
 from generator.nav import dir_group
 
@@ -103,6 +103,17 @@ def manifest_texts(root: Path, paths: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
+    """The files that may define command-line groups (entry_points.cli_sources), read from disk."""
+    out = {}
+    for path in cli_sources(facts):
+        try:
+            out[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return out
+
+
 def _is_source(path: str) -> bool:
     """A file of the project's own code: not under tests, docs, examples or tooling folders."""
     return "/" not in path or dir_group(path.split("/", 1)[0]) == "source"
@@ -132,8 +143,9 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
 
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
                 graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
-                readme: str) -> Orientation:
-    entries = find_entry_points(manifests, facts)
+                readme: str, sources: Mapping[str, str] | None = None) -> Orientation:
+    """`sources`: the texts of the files that may define command-line groups (cli_texts)."""
+    entries = find_entry_points(manifests, facts, sources=sources)
     abstractions = most_used(facts, graph.callers)
 
     def source_package(d: str) -> bool:

@@ -515,12 +515,13 @@ def root_readme(config: Config, plan: PagePlan) -> tuple[str, str]:
 def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
                          readme: str) -> Orientation:
     """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
-    from generator.orientation import manifest_texts, orientation
+    from generator.orientation import cli_texts, manifest_texts, orientation
     from generator.plan import module_importance
 
     return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
                        importance=module_importance(plan, graph),
-                       manifests=manifest_texts(config.root, plan.files), readme=readme)
+                       manifests=manifest_texts(config.root, plan.files), readme=readme,
+                       sources=cli_texts(config.root, facts))
 
 
 def write_overview(run: PageRun) -> None:
@@ -559,13 +560,14 @@ def topic_contexts(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts
                    summaries: Mapping[str, str]) -> list[TopicContext]:
     """The topic pages of this build: Architecture and the flows (generator/topics.py)."""
     from generator.entry_points import find_entry_points
-    from generator.orientation import manifest_texts, most_used
+    from generator.orientation import cli_texts, manifest_texts, most_used
     from generator.plan import module_importance
     from generator.topics import plan_topics
 
     return plan_topics(repo=config.site_name or config.root.name, facts=facts, graph=graph,
                        modules=plan.modules,
-                       entries=find_entry_points(manifest_texts(config.root, plan.files), facts),
+                       entries=find_entry_points(manifest_texts(config.root, plan.files), facts,
+                                                 sources=cli_texts(config.root, facts)),
                        abstractions=most_used(facts, graph.callers), summaries=summaries,
                        importance=module_importance(plan, graph))
 

@@ -232,7 +232,8 @@ def plan_topics(*, repo: str, facts: Mapping[str, FileFacts], graph: Any, module
         if len(topics) > max_flows:
             break
         root = (e.path, e.qualname)
-        if keep(e.path) and (root in symbols or not e.qualname):
+        # a symbol to start from, or a `__main__.py`'s top level; a command group's flow is its commands'
+        if keep(e.path) and (root in symbols or e.how == "__main__.py"):
             steps, edges = flow([root])
             add(f"How {e.name} runs", f"it is how {code_span(e.name)} starts ({_plain(e.how)})", steps, edges)
     for key, users in _seeds(facts, graph, symbols, keep):

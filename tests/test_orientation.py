@@ -42,6 +42,72 @@ def test_entry_points_from_manifests_and_code() -> None:
     assert not any(e[0] == "gone" for e in entries)  # a script whose module is not in the repository
 
 
+CLICK = '''import click
+
+
+class ToolGroup(click.Group):
+    def __init__(self, **extra):
+        super().__init__(**extra)
+        self.add_command(run_command)
+        self.add_command(ep.load(), ep.name)
+
+
+@click.command("run", short_help="Run it.")
+def run_command():
+    pass
+
+
+@click.command()
+def show_routes_command():
+    pass
+
+
+cli = ToolGroup(
+    name="tool",
+    help="The tool.",
+)
+cli.add_command(show_routes_command)
+
+
+@click.group()
+def db():
+    """Database commands."""
+
+
+@db.command()
+@click.option("--force")
+def init_db(force):
+    pass
+
+
+@db.command("drop")
+def drop_everything():
+    pass
+'''
+TYPER = "import typer\n\napp = typer.Typer()\n\n\n@app.command()\ndef hello(name: str):\n    pass\n"
+ARGPARSE = ("import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser(prog='mk')\n"
+            "    sub = parser.add_subparsers()\n    sub.add_parser('build')\n    sub.add_parser('clean')\n")
+
+
+def test_command_line_groups_are_entry_points() -> None:
+    from generator.entry_points import cli_sources
+    from generator.parse import extract
+
+    files = {"src/tool/cli.py": CLICK, "src/tool/app.py": TYPER, "src/tool/make.py": ARGPARSE,
+             "tests/test_cli.py": TYPER, "src/tool/plain.py": "def f():\n    pass\n"}
+    facts = {p: extract(SourceFile(p, "python", len(t), "x", "test" if p.startswith("tests/") else "code"),
+                        t.encode()) for p, t in files.items()}
+    assert cli_sources(facts) == ["src/tool/app.py", "src/tool/cli.py", "src/tool/make.py"]
+    entries = {(e.name, e.how, e.path, e.qualname) for e in find_entry_points({}, facts, sources=files)}
+    assert entries == {
+        # a Group subclass instantiated with name=: the commands its __init__ adds, then those added to it
+        ("tool", "click command group: run, show-routes", "src/tool/cli.py", ""),
+        ("db", "click command group: init-db, drop", "src/tool/cli.py", "db"),
+        ("app", "typer command group: hello", "src/tool/app.py", ""),
+        ("mk", "argparse sub-commands: build, clean", "src/tool/make.py", "main"),
+    }  # nothing from tests/: a test's Typer app is nobody's entry point
+
+
 def test_readme_intro_drops_title_badges_and_rest_images() -> None:
     rst = ("======\npytest\n======\n\n.. image:: https://x/logo.svg\n   :target: https://x\n"
            "   :align: center\n\n[![ci](https://b/ci.svg)](https://ci)\n\nThe pytest framework.\n\n"
