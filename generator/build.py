@@ -31,6 +31,7 @@ from generator.pages import (
     file_render_inputs,
     file_render_key,
     module_hierarchies,
+    module_import_diagrams,
     module_readme,
     module_render_key,
     overview_orientation,
@@ -293,12 +294,14 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     summaries = {p: summary(pid) for p, pid in plan.files.items()}
     summaries.update({d + "/": summary(pid) for d, pid in plan.modules.items()})
     hierarchies = module_hierarchies(plan, facts)
+    import_diagrams = module_import_diagrams(plan, graph)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
         children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
         mctx = module_context(d, plan, facts, graph, summaries=summaries,
                               readme=module_readme(config, plan, d)[1] if d else "")
-        mkey = page_key(mctx.fingerprint(), writer.id, module_render_key(version, hierarchies(d)))
+        mkey = page_key(mctx.fingerprint(), writer.id, module_render_key(version, hierarchies(d),
+                                                                            import_diagrams(d)))
         if any(c in stale for c in children) or changed(mctx.page_id, mkey):
             stale.add(mctx.page_id)
     readme_path, readme = root_readme(config, plan)

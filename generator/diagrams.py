@@ -191,3 +191,77 @@ def class_hierarchy(files: Iterable[FileFacts], classes_by_name: ClassIndex,
         nodes.append((ids[k], qualname, href(path, qualname) or "", posixpath.basename(path)))
     return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], f"{cut} more inheritance links left out" if cut
                  else "", direction="BT")
+
+
+MAX_OUTSIDE = 8  # other packages on a module's import diagram: the most linked ones
+
+
+def module_imports(directory: str, *, files: Sequence[str], subdirs: Sequence[str],
+                   depends_on: Mapping[str, Iterable[str]], pages: Mapping[str, str],
+                   modules: Mapping[str, str], from_page: str, max_nodes: int = MAX_NODES,
+                   max_edges: int = MAX_EDGES) -> Graph | None:
+    """A module's import diagram a reader can take in: its files and subpackages (each subpackage one node,
+    its files folded into it), and the other packages they import, boxed by where they are. At most
+    `max_nodes` boxes (the most linked first; at most MAX_OUTSIDE other packages) and `max_edges` arrows (the
+    strongest first); what was left out is said in words. `depends_on` is the whole repository's import
+    graph (`pages`: file page ids, `modules`: module page ids, `from_page`: the module's page)."""
+    inside = set(files)
+    prefixes = tuple(sub + "/" for sub in subdirs)
+    own = directory + "/" if directory else ""
+
+    def node(path: str) -> str | None:
+        """The box a file belongs to: itself, its subpackage, or (outside) its folder; None = not drawn."""
+        if path in inside:
+            return path
+        for sub, prefix in zip(subdirs, prefixes, strict=True):
+            if path.startswith(prefix):
+                return sub + "/"
+        folder = posixpath.dirname(path)
+        if directory and (folder == directory or folder.startswith(own)):
+            return None  # a file of this module not on the page (cannot happen for a scanned tree)
+        return "ext:" + folder
+
+    weights: Counter[tuple[str, str]] = Counter()
+    for path, deps in depends_on.items():
+        if not (path in inside or path.startswith(prefixes)):
+            continue
+        a = node(path)
+        for dep in deps:
+            b = node(dep)
+            if a is not None and b is not None and a != b:
+                weights[(a, b)] += 1
+    if not weights:
+        return None
+    degree: Counter[str] = Counter()
+    for (a, b), w in weights.items():
+        degree[a] += w
+        degree[b] += w
+    ranked = sorted(degree, key=lambda n: (-degree[n], n))
+    outside = [n for n in ranked if n.startswith("ext:")][:MAX_OUTSIDE]
+    kept = [n for n in ranked if not n.startswith("ext:")][: max_nodes - len(outside)] + outside
+    chosen = set(kept)
+    edges, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, max_edges)
+    drawn = sorted({n for e in edges for n in e})
+    ids = {n: f"n{i}" for i, n in enumerate(drawn)}
+    nodes = []
+    for n in drawn:
+        if n.startswith("ext:"):
+            folder = n[4:]
+            parent = posixpath.dirname(folder)
+            label, cluster = (posixpath.basename(folder) or ".") + "/", f"elsewhere: {parent or '.'}/"
+            url = page_url(modules[folder], from_page) if folder in modules else ""
+        elif n.endswith("/"):
+            label, cluster = posixpath.basename(n[:-1]) + "/", "subpackages"
+            url = page_url(modules[n[:-1]], from_page) if n[:-1] in modules else ""
+        else:
+            label, cluster = posixpath.basename(n), ""
+            url = page_url(pages[n], from_page) if n in pages else ""
+        nodes.append((ids[n], label, url, cluster))
+    hidden = len(degree) - len(drawn)
+    words = []
+    if hidden > 0:
+        words.append(f"{hidden} less linked file{'s' if hidden != 1 else ''} or package"
+                     f"{'s' if hidden != 1 else ''} not shown")
+    if cut:
+        words.append(f"{cut} weaker import arrow{'s' if cut != 1 else ''} left out")
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words))

@@ -432,9 +432,22 @@ def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts]) -> Callab
     return hierarchy
 
 
-def module_render_key(base: str, hierarchy: Graph | None) -> str:
-    """The rendering part of a module page's key (its class diagram is drawn from facts, not prose)."""
-    return base + ("\x1f" + hierarchy.mermaid() if hierarchy else "")
+def module_import_diagrams(plan: PagePlan, graph: Any) -> Callable[[str], Graph | None]:
+    """directory -> its import diagram (diagrams.module_imports: capped, subpackages folded, clustered)."""
+    from generator.diagrams import module_imports
+
+    def imports(directory: str) -> Graph | None:
+        files, subdirs = plan.children[directory]
+        return module_imports(directory, files=files, subdirs=subdirs, depends_on=graph.depends_on,
+                              pages=plan.files, modules=plan.modules, from_page=plan.modules[directory])
+
+    return imports
+
+
+def module_render_key(base: str, hierarchy: Graph | None, imports: Graph | None = None) -> str:
+    """The rendering part of a module page's key (its diagrams are drawn from facts, not prose)."""
+    return (base + ("\x1f" + hierarchy.mermaid() if hierarchy else "")
+            + ("\x1e" + imports.mermaid() + imports.left_out if imports else ""))
 
 
 def write_module_pages(run: PageRun) -> None:
@@ -448,6 +461,7 @@ def write_module_pages(run: PageRun) -> None:
     extractive = ExtractiveWriter()
     anchors = _anchors(facts)
     hierarchies = module_hierarchies(plan, facts)
+    import_diagrams = module_import_diagrams(plan, graph)
     ordered = plan.bottom_up_modules()
     levels: dict[int, list[str]] = {}
     for d in ordered:
@@ -459,10 +473,10 @@ def write_module_pages(run: PageRun) -> None:
         for d in levels[depth]:
             ctx = module_context(d, plan, facts, graph, summaries=summaries,
                                  readme=module_readme(config, plan, d)[1] if d else "")
-            hierarchy = hierarchies(d)
-            key = page_key(ctx.fingerprint(), writer.id, module_render_key(version, hierarchy))
+            hierarchy, imports = hierarchies(d), import_diagrams(d)
+            key = page_key(ctx.fingerprint(), writer.id, module_render_key(version, hierarchy, imports))
             if not pages.fresh(ctx.page_id, key):
-                todo.append((ctx, key, hierarchy))
+                todo.append((ctx, key, (hierarchy, imports)))
 
         def write(item: tuple[Any, str, Any]) -> ModuleDraft:
             ctx = item[0]
@@ -473,10 +487,11 @@ def write_module_pages(run: PageRun) -> None:
             return pages.settle(ctx.page_id, draft, ModuleDraft, stable_key(ctx, writer.id),
                                 draft_key(ctx.fingerprint(), writer.id))
 
-        for (ctx, key, hierarchy), draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
+        for (ctx, key, (hierarchy, imports)), draft in zip(todo, _map(write, todo, writer.concurrency),
+                                                           strict=True):
             markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
                                           file_pages=plan.files, module_pages=plan.modules,
-                                          hierarchy=hierarchy)
+                                          hierarchy=hierarchy, imports=imports)
             pages.put(ctx.page_id, key, markdown, PageState(
                 key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
                 written_by=draft.written_by, retry=draft.fallback),

@@ -573,14 +573,17 @@ def own_symbols_resolver(ctx: FileContext) -> LinkResolver:
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
                        file_anchors: Mapping[tuple[str, str], str] | None = None,
                        file_pages: Mapping[str, str] | None = None,
-                       module_pages: Mapping[str, str] | None = None, hierarchy: Graph | None = None) -> str:
-    """`hierarchy`: the module's classes and what they inherit from (diagrams.class_hierarchy)."""
+                       module_pages: Mapping[str, str] | None = None, hierarchy: Graph | None = None,
+                       imports: Graph | None = None) -> str:
+    """`hierarchy`: the module's classes and what they inherit from (diagrams.class_hierarchy); `imports`:
+    its import diagram drawn from the whole graph (diagrams.module_imports), else one from `ctx`'s edges."""
     pages = dict(file_pages or {})
     for f in ctx.files:
         pages.setdefault(f.path, f.page_id)
-    diagram = module_diagram(ctx, pages, module_pages)
+    diagram: Graph | Diagram | None = imports or module_diagram(ctx, pages, module_pages)
     return _environment().get_template("module.md.j2").render(
-        ctx=ctx, draft=draft, diagram=str(diagram) if diagram else "",
+        ctx=ctx, draft=draft, diagram=(diagram.mermaid() if isinstance(diagram, Graph) else str(diagram))
+        if diagram else "",
         diagram_note=diagram.left_out if diagram else "",
         hierarchy=hierarchy.mermaid() if hierarchy else "",
         hierarchy_note=hierarchy.left_out if hierarchy else "",

@@ -182,3 +182,33 @@ def test_diagram_page_url_is_the_anchors_link_as_html() -> None:
 
     assert page_url("files/pkg/a b#c.py.md", "modules/pkg.md") == "../files/pkg/a%20b%23c.py.html"
     assert page_url("modules/pkg.md", "index.md") == "modules/pkg.html"
+
+
+def test_a_big_package_import_diagram_is_capped_and_clustered() -> None:
+    from generator.diagrams import module_imports
+
+    files = [f"big/m{i:02d}.py" for i in range(40)]
+    # every file imports the next three, the subpackage and, for a few, two outside packages
+    depends_on = {f: [files[(i + k) % 40] for k in (1, 2, 3)] + ["big/sub/deep/x.py"]
+                  + (["lib/a/y.py", "other/z.py"] if i % 5 == 0 else []) for i, f in enumerate(files)}
+    depends_on["big/sub/deep/x.py"] = ["big/m00.py"]
+    depends_on.update({f"ext{i}/q.py": [] for i in range(12)})
+    for i in range(12):  # twelve more outside packages, each imported once
+        depends_on[files[i]].append(f"ext{i}/q.py")
+    pages = {p: f"files/{p}.md" for p in depends_on}
+    modules = {d: f"modules/{d}/index.md" for d in ("big", "big/sub", "lib/a", "other")}
+    g = module_imports("big", files=files, subdirs=["big/sub"], depends_on=depends_on, pages=pages,
+                       modules=modules, from_page="modules/big/index.md")
+    assert g is not None
+    assert len(g.nodes) <= 25
+    assert len(g.edges) <= 60
+    outside = [n for n in g.nodes if n[3].startswith("elsewhere")]
+    assert 0 < len(outside) <= 8
+    assert ("sub/" in [n[1] for n in g.nodes if n[3] == "subpackages"])  # its files folded into one box
+    assert "not shown" in g.left_out
+    assert "weaker import arrows left out" in g.left_out
+    text = g.mermaid()
+    assert 'subgraph c1["elsewhere: lib/"]' in text or '"elsewhere: lib/"' in text
+    assert 'href "../../files/big/m00.py.html"' in text  # boxes link to their pages
+    assert module_imports("big", files=["big/a.py"], subdirs=[], depends_on={"big/a.py": []}, pages=pages,
+                          modules=modules, from_page="modules/big/index.md") is None
