@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generator.build import BuildReport, build
+from generator.ledger import LedgerEntry
 from generator.llm_writer import LLMWriter
 from generator.plan import load_state
 from generator.provider import OpenAIChatModel
@@ -65,6 +66,23 @@ QUESTIONS = {
 }
 
 
+def page_of(label: str) -> str:
+    """The page a ledger call was for: "symbol:a.py#Session" and "file:a.py#purpose" -> "file:a.py"."""
+    kind, _, rest = label.partition(":")
+    kind = {"symbol": "file", "file-part": "file", "module-part": "module"}.get(kind, kind)
+    page = f"{kind}:{rest}" if rest else kind
+    return page.split("#", 1)[0]
+
+
+def page_costs(entries: list[LedgerEntry]) -> dict[str, tuple[int, float]]:
+    """page label -> (calls, seconds) over the ledger's calls."""
+    out: dict[str, tuple[int, float]] = {}
+    for e in entries:
+        calls, seconds = out.get(page_of(e.label), (0, 0.0))
+        out[page_of(e.label)] = (calls + 1, seconds + e.seconds)
+    return out
+
+
 def real_model(args: argparse.Namespace) -> None:
     """One cold build with a real model, then `ask` for each question; print what the model produced."""
     from answer.engine import AnswerContext, get_answer
@@ -92,9 +110,12 @@ def real_model(args: argparse.Namespace) -> None:
         state = load_state(config.out_dir)
         print(f"model {args.model} at {args.base_url}: {report.files} files, {report.pages_total} pages, "
               f"context {config.llm.context_tokens}, timeout {config.llm.timeout_s:.0f}s")
+        per_page = page_costs(ledger.entries)
         for page in ledger.pages:
+            calls, seconds = per_page.get(page.label, (0, 0.0))
             print(f"  {page.label:<44} {page.outcome:<8} sections {page.sections}  docstrings "
-                  f"{page.docstrings}  rejected {page.rejected}/{page.offered}  singles {page.single_calls}")
+                  f"{page.docstrings}  rejected {page.rejected}/{page.offered}  singles {page.single_calls}  "
+                  f"calls {calls}  {seconds:.0f}s")
         for page_id, row in sorted(state.items()):
             if row.written_by == "llm":
                 print(f"    {page_id}: {' '.join(row.summary.split())[:160]}")
@@ -102,6 +123,14 @@ def real_model(args: argparse.Namespace) -> None:
         print(f"pages by model {r.by_model}, fell back {r.fell_back} (kept earlier prose: "
               f"{len(report.kept_prose)}), sections/page {r.sections_per_page}, docstrings {r.docstrings}, "
               f"rejected claims {r.rejected_claim_rate:.0%}, single-section calls {r.single_calls}")
+        files = [p for p in ledger.pages if p.label.startswith("file:")]
+        if files:
+            calls = sum(per_page.get(p.label, (0, 0.0))[0] for p in files)
+            seconds = sum(per_page.get(p.label, (0, 0.0))[1] for p in files)
+            print(f"file pages: {sum(p.outcome == 'llm' for p in files)}/{len(files)} by the model, sections "
+                  f"{sum(p.sections for p in files) / len(files):.1f}/page, docstrings "
+                  f"{sum(p.docstrings for p in files) / len(files):.1f}/page, {calls / len(files):.1f} calls "
+                  f"and {seconds / len(files):.0f}s per page")
         writing = sum(report.timings.get(stage, 0.0) for stage in ("files", "modules", "overview"))
         print(f"calls {t.calls} ({t.requests} requests, {t.failed} failed), tokens {t.input_tokens:,} in / "
               f"{t.output_tokens:,} out, wall {took:.0f}s (writing pages {writing:.0f}s)")
