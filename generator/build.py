@@ -35,11 +35,13 @@ from generator.pages import (
     module_readme,
     module_render_key,
     overview_orientation,
+    overview_render_key,
     record_changes,
     root_readme,
     topic_contexts,
     topic_diagram,
     topic_key,
+    topic_links,
     write_file_pages,
     write_module_pages,
     write_overview,
@@ -307,14 +309,16 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
-    okey = version + "\x1f" + overview_orientation(config, plan, facts, graph, readme).key()
+    topics = topic_contexts(config, plan, facts, graph, summaries)
+    okey = overview_render_key(version, overview_orientation(config, plan, facts, graph, readme),
+                               topic_links(topics))
     if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):
         stale.add(OVERVIEW_ID)
     from generator.anchors import SymbolIndex
 
     index = SymbolIndex.build(facts.values(), plan.files)
     planned = set(plan.all_ids)
-    for topic in topic_contexts(config, plan, facts, graph, summaries):
+    for topic in topics:
         planned.add(topic.page_id)
         key = topic_key(topic, writer.id, version, topic_diagram(topic, plan, graph, index))
         if changed(topic.page_id, key):

@@ -539,6 +539,27 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
                        sources=cli_texts(config.root, facts))
 
 
+def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
+    """(title, page id, what it covers) of each topic page, for the home page's "Read next"."""
+    from generator.docmarkup import code_span
+
+    out = []
+    for t in topics:
+        if t.kind == "architecture":
+            about = "the source packages, what each imports, how the project is started"
+        else:
+            first = t.steps[0]
+            about = (f"{len(t.steps)} functions in {len({s.path for s in t.steps})} files, starting at "
+                     f"{code_span(first.qualname or first.path)} in {code_span(first.path)}")
+        out.append((t.title, t.page_id, about))
+    return out
+
+
+def overview_render_key(version: str, orient: Orientation, topics: Sequence[tuple[str, str, str]]) -> str:
+    """The rendering part of the home page's key: its orientation and the topic pages it links to."""
+    return version + "\x1f" + orient.key() + "\x1f" + repr(list(topics))
+
+
 def write_overview(run: PageRun) -> None:
     from generator.anchors import SymbolIndex
     from generator.render import render_overview_page, render_version
@@ -551,7 +572,8 @@ def write_overview(run: PageRun) -> None:
                            summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
                            skipped_count=run.skipped)
     orient = overview_orientation(config, plan, facts, graph, readme)
-    key = page_key(ctx.fingerprint(), writer.id, render_version() + "\x1f" + orient.key())
+    reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages)))
+    key = page_key(ctx.fingerprint(), writer.id, overview_render_key(render_version(), orient, reading))
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
         dkey = draft_key(ctx.fingerprint(), writer.id)
@@ -563,7 +585,7 @@ def write_overview(run: PageRun) -> None:
                                         resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
                                         file_anchors=_anchors(facts), orient=orient,
                                         index=SymbolIndex.build(facts.values(), plan.files),
-                                        summaries=_summaries(plan, pages))
+                                        summaries=_summaries(plan, pages), topics=reading)
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,

@@ -611,9 +611,11 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
                          resolve: LinkResolver | None = None, file_pages: Mapping[str, str] | None = None,
                          file_anchors: Mapping[tuple[str, str], str] | None = None,
                          orient: Orientation | None = None, index: SymbolIndex | None = None,
-                         summaries: Mapping[str, str] | None = None) -> str:
+                         summaries: Mapping[str, str] | None = None,
+                         topics: Sequence[tuple[str, str, str]] = ()) -> str:
     """`orient`: entry points, most-used abstractions, the architecture diagram and a reading order
-    (generator/orientation.py); `index` links them to symbol sections."""
+    (generator/orientation.py); `index` links them to symbol sections; `topics`: (title, page id, what it
+    covers) of the topic pages, linked under "Read next"."""
     is_rst = ctx.readme_path.lower().endswith((".rst", ".rest"))
 
     def readme_html(text: str) -> str:
@@ -650,7 +652,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
         diagram=o.diagram.mermaid() if o.diagram else "",
         diagram_note=o.diagram.left_out if o.diagram else "",
-        entries=entries, abstractions=abstractions, start_reading=start,
+        entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 

@@ -119,6 +119,10 @@ def test_extractive_build_has_topic_pages_in_the_strict_site(make_repo: Callable
     assert "```mermaid" in flow
     assert "*Sources:* [pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in flow
     assert "no LLM was used" in flow
+    home = (out / "docs/index.md").read_text()
+    assert "## Read next" in home
+    assert ("- [How demo runs](topics/how-demo-runs.md): 5 functions in 3 files, starting at "
+            "<code>main</code> in <code>pkg/cli.py</code>") in home
     yml = (out / "mkdocs.yml").read_text()
     assert '{"Architecture": "topics/architecture.md"}, {"How it works": [{"How demo runs": ' in yml
     page = (out / "site/topics/how-demo-runs.html").read_text()
