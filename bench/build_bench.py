@@ -342,6 +342,11 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="sb-bench-", dir=args.keep))
     try:
+        # a snapshot: a checkout that moves during a long run (main, while others land) must not change
+        # the code between the full, no-change and one-edit builds
+        code = tmp / "code"
+        shutil.copytree(args.code, code, symlinks=True, ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".sourcebook", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
         if args.synthetic_tree:
             repo = tiny_tree(tmp / "tiny", args.folders, args.files)
             label = f"synthetic {args.folders} folders x {args.files} files"
@@ -353,22 +358,22 @@ def main() -> None:
             repo = tmp / source.name  # a private copy: the one-edit run appends to one of its files
             shutil.copytree(source, repo, ignore=shutil.ignore_patterns(".git", ".sourcebook"), symlinks=True)
             label = str(source)
-        print(f"{label}: code {args.code.resolve()}, index {'on' if index else 'off'}, {os.cpu_count()} CPUs",
-              flush=True)
+        print(f"{label}: code {args.code.resolve()} (snapshot), index {'on' if index else 'off'}, "
+              f"{os.cpu_count()} CPUs", flush=True)
         full = []
         for n in range(args.runs):
             out = tmp / f"out{n}"
-            full.append(one_build(f"full {n + 1}", repo, out, index=index, code=args.code))
+            full.append(one_build(f"full {n + 1}", repo, out, index=index, code=code))
             if n < args.runs - 1:
                 shutil.rmtree(out)
         out = tmp / f"out{args.runs - 1}"
         site = site_figures(out / "site")
-        nochange = one_build("no-change", repo, out, index=index, code=args.code)
+        nochange = one_build("no-change", repo, out, index=index, code=code)
         target = edit_target(repo)
         with target.open("a", encoding="utf-8") as fh:
             fh.write("\n\ndef bench_added_function(value: int) -> int:\n"
                      '    """Added by bench/build_bench.py: the one-edit run."""\n    return value + 1\n')
-        edit = one_build("one-edit", repo, out, index=index, code=args.code)
+        edit = one_build("one-edit", repo, out, index=index, code=code)
         print_report(label, full, nochange, edit, str(target.relative_to(repo)), site)
     finally:
         if args.keep:

@@ -821,22 +821,35 @@ def _embed_text_of(row: dict[str, Any]) -> str:
 
 def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str],
                  embedder: Embedder | None, report: IndexReport) -> bool:
+    """Bring the pages table to `pages`: only the rows whose page changed (or is new or gone) are tokenised,
+    embedded, deleted and added; the table is rewritten whole only when it holds an id twice (a racing run
+    once doubled rows). Tokenising every page's Markdown again was most of the index step after a one-file
+    edit (bench/build_bench.py)."""
     if pages:
         stored = _existing(tbl, ["id", "hash"])
         existing = {r["id"]: r["hash"] for r in stored}
-        if len(stored) == len(existing) and existing == {p.id: page_hash(p) for p in pages}:
+        wanted = {p.id: p for p in pages}
+        hashes = {pid: page_hash(p) for pid, p in wanted.items()}
+        whole = len(stored) != len(existing)
+        changed = [pid for pid, h in hashes.items() if whole or existing.get(pid) != h]
+        gone = [pid for pid in existing if pid not in wanted]
+        if not changed and not gone:
             return False  # checked before any tokenising or embedding: a no-change build stays fast
-        rows = list({p.id: page_row(p) for p in pages}.values())
+        rows = [page_row(wanted[pid]) for pid in changed]
         if embedder is not None:
-            cache = {r["hash"]: r["vector"] for r in _existing(tbl, ["hash", "vector"])}
-            _vectors(rows, [page_embed_text(p) for p in pages], cache, embedder, report)
+            # a changed page's stored vector is of its old hash: only a whole rewrite has vectors to reuse
+            cache = {r["hash"]: r["vector"] for r in _existing(tbl, ["hash", "vector"])} if whole else {}
+            _vectors(rows, [page_embed_text(wanted[pid]) for pid in changed], cache, embedder, report)
         import pyarrow as pa
 
-        data = pa.Table.from_pylist(rows, schema=tbl.schema)
-        # the page table is replaced whole: delete + add also heals rows a racing run once doubled
-        if stored:
+        if whole:
             tbl.delete("true")
-        tbl.add(data)
+        else:
+            stale = sorted((set(changed) & set(existing)) | set(gone))
+            if stale:
+                tbl.delete(in_list("id", stale))
+        if rows:
+            tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
         report.pages_written = len(rows)
         return True
     if deleted and tbl.count_rows(in_list("target_path", deleted)):

@@ -29,7 +29,14 @@ from generator.facts import Symbol
 from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from generator.orientation import Orientation, readme_intro
 from generator.remote import SourceLinks
-from generator.source_view import formatter, highlighted_lines, lexer, source_block
+from generator.source_view import (
+    PAGE_SOURCE_BUDGET,
+    formatter,
+    highlighted_lines,
+    lexer,
+    source_block,
+    source_left_out,
+)
 from generator.write import (
     FileContext,
     FileDraft,
@@ -523,6 +530,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "") if ctx.source and public
              else [])
     file_refs = refs or FileRefs()
+    budget = [PAGE_SOURCE_BUDGET]  # what is left of it; sections are rendered in page order
 
     def where(s: Symbol) -> str:
         return source_location(ctx.path, s.start_line, s.end_line, links)
@@ -532,7 +540,12 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
             return ""
         end = _trim_blank(lines, s.start_line, _source_end(s, children))
         more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
-        return source_block(lines, s.start_line, end, lang, more_url=more)
+        block = source_block(lines, s.start_line, end, lang, more_url=more)
+        if len(block) > budget[0]:
+            budget[0] = 0  # from the first block that does not fit on: one cut, not a patchwork
+            return source_left_out(s.start_line, end, more_url=more) if block else ""
+        budget[0] -= len(block)
+        return block
 
     def ref_line(s: Symbol) -> list[tuple[str, str]]:
         r = file_refs.symbols.get(s.qualname)

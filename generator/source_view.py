@@ -14,6 +14,10 @@ from functools import cache
 from typing import Any
 
 MAX_LINES = 120  # per block; the rest is counted and, with source links, one click away
+# Source HTML per page. A page carries every public symbol's source; on huge or generated files (minified
+# JavaScript, 5,000-line modules) that alone made pages of 1-2.3 MB on the 12k-file bench tree. Past this,
+# a section says its source was left out instead (the forge link, when known, still shows it).
+PAGE_SOURCE_BUDGET = 300_000
 
 
 @cache
@@ -54,6 +58,14 @@ def highlighted_lines(text: str, language: str) -> list[str]:
     if len(out) < len(lines):  # a lexer that dropped trailing lines: pad rather than shift numbers
         out += [""] * (len(lines) - len(out))
     return out[: len(lines)]
+
+
+def source_left_out(start: int, end: int, *, more_url: str = "") -> str:
+    """Raw HTML in place of a source block that did not fit the page's PAGE_SOURCE_BUDGET."""
+    where = f"lines {start}-{end}" if end != start else f"line {start}"
+    text = (f'<a href="{html.escape(more_url)}">{where} on the forge</a>' if more_url else where)
+    return (f'<p class="sb-more" data-search-exclude>Source ({text}) left out: this page reached its size '
+            f"limit ({PAGE_SOURCE_BUDGET // 1000} KB of source).</p>")
 
 
 def source_block(lines: Sequence[str], start: int, end: int, language: str, *, more_url: str = "",

@@ -205,8 +205,17 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
     longer = PageRecord(id=pages[0].id, kind="file", title=pages[0].title, target_path="pkg/config.py",
                         summary=pages[0].summary, markdown=pages[0].markdown + "x" * 5000 + " zanzibar",
                         symbols=pages[0].symbols)
-    assert update_index(config, files, facts, [longer, module], None, texts=texts).pages_written == 2
+    # only the changed page's row is tokenised and rewritten; the unchanged module page is left alone
+    assert update_index(config, files, facts, [longer, module], None, texts=texts).pages_written == 1
     assert [f.path for f in rank_files(open_index(config), "zanzibar")] == ["pkg/config.py"]
+    pages_tbl = open_index(config).table("pages")
+    assert pages_tbl.count_rows() == 2
+    assert sorted(r["id"] for r in pages_tbl.search().select(["id"]).limit(None).to_arrow().to_pylist()) == [
+        "files/pkg/config.py.md", "modules/pkg.md"]
+    # a page that is no longer built loses its row; nothing else is rewritten
+    assert update_index(config, files, facts, [longer], None, texts=texts).pages_written == 0
+    assert open_index(config).table("pages").count_rows() == 1
+    update_index(config, files, facts, [longer, module], None, texts=texts)
     kept = [f for f in files if f.path != "pkg/config.py"]
     update_index(config, kept, facts, [], None, texts=texts)
     assert open_index(config).table("pages").count_rows() == 1  # the module page stays

@@ -107,3 +107,19 @@ def test_every_nav_link_resolves(built: tuple[Path, Path]) -> None:
             if page == "404.html":  # served from any depth; MkDocs writes its links from the root
                 target = site / href.split("#")[0].lstrip("/")
             assert target.resolve().is_file(), (page, href)
+
+
+def test_a_huge_file_gets_a_page_under_1_mb_that_says_what_it_left_out(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "gen").mkdir(parents=True)
+    body = "".join(f"    value_{k} = compute('{'x' * 70}', {k}, 1.5, None)\n" for k in range(100))
+    functions = (f'def table_{n}():\n    """Table {n}."""\n{body}    return 0\n\n\n' for n in range(85))
+    (root / "gen" / "tables.py").write_text("".join(functions), encoding="utf-8")
+    assert 900_000 < (root / "gen" / "tables.py").stat().st_size < 1_000_000  # under the scan's file limit
+    report = build(load_config(root), index=False)
+    assert report.site_dir is not None
+    page = (report.site_dir / "files/gen/tables.py.html").read_text(encoding="utf-8")
+    assert len(page.encode()) < 1_000_000
+    assert "value_99" in page  # the first sections keep their source
+    assert page.count("left out: this page reached its size limit") > 40  # the rest say so
+    assert "table_84" in page  # every symbol still has its section
