@@ -49,15 +49,13 @@ def page_nav(nav: Navigation, page: Page | None, cap: int = NAV_CAP) -> PageNav:
 
 
 def _path_to(items: Sequence[Any], page: Page) -> list[Any]:
-    """The items from the top level down to `page` (page last); [] when the nav does not hold it."""
-    for item in items:
-        if item is page:
-            return [item]
-        if isinstance(item, Section):
-            below = _path_to(item.children, page)
-            if below:
-                return [item, *below]
-    return []
+    """The items from the top level down to `page` (page last); [] when the nav does not hold it. Read from
+    the parent links MkDocs sets (a search of the whole tree per page was quadratic on 12k pages)."""
+    chain: list[Any] = [page]
+    while chain[-1].parent is not None:
+        chain.append(chain[-1].parent)
+    chain.reverse()
+    return chain if any(item is chain[0] for item in items) else []
 
 
 def _index_of(section: Section) -> Page | None:
@@ -117,3 +115,64 @@ def nav_key(nav: PageNav | Sequence[Any]) -> str:
 
     walk(nav.items if isinstance(nav, PageNav) else nav, 0)
     return digest.hexdigest()
+
+
+class NavKeys:
+    """`nav_key(page_nav(nav, page))` for the pages of one navigation, without building each page's nav: the
+    same lines hashed in the same order, a closed section's lines made once (the site engine keys ~12k pages
+    per build with it; tests/test_light_nav_keys.py checks it equals nav_key on every page)."""
+
+    def __init__(self, nav: Navigation, cap: int = NAV_CAP) -> None:
+        self.nav, self.cap = nav, cap
+        home = nav.homepage
+        self.more_url = home.url if home is not None else ""
+        self._closed: dict[tuple[int, int], bytes] = {}
+
+    def __call__(self, page: Page) -> str:
+        out: list[bytes] = []
+        self._level(self.nav.items, _path_to(self.nav.items, page), self.more_url, None, depth=0, out=out)
+        return hashlib.sha256(b"".join(out)).hexdigest()
+
+    def _level(self, items: Sequence[Any], path: list[Any], more_url: str, index: Page | None, *, depth: int,
+               out: list[bytes]) -> None:
+        cap = self.cap
+        entries = [i for i in items if i is not index]
+        on_path = path[0] if path else None
+        at = next((n for n, item in enumerate(entries) if item is on_path), 0)
+        start = max(0, min(at - cap // 2, len(entries) - cap))
+        window = entries[start:start + cap]
+        if index is not None:
+            out.append(_line(depth, index))
+        for item in window:
+            if item is on_path and isinstance(item, Section):
+                out.append(_line(depth, item, active=True))
+                inner = _index_of(item)
+                self._level(item.children, path[1:], inner.url if inner is not None else more_url, inner,
+                            depth=depth + 1, out=out)
+            elif isinstance(item, Section):
+                out.append(self._closed_lines(item, depth))
+            else:
+                out.append(_line(depth, item))
+        left_out = len(entries) - len(window)
+        if left_out and more_url:
+            out.append(_line(depth, Link(f"{left_out} more: all on the folder's page", more_url)))
+
+    def _closed_lines(self, section: Section, depth: int) -> bytes:
+        memo = (id(section), depth)
+        if memo not in self._closed:
+            first = section.children[0] if section.children else None
+            if first is None:
+                below = b""
+            elif isinstance(first, Section):
+                below = self._closed_lines(first, depth + 1)
+            else:
+                below = _line(depth + 1, first)
+            self._closed[memo] = _line(depth, section, active=False) + below
+        return self._closed[memo]
+
+
+def _line(depth: int, item: Any, active: bool | None = None) -> bytes:
+    """One item as nav_key hashes it."""
+    kind = "s" if isinstance(item, Section) else "l" if isinstance(item, Link) else "p"
+    shown = bool(getattr(item, "active", False)) if active is None else active
+    return f"{depth}\x1f{kind}\x1f{item.title}\x1f{getattr(item, 'url', '')}\x1f{shown}\x1e".encode()
