@@ -331,7 +331,7 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
         state.content_names.append(name)
         page.markdown = ""  # streamed: a worker reads it again when it renders the page
         meta = manifest["content"].get(name)
-        if meta is not None and _lookups_hold(files, meta["lookups"]) and cache.content_path(name).is_file():
+        if meta is not None and _lookups_hold(files, meta) and cache.content_path(name).is_file():
             content_meta[name] = meta
         else:
             stale.append(number)
@@ -377,21 +377,21 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
     for number, meta in zip(to_render, _map(_render_page, to_render, workers), strict=True):
         page_meta[state.page_names[number]] = meta
         stats.pages_rendered.append(doc_files[number].src_uri)
-    entries: list[Any] = []
+    fragments: list[str] = []
     for number in range(len(doc_files)):
         meta = page_meta[state.page_names[number]]
         _replay(meta["logs"])
         failed = failed or meta.get("failed", False)
-        entries.extend(meta.get("search", ()))
+        if meta.get("search"):
+            fragments.append(meta["search"])
     if failed:
         raise _Failed("a page could not be rendered")
-    if state.search_entries is not None:
-        state.search_entries[:] = entries
 
-    # 3. what mkdocs does after the pages
+    # 3. what mkdocs does after the pages; the search index from the pages' entries, in page order
     level = config.validation.links.anchors
     for file in doc_files:
         file.page.validate_anchor_links(files=files, log_level=level)
+    _search_index(config, fragments)
     config.plugins.on_post_build(config=config)
     cache.save({n: m for n, m in content_meta.items() if not m.get("failed")},
                {n: m for n, m in page_meta.items() if not m.get("failed")})
@@ -407,14 +407,20 @@ def _page_context(page: Any) -> list[Any]:
             ref(page.previous_page), ref(page.next_page), [a.title for a in page.ancestors]]
 
 
-def _lookups_hold(files: Any, lookups: Sequence[Sequence[Any]]) -> bool:
-    """The files a page's links resolved to when it was rendered are still the same (URL, exclusion)."""
-    for path, url, excluded in lookups:
+def _resolution(files: Any, paths: Iterable[str]) -> str:
+    """What `paths` resolve to among `files` (URL and exclusion of each), as one digest."""
+    digest = hashlib.sha256()
+    for path in paths:
         found = files.get_file_from_path(path)
-        if (found.url if found is not None else None) != url or (
-                found is not None and found.inclusion.is_excluded() != excluded):
-            return False
-    return True
+        digest.update(f"{path}\x1f{found.url}\x1f{found.inclusion.is_excluded()}\x1e".encode()
+                      if found is not None else f"{path}\x1f\x1e".encode())
+    return digest.hexdigest()[:32]
+
+
+def _lookups_hold(files: Any, meta: dict[str, Any]) -> bool:
+    """The files a page's links resolved to when it was rendered are still the same (URL, exclusion)."""
+    paths = meta["lookups"].split("\n") if meta["lookups"] else []
+    return _resolution(files, paths) == meta["resolved"]
 
 
 def _restore_page_meta(page: Any, meta: dict[str, Any], files: Any) -> None:
@@ -438,6 +444,31 @@ def _search_entries(config: Any) -> list[Any] | None:
             if isinstance(getattr(index, attr, None), list):
                 return getattr(index, attr)
     return None
+
+
+def _search_index(config: Any, fragments: list[str]) -> None:
+    """Material's search plugin writes `{"config": …, "docs": [every entry]}` after the build: write those
+    bytes from the pages' stored entries (never parsing them all back into objects) and drop its writer for
+    this build; another search plugin gets the entries back into its list and writes its own index."""
+    from material.plugins.search.plugin import SearchPlugin
+
+    search = next((p for p in config.plugins.values() if isinstance(p, SearchPlugin)), None)
+    if search is None or not search.config.enabled:
+        entries = _search_entries(config)
+        if entries is not None and fragments:
+            entries[:] = json.loads("[" + ",".join(fragments) + "]")
+        return
+    settings = {key: search.search_index.config[key] for key in ("lang", "separator", "pipeline", "fields")}
+    head = json.dumps({"config": settings}, separators=(",", ":"), default=str)[:-1]
+    path = Path(config.site_dir) / "search" / "search_index.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(head + ',"docs":[')
+        for number, fragment in enumerate(fragments):
+            out.write(("," if number else "") + fragment)
+        out.write("]}")
+    events = config.plugins.events["post_build"]
+    events[:] = [e for e in events if getattr(e, "__self__", None) is not search]
 
 
 # -- the two renders (in a worker, or in the build's own process) --------------------------------------------
@@ -475,18 +506,18 @@ def _render_content(number: int) -> dict[str, Any]:
             log.error(message if isinstance(exc, BuildError) else f"{message} {exc}")
             if isinstance(exc, BuildError):
                 log.error(str(exc))
-            return {"failed": True, "logs": lines, "title": None, "anchors": [], "links": {}, "lookups": []}
+            return {"failed": True, "logs": lines, "title": None, "anchors": [], "links": {}, "lookups": "",
+                    "resolved": ""}
         finally:
             config._current_page = None
     first = page.toc.items[0] if page.toc.items else None
     state.cache.write_content(state.content_names[number],
                               {"content": page.content, "toc": [_toc_item(i) for i in page.toc],
                                "toc_active": bool(getattr(first, "active", False))})
-    resolved = [[path, f.url if f is not None else None, bool(f is not None and f.inclusion.is_excluded())]
-                for path, f in lookups.items()]
+    paths = sorted(lookups)
     meta = {"title": page._title_from_render, "anchors": sorted(page.present_anchor_ids or ()),
             "links": {f.src_uri: dict(a) for f, a in (page.links_to_anchors or {}).items()},
-            "lookups": sorted(resolved), "logs": lines}
+            "lookups": "\n".join(paths), "resolved": _resolution(files, paths), "logs": lines}
     page.markdown, page.content = "", ""
     page.toc = _toc_from([])
     return meta
@@ -522,12 +553,14 @@ def _render_page(number: int) -> dict[str, Any]:
     empty = not dest.exists()
     if not empty:
         state.cache.keep_page(state.page_names[number], dest)
-    entries = search[before:] if search is not None else []
+    # the page's search entries as Material's index writes them (json.dumps, compact, default=str)
+    fragment = ",".join(json.dumps(e, separators=(",", ":"), default=str) for e in search[before:]) \
+        if search is not None else ""
     if search is not None:
         del search[before:]
     page.content = ""
     page.toc = _toc_from([])
-    return {"search": entries, "logs": lines, "empty": empty}
+    return {"search": fragment, "logs": lines, "empty": empty}
 
 
 def _toc_item(item: Any) -> list[Any]:
