@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _STAGE_LABELS = {
     "scan": "Scanning files", "parse": "Parsing", "graph": "Building the graph", "plan": "Planning pages",
     "files": "Writing file pages", "modules": "Writing module pages", "overview": "Writing the overview",
+    "topics": "Writing topic pages",
     "site": "Building the site (mkdocs)", "index": "Updating the search index",
 }
 
@@ -45,7 +46,7 @@ def _with_llm_progress(progress: _StageProgress, writer: PageWriter) -> Any:
 
     def notify(stage: str, done: int, total: int) -> None:
         progress(stage, done, total)
-        if stage in {"files", "modules", "overview"}:
+        if stage in {"files", "modules", "overview", "topics"}:
             if progress.live:
                 progress.progress.update(progress.tasks[stage],
                                          description=f"{_STAGE_LABELS[stage]} ({writer.progress()})")
