@@ -190,7 +190,6 @@ class SharedCache:
         self._load = load
         self._pages: dict[str, CachedPage] | None = None
         self.ignored = 0  # rows that failed their checks
-        self.used = 0  # pages restored (Markdown written) or re-rendered from a cached draft
 
     def _ensure(self) -> dict[str, CachedPage]:
         if self._pages is None:
