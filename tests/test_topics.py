@@ -132,6 +132,23 @@ def test_extractive_build_has_topic_pages_in_the_strict_site(make_repo: Callable
     again = build(load_config(root), index=False)
     assert again.pages_written == []
     assert not again.site_built
+    assert build(load_config(root), check=True).stale == []  # --check agrees: topic pages are up to date
+    util = root / "pkg/util.py"
+    util.write_text(util.read_text().replace("def render(data):", "def render(data, pretty=False):"))
+    stale = build(load_config(root), check=True).stale
+    assert "topics/how-demo-runs.md" in stale  # its evidence (a signature on the flow) changed
+
+
+def test_dry_run_estimates_topic_pages_without_calling(make_repo: Callable[..., Path],
+                                                       fake_llm: FakeLLM) -> None:
+    from generator.llm_run import estimate_run
+
+    config = _configure(make_repo(REPO), fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    est = estimate_run(config, writer)
+    assert est.pages["topic"] == 2
+    assert {"topics/architecture.md", "topics/how-demo-runs.md"} <= set(est.stale)
+    assert fake_llm.calls == 0
 
 
 def _configure(root: Path, server: FakeLLM) -> Config:
