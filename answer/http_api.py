@@ -1,6 +1,8 @@
 """The HTTP API: one endpoint per agent tool, the OpenAPI schema, and the built wiki under /wiki/.
 
-Every endpoint is a thin shell over `answer.tools.Tools`; the one error boundary turns a SourcebookError into
+Every tool endpoint is generated from its ToolSpec (answer/tool_contracts.py): the request model's fields are
+its query parameters and JSON body, its reply model documents the response in OpenAPI, and the call goes to
+the one implementation in `answer.tools.Tools`; the one error boundary turns a SourcebookError into
 its `http_status` with a JSON body `{"error": <kind>, "message": ..., "problems": [...]}`.
 
 Security, in the order a request meets it (one ASGI middleware, before routing):
@@ -26,20 +28,24 @@ Body fields take precedence over query-string fields on every POST, and either w
 from __future__ import annotations
 
 import hmac
+import inspect
 import ipaddress
 import json
 import logging
 import os
 import re
+import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from answer.context import DEFAULT_BUDGET_TOKENS
+from answer.tool_contracts import TOOLS, ToolSpec
 from generator.site import site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
@@ -85,60 +91,72 @@ def check_bind(host: str, token: str | None) -> None:
             f"(--token or ${TOKEN_ENV})")
 
 
-# ---------------------------------------------------------------- request bodies
+# ---------------------------------------------------------------- routes from the tool contracts
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _is_list(annotation: Any) -> bool:
+    return typing.get_origin(annotation) is list
 
 
-class AskBody(_Body):
-    question: str | None = Field(None, description="The question about the code base.")
-    q: str | None = Field(None, description="Alias of `question`.")
-    scope: str | None = Field(None, description="Path prefix to restrict retrieval to.")
-    repo: str | None = Field(None, description="Repository alias in a workspace.")
-    include: list[str] | None = Field(None, description='Extra sections: "evidence", "diagnostics".')
+def _body_model(spec: ToolSpec) -> type[BaseModel]:
+    """The POST body: every request field optional (the query string may carry it), plus the aliases."""
+    fields: dict[str, Any] = {
+        name: (typing.Optional[info.annotation], Field(None, description=info.description))  # noqa: UP045
+        for name, info in spec.request.model_fields.items()}
+    for alias, target in spec.http_aliases.items():
+        fields[alias] = (str | None, Field(None, description=f"Alias of `{target}`."))
+    model: type[BaseModel] = create_model(f"{spec.request.__name__}Body",
+                                          __config__=ConfigDict(extra="forbid"), **fields)
+    return model
 
 
-class SearchBody(_Body):
-    query: str | None = None
-    q: str | None = None
-    type: str | None = Field(None, description="lexical | symbolic | semantic | hybrid")
-    scope: str | None = None
-    limit: int | None = Field(None, ge=1, le=100)
-    repo: str | None = None
+def _query_parameters(spec: ToolSpec) -> list[inspect.Parameter]:
+    """One optional query parameter per request field (lists comma-separated), plus the aliases."""
+    params = []
+    names = {**{n: (i.annotation, i.description) for n, i in spec.request.model_fields.items()},
+             **{a: (str, f"Alias of `{t}`.") for a, t in spec.http_aliases.items()}}
+    for name, (annotation, description) in names.items():
+        listed = _is_list(annotation)
+        kind: Any = str if listed else annotation
+        help_text = f"{description} (comma-separated)" if listed else description
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=typing.Optional[kind],  # noqa: UP045
+                                        default=Query(None, description=help_text)))
+    return params
 
 
-# absent means the one default every surface uses (MCP, CLI and the Tools method share the constant)
-_BUDGET_HELP = f"Token budget, tokens = ceil(characters / 4); default {DEFAULT_BUDGET_TOKENS}."
-
-class ContextBody(_Body):
-    query: str | None = None
-    q: str | None = None
-    targets: list[str] | None = Field(None, description="Paths, path:START-END ranges or symbol names.")
-    budget_tokens: int | None = Field(None, ge=1, description=_BUDGET_HELP)
-    scope: str | None = None
-    repo: str | None = None
-
-
-class IndexBody(_Body):
-    paths: list[str] | None = Field(None, description="Paths to (re)index; omitted = the whole tree.")
-    prune: bool | None = Field(None, description="Delete indexed files absent from the request.")
-    repo: str | None = None
-
-
-class RememberBody(_Body):
-    text: str | None = None
-    scope: str | None = None
-    repo: str | None = None
-
-
-def _merge(query: dict[str, Any], body: BaseModel | None) -> dict[str, Any]:
-    """Query-string values overridden by whatever the body sets (None = not set)."""
-    merged = {k: v for k, v in query.items() if v is not None}
+def _arguments(spec: ToolSpec, query: dict[str, Any], body: BaseModel | None) -> dict[str, Any]:
+    """Query-string values overridden by whatever the body sets (None = not set); aliases folded in."""
+    merged: dict[str, Any] = {}
+    for name, value in query.items():
+        if value is None:
+            continue
+        annotation = spec.request.model_fields[name].annotation if name in spec.request.model_fields else None
+        merged[name] = _split_list(value) if _is_list(annotation) else value
     if body is not None:
         merged.update({k: v for k, v in body.model_dump().items() if v is not None})
+    for alias, target in spec.http_aliases.items():
+        value = merged.pop(alias, None)
+        if value is not None and merged.get(target) is None:
+            merged[target] = value
     return merged
+
+
+def _route(tools: Tools, spec: ToolSpec, post: bool) -> Callable[..., dict[str, Any]]:
+    """An endpoint for `spec` whose signature FastAPI reads for parameters, validation and OpenAPI."""
+    params = _query_parameters(spec)
+    if post:
+        params.insert(0, inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY,
+                                           annotation=typing.Optional[_body_model(spec)],  # noqa: UP045
+                                           default=None))
+
+    def endpoint(body: BaseModel | None = None, **query: Any) -> dict[str, Any]:
+        return spec.invoke(tools, spec.parse(_arguments(spec, query, body)))
+
+    endpoint.__name__ = f"{spec.name}_{'post' if post else 'get'}"
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=dict[str, Any])
+    return endpoint
 
 
 def _split_list(value: str | None) -> list[str] | None:
@@ -325,6 +343,13 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
             log.warning("%s: %s", type(exc).__name__, exc)
         return JSONResponse(error_payload(exc), status_code=exc.http_status)
 
+    @app.exception_handler(RequestValidationError)
+    async def _bad_arguments(_: Request, exc: RequestValidationError) -> JSONResponse:
+        # the same 400 and error shape as a request the tool contract refuses (ToolSpec.parse)
+        problems = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
+        return JSONResponse({"error": "UsageError", "message": "; ".join(problems), "problems": problems},
+                            status_code=400)
+
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         # The boundary for bugs: log the traceback, answer JSON (never a stack trace to the client).
@@ -336,80 +361,16 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
         return {"status": "ok", "version": __version__, "repos": tools.workspace.aliases,
                 "default": tools.workspace.default}
 
-    @app.get("/ask", summary="get_answer: a cited answer with graded confidence (call this first)")
-    def ask_get(*, q: str = Query(..., description="The question."), repo: str | None = None,
-                scope: str | None = None, include: str | None = Query(None, description="comma-separated"),
-                ) -> dict[str, Any]:
-        return tools.get_answer(q, scope=scope, repo=repo, include=_split_list(include) or [])
-
-    @app.post("/ask", summary="get_answer with the question in the body (body beats query string)")
-    def ask_post(*, body: AskBody | None = None, q: str | None = None, repo: str | None = None,
-                 scope: str | None = None, include: str | None = None) -> dict[str, Any]:
-        args = _merge({"question": q, "repo": repo, "scope": scope, "include": _split_list(include)}, body)
-        question = args.get("question") or args.get("q")
-        if not question:
-            raise UsageError("a question is required (body 'question' or query 'q')")
-        return tools.get_answer(question, scope=args.get("scope"), repo=args.get("repo"),
-                                include=args.get("include") or [])
-
-    def _search(args: dict[str, Any]) -> dict[str, Any]:
-        return tools.search_codebase(args.get("query") or args.get("q") or "",
-                                     type=args.get("type") or "hybrid", scope=args.get("scope"),
-                                     limit=int(args.get("limit") or 10), repo=args.get("repo"))
-
-    @app.get("/search", summary="search_codebase: ranked files and spans (lexical/symbolic/semantic/hybrid)")
-    def search_get(*, q: str = "", type: str = "hybrid", scope: str | None = None,
-                   limit: int = Query(10, ge=1, le=100), repo: str | None = None) -> dict[str, Any]:
-        return _search({"q": q, "type": type, "scope": scope, "limit": limit, "repo": repo})
-
-    @app.post("/search", summary="search_codebase with a JSON body")
-    def search_post(*, body: SearchBody | None = None, q: str | None = None, type: str | None = None,
-                    scope: str | None = None, limit: int | None = Query(None, ge=1, le=100),
-                    repo: str | None = None) -> dict[str, Any]:
-        return _search(_merge({"q": q, "type": type, "scope": scope, "limit": limit, "repo": repo}, body))
-
-    def _context(args: dict[str, Any]) -> dict[str, Any]:
-        return tools.get_context(query=args.get("query") or args.get("q"), targets=args.get("targets"),
-                                 budget_tokens=args.get("budget_tokens"), scope=args.get("scope"),
-                                 repo=args.get("repo"))
-
-    @app.get("/context", summary="get_context: the most relevant code packed into a token budget")
-    def context_get(*, q: str | None = None, targets: str | None = Query(None, description="comma-separated"),
-                    budget_tokens: int | None = Query(None, ge=1, description=_BUDGET_HELP),
-                    scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
-        return _context({"q": q, "targets": _split_list(targets), "budget_tokens": budget_tokens,
-                         "scope": scope, "repo": repo})
-
-    @app.post("/context", summary="get_context with a JSON body")
-    def context_post(*, body: ContextBody | None = None, q: str | None = None,
-                     budget_tokens: int | None = Query(None, ge=1, description=_BUDGET_HELP),
-                     scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
-        return _context(_merge({"q": q, "budget_tokens": budget_tokens, "scope": scope, "repo": repo}, body))
-
-    @app.get("/symbol", summary="get_symbol: definitions, signature, docstring, live body, callers/callees")
-    def symbol(*, name: str, path: str | None = None, repo: str | None = None) -> dict[str, Any]:
-        return tools.get_symbol(name, path=path, repo=repo)
-
-    @app.get("/file", summary="read_file: the indexed content of one file (404 when not indexed)")
-    def read_file(*, path: str, start_line: int | None = Query(None, ge=1),
-                  end_line: int | None = Query(None, ge=1), repo: str | None = None) -> dict[str, Any]:
-        return tools.read_file(path, start_line=start_line, end_line=end_line, repo=repo)
-
-    @app.get("/structure", summary="get_repo_structure: file tree with symbol counts")
-    def structure(*, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
-        return tools.get_repo_structure(scope=scope, repo=repo)
-
-    @app.post("/index", summary="index: incremental (re)index of given paths or the whole tree")
-    def index(*, body: IndexBody | None = None, repo: str | None = None) -> dict[str, Any]:
-        args = _merge({"repo": repo}, body)
-        return tools.index(paths=args.get("paths"), prune=bool(args.get("prune", False)),
-                           repo=args.get("repo"))
-
-    @app.post("/remember", summary="remember: record a dated fact (episode) about this checkout")
-    def remember(*, body: RememberBody | None = None, text: str | None = None, scope: str | None = None,
-                 repo: str | None = None) -> dict[str, Any]:
-        args = _merge({"text": text, "scope": scope, "repo": repo}, body)
-        return tools.remember(args.get("text") or "", scope=args.get("scope"), repo=args.get("repo"))
+    for spec in TOOLS:
+        described: dict[int | str, dict[str, Any]] = {
+            200: {"model": spec.reply, "description": "The tool's reply."}}
+        if spec.http_get:
+            app.add_api_route(spec.http_path, _route(tools, spec, post=False), methods=["GET"],
+                              summary=spec.http_summary, description=spec.description, responses=described)
+        if spec.http_post:
+            app.add_api_route(spec.http_path, _route(tools, spec, post=True), methods=["POST"],
+                              summary=spec.http_summary + " (JSON body; body fields beat the query string)",
+                              description=spec.description, responses=described)
 
     if serve_wiki:
         # /wiki/ is the default repository's built site; in a workspace every repository's site is also

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from answer.tool_contracts import BY_NAME, GetAnswerRequest
+from sourcebook.cli_contract import tool_options, tool_request
 from sourcebook.cli_paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
@@ -13,16 +15,12 @@ if TYPE_CHECKING:
 
 
 @click.command("ask")
-@click.argument("question")
-@path_option()
+@tool_options(BY_NAME["get_answer"], argument="question")
+@path_option(dest="root")
 @index_uri_option
-@click.option("--scope", default=None, help="Only paths starting with this prefix.")
-@click.option("--repo", default=None, help="Repository alias in a workspace.")
-@click.option("--include", default="", help="Comma-separated: evidence (wider evidence), diagnostics.")
 @click.option("--json", "as_json", is_flag=True, help="Print the get_answer contract object as JSON.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the answer cache.")
-def ask_command(question: str, path: str | None, scope: str | None, repo: str | None,  # noqa: PLR0917
-                include: str, as_json: bool, no_cache: bool) -> None:
+def ask_command(root: str | None, as_json: bool, no_cache: bool, **values: Any) -> None:
     """Answer QUESTION about the repository, with citations and a checked confidence.
 
     With an LLM configured by you (SOURCEBOOK_LLM_* / OPENAI_* environment variables or
@@ -32,9 +30,13 @@ def ask_command(question: str, path: str | None, scope: str | None, repo: str | 
     from answer.engine import get_answer, parse_include
     from answer.workspace import load_workspace
 
-    flags = parse_include(include)
-    workspace = load_workspace(reader_path(option=path))
-    reply = get_answer(workspace, question, scope=scope, repo=repo, include=flags, use_cache=not no_cache)
+    request = tool_request(BY_NAME["get_answer"], values)
+    assert isinstance(request, GetAnswerRequest)
+    flags = parse_include(request.include)
+    workspace = load_workspace(reader_path(option=root))
+    # the engine directly (not Tools) for the one CLI-only switch, --no-cache; same arguments as the tool
+    reply = get_answer(workspace, request.question, scope=request.scope, repo=request.repo, include=flags,
+                       use_cache=not no_cache)
     if as_json:
         click.echo(reply.to_json(indent=2))
         return
@@ -88,22 +90,18 @@ def render(reply: AnswerResponse, full: bool = False) -> str:
 
 
 @click.command("remember")
-@click.argument("text")
-@click.option("--scope", default=None, help="Path prefix the fact is about (default: the whole repository).")
-@path_option()
+@tool_options(BY_NAME["remember"], argument="text")
+@path_option(dest="root")
 @index_uri_option
-@click.option("--repo", default=None, help="Repository alias in a workspace.")
-def remember_command(text: str, scope: str | None, path: str | None, repo: str | None) -> None:
+def remember_command(root: str | None, **values: Any) -> None:
     """Record a dated fact (an episode) about this checkout; get_answer returns it when relevant.
 
     At most 2,000 characters: record the fact, not the evidence."""
-    from answer.episodes import EpisodeStore
-    from answer.workspace import load_workspace
+    from sourcebook.cli_tools import run_tool
 
-    config = load_workspace(reader_path(option=path)).resolve(repo)
-    episode = EpisodeStore(config.out_dir).record(text, scope)
-    where = episode.scope or "the whole repository"
-    click.echo(f"remembered [{episode.recorded_at}] for {where}: {episode.text}")
+    episode = run_tool("remember", root, values)["episode"]
+    where = episode["scope"] or "the whole repository"
+    click.echo(f"remembered [{episode['recorded_at']}] for {where}: {episode['text']}")
 
 
 COMMANDS = [ask_command, remember_command]

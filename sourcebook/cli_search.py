@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
+from answer.tool_contracts import BY_NAME
+from sourcebook.cli_contract import tool_options
 from sourcebook.cli_paths import (
     chosen_path,
     index_uri_option,
     path_argument_and_option,
     path_option,
-    reader_path,
 )
 
 _ROOT_HELP = "Repository root (default: the repository around the working directory)."
-
-_TYPES = ["hybrid", "lexical", "symbolic", "semantic", "regex"]
 
 
 @click.command("index")
@@ -51,42 +51,30 @@ def index_command(path: str | None, path_option: str | None, prune: bool,
 
 
 @click.command("search")
-@click.argument("query")
-@click.option("--type", "type_", type=click.Choice(_TYPES), default="hybrid", show_default=True)
-@click.option("--scope", default=None, help="Only paths starting with this prefix.")
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
+@tool_options(BY_NAME["search_codebase"], argument="query")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (what MCP and HTTP return).")
+@path_option(dest="root", help_text=_ROOT_HELP, file_okay=False)
 @index_uri_option
-def search_command(query: str, type_: str, scope: str | None, limit: int, as_json: bool,  # noqa: PLR0917
-                   repo: str | None) -> None:
+def search_command(as_json: bool, root: str | None, **values: Any) -> None:
     """Search the index: ranked files and spans for QUERY."""
-    from answer.search import search_codebase
-    from answer.workspace import load_workspace
-    from generator.index import open_index
+    from sourcebook.cli_tools import run_tool
 
-    store = open_index(load_workspace(reader_path(option=repo)).resolve())
-    result = search_codebase(store, query, type=type_, scope=scope, limit=limit)
+    data = run_tool("search_codebase", root, values)
     if as_json:
-        click.echo(json.dumps({
-            "query": result.query, "type": result.type, "degraded": result.degraded, "notes": result.notes,
-            "files": [{"path": f.path, "score": f.score, "tiers": list(f.tiers)} for f in result.files],
-            "hits": [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line, "score": h.score,
-                      "tiers": list(h.tiers), "symbol": h.symbol, "snippet": h.snippet} for h in result.hits],
-        }, indent=2))
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    for note in result.notes:
+    for note in data["notes"]:
         click.echo(f"note: {note}", err=True)
-    if not result.files:
+    if not data["files"]:
         click.echo("no results")
         return
     click.echo("files:")
-    for i, f in enumerate(result.files, start=1):
-        click.echo(f"{i:3}. {f.path}  ({f.score:.4f}; {', '.join(f.tiers)})")
+    for i, f in enumerate(data["files"], start=1):
+        click.echo(f"{i:3}. {f['path']}  ({f['score']:.4f}; {', '.join(f['tiers'])})")
     click.echo("spans:")
-    for h in result.hits:
-        label = f"  {h.symbol}" if h.symbol else ""
-        click.echo(f"  {h.path}:{h.start_line}-{h.end_line}{label}  ({', '.join(h.tiers)})")
+    for h in data["hits"]:
+        label = f"  {h['symbol']}" if h["symbol"] else ""
+        click.echo(f"  {h['path']}:{h['start_line']}-{h['end_line']}{label}  ({', '.join(h['tiers'])})")
 
 
 @click.command("eval")

@@ -1,4 +1,7 @@
-"""`sourcebook context`, `symbol`, `file`, `structure`: the agent tools from the shell, each with --json."""
+"""`sourcebook context`, `symbol`, `file`, `structure`: the agent tools from the shell, each with --json.
+
+Their arguments are generated from the tools' request models (sourcebook/cli_contract.py), so defaults and
+bounds are the ones MCP and HTTP use; --json prints exactly what those surfaces return."""
 
 from __future__ import annotations
 
@@ -7,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from answer.context import DEFAULT_BUDGET_TOKENS
+from answer.tool_contracts import BY_NAME
+from sourcebook.cli_contract import tool_options, tool_request
 from sourcebook.cli_paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
     from answer.tools import Tools
 
 _path_option = path_option(dest="root")
-_repo_option = click.option("--repo", default=None, help="Repository alias in a workspace.")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -24,26 +27,26 @@ def _tools(root: str | None) -> Tools:
     return Tools.for_path(reader_path(option=root))
 
 
+def run_tool(name: str, root: str | None, values: dict[str, Any]) -> dict[str, Any]:
+    """Run tool `name` with the command's arguments, validated by its request model (as MCP and HTTP do)."""
+    spec = BY_NAME[name]
+    request = tool_request(spec, values)  # bad arguments fail before the index is opened
+    return spec.invoke(_tools(root), request)
+
+
 def _dump(data: dict[str, Any]) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @click.command("context")
-@click.argument("query", required=False)
-@click.option("-t", "--target", "targets", multiple=True,
-              help="A path, path:START-END or symbol name (repeatable).")
-@click.option("--budget", "budget_tokens", default=DEFAULT_BUDGET_TOKENS, show_default=True,
-              type=click.IntRange(1), help="Token budget (tokens = ceil(characters / 4)).")
-@click.option("--scope", default=None, help="Path prefix for the query's search.")
-@_repo_option
+@tool_options(BY_NAME["get_context"], argument="query",
+              names={"targets": ("-t", "--target"), "budget_tokens": ("--budget",)})
 @_path_option
 @index_uri_option
 @_json_option
-def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: int,  # noqa: PLR0917
-                    scope: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
+def context_command(root: str | None, as_json: bool, **values: Any) -> None:
     """Pack the code most relevant to QUERY (and/or --target) into a token budget."""
-    data = _tools(root).get_context(query=query, targets=list(targets), budget_tokens=budget_tokens,
-                                    scope=scope, repo=repo)
+    data = run_tool("get_context", root, values)
     if as_json:
         _dump(data)
         return
@@ -62,15 +65,13 @@ def context_command(query: str | None, targets: tuple[str, ...], budget_tokens: 
 
 
 @click.command("symbol")
-@click.argument("name")
-@click.option("--in", "in_path", default=None, help="Only definitions in this file.")
-@_repo_option
+@tool_options(BY_NAME["get_symbol"], argument="name", names={"path": ("--in",)})
 @_path_option
 @index_uri_option
 @_json_option
-def symbol_command(name: str, in_path: str | None, repo: str | None, root: str | None, as_json: bool) -> None:
+def symbol_command(root: str | None, as_json: bool, **values: Any) -> None:
     """Definitions of NAME with signature, docstring, live body, callers and callees."""
-    data = _tools(root).get_symbol(name, path=in_path, repo=repo)
+    data = run_tool("get_symbol", root, values)
     if as_json:
         _dump(data)
         return
@@ -89,23 +90,20 @@ def symbol_command(name: str, in_path: str | None, repo: str | None, root: str |
 
 
 @click.command("file")
-@click.argument("file_path")
-@click.option("--lines", default=None, help="START-END line range.")
-@_repo_option
+@tool_options(BY_NAME["read_file"], argument="path")
+@click.option("--lines", default=None, help="START-END line range (shorthand for --start-line/--end-line).")
 @_path_option
 @index_uri_option
 @_json_option
-def file_command(file_path: str, lines: str | None, repo: str | None, root: str | None,
-                 as_json: bool) -> None:
-    """Print the indexed content of FILE_PATH (relative to the repository root)."""
-    start = end = None
+def file_command(lines: str | None, root: str | None, as_json: bool, **values: Any) -> None:
+    """Print the indexed content of PATH (relative to the repository root)."""
     if lines:
         head, _, tail = lines.partition("-")
         try:
-            start, end = int(head), int(tail or head)
+            values["start_line"], values["end_line"] = int(head), int(tail or head)
         except ValueError as exc:
             raise click.BadParameter("expected START-END", param_hint="--lines") from exc
-    data = _tools(root).read_file(file_path, start_line=start, end_line=end, repo=repo)
+    data = run_tool("read_file", root, values)
     if as_json:
         _dump(data)
         return
@@ -126,17 +124,15 @@ def prune_tree(node: dict[str, Any], depth: int | None) -> dict[str, Any]:
 
 
 @click.command("structure")
-@click.option("--scope", default=None, help="Only this path prefix.")
+@tool_options(BY_NAME["get_repo_structure"])
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="Show this many levels (as `tree -L`); deeper directories are folded into their counts.")
-@_repo_option
 @_path_option
 @index_uri_option
 @_json_option
-def structure_command(scope: str | None, depth: int | None, repo: str | None, root: str | None,
-                      as_json: bool) -> None:
+def structure_command(depth: int | None, root: str | None, as_json: bool, **values: Any) -> None:
     """The indexed file tree with symbol counts."""
-    data = _tools(root).get_repo_structure(scope=scope, repo=repo)
+    data = run_tool("get_repo_structure", root, values)
     data["tree"] = prune_tree(data["tree"], depth)
     if as_json:
         _dump(data)

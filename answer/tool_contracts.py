@@ -1,0 +1,349 @@
+"""Every agent tool declared once: its request model, its response model and its description.
+
+The MCP tool schemas (answer/mcp_server.py), the HTTP routes and their OpenAPI schema (answer/http_api.py) and
+the CLI options (sourcebook/cli_tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
+default, a bound or a description changes in one place and every surface agrees (tests/test_tool_surfaces.py
+checks it through a real MCP client, a real HTTP server and the CLI in a subprocess). A new tool is one
+ToolSpec in TOOLS plus its method on answer.tools.Tools.
+
+The implementation (Tools) still returns plain JSON-ready dicts; the response models state their shape for
+OpenAPI and for agents, and the surface test validates real replies against them (extra keys are errors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from answer.context import DEFAULT_BUDGET_TOKENS
+from answer.contract import AnswerResponse, Episode
+from answer.episodes import MAX_EPISODE_CHARS
+from sourcebook.errors import UsageError
+
+SearchType = Literal["hybrid", "lexical", "symbolic", "semantic", "regex"]
+SEARCH_LIMIT_MAX = 100
+
+_REPO = "Repository alias in a workspace (default: the workspace's default repository)."
+_SCOPE = "Path prefix to restrict to, e.g. 'src/pkg'."
+
+
+class ToolRequest(BaseModel):
+    """Base of the request models: unknown arguments are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ToolReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------- requests
+
+
+class GetAnswerRequest(ToolRequest):
+    question: str = Field(description="The question about the code base.")
+    scope: str | None = Field(None, description=_SCOPE)
+    repo: str | None = Field(None, description=_REPO)
+    include: list[str] = Field([], description=(
+        "Extra sections: 'evidence' (a wider evidence budget), 'diagnostics' (retrieval_quality)."))
+
+
+class SearchRequest(ToolRequest):
+    query: str = Field(description="What to look for (words, identifiers, or a regex for type=regex).")
+    type: SearchType = Field("hybrid", description=(
+        "hybrid fuses all tiers; lexical = full text, symbolic = symbol names, semantic = vectors, "
+        "regex = a Python regular expression over indexed code."))
+    scope: str | None = Field(None, description=_SCOPE)
+    limit: int = Field(10, ge=1, le=SEARCH_LIMIT_MAX, description="How many files and spans to return.")
+    repo: str | None = Field(None, description=_REPO)
+
+
+class ContextRequest(ToolRequest):
+    query: str | None = Field(None, description="Search for the seeds (optional when targets are given).")
+    targets: list[str] = Field([],
+                               description="Paths, 'path:START-END' ranges or symbol names.")
+    budget_tokens: int = Field(DEFAULT_BUDGET_TOKENS, ge=1,
+                               description="Token budget; tokens = ceil(characters / 4) per span.")
+    scope: str | None = Field(None, description=_SCOPE)
+    repo: str | None = Field(None, description=_REPO)
+
+
+class SymbolRequest(ToolRequest):
+    name: str = Field(description="'route', 'Flask.route', 'flask.app.Flask.route' or 'path::Qual.name'.")
+    path: str | None = Field(None, description="Only definitions in this file.")
+    repo: str | None = Field(None, description=_REPO)
+
+
+class ReadFileRequest(ToolRequest):
+    path: str = Field(description="Repository-relative path of an indexed file.")
+    start_line: int | None = Field(None, ge=1, description="First line (1-based; default 1).")
+    end_line: int | None = Field(None, ge=1, description="Last line (default: the end of the file).")
+    repo: str | None = Field(None, description=_REPO)
+
+
+class StructureRequest(ToolRequest):
+    scope: str | None = Field(None, description=_SCOPE)
+    repo: str | None = Field(None, description=_REPO)
+
+
+class IndexRequest(ToolRequest):
+    paths: list[str] = Field([],
+                             description="Files or directories to (re)index; none = the whole tree.")
+    prune: bool = Field(False, description="Delete indexed files absent from the request.")
+    repo: str | None = Field(None, description=_REPO)
+
+
+class RememberRequest(ToolRequest):
+    text: str = Field(description=f"The fact, at most {MAX_EPISODE_CHARS:,} characters.")
+    scope: str | None = Field(None, description="Path prefix the fact is about (default: the whole "
+                                                "repository).")
+    repo: str | None = Field(None, description=_REPO)
+
+
+# ---------------------------------------------------------------- replies
+
+
+class FileScore(ToolReply):
+    path: str
+    score: float
+    tiers: list[str]
+
+
+class SpanScore(ToolReply):
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    tiers: list[str]
+    snippet: str
+    symbol: str = ""
+    source: str = "chunk"
+
+
+class SearchReply(ToolReply):
+    query: str
+    type: str
+    scope: str | None
+    repo: str
+    files: list[FileScore]
+    hits: list[SpanScore]
+    degraded: bool
+    notes: list[str]
+    seconds: float | None = None
+    cached: bool | None = None
+
+
+class ContextSpan(ToolReply):
+    path: str
+    start_line: int
+    end_line: int
+    reason: str
+    score: float
+    symbol: str
+    via: str
+    text: str
+    tokens: int
+    truncated: bool
+
+
+class ContextReply(ToolReply):
+    query: str | None
+    targets: list[str]
+    repo: str
+    scope: str | None
+    budget_tokens: int
+    used_tokens: int
+    counting_rule: str
+    skipped: int
+    missing: list[str]
+    spans: list[ContextSpan]
+    degraded: bool
+    notes: list[str]
+
+
+class SymbolRef(ToolReply):
+    path: str
+    qualname: str
+
+
+class SymbolDefinition(ToolReply):
+    qualname: str
+    name: str
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    signature: str
+    docstring: str
+    match: Literal["qualname", "module", "suffix", "name"]
+    body: str | None = None
+    body_start_line: int | None = None
+    body_end_line: int | None = None
+    verified: bool | None = None
+    changed_since_index: bool | None = None
+    truncated: bool | None = None
+    note: str | None = None
+    callers: list[SymbolRef] | None = None
+    callees: list[SymbolRef] | None = None
+
+
+class SymbolReply(ToolReply):
+    name: str
+    repo: str
+    definitions: list[SymbolDefinition]
+
+
+class ReadFileReply(ToolReply):
+    path: str
+    repo: str
+    language: str
+    sha: str | None
+    start_line: int
+    end_line: int
+    total_lines: int
+    content: str
+    truncated: bool
+
+
+class TreeNode(ToolReply):
+    name: str
+    path: str
+    type: Literal["dir", "file"]
+    symbols: int
+    files: int | None = None  # directories
+    children: list[TreeNode] | None = None  # directories (absent when folded by `structure --depth`)
+    language: str | None = None  # files
+    kind: str | None = None
+    lines: int | None = None
+
+
+class StructureReply(ToolReply):
+    repo: str
+    scope: str | None
+    indexed: bool
+    files: int
+    symbols: int
+    tree: TreeNode
+
+
+class SkippedFile(ToolReply):
+    path: str
+    reason: str
+
+
+class IndexReply(ToolReply):
+    repo: str
+    prune: bool
+    requested: list[str]
+    report: dict[str, Any]  # generator.index.IndexReport as a dict (owned by the build side)
+    removed: list[str]
+    not_found: list[str]
+    skipped: list[SkippedFile]
+
+
+class RememberReply(ToolReply):
+    repo: str
+    episode: Episode
+
+
+# ---------------------------------------------------------------- the registry
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: what MCP, HTTP and the CLI are generated from.
+
+    `http_get` / `http_post`: which methods the route answers (GET takes query parameters, lists
+    comma-separated; POST takes a JSON body, whose fields beat the query string's). `http_aliases`: extra
+    query/body names for a field (`q` for the question), HTTP only, kept for short URLs."""
+
+    name: str  # the MCP tool name and the Tools method
+    request: type[ToolRequest]
+    reply: type[BaseModel]
+    description: str
+    http_path: str
+    http_summary: str
+    http_get: bool = True
+    http_post: bool = False
+    http_aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def parse(self, data: Mapping[str, Any]) -> ToolRequest:
+        """The validated request, or a UsageError naming every bad argument on one line."""
+        try:
+            return self.request.model_validate(dict(data))
+        except ValidationError as exc:
+            problems = [f"{'.'.join(str(p) for p in err['loc']) or 'request'}: {err['msg']}"
+                        for err in exc.errors()]
+            raise UsageError(f"{self.name}: " + "; ".join(problems)) from None
+
+    def invoke(self, tools: Any, request: ToolRequest) -> dict[str, Any]:
+        """Run the tool: Tools.<name>(**fields). Tools methods take the request's fields by name."""
+        result: dict[str, Any] = getattr(tools, self.name)(**request.model_dump())
+        return result
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "get_answer", GetAnswerRequest, AnswerResponse,
+        "Call this FIRST for any question about the code (how does X work, where is Y handled, why does Z "
+        "happen). Returns one object: answer with inline file citations, confidence (high/medium/low, graded "
+        "by checks), fallback_targets and candidates to verify, symbol_bodies when the answer names a "
+        "function or class. If 'degraded' is present, no answer was synthesized: use the ranked evidence. "
+        "scope = path prefix; include = ['evidence'] for a wider evidence budget, ['diagnostics'] for "
+        "retrieval_quality.",
+        "/ask", "get_answer: a cited answer with graded confidence (call this first)",
+        http_post=True, http_aliases={"q": "question"}),
+    ToolSpec(
+        "search_codebase", SearchRequest, SearchReply,
+        "Ranked files and code spans for a query, when you want to look yourself rather than get an answer. "
+        "type: hybrid (default, fuses all tiers), lexical (full-text over code and docs), symbolic (symbol "
+        "names), semantic (vectors), regex (a Python regular expression over indexed code). A retrieval "
+        "outage returns an empty result with degraded=true instead of failing.",
+        "/search", "search_codebase: ranked files and spans (lexical/symbolic/semantic/hybrid/regex)",
+        http_post=True, http_aliases={"q": "query"}),
+    ToolSpec(
+        "get_context", ContextRequest, ContextReply,
+        "Pack the most relevant code into a token budget, ready to read: for a query (search seeds) or for "
+        "explicit targets (paths, 'path:START-END' ranges, symbol names), plus the definitions those call "
+        "and their key callers. Use it to verify get_answer's fallback_targets or before editing. Tokens are "
+        "counted as ceil(characters/4) per span; the budget is never exceeded and the top match is always "
+        "included (truncated if needed).",
+        "/context", "get_context: the most relevant code packed into a token budget",
+        http_post=True, http_aliases={"q": "query"}),
+    ToolSpec(
+        "get_symbol", SymbolRequest, SymbolReply,
+        "Look up a function, class or method by name ('route', 'Flask.route', 'flask.app.Flask.route' or "
+        "'src/flask/app.py::Flask.route'): every definition with signature, docstring, its live body read "
+        "from disk with verified line bounds, and its callers and callees.",
+        "/symbol", "get_symbol: definitions, signature, docstring, live body, callers/callees"),
+    ToolSpec(
+        "read_file", ReadFileRequest, ReadFileReply,
+        "The indexed content of one file by repository-relative path, optionally a line range. A file that "
+        "is not indexed is 'not found' (distinct from an empty file); paths outside the repository are "
+        "refused. Prefer get_context when you only need the relevant parts.",
+        "/file", "read_file: the indexed content of one file (404 when not indexed)"),
+    ToolSpec(
+        "get_repo_structure", StructureRequest, StructureReply,
+        "The indexed file tree with a symbol count per file and per directory, optionally under a path "
+        "prefix. Use it to orient in an unfamiliar repository. An unindexed repository is an empty tree.",
+        "/structure", "get_repo_structure: file tree with symbol counts"),
+    ToolSpec(
+        "index", IndexRequest, IndexReply,
+        "(Re)index files after you change them, so later answers and searches see the edits. Give paths "
+        "(files or directories) or nothing for the whole tree; unchanged files are skipped by content hash. "
+        "prune=true deletes indexed files absent from the request (a full sync when no paths are given).",
+        "/index", "index: incremental (re)index of given paths or the whole tree",
+        http_get=False, http_post=True),
+    ToolSpec(
+        "remember", RememberRequest, RememberReply,
+        "Record a dated fact about this checkout (e.g. 'the payments tests need Redis running'), scoped to "
+        "a path prefix. get_answer returns it to later callers whose answers touch that scope. At most "
+        f"{MAX_EPISODE_CHARS:,} characters: record the fact, not the evidence.",
+        "/remember", "remember: record a dated fact (episode) about this checkout",
+        http_get=False, http_post=True),
+)
+
+BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
