@@ -59,7 +59,7 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
     """Search the index: ranked files and spans for QUERY."""
     from sourcebook.cli_tools import run_tool
 
-    data = run_tool("search_codebase", root, values)
+    data = run_tool("search_codebase", root, values, require_index=True)
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return

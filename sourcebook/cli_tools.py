@@ -27,11 +27,18 @@ def _tools(root: str | None) -> Tools:
     return Tools.for_path(reader_path(option=root))
 
 
-def run_tool(name: str, root: str | None, values: dict[str, Any]) -> dict[str, Any]:
-    """Run tool `name` with the command's arguments, validated by its request model (as MCP and HTTP do)."""
+def run_tool(name: str, root: str | None, values: dict[str, Any],
+             require_index: bool = False) -> dict[str, Any]:
+    """Run tool `name` with the command's arguments, validated by its request model (as MCP and HTTP do).
+
+    `require_index`: an index that cannot be opened (missing, not made by this user, broken) is an error
+    with its one-line reason and exit code, not the empty `degraded` reply a long-running server gives."""
     spec = BY_NAME[name]
     request = tool_request(spec, values)  # bad arguments fail before the index is opened
-    return spec.invoke(_tools(root), request)
+    tools = _tools(root)
+    if require_index:
+        tools.state(getattr(request, "repo", None)).store()
+    return spec.invoke(tools, request)
 
 
 def _dump(data: dict[str, Any]) -> None:
