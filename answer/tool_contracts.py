@@ -153,6 +153,7 @@ class ContextReply(ToolReply):
     query: str | None
     targets: list[str]
     repo: str
+    commit: str | None = None  # the commit the index describes, when the build recorded one
     scope: str | None
     budget_tokens: int
     used_tokens: int
@@ -193,12 +194,14 @@ class SymbolDefinition(ToolReply):
 class SymbolReply(ToolReply):
     name: str
     repo: str
+    commit: str | None = None  # the commit the index describes, when the build recorded one
     definitions: list[SymbolDefinition]
 
 
 class ReadFileReply(ToolReply):
     path: str
     repo: str
+    commit: str | None = None  # the commit the index describes, when the build recorded one
     language: str
     sha: str | None
     start_line: int
@@ -222,6 +225,7 @@ class TreeNode(ToolReply):
 
 class StructureReply(ToolReply):
     repo: str
+    commit: str | None = None  # the commit the index describes, when the build recorded one
     scope: str | None
     indexed: bool
     files: int
