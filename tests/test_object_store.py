@@ -13,7 +13,7 @@ import pytest
 
 from generator.index import index_repository, open_index, storage_options
 from sourcebook.config import load_config
-from sourcebook.errors import ConfigError, IndexStoreError
+from sourcebook.errors import ConfigError, IndexStoreError, UsageError
 from tests.object_store import MotoS3
 
 FILES = {
@@ -164,3 +164,26 @@ def test_every_command_that_reads_or_writes_the_index_takes_index_uri() -> None:
     for name in sorted(set(cli.commands) - without):
         result = CliRunner().invoke(cli, [name, "--help"])
         assert "--index-uri" in result.output, name
+
+
+def test_no_checkout_reader_takes_bodies_from_the_index(make_repo, s3_env: MotoS3, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from answer.tools import Tools
+    from answer.workspace import detached
+
+    root = make_repo(FILES)
+    uri = s3_env.bucket() + "/idx"
+    index_repository(load_config(root, overrides={"index_uri": uri}), embedder=None)
+    monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
+    monkeypatch.chdir(tmp_path)
+    tools = Tools(detached(uri))
+    config = tools.workspace.resolve()
+    assert (config.checkout, config.index_location) == (False, uri)
+    assert not config.root.is_relative_to(root)
+    reply = tools.get_answer("What does load_settings do in pkg/config.py?")
+    bodies = {b["qualname"]: b for b in reply["symbol_bodies"] or []}
+    assert bodies["load_settings"]["body"] == FILES["pkg/config.py"].split("\n\n\n")[1].rstrip("\n")
+    assert bodies["load_settings"].get("changed_since_index") is None  # never claimed stale
+    assert "changed on disk" not in (reply.get("note") or "")
+    with pytest.raises(UsageError, match="no checkout"):
+        tools.index()
