@@ -8,10 +8,13 @@ read of a damaged or vanished table becomes an IndexStoreError (HTTP 503), never
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from sourcebook.errors import IndexStoreError
@@ -26,6 +29,25 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_CACHE_SIZE = 512
+
+
+# The stores a request has used, per RepoState: every read of one request comes from one published state,
+# even when a newer one is picked up while it runs (answer/tools.py wraps each tool call in one_state()).
+_REQUEST_PINS: contextvars.ContextVar[dict[int, IndexStore] | None] = contextvars.ContextVar(
+    "sourcebook_request_pins", default=None)
+
+
+@contextmanager
+def one_state() -> Iterator[None]:
+    """Within the block, each repository answers from the first index state it opened (nesting reuses it)."""
+    if _REQUEST_PINS.get() is not None:
+        yield
+        return
+    token = _REQUEST_PINS.set({})
+    try:
+        yield
+    finally:
+        _REQUEST_PINS.reset(token)
 
 
 class _LRU:
@@ -72,7 +94,7 @@ class RepoState:
         self._store_state: Any = None
         self._checked_at = 0.0
         self._analysis: Analysis | None = None
-        self._analysis_state: Any = None
+        self._analysis_store: IndexStore | None = None  # the store `_analysis` was loaded from
         self.index_lock = threading.Lock()
         self._graph_lock = threading.Lock()
         self._answer_ctx: AnswerContext | None = None
@@ -89,6 +111,15 @@ class RepoState:
 
     def store(self) -> IndexStore:
         """The open index; raises IndexStoreError when there is none (or it is unusable)."""
+        pins = _REQUEST_PINS.get()
+        if pins is not None and id(self) in pins:
+            return pins[id(self)]
+        store = self._current_store()
+        if pins is not None:
+            pins[id(self)] = store
+        return store
+
+    def _current_store(self) -> IndexStore:
         from generator.index import open_index
 
         with self._lock:
@@ -221,14 +252,14 @@ class RepoState:
         # Its own lock: a first load on a big tree takes a while and must not block the store lookups of
         # concurrent searches.
         with self._graph_lock:
-            if self._analysis is not None and self._analysis_state == self._store_state:
+            if self._analysis is not None and self._analysis_store is store:
                 return self._analysis
             started = time.perf_counter()
             try:
                 analysis = load_analysis(store)
             except _outage_errors() as exc:
                 raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
-            self._analysis, self._analysis_state = analysis, self._store_state
+            self._analysis, self._analysis_store = analysis, store
             log.info("%s: analysis of %d files loaded in %.2fs", self.alias, len(analysis.facts),
                      time.perf_counter() - started)
             return analysis

@@ -11,12 +11,13 @@ Per-repository state (the open index, caches, the reference graph) lives in answ
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from answer.context import (
     DEFAULT_BUDGET_TOKENS,
@@ -29,7 +30,7 @@ from answer.context import (
     parse_target,
 )
 from answer.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
-from answer.repo_state import RepoState
+from answer.repo_state import RepoState, one_state
 from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
@@ -113,6 +114,18 @@ def match_symbols(rows: Sequence[dict[str, Any]], name: str, path: str | None = 
 
 # ---------------------------------------------------------------- the tools
 
+_T = TypeVar("_T")
+
+
+def _one_state(method: Callable[..., _T]) -> Callable[..., _T]:
+    """A tool call reads one published index state from start to end (answer/repo_state.py: one_state)."""
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> _T:
+        with one_state():
+            return method(*args, **kwargs)
+    return call
+
+
 
 class Tools:
     """The agent tools over a workspace. One instance per process; safe to share across threads."""
@@ -163,6 +176,7 @@ class Tools:
 
     # ------------------------------------------------------------ get_answer
 
+    @_one_state
     def get_answer(self, question: str, scope: str | None = None, repo: str | None = None,
                    include: Sequence[str] = ()) -> dict[str, Any]:
         from answer.engine import get_answer
@@ -175,6 +189,7 @@ class Tools:
 
     # ------------------------------------------------------------ search_codebase
 
+    @_one_state
     def search_codebase(self, query: str, type: str = "hybrid", scope: str | None = None,
                         limit: int = 10, repo: str | None = None) -> dict[str, Any]:
         from answer.search import SEARCH_TYPES, search_codebase
@@ -210,6 +225,7 @@ class Tools:
 
     # ------------------------------------------------------------ get_context
 
+    @_one_state
     def get_context(self, query: str | None = None, targets: Sequence[str] | None = None,
                     budget_tokens: int | None = None, scope: str | None = None,
                     repo: str | None = None) -> dict[str, Any]:
@@ -337,6 +353,7 @@ class Tools:
 
     # ------------------------------------------------------------ get_symbol
 
+    @_one_state
     def get_symbol(self, name: str, path: str | None = None, repo: str | None = None,
                    include_body: bool = True) -> dict[str, Any]:
         if not name or not name.strip():
@@ -420,6 +437,7 @@ class Tools:
 
     # ------------------------------------------------------------ read_file
 
+    @_one_state
     def read_file(self, path: str, start_line: int | None = None, end_line: int | None = None,
                   repo: str | None = None) -> dict[str, Any]:
         st = self.state(repo)
@@ -445,6 +463,7 @@ class Tools:
 
     # ------------------------------------------------------------ get_repo_structure
 
+    @_one_state
     def get_repo_structure(self, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
         prefix = normalize_scope(scope)
         st = self.state(repo)

@@ -187,3 +187,30 @@ def test_no_checkout_reader_takes_bodies_from_the_index(make_repo, s3_env: MotoS
     assert "changed on disk" not in (reply.get("note") or "")
     with pytest.raises(UsageError, match="no checkout"):
         tools.index()
+
+
+def test_one_tool_call_reads_one_published_state(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A publish picked up while a tool call runs does not reach that call: all its reads (files, texts,
+    symbols, commit) come from the state it started on; the next call sees the new one."""
+    import time
+
+    from answer.repo_state import one_state
+    from answer.tools import Tools
+    from answer.workspace import single
+
+    monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
+    root = make_repo(FILES)
+    tools = Tools(single(root, overrides={"index_refresh_s": 0.01}))
+    config = tools.workspace.resolve()
+    index_repository(config, embedder=None)
+    st = tools.state(None)
+    with one_state():
+        first = st.store()
+        (root / "pkg" / "extra.py").write_text('def zebrafish():\n    return 1\n')
+        index_repository(config, embedder=None)
+        time.sleep(0.05)
+        assert st.store() is first
+        assert "pkg/extra.py" not in st.indexed_paths()
+    time.sleep(0.05)
+    assert st.store() is not first
+    assert "pkg/extra.py" in st.indexed_paths()
