@@ -99,7 +99,7 @@ SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets 
 # entries with exact qualified names is what a small model gets wrong; one sentence about shown code it gets
 # right, and the writer attaches the name itself.
 KEY_SYMBOL_ASKS = 4
-SYMBOL_CODE_CHARS = 2400  # a symbol's code window (its head: signature, docstring, first members)
+SYMBOL_CODE_CHARS = 1500  # a symbol's code window (its head: signature, docstring, first members)
 CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"),
                  "module": ("purpose", "structure"), "overview": ("architecture",)}
 PROSE_FIELDS = {"topic": ("summary", "sections"),
@@ -533,7 +533,9 @@ class LLMWriter:
                     raise ProviderOutputError("llm", "no key symbol was explained")
                 return KeySymbolsOnly.model_construct(key_symbols=notes_)
             if section == "docstrings":
-                notes_ = self._symbol_notes(ctx, undocumented, explained)
+                # special methods (`__len__`) are not worth a call each: their docstring is the protocol's
+                notes_ = self._symbol_notes(ctx, [q for q in undocumented if not q.rsplit(".", 1)[-1]
+                                                  .startswith("__")], explained)
                 if not notes_:
                     raise ProviderOutputError("llm", "no docstring was written")
                 return DocstringsOnly.model_construct(docstrings=notes_)
@@ -573,7 +575,7 @@ class LLMWriter:
         return render_prompt(
             "symbol", repo=self._repo, path=ctx.path, symbol_kind=symbol.kind, qualname=symbol.qualname,
             signature=redact_text(" ".join(symbol.signature.split()))[:200],
-            docstring=shorten(redact_text(" ".join(symbol.docstring.split())), 400)[0],
+            docstring=shorten(redact_text(" ".join(symbol.docstring.split())), 300)[0],
             members=fit_lines(members, 400)[0], start_line=symbol.start_line, end_line=symbol.end_line,
             code=code, truncated=truncated)
 

@@ -464,3 +464,15 @@ def test_sections_a_file_cannot_have_are_never_asked_alone(fake_llm: FakeLLM) ->
     assert "KeySymbolsOnly" not in asked  # no symbols: no key-symbol call that cannot succeed
     assert "HowItWorksOnly" not in asked
     assert "PurposeOnly" in asked
+
+
+def test_special_methods_get_no_docstring_call_of_their_own(fake_llm: FakeLLM) -> None:
+    fake_llm.responder = _weak
+    source = ('class Box:\n    """Holds items."""\n\n    def __len__(self):\n        return 0\n\n'
+              '    def size(self):\n        return len(self)\n')
+    draft = writer_for(fake_llm, max_reasks=1).file_page(file_ctx(path="pkg/app.py", source=source))
+    asked = [b["messages"][0]["content"].split("`", 2)[1] for b in fake_llm.requests
+             if request_schema_name(b) == "SymbolExplanation"]
+    assert "Box.__len__" not in asked
+    said = "It does the work of box.size for callers, said plainly."
+    assert generated_docstrings(draft) == {"Box.size": said}
