@@ -385,8 +385,15 @@ class LLMWriter:
         with self._lock:
             return self._misses[f"{kind}:whole"] >= SINGLE_AFTER
 
-    def _to_ask_alone(self, kind: str, missing: Sequence[str], *, failed_whole: bool = False) -> list[str]:
-        """Count this page's missing sections as failures; return those the model has now failed twice."""
+    def _to_ask_alone(self, kind: str, missing: Sequence[str], *, failed_whole: bool = False,
+                      core: Sequence[str] = ()) -> list[str]:
+        """Count this page's missing sections as failures; return those the model has now failed twice.
+
+        A draft that fills none of the page's `core` sections (a summary and nothing else: what a small
+        model returns) counts as a failed whole draft: its sections are asked alone at once."""
+        if core and len(missing) == len(core):
+            log.info("%s: the draft has none of %s; asking for them one at a time", kind, ", ".join(core))
+            failed_whole = True
         with self._lock:
             if failed_whole:
                 self._misses[f"{kind}:whole"] += 1
@@ -408,6 +415,11 @@ class LLMWriter:
             except ProviderOutputError as exc:
                 log.info("%s section %s: no valid reply alone either (%s)", kind, section, exc)
                 continue
+            except ProviderError as exc:
+                # the provider failed mid-page: keep what the model already wrote rather than lose it all
+                log.warning("%s section %s: provider failed (%s); the page keeps the sections it has",
+                            kind, section, exc)
+                break
             if reply is not None:
                 updates[section] = getattr(reply, section)
         return draft.model_copy(update=updates) if updates else draft
@@ -557,7 +569,7 @@ class LLMWriter:
             return self._sections_alone(draft, "file", self._to_ask_alone("file", core, failed_whole=True),
                                         ask)
         missing = [s for s in core if not getattr(draft, s)]
-        return self._sections_alone(draft, "file", self._to_ask_alone("file", missing), ask)
+        return self._sections_alone(draft, "file", self._to_ask_alone("file", missing, core=core), ask)
 
     # -- one symbol at a time (key symbols and docstrings for small models) ----------------------------------
     def _key_candidates(self, ctx: FileContext) -> list[str]:
@@ -702,7 +714,8 @@ class LLMWriter:
             return self._sections_alone(draft, "module", self._to_ask_alone(
                 "module", CORE_SECTIONS["module"], failed_whole=True), ask)
         missing = [s for s in CORE_SECTIONS["module"] if not getattr(draft, s)]
-        return self._sections_alone(draft, "module", self._to_ask_alone("module", missing), ask)
+        return self._sections_alone(draft, "module", self._to_ask_alone("module", missing,
+                                                                         core=CORE_SECTIONS["module"]), ask)
 
     # -- overview ------------------------------------------------------------------------------------------
     def overview_prompt(self, ctx: OverviewContext, *, section: str | None = None) -> str:
@@ -749,8 +762,10 @@ class LLMWriter:
             draft = LLMOverviewDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
             return self._sections_alone(draft, "overview", self._to_ask_alone(
                 "overview", CORE_SECTIONS["overview"], failed_whole=True), ask)
-        missing = [s for s in CORE_SECTIONS["overview"] if not getattr(draft, s)]
-        return self._sections_alone(draft, "overview", self._to_ask_alone("overview", missing), ask)
+        core = CORE_SECTIONS["overview"]
+        missing = [s for s in core if not getattr(draft, s)]
+        alone = self._to_ask_alone("overview", missing, core=core)
+        return self._sections_alone(draft, "overview", alone, ask)
 
     # -- dry run -------------------------------------------------------------------------------------------
     def estimate(self, ctx: FileContext | ModuleContext | OverviewContext) -> tuple[int, int, int]:
