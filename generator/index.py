@@ -75,6 +75,11 @@ DATA_TABLES = ("chunks", "symbols", "files", "pages")
 META_TABLE = "meta"
 CACHE_TABLE = "build_cache"  # the shared build cache (generator/build_cache.py), pinned by the meta row too
 EMBED_BATCH = 256
+# A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
+# changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
+# into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
+FTS_SMALL_ROWS = 20_000
+FTS_DRIFT = 0.05
 EMBED_CHARS = 2000  # text per chunk given to the embedder
 
 
@@ -720,9 +725,17 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     _replace_rows(tables["files"], "files", f_rows, touched)
 
     dirty = [name for name in DATA_TABLES if written[name] or rebuild_reason or restored]
+    changed_rows = {"chunks": len(chunk_rows), "symbols": len(sym_rows), "files": len(f_rows),
+                    "pages": report.pages_written}
+    drift = {} if rebuild_reason else {k: int(v) for k, v in (meta.get("fts_drift") or {}).items()}
     for name in dirty:
-        # a full FTS rebuild keeps BM25 statistics exact; it is cheap next to parsing and embedding
-        _ensure_fts(tables[name], rebuild=True)
+        rows = tables[name].count_rows()
+        # rows replaced count twice (their old rows left the index); deleted files' rows count once
+        drift[name] = drift.get(name, 0) + 2 * changed_rows[name] + len(deleted)
+        full = bool(rebuild_reason or restored) or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+        _ensure_fts(tables[name], rebuild=full)
+        if full:
+            drift[name] = 0
         tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
     versions = {name: int(tbl.version) for name, tbl in tables.items()}
     cache_tbl = None
@@ -741,6 +754,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         "index_id": meta.get("index_id") or secrets.token_hex(16),
         # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
         "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
+        "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
     }
     published = ("parser", "manifests", "index_id", "commit")
     if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published):

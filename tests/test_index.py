@@ -287,3 +287,35 @@ def test_only_the_index_module_imports_lancedb() -> None:
         for path in (repo / package).rglob("*.py")
         if re.search(r"^\s*(?:import lancedb|from lancedb\b)", path.read_text(encoding="utf-8"), re.M))
     assert importing == ["generator/index.py"]
+
+
+def test_a_small_change_folds_into_the_full_text_index_and_drift_forces_a_rebuild(repo, monkeypatch):
+    from answer.search import search_codebase
+
+    config = load_config(repo)
+    monkeypatch.setattr(ix, "FTS_SMALL_ROWS", 0)  # the fixture's tables are tiny: judge them by drift alone
+    monkeypatch.setattr(ix, "FTS_DRIFT", 1000.0)
+    index_repository(config, embedder=None)
+    # a new index: every table rebuilt, nothing drifted
+    assert set(open_index(config).meta["fts_drift"].values()) == {0}
+    rebuilt: list[str] = []
+    real = ix._ensure_fts
+    monkeypatch.setattr(ix, "_ensure_fts",
+                        lambda tbl, rebuild: (rebuilt.append(str(rebuild)), real(tbl, rebuild)))
+    (repo / "pkg/app.py").write_text("def brand_new_function():\n    return 'zebra'\n")
+    index_repository(config, embedder=None)
+    assert "True" not in rebuilt  # folded in by optimize(), not rebuilt
+    store = open_index(config)
+    assert store.meta["fts_drift"]["files"] == 2
+    assert search_codebase(store, "zebra", type="lexical").files[0].path == "pkg/app.py"
+    # the replaced rows left the full-text index with their file: no chunk of pkg/app.py holds create_app
+    assert "pkg/app.py" not in [r["path"] for r in store.fts("chunks", "create_app", ["path"], limit=20)]
+    assert "pkg/app.py" in [r["path"] for r in store.fts("chunks", "zebra", ["path"], limit=20)]
+    monkeypatch.setattr(ix, "FTS_DRIFT", 0.0)  # past the drift limit: the next change rebuilds
+    rebuilt.clear()
+    (repo / "pkg/app.py").write_text("def brand_new_function():\n    return 'zebu'\n")
+    index_repository(config, embedder=None)
+    assert "True" in rebuilt
+    store = open_index(config)
+    assert store.meta["fts_drift"]["files"] == 0
+    assert search_codebase(store, "zebu", type="lexical").files[0].path == "pkg/app.py"
