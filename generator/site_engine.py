@@ -28,6 +28,7 @@ every page's HTML.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
 import hashlib
 import importlib.metadata
@@ -35,6 +36,7 @@ import json
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -592,15 +594,24 @@ def _map(render: Callable[[int], dict[str, Any]], numbers: list[int],
     chunk = max(1, min(16, len(numbers) // (workers * 8)))
     gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
     try:
-        with context.Pool(workers, initializer=_worker_started) as pool:
+        with context.Pool(workers, initializer=_worker_started, initargs=(os.getpid(),)) as pool:
             yield from pool.imap(render, numbers, chunksize=chunk)
     finally:
         gc.unfreeze()
 
 
-def _worker_started() -> None:
+def _worker_started(parent: int) -> None:
     if _here.relay is not None:
         _here.relay.capture = []  # a worker prints nothing itself: its lines travel with its results
+    # die with the build: a timed-out or killed build must not leave workers behind (Linux; elsewhere the
+    # pool's pipes end them when the parent exits)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the build died before the line above
+        os._exit(1)
 
 
 # -- command line --------------------------------------------------------------------------------------------

@@ -9,6 +9,9 @@ import gzip
 import json
 import re
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,3 +193,45 @@ def test_a_symlinked_cache_is_refused(built: tuple[Path, Path], tmp_path: Path) 
     with pytest.raises(SiteBuildError, match="symbolic link"):
         build_site(out / "mkdocs.yml", site_dir=out / "site")
     assert (elsewhere / "pages" / "precious.txt").read_text() == "keep"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_render_workers_die_with_a_killed_build(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = built
+    proc = subprocess.Popen([sys.executable, "-m", "generator.site_engine", str(out / "mkdocs.yml"),
+                             str(tmp_path / "site"), "--cache", str(tmp_path / "cache"), "--workers", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out)
+    deadline = time.monotonic() + 120
+    try:
+        while not (workers := _children(proc.pid)):
+            assert proc.poll() is None, "the build finished before its workers were seen"
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        proc.kill()  # what a timeout does: the build process alone
+    finally:
+        proc.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    while any(_alive(w) for w in workers):
+        assert time.monotonic() < deadline, "render workers outlived their build"
+        time.sleep(0.05)
