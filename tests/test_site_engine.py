@@ -235,3 +235,14 @@ def test_render_workers_die_with_a_killed_build(built: tuple[Path, Path], tmp_pa
     while any(_alive(w) for w in workers):
         assert time.monotonic() < deadline, "render workers outlived their build"
         time.sleep(0.05)
+
+
+def test_without_a_local_key_nothing_is_kept_or_trusted(built: tuple[Path, Path], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _, out = built
+    monkeypatch.setenv("XDG_STATE_HOME", "/proc/no-such-dir")  # no key can be kept: every mark is untrusted
+    before = _snapshot(out / "site")
+    build_site(out / "mkdocs.yml", site_dir=tmp_path / "site", cache_dir=tmp_path / "cache")
+    assert _snapshot(tmp_path / "site") == before  # a full render, the same site
+    assert not (tmp_path / "cache").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".render-cache-")]
