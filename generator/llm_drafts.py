@@ -62,7 +62,8 @@ _FILLER = re.compile(
 _ECHO = re.compile(
     r"(?i)\b(?:developer wiki|for a new colleague|senior engineer|documenting (?:one|the) (?:file|module)|"
     r"(?:qualified|file) name exactly as listed|the facts and code given|leave (?:it|the field) out|"
-    r"plain markdown sentences|rules for every text field)\b")
+    r"plain markdown sentences|rules for every text field)\b"
+    r"|(?:^|[.!?]\s+)I\s+(?:am|'m|will|can|have|would)\b")  # "i am a developer": the model on itself
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words that carry no information about what the code does: a summary made only of these and the file's
 # own name ("A Requests session.", "The sessions module.") restates the name.

@@ -389,10 +389,10 @@ class LLMWriter:
                       core: Sequence[str] = ()) -> list[str]:
         """Count this page's missing sections as failures; return those the model has now failed twice.
 
-        A draft that fills none of the page's `core` sections (a summary and nothing else: what a small
-        model returns) counts as a failed whole draft: its sections are asked alone at once."""
-        if core and len(missing) == len(core):
-            log.info("%s: the draft has none of %s; asking for them one at a time", kind, ", ".join(core))
+        A draft that leaves out most of the page's `core` sections (a summary and little else: what a small
+        model returns) counts as a failed whole draft: its missing sections are asked alone at once."""
+        if core and len(missing) * 2 > len(core):
+            log.info("%s: the draft lacks %s; asking for them one at a time", kind, ", ".join(missing))
             failed_whole = True
         with self._lock:
             if failed_whole:
