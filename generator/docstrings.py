@@ -31,16 +31,10 @@ from generator.docmarkup import (
     label_block,
     plain_line,
 )
+from generator.languages import spec_for
 
 log = logging.getLogger(__name__)
 
-_FLAVORS: dict[str, Flavor] = {"python": "rst", "go": "godoc", "java": "javadoc", "kotlin": "javadoc",
-                               "scala": "javadoc"}
-_TAG_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "java", "kotlin", "scala", "php", "c", "cpp",
-                            "csharp", "swift", "dart", "groovy"})
-_CODE_LANGS = {"python": "python", "javascript": "js", "typescript": "ts", "tsx": "tsx", "go": "go",
-               "rust": "rust", "java": "java", "kotlin": "kotlin", "c": "c", "cpp": "cpp", "csharp": "csharp",
-               "ruby": "ruby", "php": "php"}
 
 
 def render_docstring(text: str, language: str | None, resolve: Resolver | None = None) -> str:
@@ -51,14 +45,15 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     if not text.strip():
         return ""
     lang = language or ""
-    flavor = _FLAVORS.get(lang, "markdown")
+    spec = spec_for(lang)  # its docstring flavor and code fence (generator/languages.py)
+    flavor: Flavor = spec.doc_flavor
     inline = Inline(resolve or (lambda _name: None), flavor)
-    renderer = BlockRenderer(inline, flavor, _CODE_LANGS.get(lang, "text"))
+    renderer = BlockRenderer(inline, flavor, spec.code_fence)
     if lang == "csharp" and _XML_DOC.search(text):
         text = _xml_doc_as_tags(text)
     if lang == "python":
         blocks = _python(text, renderer)
-    elif lang in _TAG_LANGUAGES and _TAG_LINE.search(text):
+    elif spec.doc_tags and _TAG_LINE.search(text):
         blocks = _tagged(text, renderer)
     elif lang == "rust":
         blocks = _rust(text, renderer)

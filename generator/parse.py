@@ -22,8 +22,8 @@ from tree_sitter_language_pack import get_language, get_parser
 from generator import docs
 from generator.boilerplate import strip_boilerplate
 from generator.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
-from generator.languages import DOC_LANGUAGES, GRAMMARS
-from generator.parse_rules import RULES, LanguageRules
+from generator.languages import DOC_LANGUAGES, GRAMMARS, spec_for
+from generator.parse_rules import LanguageRules
 from generator.scan import decode
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
         return facts
-    _Extraction(file, data, RULES.get(language, LanguageRules()), facts).run(tree.root_node, tools)
+    _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
     return facts
 
 

@@ -1,8 +1,9 @@
-"""Per-language rules the parse engine applies around the tree-sitter queries.
+"""The rules the parse engine applies around the tree-sitter queries, and the helpers languages share.
 
-The queries (generator/queries/<language>.scm) say *what* is a definition, an import or a reference; these
-rules say how a language writes the surrounding conventions: where doc comments live, which nodes wrap a
-definition (decorators, `export`), how visibility is spelled, and how an import path is written.
+The queries (generator/queries/<language>.scm) say *what* is a definition, an import or a reference; a
+language's LanguageRules say how it writes the surrounding conventions: where doc comments live, which
+nodes wrap a definition (decorators, `export`), how visibility is spelled, and how an import path is
+written. Each language's rules are part of its LanguageSpec (generator/languages.py).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import builtins
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tree_sitter import Node
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 DocStyle = str  # "python" (first string in the body) or "comment" (comments right above)
 
@@ -43,17 +46,17 @@ _PRIVATE = re.compile(r"\b(private|internal|fileprivate)\b")
 _PRIVATE_OR_PROTECTED = re.compile(r"\b(private|protected)\b")
 
 
-def _public_by_name(name: str, node: Node) -> bool:
+def public_by_name(name: str, node: Node) -> bool:
     if name.startswith("__") and name.endswith("__"):
         return True
     return not name.startswith(("_", "#"))
 
 
-def _public_go(name: str, node: Node) -> bool:
+def public_go(name: str, node: Node) -> bool:
     return name[:1].isupper()
 
 
-def _public_rust(name: str, node: Node) -> bool:
+def public_rust(name: str, node: Node) -> bool:
     if any(c.type == "visibility_modifier" for c in node.children):
         return True
     # trait items and trait-impl methods are as visible as the trait itself
@@ -65,18 +68,18 @@ def _public_rust(name: str, node: Node) -> bool:
     return bool(parent is not None and parent.type == "impl_item" and parent.child_by_field_name("trait"))
 
 
-def _public_modifiers(name: str, node: Node) -> bool:
+def public_modifiers(name: str, node: Node) -> bool:
     mods = _modifier_text(node)
     if _PRIVATE.search(mods):
         return False
-    return _public_by_name(name, node)
+    return public_by_name(name, node)
 
 
-def _public_php(name: str, node: Node) -> bool:
+def public_php(name: str, node: Node) -> bool:
     return not _PRIVATE_OR_PROTECTED.search(_modifier_text(node))
 
 
-def _public_c(name: str, node: Node) -> bool:
+def public_c(name: str, node: Node) -> bool:
     return "static" not in _modifier_text(node) and not name.startswith("_")
 
 
@@ -84,26 +87,26 @@ def _strip_quotes(text: str) -> str:
     return text.strip().strip("\"'`<>")
 
 
-def _module_as_written(text: str) -> str:
+def module_as_written(text: str) -> str:
     return text.strip()
 
 
-def _module_compact(text: str) -> str:
+def module_compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _module_java(text: str) -> str:
+def module_java(text: str) -> str:
     text = re.sub(r"^\s*import\s+(static\s+)?", "", text).strip().rstrip(";").strip()
     return re.sub(r"\s+", "", text)
 
 
-def _module_kotlin(text: str) -> str:
+def module_kotlin(text: str) -> str:
     text = re.sub(r"^\s*import\s+", "", text).strip().split("\n", 1)[0]
     text = re.sub(r"\s*(/[/*].*)?$", "", text)
     return re.sub(r"\s+as\s+\w+$", "", text).strip()
 
 
-def _module_csharp(text: str) -> str:
+def module_csharp(text: str) -> str:
     text = re.sub(r"^\s*(global\s+)?using\s+(static\s+)?", "", text).strip().rstrip(";").strip()
     return text.split("=", 1)[-1].strip()
 
@@ -121,7 +124,7 @@ class LanguageRules:
     # siblings between a doc comment and its definition that do not break the link (attributes)
     attribute_types: frozenset[str] = frozenset()
     # container node types a nested definition is a member of, even if not captured as a symbol
-    public: Callable[[str, Node], bool] = _public_by_name
+    public: Callable[[str, Node], bool] = public_by_name
     module_text: Callable[[str], str] = _strip_quotes
     # characters stripped from the end of a signature ("{" of a body, ":" of a Python block)
     signature_tail: str = "{:"
@@ -134,90 +137,16 @@ class LanguageRules:
     )
 
 
-_PYTHON_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
-_JS_BUILTINS = frozenset({
+PYTHON_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+JS_BUILTINS = frozenset({
     "require", "parseInt", "parseFloat", "isNaN", "setTimeout", "clearTimeout", "setInterval",
     "clearInterval", "Promise", "Error", "TypeError", "Array", "Object", "String", "Number", "Boolean",
     "Map", "Set", "Date", "RegExp", "Symbol", "JSON", "Math", "console",
 })
-_GO_BUILTINS = frozenset({
+GO_BUILTINS = frozenset({
     "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
     "new", "panic", "print", "println", "real", "recover",
 })
 
-_JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
-_JS_DOC_WRAPPERS = _JS_WRAPPERS | {"expression_statement"}  # `exports.f = function` and `namespace X`
-
-RULES: dict[str, LanguageRules] = {
-    "python": LanguageRules(
-        doc_style="python",
-        wrappers=frozenset({"decorated_definition"}),
-        module_text=_module_as_written,
-        signature_tail=":",
-        comment_markers=(b"#",),
-        builtin_names=_PYTHON_BUILTINS,
-
-    ),
-    "javascript": LanguageRules(
-        wrappers=_JS_DOC_WRAPPERS, signature_wrappers=_JS_WRAPPERS, public=_public_modifiers,
-        builtin_names=_JS_BUILTINS,
-        signature_skip=frozenset({"decorator"}),
-    ),
-    "typescript": LanguageRules(
-        wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
-        signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
-        public=_public_modifiers,
-        builtin_names=_JS_BUILTINS,
-        signature_skip=frozenset({"decorator"}),
-    ),
-    "tsx": LanguageRules(
-        wrappers=_JS_DOC_WRAPPERS | {"ambient_declaration"},
-        signature_wrappers=_JS_WRAPPERS | {"ambient_declaration"},
-        public=_public_modifiers,
-        builtin_names=_JS_BUILTINS,
-        signature_skip=frozenset({"decorator"}),
-    ),
-    "go": LanguageRules(
-        wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
-        signature_wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
-        public=_public_go,
-        builtin_names=_GO_BUILTINS,
-    ),
-    "rust": LanguageRules(
-        comment_types=frozenset({"line_comment", "block_comment"}),
-        attribute_types=frozenset({"attribute_item"}),
-        public=_public_rust,
-        module_text=_module_compact,
-    ),
-    "java": LanguageRules(
-        comment_types=frozenset({"line_comment", "block_comment"}),
-        signature_skip=frozenset({"marker_annotation", "annotation"}),
-        public=_public_modifiers,
-        module_text=_module_java,
-    ),
-    "c": LanguageRules(public=_public_c),
-    "cpp": LanguageRules(
-        wrappers=frozenset({"template_declaration"}),
-        signature_wrappers=frozenset({"template_declaration"}),
-        public=_public_modifiers,
-    ),
-    "csharp": LanguageRules(
-        attribute_types=frozenset({"attribute_list"}),
-        signature_skip=frozenset({"attribute_list"}),
-        public=_public_modifiers,
-        module_text=_module_csharp,
-    ),
-    "ruby": LanguageRules(signature_tail="", comment_markers=(b"#",)),
-    "php": LanguageRules(
-        attribute_types=frozenset({"attribute_list"}),
-        signature_skip=frozenset({"attribute_list"}),
-        comment_markers=(b"#", b"//", b"/*"),
-        public=_public_php,
-        module_text=_module_as_written,
-    ),
-    "kotlin": LanguageRules(
-        comment_types=frozenset({"line_comment", "multiline_comment", "comment"}),
-        public=_public_modifiers,
-        module_text=_module_kotlin,
-    ),
-}
+JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+JS_DOC_WRAPPERS = JS_WRAPPERS | {"expression_statement"}  # `exports.f = function` and `namespace X`

@@ -26,6 +26,7 @@ from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url
 from generator.docmarkup import code_span
 from generator.facts import Symbol
+from generator.languages import spec_for
 from generator.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from generator.orientation import Orientation, readme_intro
 from generator.remote import SourceLinks
@@ -699,13 +700,8 @@ def render_topic_page(ctx: Any, draft: Any, *, writer_id: str, facts: Mapping[st
         link=lambda to: relative_link(ctx.page_id, to), prose=prose, provenance=provenance(draft, writer_id))
 
 
-_FENCE_LANGS = {"cpp": "cpp", "csharp": "csharp", "tsx": "tsx", "shell": "bash", "text": "text"}
-
-
 def _fence_lang(language: str | None) -> str:
-    if not language:
-        return "text"
-    return _FENCE_LANGS.get(language, language)
+    return spec_for(language).code_fence if language else "text"
 
 
 # -- the site configuration ----------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 Pure: paths and Import values in, file lists out. Python absolute (package roots, src/ layouts, namespace
 packages by unique suffix) and relative imports; JS/TS relative paths with extension and index probing; Go
 packages (module path from go.mod, or inferred); JS/TS local packages by their package.json name; Rust `mod`
-and `use` within the crate and across a Cargo workspace; Java/Kotlin packages; C/C++ includes; Ruby, PHP and
-C# by path suffix. What the manifests say comes in as a Manifests value (manifests.py).
+and `use` within the crate and across a Cargo workspace; Java/Kotlin/Scala packages; C/C++ includes; Ruby,
+PHP and C# by path suffix. What the manifests say comes in as a Manifests value (manifests.py).
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
 from generator.facts import FileFacts, Import
+from generator.languages import LANGUAGES
 from generator.manifests import Manifests, go_module
 
 _Finder = Callable[[str], "str | None"]  # dotted module name -> file
 
-# language id -> resolution family
-FAMILY = {
-    "python": "python", "javascript": "js", "typescript": "js", "tsx": "js", "go": "go", "rust": "rust",
-    "java": "jvm", "kotlin": "jvm", "c": "c", "cpp": "c", "csharp": "csharp", "ruby": "ruby", "php": "php",
-}
+# language id -> resolution family (each LanguageSpec names its own)
+FAMILY = {spec.id: spec.resolver for spec in LANGUAGES if spec.resolver}
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 
 
@@ -320,12 +318,15 @@ class _RustResolver:
 
 
 class _JvmResolver:
+    """Packages and classes of the JVM languages (Java, Kotlin, Scala), which import each other freely."""
+
     def __init__(self, paths: Sequence[str]) -> None:
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         self.dir_suffix: dict[str, set[str]] = defaultdict(set)
         self.by_dir: dict[str, list[str]] = defaultdict(list)
+        extensions = tuple(ext for spec in LANGUAGES if spec.resolver == "jvm" for ext in spec.extensions)
         for path in sorted(paths):
-            if not path.endswith((".java", ".kt")):
+            if not path.endswith(extensions):
                 continue
             parts = path[: path.rfind(".")].split("/")
             self.by_dir[_dir(path)].append(path)
@@ -336,17 +337,25 @@ class _JvmResolver:
 
     def resolve(self, imp: Import) -> list[str]:
         name = imp.module.removeprefix("static ").strip()
+        if imp.names and not name.endswith(".*"):
+            # `import a.b.{C, D}` (Scala selectors): the module is the package, the names its classes
+            picked = [hit for n in imp.names for hit in self._class_file(f"{name}.{n}", imp.path)]
+            if picked:
+                return list(dict.fromkeys(picked))
         if name.endswith(".*"):
             package = name[:-2]
             hits = [f for d in sorted(self.dir_suffix.get(package, ())) for f in self.by_dir[d]]
             if hits:
                 return [f for f in hits if f != imp.path]
             name = package  # `import static a.B.*`: the class B
+        return self._class_file(name, imp.path)
+
+    def _class_file(self, name: str, importer: str) -> list[str]:
         parts = name.split(".")
         for k in range(len(parts), 1, -1):  # nested classes and static members hang off the class file
             hits = self.by_suffix.get(".".join(parts[:k]), [])
             if hits:
-                return [_closest(hits, imp.path)]
+                return [_closest(hits, importer)]
         return []
 
 
@@ -434,36 +443,32 @@ def resolve_imports(facts: Sequence[FileFacts], manifests: Manifests) -> tuple[
     go = _GoResolver(paths, [i for i in all_imports if language.get(i.path) == "go"], manifests.go)
     rust = _RustResolver(paths, manifests.rust)
     jvm = _JvmResolver(paths)
-    by_suffix = {lang: _SuffixResolver(paths, ext) for lang, ext in (("ruby", ".rb"), ("php", ".php"),
-                                                                      ("csharp", ".cs"))}
+    by_suffix = {spec.id: _SuffixResolver(paths, spec.extensions[0])
+                 for spec in LANGUAGES if spec.resolver == "suffix"}
     c_by_name: dict[str, list[str]] = defaultdict(list)
     for p in paths:
         if language.get(p) in ("c", "cpp"):
             c_by_name[p.rsplit("/", 1)[-1]].append(p)
 
+    # resolver family (LanguageSpec.resolver) -> (import, language id) -> files
+    families: dict[str, Callable[[Import, str], list[str]]] = {
+        "python": lambda imp, _lang: python.resolve(imp),
+        "js": lambda imp, _lang: _resolve_js(imp, files, manifests.js),
+        "go": lambda imp, _lang: go.resolve(imp),
+        "rust": lambda imp, _lang: rust.resolve(imp),
+        "jvm": lambda imp, _lang: jvm.resolve(imp),
+        "c": lambda imp, _lang: _resolve_include(imp, files, c_by_name),
+        "suffix": lambda imp, lang: by_suffix[lang].resolve(imp, lang),
+    }
     resolved: dict[str, dict[str, list[str]]] = {}
     external: dict[str, list[str]] = {}
     for f in facts:
-        lang = FAMILY.get(f.file.language or "")
+        language_id = f.file.language or ""
+        family = families.get(FAMILY.get(language_id) or "")
         per_file: dict[str, list[str]] = {}
         missing: list[str] = []
         for imp in f.imports:
-            if lang == "python":
-                hits = python.resolve(imp)
-            elif lang == "js":
-                hits = _resolve_js(imp, files, manifests.js)
-            elif lang == "go":
-                hits = go.resolve(imp)
-            elif lang == "rust":
-                hits = rust.resolve(imp)
-            elif lang == "jvm":
-                hits = jvm.resolve(imp)
-            elif lang == "c":
-                hits = _resolve_include(imp, files, c_by_name)
-            elif lang in by_suffix:
-                hits = by_suffix[lang].resolve(imp, lang)
-            else:
-                hits = []
+            hits = family(imp, language_id) if family is not None else []
             hits = [h for h in hits if h != f.path]
             if hits:
                 per_file.setdefault(imp.module, [])

@@ -355,3 +355,21 @@ def test_weak_edges_pass_on_only_part_of_the_rank() -> None:
     weak = pagerank(["a", "b"], {("a", "b"): 0.1}, min_out_weight=1.0)
     assert strong["b"] > weak["b"] > weak["a"]
     assert sum(weak.values()) == pytest.approx(1.0)
+
+
+def test_scala_imports_resolve_across_the_jvm_languages() -> None:
+    from generator.parse import extract
+
+    sources = {
+        "src/main/scala/example/greet/Greeter.scala": (
+            "package example.greet\n\nimport example.util.Strings\nimport example.util.{Texts, Other => O}\n"
+            "import example.model._\n\nclass Greeter { def hi(): String = Strings.upper(Texts.x) }\n"),
+        "src/main/scala/example/util/Strings.scala": "package example.util\n\nobject Strings {}\n",
+        "src/main/scala/example/util/Texts.scala": "package example.util\n\nobject Texts {}\n",
+        "src/main/java/example/util/Other.java": "package example.util;\n\npublic class Other {}\n",
+        "src/main/scala/example/model/Person.scala": "package example.model\n\ncase class Person()\n",
+        "src/main/scala/example/model/Team.scala": "package example.model\n\ncase class Team()\n",
+    }
+    facts = [extract(SourceFile(p, detect_language(p), len(t), ""), t.encode()) for p, t in sources.items()]
+    got = build_graph(facts, Manifests()).depends_on["src/main/scala/example/greet/Greeter.scala"]
+    assert sorted(got) == sorted(p for p in sources if "/greet/" not in p)

@@ -508,3 +508,40 @@ def test_plain_text_title() -> None:
 def test_empty_documents(name: str) -> None:
     facts = parse_text(name, b"")
     assert (facts.title, facts.headings, facts.docstring) == ("", [], "")
+
+
+# ---- Scala (added as one LanguageSpec in generator/languages.py plus generator/queries/scala.scm)
+
+
+def test_scala_symbols_docs_and_visibility() -> None:
+    facts = facts_of("Sample.scala")
+    assert detect_language("Sample.scala") == "scala"
+    assert facts.warnings == []
+    greeter = sym(facts, "Greeter")
+    assert (greeter.kind, greeter.signature) == ("trait", "trait Greeter")
+    assert greeter.docstring == "Says hello to people."
+    greet = sym(facts, "Greeter.greet")
+    assert (greet.kind, greet.parent) == ("method", "Greeter")
+    assert greet.signature == "def greet(name: String): String"
+    assert greet.docstring == "The greeting for `name`."
+    loud = sym(facts, "LoudGreeter")
+    assert loud.signature == "class LoudGreeter(prefix: String) extends Greeter with Serializable"
+    assert (loud.start_line, loud.end_line, loud.docstring) == (14, 18, "A greeter that shouts.")
+    assert not sym(facts, "LoudGreeter.helper").public
+    assert sym(facts, "LoudGreeter.helper").signature == "private def helper(): Int"
+    companion = next(s for s in facts.symbols if s.signature == "object LoudGreeter")
+    assert sym(facts, f"{companion.qualname}.MaxLength").kind == "constant"
+    assert sym(facts, f"{companion.qualname}.apply").kind == "method"
+    assert sym(facts, "Person").signature == "case class Person(name: String)"
+    assert sym(facts, "Color").kind == "enum"
+    assert (sym(facts, "Name").kind, sym(facts, "Name").signature) == ("type", "type Name = String")
+
+
+def test_scala_imports_and_references() -> None:
+    facts = facts_of("Sample.scala")
+    assert imports(facts) == {"example.util.Strings": (), "example.util": ("Texts", "Other"),
+                              "scala.collection.mutable.*": ()}
+    calls = refs(facts, "call")
+    assert ("upper", "LoudGreeter.greet") in calls
+    assert ("LoudGreeter", next(s.qualname for s in facts.symbols if s.name == "apply")) in calls
+    assert {("Greeter", "LoudGreeter"), ("Serializable", "LoudGreeter")} <= refs(facts, "name")
