@@ -131,7 +131,7 @@ def _rows(store: IndexStore, table: str) -> int:
     """Row count of a table, once per store (a store is pinned to one version, so it cannot change)."""
     counts: dict[str, int] = store.cache.setdefault("row_counts", {})
     if table not in counts:
-        counts[table] = int(store.table(table).count_rows())
+        counts[table] = store.count(table)
     return counts[table]
 
 
@@ -206,7 +206,7 @@ def _fts_memory(store: IndexStore, table: str, columns: list[str]) -> _FtsMemory
 
         path_col = "target_path" if table == "pages" else "path"
         extra = [c for c in (path_col, "kind" if table == "pages" else "") if c and c not in columns]
-        data = store.table(table).search().select([*columns, *extra, "tokens"]).limit(None).to_arrow()
+        data = store.columns(table, [*columns, *extra, "tokens"])
         analyzer: bm25.Analyzer = store.cache.setdefault("bm25:analyzer", bm25.Analyzer())
         index = bm25.build(data.column("tokens").to_pylist(), analyzer)
         full = data.select([*columns, *extra]).to_pylist()
@@ -460,12 +460,9 @@ def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_colum
     import numpy as np
 
     matrix: _VectorMatrix | None = None
-    dim = getattr(store.table(table).schema.field("vector").type, "list_size", 0)
+    dim = store.vector_dim(table)
     if _rows(store, table) <= IN_MEMORY_VECTOR_ROWS and dim and dim % _LANES == 0:
-        query = store.table(table).search().select([*columns, "vector"]).limit(None)
-        if where:
-            query = query.where(where)
-        data = query.to_arrow()
+        data = store.columns(table, [*columns, "vector"], where)
         column = data.column("vector").combine_chunks()
         vectors = np.ascontiguousarray(
             column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False).reshape(-1, dim))
@@ -525,24 +522,16 @@ def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
     if matrix is not None:
         lists["semantic"] = _chunk_cands(_nearest(matrix, vector, scope, w.chunk_limit))
     else:
-        q = store.table("chunks").search(vector, query_type="vector").select(
-            [*chunk_cols, "_distance"]).limit(w.chunk_limit)
-        where = prefix_filter("path", scope)
-        if where:
-            q = q.where(where, prefilter=True)
-        lists["semantic"] = _chunk_cands(q.to_arrow().to_pylist())
+        lists["semantic"] = _chunk_cands(store.nearest("chunks", vector, chunk_cols, limit=w.chunk_limit,
+                                                       where=prefix_filter("path", scope) or None))
     if _rows(store, "pages"):
         page_cols = ["target_path", "title", "summary"]
         pmatrix = _vector_matrix(store, "pages", page_cols, "target_path", _FILE_PAGES)
         if pmatrix is not None:
             rows = _nearest(pmatrix, vector, scope, w.file_limit)
         else:
-            pq = store.table("pages").search(vector, query_type="vector").select(
-                [*page_cols, "_distance"]).limit(w.file_limit)
-            where = _where(prefix_filter("target_path", scope), _FILE_PAGES)
-            if where:
-                pq = pq.where(where, prefilter=True)
-            rows = pq.to_arrow().to_pylist()
+            rows = store.nearest("pages", vector, page_cols, limit=w.file_limit,
+                                 where=_where(prefix_filter("target_path", scope), _FILE_PAGES) or None)
         lists["semantic_pages"] = [
             _Cand(r["target_path"], text=r["summary"], symbol=r["title"], source="page")
             for r in rows if r["target_path"]]
@@ -582,9 +571,7 @@ def _file_kinds(store: IndexStore) -> dict[str, str]:
     """Every indexed path -> its kind (code/doc/test/config), loaded once per store."""
     kinds: dict[str, str] | None = store.cache.get("kinds")
     if kinds is None:
-        tbl = store.table("files")
-        rows = (tbl.search().select(["path", "kind"]).limit(None).to_arrow().to_pylist()
-                if _rows(store, "files") else [])
+        rows = store.rows("files", ["path", "kind"]) if _rows(store, "files") else []
         kinds = {r["path"]: r["kind"] for r in rows}
         store.cache["kinds"] = kinds
     return kinds

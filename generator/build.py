@@ -12,9 +12,7 @@ import hashlib
 import logging
 import os
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,8 +20,8 @@ from pydantic import BaseModel
 
 from generator.analysis import Analysis, analyze
 from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.build_report import BuildReport, Progress
 from generator.factcache import cache_path
-from generator.facts import Skipped
 from generator.pages import (
     PageRun,
     PageSink,
@@ -67,43 +65,12 @@ from sourcebook.config import Config
 log = logging.getLogger(__name__)
 
 STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview", "topics", "site", "index")
-# stage, done, total (total 0 = unknown); called from the building thread only
-Progress = Callable[[str, int, int], None]
 T = TypeVar("T")
 D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
 
 
 
-@dataclass
-class BuildReport:
-    root: Path
-    out_dir: Path
-    writer_id: str
-    files: int = 0
-    symbols: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    parsed: int = 0  # files parsed this run
-    parse_cached: int = 0  # files whose facts came from the cache
-    warnings: int = 0
-    pages_total: int = 0
-    pages_written: list[str] = field(default_factory=list)
-    pages_unchanged: int = 0
-    pages_deleted: list[str] = field(default_factory=list)
-    pages_restored: list[str] = field(default_factory=list)  # taken as they were from the shared build cache
-    drafts_reused: list[str] = field(default_factory=list)  # re-rendered from a draft in the shared cache
-    stale: list[str] = field(default_factory=list)  # --check: pages that would be (re)written or deleted
-    write_failures: list[str] = field(default_factory=list)  # pages whose writer failed (fallback used)
-    kept_prose: list[str] = field(default_factory=list)  # failed pages that kept the model's earlier prose
-    fallbacks: list[str] = field(default_factory=list)  # --check: pages whose prose is a fallback
-    site_built: bool = False
-    site_dir: Path | None = None
-    index: Any = None  # generator.index.IndexReport when the index was updated
-    timings: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def skip_reasons(self) -> dict[str, int]:
-        return dict(Counter(s.reason for s in self.skipped).most_common())
 
 
 def build(config: Config, *, writer: PageWriter | None = None, check: bool = False, site: bool = True,
@@ -336,8 +303,9 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview."""
     from generator import html_sanitize, mkdocs_hooks
+    from generator.data_files import data_dir
     from generator.local_key import keyed, local_key
-    from generator.render import build_nav, data_dir, render_mkdocs_yml, site_footer
+    from generator.render import build_nav, render_mkdocs_yml, site_footer
     from generator.site import THEME_DIR, build_site, install_theme, write_config
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),

@@ -5,8 +5,9 @@ text; nothing is imported or run). Doc comments of other languages get the same 
 conventions are simple: JSDoc/TSDoc and Javadoc tags (`@param`, `@returns`, `@throws`, `@example`,
 `{@link}`), RustDoc sections (`# Examples`, `# Panics`, `# Errors`) and GoDoc paragraphs and code.
 
-`render_docstring` is pure: text in, Markdown out. The output has been through render.sanitize_markdown,
-whose only trusted links are the ones made here (resolver URLs and http(s) links).
+`render_docstring` is pure: text in, Markdown out. The output has been through
+safe_markdown.sanitize_markdown, whose only trusted links are the ones made here (resolver URLs and http(s)
+links).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from generator.docmarkup import (
     plain_line,
 )
 from generator.languages import spec_for
+from generator.safe_markdown import sanitize_markdown
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,6 @@ log = logging.getLogger(__name__)
 
 def render_docstring(text: str, language: str | None, resolve: Resolver | None = None) -> str:
     """Markdown for a docstring written in `language`'s conventions; `resolve(name)` -> URL or None."""
-    from generator.render import sanitize_markdown  # render imports this module lazily: no cycle
 
     text = text.strip("\n")
     if not text.strip():

@@ -123,8 +123,38 @@ class IndexStore:
     def dim(self) -> int:
         return int(self.meta.get("dim") or 0)
 
+    # The read side's whole vocabulary: the answer engine reads the index only through these methods (it never
+    # holds a LanceDB table), so a storage change stays inside this module.
+
     def table(self, name: str) -> Any:
+        """The raw LanceDB table, for this module's writers and tests only (readers use the methods below)."""
         return self.tables[name]
+
+    def count(self, table: str) -> int:
+        """Rows in `table` at the pinned version."""
+        return int(self.tables[table].count_rows())
+
+    def vector_dim(self, table: str) -> int:
+        """Width of `table`'s vector column (0: none)."""
+        return int(getattr(self.tables[table].schema.field("vector").type, "list_size", 0) or 0)
+
+    def columns(self, table: str, columns: list[str], where: str | None = None) -> Any:
+        """Every row's `columns` as one Arrow table: what an in-memory ranking (BM25, a vector matrix) is
+        built from in one read, without a Python dict per row."""
+        query = self.tables[table].search().select(columns).limit(None)
+        if where:
+            query = query.where(where)
+        return query.to_arrow()
+
+    def nearest(self, table: str, vector: Sequence[float], columns: list[str], *, limit: int,
+                where: str | None = None) -> list[dict[str, Any]]:
+        """The `limit` rows of `table` nearest to `vector` (LanceDB's vector search), each with `_distance`;
+        `where` filters before ranking."""
+        query = self.tables[table].search(vector, query_type="vector")
+        query = query.select([*columns, "_distance"]).limit(limit)
+        if where:
+            query = query.where(where, prefilter=True)
+        return list(query.to_arrow().to_pylist())
 
     def rows(self, table: str, columns: list[str], where: str | None = None,
              limit: int | None = None) -> list[dict[str, Any]]:

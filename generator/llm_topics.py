@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 import jinja2
+from pydantic import BaseModel
 
 from generator.excerpt import fit_lines
 from generator.llm_drafts import MAX_TOPIC_SECTIONS, Catalog, Known, LLMTopicDraft
@@ -27,8 +28,15 @@ from generator.secrets import redact_text
 from generator.topics import TopicContext
 from generator.write import TopicDraft
 
-if TYPE_CHECKING:
-    from generator.llm_writer import LLMWriter
+D = TypeVar("D", bound=BaseModel)
+
+
+class TopicAsker(Protocol):
+    """What a topic page needs of the LLM writer (generator.llm_writer.LLMWriter), which calls in here."""
+
+    def prompt_chars(self, model: type[BaseModel]) -> int: ...
+
+    def ask_with(self, model: type[D], text: str, context: dict[str, Any], label: str) -> D: ...
 
 TOPIC_PROMPT = "topic_page.v1.j2"
 EXCERPT_LINES = 30  # of each cited symbol's source, at most
@@ -96,7 +104,7 @@ def excerpts(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[st
     return tuple(out)
 
 
-def write_topic(writer: LLMWriter, ctx: TopicContext) -> TopicDraft:
+def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
     """The model's draft of one topic page (raises ProviderError / ProviderOutputError like every call).
 
     Names in the prose are checked like every page's (paths and file names must exist); members are not

@@ -44,8 +44,8 @@ from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
     from generator.anchors import SymbolIndex
-    from generator.build import BuildReport, Progress
     from generator.build_cache import SharedCache
+    from generator.build_report import BuildReport, Progress
     from generator.diagrams import Graph
     from generator.orientation import Orientation
     from generator.remote import SourceLinks

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from generator.data_files import data_dir
 from generator.plan import atomic_write_text
-from generator.render import data_dir
 from sourcebook.errors import ConfigError, NotOwnedError, SiteBuildError
 
 log = logging.getLogger(__name__)

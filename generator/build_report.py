@@ -1,0 +1,46 @@
+"""What a build did (BuildReport) and how it reports progress: shared by build.py and pages.py, which
+would otherwise import each other."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.facts import Skipped
+
+# stage, done, total (total 0 = unknown); called from the building thread only
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class BuildReport:
+    root: Path
+    out_dir: Path
+    writer_id: str
+    files: int = 0
+    symbols: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    parsed: int = 0  # files parsed this run
+    parse_cached: int = 0  # files whose facts came from the cache
+    warnings: int = 0
+    pages_total: int = 0
+    pages_written: list[str] = field(default_factory=list)
+    pages_unchanged: int = 0
+    pages_deleted: list[str] = field(default_factory=list)
+    pages_restored: list[str] = field(default_factory=list)  # taken as they were from the shared build cache
+    drafts_reused: list[str] = field(default_factory=list)  # re-rendered from a draft in the shared cache
+    stale: list[str] = field(default_factory=list)  # --check: pages that would be (re)written or deleted
+    write_failures: list[str] = field(default_factory=list)  # pages whose writer failed (fallback used)
+    kept_prose: list[str] = field(default_factory=list)  # failed pages that kept the model's earlier prose
+    fallbacks: list[str] = field(default_factory=list)  # --check: pages whose prose is a fallback
+    site_built: bool = False
+    site_dir: Path | None = None
+    index: Any = None  # generator.index.IndexReport when the index was updated
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def skip_reasons(self) -> dict[str, int]:
+        return dict(Counter(s.reason for s in self.skipped).most_common())
