@@ -99,6 +99,7 @@ SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets 
 # entries with exact qualified names is what a small model gets wrong; one sentence about shown code it gets
 # right, and the writer attaches the name itself.
 KEY_SYMBOL_ASKS = 4
+SYMBOL_REPLY_TOKENS = 200  # JSON around at most MAX_DOCSTRING_CHARS (400) of explanation
 SYMBOL_CODE_CHARS = 1500  # a symbol's code window (its head: signature, docstring, first members)
 CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"),
                  "module": ("purpose", "structure"), "overview": ("architecture",)}
@@ -361,8 +362,9 @@ class LLMWriter:
                     self._started += 1  # reserved under the lock: threads cannot exceed --max-pages
             return self._stop_reason
 
-    def _ask(self, model: type[D], text: str, known: Known, label: str) -> D:
-        draft = self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(),
+    def _ask(self, model: type[D], text: str, known: Known, label: str, *,
+             reply_tokens: int | None = None) -> D:
+        draft = self._chat.complete(model, _messages(text), max_tokens=reply_tokens or self._reply_tokens(),
                                     context=known.as_context(), label=label)
         self._count(draft, label)
         return draft
@@ -428,7 +430,10 @@ class LLMWriter:
         tally = getattr(self._page, "tally", None)
         if tally is not None:
             tally.singles += 1
-        return self._ask(model, text, known, label)
+        # a one-symbol reply is a sentence or two: a small cap stops a rambling small model early, and keeps
+        # its rejected reply small enough for the re-ask to fit the window
+        cap = min(self._reply_tokens(), SYMBOL_REPLY_TOKENS) if model is SymbolExplanation else None
+        return self._ask(model, text, known, label, reply_tokens=cap)
 
     # -- file pages ----------------------------------------------------------------------------------------
     def _file_known(self, ctx: FileContext, undocumented: Sequence[str], *, subject: str = "") -> Known:

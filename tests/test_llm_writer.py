@@ -424,6 +424,8 @@ def test_a_model_failing_whole_drafts_gets_each_section_asked_alone(fake_llm: Fa
     # twice (its reply restates its name: rejected, re-asked, rejected, then left out)
     assert sorted(t.split("`", 2)[1] for t in symbol_calls) == ["App", "App.run", "App.stop", "App.stop",
                                                                  "make_app"]
+    caps = {b["max_tokens"] for b in fake_llm.requests if request_schema_name(b) == "SymbolExplanation"}
+    assert caps == {200}  # a sentence or two: a rambling reply is cut early
     make_app = next(t for t in symbol_calls if t.split("`", 2)[1] == "make_app")
     assert "def make_app(name):\n    return App()" in make_app  # its own code ...
     assert "helper(port)" not in make_app  # ... not the rest of the file
