@@ -18,6 +18,7 @@ of the tree: an edit elsewhere leaves the page's nav (and a render cache keyed o
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -176,3 +177,25 @@ def _line(depth: int, item: Any, active: bool | None = None) -> bytes:
     kind = "s" if isinstance(item, Section) else "l" if isinstance(item, Link) else "p"
     shown = bool(getattr(item, "active", False)) if active is None else active
     return f"{depth}\x1f{kind}\x1f{item.title}\x1f{getattr(item, 'url', '')}\x1f{shown}\x1e".encode()
+
+
+_PRIMARY = re.compile(r'<nav class="md-nav md-nav--primary"')
+_NAV_TAG = re.compile(r"<nav\b|</nav>")
+_GAP = re.compile(r">\s+|\s+<")
+
+
+def squeeze_nav(page_html: str) -> str:
+    """The page with the whitespace around the tags of its primary nav removed. Material's nav templates
+    indent every entry with ~250 bytes of blank lines and spaces (335 bytes per entry on the 12k-file bench
+    tree, 70% whitespace); the nav holds no <pre> or inline text where it shows."""
+    start = _PRIMARY.search(page_html)
+    if not start:
+        return page_html
+    depth, end = 0, len(page_html)
+    for tag in _NAV_TAG.finditer(page_html, start.start()):
+        depth += 1 if tag.group() != "</nav>" else -1
+        if depth == 0:
+            end = tag.end()
+            break
+    nav = _GAP.sub(lambda m: m.group().strip(), page_html[start.start():end])
+    return page_html[:start.start()] + nav + page_html[end:]

@@ -29,7 +29,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.nav import Navigation
 
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
-from generator.light_nav import page_nav
+from generator.light_nav import page_nav, squeeze_nav
 from generator.search_split import split_site_index
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ def on_template_context(context: TemplateContext, **_: Any) -> TemplateContext:
 
 
 def on_post_page(output: str, page: Page, **_: Any) -> str:
+    output = squeeze_nav(output)  # before the audit: what ships is what is checked
     problems = audit_page(output, clean_part=page.content or "")
     if problems:
         raise PluginError(f"sourcebook: {page.file.src_uri}: script-capable markup left in the page: "

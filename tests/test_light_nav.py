@@ -83,6 +83,7 @@ def test_the_top_level_is_capped_too_and_the_nav_stays_small(built: tuple[Path, 
     assert 0 < len(areas) < 30  # 30 top-level folders, a window of them
     assert "b.py" in nav
     assert "sub/" in nav
+    assert ">\n" not in nav  # Material's indentation squeezed out
     sizes = [nav_bytes(p.read_bytes()) for p in site.rglob("*.html")]
     assert max(sizes) < 40_000, max(sizes)
 
