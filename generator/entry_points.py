@@ -129,9 +129,32 @@ def cli_sources(facts: Mapping[str, FileFacts]) -> list[str]:
                   and any(i.module.split(".", 1)[0] in CLI_LIBRARIES for i in f.imports))
 
 
-_DECORATED = re.compile(r"^[ \t]*@([\w.]+)\.(command|group)\(\s*(?:[\"']([\w:.-]+)[\"'])?[^\n]*\n"
-                        r"(?:[ \t]*@[^\n]*\n|[ \t]*[^\n@]*\)[^\n]*\n)*?[ \t]*(?:async\s+)?def\s+(\w+)",
-                        re.M)
+# One decorator line, `@cli.command("name", ...)`; the `def` it decorates is found line by line
+# (_decorated_function), not by one regex spanning lines: a lazy repeat over lines whose alternatives overlap
+# backtracked exponentially on a file with many decorated commands.
+_DECORATOR = re.compile(r"^[ \t]*@([\w.]+)\.(command|group)\(\s*(?:[\"']([\w:.-]+)[\"'])?", re.M)
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
+MAX_DECORATOR_LINES = 120  # a decorated def further below than this is not the command's
+
+
+def _decorated_function(text: str, start: int) -> str:
+    """The name of the function whose decorator line begins at `start` (skipping the other decorators and
+    continuation lines of multi-line decorators), or '' when no `def` follows closely."""
+    pos = text.find("\n", start)
+    for _ in range(MAX_DECORATOR_LINES):
+        if pos < 0:
+            return ""
+        end = text.find("\n", pos + 1)
+        line = text[pos + 1:] if end < 0 else text[pos + 1:end]
+        pos = end
+        m = _DEF.match(line)
+        if m:
+            return m.group(1)
+        if line.lstrip().startswith(("class ", "return ", "if ", "for ", "while ", "with ")):
+            return ""
+    return ""
+
+
 _GROUP_VAR = re.compile(r"^(\w+)\s*=\s*((?:[\w]+\.)*(?:\w*Group|Typer))\(", re.M)
 _NAME_ARG = re.compile(r"\bname\s*=\s*[\"']([\w:.-]+)[\"']")
 _ADD_COMMAND = re.compile(r"\b(\w+)\.add_(?:command|typer)\(\s*(\w+)(?=\s*[,)])"
@@ -174,8 +197,11 @@ def cli_groups(path: str, text: str, facts: FileFacts) -> list[Entry]:
     groups: dict[str, str] = {}  # group handle (function, variable or class) -> its name
     members: dict[str, list[str]] = {}  # group handle -> command functions
     instances: dict[str, str] = {}  # group variable -> the group class of this file it instantiates
-    for m in _DECORATED.finditer(text):
-        owner, kind, name, function = m.group(1), m.group(2), m.group(3), m.group(4)
+    for m in _DECORATOR.finditer(text):
+        owner, kind, name = m.group(1), m.group(2), m.group(3)
+        function = _decorated_function(text, m.start())
+        if not function:
+            continue
         if kind == "group":
             groups[function] = name or _command_name(function)
         else:

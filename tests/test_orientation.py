@@ -108,6 +108,23 @@ def test_command_line_groups_are_entry_points() -> None:
     }  # nothing from tests/: a test's Typer app is nobody's entry point
 
 
+def test_many_option_lines_with_parentheses_do_not_stall_the_command_scan() -> None:
+    # The shape of a real CLI module (sourcebook's own cli_build.py) that made the earlier one-regex scan
+    # backtrack without end: many continuation lines each holding several ')', then one holding none.
+    from generator.entry_points import cli_groups
+    from generator.parse import extract
+
+    option = '@click.option("--o{}", type=click.IntRange(0, 9),\n              help="a (b) c (d)")\n'
+    options = "".join(option.format(i) for i in range(30))
+    text = ("import click\n\n\n@click.group()\ndef cli():\n    pass\n\n\n@cli.command(\"build\")\n"
+            f"{options}@click.option(\"--mail\",\n              help=\"who \"\n              \"is\")\n"
+            "def build_command(**kw):\n    pass\n\n\n@cli.command()\n@click.argument(\"x\")\n"
+            "async def check_cmd(x):\n    pass\n")
+    facts = extract(SourceFile("src/t/cli.py", "python", len(text), "x", "code"), text.encode())
+    assert [(e.name, e.how) for e in cli_groups("src/t/cli.py", text, facts)] == [
+        ("cli", "click command group: build, check")]
+
+
 def test_readme_intro_drops_title_badges_and_rest_images() -> None:
     rst = ("======\npytest\n======\n\n.. image:: https://x/logo.svg\n   :target: https://x\n"
            "   :align: center\n\n[![ci](https://b/ci.svg)](https://ci)\n\nThe pytest framework.\n\n"
