@@ -517,7 +517,8 @@ def _render_content(number: int) -> dict[str, Any]:
                               {"content": page.content, "toc": [_toc_item(i) for i in page.toc],
                                "toc_active": bool(getattr(first, "active", False))})
     paths = sorted(lookups)
-    meta = {"title": page._title_from_render, "anchors": sorted(page.present_anchor_ids or ()),
+    anchors = sorted(a for a in page.present_anchor_ids or () if a)  # MkDocs records None for a bare <a>
+    meta = {"title": page._title_from_render, "anchors": anchors,
             "links": {f.src_uri: dict(a) for f, a in (page.links_to_anchors or {}).items()},
             "lookups": "\n".join(paths), "resolved": _resolution(files, paths), "logs": lines}
     page.markdown, page.content = "", ""
