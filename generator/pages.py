@@ -317,7 +317,6 @@ def write_file_pages(run: PageRun) -> None:
 
     config, plan, facts, graph, texts, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
-    from generator.scan import decode, read_source
 
     version = render_version()
     links, index, xref = file_render_inputs(config, plan, facts, graph)
@@ -335,13 +334,7 @@ def write_file_pages(run: PageRun) -> None:
     notify("files", 0, len(todo))
 
     def source_text(path: str) -> str:
-        text = texts.get(path)
-        if text is None:
-            try:
-                text = decode(read_source(config.root, path))
-            except SourcebookError:
-                text = ""
-        return text
+        return _source_text(config.root, texts, path)
 
     def write(item: tuple[Any, str, FileRefs]) -> tuple[FileDraft, dict[str, str], str]:
         """(draft, generated docstrings, source): the draft re-used from the state when only the rendering
@@ -646,15 +639,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     line_counts = {p: f.line_count for p, f in facts.items()}
 
     def source_text(path: str) -> str:
-        from generator.scan import decode, read_source
-
-        text = run.texts.get(path)
-        if text is None:
-            try:
-                text = decode(read_source(config.root, path))
-            except SourcebookError:
-                text = ""
-        return text
+        return _source_text(config.root, run.texts, path)
 
     def write(item: tuple[Any, str, Any]) -> TopicDraft:
         ctx = item[0]
@@ -702,3 +687,16 @@ def record_changes(config: Config, facts: Mapping[str, FileFacts], report: Build
         store.record_auto(f"{path} was added to the repository and the wiki", scope=path)
     for path in gone[:limit]:
         store.record_auto(f"{path} was deleted; its wiki page was removed", scope=posixpath.dirname(path))
+
+
+def _source_text(root: Path, texts: Mapping[str, str], path: str) -> str:
+    """A file's text: the scan's copy when it kept one, else read again; '' when it can no longer be read."""
+    from generator.scan import decode, read_source
+
+    text = texts.get(path)
+    if text is not None:
+        return text
+    try:
+        return decode(read_source(root, path))
+    except SourcebookError:
+        return ""

@@ -79,3 +79,14 @@ class MotoS3:
         with urllib.request.urlopen(f"{self.endpoint}/{name}?list-type=2&max-keys=1000", timeout=10) as resp:
             body = resp.read().decode("utf-8")
         return re.findall(r"<Key>([^<]+)</Key>", body)
+
+
+# A small Python package both object-store test modules build into the bucket
+DEMO_FILES = {
+    "pkg/__init__.py": '"""The demo package."""\n',
+    "pkg/config.py": ('"""Settings."""\n\n\ndef load_settings(path):\n    """Read settings from `path`."""\n'
+                      "    return open(path).read()\n"),
+    "pkg/app.py": ('"""The app."""\n\nfrom pkg.config import load_settings\n\n\ndef create_app():\n'
+                   '    """Make the app."""\n    return load_settings("app.toml")\n'),
+    "README.md": "# Demo\n\nLoads settings for the demo app.\n",
+}

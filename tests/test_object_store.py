@@ -14,16 +14,9 @@ import pytest
 from generator.index import index_repository, open_index, storage_options
 from sourcebook.config import load_config
 from sourcebook.errors import ConfigError, IndexStoreError, UsageError
-from tests.object_store import MotoS3
+from tests.object_store import DEMO_FILES, MotoS3
 
-FILES = {
-    "pkg/__init__.py": '"""The demo package."""\n',
-    "pkg/config.py": ('"""Settings."""\n\n\ndef load_settings(path):\n    """Read settings from `path`."""\n'
-                      "    return open(path).read()\n"),
-    "pkg/app.py": ('"""The app."""\n\nfrom pkg.config import load_settings\n\n\ndef create_app():\n'
-                   '    """Make the app."""\n    return load_settings("app.toml")\n'),
-    "README.md": "# Demo\n\nLoads settings for the demo app.\n",
-}
+FILES = DEMO_FILES
 
 
 # ---------------------------------------------------------------- pure: options and config

@@ -22,18 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.object_store import AWS_KEYS, MotoS3
+from tests.object_store import AWS_KEYS, DEMO_FILES, MotoS3
 from tests.servers import sourcebook_serve
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = {
-    "pkg/__init__.py": '"""The demo package."""\n',
-    "pkg/config.py": ('"""Settings."""\n\n\ndef load_settings(path):\n    """Read settings from `path`."""\n'
-                      "    return open(path).read()\n"),
-    "pkg/app.py": ('"""The app."""\n\nfrom pkg.config import load_settings\n\n\ndef create_app():\n'
-                   '    """Make the app."""\n    return load_settings("app.toml")\n'),
-    "README.md": "# Demo\n\nLoads settings for the demo app.\n",
-}
+FILES = DEMO_FILES
 EXTRA = ("pkg/extra.py", '"""Extra."""\n\n\ndef zebrafish(count):\n    """Count zebrafish."""\n'
                          "    return count + 1\n")
 
