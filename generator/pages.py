@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from generator.build_cache import SharedCache
     from generator.build_report import BuildReport, Progress
     from generator.diagrams import Graph
+    from generator.doc_html import DocumentCache
     from generator.orientation import Orientation
     from generator.remote import SourceLinks
     from generator.topics import TopicContext
@@ -324,17 +325,23 @@ def write_file_pages(run: PageRun) -> None:
     names = NameIndex.build(facts, plan.files)
     doc_links: dict[str, dict[str, Target]] = {}
     todo = []
+
+    def source_text(path: str) -> str:
+        return _source_text(config.root, texts, path)
+
+    documents = document_cache(config)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
         doc_links[path] = docstring_links(names, facts[path])
+        if is_rendered_document(facts[path]):
+            text = source_text(path)
+            documents.keep(text)  # an unchanged doc's page is not rendered again, and its entry must stay
+            doc_links[path].update(document_links(names, path, text))
         key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path]))
         if not pages.fresh(ctx.page_id, key):
             todo.append((ctx, key, refs))
     notify("files", 0, len(todo))
-
-    def source_text(path: str) -> str:
-        return _source_text(config.root, texts, path)
 
     def write(item: tuple[Any, str, FileRefs]) -> tuple[FileDraft, dict[str, str], str]:
         """(draft, generated docstrings, source): the draft re-used from the state when only the rendering
@@ -363,8 +370,11 @@ def write_file_pages(run: PageRun) -> None:
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
         resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
+        document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve) \
+            if is_rendered_document(ctx.facts) else ""
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
-                                    module_page=plan.modules[ctx.module], resolve_symbol=resolve)
+                                    module_page=plan.modules[ctx.module], resolve_symbol=resolve,
+                                    document=document)
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
@@ -372,6 +382,27 @@ def write_file_pages(run: PageRun) -> None:
             source_sha=ctx.facts.file.sha),
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         notify("files", n, len(todo))
+    documents.prune()
+
+
+def document_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
+    """Every name a rendered document's API roles and autodoc directives give that names a symbol."""
+    from generator.rst import xref_targets
+
+    found = {name: names.lookup(name, path) for name in xref_targets(text)}
+    return {name: target for name, target in found.items() if target is not None}
+
+
+def is_rendered_document(f: FileFacts) -> bool:
+    """A documentation file whose page shows it rendered (reST: what a reader cannot read as typed)."""
+    return f.file.kind == "doc" and f.file.language == "rst"
+
+
+def document_cache(config: Config) -> DocumentCache:
+    from generator.doc_html import CACHE_SUBDIR, DocumentCache
+    from generator.local_key import local_key
+
+    return DocumentCache(config.out_dir / "cache" / CACHE_SUBDIR, local_key())
 
 
 def _summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
@@ -493,13 +524,15 @@ def write_module_pages(run: PageRun) -> None:
         notify("modules", done, len(ordered))
 
 
-def _readme_resolver(plan: PagePlan, readme_path: str) -> Callable[[str], str | None]:
-    """README links to repository files/dirs -> links to their pages; anything else is dropped."""
+def _readme_resolver(plan: PagePlan, readme_path: str, page_id: str = "") -> Callable[[str], str | None]:
+    """A README's (or doc's) links to repository files/dirs -> links from `page_id` (default: the overview) to
+    their pages; anything else is dropped."""
     from urllib.parse import unquote, urlsplit
 
     from generator.render import relative_link
 
     base = posixpath.dirname(readme_path)
+    here = page_id or OVERVIEW_ID
 
     def resolve(url: str) -> str | None:
         parts = urlsplit(url)
@@ -507,9 +540,9 @@ def _readme_resolver(plan: PagePlan, readme_path: str) -> Callable[[str], str | 
         if target in ("", "."):
             target = ""
         if target in plan.files:
-            return relative_link(OVERVIEW_ID, plan.files[target])
+            return relative_link(here, plan.files[target])
         if target in plan.modules:
-            return relative_link(OVERVIEW_ID, plan.modules[target])
+            return relative_link(here, plan.modules[target])
         return None
 
     return resolve

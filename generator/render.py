@@ -313,6 +313,10 @@ _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
                                 r"<code>(.*?)</code>")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+# a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
+# closing marker is the template's own)
+_DOCUMENT = re.compile(
+    r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^</div><!-- /sb-document -->$\n?', re.S | re.M)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
 _REFS_PARAGRAPH = re.compile(
     r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)
@@ -339,7 +343,7 @@ def index_text(markdown: str) -> str:
                 for anchor, name, kind, summary in _INDEX_ROW.findall(m.group(0))]
         return "| Symbol | Kind | Signature | Summary |\n|---|---|---|---|\n" + "\n".join(rows)
 
-    text = _SOURCE_BLOCK.sub("", _FRONT_MATTER.sub("", markdown))
+    text = _SOURCE_BLOCK.sub("", _DOCUMENT.sub("", _FRONT_MATTER.sub("", markdown)))
     text = _MERMAID_CLICK.sub("", _NAVIGATION_SECTIONS.sub("", text))
     text = _REFS_PARAGRAPH.sub("", _KIND_ATTR.sub(r"\1 }", text))
     text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
@@ -361,11 +365,13 @@ def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
 
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
-                     index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None) -> str:
+                     index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None,
+                     document: str = "") -> str:
     """`links`: where source lines live on the forge (repo_url is the older form of the same);
     `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
     `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
-    it only the page's own symbols are linked). With `ctx.source` set, each section carries its source."""
+    it only the page's own symbols are linked). With `ctx.source` set, each section carries its source.
+    `document`: a documentation file's own text rendered to sanitized HTML (generator/doc_html.py)."""
     from generator.docstrings import render_docstring
     from generator.remote import from_repo_url
 
@@ -433,7 +439,8 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         more_exercises=file_refs.more_exercises,
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
-        lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1))
+        lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
+        document=document)
 
 
 def own_symbols_resolver(ctx: FileContext) -> LinkResolver:

@@ -11,6 +11,7 @@ be http(s)/mailto. The HTML then passes the site's allowlist sanitizer (html_san
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from collections.abc import Callable
@@ -33,29 +34,36 @@ _ADMONITION_LIKE = {"seealso": "See also", "todo": "To do", "versionadded": "", 
                     "deprecated": "", "versionremoved": ""}
 _CODE_DIRECTIVES = ("code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython", "console")
 
+_API_ROLES = frozenset({"class", "func", "meth", "attr", "mod", "exc", "data", "obj", "const", "any",
+                        "function", "method", "attribute", "module", "exception", "decorator", "property"})
+_AUTODOC = frozenset({"autoclass", "autofunction", "automethod", "autoexception", "autodata", "autoattribute",
+                      "automodule", "autodecorator", "autoproperty", "function", "class", "method",
+                      "exception", "attribute", "data", "decorator", "property"})
+_ROLE_USE = re.compile(r"(?<![\w`]):(?:[A-Za-z][\w.+-]*:)?([A-Za-z][\w.+-]*):`([^`]+)`")
+_AUTODOC_USE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:auto\w+|class|function|method|exception|data|attribute"
+                          r"|decorator|property)::[ \t]*([\w.]+)", re.M)
+_MODULE_USE = re.compile(r"^\s*\.\.\s+(?:py:)?(?:current)?module::[ \t]*([\w.]+)", re.M)
 _ROLE_NAME = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w.+-]*:)?[A-Za-z][\w.+-]*):`")
 _DIRECTIVE_NAME = re.compile(r"^\s*\.\.\s+([A-Za-z][\w:.+-]*)::", re.M)
 
 
-def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
-    """HTML for a reST document's body (its title left out: the page has one), sanitized."""
+def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3,
+               symbol: LinkResolver | None = None) -> str:
+    """HTML for a reST document's body (its title left out: the page has one), sanitized.
+
+    `resolve`: a relative link -> a page's URL (None: the link goes, its words stay). `symbol`: a dotted name
+    (`flask.Flask`, `Flask.route`) -> the URL of its symbol's section; API roles (`:class:`) and autodoc
+    directives (`.. autoclass::`) it resolves become links, the rest plain code."""
     from docutils import nodes
     from docutils.core import publish_doctree, publish_from_doctree
 
     from generator.html_sanitize import sanitize_content
 
     _register(tuple(sorted(set(_ROLE_NAME.findall(text)))), tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
-    settings = {
-        "raw_enabled": False, "file_insertion_enabled": False,  # untrusted input: no HTML, no files read
-        "_disable_config": True,  # never read a docutils.conf from the working directory
-        "report_level": 5, "halt_level": 5, "warning_stream": io.StringIO(), "traceback": False,
-        "initial_header_level": heading_level, "doctitle_xform": True, "sectsubtitle_xform": False,
-        "syntax_highlight": "none", "id_prefix": "rst-", "auto_id_prefix": "rst-%",
-        "embed_stylesheet": False, "input_encoding": "unicode", "output_encoding": "unicode",
-        "footnote_backlinks": False, "language_code": "en",
-    }
+    settings = _settings(heading_level)
+    settings.sb_symbol = symbol
     resolver: LinkResolver = resolve or (lambda _url: None)
-    doctree = publish_doctree(text, settings_overrides=settings)
+    doctree = publish_doctree(text, settings=settings)
     for node in list(doctree.findall(nodes.system_message)) + list(doctree.findall(nodes.problematic)):
         if node.parent is not None:
             node.parent.remove(node)
@@ -63,7 +71,7 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
         _drop_image(image, nodes)
     for ref in list(doctree.findall(nodes.reference)):
         uri = ref.get("refuri")
-        if uri is None:
+        if uri is None or ref.get("sb_symbol"):  # a symbol link: resolved by `symbol`, already a page URL
             continue
         target = _link_target(uri, resolver)
         if target is None:
@@ -72,13 +80,71 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
             ref["refuri"] = target
     for raw in list(doctree.findall(nodes.raw)):  # belt and braces: raw_enabled is already off
         raw.parent.remove(raw)
-    body = publish_from_doctree(doctree, writer="html5", settings_overrides=settings)
+    body = publish_from_doctree(doctree, writer="html5", settings=settings)
     html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
     return sanitize_content(html).strip()
 
 
+def xref_targets(text: str) -> set[str]:
+    """The names a document's API roles and autodoc directives may link to, each also under the modules the
+    document declares (`.. module:: flask` then `.. autoclass:: Flask` is `flask.Flask`): the names whose
+    targets are part of its page's key."""
+    names = {_target_name(t) for role, t in _ROLE_USE.findall(text) if role in _API_ROLES}
+    names |= {_target_name(t) for t in _AUTODOC_USE.findall(text)}
+    names.discard("")
+    modules = set(_MODULE_USE.findall(text)) - {"None"}  # `currentmodule:: None` resets it
+    return names | {f"{m}.{n}" for m in modules for n in names}
+
+
+def _target_name(text: str) -> str:
+    _title, target = _title_target(text)
+    return target.lstrip("~!").strip().rstrip("()")
+
+
+def _symbol_link(settings: Any, target: str) -> str | None:
+    """The URL of `target`'s section (tried under the document's current module first), as raw HTML needs
+    it (the built .html: MkDocs does not rewrite links in raw HTML)."""
+    symbol = getattr(settings, "sb_symbol", None)
+    if symbol is None:
+        return None
+    name = _target_name(target)
+    module = getattr(settings, "sb_module", "")
+    url = (symbol(f"{module}.{name}") if module else None) or symbol(name)
+    return re.sub(r"\.md(?=$|#)", ".html", url) if url else None
+
+
+def _settings(heading_level: int) -> Any:
+    """docutils' runtime settings for one document: a copy of ones built once per heading level (building
+    them from the components' option specs was ~15% of rendering flask's docs), with its own message sink."""
+    settings = copy.copy(_base_settings(heading_level))
+    settings.warning_stream = io.StringIO()
+    return settings
+
+
+@cache
+def _base_settings(heading_level: int) -> Any:
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.readers.standalone import Reader
+    from docutils.writers.html5_polyglot import Writer
+
+    settings = get_default_settings(Parser, Reader, Writer)  # no config file is read (docutils.conf)
+    for name, value in {
+        "raw_enabled": False, "file_insertion_enabled": False,  # untrusted input: no HTML, no files read
+        "_disable_config": True,
+        "report_level": 5, "halt_level": 5, "traceback": False,
+        "initial_header_level": heading_level, "doctitle_xform": True, "sectsubtitle_xform": False,
+        "syntax_highlight": "none", "id_prefix": "rst-", "auto_id_prefix": "rst-%",
+        "embed_stylesheet": False,
+        "input_encoding": "unicode", "output_encoding": "unicode",
+        "footnote_backlinks": False, "language_code": "en",
+    }.items():
+        setattr(settings, name, value)
+    return settings
+
+
 def _body_of(document: str) -> str:
-    m = re.search(r'<main>\s*(.*?)\s*</main>', document, re.S) or re.search(
+    m = re.search(r"<main[^>]*>\s*(.*?)\s*</main>", document, re.S) or re.search(
         r'<body>\s*(.*?)\s*</body>', document, re.S)
     body = m.group(1) if m else document
     # the document title (doctitle_xform) is the page's business, not the fragment's
@@ -144,7 +210,11 @@ def _register(roles_used: tuple[str, ...], directives_used: tuple[str, ...]) -> 
                 lower in directives._directive_registry:
             continue
         short = lower.rsplit(":", 1)[-1]
-        if short in _CODE_DIRECTIVES:
+        if short in ("module", "currentmodule"):
+            directives.register_directive(lower, _module_directive())
+        elif short in _AUTODOC:  # a bare `.. class::` is docutils' own (known above), `py:class` is not
+            directives.register_directive(lower, _autodoc_directive())
+        elif short in _CODE_DIRECTIVES:
             directives.register_directive(lower, _code_directive())
         elif short in _ADMONITION_LIKE or short in ("note", "warning", "tip", "hint", "important"):
             directives.register_directive(lower, _admonition_directive(short))
@@ -166,7 +236,10 @@ def _code_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,  #
     title, target = _title_target(text)
     shown = title or (re.split(r"[.#:]+", target.lstrip("~!"))[-1] if target.startswith("~")
                       else target.lstrip("!"))
-    return [nodes.literal(rawtext, shown)], []
+    code = nodes.literal(rawtext, shown)
+    url = _symbol_link(inliner.document.settings, target) if name.rsplit(":", 1)[-1] in _API_ROLES and \
+        not target.startswith("!") else None
+    return [nodes.reference("", "", code, refuri=url, sb_symbol=True) if url else code], []
 
 
 def _text_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,  # noqa: PLR0917 -- docutils
@@ -223,6 +296,52 @@ def _admonition_directive(kind: str) -> Any:
 
     Admonition.option_spec = _any_options()
     return Admonition
+
+
+def _module_directive() -> Any:
+    """`.. module:: flask` / `.. currentmodule::`: shows nothing, names the module later names live in."""
+    from docutils.parsers.rst import Directive
+
+    class Module(Directive):
+        required_arguments = 1
+        has_content = True
+
+        def run(self) -> list[Any]:
+            name = self.arguments[0].strip()
+            self.state.document.settings.sb_module = "" if name == "None" else name
+            return []
+
+    Module.option_spec = _any_options()
+    return Module
+
+
+def _autodoc_directive() -> Any:
+    """`.. autoclass:: flask.Flask` (Sphinx would insert its docstring): the name as code, linked to its
+    section when the wiki has one; the directive's own content (a hand-written description) is kept."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class Autodoc(Directive):
+        required_arguments = 1
+        optional_arguments = 99
+        final_argument_whitespace = True
+        has_content = True
+
+        def run(self) -> list[Any]:
+            target = self.arguments[0].split("(", 1)[0].strip()
+            code = nodes.literal(target, target)
+            url = _symbol_link(self.state.document.settings, target)
+            para = nodes.paragraph("", "", nodes.reference("", "", code, refuri=url, sb_symbol=True)
+                                   if url else code, classes=["sb-autodoc"])
+            out: list[Any] = [para]
+            if self.content:
+                box = nodes.container()
+                self.state.nested_parse(self.content, self.content_offset, box)
+                out.extend(box.children)
+            return out
+
+    Autodoc.option_spec = _any_options()
+    return Autodoc
 
 
 def _dropped_directive() -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import build
-from generator.rst import render_rst
+from generator.rst import LinkResolver, render_rst
 from sourcebook.config import load_config
 
 # a real project's README.rst shape: a centred logo with :target:/:align:/:height:, badges, Sphinx roles
@@ -142,3 +142,92 @@ def test_markdown_readme_images_become_words_or_links() -> None:
     assert '<a href="https://ci.example.com">Build status</a>' in page
     assert "logo and local" in page
     assert "![kept in code](https://example.com/x.png)" in md  # code stays verbatim
+
+
+GUIDE = """\
+Guide
+=====
+
+.. module:: widgets
+
+Start with :class:`Runner` and :meth:`~widgets.Runner.run`; the code is in
+`the core <../src/widgets/core.py>`_.
+
+.. autoclass:: Runner
+   :members:
+
+   Hand-written words under the directive.
+
+.. image:: https://example.com/diagram.png
+
+.. raw:: html
+
+   <script>alert(1)</script>
+
+`Evil <javascript:alert(1)>`_, :class:`nowhere.Missing` and <img src=x onerror=alert(3)>.
+"""
+
+
+@pytest.mark.slow
+def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "src" / "widgets").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.rst").write_text(GUIDE, encoding="utf-8")
+    (root / "src" / "widgets" / "core.py").write_text(
+        '"""Core."""\n\n\nclass Runner:\n    """Runs."""\n\n    def run(self) -> None:\n        """Go."""\n',
+        encoding="utf-8")
+    out = tmp_path / "out"
+    assert build(load_config(root, overrides={"out_dir": str(out)}), index=False).site_built  # --strict
+    page = (out / "site" / "files" / "docs" / "guide.rst.html").read_text(encoding="utf-8")
+    article = page.split("<article", 1)[1].split("</article>", 1)[0]
+    document = article.split('class="sb-document', 1)[1]
+    # API roles and autodoc directives link to the symbols' sections; the relative link to the file's page
+    assert 'href="../src/widgets/core.py.html#sym-runner"><code>Runner</code></a>' in document
+    assert 'href="../src/widgets/core.py.html#sym-runner-run"><code>run</code></a>' in document
+    assert 'href="../src/widgets/core.py.html">the core</a>' in document
+    assert "Hand-written words under the directive." in document
+    assert "<code>nowhere.Missing</code>" in document  # an unknown target: plain code, never a raw role
+    for raw in (":class:", ":meth:", "autoclass", ".. module", ":members:", "<img", "<script", "alert(1)",
+                "javascript:", "example.com/diagram"):
+        assert raw not in document, raw
+    assert list((out / "cache" / "documents").glob("*.json"))  # rendered once, kept for the next build
+    # the document is the doc file's own text: indexed as that file, not again as its page
+    from generator.render import index_text
+
+    indexed = index_text((out / "docs" / "files" / "docs" / "guide.rst.md").read_text(encoding="utf-8"))
+    assert "Hand-written words" not in indexed
+    assert "# guide.rst" in indexed
+
+
+def test_document_cache_renders_a_text_once_while_its_links_resolve_the_same(tmp_path: Path) -> None:
+    from generator.doc_html import DocumentCache
+
+    calls: list[str] = []
+
+    def counting(text: str, link: LinkResolver, name: LinkResolver) -> str:
+        calls.append(text)
+        return render_rst(text, link, symbol=name)
+
+    key = b"k" * 32
+    pages = {"../src/widgets/core.py": "../src/widgets/core.py.md"}
+    symbols = {"widgets.Runner": "../src/widgets/core.py.md#sym-runner"}
+    first = DocumentCache(tmp_path, key, counting)
+    html = first.render(GUIDE, pages.get, symbols.get)
+    assert 'href="../src/widgets/core.py.html#sym-runner"' in html
+    first.prune()
+    again = DocumentCache(tmp_path, key, counting)  # the next build
+    assert again.render(GUIDE, pages.get, symbols.get) == html
+    assert len(calls) == 1
+    assert again.hits == 1
+    moved = {"widgets.Runner": "../src/widgets/runner.py.md#sym-runner"}  # the symbol moved: render again
+    assert 'href="../src/widgets/runner.py.html#sym-runner"' in again.render(GUIDE, pages.get, moved.get)
+    assert len(calls) == 2
+    other_user = DocumentCache(tmp_path, b"o" * 32, counting)  # entries are named under this user's key
+    other_user.render(GUIDE, pages.get, moved.get)
+    assert len(calls) == 3
+    other_user.prune()  # what this build did not keep goes
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    DocumentCache(tmp_path, None, counting).render(GUIDE, pages.get, moved.get)  # no key: nothing kept
+    assert len(calls) == 4
+    assert len(list(tmp_path.glob("*.json"))) == 1
