@@ -106,7 +106,8 @@ def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: 
 @pytest.mark.parametrize("page", ["index.html", "files/src/flask/app.py.html",
                                   "files/src/flask/sessions.py.html", "files/tests/test_basic.py.html",
                                   "modules/src/flask/index.html", "topics/architecture.html",
-                                  "topics/how-flask-wsgi-app-works.html"])
+                                  "topics/how-flask-wsgi-app-works.html", "files/docs/api.rst.html",
+                                  "files/docs/quickstart.rst.html"])
 def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: str) -> None:
     tools = _page(browser)
     try:
@@ -118,7 +119,13 @@ def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: s
         overflow = tools.evaluate(
             "document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 0, (page, overflow)
-        if page.startswith("files/"):
+        if page.endswith(".rst.html"):  # a doc rendered, its autodoc directives linked to the sections
+            hrefs = tools.evaluate("Array.from(document.querySelectorAll('.sb-document a'))"
+                                   ".map(a => a.getAttribute('href'))")
+            assert hrefs
+            if "api" in page:
+                assert "../src/flask/app.py.html#sym-flask" in hrefs
+        elif page.startswith("files/"):
             body = tools.evaluate("document.querySelector('.md-content').innerText")
             assert "Source (line" in body
             assert "Called by:" in body or "Calls:" in body

@@ -114,14 +114,18 @@ def test_no_remote_means_no_source_links(make_repo: Callable[..., Path]) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("repo", "code_page", "symbol", "test_page"), [
-    ("flask", "files/src/flask/app.py.md", "Flask.dispatch_request", "files/tests/test_basic.py.md"),
+@pytest.mark.parametrize(("repo", "code_page", "symbol", "test_page", "documented"), [
+    ("flask", "files/src/flask/app.py.md", "Flask.dispatch_request", "files/tests/test_basic.py.md", True),
     ("flask", "files/src/flask/sessions.py.md", "SecureCookieSessionInterface.open_session",
-     "files/tests/test_session_interface.py.md"),
-    ("requests", "files/src/requests/sessions.py.md", "Session.request", "files/tests/test_requests.py.md"),
+     "files/tests/test_session_interface.py.md", False),
+    ("requests", "files/src/requests/sessions.py.md", "Session.request", "files/tests/test_requests.py.md",
+     True),
 ])
 def test_dev_repositories_pages_show_sections_source_and_call_links(tmp_path: Path, repo: str, code_page: str,
-                                                                      symbol: str, test_page: str) -> None:
+                                                                      symbol: str, test_page: str,
+                                                                      documented: bool) -> None:
+    """`documented`: the file's docstrings have parameter fields and roles naming other files' symbols
+    (flask's sessions.py has neither)."""
     root = Path("/work/eval-repos") / repo
     if not (root / "pyproject.toml").is_file():
         pytest.skip(f"no {repo} checkout")
@@ -133,6 +137,12 @@ def test_dev_repositories_pages_show_sections_source_and_call_links(tmp_path: Pa
     assert "<details class=\"note sb-source\"" in section  # its source, collapsed
     assert re.search(r"\*\*(Calls|Called by):\*\* \[", section)  # call links
     assert re.search(r"\*\*Tested by:\*\* \[[^\]]+\]\(\.\./", page)  # tests that reference the file's API
+    if documented:  # rendered docstrings: parameter tables, roles linked to other files' symbol sections
+        assert "**Parameters**\n\n| Name | Description |\n|---|---|\n| `" in page
+        assert re.search(r"\[`\w+`\]\((?:\.\./)*[\w/]+\.py\.md#sym-[\w-]+\)", page)
+        assert not re.search(r":(?:class|meth|func|param)[ :`]", index_text(page))  # no raw roles
     tests = (config.docs_dir / test_page).read_text(encoding="utf-8")
     exercised = tests.split("## Code it exercises")[1].split("\n## ")[0]
     assert f"({posixpath.relpath(code_page, posixpath.dirname(test_page))}#" in exercised
+    assert "<details class=\"note sb-source\"" in tests
+    assert re.search(r"\*\*Calls:\*\* \[", tests)
