@@ -104,9 +104,9 @@ class RepoState:
     # ------------------------------------------------------------ the index
 
     def _current_state(self) -> Any:
-        from generator.index import _read_meta, connect
+        from generator.index import read_index_state
 
-        meta = _read_meta(connect(self.config.index_location))
+        meta = read_index_state(self.config.index_location)
         return None if meta is None else (meta.get("updated_at"), str(meta.get("versions")))
 
     def store(self) -> IndexStore:

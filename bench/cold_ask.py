@@ -1,7 +1,7 @@
 """Cold CLI latency: `sourcebook ask --json` as an agent shelling out pays it, one new process per question.
 
-    .venv/bin/python bench/cold_ask.py [--repo PATH ...] [--runs 5] [--questions 3] [--keep DIR] [--code DIR]
-        [--ask QUESTION ...]
+    .venv/bin/python bench/cold_ask.py [--repo PATH ...] [--runs 5] [--questions 3] [--keep DIR]
+        [--code DIR ...] [--ask QUESTION ...] [--as-is]
 
 Each repository is cloned (git clone --shared, the checkout is never written to) into a temp dir and
 indexed once with `sourcebook index`; then each of the first N development-set questions of that repository
@@ -9,7 +9,10 @@ is asked `runs` times in a fresh `python -m sourcebook.cli ask --json --no-cache
 time median / p90 per repository, plus the median of the engine's own `timings_ms.total` (the rest is
 interpreter start, imports and opening the index) and the median CPU seconds of the ask process (user +
 system: steadier than wall time on a busy machine). No provider is configured: the degraded path.
-`--code DIR` runs another checkout of sourcebook (e.g. main before a change) for a side-by-side figure.
+`--code DIR` (repeatable) runs that checkout of sourcebook (e.g. main before a change, then a branch): the
+checkouts take turns question by question and run by run, so a busy machine slows them alike; one line
+each. `--as-is` asks each --repo in place, against the index it already has (e.g. from `sourcebook build`):
+nothing is cloned or indexed.
 """
 
 from __future__ import annotations
@@ -47,37 +50,50 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def bench_repo(source: Path, work: Path, runs: int, questions: list[str], code: Path) -> dict[str, float]:
+def _index(source: Path, work: Path, code: Path) -> tuple[Path, float]:
     clone = work / source.name
     if not clone.exists():
         subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", "--shared", str(source),
                         str(clone)], check=True)
-    env = _env(code)
     started = time.perf_counter()
     # cwd outside any checkout: `python -m` puts the working directory before PYTHONPATH
-    subprocess.run([sys.executable, "-m", "sourcebook.cli", "index", str(clone)], check=True, env=env,
+    subprocess.run([sys.executable, "-m", "sourcebook.cli", "index", str(clone)], check=True, env=_env(code),
                    capture_output=True, cwd=work)
-    index_s = time.perf_counter() - started
-    walls: list[float] = []
-    cpus: list[float] = []
-    engine: list[float] = []
+    return clone, time.perf_counter() - started
+
+
+def _ask(repo: Path, question: str, code: Path, work: Path) -> tuple[float, float, float]:
+    """One fresh `ask --json` process: (wall s, CPU s, the engine's own total s)."""
+    t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-m", "sourcebook.cli", "ask", "--json", "--no-cache",
+                           "--path", str(repo), question],
+                          check=False, env=_env(code), capture_output=True, text=True, cwd=work)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"ask failed on {repo.name} with {code}: {done.stderr.strip()[-500:]}")
+    reply = json.loads(done.stdout)
+    return (wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
+            float(reply["_meta"]["timings_ms"].get("total", 0.0)) / 1000)
+
+
+def bench_repo(source: Path, work: Path, runs: int, questions: list[str], codes: list[Path],
+               as_is: bool = False) -> list[dict[str, float]]:
+    """Figures per checkout in `codes`, which take turns on every question and run."""
+    repo, index_s = (source, 0.0) if as_is else _index(source, work, codes[-1])
+    samples: list[list[tuple[float, float, float]]] = [[] for _ in codes]
     for question in questions:
         for _ in range(runs):
-            t0 = time.perf_counter()
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            done = subprocess.run([sys.executable, "-m", "sourcebook.cli", "ask", "--json", "--no-cache",
-                                   "--path", str(clone), question],
-                                  check=False, env=env, capture_output=True, text=True, cwd=work)
-            walls.append(time.perf_counter() - t0)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-            if done.returncode != 0:
-                raise SystemExit(f"ask failed on {source.name}: {done.stderr.strip()[-500:]}")
-            reply = json.loads(done.stdout)
-            engine.append(float(reply["_meta"]["timings_ms"].get("total", 0.0)) / 1000)
-    return {"index_s": index_s, "median_s": statistics.median(walls), "p90_s": _pct(walls, 0.9),
-            "cpu_median_s": statistics.median(cpus),
-            "engine_median_s": statistics.median(engine), "asks": len(walls)}
+            for i, code in enumerate(codes):
+                samples[i].append(_ask(repo, question, code, work))
+    out = []
+    for sample in samples:
+        walls, cpus, engine = ([s[k] for s in sample] for k in range(3))
+        out.append({"index_s": index_s, "median_s": statistics.median(walls), "p90_s": _pct(walls, 0.9),
+                    "cpu_median_s": statistics.median(cpus), "engine_median_s": statistics.median(engine),
+                    "asks": len(walls)})
+    return out
 
 
 def main() -> None:
@@ -86,23 +102,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--questions", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="work in DIR and keep the clones/indexes")
-    parser.add_argument("--code", type=Path, default=HERE, help="the sourcebook checkout to run")
+    parser.add_argument("--code", type=Path, action="append", default=[],
+                        help="a sourcebook checkout to run (repeatable; default: this one)")
     parser.add_argument("--ask", action="append", default=[],
                         help="a question to ask (repeatable) instead of the development set's")
+    parser.add_argument("--as-is", action="store_true",
+                        help="ask each --repo in place, on the index it has (no clone, no indexing)")
     args = parser.parse_args()
+    codes = [c.resolve() for c in args.code] or [HERE]
     repos = args.repo or DEFAULT_REPOS
     with tempfile.TemporaryDirectory(prefix="cold-ask-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        print(f"{'repo':<12} {'asks':>5} {'median s':>9} {'p90 s':>7} {'cpu s':>6} {'engine s':>9} "
-              f"{'index s':>8}")
+        print(f"{'repo':<12} {'code':<24} {'asks':>5} {'median s':>9} {'p90 s':>7} {'cpu s':>6} "
+              f"{'engine s':>9} {'index s':>8}")
         for repo in repos:
             asked = args.ask or _questions(repo.name, args.questions)
             if not asked:
                 raise SystemExit(f"no development questions for {repo.name}: pass --ask QUESTION")
-            r = bench_repo(repo, work, args.runs, asked, args.code.resolve())
-            print(f"{repo.name:<12} {r['asks']:>5.0f} {r['median_s']:>9.3f} {r['p90_s']:>7.3f} "
-                  f"{r['cpu_median_s']:>6.2f} {r['engine_median_s']:>9.3f} {r['index_s']:>8.1f}")
+            figures = bench_repo(repo, work, args.runs, asked, codes, args.as_is)
+            for code, r in zip(codes, figures, strict=True):
+                print(f"{repo.name:<12} {str(code)[-24:]:<24} {r['asks']:>5.0f} {r['median_s']:>9.3f} "
+                      f"{r['p90_s']:>7.3f} {r['cpu_median_s']:>6.2f} {r['engine_median_s']:>9.3f} "
+                      f"{r['index_s']:>8.1f}")
 
 
 if __name__ == "__main__":

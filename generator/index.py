@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
+from generator.index_reader import TableReader, open_table, read_state
 from generator.manifests import Manifests
 from generator.remote import head_commit
 from generator.secrets import is_secret_path
@@ -104,16 +105,21 @@ class IndexReport:
 
 @dataclass
 class IndexStore:
-    """An open, consistent index: tables at the versions of the last complete run, plus its metadata."""
+    """An open, consistent index: tables at the versions of the last complete run, plus its metadata.
+
+    Reads go through generator/index_reader.py (pylance, no lancedb import: a one-shot CLI process pays
+    ~0.15 s of import instead of ~0.6-1.0 s); `db` and `table()` open the same versions with lancedb, lazily,
+    for this module's writers and for tests.
+    """
 
     uri: str
-    db: Any
-    tables: dict[str, Any]
+    tables: dict[str, TableReader]
     meta: dict[str, Any]
     embedder: Embedder | None = None
     embedder_error: str = ""  # why the semantic tier is unavailable, if it is
     root: Path | None = None
     cache: dict[str, Any] = field(default_factory=dict)  # per-process caches used by search
+    _db: Any = None
 
     @property
     def embedder_id(self) -> str:
@@ -123,60 +129,57 @@ class IndexStore:
     def dim(self) -> int:
         return int(self.meta.get("dim") or 0)
 
+    @property
+    def db(self) -> Any:
+        """A LanceDB connection to the index (writers and tests; imports lancedb on first use)."""
+        if self._db is None:
+            self._db = connect(self.uri)
+        return self._db
+
     # The read side's whole vocabulary: the answer engine reads the index only through these methods (it never
     # holds a LanceDB table), so a storage change stays inside this module.
 
     def table(self, name: str) -> Any:
-        """The raw LanceDB table, for this module's writers and tests only (readers use the methods below)."""
-        return self.tables[name]
+        """The raw LanceDB table at the pinned version, for this module's writers and tests only (readers use
+        the methods below)."""
+        return self.db.open_table(name, version=self.tables[name].version)
 
     def count(self, table: str) -> int:
         """Rows in `table` at the pinned version."""
-        return int(self.tables[table].count_rows())
+        return self.tables[table].count()
 
     def vector_dim(self, table: str) -> int:
         """Width of `table`'s vector column (0: none)."""
-        return int(getattr(self.tables[table].schema.field("vector").type, "list_size", 0) or 0)
+        schema = self.tables[table].schema
+        if schema.get_field_index("vector") < 0:
+            return 0
+        return int(getattr(schema.field("vector").type, "list_size", 0) or 0)
 
     def columns(self, table: str, columns: list[str], where: str | None = None) -> Any:
         """Every row's `columns` as one Arrow table: what an in-memory ranking (BM25, a vector matrix) is
         built from in one read, without a Python dict per row."""
-        query = self.tables[table].search().select(columns).limit(None)
-        if where:
-            query = query.where(where)
-        return query.to_arrow()
+        return self.tables[table].scan(columns, where)
 
     def nearest(self, table: str, vector: Sequence[float], columns: list[str], *, limit: int,
                 where: str | None = None) -> list[dict[str, Any]]:
         """The `limit` rows of `table` nearest to `vector` (LanceDB's vector search), each with `_distance`;
         `where` filters before ranking."""
-        query = self.tables[table].search(vector, query_type="vector")
-        query = query.select([*columns, "_distance"]).limit(limit)
-        if where:
-            query = query.where(where, prefilter=True)
-        return list(query.to_arrow().to_pylist())
+        return list(self.tables[table].nearest(vector, columns, limit=limit, where=where).to_pylist())
 
     def rows(self, table: str, columns: list[str], where: str | None = None,
              limit: int | None = None) -> list[dict[str, Any]]:
         """`columns` of the rows of `table` (at the pinned version) matching `where`: the one row reader.
 
-        Raises what LanceDB raises on a damaged or vanished table; the answer side turns that into an
+        Raises what Lance raises on a damaged or vanished table; the answer side turns that into an
         IndexStoreError (an outage), see answer/repo_state.py.
         """
-        return _existing(self.tables[table], columns, where, limit)
+        return list(self.tables[table].scan(columns, where, limit).to_pylist())
 
     def fts(self, table: str, text: str, columns: list[str], *, limit: int,
             where: str | None = None) -> list[dict[str, Any]]:
         """The best `limit` rows of `table` for `text` by LanceDB's persisted full-text index (BM25 over the
         `tokens` column), each with its `_score`; `where` filters before ranking."""
-        from lancedb.query import MatchQuery
-
-        match = MatchQuery(text, "tokens")  # type: ignore[call-arg]  # the stub lists defaulted kwargs as required
-        # _score listed explicitly: LanceDB warns on stderr when an FTS projection leaves it out
-        query = self.tables[table].search(match, query_type="fts").select([*columns, "_score"]).limit(limit)
-        if where:
-            query = query.where(where, prefilter=True)
-        return list(query.to_arrow().to_pylist())
+        return list(self.tables[table].match(text, "tokens", columns, limit=limit, where=where).to_pylist())
 
 
 def outage_errors() -> tuple[type[BaseException], ...]:
@@ -432,8 +435,14 @@ def _is_local_missing(uri: str) -> bool:
     return "://" not in uri and not Path(uri).exists()
 
 
-def _open_pinned(db: Any, meta: dict[str, Any]) -> dict[str, Any]:
-    return {name: db.open_table(name, version=int(meta["versions"][name])) for name in DATA_TABLES}
+def read_index_state(uri: str) -> dict[str, Any] | None:
+    """The meta row of the index at `uri` as a reader sees it (None: no complete run yet); what a server
+    polls to notice a newer publish."""
+    return read_state(uri, storage_options(uri))
+
+
+def _open_pinned(uri: str, meta: dict[str, Any], options: dict[str, str]) -> dict[str, TableReader]:
+    return {name: open_table(uri, name, int(meta["versions"][name]), options) for name in DATA_TABLES}
 
 
 def open_index(config: Config, embedder: Embedder | str | None = "config") -> IndexStore:
@@ -446,9 +455,9 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     uri = config.index_location
     if _is_local_missing(uri):
         raise IndexStoreError(f"no index at {uri}: run `sourcebook index` (or `sourcebook build`) first")
+    options = storage_options(uri)
     try:
-        db = _connect(uri)
-        meta = _read_meta(db)
+        meta = read_state(uri, options)
     except (OSError, ValueError, RuntimeError) as exc:
         raise IndexStoreError(f"cannot read the index at {uri}: {exc}") from exc
     if meta is None:
@@ -461,21 +470,21 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
             f"{SCHEMA_VERSION}: run `sourcebook index` to rebuild it")
     try:
-        tables = _open_pinned(db, meta)
+        tables = _open_pinned(uri, meta, options)
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         # a writer may have just finished and cleaned the versions we read about: read its meta row once more
-        newer = _read_meta(db)
+        newer = read_state(uri, options)
         if newer is None or newer.get("versions") == meta.get("versions") or (
                 not config.index_chosen and not _made_here(newer)):
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
         meta = newer
         try:
-            tables = _open_pinned(db, meta)
+            tables = _open_pinned(uri, meta, options)
         except (OSError, ValueError, RuntimeError, KeyError) as again:
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({again}): run `sourcebook index` to rebuild") from again
-    store = IndexStore(uri=uri, db=db, tables=tables, meta=meta, root=config.root)
+    store = IndexStore(uri=uri, tables=tables, meta=meta, root=config.root)
     if meta.get("dim"):
         if embedder == "config":
             from generator.embed import get_embedder
@@ -851,8 +860,8 @@ def read_build_cache(config: Config) -> list[dict[str, Any]]:
     if version is None:
         return []
     try:
-        tbl = store.db.open_table(CACHE_TABLE, version=int(version))
-        return _existing(tbl, ["id", "key", "value", "sha"])
+        tbl = open_table(store.uri, CACHE_TABLE, int(version), storage_options(store.uri))
+        return list(tbl.scan(["id", "key", "value", "sha"]).to_pylist())
     except outage_errors() as exc:
         log.warning("the shared build cache at %s is unreadable (%s): pages are built without it",
                     config.index_location, exc)
@@ -961,7 +970,7 @@ def indexed_facts(config: Config) -> dict[tuple[str, str], FileFacts]:
         return {}
     if store.meta.get("parser") != parser_version():
         return {}
-    facts, _ = _stored_facts(_existing(store.table("files"), ["path", "sha", "facts"]))
+    facts, _ = _stored_facts(store.rows("files", ["path", "sha", "facts"]))
     return {(f.file.path, f.file.sha): f for f in facts}
 
 
@@ -973,13 +982,13 @@ def load_analysis(store: IndexStore) -> Analysis:
     """
     from generator.analysis import Analysis
 
-    rows = _existing(store.table("files"), ["path", "sha", "language", "kind", "size", "facts"])
+    rows = store.rows("files", ["path", "sha", "language", "kind", "size", "facts"])
     facts, bad = _stored_facts(rows)
     if bad:
         from generator.parse import extract
 
-        texts = {r["path"]: r["text"] or "" for r in _existing(
-            store.table("files"), ["path", "text"], in_list("path", [r["path"] for r in bad]))}
+        texts = {r["path"]: r["text"] or "" for r in store.rows(
+            "files", ["path", "text"], in_list("path", [r["path"] for r in bad]))}
         for row in bad:
             source = SourceFile(row["path"], row["language"] or None, int(row.get("size") or 0), row["sha"],
                                 row.get("kind") or "code")
