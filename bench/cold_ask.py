@@ -39,9 +39,13 @@ def _questions(repo_name: str, n: int) -> list[str]:
     return mine[:n]
 
 
-def _env(code: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_LLM", "OPENAI"))}
+def _env(code: Path, work: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SOURCEBOOK_LLM", "OPENAI")) and k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(code) + os.pathsep + env.get("PYTHONPATH", "")
+    # sourcebook's own modules compiled once, as an installed package has them (pip writes .pyc), kept out of
+    # the checkout; otherwise every ask would recompile them from source (~0.1 s) when bytecode is off
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     return env
 
 
@@ -57,8 +61,8 @@ def _index(source: Path, work: Path, code: Path) -> tuple[Path, float]:
                         str(clone)], check=True)
     started = time.perf_counter()
     # cwd outside any checkout: `python -m` puts the working directory before PYTHONPATH
-    subprocess.run([sys.executable, "-m", "sourcebook.cli", "index", str(clone)], check=True, env=_env(code),
-                   capture_output=True, cwd=work)
+    subprocess.run([sys.executable, "-m", "sourcebook.cli", "index", str(clone)], check=True,
+                   env=_env(code, work), capture_output=True, cwd=work)
     return clone, time.perf_counter() - started
 
 
@@ -68,7 +72,7 @@ def _ask(repo: Path, question: str, code: Path, work: Path) -> tuple[float, floa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, "-m", "sourcebook.cli", "ask", "--json", "--no-cache",
                            "--path", str(repo), question],
-                          check=False, env=_env(code), capture_output=True, text=True, cwd=work)
+                          check=False, env=_env(code, work), capture_output=True, text=True, cwd=work)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -83,6 +87,8 @@ def bench_repo(source: Path, work: Path, runs: int, questions: list[str], codes:
     """Figures per checkout in `codes`, which take turns on every question and run."""
     repo, index_s = (source, 0.0) if as_is else _index(source, work, codes[-1])
     samples: list[list[tuple[float, float, float]]] = [[] for _ in codes]
+    for code in codes:
+        _ask(repo, questions[0], code, work)  # untimed: writes the bytecode (and warms the page cache)
     for question in questions:
         for _ in range(runs):
             for i, code in enumerate(codes):
