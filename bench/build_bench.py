@@ -148,7 +148,7 @@ def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path) -> 
 
 # -- the built site ------------------------------------------------------------------------------------------
 
-_NAV_START = re.compile(rb'<nav class="md-nav md-nav--primary"')
+_NAV_START = re.compile(rb'<nav class="md-nav md-nav--primary[ "]')
 _TOC_START = re.compile(rb'<nav class="md-nav md-nav--secondary"')
 _NAV_TAG = re.compile(rb"<nav\b|</nav>")
 

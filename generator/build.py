@@ -302,7 +302,15 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          topics: Sequence[tuple[str, str]] = ()) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview."""
-    from generator import html_sanitize, mkdocs_hooks
+    from generator import (
+        html_sanitize,
+        light_nav,
+        mkdocs_hooks,
+        page_budget,
+        render_cache,
+        search_split,
+        site_engine,
+    )
     from generator.data_files import data_dir
     from generator.local_key import keyed, local_key
     from generator.render import build_nav, render_mkdocs_yml, site_footer
@@ -326,7 +334,9 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
-    for module in (html_sanitize, mkdocs_hooks):  # a changed sanitizer re-cleans every page
+    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them
+    for module in (html_sanitize, mkdocs_hooks, light_nav, page_budget, search_split, site_engine,
+                   render_cache):
         digest.update(Path(module.__file__ or "").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
     # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches

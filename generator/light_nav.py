@@ -8,7 +8,8 @@ folders x 100 files). `page_nav` builds, per page, a small stand-in tree of MkDo
 that Material's unmodified templates render:
 
 - closed sections are kept as a single chain to their first page (all Material's pruned link needs);
-- an open section keeps its index page, the entry on the path, and up to `cap` neighbours around it;
+- an open section keeps its index page, the entry on the path, and neighbours around it: up to `cap` on
+  the page's own level (its siblings), `ancestor_cap` on the levels above;
 - what does not fit becomes one Link to the nearest folder page (section index, else the site's home page).
 
 So what a page's nav shows depends only on its ancestors and the siblings in their windows, never on the rest
@@ -25,7 +26,10 @@ from typing import Any
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page
 
-NAV_CAP = 24  # entries per level besides the section's index page and its "more" link
+NAV_CAP = 24  # entries on the page's own level besides the section's index page and its "more" link
+# entries on each level above it: the ancestor on the path and its neighbours (a page 7 folders deep showed
+# ~175 entries, 24 KB, with every level at NAV_CAP on the 12k-file bench tree)
+ANCESTOR_CAP = 8
 
 
 class PageNav:
@@ -41,12 +45,13 @@ class PageNav:
         return len(self.items)
 
 
-def page_nav(nav: Navigation, page: Page | None, cap: int = NAV_CAP) -> PageNav:
+def page_nav(nav: Navigation, page: Page | None, cap: int = NAV_CAP,
+             ancestor_cap: int = ANCESTOR_CAP) -> PageNav:
     """`nav` as `page` shows it (see the module docstring); `page` None (a 404 page): every level closed."""
     path = _path_to(nav.items, page) if page is not None else []
     home = nav.homepage
     more_url = home.url if home is not None else ""
-    return PageNav(_level(nav.items, path, cap, more_url), home, nav.pages)
+    return PageNav(_level(nav.items, path, cap, more_url, ancestor_cap=ancestor_cap), home, nav.pages)
 
 
 def _path_to(items: Sequence[Any], page: Page) -> list[Any]:
@@ -64,19 +69,29 @@ def _index_of(section: Section) -> Page | None:
     return next((c for c in section.children if isinstance(c, Page) and c.is_index), None)
 
 
+def _width(on_path: Any, path: list[Any], cap: int, ancestor_cap: int) -> int:
+    """How many entries a level shows: `cap` on the page's own level (its siblings), `ancestor_cap` on a level
+    the path goes on below (an ancestor folder and its neighbours)."""
+    return ancestor_cap if isinstance(on_path, Section) and len(path) > 1 else cap
+
+
+def _window(entries: list[Any], on_path: Any, width: int) -> list[Any]:
+    at = next((n for n, item in enumerate(entries) if item is on_path), 0)
+    start = max(0, min(at - width // 2, len(entries) - width))
+    return entries[start:start + width]
+
+
 def _level(items: Sequence[Any], path: list[Any], cap: int, more_url: str,
-           index: Page | None = None) -> list[Any]:
-    """One level: `index` first (if any), then a window of `cap` items around the one on `path`, each
-    section closed unless it is on the path, then a Link for the items left out."""
+           index: Page | None = None, *, ancestor_cap: int = ANCESTOR_CAP) -> list[Any]:
+    """One level: `index` first (if any), then a window of entries around the one on `path` (see `_width`),
+    each section closed unless it is on the path, then a Link for the items left out."""
     entries = [i for i in items if i is not index]
     on_path = path[0] if path else None
-    at = next((n for n, item in enumerate(entries) if item is on_path), 0)
-    start = max(0, min(at - cap // 2, len(entries) - cap))
-    window = entries[start:start + cap]
+    window = _window(entries, on_path, _width(on_path, path, cap, ancestor_cap))
     out: list[Any] = [index] if index is not None else []
     for item in window:
         if item is on_path and isinstance(item, Section):
-            out.append(_open(item, path[1:], cap, more_url))
+            out.append(_open(item, path[1:], cap, more_url, ancestor_cap))
         elif isinstance(item, Section):
             out.append(_closed(item))
         else:
@@ -87,10 +102,11 @@ def _level(items: Sequence[Any], path: list[Any], cap: int, more_url: str,
     return out
 
 
-def _open(section: Section, path: list[Any], cap: int, more_url: str) -> Section:
+def _open(section: Section, path: list[Any], cap: int, more_url: str, ancestor_cap: int) -> Section:
     index = _index_of(section)
     copy = Section(section.title, _level(section.children, path, cap,
-                                         index.url if index is not None else more_url, index))
+                                         index.url if index is not None else more_url, index,
+                                         ancestor_cap=ancestor_cap))
     copy.active = True
     return copy
 
@@ -123,8 +139,8 @@ class NavKeys:
     same lines hashed in the same order, a closed section's lines made once (the site engine keys ~12k pages
     per build with it; tests/test_light_nav_keys.py checks it equals nav_key on every page)."""
 
-    def __init__(self, nav: Navigation, cap: int = NAV_CAP) -> None:
-        self.nav, self.cap = nav, cap
+    def __init__(self, nav: Navigation, cap: int = NAV_CAP, ancestor_cap: int = ANCESTOR_CAP) -> None:
+        self.nav, self.cap, self.ancestor_cap = nav, cap, ancestor_cap
         home = nav.homepage
         self.more_url = home.url if home is not None else ""
         self._closed: dict[tuple[int, int], bytes] = {}
@@ -136,12 +152,9 @@ class NavKeys:
 
     def _level(self, items: Sequence[Any], path: list[Any], more_url: str, index: Page | None, *, depth: int,
                out: list[bytes]) -> None:
-        cap = self.cap
         entries = [i for i in items if i is not index]
         on_path = path[0] if path else None
-        at = next((n for n, item in enumerate(entries) if item is on_path), 0)
-        start = max(0, min(at - cap // 2, len(entries) - cap))
-        window = entries[start:start + cap]
+        window = _window(entries, on_path, _width(on_path, path, self.cap, self.ancestor_cap))
         if index is not None:
             out.append(_line(depth, index))
         for item in window:
@@ -179,7 +192,8 @@ def _line(depth: int, item: Any, active: bool | None = None) -> bytes:
     return f"{depth}\x1f{kind}\x1f{item.title}\x1f{getattr(item, 'url', '')}\x1f{shown}\x1e".encode()
 
 
-_PRIMARY = re.compile(r'<nav class="md-nav md-nav--primary"')
+# the primary nav's class list goes on with md-nav--integrated under toc.integrate
+_PRIMARY = re.compile(r'<nav class="md-nav md-nav--primary[ "]')
 _NAV_TAG = re.compile(r"<nav\b|</nav>")
 _GAP = re.compile(r">\s+|\s+<")
 

@@ -5,10 +5,13 @@
   committed by a repository into its `.sourcebook/docs/`) is left out of the site, and the theme's file it
   shadowed comes back.
 - on_page_content: the page's rendered content through the allowlist sanitizer (generator/html_sanitize.py),
-  and its table-of-contents titles (printed by the theme, outside the content) through the inline one.
+  and its table-of-contents titles (printed by the theme, outside the content) through the inline one; then
+  the page's weight bounded (generator/page_budget.py): content over the budget cut with a note, the table
+  of contents capped.
 - on_page_context / on_template_context: each page gets its own light navigation (generator/light_nav.py): its
   path and a capped window of siblings per level, instead of every entry of every level on its path.
-- on_post_page: the finished page is audited; anything script-capable left in it (from the theme, a title,
+- on_post_page: the theme's indentation squeezed out (around the content, never in it); the finished page
+  is audited; anything script-capable left in it (from the theme, a title,
   a future extension) fails the build with the page and the problem named, instead of shipping.
 - on_post_build (last): the search index is split into titles (loaded with the page) and body texts (loaded
   by the first search): generator/search_split.py.
@@ -27,9 +30,11 @@ from typing import TYPE_CHECKING, Any
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.nav import Navigation
+from mkdocs.structure.toc import TableOfContents
 
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
 from generator.light_nav import page_nav, squeeze_nav
+from generator.page_budget import anchor_ids, cap_toc, cut_content, filter_toc, squeeze_chrome
 from generator.search_split import split_site_index
 
 if TYPE_CHECKING:
@@ -63,7 +68,22 @@ def on_files(files: Files, config: MkDocsConfig, **_: Any) -> Files:
 
 def on_page_content(html: str, page: Page, **_: Any) -> str:
     _clean_toc(page.toc)
-    return sanitize_content(html)
+    html = sanitize_content(html)
+    items = list(page.toc.items)
+    cut = cut_content(html)
+    if cut is not None:
+        html = cut.html
+        present = anchor_ids(html)
+        page.present_anchor_ids = {a for a in page.present_anchor_ids or () if a in present}
+        items = filter_toc(items, present)
+        log.info("sourcebook: %s: its content is %.1f MB, cut at the page budget (%d sections left out)",
+                 page.file.src_uri, cut.full_bytes / 1e6, cut.dropped_sections)
+    capped = cap_toc(items)
+    if capped != page.toc.items:
+        if capped and page.toc.items and getattr(page.toc.items[0], "active", False):
+            capped[0].active = True  # type: ignore[attr-defined]  # what mkdocs marks on its own first entry
+        page.toc = TableOfContents(capped)
+    return html
 
 
 def _clean_toc(items: Any) -> None:
@@ -86,7 +106,8 @@ def on_template_context(context: TemplateContext, **_: Any) -> TemplateContext:
 
 
 def on_post_page(output: str, page: Page, **_: Any) -> str:
-    output = squeeze_nav(output)  # before the audit: what ships is what is checked
+    # before the audit: what ships is what is checked
+    output = squeeze_chrome(squeeze_nav(output), page.content or "")
     problems = audit_page(output, clean_part=page.content or "")
     if problems:
         raise PluginError(f"sourcebook: {page.file.src_uri}: script-capable markup left in the page: "
