@@ -16,7 +16,8 @@ with a page's two renders split apart and keyed:
    the others are rendered through the theme (on_page_context, the template, on_post_page: the audit) by the
    workers, and their output kept;
 3. static files, theme templates (404, sitemap), anchor validation, the search index (assembled from each
-   page's entries, cached with the page) and on_post_build run as in mkdocs.
+   page's entries, made when its content is rendered and cached with it: generator/search_sections.py)
+   and on_post_build run as in mkdocs.
 
 Log lines a render printed are stored with its entry and replayed, in page order, whenever the entry is
 reused: the log, and `--strict` (any warning fails the build), are those of a clean build. Workers are forked
@@ -36,6 +37,7 @@ import json
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-ENGINE_VERSION = "1"  # part of every key: a change in what the engine stores renders everything again
+ENGINE_VERSION = "2"  # part of every key: a change in what the engine stores renders everything again
 WORKERS_ENV = "SOURCEBOOK_SITE_WORKERS"
 _PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "pygments", "jinja2", "nh3")
 # config keys only the theme reads: a change re-wraps every page but keeps their rendered Markdown
@@ -236,6 +238,7 @@ class _State:
     content_names: list[str] = field(default_factory=list)
     page_names: list[str] = field(default_factory=list)
     search_entries: list[Any] | None = None
+    search: Any = None  # Material's search plugin when its entries are made with each page's content
 
 
 class _Failed(Exception):
@@ -306,6 +309,7 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
     nav = config.plugins.on_nav(nav, config=config, files=files)
     doc_files = list(files.documentation_pages(inclusion=InclusionLevel.is_included))
     state = _here.state = _State(config, files, nav, env, doc_files, cache)
+    state.search = _own_search(config)
     manifest = cache.load_manifest()
     hooks = [str(getattr(m, "__file__", "")) for m in (config.get("hooks") or {}).values()]
     code = _code_digest(hooks)
@@ -327,7 +331,9 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
         page = config.plugins.on_pre_page(file.page, config=config, files=files)
         page.read_source(config)
         page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
-        ckey = _digest(content_global, file.src_uri, file.url, page.markdown, page.meta)
+        # the nav's title for the page: a search section with no heading is titled by it
+        ckey = _digest(content_global, file.src_uri, file.url, page.markdown, page.meta,
+                       vars(page).get("title"))
         name = cache.name(ckey)
         content_keys.append(ckey)
         state.content_names.append(name)
@@ -384,8 +390,9 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
         meta = page_meta[state.page_names[number]]
         _replay(meta["logs"])
         failed = failed or meta.get("failed", False)
-        if meta.get("search"):
-            fragments.append(meta["search"])
+        search = content_meta[state.content_names[number]] if state.search is not None else meta
+        if search.get("search"):
+            fragments.append(search["search"])
     if failed:
         raise _Failed("a page could not be rendered")
 
@@ -436,6 +443,51 @@ def _restore_page_meta(page: Any, meta: dict[str, Any], files: Any) -> None:
         if target is not None:
             links[target] = dict(anchors)
     page.links_to_anchors = links
+
+
+def _own_search(config: Any) -> Any:
+    """Material's search plugin, enabled, with its page event reduced to what it does to the page (drop
+    the `data-search-*` attributes it reads): the engine makes each page's entries when it renders the
+    page's content (generator/search_sections.py, the same sections for less CPU), so they are cached
+    with the content and a page re-wrapped for a new nav or theme is not parsed again. None: another
+    search plugin (or none) runs as MkDocs runs it."""
+    from material.plugins.search.plugin import SearchPlugin
+
+    import generator.search_sections  # noqa: F401 - loaded before the code digest: part of every key
+
+    search = next((p for p in config.plugins.values() if isinstance(p, SearchPlugin)), None)
+    if search is None or not search.config.enabled:
+        return None
+    events = config.plugins.events["page_context"]
+    for number, event in enumerate(events):
+        if getattr(event, "__self__", None) is search:
+            events[number] = _drop_search_attributes
+    return search
+
+
+_SEARCH_ATTRIBUTE = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")  # Material's on_page_context, as it is
+
+
+def _drop_search_attributes(context: Any, *, page: Any, **_: Any) -> None:
+    page.content = _SEARCH_ATTRIBUTE.sub("", page.content)
+
+
+def _content_search(search: Any, page: Any) -> str:
+    """The page's search entries, as Material's plugin would add them on_page_context, as the JSON text
+    its index holds them in (json.dumps, compact, default=str)."""
+    from generator.search_sections import sections
+
+    if (page.meta.get("search") or {}).get("exclude"):
+        return ""
+    index = search.search_index
+    before = len(index.entries)
+    try:
+        for section in sections(page.content):
+            if not section.is_excluded():
+                index.create_entry_for_section(section, page.toc, page.url, page)
+        return ",".join(json.dumps(e, separators=(",", ":"), default=str) for e in index.entries[before:])
+    finally:
+        del index.entries[before:]
 
 
 def _search_entries(config: Any) -> list[Any] | None:
@@ -501,6 +553,7 @@ def _render_content(number: int) -> dict[str, Any]:
                 delattr(files, "get_file_from_path")
             page.content = config.plugins.on_page_content(page.content, page=page, config=config,
                                                           files=files)
+            search = _content_search(state.search, page) if state.search is not None else ""
         except Exception as exc:  # noqa: BLE001 - reported like mkdocs, then the build fails
             from mkdocs.exceptions import BuildError
 
@@ -520,7 +573,8 @@ def _render_content(number: int) -> dict[str, Any]:
     anchors = sorted(a for a in page.present_anchor_ids or () if a)  # MkDocs records None for a bare <a>
     meta = {"title": page._title_from_render, "anchors": anchors,
             "links": {f.src_uri: dict(a) for f, a in (page.links_to_anchors or {}).items()},
-            "lookups": "\n".join(paths), "resolved": _resolution(files, paths), "logs": lines}
+            "lookups": "\n".join(paths), "resolved": _resolution(files, paths), "logs": lines,
+            "search": search}
     page.markdown, page.content = "", ""
     page.toc = _toc_from([])
     return meta
