@@ -75,22 +75,24 @@ R = TypeVar("R")
 
 def build(config: Config, *, writer: PageWriter | None = None, check: bool = False, site: bool = True,
           index: bool = True, progress: Progress | None = None,
-          lock_wait: float | None = None) -> BuildReport:
+          lock_wait: float | None = None, site_workers: int | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`.
 
     A build holds its output directory's lock (generator/lock.py): a second build of the same repository
     waits for the first (at most `lock_wait` seconds, then LockError); `check` writes nothing and needs none.
+    `site_workers`: the site's render processes (default SOURCEBOOK_SITE_WORKERS, else the usable CPUs).
     """
     if check:
         return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress)
     from generator.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
-        return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress)
+        return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
+                          site_workers=site_workers)
 
 
 def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: bool, index: bool,
-               progress: Progress | None) -> BuildReport:
+               progress: Progress | None, site_workers: int | None = None) -> BuildReport:
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
@@ -169,7 +171,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             write_wiki_map(config.docs_dir, wiki_map(plan.files, facts, links))
             report.site_built = build_site_if_needed(config, plan, pages.state, report,
                                                      kinds={p: f.file.kind for p, f in facts.items()},
-                                                     topics=topics)
+                                                     topics=topics, workers=site_workers)
             report.site_dir = config.site_dir
             notify("site", 1, 1)
 
@@ -299,15 +301,17 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
                          report: BuildReport, *, kinds: Mapping[str, str] | None = None,
-                         topics: Sequence[tuple[str, str]] = ()) -> bool:
+                         topics: Sequence[tuple[str, str]] = (), workers: int | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
-    `topics`: (title, page id) of the topic pages, listed in the nav after the overview."""
+    `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
+    processes (generator/site.py's build_site)."""
     from generator import (
         html_sanitize,
         light_nav,
         mkdocs_hooks,
         page_budget,
         render_cache,
+        search_sections,
         search_split,
         site_engine,
     )
@@ -335,8 +339,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
         if path.is_file():
             digest.update(path.read_bytes())
     # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them
-    for module in (html_sanitize, mkdocs_hooks, light_nav, page_budget, search_split, site_engine,
-                   render_cache):
+    for module in (html_sanitize, mkdocs_hooks, light_nav, page_budget, search_sections, search_split,
+                   site_engine, render_cache):
         digest.update(Path(module.__file__ or "").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
     # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches
@@ -348,7 +352,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
-               timeout_s=600.0 + 0.5 * len(all_ids))
+               timeout_s=600.0 + 0.5 * len(all_ids), workers=workers)
     if fingerprint is None:
         stamp.unlink(missing_ok=True)
     else:

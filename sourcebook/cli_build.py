@@ -169,6 +169,9 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
 @click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="When another build or index run is writing the same output folder, wait at most this "
                    "long (default: until it finishes; 0: exit at once).")
+@click.option("--site-workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes rendering the site's pages (also SOURCEBOOK_SITE_WORKERS; default: the CPUs "
+                   "this process may use).")
 def build_command(path: str | None, path_option: str | None, out_dir: str | None,  # noqa: PLR0917
                   include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
                   fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
@@ -197,6 +200,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
     overrides["llm"] = {k: v for k, v in llm.items() if v is not None}
     config = load_config(Path(path), overrides=overrides)
     lock_wait = llm_flags.pop("lock_wait")
+    site_workers = llm_flags.pop("site_workers")
     writer = make_writer(config, llm_flags)
     console = Console(stderr=True)
     if llm_flags.get("dry_run"):
@@ -206,7 +210,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
     with _StageProgress(console) as progress:
         report = build(config, writer=writer, check=check, site=not no_site and not check,
                        index=not no_index and not check, progress=_with_llm_progress(progress, writer),
-                       lock_wait=lock_wait)
+                       lock_wait=lock_wait, site_workers=site_workers)
     if check:
         _check_result(report, fail_on_fallback=fail_on_fallback)
         return

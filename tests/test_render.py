@@ -331,7 +331,11 @@ def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
     assert "no language model was used" in extractive
     assert "extractive/1" not in extractive
     llm = site_footer(["llm/gemma-3/v7"], 4, 10)
-    assert "4 of 10 pages was written by a language model (gemma-3)" in llm
+    assert "some pages (each says so at its top) was written by a language model (gemma-3)" in llm
+    # no count: a page the model (re)writes must not change the footer of every page (the render cache
+    # would wrap the whole site again)
+    assert site_footer(["llm/gemma-3/v7"], 5, 10) == llm
+    assert "all pages was written by a language model (gemma-3)" in site_footer(["llm/gemma-3/v7"], 10, 10)
     yml = render_mkdocs_yml(site_name="s", nav=[], footer='<b>made</b> "here"')
     assert 'copyright: "&lt;b&gt;made&lt;/b&gt; &quot;here&quot;"' in yml  # Material prints it as HTML
 

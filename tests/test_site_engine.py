@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -246,3 +247,17 @@ def test_without_a_local_key_nothing_is_kept_or_trusted(built: tuple[Path, Path]
     assert _snapshot(tmp_path / "site") == before  # a full render, the same site
     assert not (tmp_path / "cache").exists()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".render-cache-")]
+
+
+def test_build_site_workers_option_sets_the_render_processes(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    env = {k: v for k, v in os.environ.items() if k != "SOURCEBOOK_SITE_WORKERS"}
+    run = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--no-index",
+                          "--site-workers", "3"], capture_output=True, text=True, env=env, check=False)
+    assert run.returncode == 0, run.stderr
+    assert _last(root / ".sourcebook")["workers"] == 3
+    bad = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--site-workers", "0"],
+                         capture_output=True, text=True, env=env, check=False)
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert "--site-workers" in bad.stderr
