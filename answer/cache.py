@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +24,7 @@ from pydantic import ValidationError
 
 from answer.contract import AnswerResponse
 from answer.identifiers import normalize_question
+from sourcebook.atomic import PRIVATE, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -139,16 +138,8 @@ class AnswerCache:
             "files": files,
             "response": response.to_dict(),
         }
-        self.dir.mkdir(parents=True, exist_ok=True)
         # write-then-rename: a concurrent reader sees the old entry or the new one, never half of one
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh)
-            os.replace(tmp, entry_path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(entry_path, json.dumps(entry), mode=PRIVATE)
         return True
 
     def clear(self) -> int:

@@ -49,7 +49,6 @@ from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
     PageState,
-    atomic_write_text,
     fallback_pages,
     file_context,
     inputs_changed,
@@ -60,6 +59,7 @@ from generator.plan import (
     page_key,
 )
 from generator.write import ExtractiveWriter, PageWriter
+from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 
 log = logging.getLogger(__name__)

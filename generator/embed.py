@@ -15,12 +15,12 @@ Providers (config `embed.provider`, env SOURCEBOOK_EMBEDDER):
 from __future__ import annotations
 
 import logging
-import random
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from generator.secrets import redact_text
 from sourcebook.errors import ConfigError, ProviderError
+from sourcebook.retry import backoff_delay, retry_after, retryable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -124,7 +124,6 @@ class MiniLMEmbedder:
         return _normalise(vectors)
 
 
-_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 class OpenAIEmbedder:
@@ -202,15 +201,15 @@ class OpenAIEmbedder:
                 return _normalise(vectors)
             except openai.APIStatusError as exc:
                 status = exc.status_code
-                if status not in _RETRY_STATUS or attempt >= self._max_retries:
+                if not retryable(status) or attempt >= self._max_retries:
                     raise ProviderError("embed", f"{self.model}: {_short(exc)}", status) from exc
-                reason = f"HTTP {status}"
+                reason, wait_at_least = f"HTTP {status}", retry_after(exc.response.headers)
             except (openai.APIConnectionError, openai.APITimeoutError) as exc:
                 if attempt >= self._max_retries:
                     raise ProviderError("embed", f"{self.model} at {self.base_url}: {_short(exc)}") from exc
-                reason = type(exc).__name__
+                reason, wait_at_least = type(exc).__name__, None
+            delay = backoff_delay(attempt, self._backoff_s, wait_at_least)
             attempt += 1
-            delay = self._backoff_s * 2 ** (attempt - 1) * (1 + random.random() / 4)  # noqa: S311 - jitter
             log.warning("embedding request failed (%s); retry %d/%d in %.1f s",
                         reason, attempt, self._max_retries, delay)
             time.sleep(delay)

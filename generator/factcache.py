@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.facts import FileFacts, Heading, Import, Reference, SourceFile, Symbol
+from sourcebook.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,6 @@ def load_facts_cache(out_dir: Path) -> dict[tuple[str, str], FileFacts]:
 
 
 def save_facts_cache(out_dir: Path, facts: Mapping[str, FileFacts]) -> None:
-    from generator.plan import atomic_write_text  # plan pulls in the page writers: only a build needs them
 
     data = {"parser": parser_version(), "files": [facts_to_json(f) for _, f in sorted(facts.items())]}
     atomic_write_text(cache_path(out_dir), json.dumps(data, ensure_ascii=False, separators=(",", ":")))

@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sourcebook.atomic import atomic_write_text
 from sourcebook.errors import SourcebookError
 
 
@@ -146,10 +147,7 @@ class Ledger:
             text = json.dumps(self.to_dict(), indent=1)
             run_file = folder / f"run-{stamp}-{os.getpid()}.json"
             for target in (run_file, folder / "latest.json"):
-                # unique per process and thread: two builds saving at once must not share a temp file
-                tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, target)
+                atomic_write_text(target, text)
         except OSError as exc:
             raise SourcebookError(f"{folder}: cannot write the LLM ledger: {exc}") from exc
         return run_file

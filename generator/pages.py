@@ -26,7 +26,6 @@ from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
     PageState,
-    atomic_write_text,
     draft_key,
     file_context,
     is_stale,
@@ -39,6 +38,7 @@ from generator.plan import (
     stable_key,
 )
 from generator.write import ExtractiveWriter, FileDraft, ModuleDraft, OverviewDraft, PageWriter, TopicDraft
+from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 

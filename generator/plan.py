@@ -17,10 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import posixpath
 import re
-import tempfile
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +28,7 @@ from typing import Any, Protocol
 
 from generator.facts import FileFacts
 from generator.write import EntryPoint, FileContext, ModuleContext, OverviewContext, PageLink, first_paragraph
+from sourcebook.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -388,20 +387,6 @@ def load_state(out_dir: Path) -> dict[str, PageState]:
         except TypeError:
             continue  # a row from another layout: that page is simply re-written
     return out
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and os.replace, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; pages and state are meant to be shared and served
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_state(out_dir: Path, pages: Mapping[str, PageState]) -> None:

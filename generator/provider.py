@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import random
 import re
 import threading
 import time
@@ -35,6 +34,7 @@ from pydantic import BaseModel
 from generator.ledger import Ledger, LedgerEntry
 from generator.secrets import redact_text
 from sourcebook.errors import ProviderError, ProviderOutputError
+from sourcebook.retry import backoff_delay, retry_after, retryable
 
 if TYPE_CHECKING:
     from sourcebook.config import LLMConfig
@@ -47,8 +47,6 @@ Message = Mapping[str, Any]  # {"role": "system"|"user"|"assistant", "content": 
 CHARS_PER_TOKEN = 3.0
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators per message
 MIN_REPLY_TOKENS = 128  # below this a structured reply cannot be complete: refuse instead of sending
-RETRY_CAP_S = 30.0
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
 def outbound_messages(messages: Sequence[Message]) -> list[dict[str, str]]:
@@ -199,24 +197,7 @@ def _status(exc: BaseException) -> int | None:
 def _retry_after(exc: BaseException) -> float | None:
     import openai
 
-    if not isinstance(exc, openai.APIStatusError):
-        return None
-    value = exc.response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None  # an HTTP-date Retry-After: fall back to our own backoff
-
-
-def backoff_delay(attempt: int, base_s: float, retry_after: float | None = None,
-                  rng: random.Random | None = None) -> float:
-    """Delay before retry `attempt` (0-based): base * 2**attempt, jittered to 50-100%, capped; at least
-    the server's Retry-After (capped too, so a hostile header cannot stall a build)."""
-    rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
-    delay = min(RETRY_CAP_S, base_s * (2**attempt)) * rng.uniform(0.5, 1.0)
-    if retry_after is not None:
-        delay = max(delay, min(RETRY_CAP_S, retry_after))
-    return delay
+    return retry_after(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
 
 
 class _DemoteInstructorErrors(logging.Filter):
@@ -414,9 +395,9 @@ class OpenAIChatModel:
     def _transport_retry(self, cause: BaseException, attempt: int) -> int:
         """Sleep before the next try, or raise ProviderError when the error is final or retries are spent."""
         status = _status(cause)
-        retryable = status is None or status in RETRYABLE_STATUS  # None: timeout / connection refused
-        if not retryable or attempt >= self._config.max_retries:
-            what = f"failed after {attempt + 1} attempts" if retryable else "request rejected"
+        again = retryable(status)
+        if not again or attempt >= self._config.max_retries:
+            what = f"failed after {attempt + 1} attempts" if again else "request rejected"
             raise ProviderError("llm", f"{what}: {type(cause).__name__}: {_short(str(cause))}",
                                 status) from cause
         delay = backoff_delay(attempt, self._config.retry_base_s, _retry_after(cause))

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.local_key import keyed
+from sourcebook.atomic import PRIVATE, atomic_write_bytes, replace_with
 from sourcebook.errors import NotOwnedError
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ class RenderCache:
 
     def write_content(self, name: str, entry: dict[str, Any]) -> None:
         data = zlib.compress(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(), 1)
-        _atomic_write(self.content_path(name), data)
+        atomic_write_bytes(self.content_path(name), data, mode=PRIVATE)
 
     def read_content(self, name: str) -> dict[str, Any] | None:
         try:
@@ -94,9 +95,7 @@ class RenderCache:
     def keep_page(self, name: str, built: Path) -> None:
         """Make `built` (a page just written into the new site) this entry: a hard link, else a copy."""
         target = self.page_path(name)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        _link_or_copy(built, tmp)
-        os.replace(tmp, target)
+        replace_with(target, lambda tmp: _link_or_copy(built, tmp), mode=None)
 
     def place_page(self, name: str, dest: Path) -> bool:
         """Put the cached page `name` at `dest` (a hard link when the filesystem allows); False if missing."""
@@ -138,7 +137,8 @@ class RenderCache:
             return
         body = json.dumps({"format": _FORMAT, "content": content, "pages": pages}, ensure_ascii=False,
                           separators=(",", ":"))
-        _atomic_write(self.root / MANIFEST, f"{keyed(body.encode(), self._key)}\n{body}".encode())
+        atomic_write_bytes(self.root / MANIFEST, f"{keyed(body.encode(), self._key)}\n{body}".encode(),
+                           mode=PRIVATE)
         self._prune(CONTENT_DIR, {f"{n}.z" for n in content})
         self._prune(PAGES_DIR, {f"{n}.html" for n in pages})
 
@@ -176,12 +176,3 @@ def _link_or_copy(source: Path, dest: Path) -> None:
         shutil.copyfile(source, dest)  # another filesystem, or one without hard links
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

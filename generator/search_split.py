@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from sourcebook.atomic import atomic_write_text
 
 SEARCH_DIR = "search"
 INDEX_NAME = "search_index.json"
@@ -87,6 +88,4 @@ def split_site_index(site_dir: Path) -> Path | None:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, text)

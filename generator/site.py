@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from generator.data_files import data_dir
-from generator.plan import atomic_write_text
+from sourcebook.atomic import atomic_copy, atomic_write_text
 from sourcebook.errors import ConfigError, NotOwnedError, SiteBuildError
 
 log = logging.getLogger(__name__)
@@ -75,9 +75,7 @@ def install_mermaid(docs_dir: Path, asset: MermaidAsset | None) -> None:
                 old.unlink()
     if asset is not None and not (target / asset.name).is_file():
         target.mkdir(parents=True, exist_ok=True)
-        tmp = target / (asset.name + ".tmp")
-        shutil.copyfile(asset.source, tmp)
-        os.replace(tmp, target / asset.name)
+        atomic_copy(asset.source, target / asset.name)
 
 
 # -- directories sourcebook owns -----------------------------------------------------------------------------

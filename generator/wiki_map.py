@@ -12,8 +12,8 @@ from typing import Any
 
 from generator.anchors import anchor_ids
 from generator.facts import FileFacts
-from generator.plan import atomic_write_text
 from generator.remote import SourceLinks
+from sourcebook.atomic import atomic_write_text
 
 MAP_PATH = "assets/sourcebook/wiki-map.json"
 

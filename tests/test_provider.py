@@ -13,13 +13,13 @@ from pydantic import BaseModel, ValidationInfo, field_validator
 from generator.ledger import Ledger
 from generator.provider import (
     OpenAIChatModel,
-    backoff_delay,
     estimate_prompt_tokens,
     estimate_tokens,
     get_chat_model,
 )
 from sourcebook.config import LLMConfig
 from sourcebook.errors import ProviderError, ProviderOutputError
+from sourcebook.retry import backoff_delay
 from tests.fake_llm import FakeLLM, Reply
 
 ASK = [{"role": "user", "content": "Summarise app.py"}]
