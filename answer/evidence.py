@@ -226,10 +226,6 @@ def assemble(blocks: Sequence[tuple[str, str]], budget: int) -> tuple[str, dict[
 # tables (symbols, pages, file hashes) are loaded once per store and file texts memoised per path, in
 # `store.cache`, which lives exactly as long as that version does.
 
-def _rows(store: IndexStore, table: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
-    return store.rows(table, columns, where)
-
-
 def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
     cached = store.cache.get("answer_symbols")
     if cached is None:
@@ -256,7 +252,7 @@ def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | N
 def _pages_of(store: IndexStore, paths: Sequence[str]) -> dict[str, PageInfo]:
     pages: dict[str, PageInfo] | None = store.cache.get("answer_pages")
     if pages is None:
-        rows = _rows(store, "pages", None, ["target_path", "kind", "title", "summary"])
+        rows = store.rows("pages", ["target_path", "kind", "title", "summary"])
         pages = {r["target_path"]: PageInfo(r["title"], r["summary"]) for r in rows if r["kind"] == "file"}
         store.cache["answer_pages"] = pages
     return {path: pages[path] for path in paths if path in pages}
@@ -267,14 +263,14 @@ def _files_of(store: IndexStore, paths: Sequence[str], with_text: Sequence[str])
     """(path -> indexed sha, path -> indexed text for `with_text`)."""
     shas: dict[str, str] | None = store.cache.get("answer_shas")
     if shas is None:
-        shas = {r["path"]: r["sha"] for r in _rows(store, "files", None, ["path", "sha"])}
+        shas = {r["path"]: r["sha"] for r in store.rows("files", ["path", "sha"])}
         store.cache["answer_shas"] = shas
     texts: dict[str, str] = store.cache.setdefault("answer_texts", {})
     if len(texts) > MAX_CACHED_TEXTS:  # bound the memo on huge repositories; it refills from the hot files
         texts.clear()
     missing = [p for p in with_text if p not in texts and p in shas]
     if missing:
-        for r in _rows(store, "files", in_list("path", missing), ["path", "text"]):
+        for r in store.rows("files", ["path", "text"], in_list("path", missing)):
             texts[r["path"]] = r["text"]
     return ({p: shas[p] for p in paths if p in shas},
             {p: texts[p] for p in with_text if p in texts})
