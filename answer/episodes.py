@@ -18,16 +18,20 @@ import hmac
 import json
 import logging
 import os
+import posixpath
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from answer.contract import Confidence, Episode
 from answer.paths import normalize_scope
 from sourcebook.errors import UsageError
+
+if TYPE_CHECKING:
+    from generator.build_report import FileChanges
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +106,15 @@ class EpisodeStore:
         if any(ep.text == text and ep.scope == scope for ep in self.all()):
             return None
         return self.record(text, scope, source="auto", now=now)
+
+    def record_changes(self, changes: FileChanges) -> None:
+        """A build's file changes (generator/pages.py `file_changes`) as dated automatic facts."""
+        for path in changes.changed:
+            self.record_auto(f"{path} changed; its wiki page was regenerated", scope=path)
+        for path in changes.added:
+            self.record_auto(f"{path} was added to the repository and the wiki", scope=path)
+        for path in changes.deleted:
+            self.record_auto(f"{path} was deleted; its wiki page was removed", scope=posixpath.dirname(path))
 
     def all(self) -> list[Episode]:
         try:

@@ -24,6 +24,7 @@ from generator.manifests import Manifests, manifest_paths, read_manifests
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
+    from generator.anchors import SymbolIndex
     from generator.graph import RepoGraph
     from generator.plan import PagePlan
     from sourcebook.config import Config
@@ -59,6 +60,14 @@ class Analysis:
         from generator.plan import plan_pages
 
         return plan_pages(sorted(self.facts))
+
+    @cached_property
+    def symbols(self) -> SymbolIndex:
+        """Every public symbol's section, repository-wide: what file, module, overview and topic pages link
+        to (built once a run; it was built per page kind, four times a build)."""
+        from generator.anchors import SymbolIndex
+
+        return SymbolIndex.build(self.facts.values(), self.plan.files)
 
     @classmethod
     def from_facts(cls, root: Path, facts: Iterable[FileFacts], manifests: Manifests) -> Analysis:

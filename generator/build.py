@@ -26,6 +26,7 @@ from generator.pages import (
     PageRun,
     PageSink,
     docstring_links,
+    file_changes,
     file_render_inputs,
     file_render_key,
     module_hierarchies,
@@ -34,7 +35,6 @@ from generator.pages import (
     module_render_key,
     overview_orientation,
     overview_render_key,
-    record_changes,
     root_readme,
     topic_contexts,
     topic_diagram,
@@ -140,7 +140,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         return report
 
     pages = PageSink(config, state, report, shared)
-    run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped))
+    run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
+                  analysis.symbols)
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the topic pages, for the nav
     try:
@@ -158,7 +159,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     finally:
         pages.save()  # also on Ctrl-C or a provider outage: what was written is not written again
     if previous:  # not on a first build: every file would be "new"
-        record_changes(config, facts, report, previous=previous)
+        report.changes = file_changes(facts, previous)
 
     if site:
         with timer("site"):
@@ -254,7 +255,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
             return state[page_id].summary
         return cache.summary(page_id) or (state[page_id].summary if page_id in state else "")
 
-    links, _, xref = file_render_inputs(config, plan, facts, graph)
+    links, xref = file_render_inputs(config, facts, graph)
     names = NameIndex.build(facts, plan.files)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
@@ -264,7 +265,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
             stale.add(ctx.page_id)
     summaries = {p: summary(pid) for p, pid in plan.files.items()}
     summaries.update({d + "/": summary(pid) for d, pid in plan.modules.items()})
-    hierarchies = module_hierarchies(plan, facts)
+    hierarchies = module_hierarchies(plan, facts, analysis.symbols)
     import_diagrams = module_import_diagrams(plan, graph)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
@@ -283,9 +284,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
                                topic_links(topics))
     if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):
         stale.add(OVERVIEW_ID)
-    from generator.anchors import SymbolIndex
-
-    index = SymbolIndex.build(facts.values(), plan.files)
+    index = analysis.symbols
     planned = set(plan.all_ids)
     for topic in topics:
         planned.add(topic.page_id)

@@ -16,6 +16,15 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass
+class FileChanges:
+    """What changed in the repository between two builds, by path (each list capped, sorted)."""
+
+    changed: list[str]
+    added: list[str]
+    deleted: list[str]
+
+
+@dataclass
 class BuildReport:
     root: Path
     out_dir: Path
@@ -39,6 +48,7 @@ class BuildReport:
     site_built: bool = False
     site_dir: Path | None = None
     index: Any = None  # generator.index.IndexReport when the index was updated
+    changes: FileChanges | None = None  # files added/changed/deleted since the last build (None: first one)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property

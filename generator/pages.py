@@ -45,7 +45,7 @@ from sourcebook.errors import SourcebookError
 if TYPE_CHECKING:
     from generator.anchors import SymbolIndex
     from generator.build_cache import SharedCache
-    from generator.build_report import BuildReport, Progress
+    from generator.build_report import BuildReport, FileChanges, Progress
     from generator.diagrams import Graph
     from generator.doc_html import DocumentCache
     from generator.orientation import Orientation
@@ -272,17 +272,16 @@ class PageRun:
     notify: Progress
     texts: Mapping[str, str]
     skipped: int
+    symbols: SymbolIndex  # the analysis's, built once for every page kind
 
 
-def file_render_inputs(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any) -> tuple[
-        SourceLinks | None, SymbolIndex, XrefIndex]:
-    """What file pages render besides their draft: source links, the symbol index, the cross-references."""
-    from generator.anchors import SymbolIndex
+def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: Any) -> tuple[
+        SourceLinks | None, XrefIndex]:
+    """What file pages render besides their draft and the symbol index: source links, cross-references."""
     from generator.remote import source_links
     from generator.xref import XrefIndex
 
-    return (source_links(config.root, config.repo_url), SymbolIndex.build(facts.values(), plan.files),
-            XrefIndex.build(facts, graph.calls, graph.callers))
+    return source_links(config.root, config.repo_url), XrefIndex.build(facts, graph.calls, graph.callers)
 
 
 def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
@@ -320,7 +319,8 @@ def write_file_pages(run: PageRun) -> None:
         run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
 
     version = render_version()
-    links, index, xref = file_render_inputs(config, plan, facts, graph)
+    links, xref = file_render_inputs(config, facts, graph)
+    index = run.symbols
     extractive = ExtractiveWriter()
     names = NameIndex.build(facts, plan.files)
     doc_links: dict[str, dict[str, Target]] = {}
@@ -435,12 +435,11 @@ def module_readme(config: Config, plan: PagePlan, directory: str) -> tuple[str, 
     return "", ""
 
 
-def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts]) -> Callable[[str], Graph | None]:
+def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts], index: SymbolIndex
+                       ) -> Callable[[str], Graph | None]:
     """directory -> the class hierarchy diagram of its direct files (None when nothing inherits)."""
-    from generator.anchors import SymbolIndex
     from generator.diagrams import class_hierarchy, class_index, site_href
 
-    index = SymbolIndex.build(facts.values(), plan.files)
     classes = class_index(facts)
 
     def hierarchy(directory: str) -> Graph | None:
@@ -484,7 +483,7 @@ def write_module_pages(run: PageRun) -> None:
     version = render_version()
     extractive = ExtractiveWriter()
     anchors = _anchors(facts)
-    hierarchies = module_hierarchies(plan, facts)
+    hierarchies = module_hierarchies(plan, facts, run.symbols)
     import_diagrams = module_import_diagrams(plan, graph)
     ordered = plan.bottom_up_modules()
     levels: dict[int, list[str]] = {}
@@ -587,7 +586,6 @@ def overview_render_key(version: str, orient: Orientation, topics: Sequence[tupl
 
 
 def write_overview(run: PageRun) -> None:
-    from generator.anchors import SymbolIndex
     from generator.render import render_overview_page, render_version
 
     config, plan, facts, graph, writer, pages, notify = (
@@ -610,7 +608,7 @@ def write_overview(run: PageRun) -> None:
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
                                         resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
                                         file_anchors=_anchors(facts), orient=orient,
-                                        index=SymbolIndex.build(facts.values(), plan.files),
+                                        index=run.symbols,
                                         summaries=_summaries(plan, pages), topics=reading)
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
@@ -652,14 +650,13 @@ def topic_key(ctx: TopicContext, writer_id: str, version: str, diagram: Graph | 
 def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries). A
     writer without `topic_page` (the extractive one) gets the extractive topic draft."""
-    from generator.anchors import SymbolIndex
     from generator.render import render_topic_page, render_version
     from generator.topics import extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
     topics = topic_contexts(config, plan, facts, graph, _summaries(plan, pages))
-    index = SymbolIndex.build(facts.values(), plan.files)
+    index = run.symbols
     version = render_version()
     todo = []
     for ctx in topics:
@@ -701,25 +698,21 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     return topics
 
 
-def record_changes(config: Config, facts: Mapping[str, FileFacts], report: BuildReport, *,
-                   previous: Mapping[str, str], limit: int = 20) -> None:
-    """Dated facts for the answer engine: files added, changed or deleted since the previous build.
+def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *, limit: int = 20
+                 ) -> FileChanges:
+    """Files added, changed or deleted since the previous build, at most `limit` of each kind (a mass
+    change is one commit, not a history).
 
-    `previous` maps each file documented by the last build to its content hash then. At most `limit` facts
-    of each kind are recorded per build (a mass change is one commit, not a history).
+    `previous` maps each file documented by the last build to its content hash then. The answer side keeps
+    them as dated facts (answer/episodes.py `record_changes`, called by `sourcebook build`).
     """
-    from answer.episodes import EpisodeStore
+    from generator.build_report import FileChanges
 
-    store = EpisodeStore(config.out_dir)
     changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
-    added = [p for p in sorted(facts) if p not in previous]
-    gone = [p for p in sorted(previous) if p not in facts]
-    for path in changed[:limit]:
-        store.record_auto(f"{path} changed; its wiki page was regenerated", scope=path)
-    for path in added[:limit]:
-        store.record_auto(f"{path} was added to the repository and the wiki", scope=path)
-    for path in gone[:limit]:
-        store.record_auto(f"{path} was deleted; its wiki page was removed", scope=posixpath.dirname(path))
+    return FileChanges(
+        changed=changed[:limit],
+        added=[p for p in sorted(facts) if p not in previous][:limit],
+        deleted=[p for p in sorted(previous) if p not in facts][:limit])
 
 
 def _source_text(root: Path, texts: Mapping[str, str], path: str) -> str:

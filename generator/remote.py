@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote, urlsplit
 
+from sourcebook.config import is_http_url
+
 log = logging.getLogger(__name__)
 
 Forge = Literal["github", "gitlab", "bitbucket", "gitea"]
@@ -94,22 +96,6 @@ def from_remote(remote: str, commit: str) -> SourceLinks | None:
     home = f"https://{host}/{path}"
     blob = {"github": "blob", "gitlab": "-/blob", "bitbucket": "src", "gitea": "src/commit"}[forge]
     return SourceLinks(f"{home}/{blob}/{commit}/", forge, home)
-
-
-# What a URL may spell (RFC 3986's characters, without the quote '): the theme prints the repository link
-# unescaped inside href="...", so a `"` in repo_url would end the attribute and start an `onmouseover`.
-_URL_CHARS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]+")
-
-
-def is_http_url(url: str) -> bool:
-    """An http(s) URL with a host, spelled only with URL characters (no quotes, spaces, <> or backslashes)."""
-    url = url.strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    return (parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
-            and _URL_CHARS.fullmatch(url) is not None)
 
 
 def from_repo_url(repo_url: str) -> SourceLinks | None:

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sourcebook.errors import ConfigError
 
@@ -307,7 +309,7 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:
         problems.append("config: max_file_bytes must be positive")
     repo_url = str(top.get("repo_url", "") or "")
-    if repo_url and not _is_http_url(repo_url):
+    if repo_url and not is_http_url(repo_url):
         shown = repo_url if len(repo_url) <= 60 else repo_url[:60] + "…"
         problems.append(f"config: repo_url must be an http(s) URL without quotes or spaces, got {shown!r}")
     if problems:
@@ -371,10 +373,20 @@ def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _is_http_url(url: str) -> bool:
-    from generator.remote import is_http_url
+# What a URL may spell (RFC 3986's characters, without the quote '): the theme prints the repository link
+# unescaped inside href="...", so a `"` in repo_url would end the attribute and start an `onmouseover`.
+_URL_CHARS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]+")
 
-    return is_http_url(url)
+
+def is_http_url(url: str) -> bool:
+    """An http(s) URL with a host, spelled only with URL characters (no quotes, spaces, <> or backslashes)."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return (parts.scheme.lower() in {"http", "https"} and bool(parts.netloc)
+            and _URL_CHARS.fullmatch(url) is not None)
 
 
 def check_repo_out_dir(root: Path, out_dir: Path) -> None:

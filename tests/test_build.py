@@ -311,7 +311,14 @@ def test_killed_run_keeps_the_pages_it_wrote(make_repo: Callable[..., Path]) -> 
 
 
 def test_changes_are_recorded_as_dated_facts_for_the_answer_engine(make_repo: Callable[..., Path]) -> None:
+    from click.testing import CliRunner
+
     from answer.episodes import EpisodeStore
+    from sourcebook.cli import cli
+
+    def _build(root: Path) -> None:  # the command records them: the build only reports what changed
+        result = CliRunner().invoke(cli, ["build", str(root), "--no-site", "--no-index"])
+        assert result.exit_code == 0, result.output
 
     root = make_repo(REPO)
     _build(root)

@@ -89,6 +89,52 @@ def test_no_module_imports_itself_around_a_loop() -> None:
     assert cycles(graph) == []
 
 
+# The packages as layers, lowest first: a module may import its own layer and the ones below it, never one
+# above. core is sourcebook's shared infrastructure (config, errors, atomic writes, retry policy); generator
+# builds (build -> analysis -> {pages, index}); answer reads what the build wrote (answer -> index); the
+# command line composes both.
+LAYERS = ("core", "generator", "answer", "cli")
+
+
+def layer_of(module: str) -> str:
+    if module.startswith("sourcebook.cli"):
+        return "cli"
+    if module == "sourcebook" or module.startswith("sourcebook."):
+        return "core"
+    return module.split(".", maxsplit=1)[0]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                  if LAYERS.index(layer_of(b)) > LAYERS.index(layer_of(a)))
+
+
+def test_the_layer_checker_finds_an_upward_import() -> None:
+    assert upward_imports({"generator.pages": {"answer.episodes", "sourcebook.atomic"},
+                           "sourcebook.config": {"generator.remote"}, "sourcebook.cli": {"answer.engine"},
+                           "answer.engine": {"generator.index"}}) == [
+        "generator.pages -> answer.episodes", "sourcebook.config -> generator.remote"]
+
+
+def test_packages_import_only_downwards() -> None:
+    graph = import_graph()
+    assert {layer_of(m) for m in graph} == set(LAYERS)
+    assert upward_imports(graph) == []
+
+
+def test_the_analysis_and_the_index_know_nothing_of_pages_or_the_build() -> None:
+    """build -> analysis -> {pages, index}: the front half and the index never import the page stages."""
+    graph = import_graph()
+    later = {"generator.build", "generator.pages", "generator.llm_run", "generator.site", "generator.render"}
+    for module in ("generator.analysis", "generator.index"):
+        reachable, todo = set(), [module]
+        while todo:
+            for target in graph[todo.pop()] - reachable:
+                reachable.add(target)
+                todo.append(target)
+        assert reachable & later == set(), module
+
+
 def test_the_answer_side_reads_the_index_through_its_reader_methods() -> None:
     """answer/ asks IndexStore (rows, fts, nearest, columns, count, ...) and never holds a LanceDB table:
     no `.table(...)` / `.tables` there, and nothing outside generator/index.py imports lancedb."""
