@@ -13,7 +13,7 @@ import difflib
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -540,16 +540,37 @@ def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
 
 # ---------------------------------------------------------------- fusion
 
-_TIER_OF = {"chunks": "lexical", "files": "lexical", "pages": "lexical", "literal": "lexical",
-            "paths": "lexical", "regex": "lexical", "symbols": "symbolic", "names": "symbolic",
-            "semantic": "semantic", "semantic_pages": "semantic"}
+Lists = dict[str, list[_Cand]]
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One retrieval tier: its name (a search `type`, and what a hit's `tiers` says), the function that
+    makes its ranked lists, and each list's fusion weight. A new tier is one entry in TIERS."""
+
+    name: str
+    lists: Callable[[IndexStore, str, str | None, Weights], Lists]
+    weights: Mapping[str, Callable[[Weights], float]]  # list name -> its weight in fusion
+    needs_embedder: bool = False
+
+
+TIERS: tuple[Tier, ...] = (
+    Tier("lexical", _lexical_lists, {
+        "chunks": lambda w: w.chunks, "files": lambda w: w.files, "pages": lambda w: w.pages,
+        "literal": lambda w: w.literal, "paths": lambda w: w.paths}),
+    Tier("symbolic", _symbolic_lists, {"symbols": lambda w: w.symbols, "names": lambda w: w.names}),
+    Tier("semantic", _semantic_lists,
+         {"semantic": lambda w: w.semantic, "semantic_pages": lambda w: w.semantic * w.pages},
+         needs_embedder=True),
+)
+# `type="regex"` is a search of its own: its one list is fused with no other, and reported as lexical
+_TIER_OF = {name: tier.name for tier in TIERS for name in tier.weights} | {"regex": "lexical"}
+_WEIGHT_OF = {name: weight for tier in TIERS for name, weight in tier.weights.items()}
 
 
 def _weight(name: str, w: Weights) -> float:
-    return {"chunks": w.chunks, "files": w.files, "pages": w.pages, "literal": w.literal, "regex": 1.0,
-            "paths": w.paths,
-            "symbols": w.symbols, "names": w.names, "semantic": w.semantic,
-            "semantic_pages": w.semantic * w.pages}.get(name, 1.0)
+    weight = _WEIGHT_OF.get(name)
+    return 1.0 if weight is None else weight(w)
 
 
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest"})
@@ -670,21 +691,16 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
              notes: list[str]) -> dict[str, list[_Cand]]:
     if type == "regex":
         return {"regex": _regex(store, query, scope, limit)}
-    tiers: list[tuple[str, Callable[..., dict[str, list[_Cand]]]]] = []
-    if type in ("lexical", "hybrid"):
-        tiers.append(("lexical", _lexical_lists))
-    if type in ("symbolic", "hybrid"):
-        tiers.append(("symbolic", _symbolic_lists))
-    if type in ("semantic", "hybrid"):
-        if store.embedder is None:
-            notes.append(f"semantic tier skipped: {store.embedder_error or 'no embedder'}")
-        else:
-            tiers.append(("semantic", _semantic_lists))
     lists: dict[str, list[_Cand]] = {}
     # one tier after another: the whole search costs ~15 ms of CPU, and under concurrent requests the
     # cores are the limit, so handing tiers to threads only adds scheduling cost (measured: +2 ms a query)
-    for _name, fn in tiers:
-        lists.update(fn(store, query, scope, w))
+    for tier in TIERS:
+        if type not in (tier.name, "hybrid"):
+            continue
+        if tier.needs_embedder and store.embedder is None:
+            notes.append(f"{tier.name} tier skipped: {store.embedder_error or 'no embedder'}")
+            continue
+        lists.update(tier.lists(store, query, scope, w))
     return lists
 
 

@@ -93,6 +93,22 @@ def test_semantic_skipped_and_reported_without_embedder(indexed_config: Config) 
     assert search_codebase(no_vectors, "cookie").files  # hybrid still answers
 
 
+def test_every_list_a_tier_makes_is_registered_with_its_weight(store: IndexStore) -> None:
+    """The tiers are one registry (answer/search.py TIERS): each search type but hybrid and regex is a tier,
+    and every list a tier returns has its fusion weight there (an unregistered list would count 1.0)."""
+    from answer.search import _WEIGHT_OF, DEFAULT_WEIGHTS, TIERS, _collect
+
+    assert [t.name for t in TIERS] == [t for t in SEARCH_TYPES if t not in {"hybrid", "regex"}]
+    for tier in TIERS:
+        notes: list[str] = []
+        lists = _collect(store, "signed cookie session SecureCookieSession in src/web/sessions.py", tier.name,
+                         None, limit=10, w=DEFAULT_WEIGHTS, notes=notes)
+        assert notes == []
+        assert lists, tier.name
+        assert set(lists) <= set(tier.weights) <= set(_WEIGHT_OF), tier.name
+        assert any(lists.values()), tier.name
+
+
 def test_docs_and_tests_are_searchable(store: IndexStore) -> None:
     assert "docs/sessions.md" in _paths(search_codebase(store, "signed cookie sessions", type="lexical"))
     assert "tests/test_routing.py" in _paths(search_codebase(store, "test add url rule"))
