@@ -244,7 +244,17 @@ def _check_mention(name: str, span: str, known: Known) -> None:
                          f"use only listed symbols")
 
 
-class _Partial(BaseModel):
+class _Cleaned(BaseModel):
+    """A model of a model's reply: template residue (end-of-turn markers, echoed field names) is taken off
+    every string before validation (`_clean`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _residue(cls, data: Any) -> Any:
+        return _clean(data)
+
+
+class _Partial(_Cleaned):
     """A draft that keeps its valid parts: invalid optional entries are dropped and listed in `dropped`."""
 
     _dropped: list[str] = PrivateAttr(default_factory=list)
@@ -342,11 +352,6 @@ class LLMFileDraft(FileDraft, _Partial):
         description="One-sentence docstrings (in `explanation`) for the undocumented symbols named in the "
                     "instructions, by qualified name. Empty when none are named.")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
-
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMFileDraft:
         known = _known(info)
@@ -365,11 +370,6 @@ class LLMFileDraft(FileDraft, _Partial):
 
 
 class LLMModuleDraft(ModuleDraft, _Partial):
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
-
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMModuleDraft:
         known = _known(info)
@@ -383,11 +383,6 @@ class LLMModuleDraft(ModuleDraft, _Partial):
 
 
 class LLMOverviewDraft(OverviewDraft, _Partial):
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
-
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMOverviewDraft:
         known = _known(info)
@@ -405,11 +400,6 @@ class PartNotes(_Partial):
     summary: str = Field(description="What this part does, in 2-4 sentences.")
     key_symbols: list[SymbolNote] = Field(default_factory=list,
                                           description="Important symbols defined in this part, if any.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> PartNotes:
@@ -440,11 +430,6 @@ class KeySymbolsOnly(_Partial):
 
     key_symbols: list[SymbolNote] = Field(description="The 3-6 most important symbols, most important first.")
 
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
-
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> KeySymbolsOnly:
         known = _known(info)
@@ -466,14 +451,10 @@ def section_model(name: str) -> type[BaseModel]:
         setattr(self, name, value)
         return self
 
-    def residue(cls: type[BaseModel], data: Any) -> Any:
-        return _clean(data)
-
     title = "".join(part.capitalize() for part in name.split("_")) + "Only"
     model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        title, __doc__=f"The {name.replace('_', ' ')} section of one wiki page.",
-        __validators__={"_residue": model_validator(mode="before")(classmethod(residue)),  # type: ignore[arg-type]
-                        "_grounded": model_validator(mode="after")(grounded)},
+        title, __doc__=f"The {name.replace('_', ' ')} section of one wiki page.", __base__=_Cleaned,
+        __validators__={"_grounded": model_validator(mode="after")(grounded)},
         **{name: (str, Field(description=SECTION_HELP[name]))})
     return model
 
@@ -483,11 +464,6 @@ class DocstringsOnly(_Partial):
 
     docstrings: list[SymbolNote] = Field(description="One entry per undocumented symbol named in the "
                                                      "instructions: its qualified name and one sentence.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> DocstringsOnly:
@@ -536,11 +512,6 @@ class Catalog:
 
 
 class LLMTopicDraft(TopicDraft, _Partial):
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
-
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> LLMTopicDraft:
         ctx = info.context if isinstance(info.context, dict) else {}
@@ -588,15 +559,10 @@ class LLMTopicDraft(TopicDraft, _Partial):
 MIN_SYMBOL_WORDS = 4
 
 
-class SymbolExplanation(BaseModel):
+class SymbolExplanation(_Cleaned):
     """What one symbol does, in a sentence or two: asked one symbol at a time, with that symbol's code."""
 
     explanation: str = Field(description="1-2 plain sentences saying what this symbol does and what for.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> SymbolExplanation:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.fake_llm import FakeLLM
 from tests.object_store import AWS_KEYS, MotoS3
+from tests.repo_files import write_files
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -38,16 +39,7 @@ def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
     """Write {relative path: text or bytes} under a fresh directory and return it."""
 
     def _make(files: dict[str, str | bytes], name: str = "repo") -> Path:
-        root = tmp_path / name
-        root.mkdir(parents=True, exist_ok=True)
-        for rel, content in files.items():
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(content, encoding="utf-8")
-        return root
+        return write_files(tmp_path / name, files)
 
     return _make
 

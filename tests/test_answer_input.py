@@ -25,6 +25,7 @@ from answer.tools import Tools
 from answer.workspace import load_workspace
 from sourcebook import cli as cli_module
 from sourcebook.errors import UsageError
+from tests.repo_files import write_files
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = {
@@ -43,10 +44,7 @@ LLM_ENV = ("SOURCEBOOK_LLM_BASE_URL", "SOURCEBOOK_LLM_MODEL", "OPENAI_BASE_URL",
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("answer-input") / "demo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_files(tmp_path_factory.mktemp("answer-input") / "demo", FILES)
     Tools(load_workspace(root, env={})).index()
     return root
 

@@ -22,6 +22,7 @@ from generator.build import build
 from generator.plan import file_page_ids
 from generator.site import mermaid_asset
 from sourcebook.config import load_config
+from tests.repo_files import write_files
 from tests.servers import sourcebook_serve, static_site
 
 CHROMIUM = "/usr/bin/chromium"
@@ -118,10 +119,7 @@ class DevTools:
 
 @pytest.fixture(scope="module")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("browser-repo")
-    for rel, text in REPO.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_files(tmp_path_factory.mktemp("browser-repo"), REPO)
     report = build(load_config(root), index=False)
     assert report.site_dir is not None
     return report.site_dir

@@ -30,30 +30,15 @@ from generator.provider import OpenAIChatModel
 from sourcebook.config import Config, load_config
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
 from tests.object_store import MotoS3
+from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS, write_files
 
-AWS_KEY = "AKIA" + "Q3EXAMPLE7ABCDEF"
-FILES: dict[str, str | bytes] = {
-    "README.md": "# Demo\n\nA demo package that runs engines.\n",
-    "pkg/__init__.py": '"""The demo package."""\nfrom .core import run\n',
-    "pkg/core.py": "from .util import helper\n\n\nclass Engine:\n    def start(self):\n"
-                   "        return helper()\n\n\ndef run():\n    return Engine().start()\n",
-    "pkg/util.py": "def helper():\n    return 1\n",
-    "other/tool.py": "def main():\n    print('tool')\n",
-}
-WITH_SECRET = {**FILES, "pkg/settings.py": f'AWS_ACCESS_KEY_ID = "{AWS_KEY}"\nDEBUG = False\n'}
+FILES = DEMO
+WITH_SECRET = {**FILES, "pkg/settings.py": SECRET_SETTINGS}
 
 
 def checkout(base: Path, files: dict[str, str | bytes] = FILES) -> Path:
     """A new checkout of the same commit on another runner: same repository name, another parent folder."""
-    root = base / "repo"
-    for rel, content in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
-    return root
+    return write_files(base / "repo", files)
 
 
 def configure(root: Path, server: FakeLLM, index_uri: str) -> Config:

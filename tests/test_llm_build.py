@@ -20,18 +20,10 @@ from generator.write import FileContext, FileDraft
 from sourcebook.cli import cli
 from sourcebook.config import Config, load_config
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
+from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS
 
-AWS_KEY = "AKIA" + "Q3EXAMPLE7ABCDEF"
-FILES: dict[str, str | bytes] = {
-    "README.md": "# Demo\n\nA demo package that runs engines.\n",
-    "pkg/__init__.py": '"""The demo package."""\nfrom .core import run\n',
-    "pkg/core.py": "from .util import helper\n\n\nclass Engine:\n    def start(self):\n"
-                   "        return helper()\n\n\ndef run():\n    return Engine().start()\n",
-    "pkg/util.py": "def helper():\n    return 1\n",
-    "pkg/settings.py": f'AWS_ACCESS_KEY_ID = "{AWS_KEY}"\nDEBUG = False\n',
-    "other/tool.py": "def main():\n    print('tool')\n",
-    ".env": f"AWS_ACCESS_KEY_ID={AWS_KEY}\n",
-}
+FILES: dict[str, str | bytes] = {**DEMO, "pkg/settings.py": SECRET_SETTINGS,
+                                 ".env": f"AWS_ACCESS_KEY_ID={AWS_KEY}\n"}
 
 
 def configure(root: Path, server: FakeLLM, **llm: Any) -> Config:

@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 from answer.mcp_server import DESCRIPTIONS, create_server
 from answer.tools import Tools
 from answer.workspace import load_workspace
+from tests.repo_files import write_files
 
 FILES = {
     "sourcebook.toml": '[embed]\nprovider = "none"\n',
@@ -29,10 +30,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mcp") / "demo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_files(tmp_path_factory.mktemp("mcp") / "demo", FILES)
     Tools(load_workspace(root, env={})).index()
     return root
 

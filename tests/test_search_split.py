@@ -18,6 +18,7 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
+from tests.repo_files import write_files
 from tests.test_browser import CHROMIUM, DevTools, _open, _page, _type
 from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
 
@@ -33,10 +34,7 @@ BODY_ONLY = "frobnicator"  # in a docstring: no title, no symbol name
 
 @pytest.fixture(scope="module")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("split") / "repo"
-    for rel, text in REPO.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_files(tmp_path_factory.mktemp("split") / "repo", REPO)
     report = build(load_config(root), index=False)
     assert report.site_dir is not None
     return report.site_dir

@@ -21,6 +21,7 @@ from answer.tool_contracts import BY_NAME, TOOLS
 from answer.tools import Tools
 from answer.workspace import load_workspace
 from sourcebook import cli_answer, cli_search, cli_tools
+from tests.repo_files import write_files
 from tests.servers import sourcebook_serve
 
 FILES = {
@@ -65,10 +66,7 @@ VOLATILE = {"seconds", "cached", "_meta"}  # timings and cache flags differ from
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("surfaces") / "demo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_files(tmp_path_factory.mktemp("surfaces") / "demo", FILES)
     Tools(load_workspace(root, env={})).index()
     return root
 
