@@ -14,13 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from generator.local_key import keyed
 from generator.rst import LinkResolver, render_rst
+from sourcebook.atomic import PRIVATE, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -109,14 +108,6 @@ def _read(path: Path) -> tuple[dict[str, str | None], dict[str, str | None], str
 def _write(path: Path, text: str) -> None:
     """Atomic, and a cache that cannot be written only costs the next build a render."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".doc-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        atomic_write_text(path, text, mode=PRIVATE)
     except OSError as exc:
         log.info("document cache not written (%s): the next build renders it again", exc.strerror or exc)
