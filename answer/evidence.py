@@ -21,7 +21,7 @@ from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
 from generator.secrets import is_secret_path
-from generator.sql import in_list
+from generator.sql import in_list, prefix_filter
 from sourcebook.errors import AccessError, NotFoundError
 
 if TYPE_CHECKING:
@@ -236,15 +236,36 @@ def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
     return list(cached)
 
 
+_SYMBOL_COLUMNS = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
+
+
+def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
+    """The symbols matching `where`, read from LanceDB by a one-shot process (in table order, as a filter
+    of `_all_symbols` gives them); None when the process holds every symbol anyway."""
+    from answer.search import whole_tables
+
+    if "answer_symbols" in store.cache or whole_tables(store):
+        return None
+    return [SymbolInfo.from_row(r) for r in store.rows("symbols", _SYMBOL_COLUMNS, where)]
+
+
 def _symbols_of(store: IndexStore, paths: Sequence[str]) -> list[SymbolInfo]:
     wanted = set(paths)
-    return [s for s in _all_symbols(store) if s.path in wanted] if wanted else []
+    if not wanted:
+        return []
+    some = _some_symbols(store, in_list("path", sorted(wanted)))
+    return some if some is not None else [s for s in _all_symbols(store) if s.path in wanted]
 
 
 def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | None) -> list[SymbolInfo]:
     names = {part for ident in identifiers for part in identifier_parts(ident) if len(part) >= 2}
     if not names:
         return []
+    wanted = sorted(names)
+    where = f"({in_list('name', wanted)} OR {in_list('qualname', wanted)})"
+    some = _some_symbols(store, f"{where} AND ({prefix_filter('path', scope)})" if scope else where)
+    if some is not None:
+        return some
     return [s for s in _all_symbols(store)
             if (s.name in names or s.qualname in names) and (not scope or s.path.startswith(scope))]
 

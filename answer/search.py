@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.paths import normalize_scope
-from generator.sql import prefix_filter
+from generator.sql import contains_any, in_list, prefix_filter
 from generator.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
 
@@ -171,6 +171,14 @@ def use_in_memory_ranking(store: IndexStore, tables: Sequence[str] = ()) -> None
             _fts_memory(store, table, _FTS_COLUMNS[table])
 
 
+def whole_tables(store: IndexStore) -> bool:
+    """Whether this store's process holds whole tables in memory (a server, or any process past its first
+    IN_MEMORY_AFTER full-text queries) rather than asking LanceDB for just the rows one query needs (a
+    one-shot CLI process: on a 12k-file repository, loading every chunk's text cost more than the rest
+    of the question). Both ways give the same rows in the same order."""
+    return bool(store.cache.get(_MEMORY_WANTED))
+
+
 def _memory_wanted(store: IndexStore) -> bool:
     if store.cache.get(_MEMORY_WANTED):
         return True
@@ -254,7 +262,8 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
     # chunk's text is already held in memory for literal search
     rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit, columns=_FTS_COLUMNS["chunks"])
-    by_span = _chunks_by_span(store)
+    by_span = (_chunks_by_span(store) if "chunk_texts" in store.cache or whole_tables(store)
+               else _chunks_by_span_of(store, sorted({r["path"] for r in rows})))
     lists["chunks"] = _chunk_cands([by_span.get((r["path"], r["start_line"], r["end_line"]), r)
                                     for r in rows])
     files = _fts(store, "files", text, scope, limit=w.file_limit, columns=_FTS_COLUMNS["files"])
@@ -273,11 +282,14 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     return lists
 
 
+_CHUNK_TEXT_COLUMNS = ["path", "start_line", "end_line", "symbol", "text"]
+
+
 def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
     """Every chunk's path, span and text, loaded once per process (literal and regex search)."""
     cached = store.cache.get("chunk_texts")
     if cached is None:
-        cached = store.rows("chunks", ["path", "start_line", "end_line", "symbol", "text"])
+        cached = store.rows("chunks", _CHUNK_TEXT_COLUMNS)
         store.cache["chunk_texts"] = cached
     return list(cached)
 
@@ -291,6 +303,16 @@ def _chunks_by_span(store: IndexStore) -> dict[tuple[str, int, int], dict[str, A
             cached.setdefault((row["path"], row["start_line"], row["end_line"]), row)
         store.cache["chunks_by_span"] = cached
     return cached
+
+
+def _chunks_by_span_of(store: IndexStore, paths: list[str]) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """(path, start_line, end_line) -> chunk row for the chunks of `paths` only (what `_chunks_by_span`
+    holds for them: the first row of a span, in table order)."""
+    out: dict[tuple[str, int, int], dict[str, Any]] = {}
+    if paths:
+        for row in store.rows("chunks", _CHUNK_TEXT_COLUMNS, in_list("path", paths)):
+            out.setdefault((row["path"], row["start_line"], row["end_line"]), row)
+    return out
 
 
 def _file_pages(store: IndexStore) -> dict[str, dict[str, Any]] | None:
@@ -316,8 +338,13 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     names = [n for n in identifiers(query) if len(n) >= 3][:16]
     if not names:
         return []
+    if "chunk_texts" in store.cache or whole_tables(store):
+        chunks = _chunk_texts(store)
+    else:  # one-shot: LanceDB scans the text column for the names; only the chunks holding one come back
+        chunks = store.rows("chunks", _CHUNK_TEXT_COLUMNS,
+                            _where(prefix_filter("path", scope), contains_any("text", names)))
     scored = []
-    for row in _chunk_texts(store):
+    for row in chunks:
         if not _in_scope(row["path"], scope):
             continue
         hits = sum(1 for n in names if n in row["text"])

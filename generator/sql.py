@@ -1,7 +1,8 @@
 """Escaping of user strings before they reach a LanceDB where() filter (which is SQL).
 
-Only two shapes are ever built: an exact string literal and a path-prefix LIKE. Both are built here and
-nowhere else, so a scope such as `' OR 1=1 --` can only ever match paths that literally start with it.
+Only these shapes are ever built: an exact string literal (alone, in a list, or searched for inside a
+column) and a path-prefix LIKE. All are built here and nowhere else, so a scope such as `' OR 1=1 --` can
+only ever match paths that literally start with it.
 """
 
 from __future__ import annotations
@@ -38,3 +39,11 @@ def prefix_filter(column: str, prefix: str | None) -> str | None:
     if not prefix:
         return None
     return f"{column} LIKE {quote(like_prefix_pattern(prefix))} ESCAPE {quote(LIKE_ESCAPE)}"
+
+
+def contains_any(column: str, values: list[str]) -> str:
+    """Rows whose `column` holds any of `values` verbatim (case-sensitive, as Python's `in`); an empty list
+    matches nothing."""
+    if not values:
+        return "false"
+    return " OR ".join(f"strpos({column}, {quote(v)}) > 0" for v in values)
