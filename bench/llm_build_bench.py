@@ -2,7 +2,8 @@
 
     nice .venv/bin/python bench/llm_build_bench.py [--repo /work/eval-repos/flask] [--reps 3]
     nice .venv/bin/python bench/llm_build_bench.py --base-url http://127.0.0.1:8766/v1 --model qwen0.5b \
-        --repo /work/eval-repos/requests --include 'src/requests/sessions.py' --timeout 900
+        --repo /work/eval-repos/requests --include 'src/requests/sessions.py' --timeout 900 \
+        --context-tokens 4096 --concurrency 1
 
 With --base-url (any OpenAI-compatible endpoint: a hosted model, vLLM, Ollama, llama.cpp's server) it makes
 one cold build of the (optionally --include-filtered) repository with that model and prints, per page, whether
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generator.build import BuildReport, build
 from generator.ledger import LedgerEntry
+from generator.llm_run import estimate_run
 from generator.llm_writer import LLMWriter
 from generator.plan import load_state
 from generator.provider import OpenAIChatModel
@@ -103,6 +105,10 @@ def real_model(args: argparse.Namespace) -> None:
         config = load_config(root, overrides=overrides, env=env)
         writer = LLMWriter(OpenAIChatModel(config.llm), repo_name=root.name,
                            concurrency=config.llm.concurrency)
+        est = estimate_run(config, writer)  # what `build --dry-run` promises, next to what the run spends
+        print(f"dry run: {est.calls} calls if whole drafts pass, up to {est.max_calls} section by section; "
+              f"{sum(est.pages.values())} LLM pages ({', '.join(f'{n} {k}' for k, n in est.pages.items())})",
+              flush=True)
         started = time.perf_counter()
         report = build(config, writer=writer, site=False, index=True)
         took = time.perf_counter() - started
@@ -119,6 +125,12 @@ def real_model(args: argparse.Namespace) -> None:
         for page_id, row in sorted(state.items()):
             if row.written_by == "llm":
                 print(f"    {page_id}: {' '.join(row.summary.split())[:160]}")
+        for kind in ("file", "module", "overview", "topic"):
+            pages = [p for p in ledger.pages if p.label.split(":", 1)[0] == kind]
+            if pages:
+                print(f"  {kind} pages: {sum(p.outcome == 'llm' for p in pages)}/{len(pages)} by the model, "
+                      f"sections {sum(p.sections for p in pages) / len(pages):.1f}/page, rejected "
+                      f"{sum(p.rejected for p in pages)}/{sum(p.offered for p in pages)} claims")
         r, t = ledger.richness(), ledger.totals()
         print(f"pages by model {r.by_model}, fell back {r.fell_back} (kept earlier prose: "
               f"{len(report.kept_prose)}), sections/page {r.sections_per_page}, docstrings {r.docstrings}, "
@@ -131,7 +143,7 @@ def real_model(args: argparse.Namespace) -> None:
                   f"{sum(p.sections for p in files) / len(files):.1f}/page, docstrings "
                   f"{sum(p.docstrings for p in files) / len(files):.1f}/page, {calls / len(files):.1f} calls "
                   f"and {seconds / len(files):.0f}s per page")
-        writing = sum(report.timings.get(stage, 0.0) for stage in ("files", "modules", "overview"))
+        writing = sum(report.timings.get(stage, 0.0) for stage in ("files", "modules", "overview", "topics"))
         print(f"calls {t.calls} ({t.requests} requests, {t.failed} failed), tokens {t.input_tokens:,} in / "
               f"{t.output_tokens:,} out, wall {took:.0f}s (writing pages {writing:.0f}s)")
         ctx = AnswerContext(config)

@@ -419,10 +419,12 @@ SECTION_HELP = {
     "how_it_works": "3-5 sentences: how its main pieces work together, step by step, naming them in "
                     "backticks.",
     "relationships": "2-3 sentences: how it relates to the files it depends on and the files using it.",
-    "structure": "3-5 sentences: how its files and submodules work together, naming them in backticks.",
+    "structure": "3-5 sentences: how its files work together: which one is the entry point, which do the "
+                 "main work, which support them, naming them in backticks.",
     "architecture": "3-5 sentences: the main parts and how a request or data flows through them.",
     "getting_started": "2-3 sentences: where a new reader should start reading, naming paths in backticks.",
 }
+SECTION_FIELD = "explanation"  # the one field of every section_model, whatever the section
 
 
 class KeySymbolsOnly(_Partial):
@@ -443,20 +445,29 @@ class KeySymbolsOnly(_Partial):
 
 @cache
 def section_model(name: str) -> type[BaseModel]:
-    """A model with the one required prose field `name` (checked like a summary: grounded, not filler)."""
+    """A model for the section `name` asked alone: one required prose field, `explanation` (checked like a
+    summary: grounded, not filler). The JSON field is the same for every section on purpose: a small model
+    reads a field name as an instruction, and one named "structure" got a list of paths, not sentences.
+    `section_text(reply, name)` reads it back."""
 
     def grounded(self: BaseModel, info: ValidationInfo) -> BaseModel:
-        value = str(getattr(self, name)).strip()
-        check_prose(name, value, _known(info))
-        setattr(self, name, value)
+        value = str(getattr(self, SECTION_FIELD)).strip()
+        check_prose(SECTION_FIELD, value, _known(info))
+        setattr(self, SECTION_FIELD, value)
         return self
 
     title = "".join(part.capitalize() for part in name.split("_")) + "Only"
     model: type[BaseModel] = create_model(  # type: ignore[call-overload]
         title, __doc__=f"The {name.replace('_', ' ')} section of one wiki page.", __base__=_Cleaned,
         __validators__={"_grounded": model_validator(mode="after")(grounded)},
-        **{name: (str, Field(description=SECTION_HELP[name]))})
+        **{SECTION_FIELD: (str, Field(description=f"Its {name.replace('_', ' ')}: {SECTION_HELP[name]}"))})
     return model
+
+
+def section_text(reply: BaseModel, section: str) -> Any:
+    """The value of `section` in a one-section reply (a section_model's explanation, or the list field of
+    KeySymbolsOnly / DocstringsOnly)."""
+    return getattr(reply, section) if section in type(reply).model_fields else getattr(reply, SECTION_FIELD)
 
 
 class DocstringsOnly(_Partial):
@@ -571,3 +582,21 @@ class SymbolExplanation(_Cleaned):
         check_prose("explanation", text, _known(info), min_words=MIN_SYMBOL_WORDS, limit=MAX_DOCSTRING_CHARS)
         self.explanation = text
         return self
+
+
+class TopicPartOnly(_Cleaned):
+    """One part of a topic page asked alone (its summary, or one section's body): the writer attaches the
+    heading and the sources, taken from the evidence, itself."""
+
+    explanation: str = Field(description="2-4 plain sentences explaining it, naming symbols in backticks.")
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> TopicPartOnly:
+        text = " ".join(self.explanation.split())
+        # `known.name_words` holds the part's heading and the page title: restating them is refused
+        check_prose("explanation", text, _known(info), min_words=MIN_SECTION_BODY_WORDS, limit=1500)
+        self.explanation = text
+        return self
+
+
+MIN_SECTION_BODY_WORDS = 5

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from generator.llm_writer import LLMWriter
 from sourcebook.config import Config
@@ -41,12 +42,29 @@ class RunEstimate:
     output_tokens: int = 0
     cost: float = 0.0
     stale: list[str] = field(default_factory=list)
+    # The small-model path on top (writer.estimate_alone): a page whose whole draft fails is asked section
+    # by section and symbol by symbol. A weak model pays it on most pages, a strong one on none.
+    alone_calls: int = 0
+    alone_input_tokens: int = 0
+    alone_output_tokens: int = 0
+    alone_cost: float = 0.0
+
+    @property
+    def max_calls(self) -> int:
+        return self.calls + self.alone_calls
 
     def format(self) -> str:
         kinds = ", ".join(f"{n} {kind}" for kind, n in self.pages.items() if n) or "none"
-        return (f"Dry run ({self.writer_id}): {len(self.stale)} stale pages; LLM pages to write: {kinds}"
+        line = (f"Dry run ({self.writer_id}): {len(self.stale)} stale pages; LLM pages to write: {kinds}"
                 f" ({self.extractive_pages} more without the model); about {self.calls} calls, "
                 f"{self.input_tokens:,} input + {self.output_tokens:,} output tokens, est. ${self.cost:.4f}")
+        if self.alone_calls:
+            tokens_in = self.input_tokens + self.alone_input_tokens
+            line += (f"; up to {self.max_calls} calls, {tokens_in:,} input + "
+                     f"{self.output_tokens + self.alone_output_tokens:,} output tokens, est. "
+                     f"${self.cost + self.alone_cost:.4f} if every page's sections are asked one at a time "
+                     "(a small model)")
+        return line
 
 
 def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
@@ -78,7 +96,7 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     est = RunEstimate(writer_id=writer.id, pages={"file": 0, "module": 0, "overview": 0, "topic": 0},
                       stale=sorted(stale))
 
-    def add(kind: str, estimate: tuple[int, int, int]) -> None:
+    def add(kind: str, estimate: tuple[int, int, int], alone: tuple[int, int, int] = (0, 0, 0)) -> None:
         calls, tokens_in, tokens_out = estimate
         if calls:
             est.pages[kind] += 1
@@ -87,6 +105,12 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
         est.calls += calls
         est.input_tokens += tokens_in
         est.output_tokens += tokens_out
+        est.alone_calls += alone[0]
+        est.alone_input_tokens += alone[1]
+        est.alone_output_tokens += alone[2]
+
+    def page(kind: str, ctx: Any) -> None:
+        add(kind, writer.estimate(ctx), writer.estimate_alone(ctx))
 
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
@@ -98,22 +122,21 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
                 text = decode(read_source(config.root, path))
             except SourcebookError:
                 text = ""
-        add("file", writer.estimate(dataclasses.replace(ctx, source=text)))
+        page("file", dataclasses.replace(ctx, source=text))
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
     summaries.update({d + "/": (state[pid].summary if pid in state else "")
                       for d, pid in plan.modules.items()})
     for directory, page_id in plan.modules.items():
         if page_id in stale:
             readme = module_readme(config, plan, directory)[1] if directory else ""
-            add("module", writer.estimate(module_context(directory, plan, facts, graph, summaries=summaries,
-                                                         readme=readme)))
+            page("module", module_context(directory, plan, facts, graph, summaries=summaries, readme=readme))
     if OVERVIEW_ID in stale:
         readme_path, readme = root_readme(config, plan)
-        add("overview", writer.estimate(overview_context(
+        page("overview", overview_context(
             config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
-            readme_path=readme_path, skipped_count=len(analysis.skipped))))
-    from generator.llm_drafts import LLMTopicDraft
-    from generator.llm_topics import TOPIC_OUTPUT_TOKENS, excerpts, topic_prompt
+            readme_path=readme_path, skipped_count=len(analysis.skipped)))
+    from generator.llm_drafts import LLMTopicDraft, TopicPartOnly
+    from generator.llm_topics import TOPIC_OUTPUT_TOKENS, estimate_alone, excerpts, topic_prompt
     from generator.pages import topic_contexts
     from generator.provider import estimate_prompt_tokens
 
@@ -125,11 +148,12 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
 
     for topic in topic_contexts(config, plan, facts, graph, summaries):
         if topic.page_id in stale:
-            prompt = topic_prompt(dataclasses.replace(topic, excerpts=excerpts(topic, text_of)),
-                                  writer.prompt_chars(LLMTopicDraft))
+            filled = dataclasses.replace(topic, excerpts=excerpts(topic, text_of))
+            prompt = topic_prompt(filled, writer.prompt_chars(LLMTopicDraft))
             add("topic", (1, estimate_prompt_tokens([{"role": "user", "content": prompt}], LLMTopicDraft),
-                          TOPIC_OUTPUT_TOKENS))
+                          TOPIC_OUTPUT_TOKENS), estimate_alone(filled, writer.prompt_chars(TopicPartOnly)))
     est.cost = writer.chat.ledger.cost(est.input_tokens, est.output_tokens)
+    est.alone_cost = writer.chat.ledger.cost(est.alone_input_tokens, est.alone_output_tokens)
     return est
 
 

@@ -52,6 +52,7 @@ from generator.llm_drafts import (
     dropped_of,
     offered_of,
     section_model,
+    section_text,
 )
 from generator.provider import (
     CHARS_PER_TOKEN,
@@ -84,7 +85,7 @@ D = TypeVar("D", bound=BaseModel)
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 TEMPLATES = {"file": "file_page.v1.j2", "file_part": "file_part.v1.j2", "module": "module_page.v1.j2",
-             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2", "section": "section.v1.j2",
+             "module_part": "module_part.v1.j2", "overview": "overview.v1.j2", "section": "section.v2.j2",
              "symbol": "symbol.v1.j2"}
 SAFETY = 0.9  # of the window: the chars-per-token rule is an estimate, keep a margin on top of it
 MAX_PARTS = 4  # a huge file costs at most this many part calls; the rest of it is only outlined
@@ -95,6 +96,7 @@ EXPECTED_OUTPUT_TOKENS = {"file": 450, "file_part": 200, "module": 350, "module_
 # the whole draft failing after its re-ask) is asked for alone, with a shorter prompt, on every later page.
 SINGLE_AFTER = 2
 SECTION_SHARE = 0.6  # of the full prompt's input budget: a one-field call gets shorter evidence
+SECTION_EDGES = 6  # import edges (and outside modules) shown with a module's one-field call
 # Key symbols and docstrings asked alone are asked ONE SYMBOL per call, with that symbol's own code: a list of
 # entries with exact qualified names is what a small model gets wrong; one sentence about shown code it gets
 # right, and the writer attaches the name itself.
@@ -263,6 +265,33 @@ class LLMWriter:
         self._count(draft, label)
         return draft
 
+    def ask_alone_with(self, model: type[D], text: str, context: dict[str, Any], label: str, *,
+                       reply_tokens: int) -> D:
+        """One call for one part of a page (the small-model path: a single-section call, and one offered
+        claim, rejected when no reply validates)."""
+        tally = getattr(self._page, "tally", None)
+        if tally is not None:
+            tally.singles += 1
+            tally.offered += 1
+        try:
+            draft = self._chat.complete(model, _messages(text), context=context, label=label,
+                                        max_tokens=min(self._reply_tokens(), reply_tokens))
+        except ProviderOutputError:
+            if tally is not None:
+                tally.rejected += 1
+            raise
+        self._count(draft, label)
+        return draft
+
+    def alone_mode(self, kind: str) -> bool:
+        """Whether pages of `kind` go straight to the small-model path (whole drafts kept failing)."""
+        return self._small_model(kind)
+
+    def whole_failed(self, kind: str) -> None:
+        """Count a failed whole draft of `kind` (after SINGLE_AFTER, later pages skip whole drafts)."""
+        with self._lock:
+            self._misses[f"{kind}:whole"] += 1
+
     # -- reporting -----------------------------------------------------------------------------------------
     def stats(self) -> WriterStats:
         totals = self._chat.ledger.totals()
@@ -423,7 +452,7 @@ class LLMWriter:
                             kind, section, exc)
                 break
             if reply is not None:
-                updates[section] = getattr(reply, section)
+                updates[section] = section_text(reply, section)
         return draft.model_copy(update=updates) if updates else draft
 
     def _single(self, model: type[BaseModel], text: str, known: Known, label: str) -> BaseModel:
@@ -550,9 +579,7 @@ class LLMWriter:
                     raise ProviderOutputError("llm", "no key symbol was explained")
                 return KeySymbolsOnly.model_construct(key_symbols=notes_)
             if section == "docstrings":
-                # special methods (`__len__`) are not worth a call each: their docstring is the protocol's
-                notes_ = self._symbol_notes(ctx, [q for q in undocumented if not q.rsplit(".", 1)[-1]
-                                                  .startswith("__")], explained)
+                notes_ = self._symbol_notes(ctx, self._docstring_asks(undocumented), explained)
                 if not notes_:
                     raise ProviderOutputError("llm", "no docstring was written")
                 return DocstringsOnly.model_construct(docstrings=notes_)
@@ -562,7 +589,7 @@ class LLMWriter:
         draft: LLMFileDraft
         if self._small_model("file"):
             # whole drafts keep failing this run: spend the calls on the sections, one at a time
-            draft = LLMFileDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            draft = LLMFileDraft.model_construct(summary=section_text(ask("summary"), "summary"))
             return self._sections_alone(draft, "file", core, ask)
         try:
             draft = self._ask(LLMFileDraft, prompt, known, label)
@@ -570,7 +597,7 @@ class LLMWriter:
             # the whole draft failed, re-ask included: a weak model; ask for its sections one at a time
             log.info("%s: whole draft failed (%s); asking for its sections one at a time", label, exc)
             summary = ask("summary")  # required: its failure makes the page fall back
-            draft = LLMFileDraft.model_construct(summary=summary.summary)  # type: ignore[attr-defined]
+            draft = LLMFileDraft.model_construct(summary=section_text(summary, "summary"))
             return self._sections_alone(draft, "file", self._to_ask_alone("file", core, failed_whole=True),
                                         ask)
         missing = [s for s in core if not getattr(draft, s)]
@@ -581,6 +608,19 @@ class LLMWriter:
         """The symbols a key-symbols section explains: the most important public definitions."""
         return [s.qualname for s in ctx.ordered_symbols()
                 if s.kind in DOCSTRING_KINDS and not s.name.startswith("_")][:KEY_SYMBOL_ASKS]
+
+    @staticmethod
+    def _docstring_asks(undocumented: Sequence[str]) -> list[str]:
+        # special methods (`__len__`) are not worth a call each: their docstring is the protocol's
+        return [q for q in undocumented if not q.rsplit(".", 1)[-1].startswith("__")]
+
+    def _alone_symbols(self, ctx: FileContext, undocumented: Sequence[str]) -> list[str]:
+        """Every symbol a page asked section by section gets a one-symbol call for (each once)."""
+        wanted = set(_file_sections(len(ctx.facts.symbols), bool(undocumented)))
+        names = self._key_candidates(ctx) if "key_symbols" in wanted else []
+        if "docstrings" in wanted:
+            names += self._docstring_asks(undocumented)
+        return list(dict.fromkeys(names))
 
     def symbol_prompt(self, ctx: FileContext, symbol: Symbol) -> str:
         """One symbol's prompt: its signature, docstring, members and its own code (the head when long)."""
@@ -635,7 +675,7 @@ class LLMWriter:
 
     # -- module pages --------------------------------------------------------------------------------------
     def _module_values(self, ctx: ModuleContext, children: list[str], omitted: int,
-                       notes: Sequence[str]) -> dict[str, Any]:
+                       notes: Sequence[str], *, edges: int = 20) -> dict[str, Any]:
         return {
             "repo": self._repo, "path": ctx.path, "max_items": 8,
             "readme": shorten(redact_text(ctx.readme),
@@ -644,8 +684,8 @@ class LLMWriter:
             "submodules": [c.removeprefix("submodule ") for c in children if c.startswith("submodule ")],
             "part_notes": list(notes), "omitted": omitted,
             "entry_points": [f"{e.qualname} ({e.kind}) in {e.path}" for e in ctx.entry_points],
-            "edges": [f"{a} -> {b}" for a, b in ctx.internal_edges[:20]],
-            "external": sorted({b for _, b in ctx.external_edges if b})[:20],
+            "edges": [f"{a} -> {b}" for a, b in ctx.internal_edges[:edges]],
+            "external": sorted({b for _, b in ctx.external_edges if b})[:edges],
         }
 
     def module_children(self, ctx: ModuleContext) -> list[str]:
@@ -663,9 +703,13 @@ class LLMWriter:
             kind, budget = "section", self._section_budget(section)
             extra = {"page": "module", "field": section, "guidance": SECTION_HELP.get(section, ""),
                      "subject": f'the module "{ctx.path or "."}" of the repository "{self._repo}"'}
-        fixed = len(render_prompt(kind, **self._module_values(ctx, [], 0, notes), **extra))
+        # one field asked alone gets shorter evidence: the children's summaries, few import edges (a small
+        # model copies long path lists into its answer)
+        edges = 20 if section is None else SECTION_EDGES
+        fixed = len(render_prompt(kind, **self._module_values(ctx, [], 0, notes, edges=edges), **extra))
         shown, omitted = fit_lines(children, budget - fixed)
-        return render_prompt(kind, **self._module_values(ctx, shown, omitted, notes), **extra), omitted
+        return (render_prompt(kind, **self._module_values(ctx, shown, omitted, notes, edges=edges), **extra),
+                omitted)
 
     def _module_groups(self, ctx: ModuleContext) -> list[list[str]]:
         fixed = len(render_prompt("module_part", repo=self._repo, path=ctx.path, part=9, parts=9,
@@ -709,13 +753,13 @@ class LLMWriter:
 
         draft: LLMModuleDraft
         if self._small_model("module"):
-            draft = LLMModuleDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            draft = LLMModuleDraft.model_construct(summary=section_text(ask("summary"), "summary"))
             return self._sections_alone(draft, "module", CORE_SECTIONS["module"], ask)
         try:
             draft = self._ask(LLMModuleDraft, prompt, known, label)
         except ProviderOutputError as exc:
             log.info("%s: whole draft failed (%s); asking for its sections one at a time", label, exc)
-            draft = LLMModuleDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            draft = LLMModuleDraft.model_construct(summary=section_text(ask("summary"), "summary"))
             return self._sections_alone(draft, "module", self._to_ask_alone(
                 "module", CORE_SECTIONS["module"], failed_whole=True), ask)
         missing = [s for s in CORE_SECTIONS["module"] if not getattr(draft, s)]
@@ -758,13 +802,13 @@ class LLMWriter:
 
         draft: LLMOverviewDraft
         if self._small_model("overview"):
-            draft = LLMOverviewDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            draft = LLMOverviewDraft.model_construct(summary=section_text(ask("summary"), "summary"))
             return self._sections_alone(draft, "overview", CORE_SECTIONS["overview"], ask)
         try:
             draft = self._ask(LLMOverviewDraft, self.overview_prompt(ctx), known, "overview")
         except ProviderOutputError as exc:
             log.info("overview: whole draft failed (%s); asking for its sections one at a time", exc)
-            draft = LLMOverviewDraft.model_construct(summary=ask("summary").summary)  # type: ignore[attr-defined]
+            draft = LLMOverviewDraft.model_construct(summary=section_text(ask("summary"), "summary"))
             return self._sections_alone(draft, "overview", self._to_ask_alone(
                 "overview", CORE_SECTIONS["overview"], failed_whole=True), ask)
         core = CORE_SECTIONS["overview"]
@@ -773,6 +817,40 @@ class LLMWriter:
         return self._sections_alone(draft, "overview", alone, ask)
 
     # -- dry run -------------------------------------------------------------------------------------------
+    def estimate_alone(self, ctx: FileContext | ModuleContext | OverviewContext) -> tuple[int, int, int]:
+        """(calls, input tokens, output tokens) of the small-model path on top of `estimate`: the summary and
+        each core section asked alone, and key symbols and docstrings asked one symbol per call. A run pays
+        it for pages whose whole draft fails (or for every page once a kind has failed SINGLE_AFTER times)."""
+        calls, tokens_in, tokens_out = 0, 0, 0
+
+        def add(prompt: str, model: type[BaseModel], kind: str) -> None:
+            nonlocal calls, tokens_in, tokens_out
+            calls += 1
+            tokens_in += estimate_prompt_tokens(_messages(prompt), model)
+            tokens_out += EXPECTED_OUTPUT_TOKENS[kind]
+
+        if isinstance(ctx, FileContext):
+            if not self.wants_llm(ctx):
+                return 0, 0, 0
+            undocumented = self._undocumented(ctx)
+            for section in ["summary", *_file_sections(len(ctx.facts.symbols), bool(undocumented))]:
+                if section in ("key_symbols", "docstrings"):
+                    continue
+                add(self.file_prompt(ctx, section=section)[0], _section_schema(section), "section")
+            by_name = {s.qualname: s for s in ctx.facts.symbols}
+            for qualname in self._alone_symbols(ctx, undocumented):
+                add(self.symbol_prompt(ctx, by_name[qualname]), SymbolExplanation, "symbol")
+            return calls, tokens_in, tokens_out
+        if isinstance(ctx, ModuleContext):
+            if not ctx.files and not ctx.submodules:
+                return 0, 0, 0
+            for section in ("summary", *CORE_SECTIONS["module"]):
+                add(self.module_prompt(ctx, section=section)[0], _section_schema(section), "section")
+            return calls, tokens_in, tokens_out
+        for section in ("summary", *CORE_SECTIONS["overview"]):
+            add(self.overview_prompt(ctx, section=section), _section_schema(section), "section")
+        return calls, tokens_in, tokens_out
+
     def estimate(self, ctx: FileContext | ModuleContext | OverviewContext) -> tuple[int, int, int]:
         """(calls, input tokens, output tokens) writing this page would take, without calling anything.
 

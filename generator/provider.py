@@ -232,6 +232,9 @@ class OpenAIChatModel:
         self._slots = threading.BoundedSemaphore(max(1, config.concurrency))
         self._tool_history = config.tool_history  # turned off for the run when the server rejects it
         self._history_lock = threading.Lock()
+        # temperature/seed for repeatable runs; a key the server refuses is dropped for the run
+        self._sampling: dict[str, Any] = {
+            k: v for k, v in (("temperature", config.temperature), ("seed", config.seed)) if v >= 0}
         self._local = threading.local()
         # Local servers ignore the key, but the client insists on one.
         client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
@@ -337,7 +340,7 @@ class OpenAIChatModel:
                     result: M = self._client.chat.completions.create(
                         model=self._model, response_model=_context_bound(response_model),
                         messages=messages,  # type: ignore[arg-type]
-                        max_tokens=budget, max_retries=0,
+                        max_tokens=budget, max_retries=0, **self._sampling_now(),
                     )
                 return result
             except IncompleteOutputException as exc:
@@ -365,6 +368,8 @@ class OpenAIChatModel:
                     continue
                 if history and self._refuses_tool_history(cause):
                     continue
+                if self._refuses_sampling(cause):
+                    continue
                 transport_attempt = self._transport_retry(cause, transport_attempt)
             except ProviderError:
                 raise
@@ -374,6 +379,8 @@ class OpenAIChatModel:
                 if cause is None:
                     raise
                 if history and self._refuses_tool_history(cause):
+                    continue
+                if self._refuses_sampling(cause):
                     continue
                 transport_attempt = self._transport_retry(cause, transport_attempt)
             finally:
@@ -391,6 +398,23 @@ class OpenAIChatModel:
                             "without it from now on (set SOURCEBOOK_LLM_TOOL_HISTORY=0 to skip this)",
                             _status(cause))
         return True
+
+    def _sampling_now(self) -> dict[str, Any]:
+        with self._history_lock:
+            return dict(self._sampling)
+
+    def _refuses_sampling(self, cause: BaseException) -> bool:
+        """A server that rejects `temperature` or `seed` (some reasoning models accept only their default):
+        send calls without the setting it names from now on. True to resend now."""
+        if _status(cause) not in {400, 422}:
+            return False
+        text = str(cause).lower()
+        with self._history_lock:
+            refused = [k for k in self._sampling if k in text]
+            for key in refused:
+                log.warning("llm: the server rejected %s=%s; calls go without it from now on", key,
+                            self._sampling.pop(key))
+        return bool(refused)
 
     def _transport_retry(self, cause: BaseException, attempt: int) -> int:
         """Sleep before the next try, or raise ProviderError when the error is final or retries are spent."""

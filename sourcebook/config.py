@@ -56,6 +56,11 @@ class LLMConfig:
     # Re-asks resend the rejected tool call and a `tool` reply next to the user message that carries the
     # reason; off for servers that reject tool-call history (the reason is in the user message either way).
     tool_history: bool = True
+    # Sampling sent with every call, so a run is repeatable: the same prompt gets the same reply from servers
+    # that honour them (llama.cpp, vLLM, Ollama, OpenAI's seed is best effort). A negative value is not sent
+    # (the server's default); a server that rejects either one gets calls without it for the rest of the run.
+    temperature: float = 0.0
+    seed: int = 0
 
     @property
     def configured(self) -> bool:
@@ -124,6 +129,8 @@ _ENV_LLM = {
     "max_reasks": ("SOURCEBOOK_LLM_MAX_REASKS",),
     "system_in_user": ("SOURCEBOOK_LLM_SYSTEM_IN_USER",),
     "tool_history": ("SOURCEBOOK_LLM_TOOL_HISTORY",),
+    "temperature": ("SOURCEBOOK_LLM_TEMPERATURE",),
+    "seed": ("SOURCEBOOK_LLM_SEED",),
     "concurrency": ("SOURCEBOOK_LLM_CONCURRENCY",),
     "max_output_tokens": ("SOURCEBOOK_LLM_MAX_OUTPUT_TOKENS",),
     "price_in_per_mtok": ("SOURCEBOOK_LLM_PRICE_IN_PER_MTOK",),

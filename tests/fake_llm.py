@@ -42,6 +42,7 @@ class Reply:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     fenced: bool = False
+    error: str = ""  # the error message of a non-200 reply
 
     @classmethod
     def ok(cls, payload: Any, *, fenced: bool = False, delay_s: float = 0.0) -> Reply:
@@ -52,9 +53,9 @@ class Reply:
         return cls(raw_text=text)
 
     @classmethod
-    def status(cls, code: int, *, retry_after: float | None = None) -> Reply:
+    def status(cls, code: int, *, retry_after: float | None = None, error: str = "") -> Reply:
         headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
-        return cls(status_code=code, headers=headers)
+        return cls(status_code=code, headers=headers, error=error)
 
     @classmethod
     def slow(cls, delay_s: float, payload: Any = None) -> Reply:
@@ -200,8 +201,9 @@ class FakeLLM:
 
     def _render(self, reply: Reply, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if reply.status_code != 200:
-            return reply.status_code, {"error": {"message": f"scripted HTTP {reply.status_code}",
-                                                 "type": "server_error", "code": reply.status_code}}
+            message = reply.error or f"scripted HTTP {reply.status_code}"
+            return reply.status_code, {"error": {"message": message, "type": "server_error",
+                                                 "code": reply.status_code}}
         text = reply.raw_text if reply.raw_text is not None else json.dumps(reply.payload)
         message: dict[str, Any] = {"role": "assistant", "content": None}
         tools = body.get("tools") or []
@@ -282,9 +284,9 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
         symbol = re.search(r"^You are describing the \w+ `([^`]+)`", text, re.M)
         return Reply.ok({"explanation": f"Scripted explanation of {symbol.group(1) if symbol else what} "
                                         "and what it is for."})
-    if name.endswith("Only"):  # one section asked alone (generator.llm_drafts.section_model)
+    if name.endswith("Only"):  # one section asked alone (section_model: its one field is `explanation`)
         section = re.sub(r"(?<!^)([A-Z])", r"_\1", name.removesuffix("Only")).lower()
-        return Reply.ok({section: f"Scripted {section.replace('_', ' ')} of {what}, said plainly."})
+        return Reply.ok({"explanation": f"Scripted {section.replace('_', ' ')} of {what}, said plainly."})
     return Reply.ok({"summary": summary})
 
 

@@ -4,6 +4,7 @@ secret-safe."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -181,6 +182,10 @@ def test_cli_dry_run_check_and_budget(make_repo: Callable[..., Path], fake_llm: 
     assert dry.exit_code == 0, dry.output
     assert "LLM pages to write: 5 file, 3 module, 1 overview" in dry.output
     assert "est. $0.0" in dry.output
+    # the small-model path counted too: the one-field and one-symbol calls a failing whole draft leads to
+    counted = re.search(r"about (\d+) calls.*; up to (\d+) calls.*one at a time", dry.output)
+    assert counted
+    assert int(counted.group(2)) > int(counted.group(1)) >= 9
     assert fake_llm.calls == 0  # a dry run spends nothing
 
     capped = runner.invoke(cli, ["build", str(root), "--no-site", "--no-index", "--max-pages", "2"])

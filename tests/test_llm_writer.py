@@ -76,7 +76,7 @@ def test_writer_is_a_page_writer_and_versioned(fake_llm: FakeLLM) -> None:
     writer = writer_for(fake_llm)
     assert isinstance(writer, PageWriter)
     assert writer.id == f"llm/fake/{prompt_version()}"
-    assert writer.id.endswith("/f1.fp1.m1.mp1.o1.s1.y1")  # file_page.v1.j2, file_part.v1.j2, ...
+    assert writer.id.endswith("/f1.fp1.m1.mp1.o1.s2.y1")  # file_page.v1.j2, file_part.v1.j2, ...
     assert writer_for(fake_llm, model="other").id != writer.id  # the model is part of every page key
 
 
@@ -397,7 +397,7 @@ def _weak(body: dict) -> Reply:
         said = f"It does the work of {symbol.lower()} for callers, said plainly."
         return Reply.ok({"explanation": said + '",'})
     section = {"SummaryOnly": "summary", "PurposeOnly": "purpose", "HowItWorksOnly": "how_it_works"}[name]
-    return Reply.ok({section: f"`App.run` hands the port to `helper`, said for {section}.\","})
+    return Reply.ok({"explanation": f"`App.run` hands the port to `helper`, said for {section}.\","})
 
 
 def test_a_model_failing_whole_drafts_gets_each_section_asked_alone(fake_llm: FakeLLM) -> None:
@@ -434,6 +434,56 @@ def test_a_model_failing_whole_drafts_gets_each_section_asked_alone(fake_llm: Fa
     assert richness.sections_per_page == 4  # summary, purpose, how it works, key symbols
 
 
+def test_dry_run_estimate_counts_every_call_of_the_small_model_path(fake_llm: FakeLLM) -> None:
+    """`build --dry-run` must count the one-field and one-symbol calls too: the whole draft (estimate) plus
+    the section-by-section path (estimate_alone) is exactly the calls a failing whole draft leads to."""
+    fake_llm.responder = _weak
+    writer = writer_for(fake_llm, max_reasks=1)
+    ctx = file_ctx()
+    (calls, _, _), (alone, alone_in, alone_out) = writer.estimate(ctx), writer.estimate_alone(ctx)
+    assert fake_llm.calls == 0
+    assert alone_in > 0
+    assert alone_out > 0
+    writer.file_page(ctx)
+    assert writer.chat.ledger.totals().calls == calls + alone  # summary, purpose, how, 4 symbols + whole
+
+
+def test_a_module_section_asked_alone_is_one_explanation_over_short_evidence(fake_llm: FakeLLM) -> None:
+    """Qwen2.5-Coder-0.5B answered a one-field "structure" ask with the list of paths it was shown, on every
+    try; the same prompt with the field named "explanation" got sentences. Every section asked alone is now
+    an `explanation`, the section named in the sentence, with few import edges (paths invite copying)."""
+    from generator.write import ModuleContext, PageLink
+
+    files = tuple(PageLink(f"pkg/m{i}.py", f"files/pkg/m{i}.py.md", f"m{i}.py", f"Module {i} does step {i}.")
+                  for i in range(12))
+    edges = tuple((f"pkg/m{i}.py", f"pkg/m{i + 1}.py") for i in range(11))
+    ctx = ModuleContext(path="pkg", page_id="modules/pkg/index.md", title="pkg", files=files,
+                        internal_edges=edges)
+
+    def replies(body: dict) -> Reply:
+        name = request_schema_name(body)
+        if name == "LLMModuleDraft":
+            return Reply.ok({"summary": "pkg"})  # too short: rejected, re-asked, rejected
+        if name == "StructureOnly":
+            props = body["tools"][0]["function"]["parameters"]["properties"]
+            assert list(props) == ["explanation"]
+            return Reply.ok({"explanation": "pkg/m0.py\npkg/m1.py"})  # the listing: rejected
+        return Reply.ok({"explanation": "`pkg/m0.py` starts the work and `pkg/m1.py` finishes it."})
+    fake_llm.responder = replies
+    writer = writer_for(fake_llm, max_reasks=1)
+    draft = writer.module_page(ctx)
+    assert (draft.written_by, draft.summary, draft.purpose) == (
+        "llm", "`pkg/m0.py` starts the work and `pkg/m1.py` finishes it.",
+        "`pkg/m0.py` starts the work and `pkg/m1.py` finishes it.")
+    assert draft.structure is None  # failed alone too: left out, the page kept
+    structure = next(b for b in fake_llm.requests if request_schema_name(b) == "StructureOnly")
+    text = structure["messages"][0]["content"]
+    assert 'Write only the field "explanation": its structure' in text
+    assert text.count(" -> ") == 6  # SECTION_EDGES import edges, not all 11
+    whole = next(b for b in fake_llm.requests if request_schema_name(b) == "LLMModuleDraft")
+    assert whole["messages"][0]["content"].count(" -> ") == 11
+
+
 def test_after_two_failed_whole_drafts_later_pages_go_section_by_section(fake_llm: FakeLLM) -> None:
     """A run against a small model stops paying for whole drafts (and their re-asks) it never gets."""
     fake_llm.responder = _weak
@@ -450,7 +500,7 @@ def test_after_two_failed_whole_drafts_later_pages_go_section_by_section(fake_ll
 def test_a_section_missed_twice_is_asked_alone_on_later_pages(fake_llm: FakeLLM) -> None:
     def no_purpose(body: dict) -> Reply:
         if request_schema_name(body) == "PurposeOnly":
-            return Reply.ok({"purpose": "It owns configuration and serving for the package."})
+            return Reply.ok({"explanation": "It owns configuration and serving for the package."})
         reply = page_writer_responder(body)
         return Reply.ok({k: v for k, v in reply.payload.items() if k != "purpose"})
     fake_llm.responder = no_purpose

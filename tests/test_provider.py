@@ -312,3 +312,28 @@ def test_reasks_keep_only_the_latest_rejection_and_never_overflow_the_window(fak
     with pytest.raises(ProviderOutputError, match="does not fit the context"):
         chat.complete(Draft, ASK, context={"known": ["Flask"]})
     assert fake_llm.calls == 1
+
+
+def test_temperature_and_seed_are_sent_so_runs_repeat(fake_llm: FakeLLM) -> None:
+    """The same page got 1 or 2 sections on two runs against llama.cpp (its default temperature is 0.8):
+    every call now carries temperature and seed; a negative setting is not sent (the server's default)."""
+    fake_llm.enqueue(Reply.ok({"summary": "one"}), Reply.ok({"summary": "two"}))
+    model_for(fake_llm).complete(Draft, ASK)
+    assert (fake_llm.requests[0]["temperature"], fake_llm.requests[0]["seed"]) == (0.0, 0)
+    model_for(fake_llm, temperature=0.7, seed=-1).complete(Draft, ASK)
+    assert fake_llm.requests[1]["temperature"] == 0.7
+    assert "seed" not in fake_llm.requests[1]
+
+
+def test_a_server_refusing_temperature_gets_calls_without_it(fake_llm: FakeLLM) -> None:
+    """Some hosted reasoning models accept only their default temperature (HTTP 400 naming it)."""
+    fake_llm.enqueue(Reply.status(400, error="Unsupported value: 'temperature' does not support 0.0"),
+                     Reply.ok({"summary": "first"}), Reply.ok({"summary": "second"}))
+    chat = model_for(fake_llm)
+    assert chat.complete(Draft, ASK).summary == "first"
+    assert chat.complete(Draft, ASK).summary == "second"
+    assert ["temperature" in b for b in fake_llm.requests] == [True, False, False]
+    assert all(b["seed"] == 0 for b in fake_llm.requests)  # only what the server named is dropped
+    fake_llm.enqueue(Reply.status(400, error="bad request"))
+    with pytest.raises(ProviderError, match="rejected"):  # any other 400 is still final
+        chat.complete(Draft, ASK)

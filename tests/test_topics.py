@@ -160,10 +160,13 @@ def _configure(root: Path, server: FakeLLM) -> Config:
 def test_llm_topics_survive_bad_replies_and_cite_only_real_sources(make_repo: Callable[..., Path],
                                                                     fake_llm: FakeLLM) -> None:
     """Architecture: malformed JSON first, then a draft with one invented citation (dropped). The flow: a 500,
-    then only invented citations on every ask: it falls back to its extractive page, marked for retry."""
+    then only invented citations on every ask, then filler when its summary is asked alone: it falls back to
+    its extractive page, marked for retry."""
     asked: dict[str, int] = {"arch": 0, "flow": 0}
 
     def responder(body: dict[str, Any]) -> Reply:
+        if request_schema_name(body) == "TopicPartOnly":
+            return Reply.ok({"explanation": "N/A"})
         if request_schema_name(body) != "LLMTopicDraft":
             return page_writer_responder(body)
         text = request_text(body)
@@ -208,3 +211,55 @@ def test_llm_topics_survive_bad_replies_and_cite_only_real_sources(make_repo: Ca
     assert pages["topic:topics/architecture.md"].outcome == "llm"
     assert pages["topic:topics/architecture.md"].rejected >= 1  # the invented citation
     assert pages["topic:topics/how-demo-runs.md"].outcome == "fallback"
+    assert any(request_schema_name(b) == "TopicPartOnly" for b in fake_llm.requests)  # tried part by part
+
+
+def test_a_small_model_writes_topic_pages_part_by_part(make_repo: Callable[..., Path],
+                                                       fake_llm: FakeLLM) -> None:
+    """What Qwen2.5-Coder-0.5B does: every whole topic draft fails (no section cites a listed source).
+    The page is then written part by part over the extractive outline: the summary, then each section's
+    explanation in its own call with the code it cites; headings and sources come from the analysis,
+    checked against the catalog; a section whose explanation is refused keeps its extractive text."""
+
+    def responder(body: dict[str, Any]) -> Reply:
+        name, text = request_schema_name(body), request_text(body)
+        if name == "LLMTopicDraft":
+            return Reply.ok({"summary": "The demo serves requests.", "sections": [
+                {"heading": "Serving", "body": "It serves each request it gets.",
+                 "sources": ["main.py:1-3"]}]})
+        if name == "TopicPartOnly":
+            if 'the part "In pkg/util.py"' in text:
+                return Reply.ok({"explanation": "In pkg/util.py."})  # restates its heading: refused
+            part = re.search(r'the part "([^"]+)"', text)
+            return Reply.ok({"explanation": f"Here `serve` hands each request to `handle`, for "
+                                            f"{part.group(1) if part else 'the page'}.\","})
+        return page_writer_responder(body)
+
+    fake_llm.responder = responder
+    root = make_repo(REPO)
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    report = build(config, writer=writer, index=False)
+    assert report.site_built
+    state = load_state(config.out_dir)
+    flow = state["topics/how-demo-runs.md"]
+    assert (flow.written_by, flow.retry) == ("llm", False)
+    page = (config.docs_dir / "topics/how-demo-runs.md").read_text()
+    assert "`serve` hands each request to `handle`, for the page." in page  # the summary, residue cleaned
+    assert "## In pkg/app.py" in page
+    assert "`serve` hands each request to `handle`, for In pkg/app.py." in page
+    assert "[pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in page  # its sources, checked and linked
+    util = page.split("## In pkg/util.py", 1)[1]
+    assert "Parse a raw request" in util  # the refused explanation: its extractive text is kept
+    parts = [request_text(b) for b in fake_llm.requests if request_schema_name(b) == "TopicPartOnly"]
+    app_part = next(t for t in parts if 'the part "In pkg/app.py"' in t)
+    assert "def handle(req)" in app_part  # the code the section cites ...
+    assert "def render(data)" not in app_part  # ... and not the rest of the flow
+    assert TOKEN not in fake_llm.all_text()
+    assert {b["max_tokens"] for b in fake_llm.requests if request_schema_name(b) == "TopicPartOnly"} == {300}
+    pages = {p.label: p for p in writer.chat.ledger.pages}
+    assert pages["topic:topics/how-demo-runs.md"].outcome == "llm"
+    flow_calls = [b for b in fake_llm.requests if request_schema_name(b) == "TopicPartOnly"
+                  and len(b["messages"]) == 1 and "How demo runs" in request_text(b)]  # re-asks excluded
+    assert pages["topic:topics/how-demo-runs.md"].single_calls == len(flow_calls) == 1 + 3  # summary + files
+    assert pages["topic:topics/how-demo-runs.md"].rejected == 1  # pkg/util.py's explanation
