@@ -434,6 +434,21 @@ def test_a_model_failing_whole_drafts_gets_each_section_asked_alone(fake_llm: Fa
     assert richness.sections_per_page == 4  # summary, purpose, how it works, key symbols
 
 
+@pytest.mark.parametrize(("timeout_s", "written_by"), [(6.0, "llm"), (0.5, "extracted")])
+def test_a_slow_cpu_server_is_waited_for_as_configured(fake_llm: FakeLLM, timeout_s: float,
+                                                       written_by: str) -> None:
+    """Single requests to a CPU server took 35-127 s against a 60 s default: the build honours the configured
+    timeout (SOURCEBOOK_LLM_TIMEOUT). Scaled down: a 2 s reply against 6 s, and against 0.5 s."""
+    fake_llm.responder = lambda body: Reply.slow(2.0, {"summary": "Defines `App`, which runs `helper`.",
+                                                        "purpose": "It serves the demo.",
+                                                        "how_it_works": "`App.run` calls `helper`.",
+                                                        "key_symbols": [{"qualname": "App",
+                                                                         "explanation": "The app."}]})
+    draft = writer_for(fake_llm, timeout_s=timeout_s, max_retries=0).file_page(file_ctx())
+    assert draft.written_by == written_by
+    assert fake_llm.calls == 1  # no retry (max_retries=0), and a reply in time is never re-sent
+
+
 def test_dry_run_estimate_counts_every_call_of_the_small_model_path(fake_llm: FakeLLM) -> None:
     """`build --dry-run` must count the one-field and one-symbol calls too: the whole draft (estimate) plus
     the section-by-section path (estimate_alone) is exactly the calls a failing whole draft leads to."""

@@ -337,3 +337,20 @@ def test_a_server_refusing_temperature_gets_calls_without_it(fake_llm: FakeLLM) 
     fake_llm.enqueue(Reply.status(400, error="bad request"))
     with pytest.raises(ProviderError, match="rejected"):  # any other 400 is still final
         chat.complete(Draft, ASK)
+
+
+def test_a_chatml_server_that_drops_tool_messages_still_sees_why_a_reply_was_rejected(
+        fake_llm: FakeLLM) -> None:
+    """The issue's failure, reproduced: llama.cpp's chatml format drops `role: "tool"` messages, so a re-ask
+    whose reason travels only there is a blind re-sample. This fake server renders the conversation the way
+    chatml does (tool messages gone) and answers correctly only when the reason is in what it kept."""
+    def chatml(body: dict) -> Reply:
+        kept = [m for m in body["messages"] if m.get("role") != "tool"]
+        seen = "\n".join(str(m.get("content") or "") for m in kept)
+        if "make_magic" in seen and "not in the file" in seen:
+            return Reply.ok({"summary": "Uses `Flask`."})  # the model read why, and fixed it
+        return Reply.ok({"summary": "Calls `make_magic`."})  # the same mistake, again
+    fake_llm.responder = chatml
+    chat = model_for(fake_llm, max_reasks=1)
+    assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
+    assert fake_llm.calls == 2  # one re-ask was enough
