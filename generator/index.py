@@ -676,61 +676,161 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
                               "keeps its last complete state (run the command again)") from exc
 
 
+class IndexWriter:
+    """The write side of one run: the data tables opened (or made afresh) for writing, changed only through
+    these methods, and published by `commit` (data first, the meta row last: see the module docstring).
+    Nothing outside this module holds a LanceDB table."""
+
+    def __init__(self, config: Config, embedder: Embedder | None, report: IndexReport) -> None:
+        self.config, self.embedder, self.report = config, embedder, report
+        self.uri = config.index_location
+        if "://" not in self.uri:
+            Path(self.uri).mkdir(parents=True, exist_ok=True)
+        self._db = _connect(self.uri)
+        self._dim = embedder.dim if embedder else 0
+        self._embedder_id = embedder.id if embedder else ""
+        self._written = dict.fromkeys(DATA_TABLES, False)
+        self._changed_rows = dict.fromkeys(DATA_TABLES, 0)
+        self.meta, self.rebuilt, self.restored = self._open()
+
+    def _open(self) -> tuple[dict[str, Any], str, bool]:
+        """The previous meta row (or a fresh one), why the index is rebuilt ('' when it is not), whether
+        its tables were rolled back to the last complete run; opens or makes `self._tables`."""
+        db, uri, dim, embedder_id = self._db, self.uri, self._dim, self._embedder_id
+        meta = _read_meta(db)
+        reason = ""
+        if meta is None:
+            reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
+        elif not self.config.index_chosen and not _made_here(meta):
+            # checked first: nothing in a foreign index is reused, neither rows nor vectors nor versions
+            reason = "not made by this user"
+            log.warning("%s: rebuilding it from scratch", _not_ours(uri, meta))
+            meta = None
+        elif meta.get("schema_version") != SCHEMA_VERSION:
+            reason = f"schema version {meta.get('schema_version')} -> {SCHEMA_VERSION}"
+        elif meta.get("embedder_id", "") != embedder_id or int(meta.get("dim") or 0) != dim:
+            reason = (f"embedder {meta.get('embedder_id') or 'none'}/{meta.get('dim') or 0} -> "
+                      f"{embedder_id or 'none'}/{dim}")
+        if not reason:
+            assert meta is not None
+            try:
+                self._tables, restored = _open_for_write(db, meta)
+                return meta, "", restored
+            except (OSError, ValueError, RuntimeError, KeyError) as exc:
+                log.warning("rebuilding the damaged index at %s: %s", uri, exc)
+                reason = f"damaged index ({exc})"
+        elif meta is not None:
+            log.warning("rebuilding the index at %s: %s", uri, reason)
+        self.report.rebuilt = reason
+        self._tables = _fresh_tables(db, dim)
+        return {"versions": {}, "index_id": secrets.token_hex(16)}, reason, False
+
+    def indexed(self) -> dict[str, str]:
+        """path -> content hash of every indexed file ('' for all under another parser version: their facts,
+        symbols and chunks are redone)."""
+        from generator.factcache import parser_version
+
+        indexed = {r["path"]: r["sha"] for r in _existing(self._tables["files"], ["path", "sha"])}
+        return indexed if self.meta.get("parser") == parser_version() else dict.fromkeys(indexed, "")
+
+    def doubled(self) -> set[str]:
+        """Paths with doubled rows in any table (left by runs that raced before the lock)."""
+        out: set[str] = set()
+        for name in ("chunks", "symbols", "files"):
+            out |= _duplicated_paths(self._tables[name], name)
+        return out
+
+    def embed_chunks(self, rows: list[dict[str, Any]]) -> None:
+        """Vectors for chunk `rows`, reusing the stored vector of any chunk text already embedded."""
+        if self.embedder is None or not rows:
+            return
+        cache = {r["hash"]: r["vector"] for r in _existing(
+            self._tables["chunks"], ["hash", "vector"], in_list("path", sorted({r["path"] for r in rows})))}
+        _vectors(rows, [_embed_text_of(r) for r in rows], cache, self.embedder, self.report)
+
+    def replace(self, name: str, rows: list[dict[str, Any]], paths: list[str]) -> None:
+        """The rows of `paths` in table `name` become `rows`."""
+        _replace_rows(self._tables[name], name, rows, paths)
+        self._written[name] = self._written[name] or bool(paths)
+        self._changed_rows[name] += len(rows)
+
+    def pages(self, pages: Sequence[PageRecord] | None, deleted: list[str]) -> None:
+        """The pages table brought to `pages` (None/empty: kept, minus the pages of `deleted` files)."""
+        tbl = self._tables["pages"]
+        self._written["pages"] = _write_pages(tbl, pages, deleted, self.embedder, self.report)
+        self._changed_rows["pages"] = self.report.pages_written
+
+    def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
+               build_cache: CacheUpdate | None) -> None:
+        """Publish the run: refresh the full-text indexes of the tables written, compact them, store the
+        build cache, then write the meta row naming every table's new version; older versions go after."""
+        from generator.factcache import parser_version
+
+        tables, meta, config = self._tables, self.meta, self.config
+        fresh = bool(self.rebuilt or self.restored)
+        dirty = [name for name in DATA_TABLES if self._written[name] or fresh]
+        drift = {} if self.rebuilt else {k: int(v) for k, v in (meta.get("fts_drift") or {}).items()}
+        for name in dirty:
+            rows = tables[name].count_rows()
+            # rows replaced count twice (their old rows left the index); deleted files' rows count once
+            drift[name] = drift.get(name, 0) + 2 * self._changed_rows[name] + deleted
+            full = fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+            _ensure_fts(tables[name], rebuild=full)
+            if full:
+                drift[name] = 0
+            tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
+        versions = {name: int(tbl.version) for name, tbl in tables.items()}
+        cache_tbl = None
+        if build_cache is not None:
+            cache_tbl = _write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt))
+            if cache_tbl is not None:
+                versions[CACHE_TABLE] = int(cache_tbl.version)
+        elif not self.rebuilt and CACHE_TABLE in meta["versions"]:
+            versions[CACHE_TABLE] = int(meta["versions"][CACHE_TABLE])  # untouched: still this index's cache
+        stored = Manifests.from_json(meta.get("manifests")).to_json()
+        state: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "embedder_id": self._embedder_id, "dim": self._dim,
+            "versions": versions, "updated_at": time.time(), "files": files, "parser": parser_version(),
+            "manifests": stored if manifests is None else manifests.to_json(),
+            # drawn when the index is created, kept by every later run: the owner mark covers it
+            "index_id": meta.get("index_id") or secrets.token_hex(16),
+            # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
+            "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
+            "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
+        }
+        published = ("parser", "manifests", "index_id", "commit")
+        if not (dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published)):
+            return
+        _write_meta(self._db, state, config.index_keep_s)  # the publish: one commit of the meta table
+        # only now may older versions go: the meta row names the newest, and optimizing an optimized table
+        # makes no new version (checked below all the same)
+        for name in dirty:
+            _optimize(tables[name], config.index_keep_s)
+        if cache_tbl is not None and (self.report.cache_written or self.report.cache_deleted):
+            _optimize(cache_tbl, config.index_keep_s)
+            tables_now = {**tables, CACHE_TABLE: cache_tbl}
+        else:
+            tables_now = dict(tables)
+        if any(tables_now[name].version != versions[name] for name in tables_now):
+            _write_meta(self._db, {**state, "versions": {**versions, **{n: int(t.version)
+                                                                       for n, t in tables_now.items()}}},
+                        config.index_keep_s)
+
+
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
                   build_cache: CacheUpdate | None = None) -> IndexReport:
-    from generator.factcache import parser_version
-
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
-    uri = config.index_location
-    if "://" not in uri:
-        Path(uri).mkdir(parents=True, exist_ok=True)
-    db = _connect(uri)
-    dim = embedder.dim if embedder else 0
-    embedder_id = embedder.id if embedder else ""
-    meta = _read_meta(db)
-    rebuild_reason = ""
-    if meta is None:
-        rebuild_reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
-    elif not config.index_chosen and not _made_here(meta):
-        # checked first: nothing in a foreign index is reused, neither rows nor vectors nor versions
-        rebuild_reason = "not made by this user"
-        log.warning("%s: rebuilding it from scratch", _not_ours(uri, meta))
-        meta = None
-    elif meta.get("schema_version") != SCHEMA_VERSION:
-        rebuild_reason = f"schema version {meta.get('schema_version')} -> {SCHEMA_VERSION}"
-    elif meta.get("embedder_id", "") != embedder_id or int(meta.get("dim") or 0) != dim:
-        rebuild_reason = (f"embedder {meta.get('embedder_id') or 'none'}/{meta.get('dim') or 0} -> "
-                          f"{embedder_id or 'none'}/{dim}")
-    if rebuild_reason:
-        if meta is not None:
-            log.warning("rebuilding the index at %s: %s", uri, rebuild_reason)
-        report.rebuilt = rebuild_reason
-        tables = _fresh_tables(db, dim)
-        meta, restored = {"versions": {}, "index_id": secrets.token_hex(16)}, False
-    else:
-        assert meta is not None
-        try:
-            tables, restored = _open_for_write(db, meta)
-        except (OSError, ValueError, RuntimeError, KeyError) as exc:
-            log.warning("rebuilding the damaged index at %s: %s", uri, exc)
-            report.rebuilt = f"damaged index ({exc})"
-            rebuild_reason = report.rebuilt
-            tables = _fresh_tables(db, dim)
-            meta, restored = {"versions": {}, "index_id": secrets.token_hex(16)}, False
+    writer = IndexWriter(config, embedder, report)
 
-    indexed = {r["path"]: r["sha"] for r in _existing(tables["files"], ["path", "sha"])}
-    if meta.get("parser") != parser_version():
-        indexed = dict.fromkeys(indexed, "")  # facts, symbols and chunks of another parser: redo every file
+    indexed = writer.indexed()
     current = {f.path: f for f in files}
-    doubled: set[str] = set()
-    for name in ("chunks", "symbols", "files"):
-        doubled |= _duplicated_paths(tables[name], name)
+    doubled = writer.doubled()
     if doubled:
         log.warning("index at %s: %d files have duplicated rows (from an earlier interrupted or concurrent "
-                    "run): re-indexing them", uri, len(doubled))
+                    "run): re-indexing them", writer.uri, len(doubled))
     changed = [f for f in files if indexed.get(f.path) != f.sha or f.path in doubled]
     deleted = sorted(set(indexed) - set(current)) if prune else []
     report.files_indexed, report.files_deleted = len(changed), len(deleted)
@@ -750,67 +850,15 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         f_rows.append(file_row(fx, text))
     touched = [f.path for f in changed] + deleted
 
-    if embedder is not None and chunk_rows:
-        cache = {r["hash"]: r["vector"] for r in _existing(
-            tables["chunks"], ["hash", "vector"], in_list("path", sorted({r["path"] for r in chunk_rows})))}
-        _vectors(chunk_rows, [_embed_text_of(r) for r in chunk_rows], cache, embedder, report)
+    writer.embed_chunks(chunk_rows)
     report.chunks_written, report.symbols_written = len(chunk_rows), len(sym_rows)
 
     # data first, files (the "done" marker per file) last, then the meta row: see the module docstring
-    written = {name: bool(touched) for name in ("chunks", "symbols", "files")}
-    _replace_rows(tables["chunks"], "chunks", chunk_rows, touched)
-    _replace_rows(tables["symbols"], "symbols", sym_rows, touched)
-    written["pages"] = _write_pages(tables["pages"], pages, deleted, embedder, report)
-    _replace_rows(tables["files"], "files", f_rows, touched)
-
-    dirty = [name for name in DATA_TABLES if written[name] or rebuild_reason or restored]
-    changed_rows = {"chunks": len(chunk_rows), "symbols": len(sym_rows), "files": len(f_rows),
-                    "pages": report.pages_written}
-    drift = {} if rebuild_reason else {k: int(v) for k, v in (meta.get("fts_drift") or {}).items()}
-    for name in dirty:
-        rows = tables[name].count_rows()
-        # rows replaced count twice (their old rows left the index); deleted files' rows count once
-        drift[name] = drift.get(name, 0) + 2 * changed_rows[name] + len(deleted)
-        full = bool(rebuild_reason or restored) or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
-        _ensure_fts(tables[name], rebuild=full)
-        if full:
-            drift[name] = 0
-        tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
-    versions = {name: int(tbl.version) for name, tbl in tables.items()}
-    cache_tbl = None
-    if build_cache is not None:
-        cache_tbl = _write_cache(db, build_cache, report, fresh=bool(rebuild_reason))
-        if cache_tbl is not None:
-            versions[CACHE_TABLE] = int(cache_tbl.version)
-    elif not rebuild_reason and CACHE_TABLE in meta["versions"]:
-        versions[CACHE_TABLE] = int(meta["versions"][CACHE_TABLE])  # untouched: still this index's cache
-    stored = Manifests.from_json(meta.get("manifests")).to_json()
-    state: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION, "embedder_id": embedder_id, "dim": dim, "versions": versions,
-        "updated_at": time.time(), "files": len(files), "parser": parser_version(),
-        "manifests": stored if manifests is None else manifests.to_json(),
-        # drawn when the index is created, kept by every later run: the owner mark covers it
-        "index_id": meta.get("index_id") or secrets.token_hex(16),
-        # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
-        "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
-        "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
-    }
-    published = ("parser", "manifests", "index_id", "commit")
-    if dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published):
-        _write_meta(db, state, config.index_keep_s)  # the publish: one commit of the meta table
-        # only now may older versions go: the meta row names the newest, and optimizing an optimized table
-        # makes no new version (checked below all the same)
-        for name in dirty:
-            _optimize(tables[name], config.index_keep_s)
-        if cache_tbl is not None and (report.cache_written or report.cache_deleted):
-            _optimize(cache_tbl, config.index_keep_s)
-            tables_now = {**tables, CACHE_TABLE: cache_tbl}
-        else:
-            tables_now = dict(tables)
-        if any(tables_now[name].version != versions[name] for name in tables_now):
-            _write_meta(db, {**state, "versions": {**versions, **{n: int(t.version)
-                                                                  for n, t in tables_now.items()}}},
-                        config.index_keep_s)
+    writer.replace("chunks", chunk_rows, touched)
+    writer.replace("symbols", sym_rows, touched)
+    writer.pages(pages, deleted)
+    writer.replace("files", f_rows, touched)
+    writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache)
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
              len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)
