@@ -25,16 +25,17 @@ from generator.factcache import cache_path
 from generator.pages import (
     PageRun,
     PageSink,
-    docstring_links,
     file_changes,
     file_render_inputs,
     file_render_key,
+    file_text,
     module_hierarchies,
     module_import_diagrams,
     module_readme,
     module_render_key,
     overview_orientation,
     overview_render_key,
+    page_links,
     root_readme,
     topic_contexts,
     topic_diagram,
@@ -44,6 +45,7 @@ from generator.pages import (
     write_module_pages,
     write_overview,
     write_topic_pages,
+    writes_topics,
 )
 from generator.plan import (
     OVERVIEW_ID,
@@ -260,7 +262,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         rkey = file_render_key(version, links, xref.file_refs(facts[path]),
-                               docstring_links(names, facts[path]))
+                               page_links(names, facts[path], lambda p: file_text(config.root, p)))
         if changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey)):
             stale.add(ctx.page_id)
     summaries = {p: summary(pid) for p, pid in plan.files.items()}
@@ -279,7 +281,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     readme_path, readme = root_readme(config, plan)
     octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
                             readme=readme, readme_path=readme_path, skipped_count=skipped)
-    topics = topic_contexts(config, plan, facts, graph, summaries)
+    topics = topic_contexts(config, plan, facts, graph, summaries) if writes_topics(writer) else []
     okey = overview_render_key(version, overview_orientation(config, plan, facts, graph, readme),
                                topic_links(topics))
     if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):

@@ -333,11 +333,9 @@ def write_file_pages(run: PageRun) -> None:
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
-        doc_links[path] = docstring_links(names, facts[path])
+        doc_links[path] = page_links(names, facts[path], source_text)
         if is_rendered_document(facts[path]):
-            text = source_text(path)
-            documents.keep(text)  # an unchanged doc's page is not rendered again, and its entry must stay
-            doc_links[path].update(document_links(names, path, text))
+            documents.keep(source_text(path))  # an unchanged doc's page is not re-rendered: its entry stays
         key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path]))
         if not pages.fresh(ctx.page_id, key):
             todo.append((ctx, key, refs))
@@ -383,6 +381,15 @@ def write_file_pages(run: PageRun) -> None:
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         notify("files", n, len(todo))
     documents.prune()
+
+
+def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str]) -> dict[str, Target]:
+    """The names a file page links to other pages' symbols (part of its key): its docstrings', and for a
+    rendered document those its API roles and autodoc directives give."""
+    out = docstring_links(names, f)
+    if is_rendered_document(f):
+        out.update(document_links(names, f.path, text(f.path)))
+    return out
 
 
 def document_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
@@ -596,7 +603,8 @@ def write_overview(run: PageRun) -> None:
                            summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
                            skipped_count=run.skipped)
     orient = overview_orientation(config, plan, facts, graph, readme)
-    reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages)))
+    reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages))) \
+        if writes_topics(writer) else []
     key = page_key(ctx.fingerprint(), writer.id, overview_render_key(render_version(), orient, reading))
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
@@ -647,14 +655,26 @@ def topic_key(ctx: TopicContext, writer_id: str, version: str, diagram: Graph | 
     return page_key(ctx.fingerprint(), writer_id, version + "\x1f" + (diagram.mermaid() if diagram else ""))
 
 
+def writes_topics(writer: PageWriter) -> bool:
+    """Topic pages are written by a model or not at all. Extracted, an Architecture page repeated the
+    overview (package diagram, entry points, most-used abstractions) and a "How it works" page listed
+    name-resolved calls as if they were the flow (flask: `_AppCtxGlobals.pop` "calls" `AppContext.pop`, from
+    `self.__dict__.pop`): a page promising an explanation it cannot give. The extractive draft stays as the
+    outline a small model fills part by part and as a failed model page's fallback (retried next run)."""
+    return callable(getattr(writer, "topic_page", None))
+
+
 def write_topic_pages(run: PageRun) -> list[TopicContext]:
-    """The Architecture and "How it works" pages, after the overview (they read the module summaries). A
-    writer without `topic_page` (the extractive one) gets the extractive topic draft."""
+    """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
+    without a model (writes_topics)."""
     from generator.render import render_topic_page, render_version
     from generator.topics import extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+    if not writes_topics(writer):
+        notify("topics", 0, 0)
+        return []
     topics = topic_contexts(config, plan, facts, graph, _summaries(plan, pages))
     index = run.symbols
     version = render_version()
@@ -677,7 +697,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
         stored = pages.stored_draft(ctx.page_id, dkey, TopicDraft)
         if stored is not None:
             return stored
-        if write_topic is None:
+        if write_topic is None:  # not reached: writes_topics() checked it
             return extractive_topic(ctx)
         from generator.llm_topics import excerpts
 
@@ -713,6 +733,11 @@ def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *,
         changed=changed[:limit],
         added=[p for p in sorted(facts) if p not in previous][:limit],
         deleted=[p for p in sorted(previous) if p not in facts][:limit])
+
+
+def file_text(root: Path, path: str) -> str:
+    """A file's text read from the checkout ('' when it can no longer be read)."""
+    return _source_text(root, {}, path)
 
 
 def _source_text(root: Path, texts: Mapping[str, str], path: str) -> str:

@@ -71,9 +71,9 @@ def test_every_file_has_a_page_with_its_public_symbols(make_repo: Callable[..., 
     assert "Source file (python)" in (docs / ids["odd/empty.py"]).read_text()
     overview = (docs / "index.md").read_text()
     assert "Demo does things." in overview
-    # files, 6 modules, the overview and the Architecture topic (no flow here reaches 3 functions)
-    assert len(report.pages_written) == report.pages_total == len(scanned) + 6 + 1 + 1
-    assert (docs / "topics/architecture.md").is_file()
+    # files, 6 modules and the overview (topic pages need a model)
+    assert len(report.pages_written) == report.pages_total == len(scanned) + 6 + 1
+    assert not (docs / "topics").exists()
 
 
 def test_rerun_rewrites_nothing_and_reparses_nothing(make_repo: Callable[..., Path]) -> None:
@@ -99,9 +99,7 @@ def test_one_changed_file_rewrites_only_what_depends_on_it(make_repo: Callable[.
     assert report.parsed == 1
     written = set(report.pages_written)
     assert "files/pkg/util.py.md" in written
-    # the Architecture page cites pkg/'s symbols by path:lines, and the new line moved them
-    assert written <= {"files/pkg/util.py.md", "modules/pkg/index.md", "modules/index.md", "index.md",
-                       "topics/architecture.md"}
+    assert written <= {"files/pkg/util.py.md", "modules/pkg/index.md", "modules/index.md", "index.md"}
     assert not any(p.startswith(("files/web", "modules/web", "files/docs", "modules/docs")) for p in written)
     assert "Small helpers." in (root / ".sourcebook/docs/files/pkg/util.py.md").read_text()
 

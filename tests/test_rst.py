@@ -192,6 +192,8 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
                 "javascript:", "example.com/diagram"):
         assert raw not in document, raw
     assert list((out / "cache" / "documents").glob("*.json"))  # rendered once, kept for the next build
+    # --check computes the same key (the symbols the document names are part of it): nothing is stale
+    assert build(load_config(root, overrides={"out_dir": str(out)}), check=True).stale == []
     # the document is the doc file's own text: indexed as that file, not again as its page
     from generator.render import index_text
 

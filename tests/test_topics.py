@@ -1,5 +1,6 @@
 """Topic pages (generator/topics.py, generator/llm_topics.py): an Architecture page and "How it works" flows
-planned from the graph; extractive without a model, LLM-written with validated sources with one."""
+planned from the graph, LLM-written with validated sources; none without a model (the extractive draft is
+the outline a small model fills part by part, and a failed model page's fallback)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from generator.provider import OpenAIChatModel
 from generator.topics import extractive_topic, flow_diagram
 from sourcebook.config import Config, load_config
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name, request_text
+from tests.servers import static_site
+from tests.test_browser import CHROMIUM, MERMAID_CDN, _mermaid_svg_texts, _open, _page
+from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.test_browser_wiki import _svg_links
 
 TOKEN = "ghp_" + "R2d2C3poBb8Ewokz7Yoda4Luke9Han0Solo1Lei"  # a GitHub token shape the redaction rules know
 REPO: dict[str, str | bytes] = {
@@ -110,33 +115,44 @@ def test_topic_citations_are_checked_against_the_facts() -> None:
                  "sources": ["pkg/ghost.py:1-2"]}])
 
 
-def test_extractive_build_has_topic_pages_in_the_strict_site(make_repo: Callable[..., Path]) -> None:
+def test_topic_pages_are_written_by_a_model_or_not_at_all(make_repo: Callable[..., Path],
+                                                          fake_llm: FakeLLM) -> None:
     root = make_repo(REPO)
-    report = build(load_config(root), index=False)
-    assert report.site_built
     out = root / ".sourcebook"
+    assert build(load_config(root), index=False).site_built  # no model: no topic pages, no links to them
+    assert not (out / "docs/topics").exists()
+    assert "## Read next" not in (out / "docs/index.md").read_text()
+    assert "Architecture" not in (out / "mkdocs.yml").read_text()
+    assert build(load_config(root), check=True).stale == []  # --check agrees: nothing is missing
+
+    fake_llm.responder = page_writer_responder
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    report = build(config, writer=writer, index=False)
+    assert report.site_built  # mkdocs build --strict over the model-written topic pages
+    assert load_state(config.out_dir)["topics/how-demo-runs.md"].written_by == "llm"
     flow = (out / "docs/topics/how-demo-runs.md").read_text()
     assert "```mermaid" in flow
-    assert "*Sources:* [pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in flow
-    assert "no LLM was used" in flow
+    assert re.search(r"\*Sources:\* \[pkg/\w+\.py:\d+-\d+\]\(\.\./files/pkg/\w+\.py\.md#sym-\w+\)", flow)
     home = (out / "docs/index.md").read_text()
     assert "## Read next" in home
-    assert ("- [How demo runs](topics/how-demo-runs.md): 5 functions in 3 files, starting at "
-            "<code>main</code> in <code>pkg/cli.py</code>") in home
+    assert "- [How demo runs](topics/how-demo-runs.md): " in home
     yml = (out / "mkdocs.yml").read_text()
     assert '{"Architecture": "topics/architecture.md"}, {"How it works": [{"How demo runs": ' in yml
     page = (out / "site/topics/how-demo-runs.html").read_text()
     assert 'class="mermaid"' in page
     for href in re.findall(r'href="(\.\./files/[^"#]+)', page):  # every source link lands on a built page
         assert (out / "site/topics" / href).resolve().is_file(), href
-    again = build(load_config(root), index=False)
+    again = build(config, writer=writer, index=False)
     assert again.pages_written == []
-    assert not again.site_built
-    assert build(load_config(root), check=True).stale == []  # --check agrees: topic pages are up to date
+    assert build(config, writer=writer, check=True).stale == []  # --check agrees: topic pages are current
     util = root / "pkg/util.py"
     util.write_text(util.read_text().replace("def render(data):", "def render(data, pretty=False):"))
-    stale = build(load_config(root), check=True).stale
+    stale = build(config, writer=writer, check=True).stale
     assert "topics/how-demo-runs.md" in stale  # its evidence (a signature on the flow) changed
+    assert build(load_config(root), index=False).site_built  # back without a model: the topic pages go
+    assert not list((out / "docs").glob("topics/*.md"))
+    assert not (out / "site/topics/how-demo-runs.html").exists()
 
 
 def test_dry_run_estimates_topic_pages_without_calling(make_repo: Callable[..., Path],
@@ -263,3 +279,33 @@ def test_a_small_model_writes_topic_pages_part_by_part(make_repo: Callable[..., 
                   and len(b["messages"]) == 1 and "How demo runs" in request_text(b)]  # re-asks excluded
     assert pages["topic:topics/how-demo-runs.md"].single_calls == len(flow_calls) == 1 + 3  # summary + files
     assert pages["topic:topics/how-demo-runs.md"].rejected == 1  # pkg/util.py's explanation
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Callable[..., Path],
+                                                    fake_llm: FakeLLM) -> None:
+    """The flow diagram renders (its boxes link to the symbols' sections), the page fits 1280 px, and the
+    console stays clean."""
+    fake_llm.responder = page_writer_responder
+    root = make_repo(REPO)
+    config = _configure(root, fake_llm)
+    report = build(config, writer=LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1),
+                   index=False)
+    assert report.site_dir is not None
+    with static_site(report.site_dir) as url:
+        tools = _page(browser)
+        try:
+            tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
+                       mobile=False)
+            _open(tools, url + "topics/how-demo-runs.html")
+            assert "Sources:" in tools.evaluate("document.querySelector('.md-content').innerText")
+            if not MERMAID_CDN:
+                assert _mermaid_svg_texts(tools)
+                assert "../files/pkg/cli.py.html#sym-main" in _svg_links(tools)
+            assert tools.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            assert tools.errors(allow_urls=MERMAID_CDN) == []
+        finally:
+            tools.close()
