@@ -6,10 +6,10 @@ pytest's tree, most of it spent inside `<details data-search-exclude>` source bl
 throws away. `sections(html)` gives the same sections (Material's own `Parser` class and handlers decide
 everything) from a cheaper reading:
 
-- the page is cut into tags and text by one regular expression instead of HTMLParser's character walk;
-  the sanitizer's output (generator/html_sanitize.py: html5ever serialises every attribute quoted and
-  every text `<` escaped) always fits it, and any page that does not (a comment, `<!`, `<?`, a script or
-  style element, an unquoted attribute, a stray `<`) is read by HTMLParser itself, as before;
+- the page is cut into tags and text by one regular expression (generator/html_tokens.py) instead of
+  HTMLParser's character walk; the sanitizer's output always fits it, and any page that does not (a
+  comment, `<!`, `<?`, a script or style element, an unquoted attribute, a stray `<`) is read by
+  Material's parser itself, as before;
 - an element that opens inside an excluded one (`data-search-exclude`, Pygments' `linenodiv`) is skipped
   to its end tag in one step when nothing inside it can change the parser's state: no heading, no tag an
   exclusion is tracked by (Material tracks exclusions by tag name), and tags that close the way the
@@ -21,71 +21,25 @@ the corner cases above.
 
 from __future__ import annotations
 
-import re
 from html import escape, unescape
 from typing import Any
 
 from material.plugins.search.plugin import Element, Parser, Section, void
 
-# text | start tag (quoted attribute values only) | end tag | anything else starting with '<' (fallback)
-_TOKEN = re.compile(
-    r"""([^<]+)"""
-    r"""|<([a-zA-Z][-.a-zA-Z0-9:_]*)((?:\s+[^\s/>"'=<]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*(/?)>"""
-    r"""|</([a-zA-Z][-.a-zA-Z0-9:_]*)\s*>"""
-    r"""|(<)""")
-_ATTR = re.compile(r"""([^\s/>"'=<]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?""")
-# elements HTMLParser reads as raw text (their content is not tags): left to HTMLParser
-_RAW_TEXT = frozenset({"script", "style"})
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+from generator.html_tokens import END, START, TEXT, attributes, tokens
 
-_TEXT, _START, _END = 0, 1, 2
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def sections(html: str) -> list[Any]:
     """Material's `Parser().feed(html); .close()` sections of `html` (its `.data`), read more cheaply."""
-    tokens = _tokens(html)
-    if tokens is None:
+    found = tokens(html)
+    if found is None:
         parser = Parser()
         parser.feed(html)
         parser.close()
         return list(parser.data)
-    return _Sections(tokens).data
-
-
-def _tokens(html: str) -> list[tuple[Any, ...]] | None:
-    """(kind, name or text, raw attributes, self-closing) per token; None when HTMLParser must read it."""
-    out: list[tuple[Any, ...]] = []
-    append = out.append
-    for m in _TOKEN.finditer(html):
-        text, start, attrs, closing, end, other = m.groups()
-        if text is not None:
-            append((_TEXT, text))
-        elif start is not None:
-            name = start.lower()
-            if name in _RAW_TEXT:
-                return None
-            append((_START, name, attrs, bool(closing)))
-        elif end is not None:
-            append((_END, end.lower()))
-        else:
-            assert other is not None
-            return None
-    return out
-
-
-def _attrs(raw: str) -> list[tuple[str, str | None]]:
-    """The attributes as HTMLParser hands them on: names lower-cased, values unquoted and unescaped, None
-    for a bare name."""
-    if not raw:
-        return []
-    found: list[tuple[str, str | None]] = []
-    for m in _ATTR.finditer(raw):
-        name, double, single = m.groups()
-        value = double if double is not None else single
-        if value:
-            value = unescape(value)
-        found.append((name.lower(), value))
-    return found
+    return _Sections(found).data
 
 
 _KEEP = frozenset({"p", "code", "pre", "li", "ol", "ul", "sub", "sup"})  # Material's Parser.keep
@@ -110,14 +64,14 @@ class _Sections:
         while i < count:
             token = tokens[i]
             kind = token[0]
-            if kind == _TEXT:
+            if kind == TEXT:
                 text = token[1]
                 self.text(unescape(text) if "&" in text else text)
-            elif kind == _END:
+            elif kind == END:
                 self.end(token[1])
             else:
                 name = token[1]
-                self.start(name, dict(_attrs(token[2])))
+                self.start(name, dict(attributes(token[2])))
                 if token[3]:
                     self.end(name)  # HTMLParser's handle_startendtag: both events
                 elif name not in void and self._skipped():
@@ -222,13 +176,13 @@ def _skip_end(tokens: list[tuple[Any, ...]], at: int, name: str, skip: set[str])
     for j in range(at + 1, len(tokens)):
         token = tokens[j]
         kind = token[0]
-        if kind == _START:
+        if kind == START:
             tag = token[1]
             if tag in _HEADINGS or tag in tracked:
                 return at + 1
             if not token[3] and tag not in void:
                 opened.append(tag)
-        elif kind == _END:
+        elif kind == END:
             tag = token[1]
             if opened:
                 if opened[-1] == tag:

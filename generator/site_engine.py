@@ -213,6 +213,31 @@ def _fast_yaml() -> None:
         mkdocs_yaml.get_yaml_loader.__defaults__ = (fast, *defaults[1:])
 
 
+def _fast_raw_html_ids() -> None:
+    """MkDocs looks for anchor ids in a page's raw HTML by feeding its whole Markdown through html.parser
+    (~8% of a cold build of pytest's tree, whose source sections are raw HTML): take the same ids from
+    generator/html_tokens.py's cut when it applies (it gives up, and html.parser runs as before, on any
+    text html.parser could read differently). Patched in the engine's process only, before any render."""
+    from mkdocs.structure import pages
+
+    from generator.html_tokens import anchor_ids
+
+    scan = getattr(pages, "_RawHTMLPreprocessor", None)
+    if scan is None or getattr(scan.run, "sourcebook", False):
+        return
+    original = scan.run
+
+    def run(self: Any, lines: list[str]) -> list[str]:
+        found = anchor_ids("\n".join(lines))
+        if found is None:
+            return original(self, lines)
+        self.present_anchor_ids = found
+        return lines
+
+    run.sourcebook = True  # type: ignore[attr-defined]
+    scan.run = run
+
+
 # -- the build -----------------------------------------------------------------------------------------------
 
 
@@ -257,6 +282,7 @@ def build(config_file: Path, site_dir: Path, cache_root: Path | None, *, strict:
 
     started = time.monotonic()
     _fast_yaml()
+    _fast_raw_html_ids()
     config = load_config(str(config_file), site_dir=str(site_dir), strict=strict)
     config.plugins.on_startup(command="build", dirty=False)
     key = local_key() if cache_root is not None else None
