@@ -4,15 +4,12 @@ temp dir: same rows, same full-text scores, same nearest neighbours, same pinned
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from generator import index as ix
@@ -20,6 +17,7 @@ from generator.index import index_repository, open_index, read_index_state
 from generator.index_reader import read_state
 from generator.sql import prefix_filter
 from sourcebook.config import load_config
+from tests.test_index import FakeEmbedder
 
 FILES = {
     "pkg/config.py": '"""Configuration loading."""\n\n\nclass Config(dict):\n    """Holds settings."""\n\n'
@@ -37,20 +35,9 @@ FILES = {
 QUERIES = ["config load", "create app", "settings file", "serve port app", "nothing matches zzzq"]
 
 
-class HashEmbedder:
-    """Deterministic bag-of-words vectors, so the semantic tier has something to rank."""
-
-    id = "hash-16"
-    dim = 16
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-            norm = np.linalg.norm(out[i])
-            out[i] = out[i] / norm if norm else out[i]
-        return out
+def _embedder() -> FakeEmbedder:
+    """Deterministic bag-of-words vectors (16 wide), so the semantic tier has something to rank."""
+    return FakeEmbedder(dim=16, name="hash")
 
 
 @pytest.fixture
@@ -66,9 +53,9 @@ def store(make_repo):
              for path, text in FILES.items()]
     pages.append(PageRecord(id="modules/pkg.md", kind="module", title="pkg", target_path="pkg",
                             summary="The app, its config and its server.", markdown="# pkg\n"))
-    update_index(config, analysis.files, analysis.facts, pages, HashEmbedder(), texts=analysis.texts,
+    update_index(config, analysis.files, analysis.facts, pages, _embedder(), texts=analysis.texts,
                  manifests=analysis.manifests)
-    return open_index(config, embedder=HashEmbedder())
+    return open_index(config, embedder=_embedder())
 
 
 def _lancedb_fts(store, table, text, columns, limit, where=None):
@@ -112,9 +99,9 @@ def test_full_text_scores_are_lancedbs(store, table: str) -> None:
 @pytest.mark.parametrize("table", ["chunks", "pages"])
 def test_nearest_neighbours_are_lancedbs(store, table: str) -> None:
     path = "target_path" if table == "pages" else "path"
-    assert store.vector_dim(table) == HashEmbedder.dim
+    assert store.vector_dim(table) == _embedder().dim
     for text in QUERIES:
-        vector = [float(x) for x in HashEmbedder().embed([text])[0]]
+        vector = [float(x) for x in _embedder().embed([text])[0]]
         for where in (None, prefix_filter(path, "pkg/")):
             ours = store.nearest(table, vector, [path], limit=3, where=where)
             query = store.table(table).search(vector, query_type="vector")
