@@ -17,14 +17,11 @@ from generator.index import index_repository, open_index, read_index_state
 from generator.index_reader import read_state
 from generator.sql import prefix_filter
 from sourcebook.config import load_config
+from tests.test_index import FILES as INDEX_FILES
 from tests.test_index import FakeEmbedder
 
 FILES = {
-    "pkg/config.py": '"""Configuration loading."""\n\n\nclass Config(dict):\n    """Holds settings."""\n\n'
-                     "    def from_file(self, filename, load):\n        with open(filename) as fh:\n"
-                     "            return self.update(load(fh))\n",
-    "pkg/app.py": "from pkg.config import Config\n\n\ndef create_app():\n    app = {}\n"
-                  "    app['config'] = Config()\n    return app\n",
+    **{path: INDEX_FILES[path] for path in ("pkg/config.py", "pkg/app.py")},
     "pkg/server.py": "from pkg.app import create_app\n\n\ndef serve(port):\n    \"\"\"Serve the app.\"\"\"\n"
                      "    app = create_app()\n    return app, port\n",
     "docs/usage.md": ("# Usage\n\nCall create_app to build the application and load its config.\n\n"
