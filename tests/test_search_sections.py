@@ -133,7 +133,7 @@ def test_every_page_of_a_generated_site_matches_materials_parser(tmp_path: Path)
     assert build(load_config(root), index=False).site_built
     cache = RenderCache(root / ".sourcebook" / RENDER_CACHE_DIR, None)
     pages = [cache.read_content(p.stem) for p in (cache.root / CONTENT_DIR).glob("*.z")]
-    assert len(pages) > 5
+    assert len(pages) >= 4  # overview, folder pages, file pages
     for page in pages:
         assert page is not None
         assert tokens(page["content"]) is not None  # the sanitizer's output never needs HTMLParser
