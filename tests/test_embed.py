@@ -294,3 +294,13 @@ def test_provider_none_is_none() -> None:
 def test_openai_without_model_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="model"):
         get_embedder(EmbedConfig(provider="openai", base_url="http://127.0.0.1:1/v1"))
+
+
+def test_the_mapped_table_embeds_as_a_float32_copy(default_embedder: StaticEmbedder) -> None:
+    """The table is memory-mapped float16 (a one-shot process reads only the rows a question touches); its
+    vectors are exactly those of the whole table widened to float32 in memory."""
+    model = default_embedder.load()
+    assert isinstance(model.table, np.memmap)
+    widened = static_model.StaticTable(model.name, np.asarray(model.table, dtype=np.float32), model.tokenizer)
+    texts = ["How does Session.send follow redirects?", "parseConfig from_file", "", "déjà vu " * 300]
+    assert np.array_equal(model.encode(texts), widened.encode(texts))
