@@ -1,7 +1,7 @@
 """Benchmark: what a `sourcebook build` costs on a tree: full, one-edit and no-change builds side by side.
 
 Usage:
-    .venv/bin/python bench/build_bench.py REPO [--runs N] [--no-index] [--code DIR]
+    .venv/bin/python bench/build_bench.py REPO [--runs N] [--no-index] [--code DIR [--code DIR2 ...]]
     .venv/bin/python bench/build_bench.py --synthetic-tree [--folders 200 --files 100]
     .venv/bin/python bench/build_bench.py --synthetic N          # N generated modules that import each other
 
@@ -15,7 +15,9 @@ One run of the bench prints, for the tree:
   files with what a first search downloads.
 
 Each build runs in its own interpreter (`--code DIR` picks whose sourcebook: main's checkout for a baseline,
-this worktree by default), so imports are paid as the CLI pays them and memory is the build's own.
+this worktree by default), so imports are paid as the CLI pays them and memory is the build's own. Several
+`--code` run side by side: their cold builds take turns, each on its own copy of the tree, and a last table
+puts their figures next to each other (CPU seconds are the fair figure on a shared, loaded machine).
 """
 
 from __future__ import annotations
@@ -323,13 +325,50 @@ def print_report(repo_label: str, full: list[Run], nochange: Run, edit: Run, edi
           + (f", then {_mb(site.lazy_search)} of body text" if site.lazy_search else ""))
 
 
+@dataclass
+class CodeResult:
+    code: Path
+    full: list[Run]
+    nochange: Run
+    edit: Run
+    edited: str
+    site: SiteFigures
+
+
+def print_comparison(label: str, results: list[CodeResult]) -> None:
+    """The checkouts' figures side by side (full = median of the cold builds)."""
+    def med(runs: list[Run], get: Callable[[Run], float]) -> float:
+        return statistics.median(get(r) for r in runs)
+
+    names = [f"[{k}]" for k in range(len(results))]
+    print(f"\n== side by side on {label}: " + "; ".join(f"{n} {r.code}" for n, r in zip(names, results,
+                                                                                          strict=True)))
+    print(f"{'':28}" + "".join(f"{n:>12}" for n in names))
+    rows: list[tuple[str, list[float]]] = [
+        ("full wall s", [med(r.full, lambda x: x.wall) for r in results]),
+        ("full CPU s (incl. children)", [med(r.full, lambda x: x.cpu) for r in results]),
+        ("  site stage wall s", [med(r.full, lambda x: x.timings.get("site", 0.0)) for r in results]),
+        ("one-edit CPU s", [r.edit.cpu for r in results]),
+        ("no-change CPU s", [r.nochange.cpu for r in results]),
+        ("full peak RSS MB", [med(r.full, lambda x: x.rss_mb) for r in results]),
+        ("site/ MB", [r.site.total / 1e6 for r in results])]
+    for name, values in rows:
+        print(f"{name:28}" + "".join(f"{v:>12.1f}" for v in values))
+    base = med(results[0].full, lambda x: x.cpu)
+    for name, result in zip(names[1:], results[1:], strict=True):
+        print(f"full CPU {name} / {names[0]}: {med(result.full, lambda x: x.cpu) / base:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("repo", nargs="?", default="/work/eval-repos/flask")
     parser.add_argument("--runs", type=int, default=1, help="cold builds (the full figure is their median)")
     parser.add_argument("--no-index", action="store_true", help="leave the search index (LanceDB) out")
-    parser.add_argument("--code", type=Path, default=HERE, help="the sourcebook checkout to measure")
+    parser.add_argument("--code", type=Path, action="append",
+                        help="the sourcebook checkout to measure (default this one); repeat it to measure "
+                             "several side by side, their cold builds taking turns (a shared machine's "
+                             "load then weighs on each alike)")
     parser.add_argument("--synthetic-tree", action="store_true",
                         help="a generated tree of --folders x --files tiny modules instead of REPO")
     parser.add_argument("--folders", type=int, default=200)
@@ -339,42 +378,60 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the work folder here (the site, for inspection)")
     args = parser.parse_args()
     index = not args.no_index
+    checkouts: list[Path] = args.code or [HERE]
+
+    def tree(into: Path) -> tuple[Path, str]:
+        if args.synthetic_tree:
+            return (tiny_tree(into / "tiny", args.folders, args.files),
+                    f"synthetic {args.folders} folders x {args.files} files")
+        if args.synthetic:
+            return synthetic_repo(into / "synthetic", args.synthetic), f"synthetic {args.synthetic} modules"
+        source = Path(args.repo).resolve()
+        repo = into / source.name  # a private copy: the one-edit run appends to one of its files
+        shutil.copytree(source, repo, ignore=shutil.ignore_patterns(".git", ".sourcebook"), symlinks=True)
+        return repo, str(source)
 
     tmp = Path(tempfile.mkdtemp(prefix="sb-bench-", dir=args.keep))
     try:
-        # a snapshot: a checkout that moves during a long run (main, while others land) must not change
-        # the code between the full, no-change and one-edit builds
-        code = tmp / "code"
-        shutil.copytree(args.code, code, symlinks=True, ignore=shutil.ignore_patterns(
-            ".git", ".venv", ".sourcebook", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
-        if args.synthetic_tree:
-            repo = tiny_tree(tmp / "tiny", args.folders, args.files)
-            label = f"synthetic {args.folders} folders x {args.files} files"
-        elif args.synthetic:
-            repo = synthetic_repo(tmp / "synthetic", args.synthetic)
-            label = f"synthetic {args.synthetic} modules"
-        else:
-            source = Path(args.repo).resolve()
-            repo = tmp / source.name  # a private copy: the one-edit run appends to one of its files
-            shutil.copytree(source, repo, ignore=shutil.ignore_patterns(".git", ".sourcebook"), symlinks=True)
-            label = str(source)
-        print(f"{label}: code {args.code.resolve()} (snapshot), index {'on' if index else 'off'}, "
-              f"{os.cpu_count()} CPUs", flush=True)
-        full = []
+        codes, repos = [], []
+        label = ""
+        for k, checkout in enumerate(checkouts):
+            # a snapshot: a checkout that moves during a long run (main, while others land) must not change
+            # the code between the full, no-change and one-edit builds
+            code = tmp / f"code{k}"
+            shutil.copytree(checkout, code, symlinks=True, ignore=shutil.ignore_patterns(
+                ".git", ".venv", ".sourcebook", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
+            repo, label = tree(tmp / f"tree{k}")
+            codes.append(code)
+            repos.append(repo)
+            print(f"{label}: [{k}] code {checkout.resolve()} (snapshot), index {'on' if index else 'off'}, "
+                  f"{os.cpu_count()} CPUs", flush=True)
+        full: list[list[Run]] = [[] for _ in checkouts]
         for n in range(args.runs):
-            out = tmp / f"out{n}"
-            full.append(one_build(f"full {n + 1}", repo, out, index=index, code=code))
-            if n < args.runs - 1:
-                shutil.rmtree(out)
-        out = tmp / f"out{args.runs - 1}"
-        site = site_figures(out / "site")
-        nochange = one_build("no-change", repo, out, index=index, code=code)
-        target = edit_target(repo)
-        with target.open("a", encoding="utf-8") as fh:
-            fh.write("\n\ndef bench_added_function(value: int) -> int:\n"
-                     '    """Added by bench/build_bench.py: the one-edit run."""\n    return value + 1\n')
-        edit = one_build("one-edit", repo, out, index=index, code=code)
-        print_report(label, full, nochange, edit, str(target.relative_to(repo)), site)
+            for k, (code, repo) in enumerate(zip(codes, repos, strict=True)):
+                out = tmp / f"out{k}-{n}"
+                tag = f"[{k}] " if len(checkouts) > 1 else ""
+                full[k].append(one_build(f"{tag}full {n + 1}", repo, out, index=index, code=code))
+                if n < args.runs - 1:
+                    shutil.rmtree(out)
+        results = []
+        for k, (code, repo) in enumerate(zip(codes, repos, strict=True)):
+            tag = f"[{k}] " if len(checkouts) > 1 else ""
+            out = tmp / f"out{k}-{args.runs - 1}"
+            site = site_figures(out / "site")
+            nochange = one_build(f"{tag}no-change", repo, out, index=index, code=code)
+            target = edit_target(repo)
+            with target.open("a", encoding="utf-8") as fh:
+                fh.write("\n\ndef bench_added_function(value: int) -> int:\n"
+                         '    """Added by bench/build_bench.py: the one-edit run."""\n    return value + 1\n')
+            edit = one_build(f"{tag}one-edit", repo, out, index=index, code=code)
+            results.append(CodeResult(checkouts[k].resolve(), full[k], nochange, edit,
+                                      str(target.relative_to(repo)), site))
+        for k, result in enumerate(results):
+            print_report(f"{label} [{k}] {result.code}" if len(results) > 1 else label, result.full,
+                         result.nochange, result.edit, result.edited, result.site)
+        if len(results) > 1:
+            print_comparison(label, results)
     finally:
         if args.keep:
             print(f"kept: {tmp}")
