@@ -22,51 +22,16 @@ from generator.analysis import Analysis, analyze
 from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
 from generator.build_report import BuildReport, Progress
 from generator.factcache import cache_path
-from generator.pages import (
-    PageRun,
-    PageSink,
-    file_changes,
-    file_render_inputs,
-    file_render_key,
-    file_text,
-    module_hierarchies,
-    module_import_diagrams,
-    module_readme,
-    module_render_key,
-    overview_orientation,
-    overview_render_key,
-    page_links,
-    root_readme,
-    topic_contexts,
-    topic_diagram,
-    topic_key,
-    topic_links,
-    write_file_pages,
-    write_module_pages,
-    write_overview,
-    write_topic_pages,
-    writes_topics,
-)
-from generator.plan import (
-    OVERVIEW_ID,
-    PagePlan,
-    PageState,
-    fallback_pages,
-    file_context,
-    inputs_changed,
-    load_state,
-    module_context,
-    orphan_pages,
-    overview_context,
-    page_key,
-)
+from generator.page_kinds import PAGE_KINDS, StaleCheck
+from generator.pages import PageRun, PageSink, file_changes
+from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages
 from generator.write import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
 
-STAGES = ("scan", "parse", "graph", "plan", "files", "modules", "overview", "topics", "site", "index")
+STAGES = ("scan", "parse", "graph", "plan", *(kind.stage for kind in PAGE_KINDS), "site", "index")
 T = TypeVar("T")
 D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
@@ -145,18 +110,14 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
                   analysis.symbols)
     planned = set(plan.all_ids)
-    topics: list[tuple[str, str]] = []  # (title, page id) of the topic pages, for the nav
+    topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
-        with timer("files"):
-            write_file_pages(run)
-        with timer("modules"):
-            write_module_pages(run)
-        with timer("overview"):
-            write_overview(run)
-        with timer("topics"):
-            topics = [(t.title, t.page_id) for t in write_topic_pages(run)]
-            planned |= {page_id for _, page_id in topics}
-            report.pages_total = len(planned)
+        for kind in PAGE_KINDS:  # in order: each kind reads the summaries of the kinds before it
+            with timer(kind.stage):
+                added = kind.write(run)
+            topics += added
+            planned |= {page_id for _, page_id in added}
+        report.pages_total = len(planned)
         report.pages_deleted = pages.prune(planned)
     finally:
         pages.save()  # also on Ctrl-C or a provider outage: what was written is not written again
@@ -240,61 +201,12 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     a build restores it as it is.
     """
     from generator.render import render_version
-    from generator.xrefs import NameIndex
 
-    plan, facts, graph, skipped = analysis.plan, analysis.facts, analysis.graph, len(analysis.skipped)
-
-    version = render_version()
-    docs = config.docs_dir
-    stale: set[str] = set()
-    cache = shared or empty_cache()
-
-    def changed(page_id: str, key: str) -> bool:
-        return inputs_changed(page_id, key, state, docs) and not cache.matches(page_id, key)
-
-    def summary(page_id: str) -> str:
-        if page_id in state and (docs / page_id).is_file():
-            return state[page_id].summary
-        return cache.summary(page_id) or (state[page_id].summary if page_id in state else "")
-
-    links, xref = file_render_inputs(config, facts, graph)
-    names = NameIndex.build(facts, plan.files)
-    for path in sorted(facts):
-        ctx = file_context(facts[path], plan, graph)
-        rkey = file_render_key(version, links, xref.file_refs(facts[path]),
-                               page_links(names, facts[path], lambda p: file_text(config.root, p)))
-        if changed(ctx.page_id, page_key(ctx.fingerprint(), writer.id, rkey)):
-            stale.add(ctx.page_id)
-    summaries = {p: summary(pid) for p, pid in plan.files.items()}
-    summaries.update({d + "/": summary(pid) for d, pid in plan.modules.items()})
-    hierarchies = module_hierarchies(plan, facts, analysis.symbols)
-    import_diagrams = module_import_diagrams(plan, graph)
-    for d in plan.bottom_up_modules():
-        files, subdirs = plan.children[d]
-        children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
-        mctx = module_context(d, plan, facts, graph, summaries=summaries,
-                              readme=module_readme(config, plan, d)[1] if d else "")
-        mkey = page_key(mctx.fingerprint(), writer.id, module_render_key(version, hierarchies(d),
-                                                                            import_diagrams(d)))
-        if any(c in stale for c in children) or changed(mctx.page_id, mkey):
-            stale.add(mctx.page_id)
-    readme_path, readme = root_readme(config, plan)
-    octx = overview_context(config.site_name or config.root.name, plan, facts, graph, summaries=summaries,
-                            readme=readme, readme_path=readme_path, skipped_count=skipped)
-    topics = topic_contexts(config, plan, facts, graph, summaries) if writes_topics(writer) else []
-    okey = overview_render_key(version, overview_orientation(config, plan, facts, graph, readme),
-                               topic_links(topics))
-    if stale or changed(OVERVIEW_ID, page_key(octx.fingerprint(), writer.id, okey)):
-        stale.add(OVERVIEW_ID)
-    index = analysis.symbols
-    planned = set(plan.all_ids)
-    for topic in topics:
-        planned.add(topic.page_id)
-        key = topic_key(topic, writer.id, version, topic_diagram(topic, plan, graph, index))
-        if changed(topic.page_id, key):
-            stale.add(topic.page_id)
-    stale.update(orphan_pages(planned, state, docs))
-    return sorted(stale)
+    check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
+    for kind in PAGE_KINDS:
+        kind.stale(check)
+    check.stale.update(orphan_pages(check.planned, state, config.docs_dir))
+    return sorted(check.stale)
 
 
 # -- site ----------------------------------------------------------------------------------------------------

@@ -351,3 +351,21 @@ def test_a_utf16_source_gets_its_symbols_and_its_page(make_repo: Callable[..., P
     found = Tools(load_workspace(root, env={})).get_symbol("greet_wide")["definitions"]
     assert [(d["path"], d["start_line"], d["verified"]) for d in found] == [("pkg/wide.py", 4, True)]
     assert "return \"hello \" + name" in found[0]["body"]
+
+
+def test_page_kinds_are_one_registry_the_build_and_the_check_walk(make_repo: Callable[..., Path]) -> None:
+    """generator/page_kinds.py: every page the build writes is of a registered kind, each kind's stage is
+    timed, and --check finds a page of each kind stale when its inputs change."""
+    from generator.page_kinds import PAGE_KINDS
+
+    root = make_repo(REPO)
+    report = _build(root)
+    kinds = {k.name for k in PAGE_KINDS}
+    state = load_state(root / ".sourcebook")
+    assert {row.kind for row in state.values()} == kinds - {"topic"}  # extractive builds write no topics
+    assert {k.stage for k in PAGE_KINDS} <= set(report.timings)
+    assert _build(root, check=True).stale == []
+    (root / "pkg/util.py").write_text('"""Changed."""\n\n\ndef helper():\n    return 2\n')
+    stale = _build(root, check=True).stale
+    assert {state[pid].kind for pid in stale} == {"file", "module", "overview"}
+    assert set(_build(root).pages_written) <= set(stale)  # a parent whose summary came out the same is kept
