@@ -93,6 +93,33 @@ def legacy():
     return "LEGACY_TOKEN"
 '''
 
+# a reST doc, rendered by docutils on its page: raw HTML, file insertion, script URLs, handlers in images
+GUIDE_RST = f"""Guide
+=====
+
+The guide (marker-rst) to :class:`pkg.settings.load <javascript:alert(8)>` and `js <javascript:alert(9)>`_.
+
+.. raw:: html
+
+   <script>{PWN}</script>
+
+.. raw:: html
+   :file: /etc/passwd
+
+.. include:: /etc/passwd
+
+.. csv-table:: Users
+   :file: /etc/passwd
+
+.. image:: x.png
+   :target: javascript:alert(10)
+   :alt: <img src=x onerror="{PWN}">
+
+.. |evil| image:: https://example.com/track.png
+
+Inline |evil| and <img src=x onerror="{PWN}"> and `data <data:text/html,<script>alert(11)</script>>`_.
+"""
+
 SECRETS = [AWS_ID, GITHUB, OPENAI, SLACK, STRIPE, DSN_PASSWORD, YAML_PASSWORD, YAML_ADMIN, UTF16_TOKEN,
            *PEM_LINES]
 MARKERS = ["marker-readme", "marker-settings", "marker-yaml", "marker-utf16"]
@@ -195,6 +222,7 @@ model = "exfil-embed"
             "pkg/settings.py": SETTINGS,
             "pkg/legacy.py": b"\xff\xfe" + UTF16_SOURCE.encode("utf-16-le"),
             "config/app.yaml": APP_YAML,
+            "docs/guide.rst": GUIDE_RST,
             # committed into its own output folder: served as-is, or in place of the theme's scripts
             ".sourcebook/docs/evil.html": f'<script>{PWN}</script><script src="evil.js"></script>\n',
             ".sourcebook/docs/evil.js": f"{PWN}\n",
@@ -262,6 +290,10 @@ model = "exfil-embed"
     settings_page = (site / "files/pkg/settings.py.html").read_text(encoding="utf-8")
     assert "Scripted summary" in settings_page  # the hostile prose did reach the page, inert
     assert "legacy" in (site / "files/pkg/legacy.py.html").read_text(encoding="utf-8")  # UTF-16 decoded
+    guide = (site / "files/docs/guide.rst.html").read_text(encoding="utf-8")
+    assert "marker-rst" in guide.split('class="sb-document', 1)[1]  # rendered (and audited above)
+    assert "root:" not in guide  # no file was read into it
+    assert "example.com/track.png" not in guide  # nothing remote is loaded
 
 
 def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None:
