@@ -61,11 +61,11 @@ class DocumentCache:
 
     def render(self, text: str, resolve: LinkResolver, symbol: LinkResolver | None = None) -> str:
         """`resolve`: relative links -> page URLs; `symbol`: names -> symbol sections (render_rst's)."""
-        no_symbol: LinkResolver = symbol or (lambda _name: None)
+        named: LinkResolver = symbol or (lambda _name: None)
         path = self.keep(text)
         entry = _read(path) if path is not None else None
         if entry is not None and all(resolve(uri) == target for uri, target in entry[0].items()) and \
-                all(no_symbol(name) == target for name, target in entry[1].items()):
+                all(named(name) == target for name, target in entry[1].items()):
             self.hits += 1
             return entry[2]
         links: dict[str, str | None] = {}
@@ -76,7 +76,7 @@ class DocumentCache:
             return links[uri]
 
         def name(text: str) -> str | None:
-            names[text] = no_symbol(text)
+            names[text] = named(text)
             return names[text]
 
         html = self._render(text, link, name)

@@ -102,6 +102,7 @@ def test_a_new_commit_rerenders_links_but_keeps_prose(make_repo: Callable[..., P
     # the symbol index as the table of names, kinds, signatures and summaries the page used to carry
     assert ("| [WidgetFactory.assemble&#95;widget](#sym-widgetfactory-assemble-widget) | method | "
             "<code>def assemble&#95;widget(self, name: str) -&gt; str</code> | Assemble one. |") in stored
+    assert "<span" not in stored  # the sections' highlighted signatures: markup, and in the table already
 
 
 def test_no_remote_means_no_source_links(make_repo: Callable[..., Path]) -> None:
