@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
+from generator.memos import Memo
 from generator.secrets import is_secret_path
 from generator.sql import in_list, prefix_filter
 from sourcebook.errors import AccessError, NotFoundError
@@ -224,15 +225,18 @@ def assemble(blocks: Sequence[tuple[str, str]], budget: int) -> tuple[str, dict[
 # ---------------------------------------------------------------- I/O: the index
 # An open IndexStore reads every table at one pinned version, so what is read from it never changes: small
 # tables (symbols, pages, file hashes) are loaded once per store and file texts memoised per path, in
-# `store.cache`, which lives exactly as long as that version does.
+# `store.memos`, which lives exactly as long as that version does.
+_SYMBOLS: Memo[list[SymbolInfo]] = Memo("answer_symbols")
+_PAGES: Memo[dict[str, PageInfo]] = Memo("answer_pages")
+_SHAS: Memo[dict[str, str]] = Memo("answer_shas")
+_TEXTS: Memo[dict[str, str]] = Memo("answer_texts")
 
 def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
-    cached = store.cache.get("answer_symbols")
+    cached = store.memos.get(_SYMBOLS)
     if cached is None:
         from answer.search import _symbol_table  # the search layer's per-store symbol rows, shared
 
-        cached = [SymbolInfo.from_row(r) for r in _symbol_table(store)]
-        store.cache["answer_symbols"] = cached
+        cached = store.memos.put(_SYMBOLS, [SymbolInfo.from_row(r) for r in _symbol_table(store)])
     return list(cached)
 
 
@@ -244,7 +248,7 @@ def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
     of `_all_symbols` gives them); None when the process holds every symbol anyway."""
     from answer.search import whole_tables
 
-    if "answer_symbols" in store.cache or whole_tables(store):
+    if _SYMBOLS in store.memos or whole_tables(store):
         return None
     return [SymbolInfo.from_row(r) for r in store.rows("symbols", _SYMBOL_COLUMNS, where)]
 
@@ -271,22 +275,21 @@ def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | N
 
 
 def _pages_of(store: IndexStore, paths: Sequence[str]) -> dict[str, PageInfo]:
-    pages: dict[str, PageInfo] | None = store.cache.get("answer_pages")
+    pages = store.memos.get(_PAGES)
     if pages is None:
         rows = store.rows("pages", ["target_path", "kind", "title", "summary"])
-        pages = {r["target_path"]: PageInfo(r["title"], r["summary"]) for r in rows if r["kind"] == "file"}
-        store.cache["answer_pages"] = pages
+        pages = store.memos.put(_PAGES, {r["target_path"]: PageInfo(r["title"], r["summary"])
+                                         for r in rows if r["kind"] == "file"})
     return {path: pages[path] for path in paths if path in pages}
 
 
 def _files_of(store: IndexStore, paths: Sequence[str], with_text: Sequence[str]) -> tuple[dict[str, str],
                                                                                          dict[str, str]]:
     """(path -> indexed sha, path -> indexed text for `with_text`)."""
-    shas: dict[str, str] | None = store.cache.get("answer_shas")
+    shas = store.memos.get(_SHAS)
     if shas is None:
-        shas = {r["path"]: r["sha"] for r in store.rows("files", ["path", "sha"])}
-        store.cache["answer_shas"] = shas
-    texts: dict[str, str] = store.cache.setdefault("answer_texts", {})
+        shas = store.memos.put(_SHAS, {r["path"]: r["sha"] for r in store.rows("files", ["path", "sha"])})
+    texts = store.memos.setdefault(_TEXTS, {})
     if len(texts) > MAX_CACHED_TEXTS:  # bound the memo on huge repositories; it refills from the hot files
         texts.clear()
     missing = [p for p in with_text if p not in texts and p in shas]

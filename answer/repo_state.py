@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from generator.memos import Memo
 from sourcebook.errors import IndexStoreError
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from generator.graph import RepoGraph
     from generator.index import IndexStore
     from sourcebook.config import Config
+
+# the surfaces' per-store memos (generator/memos.py)
+_FILES: Memo[list[dict[str, Any]]] = Memo("surfaces.files")
+_PATHS: Memo[dict[str, dict[str, Any]]] = Memo("surfaces.paths")
+_TEXTS: Memo[dict[str, str]] = Memo("surfaces.texts")
 
 log = logging.getLogger(__name__)
 
@@ -193,21 +199,19 @@ class RepoState:
         store = self.store_or_none()
         if store is None:
             return []
-        cached = store.cache.get("surfaces.files")
+        cached = store.memos.get(_FILES)
         if cached is None:
             cols = ["path", "sha", "language", "kind", "symbol_count", "line_count", "size"]
-            cached = _read_rows(store, "files", cols)
-            store.cache["surfaces.files"] = cached
+            cached = store.memos.put(_FILES, _read_rows(store, "files", cols))
         return list(cached)
 
     def indexed_paths(self) -> dict[str, dict[str, Any]]:
         store = self.store_or_none()
         if store is None:
             return {}
-        cached = store.cache.get("surfaces.paths")
+        cached = store.memos.get(_PATHS)
         if cached is None:
-            cached = {row["path"]: row for row in self.files()}
-            store.cache["surfaces.paths"] = cached
+            cached = store.memos.put(_PATHS, {row["path"]: row for row in self.files()})
         return dict(cached)
 
     def file_text(self, path: str) -> str | None:
@@ -217,7 +221,7 @@ class RepoState:
         store = self.store_or_none()
         if store is None or path not in self.indexed_paths():
             return None
-        texts: dict[str, str] = store.cache.setdefault("surfaces.texts", {})
+        texts = store.memos.setdefault(_TEXTS, {})
         if path not in texts:
             rows = _read_rows(store, "files", ["text"], where=equals("path", path), limit=1)
             if not rows:

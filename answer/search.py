@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.paths import normalize_scope
+from generator.memos import Memo
 from generator.sql import contains_any, in_list, prefix_filter
 from generator.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
@@ -129,7 +130,7 @@ def _fts_text(query: str) -> str:
 
 def _rows(store: IndexStore, table: str) -> int:
     """Row count of a table, once per store (a store is pinned to one version, so it cannot change)."""
-    counts: dict[str, int] = store.cache.setdefault("row_counts", {})
+    counts = store.memos.setdefault(_ROW_COUNTS, {})
     if table not in counts:
         counts[table] = store.count(table)
     return counts[table]
@@ -154,8 +155,19 @@ def _where(*clauses: str | None) -> str | None:
 # rows instead of loading every chunk's vector and text.
 IN_MEMORY_FTS_ROWS = 200_000  # above this many rows a table always stays on LanceDB's FTS
 IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process builds the in-memory BM25
-_MEMORY_WANTED = "bm25:wanted"
-_FTS_QUERIES = "fts:queries"
+# per-store memos (generator/memos.py)
+_MEMORY_WANTED: Memo[bool] = Memo("bm25:wanted")
+_FTS_QUERIES: Memo[int] = Memo("fts:queries")
+_ROW_COUNTS: Memo[dict[str, int]] = Memo("row_counts")
+_ANALYZER: Memo[Any] = Memo("bm25:analyzer")  # answer.bm25.Analyzer (imported on first use)
+_CHUNK_TEXTS: Memo[list[dict[str, Any]]] = Memo("chunk_texts")
+_CHUNKS_BY_SPAN: Memo[dict[tuple[str, int, int], dict[str, Any]]] = Memo("chunks_by_span")
+_FILE_PAGE_META: Memo[dict[str, dict[str, Any]] | None] = Memo("file_pages")
+_SYMBOL_ROWS: Memo[list[dict[str, Any]]] = Memo("symbols")
+_SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
+_NAME_INDEX: Memo[dict[str, list[dict[str, Any]]]] = Memo("name_index")
+_KINDS: Memo[dict[str, str]] = Memo("kinds")
+_PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 # the columns each tier projects (pages: when the file-page metadata is held in memory, as it usually is)
 FTS_TABLES = ("chunks", "files", "pages", "symbols")
 _FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"], "pages": ["target_path"],
@@ -165,7 +177,7 @@ _FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"],
 def use_in_memory_ranking(store: IndexStore, tables: Sequence[str] = ()) -> None:
     """Rank this store's full-text and vector queries in memory from now on (a server at warm-up); with
     `tables`, build their BM25 now rather than on their first query."""
-    store.cache[_MEMORY_WANTED] = True
+    store.memos.put(_MEMORY_WANTED, True)
     for table in tables:
         if table in _FTS_COLUMNS:
             _fts_memory(store, table, _FTS_COLUMNS[table])
@@ -176,15 +188,16 @@ def whole_tables(store: IndexStore) -> bool:
     IN_MEMORY_AFTER full-text queries) rather than asking LanceDB for just the rows one query needs (a
     one-shot CLI process: on a 12k-file repository, loading every chunk's text cost more than the rest
     of the question). Both ways give the same rows in the same order."""
-    return bool(store.cache.get(_MEMORY_WANTED))
+    wanted = store.memos.get(_MEMORY_WANTED)
+    return bool(wanted)
 
 
 def _memory_wanted(store: IndexStore) -> bool:
-    if store.cache.get(_MEMORY_WANTED):
+    if store.memos.get(_MEMORY_WANTED):
         return True
-    count = store.cache[_FTS_QUERIES] = int(store.cache.get(_FTS_QUERIES, 0)) + 1
+    count = store.memos.put(_FTS_QUERIES, (store.memos.get(_FTS_QUERIES) or 0) + 1)
     if count > IN_MEMORY_AFTER:
-        store.cache[_MEMORY_WANTED] = True
+        store.memos.put(_MEMORY_WANTED, True)
         return True
     return False
 
@@ -200,10 +213,9 @@ class _FtsMemory:
 def _fts_memory(store: IndexStore, table: str, columns: list[str]) -> _FtsMemory | None:
     """The cached in-memory BM25 of `table` with `columns` per row, or None when the table is too large
     (the store is pinned to one index version, so the cache stays valid for the store's lifetime)."""
-    key = f"bm25:{table}:{','.join(columns)}"
-    if key in store.cache:
-        cached: _FtsMemory | None = store.cache[key]
-        return cached
+    key: Memo[_FtsMemory | None] = Memo(f"bm25:{table}:{','.join(columns)}")
+    if key in store.memos:
+        return store.memos.get(key)
     if not _memory_wanted(store):
         return None
     memory: _FtsMemory | None = None
@@ -215,14 +227,13 @@ def _fts_memory(store: IndexStore, table: str, columns: list[str]) -> _FtsMemory
         path_col = "target_path" if table == "pages" else "path"
         extra = [c for c in (path_col, "kind" if table == "pages" else "") if c and c not in columns]
         data = store.columns(table, [*columns, *extra, "tokens"])
-        analyzer: bm25.Analyzer = store.cache.setdefault("bm25:analyzer", bm25.Analyzer())
+        analyzer: bm25.Analyzer = store.memos.setdefault(_ANALYZER, bm25.Analyzer())
         index = bm25.build(data.column("tokens").to_pylist(), analyzer)
         full = data.select([*columns, *extra]).to_pylist()
         kinds = np.array([r.get("kind") == "file" for r in full], dtype=bool) if table == "pages" else None
         memory = _FtsMemory(index, [{c: r[c] for c in columns} for r in full],
                             [r[path_col] or "" for r in full], kinds)
-    store.cache[key] = memory
-    return memory
+    return store.memos.put(key, memory)
 
 
 def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: int,
@@ -262,7 +273,7 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
     # chunk's text is already held in memory for literal search
     rows = _fts(store, "chunks", text, scope, limit=w.chunk_limit, columns=_FTS_COLUMNS["chunks"])
-    by_span = (_chunks_by_span(store) if "chunk_texts" in store.cache or whole_tables(store)
+    by_span = (_chunks_by_span(store) if _CHUNK_TEXTS in store.memos or whole_tables(store)
                else _chunks_by_span_of(store, sorted({r["path"] for r in rows})))
     lists["chunks"] = _chunk_cands([by_span.get((r["path"], r["start_line"], r["end_line"]), r)
                                     for r in rows])
@@ -287,21 +298,20 @@ _CHUNK_TEXT_COLUMNS = ["path", "start_line", "end_line", "symbol", "text"]
 
 def _chunk_texts(store: IndexStore) -> list[dict[str, Any]]:
     """Every chunk's path, span and text, loaded once per process (literal and regex search)."""
-    cached = store.cache.get("chunk_texts")
+    cached = store.memos.get(_CHUNK_TEXTS)
     if cached is None:
-        cached = store.rows("chunks", _CHUNK_TEXT_COLUMNS)
-        store.cache["chunk_texts"] = cached
+        cached = store.memos.put(_CHUNK_TEXTS, store.rows("chunks", _CHUNK_TEXT_COLUMNS))
     return list(cached)
 
 
 def _chunks_by_span(store: IndexStore) -> dict[tuple[str, int, int], dict[str, Any]]:
     """(path, start_line, end_line) -> chunk row, built once per store."""
-    cached: dict[tuple[str, int, int], dict[str, Any]] | None = store.cache.get("chunks_by_span")
+    cached = store.memos.get(_CHUNKS_BY_SPAN)
     if cached is None:
         cached = {}
         for row in _chunk_texts(store):
             cached.setdefault((row["path"], row["start_line"], row["end_line"]), row)
-        store.cache["chunks_by_span"] = cached
+        store.memos.put(_CHUNKS_BY_SPAN, cached)
     return cached
 
 
@@ -318,15 +328,14 @@ def _chunks_by_span_of(store: IndexStore, paths: list[str]) -> dict[tuple[str, i
 def _file_pages(store: IndexStore) -> dict[str, dict[str, Any]] | None:
     """target_path -> title and summary of the file pages, built once per store; None when a path has
     more than one file page (then only LanceDB knows which one matched)."""
-    if "file_pages" not in store.cache:
+    if _FILE_PAGE_META not in store.memos:
         meta: dict[str, dict[str, Any]] | None = {}
         if _rows(store, "pages"):
             rows = store.rows("pages", ["target_path", "title", "summary"], _FILE_PAGES)
             by_path = {row["target_path"]: row for row in rows}
             meta = by_path if len(by_path) == len(rows) else None
-        store.cache["file_pages"] = meta
-    cached: dict[str, dict[str, Any]] | None = store.cache["file_pages"]
-    return cached
+        store.memos.put(_FILE_PAGE_META, meta)
+    return store.memos.get(_FILE_PAGE_META)
 
 
 def _in_scope(path: str, scope: str | None) -> bool:
@@ -338,7 +347,7 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     names = [n for n in identifiers(query) if len(n) >= 3][:16]
     if not names:
         return []
-    if "chunk_texts" in store.cache or whole_tables(store):
+    if _CHUNK_TEXTS in store.memos or whole_tables(store):
         chunks = _chunk_texts(store)
     else:  # one-shot: LanceDB scans the text column for the names; only the chunks holding one come back
         chunks = store.rows("chunks", _CHUNK_TEXT_COLUMNS,
@@ -378,11 +387,10 @@ def _line_of(text: str, pos: int) -> str:
 
 
 def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
-    cached = store.cache.get("symbols")
+    cached = store.memos.get(_SYMBOL_ROWS)
     if cached is None:
-        cached = store.rows("symbols", ["path", "qualname", "name", "kind", "start_line", "end_line",
-                                        "signature", "docstring"])
-        store.cache["symbols"] = cached
+        cached = store.memos.put(_SYMBOL_ROWS, store.rows("symbols", [
+            "path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]))
     return list(cached)
 
 
@@ -400,25 +408,25 @@ def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
 
 def _signatures(store: IndexStore) -> dict[tuple[str, str, int, int], str]:
     """(path, qualname, start_line, end_line) -> signature, built once per store."""
-    cached: dict[tuple[str, str, int, int], str] | None = store.cache.get("signatures")
+    cached = store.memos.get(_SIGNATURES)
     if cached is None:
         cached = {}
         for sym in _symbol_table(store):
             cached.setdefault((sym["path"], sym["qualname"], sym["start_line"], sym["end_line"]),
                               sym["signature"])
-        store.cache["signatures"] = cached
+        store.memos.put(_SIGNATURES, cached)
     return cached
 
 
 def _name_index(store: IndexStore) -> dict[str, list[dict[str, Any]]]:
     """lower-cased name and qualname -> symbols, built once per store."""
-    cached = store.cache.get("name_index")
+    cached = store.memos.get(_NAME_INDEX)
     if cached is None:
         cached = {}
         for sym in _symbol_table(store):
             for key in {sym["name"].lower(), sym["qualname"].lower()}:
                 cached.setdefault(key, []).append(sym)
-        store.cache["name_index"] = cached
+        store.memos.put(_NAME_INDEX, cached)
     return cached
 
 
@@ -478,11 +486,10 @@ def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_colum
                    where: str | None = None) -> _VectorMatrix | None:
     """The cached matrix of `table`, or None when the table is too large to hold (the store is pinned to
     one index version, so the cache stays valid for the store's lifetime)."""
-    key = f"vectors:{table}"
-    if key in store.cache:
-        cached: _VectorMatrix | None = store.cache[key]
-        return cached
-    if not store.cache.get(_MEMORY_WANTED):  # a one-shot process: LanceDB's own search (see above)
+    key: Memo[_VectorMatrix | None] = Memo(f"vectors:{table}")
+    if key in store.memos:
+        return store.memos.get(key)
+    if not store.memos.get(_MEMORY_WANTED):  # a one-shot process: LanceDB's own search (see above)
         return None
     import numpy as np
 
@@ -496,8 +503,7 @@ def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_colum
         rows = data.select(columns).to_pylist()
         matrix = _VectorMatrix(vectors, np.einsum("ij,ij->i", vectors, vectors), rows,
                                [r[path_column] or "" for r in rows])
-    store.cache[key] = matrix
-    return matrix
+    return store.memos.put(key, matrix)
 
 
 _LANES = 16  # LanceDB sums squared differences in 16 float32 lanes, then adds the lanes in order
@@ -617,11 +623,11 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
 
 def _file_kinds(store: IndexStore) -> dict[str, str]:
     """Every indexed path -> its kind (code/doc/test/config), loaded once per store."""
-    kinds: dict[str, str] | None = store.cache.get("kinds")
+    kinds = store.memos.get(_KINDS)
     if kinds is None:
         rows = store.rows("files", ["path", "kind"]) if _rows(store, "files") else []
         kinds = {r["path"]: r["kind"] for r in rows}
-        store.cache["kinds"] = kinds
+        store.memos.put(_KINDS, kinds)
     return kinds
 
 
@@ -631,12 +637,12 @@ _PATHLIKE = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}\b")
 def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Indexed files the query names by path, in order of mention: "src/app.py", "app.py", or a
     traceback's "/usr/lib/python3/site-packages/pkg/app.py" (the longest indexed suffix wins)."""
-    by_name: dict[str, list[str]] | None = store.cache.get("paths_by_name")
+    by_name = store.memos.get(_PATHS_BY_NAME)
     if by_name is None:
         by_name = {}
         for path in _file_kinds(store):
             by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-        store.cache["paths_by_name"] = by_name
+        store.memos.put(_PATHS_BY_NAME, by_name)
     out: dict[str, None] = {}
     for raw in _PATHLIKE.findall(query)[:64]:
         mention = raw.replace("\\", "/").strip("./")

@@ -55,6 +55,7 @@ from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
 from generator.index_reader import TableReader, open_table, read_state
 from generator.manifests import Manifests
+from generator.memos import Memos
 from generator.remote import head_commit
 from generator.secrets import is_secret_path
 from generator.sql import in_list
@@ -118,7 +119,7 @@ class IndexStore:
     embedder: Embedder | None = None
     embedder_error: str = ""  # why the semantic tier is unavailable, if it is
     root: Path | None = None
-    cache: dict[str, Any] = field(default_factory=dict)  # per-process caches used by search
+    memos: Memos = field(default_factory=Memos)  # what readers derive from this version, kept
     _db: Any = None
 
     @property

@@ -9,6 +9,7 @@ import pytest
 from answer import evidence, search
 from answer.engine import AnswerContext, get_answer
 from generator.index import index_repository, open_index
+from generator.memos import Memo
 from generator.sql import contains_any
 from sourcebook.config import load_config
 
@@ -62,8 +63,8 @@ def test_one_shot_lists_are_the_whole_table_lists(config, scope: str | None) -> 
                                                                                        scope)
         paths = sorted(FILES)
         assert evidence._symbols_of(cold, paths) == evidence._symbols_of(_held(config), paths)
-        assert "chunk_texts" not in cold.cache
-        assert "answer_symbols" not in cold.cache
+        assert Memo("chunk_texts") not in cold.memos
+        assert Memo("answer_symbols") not in cold.memos
     literal = search._literal(open_index(config, embedder=None), "Session.send resolve_redirects", None)
     assert {c.path for c in literal} >= {"pkg/session.py", "docs/guide.md"}
 
@@ -86,4 +87,4 @@ def test_a_one_shot_answer_is_the_held_answer(config) -> None:
         held = get_answer(AnswerContext(config, store=_held(config)), question, use_cache=False)
         assert cold.model_dump(exclude={"meta"}) == held.model_dump(exclude={"meta"})
         assert cold.candidates
-        assert "chunk_texts" not in cold_store.cache
+        assert Memo("chunk_texts") not in cold_store.memos

@@ -11,6 +11,7 @@ import pytest
 
 from answer.search import SEARCH_TYPES, SearchResult, rank_files, search_codebase
 from generator.index import IndexStore, index_repository, open_index
+from generator.memos import Memo
 from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
 from tests.test_index import FakeEmbedder
@@ -230,7 +231,7 @@ def _semantic_keys(config: Config, monkeypatch: pytest.MonkeyPatch, use_memory: 
     out = [{name: [c.key for c in cands]
             for name, cands in search_module._semantic_lists(fresh, q, scope, weights).items()}
            for q in queries]
-    assert (fresh.cache["vectors:chunks"] is not None) is use_memory
+    assert (fresh.memos.get(Memo("vectors:chunks")) is not None) is use_memory
     return out
 
 
@@ -283,7 +284,7 @@ def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: st
         ours = _fts(store, table, text, scope, limit=5, columns=columns, where=where)
         theirs = _fts_lance(store, table, text, scope, limit=5, columns=columns, where=where)
         if store.table(table).count_rows():
-            assert store.cache.get(f"bm25:{table}:{','.join(columns)}") is not None  # the in-memory path ran
+            assert store.memos.get(Memo(f"bm25:{table}:{','.join(columns)}")) is not None  # in memory it ran
         # same rows with the same scores, best first; only rows of equal score may come in another order
         assert _tie_groups(ours, columns) == _tie_groups(theirs, columns)
         assert [round(r["_score"], 3) for r in ours] == [round(r["_score"], 3) for r in theirs]
@@ -308,14 +309,14 @@ def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(in
     from answer.search import IN_MEMORY_AFTER, use_in_memory_ranking
 
     def built(s: IndexStore) -> set[str]:
-        return {k for k, v in s.cache.items()
-                if k.startswith("bm25:") and k != "bm25:wanted" and v is not None}
+        return {k.name for k in s.memos
+                if k.name.startswith("bm25:") and k.name != "bm25:wanted" and s.memos.get(k) is not None}
 
     queries = ["how are settings loaded from a toml file", "register url rules for views", "signed cookies"]
     cold = open_index(indexed_config, embedder=FakeEmbedder())
     cold_files = [_paths(search_codebase(cold, q, type="hybrid")) for q in queries[:1]]
     assert not built(cold)  # one question: LanceDB's persisted FTS index, nothing built
-    assert cold.cache.get("vectors:chunks") is None  # nor a vector matrix: LanceDB's nearest rows
+    assert cold.memos.get(Memo("vectors:chunks")) is None  # nor a vector matrix: LanceDB's nearest rows
     warm = open_index(indexed_config, embedder=FakeEmbedder())
     use_in_memory_ranking(warm)
     assert cold_files == [_paths(search_codebase(warm, q, type="hybrid")) for q in queries[:1]]

@@ -10,6 +10,7 @@ import pytest
 
 from answer.context import count_tokens
 from answer.tools import Tools, build_tree, match_symbols
+from generator.memos import Memo
 from sourcebook.errors import AccessError, IndexStoreError, NotFoundError, UsageError
 
 CORE = '''"""The engine and its helpers."""
@@ -359,9 +360,10 @@ def test_warm_up_readies_in_memory_full_text_ranking(indexed: tuple[Tools, Path]
     _, root = indexed
     one_shot = Tools.for_path(root)
     one_shot.search_codebase("greeting")
-    assert not any(k.startswith("bm25:") for k in one_shot.state().store().cache)  # a CLI call builds nothing
+    # a CLI call builds nothing
+    assert not any(k.name.startswith("bm25:") for k in one_shot.state().store().memos)
     server = Tools.for_path(root)
     server.warm()  # what serve and mcp do at start
     store = server.state().store()
-    assert store.cache.get("bm25:wanted") is True
-    assert any(k.startswith("bm25:chunks:") and v is not None for k, v in store.cache.items())
+    assert store.memos.get(Memo("bm25:wanted")) is True
+    assert any(k.name.startswith("bm25:chunks:") and store.memos.get(k) is not None for k in store.memos)
