@@ -10,6 +10,9 @@ import pytest
 from generator.build import build
 from generator.rst import LinkResolver, render_rst
 from sourcebook.config import load_config
+from tests.servers import static_site
+from tests.test_browser import CHROMIUM, _open, _page
+from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
 
 # a real project's README.rst shape: a centred logo with :target:/:align:/:height:, badges, Sphinx roles
 README = """\
@@ -233,3 +236,51 @@ def test_document_cache_renders_a_text_once_while_its_links_resolve_the_same(tmp
     DocumentCache(tmp_path, None, counting).render(GUIDE, pages.get, moved.get)  # no key: nothing kept
     assert len(calls) == 4
     assert len(list(tmp_path.glob("*.json"))) == 1
+
+
+WIDE_DOC = """\
+Settings
+========
+
+.. list-table:: Settings
+   :header-rows: 1
+
+   * - Name
+     - Default
+   * - ``SESSION_COOKIE_VERY_LONG_NAME_THAT_DOES_NOT_BREAK_ANYWHERE_AT_ALL_EVEN_AT_THE_EDGE_OF_THE_PAGE``
+     - ``a_very_long_default_value_without_any_spaces_in_it_whatsoever_0123456789abcdef_0123456789``
+
++--------------------------------------------------------------+--------------------------------------------+
+| grid_table_cell_with_a_long_unbreakable_identifier_xxxxxxxxx | another_long_unbreakable_identifier_yyyyyy |
++--------------------------------------------------------------+--------------------------------------------+
+
+::
+
+    a literal block with a very long line """ + "." * 200 + """ end
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+def test_a_wide_rendered_document_scrolls_inside_the_page(browser: str, tmp_path: Path) -> None:
+    """docutils' tables and literal blocks in a doc page scroll within the content at 1280 px; the page
+    itself never overflows, and the console stays clean."""
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "settings.rst").write_text(WIDE_DOC, encoding="utf-8")
+    (root / "core.py").write_text('"""Core."""\n', encoding="utf-8")
+    report = build(load_config(root), index=False)
+    assert report.site_dir is not None
+    with static_site(report.site_dir) as url:
+        tools = _page(browser)
+        try:
+            tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
+                       mobile=False)
+            _open(tools, url + "files/docs/settings.rst.html")
+            assert tools.evaluate("document.querySelectorAll('.sb-document table').length") == 2
+            assert tools.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            assert tools.errors() == []
+        finally:
+            tools.close()
