@@ -381,6 +381,8 @@ def write_file_pages(run: PageRun) -> None:
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         notify("files", n, len(todo))
     documents.prune()
+    if documents.hits or documents.misses:
+        log.info("reST documents: %d rendered, %d from the cache", documents.misses, documents.hits)
 
 
 def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str]) -> dict[str, Target]:
