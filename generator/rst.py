@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import copy
 import io
+import logging
 import re
 from collections.abc import Callable
 from functools import cache
+from html import escape as html_escape
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
 
 LinkResolver = Callable[[str], str | None]
 
@@ -54,15 +58,25 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
     `resolve`: a relative link -> a page's URL (None: the link goes, its words stay). `symbol`: a dotted name
     (`flask.Flask`, `Flask.route`) -> the URL of its symbol's section; API roles (`:class:`) and autodoc
     directives (`.. autoclass::`) it resolves become links, the rest plain code."""
+    _register(tuple(sorted(set(_ROLE_NAME.findall(text)))), tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
+    settings = _settings(heading_level)
+    settings.sb_symbol = symbol
+    resolver: LinkResolver = resolve or (lambda _url: None)
+    try:
+        return _render(text, settings, resolver)
+    except Exception as exc:  # noqa: BLE001 -- any docutils failure on untrusted text (RecursionError...)
+        # the text stays readable, escaped; never a traceback, never the build's end (docutils' own report
+        # would print and sys.exit: settings.traceback makes it raise instead)
+        log.warning("a reST document was shown as text: docutils failed on it (%s)", type(exc).__name__)
+        return f'<pre class="sb-rst-text">{html_escape(text, quote=False)}</pre>'
+
+
+def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
     from docutils import nodes
     from docutils.core import publish_doctree, publish_from_doctree
 
     from generator.html_sanitize import sanitize_content
 
-    _register(tuple(sorted(set(_ROLE_NAME.findall(text)))), tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
-    settings = _settings(heading_level)
-    settings.sb_symbol = symbol
-    resolver: LinkResolver = resolve or (lambda _url: None)
     doctree = publish_doctree(text, settings=settings)
     for node in list(doctree.findall(nodes.system_message)) + list(doctree.findall(nodes.problematic)):
         if node.parent is not None:
@@ -132,7 +146,7 @@ def _base_settings(heading_level: int) -> Any:
     for name, value in {
         "raw_enabled": False, "file_insertion_enabled": False,  # untrusted input: no HTML, no files read
         "_disable_config": True,
-        "report_level": 5, "halt_level": 5, "traceback": False,
+        "report_level": 5, "halt_level": 5, "traceback": True,  # raise, never print and exit
         "initial_header_level": heading_level, "doctitle_xform": True, "sectsubtitle_xform": False,
         "syntax_highlight": "none", "id_prefix": "rst-", "auto_id_prefix": "rst-%",
         "embed_stylesheet": False,

@@ -223,6 +223,7 @@ model = "exfil-embed"
             "pkg/legacy.py": b"\xff\xfe" + UTF16_SOURCE.encode("utf-16-le"),
             "config/app.yaml": APP_YAML,
             "docs/guide.rst": GUIDE_RST,
+            "docs/deep.rst": "".join(" " * i + "- level\n\n" for i in range(0, 1200, 2)),  # docutils recurses
             # committed into its own output folder: served as-is, or in place of the theme's scripts
             ".sourcebook/docs/evil.html": f'<script>{PWN}</script><script src="evil.js"></script>\n',
             ".sourcebook/docs/evil.js": f"{PWN}\n",
@@ -294,6 +295,7 @@ model = "exfil-embed"
     assert "marker-rst" in guide.split('class="sb-document', 1)[1]  # rendered (and audited above)
     assert "root:" not in guide  # no file was read into it
     assert "example.com/track.png" not in guide  # nothing remote is loaded
+    assert "- level" in (site / "files/docs/deep.rst.html").read_text(encoding="utf-8")  # shown as text
 
 
 def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None:

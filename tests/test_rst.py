@@ -284,3 +284,17 @@ def test_a_wide_rendered_document_scrolls_inside_the_page(browser: str, tmp_path
             assert tools.errors() == []
         finally:
             tools.close()
+
+
+def test_a_document_docutils_cannot_render_is_shown_as_text(caplog: pytest.LogCaptureFixture,
+                                                            capfd: pytest.CaptureFixture[str]) -> None:
+    """600 nested list levels make docutils recurse past Python's limit; its own handler would print and
+    sys.exit() the build. The document is shown escaped instead, with one warning."""
+    deep = "".join(" " * i + "- item <script>x</script>\n\n" for i in range(0, 1200, 2))
+    html = render_rst(deep)
+    assert html.startswith('<pre class="sb-rst-text">- item &lt;script&gt;')
+    assert "<script" not in html
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert "RecursionError" in caplog.records[0].getMessage()
+    assert not capfd.readouterr().err  # docutils printed nothing
+    assert "<p>fine</p>" in render_rst("fine\n")  # and the next document renders as usual
