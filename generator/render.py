@@ -448,7 +448,21 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
         lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
-        document=document)
+        document=document, outline=document_outline(document) if document else [])
+
+
+_DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="(rst-[\w-]+)">(.*?)</h\1>', re.S)
+
+
+def document_outline(document: str) -> list[tuple[int, str, str]]:
+    """(depth from 0, anchor, text) of a rendered reST document's headings (rst.py puts each section's id
+    on its heading): the page's outline as links, since Material's table of contents does not see raw HTML.
+    A level never deepens by more than one, so the nested list stays a list."""
+    out: list[tuple[int, str, str]] = []
+    for level, anchor, inner in _DOCUMENT_HEADING.findall(document):
+        depth = min(int(level) - 3, out[-1][0] + 1 if out else 0)
+        out.append((depth, anchor, _plain(inner)))
+    return out
 
 
 def own_symbols_resolver(ctx: FileContext) -> LinkResolver:

@@ -96,6 +96,11 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
             ref["refuri"] = target
     for raw in list(doctree.findall(nodes.raw)):  # belt and braces: raw_enabled is already off
         raw.parent.remove(raw)
+    for section in doctree.findall(nodes.section):
+        # the sanitizer keeps headings, not <section>: a section's id moves to its heading, so the page's
+        # outline (and any #link) can point at it
+        if section["ids"] and section.children and isinstance(section[0], nodes.title):
+            section[0]["ids"], section["ids"] = list(section["ids"]), []
     body = publish_from_doctree(doctree, writer="html5", settings=settings)
     html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
     return sanitize_content(html).strip()
@@ -166,8 +171,9 @@ def _body_of(document: str) -> str:
     # the document title (doctitle_xform) is the page's business, not the fragment's
     body = re.sub(r'^<h1 class="title">.*?</h1>\s*', "", body, flags=re.S)
     body = re.sub(r'<span class="docutils literal">(.*?)</span>', r"<code>\1</code>", body, flags=re.S)
-    # Material styles admonitions as <div class="admonition …">; docutils' html5 writer uses <aside>
-    return re.sub(r"<aside (class=\"admonition[^\"]*\")>(.*?)</aside>", r"<div \1>\2</div>", body, flags=re.S)
+    # docutils' html5 writer puts admonitions and footnotes in <aside>, which the sanitizer does not keep
+    # (and with it a footnote's id, its references' target); Material styles <div class="admonition">
+    return re.sub(r"<(/?)aside\b", r"<\1div", body)
 
 
 def _drop_image(image: Any, nodes: Any) -> None:

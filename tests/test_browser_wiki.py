@@ -122,6 +122,11 @@ def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: s
             hrefs = tools.evaluate("Array.from(document.querySelectorAll('.sb-document a'))"
                                    ".map(a => a.getAttribute('href'))")
             assert hrefs
+            dangling = tools.evaluate(  # the outline's links land on the rendered sections
+                "Array.from(document.querySelectorAll('.md-content a[href^=\"#rst-\"]'))"
+                ".filter(a => !document.getElementById(a.getAttribute('href').slice(1))).length")
+            assert tools.evaluate("document.querySelectorAll('.md-content a[href^=\"#rst-\"]').length") > 3
+            assert dangling == 0
             if "api" in page:
                 assert "../src/flask/app.py.html#sym-flask" in hrefs
         elif page.startswith("files/"):

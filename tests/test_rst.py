@@ -91,7 +91,7 @@ def test_readme_rst_renders_without_raw_markup(capfd: pytest.CaptureFixture[str]
     assert '<div class="admonition note">' in html
     assert '<p class="admonition-title">Added in version 2.0</p>' in html
     assert "def test_answer():" in html
-    assert "<h3>Features</h3>" in html
+    assert '<h3 id="rst-features">Features</h3>' in html  # the section's id, for the page's outline
     assert 'href="files/src/widgets/core.py.html"' in html  # raw HTML is not rewritten by MkDocs
     assert "gone" in html
     assert "nope.rst" not in html
@@ -168,6 +168,11 @@ Start with :class:`Runner` and :meth:`~widgets.Runner.run`; the code is in
    <script>alert(1)</script>
 
 `Evil <javascript:alert(1)>`_, :class:`nowhere.Missing` and <img src=x onerror=alert(3)>.
+
+Running it
+----------
+
+Call ``run``.
 """
 
 
@@ -190,6 +195,10 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
     assert 'href="../src/widgets/core.py.html#sym-runner-run"><code>run</code></a>' in document
     assert 'href="../src/widgets/core.py.html">the core</a>' in document
     assert "Hand-written words under the directive." in document
+    # the outline links to the document's sections (Material's table of contents does not see raw HTML)
+    markdown = (out / "docs" / "files" / "docs" / "guide.rst.md").read_text(encoding="utf-8")
+    assert "## Outline\n\n- [Running it](#rst-running-it)\n" in markdown
+    assert '<h3 id="rst-running-it">Running it</h3>' in document
     assert "<code>nowhere.Missing</code>" in document  # an unknown target: plain code, never a raw role
     for raw in (":class:", ":meth:", "autoclass", ".. module", ":members:", "<img", "<script", "alert(1)",
                 "javascript:", "example.com/diagram"):
