@@ -244,14 +244,53 @@ def _check_mention(name: str, span: str, known: Known) -> None:
                          f"use only listed symbols")
 
 
+def resolve_paths(text: str, known: Known) -> str:
+    """`text` with each backticked path that names exactly one known path by a shorter form written out in
+    full: `requests/hooks.py` or `requests.sessions.py` (a module's dotted name with the extension) for
+    `src/requests/hooks.py`. Small models shorten paths; a unique match is a repair, not a guess, so it
+    costs no re-ask. Anything ambiguous or unknown is left for the validators to refuse."""
+    if not known.paths or "`" not in text:
+        return text
+
+    def full(match: re.Match[str]) -> str:
+        ticks, inner = match.group(1), match.group(2)
+        span = inner.strip()
+        ext = _SOURCE_EXT.search(span)
+        if "/" not in span and not (ext and "." in span[:ext.start()]):
+            return match.group(0)  # a symbol, or a bare file name (checked by its basename)
+        forms = [norm_path(span)]
+        if ext and "/" not in span:
+            forms.append(span[:ext.start()].replace(".", "/") + ext.group(0))
+        for form in forms:
+            if form in known.paths:
+                return match.group(0) if form == span else f"{ticks}{form}{ticks}"
+            found = [p for p in known.paths if p.endswith("/" + form)]
+            if len(found) == 1:
+                return f"{ticks}{found[0]}{ticks}"
+        return match.group(0)
+
+    return _CODE_SPAN.sub(full, text)
+
+
+def _resolve(value: Any, known: Known) -> Any:
+    if isinstance(value, str):
+        return resolve_paths(value, known)
+    if isinstance(value, list):
+        return [_resolve(v, known) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve(v, known) for k, v in value.items()}
+    return value
+
+
 class _Cleaned(BaseModel):
     """A model of a model's reply: template residue (end-of-turn markers, echoed field names) is taken off
-    every string before validation (`_clean`)."""
+    every string before validation (`_clean`), and shortened paths that name one known path are written
+    out in full (`resolve_paths`)."""
 
     @model_validator(mode="before")
     @classmethod
-    def _residue(cls, data: Any) -> Any:
-        return _clean(data)
+    def _residue(cls, data: Any, info: ValidationInfo) -> Any:
+        return _resolve(_clean(data), _known(info))
 
 
 class _Partial(_Cleaned):
@@ -568,6 +607,17 @@ class LLMTopicDraft(TopicDraft, _Partial):
 # -- one symbol at a time (key symbols and docstrings from small models) -----------------------------------
 
 MIN_SYMBOL_WORDS = 4
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """`text` cut after its last whole sentence within `limit` characters (unchanged when it fits, or when
+    not even its first sentence does): a docstring a sentence too long is kept, not re-asked."""
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit)]
+    cut = text[:ends[-1]] if ends else text
+    return cut if cut.count("`") % 2 == 0 else text
 
 
 class SymbolExplanation(_Cleaned):
@@ -577,7 +627,7 @@ class SymbolExplanation(_Cleaned):
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> SymbolExplanation:
-        text = " ".join(self.explanation.split())
+        text = whole_sentences(" ".join(self.explanation.split()), MAX_DOCSTRING_CHARS)
         # `known.name_words` holds the symbol's own name: "The CaseInsensitiveDict class." is refused
         check_prose("explanation", text, _known(info), min_words=MIN_SYMBOL_WORDS, limit=MAX_DOCSTRING_CHARS)
         self.explanation = text

@@ -16,8 +16,11 @@ from generator.llm_drafts import (
     LLMModuleDraft,
     LLMOverviewDraft,
     PartNotes,
+    SymbolExplanation,
     check_text,
     clean_residue,
+    resolve_paths,
+    section_model,
 )
 from generator.llm_writer import LLMWriter, apply_docstrings, generated_docstrings, prompt_version
 from generator.parse import extract
@@ -569,3 +572,39 @@ def test_a_draft_with_only_a_summary_gets_its_sections_asked_alone_at_once(fake_
     assert draft.summary.startswith("Defines `App`")
     assert (bool(draft.purpose), bool(draft.how_it_works), len(draft.key_symbols)) == (True, True, 3)
     assert writer.chat.ledger.richness().docstrings == 2
+
+
+def test_shortened_paths_naming_one_known_path_are_written_out_not_reasked() -> None:
+    """Qwen2.5-Coder-0.5B on requests' src/: `requests/hooks.py` (module structure, asked alone three times)
+    and `requests.sessions.py` (a file's purpose) were refused as unknown paths. A form that names exactly
+    one known path is repaired; an ambiguous or unknown one is still refused."""
+    known = Known.build(paths=["src/requests/hooks.py", "src/requests/sessions.py", "src/requests",
+                               "src/a/util.py", "lib/a/util.py"], subject="src/requests requests")
+    assert resolve_paths("`requests/hooks.py` calls `requests.sessions.py`.", known) == (
+        "`src/requests/hooks.py` calls `src/requests/sessions.py`.")
+    assert resolve_paths("`hooks.py`, `Session.send`, `src/requests`", known) == (
+        "`hooks.py`, `Session.send`, `src/requests`")  # bare names, symbols and exact paths: as written
+    reply = section_model("structure").model_validate(
+        {"explanation": "`requests/sessions.py` keeps a session and `requests/hooks.py` runs its hooks."},
+        context=known.as_context())
+    assert reply.explanation == ("`src/requests/sessions.py` keeps a session and `src/requests/hooks.py` "  # type: ignore[attr-defined]
+                                 "runs its hooks.")
+    for unresolved in ("`a/util.py`", "`other/hooks.py`"):  # two files end in a/util.py; none in other/
+        with pytest.raises(ValidationError, match="not in the facts"):
+            section_model("structure").model_validate(
+                {"explanation": f"The {unresolved} file runs the hooks of every session."},
+                context=known.as_context())
+
+
+def test_a_symbol_explanation_a_sentence_too_long_is_cut_not_reasked() -> None:
+    """requests' merge_setting: a 522-character explanation (limit 400) failed all three attempts."""
+    known = Known.build(subject="merge_setting")
+    first = "Merges a request's setting with the session's setting, the request's value winning. "
+    reply = SymbolExplanation.model_validate({"explanation": first + "It drops keys set to None. " * 20},
+                                             context=known.as_context())
+    assert len(reply.explanation) <= 400
+    assert reply.explanation.startswith(first + "It drops keys set to None.")
+    assert reply.explanation.endswith(".")
+    with pytest.raises(ValidationError, match="too long"):  # not even one sentence fits: re-asked
+        SymbolExplanation.model_validate({"explanation": "Merges " + "settings and " * 60 + "more."},
+                                         context=known.as_context())
