@@ -314,6 +314,7 @@ _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
 # a section's highlighted signature: the symbol index (rebuilt as a table) already carries it as text
 _SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight"><pre><span></span><code>.*?'
                               r"</code></pre></div>$\n?", re.S | re.M)
+_OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#rst-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
@@ -355,6 +356,7 @@ def index_text(markdown: str) -> str:
     # escapes them ("test&#95;url&#95;for"). The symbol index is then rebuilt exactly as retrieval was tuned
     # on (the same table as before; unescaping it too measured worse: flask MRR 0.879)
     text = _SIGNATURE_BLOCK.sub("", text).replace("&#95;", "_")
+    text = _OUTLINE_LINK.sub(r"\1", text)  # a doc's outline: its headings' words, not their anchors
     return _INDEX_TABLE.sub(table, text)
 
 

@@ -211,6 +211,8 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
 
     indexed = index_text((out / "docs" / "files" / "docs" / "guide.rst.md").read_text(encoding="utf-8"))
     assert "Hand-written words" not in indexed
+    assert "- Running it\n" in indexed  # the outline's words, not its anchors
+    assert "#rst-" not in indexed
     assert "# guide.rst" in indexed
 
 
