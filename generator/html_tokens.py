@@ -15,11 +15,13 @@ import re
 from html import unescape
 from typing import Any
 
-TEXT, START, END = 0, 1, 2
+TEXT, START, END, SPAN = 0, 1, 2, 3
 
-# text | start tag (quoted attribute values only) | end tag | anything else starting with '<' (give up)
+# text | a <span> holding only text (Pygments' markup: one token instead of three) | start tag (quoted
+# attribute values only) | end tag | anything else starting with '<' (give up)
 _TOKEN = re.compile(
     r"""([^<]+)"""
+    r"""|<span(?: class="([^"&]*)")?>([^<]*)</span>"""
     r"""|<([a-zA-Z][-.a-zA-Z0-9:_]*)((?:\s+[^\s/>"'=<]+(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*)\s*(/?)>"""
     r"""|</([a-zA-Z][-.a-zA-Z0-9:_]*)\s*>"""
     r"""|(<)""")
@@ -31,13 +33,23 @@ RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "
 
 def tokens(html: str) -> list[tuple[Any, ...]] | None:
     """(TEXT, text) / (START, name, raw attributes, self-closing) / (END, name) per token, names lower-cased
-    as html.parser hands them on; None when html.parser must read the text (see the module docstring)."""
+    as html.parser hands them on, and (SPAN, text, class or None) for a `<span>` (at most a class
+    attribute) holding only text: a start, a text (when not empty) and an end event; None when html.parser
+    must read the text (see the module docstring)."""
     out: list[tuple[Any, ...]] = []
     append = out.append
     for m in _TOKEN.finditer(html):
-        text, start, attrs, closing, end, other = m.groups()
+        text, span_class, span_text, start, attrs, closing, end, other = m.groups()
         if text is not None:
             append((TEXT, text))
+        elif span_text is not None:
+            if span_class == "linenodiv":  # an exclusion: its consumers want the three events
+                append((START, "span", f' class="{span_class}"', False))
+                if span_text:
+                    append((TEXT, span_text))
+                append((END, "span"))
+            else:
+                append((SPAN, span_text, span_class))
         elif start is not None:
             name = start.lower()
             if name in RAW_TEXT:

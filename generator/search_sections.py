@@ -26,7 +26,7 @@ from typing import Any
 
 from material.plugins.search.plugin import Element, Parser, Section, void
 
-from generator.html_tokens import END, START, TEXT, attributes, tokens
+from generator.html_tokens import END, SPAN, START, TEXT, attributes, tokens
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
@@ -69,6 +69,8 @@ class _Sections:
                 self.text(unescape(text) if "&" in text else text)
             elif kind == END:
                 self.end(token[1])
+            elif kind == SPAN:
+                self.span(token[1], token[2])
             else:
                 name = token[1]
                 self.start(name, dict(attributes(token[2])))
@@ -112,6 +114,21 @@ class _Sections:
             return
         if tag in _KEEP and not self._skipped():
             self._target().append(f"<{tag}>")
+
+    def span(self, text: str, css: str | None) -> None:
+        """A `<span>` holding only text: while `span` is not excluded, its start and end change nothing but
+        the preface a first tag opens (a span is no heading, kept tag, permalink or `pre`), so only its
+        text is handed on."""
+        if "span" in self.skip:
+            self.start("span", {"class": css} if css is not None else {})
+            if text:
+                self.text(unescape(text) if "&" in text else text)
+            self.end("span")
+            return
+        if self.section is None:
+            self._preface()
+        if text:
+            self.text(unescape(text) if "&" in text else text)
 
     def end(self, tag: str) -> None:
         tags = self.tags
@@ -176,7 +193,10 @@ def _skip_end(tokens: list[tuple[Any, ...]], at: int, name: str, skip: set[str])
     for j in range(at + 1, len(tokens)):
         token = tokens[j]
         kind = token[0]
-        if kind == START:
+        if kind == SPAN:
+            if "span" in tracked:
+                return at + 1
+        elif kind == START:
             tag = token[1]
             if tag in _HEADINGS or tag in tracked:
                 return at + 1
