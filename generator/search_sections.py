@@ -21,6 +21,8 @@ the corner cases above.
 
 from __future__ import annotations
 
+import logging
+import re
 from html import escape, unescape
 from typing import Any
 
@@ -28,11 +30,35 @@ from material.plugins.search.plugin import Element, Parser, Section, void
 
 from generator.html_tokens import END, SPAN, START, TEXT, attributes, tokens
 
+log = logging.getLogger(__name__)
+
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def sections(html: str) -> list[Any]:
-    """Material's `Parser().feed(html); .close()` sections of `html` (its `.data`), read more cheaply."""
+    """Material's `Parser().feed(html); .close()` sections of `html` (its `.data`), read more cheaply.
+
+    Material's parser raises ValueError ("'<li>' is not in list") on some rendered reST (pytest's
+    doctest.rst, sphinx's markdown.rst): a kept element closed in another section than it opened in. Such a
+    page gets its sections from the HTML without kept-element tags (headings and text stay searchable)
+    instead of failing the whole build."""
+    try:
+        return _sections(html)
+    except ValueError:
+        log.info("search sections: a list or paragraph crosses a heading; indexed without its markup")
+        return _sections(without_kept_tags(html))
+
+
+_KEPT_TAG = re.compile(r"</?(?:p|code|pre|li|ol|ul|sub|sup)\b[^>]*>", re.IGNORECASE)
+
+
+def without_kept_tags(html: str) -> str:
+    """`html` without the tags of the elements Material keeps in its search text (the only ones its parser
+    looks up again at their end tag, where it can fail)."""
+    return _KEPT_TAG.sub(" ", html)
+
+
+def _sections(html: str) -> list[Any]:
     found = tokens(html)
     if found is None:
         parser = Parser()

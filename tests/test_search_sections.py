@@ -13,7 +13,7 @@ from material.plugins.search.plugin import Parser
 from generator.build import build
 from generator.html_tokens import tokens
 from generator.render_cache import CONTENT_DIR
-from generator.search_sections import sections
+from generator.search_sections import _sections, sections
 from generator.site import RENDER_CACHE_DIR
 from sourcebook.config import load_config
 
@@ -38,7 +38,7 @@ def _outcome(read: Any, html: str) -> Any:
 
 
 def _same(html: str) -> None:
-    assert _outcome(sections, html) == _outcome(_material, html), html
+    assert _outcome(_sections, html) == _outcome(_material, html), html
 
 
 CASES = [
@@ -138,3 +138,32 @@ def test_every_page_of_a_generated_site_matches_materials_parser(tmp_path: Path)
         assert page is not None
         assert tokens(page["content"]) is not None  # the sanitizer's output never needs HTMLParser
         _same(page["content"])
+
+
+def test_the_fallback_for_pages_materials_parser_rejects_keeps_headings_and_text() -> None:
+    from generator.search_sections import sections, without_kept_tags
+
+    html = '<ul><li><p>intro <code>x</code></p><h2 id="use">Use it</h2><pre>run()</pre></li></ul>'
+    plain = without_kept_tags(html)
+    assert "<li" not in plain
+    assert "<p>" not in plain
+    assert "<code>" not in plain
+    found = sections(plain)
+    assert [section.id for section in found if section.id] == ["use"]
+    assert "run()" in " ".join("".join(section.text) for section in found)
+
+
+def test_a_page_materials_parser_rejects_gets_sections_instead_of_failing_the_build() -> None:
+    # A soup the random test found: Material's parser ends <ul> in a section that never saw it open.
+    html = ('word<sub class="headerlink"></sub><details class="linenodiv"><em id="i4">\n<span id="i6">'
+            '<em class="headerlink">\n&lt;x&gt;<ul class="x" id="j10"><a class="x" id="j11">\n'
+            '<details id="i13"></details><p data-search-exclude=""></p><code class="linenodiv">a &amp; b'
+            '<li id="i19">  \n  </li></code></a></ul></em><p id="i26">a &amp; btwo words</p></li><a>word'
+            '<h2 id="next">Next</h2>after')
+    with pytest.raises(ValueError, match="is not in list"):
+        _material(html)
+    found = sections(html)
+    assert [section.id for section in found if section.id] == ["next"]
+    text = " ".join("".join(section.text) for section in found)
+    assert "two words" in text
+    assert "after" in text
