@@ -158,14 +158,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def _page(browser: str) -> DevTools:
-    """A fresh tab: events (console, exceptions, log) from other tests' pages cannot leak in."""
+def _page(browser: str, width: int | None = None) -> DevTools:
+    """A fresh tab: events (console, exceptions, log) from other tests' pages cannot leak in. With `width`,
+    a desktop window that wide (900 px high)."""
     request = urllib.request.Request(f"{browser}/json/new?about:blank", method="PUT")
     with urllib.request.urlopen(request, timeout=10) as resp:
         page = json.load(resp)
     tools = DevTools(page["webSocketDebuggerUrl"])
     for domain in ("Page", "Runtime", "Log"):
         tools.call(f"{domain}.enable")
+    if width is not None:
+        tools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
+                   mobile=False)
     return tools
 
 

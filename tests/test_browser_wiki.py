@@ -108,10 +108,8 @@ def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: 
                                   "modules/src/flask/index.html", "files/docs/api.rst.html",
                                   "files/docs/quickstart.rst.html"])
 def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: str) -> None:
-    tools = _page(browser)
+    tools = _page(browser, width=1280)
     try:
-        tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
-                   mobile=False)
         _open(tools, flask_site + page)
         tools.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # sources too
         tools.pump(0.5)

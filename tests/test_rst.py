@@ -284,10 +284,8 @@ def test_a_wide_rendered_document_scrolls_inside_the_page(browser: str, tmp_path
     report = build(load_config(root), index=False)
     assert report.site_dir is not None
     with static_site(report.site_dir) as url:
-        tools = _page(browser)
+        tools = _page(browser, width=1280)
         try:
-            tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
-                       mobile=False)
             _open(tools, url + "files/docs/settings.rst.html")
             assert tools.evaluate("document.querySelectorAll('.sb-document table').length") == 2
             assert tools.evaluate(

@@ -295,10 +295,8 @@ def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Call
                    index=False)
     assert report.site_dir is not None
     with static_site(report.site_dir) as url:
-        tools = _page(browser)
+        tools = _page(browser, width=1280)
         try:
-            tools.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1,
-                       mobile=False)
             _open(tools, url + "topics/how-demo-runs.html")
             assert "Sources:" in tools.evaluate("document.querySelector('.md-content').innerText")
             if not MERMAID_CDN:
