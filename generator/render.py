@@ -318,9 +318,10 @@ _OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#rst-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
-# closing marker is the template's own)
+# closing marker is the template's own; it is inside the <div>: Markdown moves a comment after a raw block
+# past whatever follows)
 _DOCUMENT = re.compile(
-    r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^</div><!-- /sb-document -->$\n?', re.S | re.M)
+    r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^<!-- /sb-document --></div>$\n?', re.S | re.M)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
 _REFS_PARAGRAPH = re.compile(
     r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)

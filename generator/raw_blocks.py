@@ -1,0 +1,62 @@
+"""Markdown extension: the HTML blocks sourcebook renders itself, handed to Markdown's stash whole.
+
+A file page is mostly HTML that sourcebook wrote (highlighted signatures and source, the symbol index, a
+rendered reST document). Python-Markdown finds raw HTML blocks by running html.parser over the whole page,
+tag by tag, only to store each block unchanged: on flask's pages that scan was a third of Markdown's time.
+This preprocessor stores the blocks of the exact shapes the templates write, recognised whole at column 0
+between blank lines, the way Markdown's own block parser would have stored them, so its parser only reads
+the rest. The HTML that comes out is the same (tests/test_raw_blocks.py compares whole sites): a raw block
+is passed through verbatim either way, and then through the sanitizer (mkdocs_hooks.on_page_content).
+
+No repository text can take one of these shapes: every string the templates take from a repository is
+escaped (`<` as `&lt;`), and Markdown from a repository or a writer has its raw HTML stripped
+(generator/safe_markdown.py), so a line that starts with `<` is the templates' own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markdown import Extension
+from markdown.preprocessors import Preprocessor
+
+# Each shape ends at its own first closing mark: code in them is escaped, so the mark cannot occur inside.
+_BLOCK = re.compile(
+    r"(?:(?<=\n\n)|\A)(?:"
+    # a signature (render.signature_block): one line
+    r'<div class="language-[\w+-]+ highlight"><pre><span></span><code>[^\n]*?</code></pre></div>'
+    # a symbol's source (source_view.source_block): its code lines, to the first </details>
+    r'|<details class="note sb-source" data-search-exclude>[^<]*(?:<(?!/details>)[^<]*)*</details>'
+    # a source block left out (source_view.source_left_out): one line
+    r'|<p class="sb-more" data-search-exclude>[^\n]*</p>'
+    # the symbol index (render._index_rows): one line
+    r'|<div class="sb-index" data-search-exclude>[^\n]*</div>'
+    # a rendered document (templates/file.md.j2): to the comment that closes it (its sanitized HTML has none)
+    r'|<div class="sb-document[\w -]*" data-search-exclude>\n(?:[^\n]*\n)*?<!-- /sb-document --></div>'
+    r")(?=\n\n)")
+
+
+class RawBlockPreprocessor(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        text = "\n".join(lines)
+        if "<" not in text:
+            return lines
+        stash = self.md.htmlStash
+
+        def store(m: re.Match[str]) -> str:
+            # Markdown's block parser stores a block followed by a blank line with a newline (htmlparser.py)
+            return stash.store(m.group(0) + "\n")
+
+        return _BLOCK.sub(store, text).split("\n")
+
+
+class RawBlocksExtension(Extension):
+    def extendMarkdown(self, md: Any) -> None:  # Python-Markdown's name
+        # after whitespace normalisation (30: it strips any placeholder characters a page carries) and after
+        # MkDocs' scan of raw HTML for anchor ids (21), before Markdown's own raw HTML blocks (20)
+        md.preprocessors.register(RawBlockPreprocessor(md), "sourcebook_raw_blocks", 20.5)
+
+
+def makeExtension(**kwargs: Any) -> RawBlocksExtension:  # Python-Markdown's entry point
+    return RawBlocksExtension(**kwargs)
