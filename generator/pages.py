@@ -26,6 +26,7 @@ from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
     PageState,
+    StateMemo,
     draft_key,
     file_context,
     is_stale,
@@ -80,6 +81,7 @@ class PageSink:
         self.reused: dict[str, tuple[BaseModel, dict[str, Any]]] = {}
         self.dirty = False
         self.saved_at = time.monotonic()
+        self.encoded: StateMemo = {}  # each row's JSON as last saved: a save encodes new rows only
 
     def fresh(self, page_id: str, key: str) -> bool:
         if is_stale(page_id, key, self.state, self.docs) and (
@@ -88,6 +90,7 @@ class PageSink:
         row = self.state[page_id]
         if row.retry:  # a fallback waiting out its backoff: one run less to wait
             row.retry_wait -= 1
+            self.encoded.pop(page_id, None)  # changed in place: encoded again
             self.dirty = True
         self.report.pages_unchanged += 1
         return True
@@ -210,7 +213,7 @@ class PageSink:
 
     def save(self) -> None:
         if self.dirty or not (self.config.out_dir / "state" / "pages.json").is_file():
-            save_state(self.config.out_dir, self.state)
+            save_state(self.config.out_dir, self.state, self.encoded)
             self.dirty = False
         self.saved_at = time.monotonic()
 

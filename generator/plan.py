@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -389,9 +389,35 @@ def load_state(out_dir: Path) -> dict[str, PageState]:
     return out
 
 
-def save_state(out_dir: Path, pages: Mapping[str, PageState]) -> None:
-    data = {"version": STATE_VERSION, "pages": {k: asdict(v) for k, v in sorted(pages.items())}}
-    atomic_write_text(state_path(out_dir), json.dumps(data, ensure_ascii=False, indent=0))
+# page id -> (a row, its `"id": {...}` line): what save_state encoded, kept while the row is the same object
+StateMemo = dict[str, tuple[PageState, str]]
+
+
+def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | None = None) -> None:
+    """Write the state file: json.dumps({"version", "pages"}, indent=0), byte for byte.
+
+    A build saves every few seconds while it writes pages, and encoding every row each time was quadratic
+    (the monorepo's 13,000 rows took 0.6 s a save). With indent=0 a nested value's text does not depend on
+    its depth, so each row is encoded alone and its text kept in `memo` while the row is the same object; a
+    caller that changes a row in place drops its entry (PageSink does)."""
+    memo = {} if memo is None else memo
+    rows = []
+    for page_id, row in sorted(pages.items()):
+        kept = memo.get(page_id)
+        if kept is None or kept[0] is not row:
+            kept = (row, f"{json.dumps(page_id, ensure_ascii=False)}: {_row_json(row)}")
+            memo[page_id] = kept
+        rows.append(kept[1])
+    for page_id in [p for p in memo if p not in pages]:
+        del memo[page_id]
+    body = "{\n" + ",\n".join(rows) + "\n}" if rows else "{}"
+    text = f'{{\n"version": {json.dumps(STATE_VERSION)},\n"pages": {body}\n}}'
+    atomic_write_text(state_path(out_dir), text)
+
+
+def _row_json(row: PageState) -> str:
+    # a shallow dict: asdict's deep copy of the drafts only to encode them took most of the time
+    return json.dumps({f.name: getattr(row, f.name) for f in fields(row)}, ensure_ascii=False, indent=0)
 
 
 MAX_RETRY_WAIT = 16  # runs: a page the model keeps failing is still retried at least this often

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from generator.plan import (
     OVERVIEW_ID,
+    STATE_VERSION,
     PageState,
     file_page_ids,
     load_state,
@@ -16,6 +19,7 @@ from generator.plan import (
     plan_pages,
     save_state,
     stale_pages,
+    state_path,
 )
 
 
@@ -82,6 +86,32 @@ def test_state_round_trip_and_staleness(tmp_path: Path) -> None:
     assert orphan_pages({"files/a.py.md"}, loaded, docs) == ["files/gone.py.md"]
 
 
+def test_state_file_is_the_plain_json_dump_and_a_memo_only_skips_unchanged_rows(tmp_path: Path) -> None:
+    def plain(state: dict[str, PageState]) -> str:  # what the state file always was
+        rows = {k: asdict(v) for k, v in sorted(state.items())}
+        return json.dumps({"version": STATE_VERSION, "pages": rows}, ensure_ascii=False, indent=0)
+
+    state = {"files/ü \"q\".py.md": PageState("k1", "file", "ü.py", "ü.py", "Ü, \u2028 and \"x\".",
+                                                symbols=["a", "b"], docstrings={"a": "Doc.\nMore."},
+                                                draft={"summary": "S", "nested": {"x": [1, {"y": None}]}}),
+             "modules/m.md": PageState("k2", "module", "m", "m", "", draft={}, retry=True, retry_wait=3)}
+    for pages in ({}, state):
+        save_state(tmp_path, pages)
+        assert state_path(tmp_path).read_text(encoding="utf-8") == plain(pages)
+    memo: dict[str, tuple[PageState, str]] = {}
+    save_state(tmp_path, state, memo)
+    assert set(memo) == set(state)
+    state["modules/m.md"] = replace(state["modules/m.md"], summary="new")  # a new row object: encoded again
+    state["files/new.py.md"] = PageState("k3", "file", "new.py", "new.py", "N.")
+    save_state(tmp_path, state, memo)
+    assert state_path(tmp_path).read_text(encoding="utf-8") == plain(state)
+    assert load_state(tmp_path) == state
+    del state["files/new.py.md"]
+    save_state(tmp_path, state, memo)
+    assert set(memo) == set(state)
+    assert load_state(tmp_path) == state
+
+
 def test_retry_marks_a_page_stale_whatever_its_key(tmp_path: Path) -> None:
     (tmp_path / "p.md").write_text("x")
     state = {"p.md": PageState("k", "file", "p", "p", "", retry=True)}
@@ -106,3 +136,20 @@ def test_very_long_names_are_shortened_uniquely() -> None:
     ids = file_page_ids([a, b])
     assert ids[a] != ids[b]
     assert all(len(i.split("/")[-1].encode()) <= 255 - len(".html") for i in ids.values())
+
+
+def test_page_sink_saves_a_row_changed_in_place_after_an_earlier_save(tmp_path: Path) -> None:
+    """A fallback page waiting out its backoff counts down in place: the memo of its encoded row goes."""
+    from generator.build_report import BuildReport
+    from generator.pages import PageSink
+    from sourcebook.config import load_config
+
+    config = load_config(tmp_path, overrides={"out_dir": str(tmp_path / "out")}, env={})
+    (config.docs_dir / "files").mkdir(parents=True)
+    (config.docs_dir / "files" / "a.py.md").write_text("# a")
+    state = {"files/a.py.md": PageState("k", "file", "a.py", "a.py", "A.", retry=True, retry_wait=3)}
+    sink = PageSink(config, state, BuildReport(root=tmp_path, out_dir=config.out_dir, writer_id="w"))
+    sink.save()
+    assert sink.fresh("files/a.py.md", "k")  # waiting: not rewritten, one run less to wait
+    sink.save()
+    assert load_state(config.out_dir)["files/a.py.md"].retry_wait == 2
