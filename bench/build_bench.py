@@ -4,6 +4,7 @@ Usage:
     .venv/bin/python bench/build_bench.py REPO [--runs N] [--no-index] [--code DIR [--code DIR2 ...]]
     .venv/bin/python bench/build_bench.py --synthetic-tree [--folders 200 --files 100]
     .venv/bin/python bench/build_bench.py --synthetic N          # N generated modules that import each other
+    .venv/bin/python bench/build_bench.py REPO --cold-only [--no-site] [--no-index] [--code A --code B]
 
 One run of the bench prints, for the tree:
 - full build (median of --runs cold builds into fresh output folders), then a no-change re-run, then a
@@ -46,9 +47,9 @@ import json, sys
 from pathlib import Path
 from generator.build import build
 from sourcebook.config import load_config
-repo, out, index = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
-report = build(load_config(repo, overrides={"out_dir": out}), index=index)
-print(json.dumps({"timings": report.timings, "written": len(report.pages_written),
+repo, out, index, site = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
+report = build(load_config(repo, overrides={"out_dir": out}), index=index, site=site)
+print(json.dumps({"timings": report.timings, "cpu": report.cpu, "written": len(report.pages_written),
                   "total": report.pages_total, "site_built": report.site_built}))
 """
 
@@ -65,6 +66,7 @@ class Run:
     pss_mb: float
     cpu: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+    stage_cpu: dict[str, float] = field(default_factory=dict)  # stage -> CPU s (build process + children)
 
 
 # -- memory of a process tree --------------------------------------------------------------------------------
@@ -124,10 +126,11 @@ class TreeMemory:
         self._thread.join()
 
 
-def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path) -> Run:
+def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path, site: bool = True) -> Run:
     env = dict(os.environ, PYTHONPATH=str(code), NO_MKDOCS_2_WARNING="1")
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(repo), str(out), "1" if index else "0"],
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(repo), str(out), "1" if index else "0",
+                             "1" if site else "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=code)
     memory = TreeMemory(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -142,7 +145,7 @@ def one_build(label: str, repo: Path, out: Path, *, index: bool, code: Path) -> 
     # wait4's rusage covers the child and its waited-for descendants (mkdocs, workers)
     cpu = usage.ru_utime + usage.ru_stime
     run = Run(label, wall, report["timings"], report["written"], report["total"], report["site_built"],
-              memory.rss_kb / 1024, memory.pss_kb / 1024, cpu)
+              memory.rss_kb / 1024, memory.pss_kb / 1024, cpu, stage_cpu=report.get("cpu", {}))
     print(f"  {label}: {wall:.1f}s wall, {cpu:.1f}s CPU, {run.written} pages written, "
           f"peak RSS {run.rss_mb:.0f} MB (PSS {run.pss_mb:.0f} MB)", flush=True)
     return run
@@ -304,6 +307,10 @@ def print_report(repo_label: str, full: list[Run], nochange: Run, edit: Run, edi
         if any(stage in r.timings for r in (*full, edit, nochange)):
             rows.append((f"  {stage} s", statistics.median(r.timings.get(stage, 0.0) for r in full),
                          edit.timings.get(stage, 0.0), nochange.timings.get(stage, 0.0), ".1f"))
+    for stage in STAGES:  # what each stage cost the machine, and (against its wall) how it uses the cores
+        if any(stage in r.stage_cpu for r in (*full, edit, nochange)):
+            rows.append((f"  {stage} CPU s", statistics.median(r.stage_cpu.get(stage, 0.0) for r in full),
+                         edit.stage_cpu.get(stage, 0.0), nochange.stage_cpu.get(stage, 0.0), ".1f"))
     rows += [("pages written", med(lambda r: r.written), edit.written, nochange.written, ".0f"),
              ("peak RSS MB (tree sum)", med(lambda r: r.rss_mb), edit.rss_mb, nochange.rss_mb, ".0f"),
              ("peak PSS MB (tree sum)", med(lambda r: r.pss_mb), edit.pss_mb, nochange.pss_mb, ".0f")]
@@ -359,6 +366,27 @@ def print_comparison(label: str, results: list[CodeResult]) -> None:
         print(f"full CPU {name} / {names[0]}: {med(result.full, lambda x: x.cpu) / base:.2f}x")
 
 
+def print_cold(label: str, codes: list[Path], full: list[list[Run]]) -> None:
+    """--cold-only: the checkouts' cold builds side by side, every stage's wall and CPU (medians)."""
+    def med(runs: list[Run], get: Callable[[Run], float]) -> float:
+        return statistics.median(get(r) for r in runs)
+
+    names = [f"[{k}]" for k in range(len(codes))]
+    print(f"\n== cold builds of {label} (median of {len(full[0])}): "
+          + "; ".join(f"{n} {c}" for n, c in zip(names, codes, strict=True)))
+    print(f"{'':24}" + "".join(f"{n + ' wall':>14}{n + ' CPU':>12}" for n in names))
+    rows = [("build s", [(med(r, lambda x: x.wall), med(r, lambda x: x.cpu)) for r in full])]
+    for stage in STAGES:
+        if any(stage in x.timings for r in full for x in r):
+            rows.append((f"  {stage} s", [(med(r, lambda x, st=stage: x.timings.get(st, 0.0)),
+                                           med(r, lambda x, st=stage: x.stage_cpu.get(st, 0.0)))
+                                          for r in full]))
+    for name, pairs in rows:
+        print(f"{name:24}" + "".join(f"{w:>14.1f}{c:>12.1f}" for w, c in pairs))
+    print(f"{'peak RSS MB (tree sum)':24}" + "".join(f"{med(r, lambda x: x.rss_mb):>14.0f}{'':>12}"
+                                                      for r in full))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -375,9 +403,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--synthetic", type=int, default=0, metavar="N",
                         help="a generated N-module tree whose modules import each other instead of REPO")
+    parser.add_argument("--cold-only", action="store_true",
+                        help="only the cold builds (no no-change or one-edit run): each stage's wall and CPU")
+    parser.add_argument("--no-site", action="store_true",
+                        help="leave the site out too (with --cold-only): the stages before it")
     parser.add_argument("--keep", type=Path, help="keep the work folder here (the site, for inspection)")
     args = parser.parse_args()
     index = not args.no_index
+    if args.no_site and not args.cold_only:
+        parser.error("--no-site needs --cold-only (the other runs measure the site)")
     checkouts: list[Path] = args.code or [HERE]
 
     def tree(into: Path) -> tuple[Path, str]:
@@ -411,9 +445,13 @@ def main() -> None:
             for k, (code, repo) in enumerate(zip(codes, repos, strict=True)):
                 out = tmp / f"out{k}-{n}"
                 tag = f"[{k}] " if len(checkouts) > 1 else ""
-                full[k].append(one_build(f"{tag}full {n + 1}", repo, out, index=index, code=code))
-                if n < args.runs - 1:
+                full[k].append(one_build(f"{tag}full {n + 1}", repo, out, index=index, code=code,
+                                         site=not args.no_site))
+                if n < args.runs - 1 or args.cold_only:
                     shutil.rmtree(out)
+        if args.cold_only:
+            print_cold(label, [c.resolve() for c in checkouts], full)
+            return
         results = []
         for k, (code, repo) in enumerate(zip(codes, repos, strict=True)):
             tag = f"[{k}] " if len(checkouts) > 1 else ""

@@ -70,7 +70,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             check_owned(directory)
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
-    timer = _Timer(report.timings)
+    timer = _Timer(report.timings, report.cpu)
 
     # read even by --check and --no-index runs (a pull request's check on a fresh runner): it is only loaded
     # when a page is missing here, and there is none to load without an index
@@ -287,8 +287,9 @@ def topic_nav(nav: list[Any], topics: Sequence[tuple[str, str]]) -> list[Any]:
 
 
 class _Timer:
-    def __init__(self, into: dict[str, float]) -> None:
+    def __init__(self, into: dict[str, float], cpu: dict[str, float]) -> None:
         self.into = into
+        self.cpu = cpu
 
     def __call__(self, stage: str) -> _Timer:
         self.stage = stage
@@ -296,6 +297,14 @@ class _Timer:
 
     def __enter__(self) -> None:
         self.started = time.perf_counter()
+        self.started_cpu = _cpu_seconds()
 
     def __exit__(self, *exc: object) -> None:
         self.into[self.stage] = self.into.get(self.stage, 0.0) + time.perf_counter() - self.started
+        self.cpu[self.stage] = self.cpu.get(self.stage, 0.0) + _cpu_seconds() - self.started_cpu
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that ended (os.times counts those once waited for)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system

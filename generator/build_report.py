@@ -49,7 +49,10 @@ class BuildReport:
     site_dir: Path | None = None
     index: Any = None  # generator.index.IndexReport when the index was updated
     changes: FileChanges | None = None  # files added/changed/deleted since the last build (None: first one)
-    timings: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)  # stage -> wall seconds
+    # stage -> CPU seconds of this process and the children it waited for (the site engine, workers): the
+    # fair figure on a shared machine, and with wall the measure of how well a stage uses the cores
+    cpu: dict[str, float] = field(default_factory=dict)
 
     @property
     def skip_reasons(self) -> dict[str, int]:
