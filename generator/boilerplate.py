@@ -67,3 +67,55 @@ def strip_boilerplate(text: str) -> str:
             continue
         return "\n\n".join([rest, *paragraphs[i + 1:]]).strip("\n")
     return ""
+
+
+# a reST section adornment (any punctuation repeated, over- or underlining a title) or a Markdown setext rule
+_ADORNMENT = re.compile(r"""^\s*([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}\s*$""")
+_ATX_TITLE = re.compile(r"^\s{0,3}#{1,6}\s+(\S.*?)\s*#*\s*$")
+_WORD = re.compile(r"[^\W_]")  # a paragraph without a letter or digit is art (a banner), not prose
+
+
+def strip_title(text: str) -> str:
+    """`text` from its first real paragraph: a leading title (reST text under- or over-and-underlined,
+    Markdown setext or `# Title`) and leading paragraphs holding no letter or digit (ASCII-art banners)
+    are skipped, so "requests.structures / ~~~~ / Data structures that power Requests." describes itself
+    by its third line. A text that is only a title gives the title's words."""
+    lines = text.strip("\n").split("\n")
+    title = ""
+    i = 0
+    while True:
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        if i >= len(lines):
+            break
+        line, nxt = lines[i], lines[i + 1] if i + 1 < len(lines) else ""
+        after = lines[i + 2] if i + 2 < len(lines) else ""
+        if _ADORNMENT.match(line) and _WORD.search(nxt) and _ADORNMENT.match(after):
+            title, i = title or nxt.strip(), i + 3
+        elif _WORD.search(line) and not _ADORNMENT.match(line) and _ADORNMENT.match(nxt):
+            title, i = title or line.strip(), i + 2
+        elif (m := _ATX_TITLE.match(line)) and _WORD.search(m.group(1)):
+            title, i = title or m.group(1), i + 1
+        elif not _WORD.search(line):
+            # a banner: skip the whole paragraph of lines without letters
+            j = i
+            while j < len(lines) and lines[j].strip() and not _WORD.search(lines[j]):
+                j += 1
+            if j < len(lines) and lines[j].strip():
+                break  # a letterless line glued to prose (a table rule) is content
+            i = j
+        else:
+            break
+    rest = "\n".join(lines[i:]).strip("\n")
+    return rest if rest.strip() else title
+
+
+def lead_sentences(paragraph: str) -> str:
+    """A description paragraph without its trailing lead-in to an example ("… for human beings. Basic GET
+    usage:"): when it ends with a colon after a full sentence, it ends at that sentence."""
+    para = paragraph.rstrip()
+    if para.endswith(":"):
+        ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", para)]
+        if ends:
+            return para[: ends[-1]]
+    return paragraph

@@ -265,3 +265,38 @@ def module_imports(directory: str, *, files: Sequence[str], subdirs: Sequence[st
     if cut:
         words.append(f"{cut} weaker import arrow{'s' if cut != 1 else ''} left out")
     return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words))
+
+
+def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[str]],
+                      pages: Mapping[str, str], from_page: str, *, max_nodes: int = MAX_NODES,
+                      max_edges: int = MAX_EDGES) -> Graph | None:
+    """The main package drawn file by file, for a repository whose package-level diagram would be a few
+    boxes: its files and the imports between them, boxed by folder when there are several, at most
+    `max_nodes` files (the most connected) and `max_edges` arrows (the strongest); the rest said in words.
+    `pages`: file page ids (each node opens its file's page)."""
+    inside = set(paths)
+    weights: Counter[tuple[str, str]] = Counter()
+    for a in inside:
+        for b in depends_on.get(a, ()):
+            if b in inside and b != a:
+                weights[(a, b)] += 1
+    if not weights:
+        return None
+    degree: Counter[str] = Counter()
+    for a, b in weights:
+        degree[a] += 1
+        degree[b] += 1
+    chosen = set(sorted(degree, key=lambda p: (-degree[p], p))[:max_nodes])
+    edges, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, max_edges)
+    drawn = sorted(chosen)
+    folders = {posixpath.dirname(p) for p in drawn}
+    ids = {p: f"f{i}" for i, p in enumerate(drawn)}
+    nodes = [(ids[p], posixpath.basename(p), page_url(pages[p], from_page) if p in pages else "",
+              (posixpath.dirname(p) or ".") + "/" if len(folders) > 1 else "") for p in drawn]
+    hidden = len(inside) - len(drawn)
+    words = []
+    if hidden > 0:
+        words.append(f"{hidden} less connected file{'s' if hidden != 1 else ''} not shown")
+    if cut:
+        words.append(f"{cut} weaker import arrow{'s' if cut != 1 else ''} left out")
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from generator.boilerplate import lead_sentences, strip_title
 from generator.docmarkup import (
     ADMONITIONS,
     Block,
@@ -70,9 +71,9 @@ _SUMMARY_END = re.compile(r"^\s*(?:[@\\][A-Za-z]+\b|:[A-Za-z][\w ]*:(?!`)|\.\. )
 
 def docstring_summary(text: str, limit: int = 200) -> str:
     """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
-    para = re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0]
+    para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
     para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
-    line = plain_line(para)
+    line = plain_line(lead_sentences(para))
     if len(line) > limit:
         line = line[: limit - 1].rsplit(" ", 1)[0] + "…"
     return line

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.diagrams import Graph, architecture
+from generator.diagrams import Graph, architecture, file_architecture
 from generator.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
 from generator.facts import FileFacts
-from generator.nav import dir_group
+from generator.nav import Group, dir_group, file_group
 
 MAX_ABSTRACTIONS = 8
 README_INTRO_LINES = 40
@@ -41,10 +41,12 @@ class Orientation:
     diagram: Graph | None = None
     start_reading: tuple[str, ...] = ()  # file paths, in reading order
     readme_intro: str = ""
+    diagram_level: str = ""  # "packages" or "files" (the main package drawn file by file)
 
     def key(self) -> str:
         return repr((self.entries, self.abstractions, self.diagram.mermaid() if self.diagram else "",
-                     self.diagram.left_out if self.diagram else "", self.start_reading, self.readme_intro))
+                     self.diagram.left_out if self.diagram else "", self.diagram_level, self.start_reading,
+                     self.readme_intro))
 
 
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
@@ -114,6 +116,47 @@ def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
     return out
 
 
+_GROUP_RANK = {"source": 0, "docs": 1, "tests": 2, "examples": 3, "tooling": 4}
+
+
+def folder_group(directory: str) -> Group:
+    """A folder's group by its top-level folder (nav.dir_group); a dot-folder anywhere is tooling."""
+    parts = directory.split("/")
+    return "tooling" if any(p.startswith(".") for p in parts) else dir_group(parts[0])
+
+
+def path_group(path: str, kind: str = "code") -> Group:
+    """A file's group: its folder's, or at the root its own (nav.file_group: setup.py is tooling)."""
+    return folder_group(posixpath.dirname(path)) if "/" in path else file_group(path, kind)
+
+
+def pass_through(directory: str, children: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> bool:
+    """A folder with no files of its own and one subfolder (`src/` holding `flask/`): its subfolder stands
+    for it wherever folders are listed for orientation."""
+    files, subdirs = children.get(directory, ((), ()))
+    return not files and len(subdirs) == 1
+
+
+def orientation_folders(children: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+                        importance: Mapping[str, float], limit: int = 10, per_group: int = 2) -> list[str]:
+    """The folders a newcomer should know, for "Most important modules": pass-through folders collapsed
+    into their child, the source packages first (most important first), then at most `per_group` each of
+    docs, tests and examples; tooling and dot-folders only when nothing else exists."""
+    folders = [d for d in children if d and not pass_through(d, children)]
+    folders.sort(key=lambda d: (_GROUP_RANK[folder_group(d)], -round(importance.get(d, 0.0), 9), d))
+    out: list[str] = []
+    taken: dict[str, int] = {}
+    for d in folders:
+        group = folder_group(d)
+        if group == "tooling" and any(folder_group(x) != "tooling" for x in folders):
+            continue
+        if group != "source" and taken.get(group, 0) >= per_group:
+            continue
+        taken[group] = taken.get(group, 0) + 1
+        out.append(d)
+    return out[:limit]
+
+
 def _is_source(path: str) -> bool:
     """A file of the project's own code: not under tests, docs, examples or tooling folders."""
     return "/" not in path or dir_group(path.split("/", 1)[0]) == "source"
@@ -141,6 +184,90 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
     return rows[:limit]
 
 
+MIN_PACKAGE_NODES = 6  # a package diagram with fewer boxes (or no arrows) orients nobody: draw files instead
+MAX_START = 5
+_API_ROOTS = frozenset({"__init__.py", "index.js", "index.mjs", "index.cjs", "index.ts", "index.tsx",
+                        "index.jsx", "lib.rs"})
+MAX_API_FILES = 10
+_LAUNCHER_LINES = 12  # an entry file this short (`__main__.py` calling cli.main) is read through what it runs
+
+
+_API_KINDS = frozenset({"class", "function", "interface", "struct", "trait", "enum", "type"})
+
+
+def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on: Mapping[str, Iterable[str]],
+               importance: Mapping[str, float], roots: int = 2) -> list[str]:
+    """The public API of the `roots` most important top-level packages: the files defining the classes and
+    functions their root module (`__init__.py`, `index.js`, `lib.rs`) re-exports by name (constants, module
+    objects and version strings are not where reading starts), callers before what they call: the files
+    leading (through imports) to more of the others first, then those giving users more code. None when
+    they are more than MAX_API_FILES (pytest's root re-exports from 30 plugins: no small surface)."""
+    source = set(files)
+    found = [p for p in source if posixpath.basename(p) in _API_ROOTS]
+    dirs = {posixpath.dirname(p) for p in found}
+
+    def top(path: str) -> bool:
+        d = posixpath.dirname(posixpath.dirname(path))
+        while d:
+            if d in dirs:
+                return False
+            d = posixpath.dirname(d)
+        return True
+
+    chosen = sorted((p for p in found if top(p)),
+                    key=lambda p: (-importance.get(posixpath.dirname(p), 0.0), p))[:roots]
+    api: list[str] = []
+    for root in chosen:
+        names = {n for imp in facts[root].imports for n in imp.names} if root in facts else set()
+        for q in depends_on.get(root, ()):
+            if q in source and q not in found and q not in api and q in facts and any(
+                    s.public and s.parent is None and s.kind in _API_KINDS and s.name in names
+                    for s in facts[q].symbols):
+                api.append(q)
+    if not api or len(api) > MAX_API_FILES:
+        return []  # a root re-exporting from dozens of files has no small surface to start at
+    members = set(api)
+    imports = {p: {q for q in depends_on.get(p, ()) if q in members and q != p} for p in api}
+
+    def reach(p: str) -> int:  # how many of the other API files p leads to, through imports
+        seen, todo = {p}, [p]
+        while todo:
+            for q in imports[todo.pop()]:
+                if q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+        return len(seen) - 1
+
+    def size(p: str) -> int:  # lines of the classes and functions p gives the package's users
+        return sum(s.end_line - s.start_line + 1 for s in facts[p].symbols
+                   if s.public and s.parent is None and s.kind in _API_KINDS)
+
+    return sorted(api, key=lambda p: (-reach(p), -size(p), p))
+
+
+def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions: Sequence[Abstraction],
+                  ranked: Sequence[str], facts: Mapping[str, FileFacts],
+                  depends_on: Mapping[str, Iterable[str]], limit: int = MAX_START) -> list[str]:
+    """Where a newcomer starts: the public API (up to three files), then the entry points (a launcher of a
+    few lines replaced by the files it runs), then the most-used abstractions, then the most important
+    files."""
+    entry_files: list[str] = []
+    launchers: set[str] = set()
+    for e in entries:
+        f = facts.get(e.path)
+        if f is not None and f.line_count and f.line_count <= _LAUNCHER_LINES and not e.qualname:
+            launchers.add(e.path)
+            entry_files += [q for q in depends_on.get(e.path, ())
+                            if q in facts and facts[q].file.kind == "code"]
+        else:
+            entry_files.append(e.path)
+    out: list[str] = []
+    for path in [*api[:3], *entry_files[:2], *(a.path for a in abstractions), *ranked]:
+        if path not in out and path not in launchers:
+            out.append(path)
+    return out[:limit]
+
+
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
                 graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
                 readme: str, sources: Mapping[str, str] | None = None) -> Orientation:
@@ -154,14 +281,21 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
     def module_of(path: str) -> str:
         return posixpath.dirname(path)
 
+    # the project's own code: not tests, docs, examples, tooling or root scripts like setup.py
+    code = [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
     diagram = architecture(modules, graph.depends_on, importance, module_of, "index.md", keep=source_package)
+    level = "packages"
+    if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
+        # a handful of package boxes says little: the main package's files and their imports say more
+        by_file = file_architecture(code, graph.depends_on, files, "index.md")
+        if by_file is not None:
+            diagram, level = by_file, "files"
     if diagram is None:
         diagram = architecture(modules, graph.depends_on, importance, module_of, "index.md",
                                keep=lambda d: dir_group(d.split("/", 1)[0]) != "tooling")
-    start: list[str] = []
-    for path in [e.path for e in entries] + [a.path for a in abstractions] + graph.ranked_files(
-            [p for p in files if p in facts and facts[p].file.kind == "code" and _is_source(p)])[:3]:
-        if path not in start:
-            start.append(path)
+    api = public_api(code, facts, graph.depends_on, importance)
+    start = reading_order(api=api, entries=entries, abstractions=abstractions,
+                          ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on)
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
-                       start_reading=tuple(start[:5]), readme_intro=readme_intro(readme))
+                       diagram_level=level if diagram is not None else "", start_reading=tuple(start),
+                       readme_intro=readme_intro(readme))

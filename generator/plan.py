@@ -21,7 +21,7 @@ import posixpath
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
@@ -197,19 +197,23 @@ def _owner(path: str, module: str, subdirs: list[str]) -> str | None:
     return None
 
 
-def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int) -> tuple[EntryPoint, ...]:
+def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int,
+                      first: Callable[[str], bool] | None = None) -> tuple[EntryPoint, ...]:
+    """The most referenced public top-level symbols; `first(path)` true puts a file's symbols ahead (the
+    overview's: the project's own code before docs themes and test helpers)."""
     candidates = []
     for f in facts:
         if f.file.kind != "code":
             continue
+        ahead = 0 if first is None or first(f.path) else 1
         for s in f.symbols:
             if s.public and s.parent is None and s.kind not in {"module", "variable", "field", "impl"}:
                 rank = graph.symbol_rank.get((f.path, s.qualname), 0.0)
-                candidates.append((-rank, f.path, s.start_line, s))
-    candidates.sort(key=lambda c: c[:3])
+                candidates.append((ahead, -rank, f.path, s.start_line, s))
+    candidates.sort(key=lambda c: c[:4])
 
     return tuple(EntryPoint(path, s.qualname, s.kind, s.signature, first_paragraph(s.docstring, 200))
-                 for _, path, _, s in candidates[:limit])
+                 for _, _, path, _, s in candidates[:limit])
 
 
 def module_context(directory: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
@@ -264,10 +268,15 @@ def module_importance(plan: PagePlan, graph: GraphView) -> dict[str, float]:
 def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
                      summaries: Mapping[str, str], readme: str, readme_path: str,
                      skipped_count: int = 0) -> OverviewContext:
+    from generator.orientation import orientation_folders, path_group
+
     importance = module_importance(plan, graph)
-    top_dirs = sorted((d for d in plan.modules if d),
-                      key=lambda d: (-round(importance.get(d, 0.0), 9), d))[:10]
-    top_files = sorted(plan.files, key=lambda p: (-round(graph.file_rank.get(p, 0.0), 9), p))[:10]
+    top_dirs = orientation_folders(plan.children, importance)
+
+    def group(path: str) -> bool:  # the project's own code before its tests, docs and tooling
+        return path_group(path, facts[path].file.kind if path in facts else "code") != "source"
+
+    top_files = sorted(plan.files, key=lambda p: (group(p), -round(graph.file_rank.get(p, 0.0), 9), p))[:10]
     languages: dict[str, int] = defaultdict(int)
     for f in facts.values():
         languages[f.file.language or "other"] += 1
@@ -277,7 +286,7 @@ def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFac
                           for d in top_dirs),
         top_files=tuple(PageLink(p, plan.files[p], page_title(p), summaries.get(p, "")) for p in top_files),
         languages=tuple(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
-        entry_points=_top_entry_points(facts.values(), graph, 10),
+        entry_points=_top_entry_points(facts.values(), graph, 10, first=lambda p: not group(p)),
         file_count=len(facts), symbol_count=sum(len(f.symbols) for f in facts.values()),
         skipped_count=skipped_count)
 

@@ -558,6 +558,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
         diagram=o.diagram.mermaid() if o.diagram else "",
         diagram_note=o.diagram.left_out if o.diagram else "",
+        diagram_files=o.diagram_level == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 

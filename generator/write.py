@@ -21,7 +21,7 @@ from typing import Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from generator.boilerplate import strip_boilerplate
+from generator.boilerplate import lead_sentences, strip_boilerplate, strip_title
 from generator.docmarkup import code_span, plain_line
 from generator.facts import FileFacts, Symbol
 
@@ -233,12 +233,13 @@ _KIND_PLURAL = {"class": "classes", "function": "functions", "method": "methods"
 
 
 def first_paragraph(text: str, limit: int = 600) -> str:
-    """The first blank-line-separated paragraph of `text`, on one line, cut at `limit` characters."""
-    text = text.strip()
+    """The first blank-line-separated paragraph of `text`, on one line, cut at `limit` characters; a leading
+    title and its underline are not a paragraph (boilerplate.strip_title), nor is a lead-in to an example."""
+    text = strip_title(text).strip()
     if not text:
         return ""
     para = re.split(r"\n\s*\n", text, maxsplit=1)[0]
-    para = " ".join(line.strip() for line in para.splitlines())
+    para = lead_sentences(" ".join(line.strip() for line in para.splitlines()))
     if len(para) > limit:
         para = para[: limit - 1].rsplit(" ", 1)[0] + "…"
     return para

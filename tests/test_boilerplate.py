@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.boilerplate import is_boilerplate, strip_boilerplate
+from generator.boilerplate import is_boilerplate, lead_sentences, strip_boilerplate, strip_title
 from generator.docs import read_document
 from generator.facts import SourceFile
 from generator.parse import extract
@@ -62,3 +62,29 @@ def test_docs_first_paragraph_skips_license() -> None:
     doc = read_document("Title\n=====\n\nCopyright 2020 ACME. All rights reserved.\n\nThe real intro.\n",
                         "rst")
     assert doc.first_paragraph == "The real intro."
+
+
+@pytest.mark.parametrize(("text", "lead"), [
+    ("requests.structures\n~~~~~~~~~~~~~~~~~~~\n\nData structures that power Requests.", "Data structures"),
+    ("requests._internal_utils\n~~~~~~~~~~~~~~\n\nProvides utility functions.", "Provides utility"),
+    ("=====\nTitle\n=====\nBody text here.", "Body text"),
+    ("# Crate\n\nDoes things.", "Does things"),
+    ("Title\n-----\n\nSubtitle\n^^^^^^^^\n\nThe text.", "The text"),
+    (".-. .-. .-.\n|(  |- |.|\n' ' `-'\n\nA banner, then prose.", "A banner"),
+])
+def test_a_leading_title_or_banner_is_not_the_description(text: str, lead: str) -> None:
+    from generator.docstrings import docstring_summary
+    from generator.write import first_paragraph
+
+    assert strip_title(text).startswith(lead)
+    assert first_paragraph(text).startswith(lead)
+    assert docstring_summary(text).startswith(lead)
+
+
+def test_title_only_text_and_plain_text_keep_their_words() -> None:
+    assert strip_title("Only a title\n============") == "Only a title"
+    assert strip_title("Plain text.\nMore.") == "Plain text.\nMore."
+    assert strip_title("a | b\n--|--\nx | y") == "a | b\n--|--\nx | y"  # a table's rule is not a title
+    assert strip_title("-----\n") == ""
+    assert lead_sentences("An HTTP library, for humans. Basic GET usage:") == "An HTTP library, for humans."
+    assert lead_sentences("Use it like this:") == "Use it like this:"

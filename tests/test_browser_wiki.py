@@ -134,8 +134,9 @@ def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: s
         if page == "index.html" and not MERMAID_CDN:
             rendered = _mermaid_svg_texts(tools)
             assert rendered
-            assert "flask" in rendered[0]
-            assert "modules/src/flask/index.html" in _svg_links(tools)  # the packages are clickable
+            assert "app.py" in rendered[0]
+            assert "__init__.py" in rendered[0]
+            assert "files/src/flask/app.py.html" in _svg_links(tools)  # the files are clickable
         if page.startswith("modules/") and not MERMAID_CDN:
             _mermaid_svg_texts(tools)
             assert "../../../files/src/flask/app.py.html" in _svg_links(tools)

@@ -184,7 +184,11 @@ def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> Non
     assert ("- `shapes` — console script (pyproject.toml): "
             "[shapes/cli.py: main](files/shapes/cli.py.md#sym-main)") in home
     assert "[Shape](files/shapes/base.py.md#sym-shape) (class in `shapes/base.py`, used from 2 files)" in home
-    assert "## Where to start reading\n\n1. [shapes/cli.py](files/shapes/cli.py.md)" in home
+    start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
+    # the public API (`Shape`, re-exported by `__init__`) first, then the console script's file; the
+    # three-line `__main__.py` is read through the file it runs, which is already listed
+    assert re.findall(r"^\d+\. \[([^\]]+)\]", start, re.M)[:2] == ["shapes/base.py", "shapes/cli.py"]
+    assert "shapes/&#95;&#95;main&#95;&#95;.py" not in start
     module = (config.docs_dir / "modules/shapes/index.md").read_text(encoding="utf-8")
     hierarchy = module.split("## Class hierarchy")[1].split("```mermaid\n")[1].split("```")[0]
     assert hierarchy.startswith("graph BT")
@@ -229,3 +233,104 @@ def test_a_big_package_import_diagram_is_capped_and_clustered() -> None:
     assert 'href "../../files/big/m00.py.html"' in text  # boxes link to their pages
     assert module_imports("big", files=["big/a.py"], subdirs=[], depends_on={"big/a.py": []}, pages=pages,
                           modules=modules, from_page="modules/big/index.md") is None
+
+
+# A src-layout library shaped like requests: a title-underlined docstring on every module, an ASCII-art
+# banner, an `__init__` re-exporting its API, a thin API module calling a session calling models
+LIBRARY: dict[str, str | bytes] = {
+    "README.md": "# Pkg\n\nPkg fetches things.\n",
+    "pyproject.toml": '[project]\nname = "pkg"\n',
+    ".github/workflows/ci.yml": "on: push\njobs: {}\n",
+    ".github/tool.py": "import os\n\n\ndef tool():\n    return os.sep\n",
+    "docs/index.md": "# Docs\n\nHow to use pkg.\n",
+    "tests/test_api.py": ("from pkg.api import get\nfrom pkg.utils import helper\n\n\n"
+                          "def test_get():\n    assert get('x') and helper()\n"),
+    "src/pkg/__init__.py": ('"""\nPkg HTTP Library\n~~~~~~~~~~~~~~~~\n\nPkg is a library for humans.\n'
+                            'Basic usage:\n\n   >>> import pkg\n"""\n\nfrom . import utils\n'
+                            "from .__version__ import __version__\nfrom .api import get\n"
+                            "from .models import Response\nfrom .sessions import Session\n"),
+    "src/pkg/__version__.py": "# .-. .-. .-.\n# |(  |-  |.|\n\n__version__ = '1.0'\n",
+    "src/pkg/api.py": ('"""\npkg.api\n=======\n\nThis module implements the API.\n"""\n\n'
+                       "from .sessions import Session\n\n\ndef get(url):\n"
+                       '    """Send a GET request."""\n    return Session().request(url)\n'),
+    "src/pkg/sessions.py": ('"""\npkg.sessions\n~~~~~~~~~~~~\n\nThis module provides a Session object.\n'
+                            '"""\n\n'
+                            "from .models import Response\nfrom .structures import CaseDict\n"
+                            "from .utils import helper\n\n\nclass Session:\n"
+                            '    """A session."""\n\n    def request(self, url):\n'
+                            "        helper()\n        return Response(CaseDict())\n"),
+    "src/pkg/models.py": ('"""\npkg.models\n~~~~~~~~~~\n\nThe primary objects.\n"""\n\n'
+                          "from .structures import CaseDict\nfrom .utils import helper\n\n\n"
+                          "class Response:\n    def __init__(self, headers):\n"
+                          "        self.headers = CaseDict()\n        helper()\n"),
+    "src/pkg/structures.py": ('"""\npkg.structures\n~~~~~~~~~~~~~~\n\nData structures that power pkg.\n'
+                              '"""\n\n\n'
+                              "class CaseDict(dict):\n"
+                              '    """A case-insensitive dict."""\n'),
+    "src/pkg/utils.py": ('"""\npkg.utils\n~~~~~~~~~\n\nUtilities.\n"""\n\n'
+                         "from .structures import CaseDict\n\n\n"
+                         "def helper():\n    return CaseDict()\n"),
+}
+
+
+def test_home_page_of_a_small_library_orients(make_repo: Callable[..., Path]) -> None:
+    root = make_repo(LIBRARY)
+    config = load_config(root)
+    report = build(config, index=False)  # mkdocs build --strict
+    assert report.site_dir is not None
+    home = (config.docs_dir / "index.md").read_text(encoding="utf-8")
+
+    def section(title: str) -> str:
+        return home.split(f"## {title}\n")[1].split("\n## ")[0]
+
+    # 1. `src/` (no files, one child) is its child; tooling is not a module to know; source before tests/docs
+    modules = re.findall(r"^\| \[([^\]]+)\]\(", section("Most important modules"), re.M)
+    assert modules[0] == "src/pkg/"
+    assert "src/" not in modules
+    assert not any(m.startswith(".github") for m in modules)
+    assert set(modules[1:]) == {"docs/", "tests/"}
+    files = re.findall(r"^\| \[([^\]]+)\]\(", section("Most important files"), re.M)
+    assert all(f.startswith("src/pkg/") for f in files[:7])  # its 7 files, then the rest
+    assert not any(f.startswith("src/pkg/") for f in files[7:])
+    # 2. module docstrings describe by their first sentence, never by a title and its underline
+    assert "~~~" not in home
+    assert "===" not in home
+    assert ".-." not in home
+    assert "Data structures that power pkg." in home
+    assert ("| [src/pkg/](modules/src/pkg/index.md) | Pkg is a library for humans. <code>src/pkg/</code> "
+            "contains") in home  # the `__init__` docstring, without its lead-in to the example
+    file_page = (config.docs_dir / "files/src/pkg/sessions.py.md").read_text(encoding="utf-8")
+    assert "This module provides a Session object." in file_page.split("\n## ")[0]
+    # 3. one package: drawn file by file, clickable, `__init__` literal
+    arch = section("Architecture")
+    assert arch.startswith("\nThe main package file by file")
+    diagram = arch.split("```mermaid\n")[1].split("```")[0]
+    assert re.search(r'click f\d+ href "files/src/pkg/sessions.py.html"', diagram)
+    assert '["#95;#95;init#95;#95;.py"]' in diagram
+    assert '["__init__' not in diagram
+    names = dict(re.findall(r'(f\d+)\["([^"]+)"\]', diagram))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"(f\d+) --> (f\d+)", diagram)}
+    assert ("api.py", "sessions.py") in edges
+    assert ("sessions.py", "models.py") in edges
+    assert not any("tool.py" in n or "test" in n for n in names.values())
+    # 4. reading starts at the API surface, callers before what they call, then the abstractions
+    start = re.findall(r"^\d+\. \[([^\]]+)\]", section("Where to start reading"), re.M)
+    assert start[:3] == ["src/pkg/api.py", "src/pkg/sessions.py", "src/pkg/models.py"]
+    assert "src/pkg/structures.py" in start[3:]
+    assert "public API" in section("Where to start reading").split("\n\n")[0]
+    html = (report.site_dir / "index.html").read_text(encoding="utf-8")
+    assert "files/src/pkg/api.py.html" in html
+    assert "~~~" not in html
+
+
+def test_big_package_graphs_stay_at_package_level() -> None:
+    from generator.diagrams import file_architecture
+
+    files = [f"pkg/m{i:02d}.py" for i in range(40)]
+    depends_on = {f: [files[(i + k) % 40] for k in (1, 2, 5)] for i, f in enumerate(files)}
+    g = file_architecture(files, depends_on, {f: f"files/{f}.md" for f in files}, "index.md")
+    assert g is not None
+    assert len(g.nodes) == 25
+    assert len(g.edges) <= 60
+    assert "15 less connected files not shown" in g.left_out
+    assert file_architecture(files[:3], {}, {}, "index.md") is None  # no imports: nothing to draw
