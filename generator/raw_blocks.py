@@ -30,6 +30,8 @@ _BLOCK = re.compile(
     r'|<details class="note sb-source" data-search-exclude>[^<]*(?:<(?!/details>)[^<]*)*</details>'
     # a source block left out (source_view.source_left_out): one line
     r'|<p class="sb-more" data-search-exclude>[^\n]*</p>'
+    # a section's calls, callers or tests (render._ref_html): one line
+    r'|<p class="sb-refs" data-search-exclude><strong>[^\n]*</p>'
     # the symbol index (render._index_rows): one line
     r'|<div class="sb-index" data-search-exclude>[^\n]*</div>'
     # a rendered document (templates/file.md.j2): to the comment that closes it (its sanitized HTML has none)

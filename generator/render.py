@@ -24,7 +24,7 @@ import jinja2
 
 from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.data_files import data_dir
-from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url
+from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
 from generator.docmarkup import code_span
 from generator.facts import Symbol
 from generator.languages import spec_for
@@ -276,6 +276,23 @@ def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: s
     return ", ".join(out)
 
 
+def _ref_html(label: str, keys: Sequence[tuple[str, str]], more: int, *, here: str, page_id: str,
+              index: SymbolIndex | None) -> str:
+    """A section's "Calls:" (or "Called by:", "Tested by:") line as one raw HTML paragraph: links to the
+    symbols' sections, plain names when a target has no page. Raw HTML rather than Markdown links: Markdown's
+    inline pass over thousands of them was a fifth of its time on flask's pages. Links are the built site's
+    URLs (MkDocs rewrites no link in raw HTML); names are escaped like any inline text."""
+    out = []
+    for key in keys:
+        href = index.href(page_id, *key) if index else None
+        name = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
+        out.append(f'<a href="{html.escape(site_href(href))}">{name}</a>' if href else name)
+    if more:
+        out.append(f"and {more} more")
+    return (f'<p class="sb-refs" data-search-exclude><strong>{label}:</strong> {", ".join(out)}</p>'
+            if out else "")
+
+
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
     """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
     short name (`.get`), so the name column stays narrow; names never wrap inside, and search skips it."""
@@ -323,8 +340,7 @@ _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _DOCUMENT = re.compile(
     r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^<!-- /sb-document --></div>$\n?', re.S | re.M)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
-_REFS_PARAGRAPH = re.compile(
-    r"^\*\*(?:Calls|Called by|Tested by):\*\* .*\n\{: \.sb-refs data-search-exclude \}\n?", re.M)
+_REFS_PARAGRAPH = re.compile(r'^<p class="sb-refs" data-search-exclude><strong>.*</p>\n?', re.M)
 _FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
 _INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>$', re.M)
 _INDEX_ROW = re.compile(r'<tr><td[^>]*><a href="#([\w-]+)" title="([^"]*)">.*?</a></td><td>(.*?)</td>'
@@ -425,14 +441,15 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         budget[0] -= len(block)
         return block
 
-    def ref_line(s: Symbol) -> list[tuple[str, str]]:
+    def ref_lines(s: Symbol) -> list[str]:
         r = file_refs.symbols.get(s.qualname)
         if r is None:
             return []
-        rows = [("Calls", _ref_links(r.calls, r.more_calls, ctx.path, ctx.page_id, index)),
-                ("Called by", _ref_links(r.called_by, r.more_called_by, ctx.path, ctx.page_id, index)),
-                ("Tested by", _ref_links(r.tested_by, r.more_tested_by, ctx.path, ctx.page_id, index))]
-        return [(label, text) for label, text in rows if text]
+        rows = [("Calls", r.calls, r.more_calls), ("Called by", r.called_by, r.more_called_by),
+                ("Tested by", r.tested_by, r.more_tested_by)]
+        lines = [_ref_html(label, keys, more, here=ctx.path, page_id=ctx.page_id, index=index)
+                 for label, keys, more in rows]
+        return [line for line in lines if line]
 
     exercised: dict[str, list[tuple[str, str]]] = {}
     for key in file_refs.exercises:
@@ -446,7 +463,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors) if table else "", top=top, children=children,
         anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
-        where=where, source=source, refs=ref_line, exercises=exercises,
+        where=where, source=source, refs=ref_lines, exercises=exercises,
         more_exercises=file_refs.more_exercises,
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),

@@ -136,8 +136,10 @@ def test_dev_repositories_pages_show_sections_source_and_call_links(tmp_path: Pa
     anchor = symbol_anchor(symbol)
     section = page.split(f"{{ #{anchor} ")[1].split("\n#")[0]
     assert "<details class=\"note sb-source\"" in section  # its source, collapsed
-    assert re.search(r"\*\*(Calls|Called by):\*\* \[", section)  # call links
-    assert re.search(r"\*\*Tested by:\*\* \[[^\]]+\]\(\.\./", page)  # tests that reference the file's API
+    # call links, and the tests that reference the file's API: raw HTML with the built pages' URLs
+    assert re.search(r'<p class="sb-refs" data-search-exclude><strong>(Calls|Called by):</strong> <a href="',
+                     section)
+    assert re.search(r'<strong>Tested by:</strong> <a href="\.\./[^"]+\.py\.html#sym-', page)
     if documented:  # rendered docstrings: parameter tables, roles linked to other files' symbol sections
         assert "**Parameters**\n\n| Name | Description |\n|---|---|\n| `" in page
         assert re.search(r"\[`\w+`\]\((?:\.\./)*[\w/]+\.py\.md#sym-[\w-]+\)", page)
@@ -146,4 +148,4 @@ def test_dev_repositories_pages_show_sections_source_and_call_links(tmp_path: Pa
     exercised = tests.split("## Code it exercises")[1].split("\n## ")[0]
     assert f"({posixpath.relpath(code_page, posixpath.dirname(test_page))}#" in exercised
     assert "<details class=\"note sb-source\"" in tests
-    assert re.search(r"\*\*Calls:\*\* \[", tests)
+    assert re.search(r'<strong>Calls:</strong> <a href="', tests)
