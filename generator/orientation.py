@@ -138,23 +138,36 @@ def pass_through(directory: str, children: Mapping[str, tuple[Sequence[str], Seq
 
 
 def orientation_folders(children: Mapping[str, tuple[Sequence[str], Sequence[str]]],
-                        importance: Mapping[str, float], limit: int = 10, per_group: int = 2) -> list[str]:
+                        importance: Mapping[str, float], file_rank: Mapping[str, float],
+                        code_dirs: Iterable[str], *, limit: int = 10, per_group: int = 1) -> list[str]:
     """The folders a newcomer should know, for "Most important modules": pass-through folders collapsed
-    into their child, the source packages first (most important first), then at most `per_group` each of
-    docs, tests and examples; tooling and dot-folders only when nothing else exists."""
+    into their child; the source packages first, ranked by their own files (a container such as `src/`
+    holding one shim and two packages ranks below the packages), then at most `per_group` each of docs,
+    tests and examples, ranked by their whole tree (its top folder first), each of these groups keeping a
+    place however many source packages there are. Tooling, dot-folders and folders of the source group
+    holding no code (`ext/` of logos) only when nothing else exists. `code_dirs`: folders with code below."""
+    has_code = set(code_dirs)
+
+    def group(d: str) -> Group:
+        g = folder_group(d)
+        return "tooling" if g == "source" and d not in has_code else g
+
+    def weight(d: str) -> float:
+        if group(d) == "source":
+            return sum(file_rank.get(f, 0.0) for f in children[d][0])
+        return importance.get(d, 0.0)
+
     folders = [d for d in children if d and not pass_through(d, children)]
-    folders.sort(key=lambda d: (_GROUP_RANK[folder_group(d)], -round(importance.get(d, 0.0), 9), d))
-    out: list[str] = []
-    taken: dict[str, int] = {}
-    for d in folders:
-        group = folder_group(d)
-        if group == "tooling" and any(folder_group(x) != "tooling" for x in folders):
-            continue
-        if group != "source" and taken.get(group, 0) >= per_group:
-            continue
-        taken[group] = taken.get(group, 0) + 1
-        out.append(d)
-    return out[:limit]
+    folders.sort(key=lambda d: (_GROUP_RANK[group(d)], -round(weight(d), 9), d))
+    if any(group(d) != "tooling" for d in folders):
+        folders = [d for d in folders if group(d) != "tooling"]
+    others: list[str] = []
+    for g in ("docs", "tests", "examples"):
+        others += [d for d in folders if group(d) == g][:per_group]
+    reserved = len({group(d) for d in others})  # one place for each of docs, tests, examples present
+    source = [d for d in folders if group(d) not in ("docs", "tests", "examples")]
+    source = source[:max(limit - reserved, 1)]
+    return (source + others)[:limit]
 
 
 def _is_source(path: str) -> bool:

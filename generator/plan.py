@@ -265,16 +265,27 @@ def module_importance(plan: PagePlan, graph: GraphView) -> dict[str, float]:
     return dict(score)
 
 
+def _ancestors(path: str) -> list[str]:
+    out = []
+    d = posixpath.dirname(path)
+    while d:
+        out.append(d)
+        d = posixpath.dirname(d)
+    return out
+
+
 def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
                      summaries: Mapping[str, str], readme: str, readme_path: str,
                      skipped_count: int = 0) -> OverviewContext:
     from generator.orientation import orientation_folders, path_group
 
     importance = module_importance(plan, graph)
-    top_dirs = orientation_folders(plan.children, importance)
+    code_dirs = {d for p, f in facts.items() if f.file.kind == "code" for d in _ancestors(p)}
+    top_dirs = orientation_folders(plan.children, importance, graph.file_rank, code_dirs)
 
-    def group(path: str) -> bool:  # the project's own code before its tests, docs and tooling
-        return path_group(path, facts[path].file.kind if path in facts else "code") != "source"
+    def group(path: str) -> bool:  # the project's own code before its tests, docs, tooling and data
+        kind = facts[path].file.kind if path in facts else ""
+        return kind != "code" or path_group(path, kind) != "source"
 
     top_files = sorted(plan.files, key=lambda p: (group(p), -round(graph.file_rank.get(p, 0.0), 9), p))[:10]
     languages: dict[str, int] = defaultdict(int)

@@ -241,6 +241,7 @@ LIBRARY: dict[str, str | bytes] = {
     "README.md": "# Pkg\n\nPkg fetches things.\n",
     "pyproject.toml": '[project]\nname = "pkg"\n',
     ".github/workflows/ci.yml": "on: push\njobs: {}\n",
+    "ext/LICENSE": "Logos: all rights reserved.\n",
     ".github/tool.py": "import os\n\n\ndef tool():\n    return os.sep\n",
     "docs/index.md": "# Docs\n\nHow to use pkg.\n",
     "tests/test_api.py": ("from pkg.api import get\nfrom pkg.utils import helper\n\n\n"
@@ -287,7 +288,7 @@ def test_home_page_of_a_small_library_orients(make_repo: Callable[..., Path]) ->
     modules = re.findall(r"^\| \[([^\]]+)\]\(", section("Most important modules"), re.M)
     assert modules[0] == "src/pkg/"
     assert "src/" not in modules
-    assert not any(m.startswith(".github") for m in modules)
+    assert not any(m.startswith((".github", "ext")) for m in modules)  # tooling; a folder of no code
     assert set(modules[1:]) == {"docs/", "tests/"}
     files = re.findall(r"^\| \[([^\]]+)\]\(", section("Most important files"), re.M)
     assert all(f.startswith("src/pkg/") for f in files[:7])  # its 7 files, then the rest
@@ -334,3 +335,27 @@ def test_big_package_graphs_stay_at_package_level() -> None:
     assert len(g.edges) <= 60
     assert "15 less connected files not shown" in g.left_out
     assert file_architecture(files[:3], {}, {}, "index.md") is None  # no imports: nothing to draw
+
+
+def test_container_folders_rank_below_the_packages_they_hold() -> None:
+    from generator.orientation import orientation_folders
+
+    # pytest's shape: src/ holds a one-file shim and two packages; docs live in doc/en/ (doc/ passes through)
+    children: dict[str, tuple[list[str], list[str]]] = {
+        "": (["README.md"], ["src", "doc", "testing", ".github"]),
+        "src": (["src/py.py"], ["src/_pytest", "src/pytest"]),
+        "src/_pytest": ([f"src/_pytest/m{i}.py" for i in range(9)], ["src/_pytest/config"]),
+        "src/_pytest/config": (["src/_pytest/config/__init__.py"], []),
+        "src/pytest": (["src/pytest/__init__.py"], []),
+        "doc": ([], ["doc/en"]), "doc/en": (["doc/en/index.rst"], ["doc/en/announce"]),
+        "doc/en/announce": (["doc/en/announce/r1.rst"], []),
+        "testing": (["testing/test_a.py"], []), ".github": (["CI.yml"], []),
+    }
+    rank = {f: 1.0 for files, _ in children.values() for f in files} | {"src/py.py": 0.1}
+    importance = {d: sum(rank[f] for e, (files, _) in children.items() if e == d or e.startswith(d + "/")
+                         for f in files) for d in children}
+    code = {"src", "src/_pytest", "src/_pytest/config", "src/pytest", "testing"}
+    assert orientation_folders(children, importance, rank, code) == [
+        "src/_pytest", "src/_pytest/config", "src/pytest", "src", "doc/en", "testing"]
+    three = orientation_folders(children, importance, rank, code, limit=3)
+    assert three == ["src/_pytest", "doc/en", "testing"]
