@@ -12,6 +12,8 @@
   of contents capped.
 - on_page_context / on_template_context: each page gets its own light navigation (generator/light_nav.py): its
   path and a capped window of siblings per level, instead of every entry of every level on its path.
+- on_config / on_files / on_post_page: the theme's icons are drawn by one generated stylesheet
+  (generator/chrome_icons.py, assets/sourcebook/icons.css) instead of inline SVG in every page's chrome.
 - on_post_page: the theme's indentation squeezed out (around the content, never in it); the finished page
   is audited; anything script-capable left in it (from the theme, a title,
   a future extension) fails the build with the page and the problem named, instead of shipping.
@@ -27,13 +29,15 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.toc import TableOfContents
 
+from generator import chrome_icons
 from generator.html_sanitize import audit_page, sanitize_content, sanitize_inline
 from generator.light_nav import page_nav, squeeze_nav
 from generator.page_budget import anchor_ids, cap_toc, cut_content, filter_toc, squeeze_chrome
@@ -55,9 +59,29 @@ RAW_BLOCKS = "generator.raw_blocks"  # a Markdown extension, by its import name
 OWN_DOCS_ASSETS = re.compile(r"assets/sourcebook/(?:mermaid-[0-9a-f]{12}\.min\.js|wiki-map\.json)")
 
 
+class _Chrome:
+    """The icons of this build's theme (`{svg markup: class}`), read once per build (render workers, forked
+    after on_config, inherit them)."""
+
+    icons: ClassVar[dict[str, str]] = {}
+
+
 def on_config(config: MkDocsConfig, **_: Any) -> MkDocsConfig:
+    from jinja2 import TemplateNotFound
+
     if RAW_BLOCKS not in config.markdown_extensions:
         config.markdown_extensions.append(RAW_BLOCKS)  # by name: the engine's cache keys hash the config
+    env = config.theme.get_env()
+    loader = env.loader
+
+    def source(name: str) -> str | None:
+        try:
+            return loader.get_source(env, name)[0] if loader is not None else None
+        except TemplateNotFound:
+            return None
+
+    names = chrome_icons.icon_names(config.theme.get("icon"), config.theme.get("palette"))
+    _Chrome.icons = chrome_icons.load_icons(names, source)
     return config
 
 
@@ -73,6 +97,8 @@ def on_files(files: Files, config: MkDocsConfig, **_: Any) -> Files:
         log.info("sourcebook: left out of the site, not written by sourcebook: %s",
                  ", ".join(sorted(f.src_uri for f in foreign)[:10]))
         files.add_files_from_theme(config.theme.get_env(), config)  # the theme's files they shadowed
+    icons_css = chrome_icons.stylesheet(_Chrome.icons)
+    files.append(File.generated(config, chrome_icons.CSS_PATH, content=icons_css))
     return files
 
 
@@ -117,6 +143,7 @@ def on_template_context(context: TemplateContext, **_: Any) -> TemplateContext:
 
 def on_post_page(output: str, page: Page, **_: Any) -> str:
     # before the audit: what ships is what is checked
+    output = chrome_icons.light_icons(output, page.content or "", _Chrome.icons)
     output = squeeze_chrome(squeeze_nav(output), page.content or "")
     problems = audit_page(output, clean_part=page.content or "")
     if problems:

@@ -198,6 +198,23 @@ def _search(tools: DevTools, query: str) -> list[str]:
     return results
 
 
+def _undrawn_icons(tools: DevTools) -> list[str]:
+    """The chrome's icons (generator/chrome_icons.py: an empty <svg class="sbi ..."> masked by a data: URL
+    from icons.css) that are not drawn: no mask image, or no size. [] also needs at least the header's
+    icons."""
+    return tools.evaluate("""(() => {
+      const icons = Array.from(document.querySelectorAll('svg.sbi'));
+      if (icons.length < 5) return ['only ' + icons.length + ' icons'];
+      return icons.filter(e => {
+        const style = getComputedStyle(e), box = e.getBoundingClientRect();
+        const mask = style.maskImage || style.webkitMaskImage || '';
+        const shown = e.checkVisibility();  // false under a display:none ancestor (the nav title's logo)
+        return !mask.startsWith('url("data:image/svg+xml') || e.childElementCount !== 0
+          || (shown && (box.width === 0 || box.height === 0));
+      }).map(e => e.getAttribute('class'));
+    })()""")
+
+
 def test_overview_loads_and_search_finds_a_symbol(browser: str, site_url: str) -> None:
     tools = _page(browser)
     try:
@@ -217,6 +234,7 @@ def test_search_works_from_file_urls_without_a_server(browser: str, site_dir: Pa
     tools = _page(browser)
     try:
         _open(tools, (site_dir / "index.html").as_uri())
+        assert _undrawn_icons(tools) == []  # the icons' stylesheet works from file:// too
         results = _search(tools, "assemble_widget")
         assert any("assemble_widget" in r for r in results), results
         assert tools.errors() == []
@@ -432,6 +450,7 @@ def test_served_wiki_search_and_diagrams_work_under_its_csp(browser: str,
     tools = _page(browser)
     try:
         _open(tools, f"{url}/wiki/index.html")
+        assert _undrawn_icons(tools) == []  # their data: masks pass the CSP (img-src data:)
         results = _search(tools, "WidgetFactory")
         assert any("WidgetFactory" in r for r in results), results
         assert tools.errors() == []  # no CSP violation either: they are logged as errors
