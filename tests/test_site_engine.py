@@ -36,7 +36,16 @@ def _repo(root: Path, files: int = 6) -> Path:
             f"def f{i}(x):\n    \"\"\"Return x, {i}.\"\"\"\n    return x\n\n\nclass C{i}:\n"
             f"    def run(self) -> int:\n        return {i}\n")
     (root / "pkg" / "sub" / "deep.py").write_text('"""Deep."""\n\n\ndef deep():\n    pass\n')
+    # a reST document: its page shows it rendered (generator/rst.py), with an outline into its sections
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.rst").write_text(
+        "Guide\n=====\n\nStart with ``f0``.\n\nInstalling\n----------\n\n* one\n* two\n\n"
+        ".. note::\n\n   A note.\n\nUsing\n-----\n\nCall it::\n\n    f0(1)\n")
     return root
+
+
+def _docs(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out / "docs").as_posix(): p.read_bytes() for p in (out / "docs").rglob("*.md")}
 
 
 def _snapshot(site: Path) -> dict[str, bytes]:
@@ -74,14 +83,23 @@ def built(tmp_path: Path) -> tuple[Path, Path]:
 def test_an_edit_renders_its_pages_and_equals_a_clean_build(built: tuple[Path, Path], tmp_path: Path) -> None:
     root, out = built
     assert _last(out)["contents_rendered"]  # the first build rendered everything
+    assert "Installing" in (out / "site" / "files" / "docs" / "guide.rst.html").read_text()
+    before = _docs(out)
     source = root / "pkg" / "m3.py"
     source.write_text(source.read_text() + "\n\ndef added_function(y):\n    return y\n")
+    guide = root / "docs" / "guide.rst"
+    guide.write_text(guide.read_text() + "\nUpgrading\n---------\n\nRead the notes.\n")
     assert build(load_config(root), index=False).site_built
     last = _last(out)
-    assert "files/pkg/m3.py.md" in last["contents_rendered"]
-    assert "files/pkg/m4.py.md" not in last["pages_rendered"]  # an unrelated page is reused as it was
-    assert len(last["pages_rendered"]) < last["pages"] // 2
+    after = _docs(out)
+    changed = {page for page, text in after.items() if before.get(page) != text}
+    assert {"files/pkg/m3.py.md", "files/docs/guide.rst.md"} <= changed
+    # exactly the pages whose Markdown changed are rendered again (no title changed: no other nav did)
+    assert set(last["contents_rendered"]) == changed
+    assert set(last["pages_rendered"]) == changed
+    assert len(changed) < last["pages"] // 2
     assert "added_function" in (out / "site" / "files" / "pkg" / "m3.py.html").read_text()
+    assert "Upgrading" in (out / "site" / "files" / "docs" / "guide.rst.html").read_text()
     assert _snapshot(out / "site") == _clean_build(out, tmp_path / "clean")
 
 
