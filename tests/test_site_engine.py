@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -279,3 +280,33 @@ def test_build_site_workers_option_sets_the_render_processes(tmp_path: Path) -> 
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     assert "--site-workers" in bad.stderr
+
+
+def test_the_reused_markdown_converter_renders_what_mkdocs_page_render_does(built: tuple[Path, Path]) -> None:
+    from mkdocs.config import load_config as load_mkdocs_config
+    from mkdocs.structure.files import get_files
+    from mkdocs.structure.pages import Page
+
+    from generator.site_engine import render_markdown
+
+    _, out = built
+    config = load_mkdocs_config(str(out / "mkdocs.yml"))
+    config = config.plugins.on_config(config)
+    files = get_files(config)
+    docs = list(files.documentation_pages())
+    assert len(docs) > 5
+
+    def rendered(page: Page) -> tuple[Any, ...]:
+        return (page.content, [(i.title, i.id, i.level, len(i.children)) for i in page.toc],
+                page._title_from_render, page.present_anchor_ids,
+                {f.src_uri: a for f, a in (page.links_to_anchors or {}).items()})
+
+    for _ in range(2):  # every page after another: nothing of one page's conversion stays in the next
+        for file in docs:
+            theirs, ours = Page(None, file, config), Page(None, file, config)
+            theirs.read_source(config)
+            theirs.render(config, files)
+            ours.read_source(config)
+            render_markdown(ours, config, files)
+            assert rendered(ours) == rendered(theirs), file.src_uri
+            assert ours.content
