@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -82,13 +82,28 @@ def _page_value(state_data: Mapping[str, Any], markdown: str | None) -> str:
 def page_row(page_id: str, state: PageState, markdown: str | None) -> dict[str, str] | None:
     """The cache row of one page, or None when its prose must not leave the machine (see the docstring)."""
     data = asdict(state)
+    return _page_row(page_id, state.key, data, markdown, _verdict(page_id, data, markdown))
+
+
+# what the secret rules let out of a page: all of it, all but its Markdown, or nothing
+_WHOLE, _BARE, _NOTHING = "whole", "bare", "nothing"
+
+
+def _verdict(page_id: str, data: Mapping[str, Any], markdown: str | None) -> str:
     prose = "\n".join(s for name in _PROSE_FIELDS for s in _strings(data[name]))
     if holds_secret(prose):
         log.info("%s: not put in the shared build cache (its prose matches a secret rule)", page_id)
-        return None
+        return _NOTHING
     if markdown is not None and holds_secret(markdown):
-        markdown = None  # re-rendered from the checkout by whoever uses this entry
-    return _row(PAGE_PREFIX + page_id, state.key, _page_value(data, markdown))
+        return _BARE  # re-rendered from the checkout by whoever uses this entry
+    return _WHOLE
+
+
+def _page_row(page_id: str, key: str, data: Mapping[str, Any], markdown: str | None,
+              verdict: str) -> dict[str, str] | None:
+    if verdict == _NOTHING:
+        return None
+    return _row(PAGE_PREFIX + page_id, key, _page_value(data, markdown if verdict == _WHOLE else None))
 
 
 def _redacted(value: Any) -> Any:
@@ -107,29 +122,46 @@ def ledger_row(run_id: str, ledger: Mapping[str, Any]) -> dict[str, str]:
     return _row(LEDGER_PREFIX + run_id, "", value)
 
 
+def _no_markdown(_page_id: str) -> str | None:
+    return None
+
+
 @dataclass
 class CacheUpdate:
-    """What a build publishes: its pages (id, state, Markdown) and other rows (ledgers), turned into rows
-    against what is stored (`rows`), and which stored rows not among them survive (`retained`)."""
+    """What a build publishes: its pages (id, state) with their Markdown read through `markdown` when a row
+    is made (never all held at once), and other rows (ledgers); turned into rows against what is stored
+    (`rows`), and which stored rows not among them survive (`retained`)."""
 
-    pages: list[tuple[str, PageState, str | None]] = field(default_factory=list)
+    pages: list[tuple[str, PageState]] = field(default_factory=list)
     extra: list[dict[str, str]] = field(default_factory=list)
+    markdown: Callable[[str], str | None] = _no_markdown
 
-    def rows(self, stored: Mapping[str, list[str]] | None = None) -> list[dict[str, str]]:
-        """The rows to store, given the stored `{id: [sha, ...]}`. A page stored exactly as it is now is
-        taken as it is: the secret rules ran when it was first published (they cost ~6 ms a page, which a
-        no-change build of 100k pages must not pay)."""
+    def rows(self, stored: Mapping[str, list[str]] | None = None, *, verdicts: dict[str, str] | None = None,
+             only: Container[str] | None = None) -> Iterator[dict[str, str]]:
+        """The rows to store, one at a time, given the stored `{id: [sha, ...]}`. A page stored exactly as
+        it is now is taken as it is: the secret rules ran when it was first published (they cost ~6 ms a
+        page, which a no-change build of 100k pages must not pay). `verdicts` (page id -> what the rules
+        let out) is filled on a first pass and read on a later one, which then scans nothing again;
+        `only`: just the rows of these ids."""
         stored = stored or {}
-        out = list(self.extra)
-        for page_id, state, markdown in self.pages:
-            raw = _row(PAGE_PREFIX + page_id, state.key, _page_value(asdict(state), markdown))
-            if stored.get(raw["id"]) == [raw["sha"]]:
-                out.append(raw)
+        judged: dict[str, str] = {} if verdicts is None else verdicts
+        for row in self.extra:
+            if only is None or row["id"] in only:
+                yield row
+        for page_id, state in self.pages:
+            if only is not None and PAGE_PREFIX + page_id not in only:
                 continue
-            row = page_row(page_id, state, markdown)
-            if row is not None:
-                out.append(row)
-        return out
+            markdown = self.markdown(page_id)
+            data = asdict(state)
+            raw = _row(PAGE_PREFIX + page_id, state.key, _page_value(data, markdown))
+            if stored.get(raw["id"]) == [raw["sha"]]:
+                yield raw
+                continue
+            if page_id not in judged:
+                judged[page_id] = _verdict(page_id, data, markdown)
+            made = _page_row(page_id, state.key, data, markdown, judged[page_id])
+            if made is not None:
+                yield made
 
     @staticmethod
     def retained(stored_ids: Iterable[str], written: Iterable[str]) -> set[str]:
@@ -145,9 +177,9 @@ def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
                  markdown: Callable[[str], str | None],
                  ledger: tuple[str, Mapping[str, Any]] | None = None) -> CacheUpdate:
     """What a finished build publishes: every planned page in `state` (with its Markdown, when `markdown`
-    returns it) and this run's ledger, if it made LLM calls."""
-    pages = [(page_id, state[page_id], markdown(page_id)) for page_id in sorted(planned) if page_id in state]
-    return CacheUpdate(pages, [ledger_row(*ledger)] if ledger is not None else [])
+    returns it: read when its row is made) and this run's ledger, if it made LLM calls."""
+    pages = [(page_id, state[page_id]) for page_id in sorted(planned) if page_id in state]
+    return CacheUpdate(pages, [ledger_row(*ledger)] if ledger is not None else [], markdown)
 
 
 # -- reading -------------------------------------------------------------------------------------------------

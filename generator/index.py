@@ -30,6 +30,10 @@ Incremental: a file whose content hash is unchanged is skipped; a changed file's
 again, and a file with a doubled key (left by runs that raced before the lock) is treated as changed, so any
 re-run converges to a clean run's rows; rows of vanished files are pruned; unchanged chunk text is never
 re-embedded (vectors are reused by content hash).
+
+Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
+embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (a
+12k-file monorepo's index step rose ~1.3 GB above the build holding them, and ~0.5 GB streamed).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import sys
 import time
 import types
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -83,6 +87,10 @@ EMBED_BATCH = 256
 FTS_SMALL_ROWS = 20_000
 FTS_DRIFT = 0.05
 EMBED_CHARS = 2000  # text per chunk given to the embedder
+# Rows reach LanceDB in Arrow batches of this many rows (or this much text), streamed: a run never holds
+# every file's rows. Holding them (and their Arrow copy) was most of a monorepo build's peak memory.
+WRITE_BATCH_ROWS = 512
+WRITE_BATCH_CHARS = 8_000_000
 
 
 @dataclass
@@ -209,7 +217,15 @@ def chunk_embed_text(chunk: Chunk) -> str:
 
 
 def page_embed_text(page: PageRecord) -> str:
-    return f"{page.title}\n{page.summary}\n{page.markdown[:EMBED_CHARS]}"
+    return _page_embed_text(page.title, page.summary, page.markdown)
+
+
+def _page_embed_text(title: str, summary: str, markdown: str) -> str:
+    return f"{title}\n{summary}\n{markdown[:EMBED_CHARS]}"
+
+
+def _page_embed_text_of(row: dict[str, Any]) -> str:
+    return _page_embed_text(row["title"], row["summary"], row["markdown"])
 
 
 def chunk_row(chunk: Chunk) -> dict[str, Any]:
@@ -583,41 +599,125 @@ def _stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
     return dict(zip(data.column("hash").to_pylist(), matrix, strict=True))
 
 
-def _vectors(rows: list[dict[str, Any]], texts: list[str], cache: dict[str, Any],
-             embedder: Embedder, report: IndexReport) -> None:
-    """Fill rows[i]["vector"] (float32 rows, which pyarrow stores as it stores lists of floats), embedding
-    only texts whose hash is not in the cache."""
+def _embedded(rows: Iterable[dict[str, Any]], text_of: Callable[[dict[str, Any]], str],
+              cache: dict[str, Any], embedder: Embedder | None, report: IndexReport, *,
+              hold: int = WRITE_BATCH_ROWS) -> Iterator[dict[str, Any]]:
+    """`rows` with row["vector"] set (float32 rows, which pyarrow stores as it stores lists of floats), in
+    order, embedding only texts whose hash is not in `cache` (the vectors stored for these rows' old text).
+
+    Streamed: rows are held only until EMBED_BATCH of them need the embedder (the same calls, in the same
+    order, as embedding the whole list at once), or `hold` rows all reuse a cached vector."""
+    if embedder is None:
+        yield from rows
+        return
     import numpy as np
 
-    todo = [i for i, row in enumerate(rows) if row["hash"] not in cache]
-    report.embed_reused += len(rows) - len(todo)
-    for start in range(0, len(todo), EMBED_BATCH):
-        batch = todo[start:start + EMBED_BATCH]
-        vectors = embedder.embed([texts[i] for i in batch])
-        for i, vec in zip(batch, vectors, strict=True):
-            cache[rows[i]["hash"]] = np.asarray(vec, dtype=np.float32)
-        report.embedded += len(batch)
+    held: list[dict[str, Any]] = []
+    todo: list[int] = []  # positions in `held` to embed
+
+    def flush() -> Iterator[dict[str, Any]]:
+        if todo:
+            vectors = embedder.embed([text_of(held[i]) for i in todo])
+            for i, vec in zip(todo, vectors, strict=True):
+                held[i]["vector"] = np.asarray(vec, dtype=np.float32)
+            report.embedded += len(todo)
+        report.embed_reused += len(held) - len(todo)
+        for row in held:
+            if "vector" not in row:
+                row["vector"] = cache[row["hash"]]
+        yield from held
+        held.clear()
+        todo.clear()
+
     for row in rows:
-        row["vector"] = cache[row["hash"]]
+        if row["hash"] not in cache:
+            todo.append(len(held))
+        held.append(row)
+        if len(todo) == EMBED_BATCH or (not todo and len(held) >= hold) or len(held) >= 4 * hold:
+            yield from flush()
+    yield from flush()
 
 
-def _replace_rows(tbl: Any, name: str, rows: list[dict[str, Any]], paths: Iterable[str]) -> None:
-    """Make the rows of `paths` exactly `rows`: delete every row of those paths, then add `rows`.
+def _record_batches(rows: Iterable[dict[str, Any]], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """`rows` as Arrow record batches of at most WRITE_BATCH_ROWS rows or about WRITE_BATCH_CHARS of text:
+    what a table write holds at once instead of every row of the run."""
+    import pyarrow as pa
+
+    held: list[dict[str, Any]] = []
+    chars = 0
+    for row in rows:
+        held.append(row)
+        chars += sum(len(v) for v in row.values() if isinstance(v, str))
+        if len(held) >= WRITE_BATCH_ROWS or chars >= WRITE_BATCH_CHARS:
+            yield pa.RecordBatch.from_pylist(held, schema=schema)
+            held, chars = [], 0
+    if held:
+        yield pa.RecordBatch.from_pylist(held, schema=schema)
+
+
+def _add_rows(tbl: Any, rows: Iterable[dict[str, Any]]) -> int:
+    """Append `rows` to `tbl` in one commit, streamed to Lance batch by batch (a RecordBatchReader over a
+    generator: Lance pulls the next batch while it writes), so no list of every row is ever built. Returns
+    the rows written; writes nothing (not even an empty version) when there are none.
+
+    Lance calls the generator from its own thread and reports what it raised as a RuntimeError carrying the
+    text; the original exception (an embedder's ProviderError, a KeyboardInterrupt) is raised instead."""
+    import itertools
+
+    import pyarrow as pa
+
+    batches = _record_batches(rows, tbl.schema)
+    first = next(batches, None)
+    if first is None:
+        return 0
+    written = 0
+    failed: list[BaseException] = []
+
+    def guarded() -> Iterator[pa.RecordBatch]:
+        nonlocal written
+        try:
+            for batch in itertools.chain([first], batches):
+                written += batch.num_rows
+                yield batch
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            failed.append(exc)
+            raise
+
+    try:
+        tbl.add(pa.RecordBatchReader.from_batches(tbl.schema, guarded()))
+    except BaseException:
+        if failed:
+            raise failed[0] from None
+        raise
+    return written
+
+
+def _unique_rows(groups: Iterable[list[dict[str, Any]]], key: str) -> Iterator[dict[str, Any]]:
+    """The rows of `groups` (one group per file) with one row per key, even from a faulty caller: inside a
+    group a repeated key keeps its first place and its last row; a key seen in an earlier group is dropped
+    (keys carry their file's path, so this never happens with this module's rows)."""
+    seen: set[str] = set()
+    for group in groups:
+        unique = {row[key]: row for row in group}
+        for k, row in unique.items():
+            if k not in seen:
+                seen.add(k)
+                yield row
+
+
+def _replace_rows(tbl: Any, name: str, rows: Iterable[dict[str, Any]], paths: Iterable[str]) -> int:
+    """Make the rows of `paths` exactly `rows` (streamed, see `_add_rows`): delete every row of those
+    paths, then add `rows`. Returns the rows added.
 
     Idempotent by construction: whatever the table held for a path (nothing, the previous content, or the
     doubled rows two racing runs once committed), it holds this run's rows once afterwards.
     """
     paths = sorted(set(paths))
     if not paths:
-        return
-    import pyarrow as pa
-
-    key = _KEYS[name]
-    unique = list({row[key]: row for row in rows}.values())  # one row per key, even from a faulty caller
+        return 0
     if tbl.count_rows():
         tbl.delete(in_list(_PATH_COL[name], paths))
-    if unique:
-        tbl.add(pa.Table.from_pylist(unique, schema=tbl.schema))
+    return _add_rows(tbl, rows)
 
 
 def _duplicated_paths(tbl: Any, name: str) -> set[str]:
@@ -672,6 +772,56 @@ def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: s
 
         fx = extract(f, source)
     return fx, decode(source) if text is None else text
+
+
+class _Sources:
+    """The changed files' facts and text, one file at a time, for each table's pass over them.
+
+    A text the caller did not supply is read again by each pass that needs it (holding every file's text
+    for the later passes is what streaming avoids); facts parsed here are kept (they are small). A file
+    unreadable in the first pass is left out of every later one, as if it had failed once for all tables:
+    its old rows are gone and, without a `files` row, the next run indexes it again."""
+
+    def __init__(self, config: Config, files: list[SourceFile], facts: dict[str, FileFacts],
+                 texts: dict[str, str], report: IndexReport) -> None:
+        self.config, self.files, self.facts, self.texts, self.report = config, files, facts, texts, report
+        self._parsed: dict[str, FileFacts] = {}
+        self._unreadable: set[str] = set()
+
+    def _facts(self, f: SourceFile) -> FileFacts | None:
+        return self.facts.get(f.path) or self._parsed.get(f.path)
+
+    def _read(self, f: SourceFile) -> tuple[FileFacts, str] | None:
+        if f.path in self._unreadable:
+            return None
+        try:
+            fx, text = _facts_and_text(self.config, f, self._facts(f), self.texts.get(f.path))
+        except (OSError, SourcebookError) as exc:
+            self._unreadable.add(f.path)
+            self.report.warnings.append(f"{f.path}: cannot read ({exc})")
+            return None
+        if f.path not in self.facts:
+            self._parsed[f.path] = fx
+        return fx, text
+
+    def __iter__(self) -> Iterator[tuple[FileFacts, str]]:
+        for f in self.files:
+            got = self._read(f)
+            if got is not None:
+                yield got
+
+    def facts_only(self) -> Iterator[FileFacts]:
+        """The facts of each readable file, without reading its text when the facts are at hand."""
+        for f in self.files:
+            fx = self._facts(f)
+            if f.path in self._unreadable:
+                continue
+            if fx is None:
+                got = self._read(f)
+                if got is None:
+                    continue
+                fx = got[0]
+            yield fx
 
 
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
@@ -761,18 +911,20 @@ class IndexWriter:
             out |= _duplicated_paths(self._tables[name], name)
         return out
 
-    def embed_chunks(self, rows: list[dict[str, Any]]) -> None:
-        """Vectors for chunk `rows`, reusing the stored vector of any chunk text already embedded."""
-        if self.embedder is None or not rows:
-            return
-        cache = _stored_vectors(self._tables["chunks"], in_list("path", sorted({r["path"] for r in rows})))
-        _vectors(rows, [_embed_text_of(r) for r in rows], cache, self.embedder, self.report)
+    def stored_chunk_vectors(self, paths: Iterable[str]) -> dict[str, Any]:
+        """hash -> vector of the chunks stored for `paths`: read before `replace` deletes those rows, so an
+        unchanged chunk text is never embedded again."""
+        if self.embedder is None:
+            return {}
+        return _stored_vectors(self._tables["chunks"], in_list("path", sorted(set(paths))))
 
-    def replace(self, name: str, rows: list[dict[str, Any]], paths: list[str]) -> None:
-        """The rows of `paths` in table `name` become `rows`."""
-        _replace_rows(self._tables[name], name, rows, paths)
+    def replace(self, name: str, rows: Iterable[dict[str, Any]], paths: list[str]) -> int:
+        """The rows of `paths` in table `name` become `rows` (consumed as they are written); returns how
+        many were written."""
+        written = _replace_rows(self._tables[name], name, rows, paths)
         self._written[name] = self._written[name] or bool(paths)
-        self._changed_rows[name] += len(rows)
+        self._changed_rows[name] += written
+        return written
 
     def pages(self, pages: Sequence[PageRecord] | None, deleted: list[str]) -> None:
         """The pages table brought to `pages` (None/empty: kept, minus the pages of `deleted` files)."""
@@ -856,40 +1008,30 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     report.files_indexed, report.files_deleted = len(changed), len(deleted)
     report.files_unchanged = len(files) - len(changed)
 
-    chunk_rows: list[dict[str, Any]] = []
-    sym_rows: list[dict[str, Any]] = []
-    f_rows: list[dict[str, Any]] = []
-    for f in changed:
-        try:
-            fx, text = _facts_and_text(config, f, facts.get(f.path), (texts or {}).get(f.path))
-        except (OSError, SourcebookError) as exc:
-            report.warnings.append(f"{f.path}: cannot read ({exc})")
-            continue
-        chunk_rows.extend(chunk_row(c) for c in chunk_file(fx, text))
-        sym_rows.extend(symbol_rows(fx))
-        f_rows.append(file_row(fx, text))
+    sources = _Sources(config, changed, facts, texts or {}, report)
     touched = [f.path for f in changed] + deleted
 
-    writer.embed_chunks(chunk_rows)
-    report.chunks_written, report.symbols_written = len(chunk_rows), len(sym_rows)
-
-    # data first, files (the "done" marker per file) last, then the meta row: see the module docstring
-    writer.replace("chunks", chunk_rows, touched)
-    writer.replace("symbols", sym_rows, touched)
+    # data first, files (the "done" marker per file) last, then the meta row: see the module docstring.
+    # Each table is one pass over the changed files, its rows made, embedded and written batch by batch.
+    vectors = writer.stored_chunk_vectors(f.path for f in changed)
+    chunks = _unique_rows(([chunk_row(c) for c in chunk_file(fx, text)] for fx, text in sources), "id")
+    report.chunks_written = writer.replace(
+        "chunks", _embedded(chunks, _embed_text_of, vectors, embedder, report), touched)
+    del vectors
+    report.symbols_written = writer.replace(
+        "symbols", _unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
     writer.pages(pages, deleted)
-    writer.replace("files", f_rows, touched)
+    writer.replace("files", _unique_rows(([file_row(fx, text)] for fx, text in sources), "path"), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache)
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
-             len(changed), len(deleted), len(chunk_rows), report.embedded, report.seconds)
+             len(changed), len(deleted), report.chunks_written, report.embedded, report.seconds)
     return report
 
 
 def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool) -> Any:
     """Bring the build-cache table to `cache`: rows whose hash changed or that are gone are replaced or
     deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store)."""
-    import pyarrow as pa
-
     exists = CACHE_TABLE in _table_names(db)
     if fresh and exists:
         db.drop_table(CACHE_TABLE)  # a rebuilt index reuses nothing, its cache neither
@@ -901,15 +1043,19 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
     stored: dict[str, list[str]] = {}
     for row in _existing(tbl, ["id", "sha"]):
         stored.setdefault(row["id"], []).append(row["sha"])
-    wanted = {row["id"]: row for row in cache.rows(stored)}
+    # two passes over the pages, so that no list of every row (each holds a page's Markdown) is built: the
+    # first decides (id -> sha; the secret rules' verdicts kept), the second makes the rows to add again,
+    # after the stale ones are deleted, and streams them (scanning nothing twice)
+    verdicts: dict[str, str] = {}
+    wanted = {row["id"]: row["sha"] for row in cache.rows(stored, verdicts=verdicts)}
     keep = cache.retained((i for i in stored if i not in wanted), wanted)
     drop = sorted(i for i, shas in stored.items()
-                  if (i in wanted and shas != [wanted[i]["sha"]]) or (i not in wanted and i not in keep))
-    add = [row for i, row in wanted.items() if stored.get(i) != [row["sha"]]]
+                  if (i in wanted and shas != [wanted[i]]) or (i not in wanted and i not in keep))
+    add = {i for i, sha in wanted.items() if stored.get(i) != [sha]}
     if drop:
         tbl.delete(in_list("id", drop))
     if add:
-        tbl.add(pa.Table.from_pylist(add, schema=tbl.schema))
+        _add_rows(tbl, cache.rows(stored, verdicts=verdicts, only=add))
     if drop or add:
         tbl.optimize()  # compaction makes a version; older ones go once the meta row names this one
     report.cache_written, report.cache_deleted = len(add), len(drop)
@@ -956,22 +1102,16 @@ def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str
         gone = [pid for pid in existing if pid not in wanted]
         if not changed and not gone:
             return False  # checked before any tokenising or embedding: a no-change build stays fast
-        rows = [page_row(wanted[pid]) for pid in changed]
-        if embedder is not None:
-            # a changed page's stored vector is of its old hash: only a whole rewrite has vectors to reuse
-            cache = _stored_vectors(tbl) if whole else {}
-            _vectors(rows, [page_embed_text(wanted[pid]) for pid in changed], cache, embedder, report)
-        import pyarrow as pa
-
+        # a changed page's stored vector is of its old hash: only a whole rewrite has vectors to reuse
+        cache = _stored_vectors(tbl) if whole and embedder is not None else {}
         if whole:
             tbl.delete("true")
         else:
             stale = sorted((set(changed) & set(existing)) | set(gone))
             if stale:
                 tbl.delete(in_list("id", stale))
-        if rows:
-            tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
-        report.pages_written = len(rows)
+        rows = (page_row(wanted[pid]) for pid in changed)  # made, embedded and written batch by batch
+        report.pages_written = _add_rows(tbl, _embedded(rows, _page_embed_text_of, cache, embedder, report))
         return True
     if deleted and tbl.count_rows(in_list("target_path", deleted)):
         tbl.delete(in_list("target_path", deleted))

@@ -319,14 +319,15 @@ def test_a_foreign_index_in_the_repository_reuses_nothing_of_its_cache(
 def test_rows_stored_as_they_are_skip_the_secret_scan(monkeypatch: pytest.MonkeyPatch) -> None:
     import generator.build_cache as build_cache
 
-    update = CacheUpdate([("files/a.py.md", _state(), "# a\n"),
-                          ("files/b.py.md", _state(summary="Builds b."), "# b\n")])
-    first = update.rows()
+    markdown = {"files/a.py.md": "# a\n", "files/b.py.md": "# b\n"}
+    update = CacheUpdate([("files/a.py.md", _state()), ("files/b.py.md", _state(summary="Builds b."))],
+                         markdown=markdown.get)
+    first = list(update.rows())
     scans: list[str] = []
     monkeypatch.setattr(build_cache, "holds_secret", lambda text: scans.append(text) or False)
-    assert update.rows({r["id"]: [r["sha"]] for r in first}) == first
+    assert list(update.rows({r["id"]: [r["sha"]] for r in first})) == first
     assert scans == []
-    assert update.rows({first[0]["id"]: [first[0]["sha"]]}) == first
+    assert list(update.rows({first[0]["id"]: [first[0]["sha"]]})) == first
     assert len(scans) == 2  # b's prose and Markdown: not stored yet, so scanned
 
 
