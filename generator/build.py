@@ -4,6 +4,8 @@
 hash is unchanged is not re-parsed (facts cache), a page whose key is unchanged is neither re-written nor
 re-rendered (page state, see pages.py), and the site is not rebuilt when no page changed. Pages of files
 that disappeared are deleted. The page state is saved even when the run is interrupted, so it resumes.
+When a build changed few pages of an existing site, its site and index steps run side by side (the site
+engine is a process of its own); a failed site build is then reported once the index step is done.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -124,38 +126,91 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     if previous:  # not on a first build: every file would be "new"
         report.changes = file_changes(facts, previous)
 
-    if site:
-        with timer("site"):
-            notify("site", 0, 1)
-            from generator.remote import source_links
-            from generator.wiki_map import wiki_map, write_wiki_map
+    def site_step() -> None:
+        from generator.remote import source_links
+        from generator.wiki_map import wiki_map, write_wiki_map
 
-            # what the served wiki's ask box links citations with (a docs asset: part of the site)
-            links = source_links(config.root, config.repo_url)
-            write_wiki_map(config.docs_dir, wiki_map(plan.files, facts, links))
-            report.site_built = build_site_if_needed(config, plan, pages.state, report,
-                                                     kinds={p: f.file.kind for p, f in facts.items()},
-                                                     topics=topics, workers=site_workers)
-            report.site_dir = config.site_dir
+        # what the served wiki's ask box links citations with (a docs asset: part of the site)
+        links = source_links(config.root, config.repo_url)
+        write_wiki_map(config.docs_dir, wiki_map(plan.files, facts, links))
+        report.site_built = build_site_if_needed(config, plan, pages.state, report,
+                                                 kinds={p: f.file.kind for p, f in facts.items()},
+                                                 topics=topics, workers=site_workers)
+        report.site_dir = config.site_dir
+
+    beside = None
+    if site:
+        notify("site", 0, 1)
+        if index and _small_update(config, report):
+            beside = _Beside(site_step)  # the site engine renders while the index step runs
+        else:
+            with timer("site"):
+                site_step()
             notify("site", 1, 1)
 
-    if index:
-        with timer("index"):
-            notify("index", 0, 1)
-            from generator.embed import get_embedder
-            from generator.index import update_index
-            from generator.llm_writer import facts_with_docstrings
+    try:
+        if index:
+            with timer("index"):
+                notify("index", 0, 1)
+                from generator.embed import get_embedder
+                from generator.index import update_index
+                from generator.llm_writer import facts_with_docstrings
 
-            # the symbols table stores LLM-written docstrings too (docstring_source="llm")
-            generated = {p: pages.state[pid].docstrings
-                         for p, pid in plan.files.items() if pid in pages.state}
-            indexed = facts_with_docstrings(facts, generated)
-            report.index = update_index(config, list(scanned_files), indexed, pages.records(planned),
-                                        get_embedder(config.embed), prune=True, texts=texts,
-                                        manifests=analysis.manifests,
-                                        build_cache=_cache_update(config, planned, pages.state, writer))
-            notify("index", 1, 1)
+                # the symbols table stores LLM-written docstrings too (docstring_source="llm")
+                generated = {p: pages.state[pid].docstrings
+                             for p, pid in plan.files.items() if pid in pages.state}
+                indexed = facts_with_docstrings(facts, generated)
+                report.index = update_index(config, list(scanned_files), indexed, pages.records(planned),
+                                            get_embedder(config.embed), prune=True, texts=texts,
+                                            manifests=analysis.manifests,
+                                            build_cache=_cache_update(config, planned, pages.state, writer))
+                notify("index", 1, 1)
+    finally:
+        if beside is not None:
+            beside.join(report)  # a failed site build raises here, once the index step is over
+            notify("site", 1, 1)
     return report
+
+
+def _small_update(config: Config, report: BuildReport) -> bool:
+    """Whether this build changed few pages of an existing site: its site and index steps then overlap (each
+    is small, and the site step mostly waits on the engine's process). A cold build runs them one after the
+    other: their memory peaks would add up."""
+    changed = len(report.pages_written) + len(report.pages_deleted)
+    return (config.site_dir / "index.html").is_file() and changed <= max(20, report.pages_total // 20)
+
+
+class _Beside:
+    """A step run in a thread beside the build's own (the site step beside the index step). `join` waits for
+    it, records its wall time and its children's CPU (the site engine's process) as the "site" stage (taken
+    out of the stage that ran meanwhile, whose timer saw the engine's CPU when the thread reaped it), then
+    raises what the step raised."""
+
+    def __init__(self, step: Callable[[], None]) -> None:
+        import threading
+
+        self.error: BaseException | None = None
+        self.seconds = self.cpu = 0.0
+        self.thread = threading.Thread(target=self._run, args=(step,), name="sourcebook-site", daemon=True)
+        self.thread.start()
+
+    def _run(self, step: Callable[[], None]) -> None:
+        started, cpu = time.perf_counter(), _children_cpu()
+        try:
+            step()
+        except BaseException as exc:  # noqa: BLE001 - handed to the build's thread by join()
+            self.error = exc
+        finally:
+            self.seconds, self.cpu = time.perf_counter() - started, _children_cpu() - cpu
+
+    def join(self, report: BuildReport) -> None:
+        self.thread.join()
+        report.timings["site"] = report.timings.get("site", 0.0) + self.seconds
+        report.cpu["site"] = report.cpu.get("site", 0.0) + self.cpu
+        if "index" in report.cpu:
+            report.cpu["index"] = max(0.0, report.cpu["index"] - self.cpu)
+        if self.error is not None:
+            raise self.error
 
 
 # -- the shared build cache ----------------------------------------------------------------------------------
@@ -302,6 +357,11 @@ class _Timer:
     def __exit__(self, *exc: object) -> None:
         self.into[self.stage] = self.into.get(self.stage, 0.0) + time.perf_counter() - self.started
         self.cpu[self.stage] = self.cpu.get(self.stage, 0.0) + _cpu_seconds() - self.started_cpu
+
+
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def _cpu_seconds() -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import re
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from generator.build import build
 from generator.plan import file_page_ids, load_state
 from generator.write import FileContext, FileDraft, ModuleContext, ModuleDraft, OverviewContext, OverviewDraft
 from sourcebook.config import load_config
-from sourcebook.errors import ProviderError
+from sourcebook.errors import ProviderError, SiteBuildError
 
 REPO: dict[str, str | bytes] = {
     "README.md": "# Demo\n\nDemo does things.\n",
@@ -369,3 +371,41 @@ def test_page_kinds_are_one_registry_the_build_and_the_check_walk(make_repo: Cal
     stale = _build(root, check=True).stale
     assert {state[pid].kind for pid in stale} == {"file", "module", "overview"}
     assert set(_build(root).pages_written) <= set(stale)  # a parent whose summary came out the same is kept
+
+
+def test_an_incremental_build_runs_its_site_and_index_steps_side_by_side(
+        make_repo: Callable[..., Path]) -> None:
+    from answer.tools import Tools
+    from answer.workspace import load_workspace
+    from generator.build import _small_update
+
+    modules = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(30)}
+    root = make_repo({"pkg/__init__.py": "", **modules})
+    assert build(load_config(root)).site_built  # cold: one step after the other
+    (root / "pkg/m7.py").write_text("def f7():\n    pass\n\n\ndef overlapped_edit():\n    pass\n")
+    report = build(load_config(root))
+    assert report.site_built
+    assert _small_update(load_config(root), report)  # the path taken: the engine ran in its thread
+    assert {"site", "index"} <= set(report.timings)
+    assert report.cpu["site"] >= 0.0
+    assert report.cpu["index"] >= 0.0
+    assert "overlapped_edit" in (root / ".sourcebook/site/files/pkg/m7.py.html").read_text()
+    found = Tools(load_workspace(root, env={})).get_symbol("overlapped_edit")["definitions"]
+    assert [d["path"] for d in found] == ["pkg/m7.py"]
+    assert not [t for t in threading.enumerate() if t.name == "sourcebook-site"]
+
+
+def test_a_step_beside_the_build_reports_its_error_and_time_when_joined() -> None:
+    from generator.build import _Beside
+    from generator.build_report import BuildReport
+
+    def failing() -> None:
+        time.sleep(0.05)
+        raise SiteBuildError("mkdocs build failed")
+
+    report = BuildReport(root=Path("."), out_dir=Path("."), writer_id="x")
+    beside = _Beside(failing)
+    with pytest.raises(SiteBuildError, match="mkdocs build failed"):
+        beside.join(report)
+    assert report.timings["site"] >= 0.05
+    assert not beside.thread.is_alive()
