@@ -1,12 +1,12 @@
-"""A reStructuredText document (a doc page, a README.rst) as the sanitized HTML its wiki page shows, rendered
-once per content: kept in the output folder's cache so a build that re-renders the page (a new commit changes
-every page's source links) does not run docutils again.
+"""A documentation file (reST: generator/rst.py; Markdown: generator/md_html.py) as the sanitized HTML its
+wiki page shows, rendered once per content: kept in the output folder's cache so a build that re-renders the
+page (a new commit changes every page's source links) does not run docutils or Markdown again.
 
-An entry is named by a keyed hash (HMAC under the per-user local key, generator/local_key.py) of the text and
-the rendering code, never by the text: the output folder belongs to the repository (it may be committed), and
-a planted entry would be shown as the page's body. Without a local key nothing is cached. An entry records the
-relative links its document resolved and to what; it is used only while each still resolves the same (a page
-added or gone renders the document again).
+An entry is named by a keyed hash (HMAC under the per-user local key, generator/local_key.py) of the text,
+the rendering code and a salt (the language, the included files' digests), never by the text: the output
+folder belongs to the repository (it may be committed), and a planted entry would be shown as the page's body.
+Without a local key nothing is cached. An entry records the relative links its document resolved and to what;
+it is used only while each still resolves the same (a page added or gone renders the document again).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from sourcebook.atomic import PRIVATE, atomic_write_text
 
 log = logging.getLogger(__name__)
 
+# (text, relative-link resolver, symbol-name resolver) -> sanitized HTML
+DocumentRender = Callable[[str, LinkResolver, LinkResolver], str]
+
 CACHE_SUBDIR = "documents"
 
 
@@ -30,18 +33,18 @@ def _code_version() -> bytes:
     """The rendering code: a change to it (or to the sanitizer) renders every document again."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for module in ("rst.py", "html_sanitize.py", "doc_html.py"):
+    for module in ("rst.py", "md_html.py", "doc_includes.py", "html_sanitize.py", "doc_html.py"):
         digest.update((here / module).read_bytes())
     return digest.digest()
 
 
 class DocumentCache:
-    """`render(text, resolve, symbol)`: render_rst's HTML, from the cache when the same text resolved the
-    same links and names. `directory` None, or no `key`: nothing is read or kept. `prune()` drops the entries
-    this build did not keep."""
+    """`render(text, resolve, symbol)`: the document's HTML (render_rst's unless told otherwise), from the
+    cache when the same text resolved the same links and names. `directory` None, or no `key`: nothing is
+    read or kept. `prune()` drops the entries this build did not keep."""
 
     def __init__(self, directory: Path | None, key: bytes | None,
-                 render: Callable[[str, LinkResolver, LinkResolver], str] | None = None) -> None:
+                 render: DocumentRender | None = None) -> None:
         self._dir = directory if key is not None else None
         self._key = key
         self._render = render or (lambda text, link, name: render_rst(text, link, symbol=name))
@@ -50,19 +53,23 @@ class DocumentCache:
         self.hits = 0
         self.misses = 0
 
-    def keep(self, text: str) -> Path | None:
-        """Where `text`'s entry lives, kept by this build's prune (a page not re-rendered keeps its entry)."""
-        name = keyed(self._version + text.encode("utf-8", "surrogatepass"), self._key)
+    def keep(self, text: str, salt: str = "") -> Path | None:
+        """Where `text`'s entry lives, kept by this build's prune (a page not re-rendered keeps its entry).
+        `salt`: what else the HTML depends on (pages.document_key)."""
+        name = keyed(self._version + salt.encode("utf-8", "surrogatepass") + b"\0" +
+                     text.encode("utf-8", "surrogatepass"), self._key)
         if self._dir is None or name is None:
             return None
         path = self._dir / f"{name[:40]}.json"
         self._used.add(path.name)
         return path
 
-    def render(self, text: str, resolve: LinkResolver, symbol: LinkResolver | None = None) -> str:
-        """`resolve`: relative links -> page URLs; `symbol`: names -> symbol sections (render_rst's)."""
+    def render(self, text: str, resolve: LinkResolver, symbol: LinkResolver | None = None, *, salt: str = "",
+               render: DocumentRender | None = None) -> str:
+        """`resolve`: relative links -> page URLs; `symbol`: names -> symbol sections (render_rst's);
+        `salt`: as keep's; `render`: this document's renderer (default: the cache's)."""
         named: LinkResolver = symbol or (lambda _name: None)
-        path = self.keep(text)
+        path = self.keep(text, salt)
         entry = _read(path) if path is not None else None
         if entry is not None and all(resolve(uri) == target for uri, target in entry[0].items()) and \
                 all(named(name) == target for name, target in entry[1].items()):
@@ -79,7 +86,7 @@ class DocumentCache:
             names[text] = named(text)
             return names[text]
 
-        html = self._render(text, link, name)
+        html = (render or self._render)(text, link, name)
         self.misses += 1
         if path is not None:
             _write(path, json.dumps({"links": links, "symbols": names, "html": html}))

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from generator.pages import (
     PageRun,
+    document_key,
     file_render_inputs,
     file_render_key,
     file_text,
+    is_rendered_document,
     module_hierarchies,
     module_import_diagrams,
     module_readme,
@@ -26,6 +28,7 @@ from generator.pages import (
     overview_orientation,
     overview_render_key,
     page_links,
+    repository_reader,
     root_readme,
     topic_contexts,
     topic_diagram,
@@ -124,10 +127,15 @@ def _stale_files(check: StaleCheck) -> None:
     config, a = check.config, check.analysis
     links, xref = file_render_inputs(config, a.facts, a.graph)
     names = NameIndex.build(a.facts, a.plan.files)
+    def text(p: str) -> str:
+        return file_text(config.root, p)
+
+    read = repository_reader(a.facts, text)
     for path in sorted(a.facts):
         ctx = file_context(a.facts[path], a.plan, a.graph)
-        rkey = file_render_key(check.version, links, xref.file_refs(a.facts[path]),
-                               page_links(names, a.facts[path], lambda p: file_text(config.root, p)))
+        f = a.facts[path]
+        rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text),
+                               document_key(f, text(path), read) if is_rendered_document(f) else "")
         if check.changed(ctx.page_id, page_key(ctx.fingerprint(), check.writer.id, rkey)):
             check.stale.add(ctx.page_id)
 

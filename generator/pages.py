@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from generator.build_cache import SharedCache
     from generator.build_report import BuildReport, FileChanges, Progress
     from generator.diagrams import Graph
-    from generator.doc_html import DocumentCache
+    from generator.doc_html import DocumentCache, DocumentRender
     from generator.orientation import Orientation
     from generator.remote import SourceLinks
     from generator.topics import TopicContext
@@ -288,13 +288,13 @@ def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: An
 
 
 def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
-                    doc_links: Mapping[str, Target] | None = None) -> str:
-    """The rendering part of a file page's key: a new commit (links), a new caller (refs) or a docstring
-    name now naming another section (doc_links) re-renders the page from its stored draft; none is part of
-    the draft key, so no prose is rewritten. With doc_links in the key a page never keeps a link to a page
-    that is gone."""
+                    doc_links: Mapping[str, Target] | None = None, document: str = "") -> str:
+    """The rendering part of a file page's key: a new commit (links), a new caller (refs), a docstring
+    name now naming another section (doc_links) or a file a document includes changing (`document`:
+    document_key) re-renders the page from its stored draft; none is part of the draft key, so no prose is
+    rewritten. With doc_links in the key a page never keeps a link to a page that is gone."""
     docs = repr(sorted((doc_links or {}).items()))
-    return "\x1f".join([base, links.key() if links else "", refs.key(), docs])
+    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document])
 
 
 def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
@@ -333,13 +333,18 @@ def write_file_pages(run: PageRun) -> None:
         return _source_text(config.root, texts, path)
 
     documents = document_cache(config)
+    read = repository_reader(facts, source_text)
+    doc_keys: dict[str, str] = {}
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
         doc_links[path] = page_links(names, facts[path], source_text)
         if is_rendered_document(facts[path]):
-            documents.keep(source_text(path))  # an unchanged doc's page is not re-rendered: its entry stays
-        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path]))
+            doc_keys[path] = document_key(facts[path], source_text(path), read)
+            # an unchanged doc's page is not re-rendered: its entry stays
+            documents.keep(source_text(path), doc_keys[path])
+        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path],
+                                                                     doc_keys.get(path, "")))
         if not pages.fresh(ctx.page_id, key):
             todo.append((ctx, key, refs))
     notify("files", 0, len(todo))
@@ -371,7 +376,8 @@ def write_file_pages(run: PageRun) -> None:
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
         resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
-        document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve) \
+        document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
+                                    salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read)) \
             if is_rendered_document(ctx.facts) else ""
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
@@ -385,14 +391,15 @@ def write_file_pages(run: PageRun) -> None:
         notify("files", n, len(todo))
     documents.prune()
     if documents.hits or documents.misses:
-        log.info("reST documents: %d rendered, %d from the cache", documents.misses, documents.hits)
+        log.info("documents (reST, Markdown): %d rendered, %d from the cache",
+                 documents.misses, documents.hits)
 
 
 def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str]) -> dict[str, Target]:
     """The names a file page links to other pages' symbols (part of its key): its docstrings', and for a
-    rendered document those its API roles and autodoc directives give."""
+    rendered reST document those its API roles and autodoc directives give."""
     out = docstring_links(names, f)
-    if is_rendered_document(f):
+    if is_rendered_document(f) and f.file.language == "rst":
         out.update(document_links(names, f.path, text(f.path)))
     return out
 
@@ -406,8 +413,39 @@ def document_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
 
 
 def is_rendered_document(f: FileFacts) -> bool:
-    """A documentation file whose page shows it rendered (reST: what a reader cannot read as typed)."""
-    return f.file.kind == "doc" and f.file.language == "rst"
+    """A documentation file whose page shows it rendered: reST (what a reader cannot read as typed) and
+    Markdown."""
+    return f.file.kind == "doc" and f.file.language in ("rst", "markdown")
+
+
+def repository_reader(facts: Mapping[str, FileFacts],
+                      text: Callable[[str], str]) -> Callable[[str], str | None]:
+    """A reST include's view of the repository: the text of a file the scan accepted (a text file inside
+    the repository: symlinks out, binaries and oversized files never are), None for any other path."""
+    def read(path: str) -> str | None:
+        return text(path) if path in facts else None
+
+    return read
+
+
+def document_key(f: FileFacts, text: str, read: Callable[[str], str | None]) -> str:
+    """What a rendered document's HTML depends on beyond its own text and links: its language, and the
+    files a reST document includes (generator/doc_includes.py)."""
+    from generator.doc_includes import includes_key
+
+    language = f.file.language or ""
+    return language + ("\x1f" + includes_key(f.path, text, read) if language == "rst" else "")
+
+
+def document_renderer(f: FileFacts, read: Callable[[str], str | None]) -> DocumentRender:
+    """How the document cache renders `f` on a miss: (text, link resolver, symbol resolver) -> HTML."""
+    if f.file.language == "markdown":
+        from generator.md_html import render_markdown
+
+        return lambda text, link, _symbol: render_markdown(text, link)
+    from generator.rst import render_rst
+
+    return lambda text, link, symbol: render_rst(text, link, symbol=symbol, path=f.path, read=read)
 
 
 def document_cache(config: Config) -> DocumentCache:

@@ -83,7 +83,8 @@ def render_version() -> str:
     here = Path(__file__).resolve().parent
     # docstring and reST rendering, anchors, source blocks, cross-references, diagrams and the home page's
     # orientation are page layout too
-    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py", "anchors.py", "source_view.py",
+    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py", "md_html.py", "doc_includes.py",
+                   "anchors.py", "source_view.py",
                    "xref.py", "diagrams.py", "orientation.py", "entry_points.py", "remote.py"):
         digest.update((here / module).read_bytes())
     for path in sorted(data_dir("templates").glob("*.j2")):
@@ -331,7 +332,7 @@ _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
 # a section's highlighted signature: the symbol index (rebuilt as a table) already carries it as text
 _SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight"><pre><span></span><code>.*?'
                               r"</code></pre></div>$\n?", re.S | re.M)
-_OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#rst-[\w-]+\)")
+_OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#(?:rst|md)-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
@@ -468,16 +469,18 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
         lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
-        document=document, outline=document_outline(document) if document else [])
+        document=document, outline=document_outline(document) if document else [],
+        document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
 
 
-_DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="(rst-[\w-]+)">(.*?)</h\1>', re.S)
+_DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="((?:rst|md)-[\w-]+)">(.*?)</h\1>', re.S)
 
 
 def document_outline(document: str) -> list[tuple[int, str, str]]:
-    """(depth from 0, anchor, text) of a rendered reST document's headings (rst.py puts each section's id
-    on its heading): the page's outline as links, since Material's table of contents does not see raw HTML.
-    A level never deepens by more than one, so the nested list stays a list."""
+    """(depth from 0, anchor, text) of a rendered document's headings (rst.py puts each section's id on its
+    heading, md_html.py gives each heading an `md-` id): the page's outline as links, since Material's table
+    of contents does not see raw HTML. A level never deepens by more than one, so the nested list stays a
+    list."""
     out: list[tuple[int, str, str]] = []
     for level, anchor, inner in _DOCUMENT_HEADING.findall(document):
         depth = min(int(level) - 3, out[-1][0] + 1 if out else 0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import io
 import logging
+import posixpath
 import re
 from collections.abc import Callable
 from functools import cache
@@ -24,6 +25,7 @@ from urllib.parse import urlsplit
 log = logging.getLogger(__name__)
 
 LinkResolver = Callable[[str], str | None]
+Reader = Callable[[str], str | None]
 
 # Sphinx roles that name an API object or a document: shown as code (a README has no symbol context)
 _SPHINX_CODE_ROLES = ("class", "func", "meth", "attr", "mod", "exc", "data", "obj", "const", "type", "any",
@@ -54,15 +56,18 @@ _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)::", re.M)
 
 
 def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3,
-               symbol: LinkResolver | None = None) -> str:
+               symbol: LinkResolver | None = None, path: str = "", read: Reader | None = None) -> str:
     """HTML for a reST document's body (its title left out: the page has one), sanitized.
 
     `resolve`: a relative link -> a page's URL (None: the link goes, its words stay). `symbol`: a dotted name
     (`flask.Flask`, `Flask.route`) -> the URL of its symbol's section; API roles (`:class:`) and autodoc
-    directives (`.. autoclass::`) it resolves become links, the rest plain code."""
+    directives (`.. autoclass::`) it resolves become links, the rest plain code. `path`: the document's
+    repository path and `read` the repository's text files, for `.. include::` (generator/doc_includes.py;
+    without them an include shows a note)."""
     _register(tuple(sorted(set(_ROLE_NAME.findall(text)))), tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
     settings = _settings(heading_level)
     settings.sb_symbol = symbol
+    settings.sb_path, settings.sb_read = path, read
     resolver: LinkResolver = resolve or (lambda _url: None)
     try:
         return _render(text, settings, resolver)
@@ -218,6 +223,8 @@ def _register(roles_used: tuple[str, ...], directives_used: tuple[str, ...]) -> 
     from docutils.parsers.rst import directives, roles
     from docutils.parsers.rst.languages import en
 
+    # docutils' own include reads any path (and is off); this one reads only the repository's files
+    directives.register_directive("include", _include_directive())
     for name in roles_used:
         short = name.rsplit(":", 1)[-1]
         if name.lower() in en.roles or name in roles._roles or name in roles._role_registry:
@@ -366,6 +373,78 @@ def _autodoc_directive() -> Any:
     return Autodoc
 
 
+# the source name of lines an include inserted: the chain of files that included them, outermost first
+_INCLUDED = "sourcebook-include:"
+
+
+def _include_directive() -> Any:
+    """`.. include:: path`: the file's text parsed in place, when doc_includes' rules allow it; otherwise a
+    note (a path out of the repository, a loop) or a link to the file's page (too deep, too much)."""
+    from docutils import nodes, statemachine
+    from docutils.parsers.rst import Directive
+
+    from generator.doc_includes import MAX_DEPTH, MAX_INCLUDES, MAX_TEXT, clip, include_path
+
+    class Include(Directive):
+        required_arguments = 1
+        final_argument_whitespace = True
+        has_content = False
+
+        def run(self) -> list[Any]:
+            document = self.state.document
+            settings = document.settings
+            read, top = getattr(settings, "sb_read", None), getattr(settings, "sb_path", "")
+            if read is None or not top:
+                return [_note("An included file is not shown here.")]
+            # the file this directive's line came from (docutils' own include asks the same way; the
+            # document's current_source can lag on a padding line of an earlier inclusion)
+            source = self.state_machine.input_lines.source(
+                self.lineno - self.state_machine.input_offset - 1) or ""
+            chain = source[len(_INCLUDED):].split("\x1f") if source.startswith(_INCLUDED) else [top]
+            target = include_path(chain[-1], self.arguments[0])
+            if target is None:
+                return [_note("An included file is not shown: its path is not one inside the repository.")]
+            if target in chain:
+                return [_note("An included file is not shown: it would include itself.")]
+            text = read(target)
+            if text is None:
+                return [_note("An included file is not shown: it is not a text file of the repository.")]
+            used = document.__dict__.setdefault("sb_included", [0, 0])  # inclusions, characters
+            if len(chain) > MAX_DEPTH or used[0] >= MAX_INCLUDES or used[1] + len(text) > MAX_TEXT:
+                return [_link_to(target, top)]
+            text = clip(text, {k: str(v) for k, v in self.options.items() if v is not None})
+            if text is None:  # a start-after/end-before marker it does not have
+                return [_link_to(target, top)]
+            used[0], used[1] = used[0] + 1, used[1] + len(text)
+            if "literal" in self.options or "code" in self.options:
+                lang = str(self.options.get("code") or "").split()[:1]
+                return [nodes.literal_block(text, text, classes=["code", *lang] if "code" in self.options
+                                            else [])]
+            lines = statemachine.string2lines(text, settings.tab_width, convert_whitespace=True)
+            self.state_machine.insert_input([*lines, ""], _INCLUDED + "\x1f".join([*chain, target]))
+            return []
+
+    Include.option_spec = _any_options()
+    return Include
+
+
+def _note(words: str) -> Any:
+    from docutils import nodes
+
+    return nodes.paragraph("", "", nodes.emphasis(words, words), classes=["sb-include-note"])
+
+
+def _link_to(target: str, top: str) -> Any:
+    """A paragraph linking to an included file's page (resolved like any relative link of the document)."""
+    from docutils import nodes
+
+    relative = posixpath.relpath(target, posixpath.dirname(top) or ".")
+    return nodes.paragraph("", "", nodes.emphasis("Included from ", "Included from "),
+                           nodes.reference("", target, refuri=relative),
+                           nodes.emphasis(" (not shown here).", " (not shown here)."),
+                           classes=["sb-include-note"])
+
+
 def _dropped_directive() -> Any:
     from docutils.parsers.rst import Directive
 
@@ -385,6 +464,11 @@ class _AnyOptions(dict[str, Any]):
     """Accepts every option name (Sphinx directives have many); values are kept as text and unused."""
 
     def __contains__(self, key: object) -> bool:
+        return True
+
+    def __bool__(self) -> bool:
+        # docutils parses a directive's options only when its option_spec is truthy; an empty dict is not,
+        # and the option lines were read as part of the argument (`snippet.py :literal:`)
         return True
 
     def __getitem__(self, key: str) -> Any:

@@ -1,0 +1,96 @@
+"""`.. include::` in a repository's reST documents, resolved inside the repository and nowhere else.
+
+docutils' own inclusion is off for untrusted text (it would read any path: `/etc/passwd`, `../../secret`).
+A wiki page of `docs/changes.rst` that only says `.. include:: ../CHANGES.rst` would render empty, so the
+include directive (generator/rst.py) asks this module instead: a path relative to the including file that
+stays inside the repository once normalised (no absolute path, no `..` past the root, no `<standard>`
+include, no URL), and a file the scan knows as text (the reader returns None for anything else: the scan
+already refused symlinks that point out of the repository, binaries and oversized files). Inclusion nests at
+most MAX_DEPTH files deep, never includes a file into itself (directly or round a loop), and stops after
+MAX_TEXT characters per document: what is left out becomes a link to the file's page.
+
+`included_files` walks the same rules over the text ahead of rendering, for the keys: a page (and its cached
+rendering) changes when an included file does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+
+Reader = Callable[[str], str | None]  # a repository path -> its text, None when it is not a known text file
+
+MAX_DEPTH = 4  # files included into included files ... at most this deep
+MAX_TEXT = 1_000_000  # characters included into one document, all inclusions together
+MAX_INCLUDES = 64  # inclusions in one document
+
+INCLUDE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+include::[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+
+
+def include_path(including: str, argument: str) -> str | None:
+    """The repository path `argument` names from the file `including`, or None when it leaves the
+    repository or is not a plain relative path."""
+    arg = argument.strip()
+    if not arg or arg.startswith(("/", "\\", "<", "~")) or "\x00" in arg or "\\" in arg or \
+            re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", arg):
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(including), arg))
+    if joined in ("", ".", "..") or joined.startswith(("../", "/")):
+        return None
+    return joined
+
+
+def clip(text: str, options: Mapping[str, str]) -> str | None:
+    """The part of `text` docutils' include options select (start-line/end-line: a slice of its lines;
+    start-after/end-before: after/before the first occurrence of a marker); None when a marker is missing
+    or a line number is not one."""
+    try:
+        start = int(options["start-line"]) if options.get("start-line") else None
+        end = int(options["end-line"]) if options.get("end-line") else None
+    except ValueError:
+        return None
+    if start is not None or end is not None:
+        text = "".join(text.splitlines(keepends=True)[start:end])
+    after, before = options.get("start-after"), options.get("end-before")
+    if after:
+        at = text.find(after)
+        if at < 0:
+            return None
+        text = text[at + len(after):]
+    if before:
+        at = text.find(before)
+        if at < 0:
+            return None
+        text = text[:at]
+    return text
+
+
+def included_files(path: str, text: str, read: Reader) -> dict[str, str]:
+    """Every file `text` (the document at `path`) may include, nested too, under the rules above: its path
+    -> a digest of its text ("" when it cannot be read). A superset of what rendering includes (an
+    include inside a literal block counts here), never less."""
+    found: dict[str, str] = {}
+    todo: list[tuple[str, str, tuple[str, ...]]] = [(path, text, (path,))]
+    while todo and len(found) < MAX_INCLUDES:
+        including, body, chain = todo.pop()
+        if len(chain) > MAX_DEPTH:
+            continue
+        for argument in INCLUDE_LINE.findall(body):
+            target = include_path(including, argument)
+            if target is None or target in chain or target in found:
+                continue
+            content = read(target)
+            found[target] = hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:16] \
+                if content is not None else ""
+            if content is not None and "include::" in content:
+                todo.append((target, content, (*chain, target)))
+    return found
+
+
+def includes_key(path: str, text: str, read: Reader) -> str:
+    """`included_files` as one string for a key ('' for the common document that includes nothing)."""
+    if "include::" not in text:
+        return ""
+    return repr(sorted(included_files(path, text, read).items()))

@@ -1,0 +1,147 @@
+"""A repository's Markdown document (README.md, docs/*.md) -> sanitized HTML for its page, offline and inert.
+
+Python-Markdown renders it with a fixed set of extensions that only make structure: tables, fenced code
+(highlighted by Pygments, as the site's own code blocks), admonitions, footnotes, strike-through, bare-URL
+links, and heading ids (prefixed `md-`, so the page's outline can link to them and they never meet the
+page's own ids). No extension that lets the text set attributes (attr_list: `{: onerror=... }` would reach
+the HTML) or read files. Raw HTML in the text is left to Markdown and then cleaned by the site's one HTML
+sanitizer (html_sanitize); after it, links and images are rewritten on its regular output: relative links
+go through a resolver (a wiki page, or the link goes and its words stay), in-document `#anchors` follow the
+prefixed heading ids, and an image is never loaded (the site works offline): in a link (a badge) it becomes
+its alt text, a remote one becomes a link to it labelled by its alt text, a local one its words.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from generator.html_sanitize import sanitize_content
+
+log = logging.getLogger(__name__)
+
+LinkResolver = Callable[[str], str | None]
+
+ID_PREFIX = "md-"
+_local = threading.local()  # a Markdown instance is reusable (reset) but not shareable between threads
+
+# tags as html_sanitize's serializer (html5ever) writes them: attribute values always double-quoted, `"`
+# and `&` inside escaped, so `[^"]*` is exactly one value
+_TAG = re.compile(r'<(/?)(a|img)\b((?:\s+[^\s"\'=<>/]+(?:="[^"]*")?)*)\s*/?>')
+_ATTR = re.compile(r'([^\s"\'=<>/]+)(?:="([^"]*)")?')
+_ID = re.compile(r'\sid="([^"]*)"')
+_EMPTY_LINK = re.compile(r'<a href="[^"]*">\s*</a>')
+
+
+def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
+    """HTML for a Markdown document's body (headings start at h`heading_level`: the page has its own
+    title and section), sanitized. `resolve`: a relative link -> a page's URL (None: the link goes, its
+    words stay)."""
+    md = _markdown(heading_level)
+    try:
+        raw = md.reset().convert(text)
+    except Exception as exc:  # noqa: BLE001 -- any failure on untrusted text (RecursionError in nesting...)
+        md.reset()
+        # the text stays readable, escaped; never a traceback, never the build's end
+        log.warning(
+            "a Markdown document was shown as text: it could not be rendered (%s)", type(exc).__name__)
+        return f'<pre class="sb-md-text">{html.escape(text, quote=False)}</pre>'
+    clean = sanitize_content(raw)
+    ids = set(_ID.findall(clean))
+    return sanitize_content(_rewrite_tags(clean, resolve or (lambda _url: None), ids)).strip()
+
+
+def _markdown(heading_level: int) -> Any:
+    made: dict[int, Any] = _local.__dict__.setdefault("instances", {})
+    if heading_level not in made:
+        import markdown
+        from markdown.extensions.toc import slugify_unicode
+
+        made[heading_level] = markdown.Markdown(
+            extensions=["tables", "admonition", "footnotes", "toc", "pymdownx.highlight",
+                        "pymdownx.superfences", "pymdownx.magiclink", "pymdownx.tilde"],
+            extension_configs={
+                "toc": {"baselevel": heading_level, "permalink": False,
+                        "slugify": lambda value, sep: ID_PREFIX + slugify_unicode(value, sep)},
+                # as the site's own code blocks (Material styles `.highlight`); no guessing: a plain
+                # fence stays plain
+                "pymdownx.highlight": {"use_pygments": True, "guess_lang": False,
+                                       "pygments_lang_class": True},
+                # no custom fences: a ```mermaid block from a repository is shown as its code
+                "pymdownx.superfences": {"custom_fences": []},
+                "pymdownx.magiclink": {"repo_url_shortener": False, "social_url_shortener": False},
+                "pymdownx.tilde": {"subscript": False},
+                "footnotes": {"BACKLINK_TITLE": ""},
+            }, output_format="html")
+    return made[heading_level]
+
+
+def _attrs(text: str) -> dict[str, str]:
+    return {name.lower(): html.unescape(value or "") for name, value in _ATTR.findall(text)}
+
+
+def _rewrite_tags(clean: str, resolve: LinkResolver, ids: set[str]) -> str:
+    """Links through the resolver, images to words or links; on sanitized HTML, where `<a>` never nests."""
+    state = {"in_link": False, "kept": False}
+
+    def one(m: re.Match[str]) -> str:
+        closing, tag, attrs = m.group(1), m.group(2), _attrs(m.group(3))
+        if tag == "a":
+            if closing:
+                kept, state["in_link"], state["kept"] = state["kept"], False, False
+                return "</a>" if kept else ""
+            href = _link_target(attrs.get("href", ""), resolve, ids) if "href" in attrs else None
+            state["in_link"], state["kept"] = True, href is not None
+            if href is None:
+                return ""  # its words stay; a raw `<a name=...>` anchor goes with it (rare, and nothing
+                # on the page would link to it)
+            extra = "".join(f' {k}="{html.escape(attrs[k])}"' for k in ("id", "title", "class") if k in attrs)
+            return f'<a href="{html.escape(href)}"{extra}>'
+        if closing:
+            return ""
+        return _image(attrs, state["in_link"], resolve)
+
+    return _EMPTY_LINK.sub("", _TAG.sub(one, clean))
+
+
+def _image(attrs: dict[str, str], in_link: bool, resolve: LinkResolver) -> str:
+    alt = " ".join(attrs.get("alt", "").split())
+    if in_link:
+        return html.escape(alt)  # a badge: its link stays, labelled by the alt text
+    src = attrs.get("src", "")
+    scheme = urlsplit(src).scheme.lower() if src else ""
+    label = alt or src.rsplit("/", 1)[-1].split("?", 1)[0] or "image"
+    if scheme in ("http", "https"):
+        return f'<a href="{html.escape(src)}" class="sb-image-link">{html.escape(label)}</a>'
+    target = _link_target(src, resolve, set()) if src and not scheme else None
+    if target is not None:  # a repository file with a page of its own
+        return f'<a href="{html.escape(target)}" class="sb-image-link">{html.escape(label)}</a>'
+    return html.escape(alt)
+
+
+def _link_target(uri: str, resolve: LinkResolver, ids: set[str]) -> str | None:
+    """A link's URL on the page, or None to drop it (keeping its words)."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https", "mailto"):
+        return uri
+    if scheme or parts.netloc or not uri:
+        return None
+    if uri.startswith("#"):
+        fragment = uri[1:]
+        # GitHub's heading anchors (`#install`) name the prefixed ids Markdown gave the headings
+        for candidate in (fragment, ID_PREFIX + fragment, ID_PREFIX + fragment.lower()):
+            if candidate in ids:
+                return "#" + candidate
+        return None
+    target = resolve(uri)
+    # raw HTML is not rewritten by MkDocs: a page link must already be the built .html (plain URLs)
+    return re.sub(r"\.md(?=$|#)", ".html", target) if target else None

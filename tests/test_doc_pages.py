@@ -1,0 +1,277 @@
+"""A repository's Markdown docs render on their pages like its reST ones (sanitized, offline, links to wiki
+pages), and reST `.. include::` shows the included file when it is one of the repository's own."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.doc_includes import include_path, included_files
+from generator.md_html import render_markdown
+from generator.rst import render_rst
+from tests.repo_files import write_files
+from tests.servers import static_site
+from tests.test_browser import CHROMIUM, _open, _page
+from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+
+GUIDE_MD = """\
+# Widgets guide
+
+Read [the core](../pkg/core.py), [the changes](changes.rst), [Usage](#usage) and [gone](nope.md).
+
+[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)
+![Architecture](https://example.com/arch.png) and ![local diagram](arch.png)
+
+| Option | Default |
+|--------|---------|
+| `workers` | 4 |
+
+!!! note "Careful"
+    Admonitions render.
+
+## Usage
+
+```python
+def run(x):
+    return x
+```
+
+<script>alert(1)</script>
+<img src=x onerror=alert(2)> <a href="javascript:alert(3)">click</a> [js](javascript:alert(4))
+<a href="JaVaScRiPt:alert(5)" onclick="alert(6)">raw</a> <svg onload=alert(7)></svg>
+
+Attribute trap
+{: onerror=alert(8) }
+
+### Trap heading {: onerror=alert(9) #__config }
+
+<p onmouseover="alert(10)" style="position:fixed;inset:0">overlay</p>
+"""
+
+CHANGES = """\
+Changes
+=======
+
+Version 2.0
+-----------
+
+- Runner gained ``run``.
+
+Version 1.0
+-----------
+
+- First release.
+"""
+
+EVIL_RST = """\
+Evil
+====
+
+.. include:: ../../etc/passwd
+
+.. include:: /etc/passwd
+
+.. include:: escape.rst
+
+.. include:: evil.rst
+
+.. include:: ../pkg/core.py
+   :literal:
+   :start-line: 2
+
+After the includes.
+"""
+
+FILES: dict[str, str | bytes] = {
+    "README.md": "# Widgets\n\nA widget runner. See [the guide](docs/guide.md).\n",
+    "CHANGES.rst": CHANGES,
+    "docs/guide.md": GUIDE_MD,
+    "docs/changes.rst": ".. include:: ../CHANGES.rst\n",
+    "docs/evil.rst": EVIL_RST,
+    "pkg/__init__.py": '"""Widgets."""\n',
+    "pkg/core.py": '"""Core."""\n\n\nclass Runner:\n    """Runs."""\n\n    def run(self) -> None:\n'
+                   '        """Go."""\n',
+}
+
+
+def _article(page: Path) -> str:
+    return page.read_text(encoding="utf-8").split("<article", 1)[1].split("</article>", 1)[0]
+
+
+def _document(page: Path) -> str:
+    return _article(page).split('class="sb-document', 1)[1].split("</div><!-- /sb-document", 1)[0]
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = write_files(tmp_path / "repo", FILES)
+    outside = tmp_path / "secret.txt"
+    outside.write_text("TOP-SECRET outside the repository\n", encoding="utf-8")
+    (root / "docs" / "escape.rst").symlink_to(outside)  # a symlink pointing out of the repository
+    return root
+
+
+def _build(root: Path, out: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                          "--no-index"], capture_output=True, text=True, check=False,
+                         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert run.returncode == 0, run.stderr  # the site is built with `mkdocs build --strict`
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    out = tmp_path / "out"
+    _build(root, out)
+    site = out / "site" / "files"
+
+    guide = _document(site / "docs" / "guide.md.html")
+    assert 'sb-md"' in _article(site / "docs" / "guide.md.html")
+    assert '<h3 id="md-widgets-guide">Widgets guide</h3>' in guide
+    assert '<a href="../pkg/core.py.html">the core</a>' in guide
+    assert '<a href="changes.rst.html">the changes</a>' in guide
+    assert '<a href="#md-usage">Usage</a>' in guide
+    assert "gone" in guide
+    assert "nope" not in guide
+    assert '<a href="https://ci.example.com">Build status</a>' in guide  # a badge: its link, by its alt
+    assert '<a href="https://example.com/arch.png" class="sb-image-link">Architecture</a>' in guide
+    assert "local diagram" in guide
+    assert "<table>" in guide
+    assert "<code>workers</code>" in guide
+    assert '<div class="admonition note">' in guide
+    assert '<div class="language-python highlight">' in guide
+    assert '<span class="k">def</span>' in guide
+    article = _article(site / "docs" / "guide.md.html")
+    for bad in ("<img", "<script", "<svg", "javascript:", "position:fixed", 'id="__config"'):
+        assert bad not in article.lower(), bad
+    tags = " ".join(re.findall(r"<[a-zA-Z][^<>]*>", article))
+    assert not re.search(r"\son\w+=", tags)  # no event handler, from raw HTML or `{: ...}` alike
+    assert "{: onerror=alert(8) }" in guide  # attr_list is off: the trap stays visible text
+    # the outline links to the rendered headings (Material's table of contents does not see raw HTML)
+    markdown = (out / "docs" / "files" / "docs" / "guide.md.md").read_text(encoding="utf-8")
+    assert "- [Widgets guide](#md-widgets-guide)\n    - [Usage](#md-usage)\n" in markdown
+
+    readme = _document(site / "README.md.html")
+    assert '<a href="docs/guide.md.html">the guide</a>' in readme
+
+    # docs/changes.rst is only `.. include:: ../CHANGES.rst`: its page shows the changelog
+    changes = _document(site / "docs" / "changes.rst.html")
+    assert '<h3 id="rst-version-2-0">Version 2.0</h3>' in changes
+    assert "<code>run</code>" in changes
+    assert "First release." in changes
+
+    evil = _document(site / "docs" / "evil.rst.html")
+    assert "root:" not in evil
+    assert "TOP-SECRET" not in evil
+    assert evil.count("its path is not one inside the repository") == 2  # ../../etc/passwd, /etc/passwd
+    assert "it is not a text file of the repository" in evil  # the symlink out was never scanned
+    assert "it would include itself" in evil
+    assert '<pre class="literal-block">class Runner:' in evil  # :literal: with :start-line: 2
+    assert "After the includes." in evil
+    assert "TOP-SECRET" not in "".join(p.read_text(encoding="utf-8", errors="replace")
+                                       for p in out.rglob("*") if p.is_file())
+
+    # an included file changing re-renders the page that includes it (its key names the included files)
+    (root / "CHANGES.rst").write_text(CHANGES.replace("First release.", "The very first release."),
+                                      encoding="utf-8")
+    check = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                            "--check"], capture_output=True, text=True, check=False)
+    assert check.returncode == 1
+    assert "docs/changes.rst" in check.stdout + check.stderr
+    _build(root, out)
+    assert "The very first release." in _document(site / "docs" / "changes.rst.html")
+
+
+def test_markdown_document_html_is_sanitized_and_offline() -> None:
+    html = render_markdown(GUIDE_MD, {"../pkg/core.py": "../../pkg/core.py.md"}.get)
+    assert '<a href="../../pkg/core.py.html">the core</a>' in html
+    assert "<img" not in html
+    assert "<script" not in html
+    assert "<svg" not in html
+    assert not re.search(r"<[^>]*\son\w+=", html)
+    assert "javascript:" not in html.lower()
+    assert 'style="' not in html
+    # attr_list is off: `{: ...}` stays text, never an attribute
+    assert "{: onerror=alert(8) }" in html
+    assert "raw" in html
+    assert "click" in html
+
+
+def test_deeply_nested_markdown_renders_without_script() -> None:
+    deep = ">" * 3000 + " <script>x</script>\n"
+    html = render_markdown(deep)
+    assert "<script" not in html
+    assert render_markdown("fine\n") == "<p>fine</p>"
+
+
+def test_include_paths_stay_inside_the_repository() -> None:
+    assert include_path("docs/changes.rst", "../CHANGES.rst") == "CHANGES.rst"
+    assert include_path("docs/a/b.rst", "../c.rst") == "docs/c.rst"
+    for bad in ("../../etc/passwd", "/etc/passwd", "<isonum.txt>", "file:///etc/passwd", "C:/x",
+                "..\\..\\x", "~/.ssh/id_rsa", "../..", ""):
+        assert include_path("docs/changes.rst", bad) is None, bad
+
+
+def test_include_follows_the_options_and_stops_at_loops_depth_and_size() -> None:
+    files = {
+        "docs/a.rst": "A\n=\n\n.. include:: b.rst\n",
+        "docs/b.rst": "from b\n\n.. include:: a.rst\n",  # a loop round two files
+        "docs/part.rst": "head\n.. marker\nkept *part*\n.. end\ntail\n",
+        "docs/deep0.rst": "d0\n\n.. include:: deep1.rst\n",
+        "docs/deep1.rst": "d1\n\n.. include:: deep2.rst\n",
+        "docs/deep2.rst": "d2\n\n.. include:: deep3.rst\n",
+        "docs/deep3.rst": "d3\n\n.. include:: deep4.rst\n",
+        "docs/deep4.rst": "d4\n\n.. include:: deep5.rst\n",
+        "docs/deep5.rst": "d5\n",
+        "docs/big.rst": "x " * 600_000,
+    }
+    pages = {"deep5.rst": "deep5.rst.md", "big.rst": "big.rst.md"}
+    looped = render_rst(files["docs/a.rst"], pages.get, path="docs/a.rst", read=files.get)
+    assert "from b" in looped
+    assert "it would include itself" in looped
+    clipped = render_rst(".. include:: part.rst\n   :start-after: .. marker\n   :end-before: .. end\n",
+                         path="docs/x.rst", read=files.get)
+    assert "kept <em>part</em>" in clipped
+    assert "head" not in clipped
+    assert "tail" not in clipped
+    deep = render_rst(files["docs/deep0.rst"], pages.get, path="docs/deep0.rst", read=files.get)
+    assert "d4" in deep
+    assert "d5" not in deep
+    assert 'href="deep5.rst.html">docs/deep5.rst</a><em> (not shown here).' in deep
+    big = render_rst(".. include:: big.rst\n", pages.get, path="docs/x.rst", read=files.get)
+    assert 'href="big.rst.html"' in big
+    assert "x x x" not in big
+    # no repository to read (a README on the home page): a note, never the file
+    assert "not shown here" in render_rst(".. include:: big.rst\n")
+    # the keys name every file a document may include, nested too
+    assert set(included_files("docs/deep0.rst", files["docs/deep0.rst"], files.get)) == {
+        "docs/deep1.rst", "docs/deep2.rst", "docs/deep3.rst", "docs/deep4.rst"}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
+def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path: Path) -> None:
+    """The rendered Markdown shows its table, code and admonition; nothing in it runs, nothing is fetched
+    from another host, the page does not overflow at 1280 px and the console stays clean."""
+    root = write_files(tmp_path / "repo", {k: v for k, v in FILES.items() if k != "docs/evil.rst"})
+    out = tmp_path / "out"
+    _build(root, out)
+    with static_site(out / "site") as url:
+        tools = _page(browser, width=1280)
+        try:
+            _open(tools, url + "files/docs/guide.md.html")
+            assert tools.evaluate("document.querySelectorAll('.sb-md table').length") == 1
+            assert tools.evaluate("document.querySelectorAll('.sb-md .admonition').length") == 1
+            assert tools.evaluate("document.querySelectorAll('.sb-md img').length") == 0
+            assert tools.evaluate("typeof window.alert === 'function' && !document.title.includes('alert')")
+            assert tools.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            assert tools.errors() == []
+        finally:
+            tools.close()
