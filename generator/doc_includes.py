@@ -26,7 +26,7 @@ MAX_DEPTH = 4  # files included into included files ... at most this deep
 MAX_TEXT = 1_000_000  # characters included into one document, all inclusions together
 MAX_INCLUDES = 64  # inclusions in one document
 
-INCLUDE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+include::[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
+INCLUDE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+(?:literal)?include::[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
 
 
 def include_path(including: str, argument: str) -> str | None:
@@ -43,28 +43,48 @@ def include_path(including: str, argument: str) -> str | None:
 
 
 def clip(text: str, options: Mapping[str, str]) -> str | None:
-    """The part of `text` docutils' include options select (start-line/end-line: a slice of its lines;
-    start-after/end-before: after/before the first occurrence of a marker); None when a marker is missing
-    or a line number is not one."""
+    """The part of `text` the include options select: docutils' start-line/end-line (a slice of its
+    lines) and start-after/end-before (after/before the first occurrence of a marker), Sphinx
+    literalinclude's lines (`1,3,5-9,20-`, 1-based) and start-at/end-at (the marker's line kept). None when
+    a marker is missing or a number is not one."""
     try:
         start = int(options["start-line"]) if options.get("start-line") else None
         end = int(options["end-line"]) if options.get("end-line") else None
+        if start is not None or end is not None:
+            text = "".join(text.splitlines(keepends=True)[start:end])
+        if options.get("lines"):
+            text = _pick_lines(text, options["lines"])
     except ValueError:
         return None
-    if start is not None or end is not None:
-        text = "".join(text.splitlines(keepends=True)[start:end])
-    after, before = options.get("start-after"), options.get("end-before")
-    if after:
-        at = text.find(after)
-        if at < 0:
-            return None
-        text = text[at + len(after):]
-    if before:
-        at = text.find(before)
-        if at < 0:
-            return None
-        text = text[:at]
+    for key in ("start-after", "start-at"):
+        if options.get(key):
+            at = text.find(options[key])
+            if at < 0:
+                return None
+            text = text[at + len(options[key]):] if key == "start-after" else \
+                text[text.rfind("\n", 0, at) + 1:]
+    for key in ("end-before", "end-at"):
+        if options.get(key):
+            at = text.find(options[key])
+            if at < 0:
+                return None
+            line_end = text.find("\n", at)
+            text = text[:at] if key == "end-before" else text[:line_end + 1 if line_end >= 0 else len(text)]
     return text
+
+
+def _pick_lines(text: str, spec: str) -> str:
+    """Sphinx's `:lines:` selection (`1,3,5-9,20-`, 1-based, inclusive); ValueError for a malformed one."""
+    lines = text.splitlines(keepends=True)
+    picked: list[str] = []
+    for part in spec.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        low = int(first) if first else 1
+        high = (int(last) if last else len(lines)) if dash else low
+        if low < 1 or high < low:
+            raise ValueError(spec)
+        picked += lines[low - 1:high]
+    return "".join(picked)
 
 
 def included_files(path: str, text: str, read: Reader) -> dict[str, str]:

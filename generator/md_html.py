@@ -8,7 +8,7 @@ the HTML) or read files. Raw HTML in the text is left to Markdown and then clean
 sanitizer (html_sanitize); after it, links and images are rewritten on its regular output: relative links
 go through a resolver (a wiki page, or the link goes and its words stay), in-document `#anchors` follow the
 prefixed heading ids, and an image is never loaded (the site works offline): in a link (a badge) it becomes
-its alt text, a remote one becomes a link to it labelled by its alt text, a local one its words.
+its alt text, a remote one a link to it labelled by its alt text (none: it goes), a local one its words.
 """
 
 from __future__ import annotations
@@ -115,11 +115,12 @@ def _image(attrs: dict[str, str], in_link: bool, resolve: LinkResolver) -> str:
         return html.escape(alt)  # a badge: its link stays, labelled by the alt text
     src = attrs.get("src", "")
     scheme = urlsplit(src).scheme.lower() if src else ""
-    label = alt or src.rsplit("/", 1)[-1].split("?", 1)[0] or "image"
     if scheme in ("http", "https"):
-        return f'<a href="{html.escape(src)}" class="sb-image-link">{html.escape(label)}</a>'
+        # a remote image with words becomes a link to it; a wordless one (a centred logo) goes
+        return f'<a href="{html.escape(src)}" class="sb-image-link">{html.escape(alt)}</a>' if alt else ""
     target = _link_target(src, resolve, set()) if src and not scheme else None
     if target is not None:  # a repository file with a page of its own
+        label = alt or src.rsplit("/", 1)[-1]
         return f'<a href="{html.escape(target)}" class="sb-image-link">{html.escape(label)}</a>'
     return html.escape(alt)
 

@@ -225,6 +225,7 @@ def _register(roles_used: tuple[str, ...], directives_used: tuple[str, ...]) -> 
 
     # docutils' own include reads any path (and is off); this one reads only the repository's files
     directives.register_directive("include", _include_directive())
+    directives.register_directive("literalinclude", _include_directive(literal=True))
     for name in roles_used:
         short = name.rsplit(":", 1)[-1]
         if name.lower() in en.roles or name in roles._roles or name in roles._role_registry:
@@ -377,9 +378,10 @@ def _autodoc_directive() -> Any:
 _INCLUDED = "sourcebook-include:"
 
 
-def _include_directive() -> Any:
+def _include_directive(literal: bool = False) -> Any:
     """`.. include:: path`: the file's text parsed in place, when doc_includes' rules allow it; otherwise a
-    note (a path out of the repository, a loop) or a link to the file's page (too deep, too much)."""
+    note (a path out of the repository, a loop) or a link to the file's page (too deep, too much).
+    `literal`: Sphinx's `.. literalinclude::`, the file (or the :lines: chosen) as a code block."""
     from docutils import nodes, statemachine
     from docutils.parsers.rst import Directive
 
@@ -416,10 +418,9 @@ def _include_directive() -> Any:
             if text is None:  # a start-after/end-before marker it does not have
                 return [_link_to(target, top)]
             used[0], used[1] = used[0] + 1, used[1] + len(text)
-            if "literal" in self.options or "code" in self.options:
-                lang = str(self.options.get("code") or "").split()[:1]
-                return [nodes.literal_block(text, text, classes=["code", *lang] if "code" in self.options
-                                            else [])]
+            if literal or "literal" in self.options or "code" in self.options:
+                lang = str(self.options.get("code") or self.options.get("language") or "").split()[:1]
+                return [nodes.literal_block(text, text, classes=["code", *lang] if lang else [])]
             lines = statemachine.string2lines(text, settings.tab_width, convert_whitespace=True)
             self.state_machine.insert_input([*lines, ""], _INCLUDED + "\x1f".join([*chain, target]))
             return []

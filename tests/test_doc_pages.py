@@ -92,6 +92,8 @@ FILES: dict[str, str | bytes] = {
     "CHANGES.rst": CHANGES,
     "docs/guide.md": GUIDE_MD,
     "docs/changes.rst": ".. include:: ../CHANGES.rst\n",
+    "docs/license.rst": "License\n=======\n\n.. literalinclude:: ../LICENSE.txt\n    :language: text\n",
+    "LICENSE.txt": "Copyright 2026 Widgets <team@example.com>\n",
     "docs/evil.rst": EVIL_RST,
     "pkg/__init__.py": '"""Widgets."""\n',
     "pkg/core.py": '"""Core."""\n\n\nclass Runner:\n    """Runs."""\n\n    def run(self) -> None:\n'
@@ -165,6 +167,10 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     assert "<code>run</code>" in changes
     assert "First release." in changes
 
+    license_page = _document(site / "docs" / "license.rst.html")  # Sphinx's literalinclude, as code
+    assert '<pre class="code text literal-block"><code>Copyright 2026 Widgets &lt;team@example.com&gt;\n' \
+        in license_page
+
     evil = _document(site / "docs" / "evil.rst.html")
     assert "root:" not in evil
     assert "TOP-SECRET" not in evil
@@ -200,6 +206,8 @@ def test_markdown_document_html_is_sanitized_and_offline() -> None:
     assert "{: onerror=alert(8) }" in html
     assert "raw" in html
     assert "click" in html
+    logo = render_markdown('<p align="center"><img src="https://example.com/logo.svg" height="200"></p>\n')
+    assert "example.com" not in logo  # a remote image without words is dropped, never loaded
 
 
 def test_deeply_nested_markdown_renders_without_script() -> None:
@@ -243,6 +251,10 @@ def test_include_follows_the_options_and_stops_at_loops_depth_and_size() -> None
     assert "d4" in deep
     assert "d5" not in deep
     assert 'href="deep5.rst.html">docs/deep5.rst</a><em> (not shown here).' in deep
+    picked = render_rst(".. literalinclude:: part.rst\n   :lines: 1,3-\n   :language: rst\n",
+                        path="docs/x.rst", read=files.get)
+    assert picked == ('<pre class="code rst literal-block"><code>head\nkept *part*\n.. end\ntail\n'
+                      '</code></pre>')
     big = render_rst(".. include:: big.rst\n", pages.get, path="docs/x.rst", read=files.get)
     assert 'href="big.rst.html"' in big
     assert "x x x" not in big
