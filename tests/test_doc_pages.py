@@ -106,7 +106,7 @@ def _article(page: Path) -> str:
 
 
 def _document(page: Path) -> str:
-    return _article(page).split('class="sb-document', 1)[1].split("</div><!-- /sb-document", 1)[0]
+    return _article(page).split('class="sb-document', 1)[1]
 
 
 def _repo(tmp_path: Path) -> Path:
