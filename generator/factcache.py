@@ -47,8 +47,9 @@ def facts_to_json(f: FileFacts) -> dict[str, Any]:
         "file": [s.path, s.language, s.size, s.sha, s.kind],
         "symbols": [[y.name, y.qualname, y.kind, y.path, y.start_line, y.end_line, y.signature, y.docstring,
                      y.parent, y.public, y.docstring_source] for y in f.symbols],
-        "imports": [[i.path, i.module, list(i.names), i.line] for i in f.imports],
-        "references": [[r.path, r.name, r.line, r.kind, r.scope] for r in f.references],
+        "imports": [[i.path, i.module, list(i.names), i.line, [list(a) for a in i.aliases]]
+                    for i in f.imports],
+        "references": [[r.path, r.name, r.line, r.kind, r.scope, r.receiver] for r in f.references],
         "docstring": f.docstring, "title": f.title,
         "headings": [[h.level, h.text, h.line] for h in f.headings],
         "line_count": f.line_count, "warnings": list(f.warnings),
@@ -59,7 +60,8 @@ def facts_from_json(d: Mapping[str, Any]) -> FileFacts:
     return FileFacts(
         file=SourceFile(*d["file"]),
         symbols=[Symbol(*row) for row in d["symbols"]],
-        imports=[Import(p, m, tuple(n), line) for p, m, n, line in d["imports"]],
+        imports=[Import(p, m, tuple(n), line, tuple((a, b) for a, b in aliases))
+                 for p, m, n, line, aliases in d["imports"]],
         references=[Reference(*row) for row in d["references"]],
         docstring=d["docstring"], title=d["title"],
         headings=[Heading(*row) for row in d["headings"]],

@@ -53,6 +53,8 @@ class Import:
     module: str  # as written: "..helpers", "./util", "github.com/x/y", "crate::a::b"
     names: tuple[str, ...] = ()  # imported names when the syntax lists them
     line: int = 0
+    # (name or module, alias) for what is imported under another name: `from m import a as b`
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +62,15 @@ class Reference:
     path: str
     name: str  # the referenced identifier (last component for dotted access)
     line: int
-    kind: Literal["call", "name"] = "call"
+    # "base": a class's base class as written in its definition (the inheritance call resolution follows);
+    # "bind": `name` ("x", "self.x") is given a type: `receiver` is the annotation ("Cls") or the call
+    # whose result it holds ("Cls()"), so `x.m()` can be resolved when Cls is a class
+    kind: Literal["call", "name", "base", "bind"] = "call"
     scope: str | None = None  # qualname of the enclosing symbol, if any
+    # what the name is accessed on: None for a bare name, a dotted name as written ("self", "os.path",
+    # "this"), "super" for super()/super, the result of calling a dotted name ("Engine()"), "?" for any
+    # other expression (a subscript, a literal, a chain of calls)
+    receiver: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,9 +166,11 @@ class _Extraction:
         if root.has_error:
             self.facts.warnings.append(f"{self.path}:{_first_error_line(root)}: syntax error")
         defs: dict[int, _Def] = {}
-        imports: dict[tuple[int, str], tuple[int, list[str]]] = {}
+        imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]] = {}
         calls: list[Node] = []
         used: list[Node] = []
+        bases: list[Node] = []
+        binds: list[tuple[Node, str]] = []  # a name (`x`, `self.x`) and the type it is given
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -178,6 +180,19 @@ class _Extraction:
             if found is not None:
                 used += found
                 continue
+            found = caps.get("ref.base")
+            if found is not None:
+                bases += found
+                continue
+            found = caps.get("bind.name")
+            if found is not None:
+                annotation = caps.get("bind.type")
+                made = caps.get("bind.call")
+                if annotation:  # `x: Cls`: an instance of Cls
+                    binds.append((found[0], receiver_text(self.text(annotation[0]))))
+                elif made:  # `x = Cls()`: an instance of Cls, if Cls is a class
+                    binds.append((found[0], receiver_text(self.text(made[0])) + "()"))
+                continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
@@ -185,20 +200,24 @@ class _Extraction:
             elif "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
         ordered = self._resolve(defs)
-        refs: list[tuple[int, Node, str]] = []
+        refs: list[tuple[int, Node, str, str | None]] = []
         name_ids = self.name_ids
-        for found, ref_kind in ((calls, "call"), (used, "name")):
+        for found, ref_kind in ((calls, "call"), (used, "name"), (bases, "base")):
             seen: set[int] = set()
             for n in found:
                 # several patterns may name the same node (a base class is also an argument)
                 node_id = n.id
                 if node_id not in seen and node_id not in name_ids:
                     seen.add(node_id)
-                    refs.append((n.start_byte, n, ref_kind))
+                    refs.append((n.start_byte, n, ref_kind, None))
+        for n, type_text in binds:
+            if "?" not in type_text and "super" not in type_text:
+                refs.append((n.start_byte, n, "bind", type_text))
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
-            Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line)
-            for (_key, module), (line, names) in imports.items()
+            Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
+                   aliases=tuple(dict.fromkeys(aliases)))
+            for (_key, module), (line, names, aliases) in imports.items()
         ]
         self.facts.references = self._references(refs, ordered)
         self.facts.docstring = self._module_docstring(root, {(d.outer or d.node).start_byte for d in ordered})
@@ -224,7 +243,7 @@ class _Extraction:
         if name:
             defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
 
-    def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str]]],
+    def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
                     caps: dict[str, list[Node]]) -> None:
         if "import.mod" in caps:  # a module declaration (`mod foo;`) imports the file that holds it
             module_node = caps["import.mod"][0]
@@ -238,8 +257,12 @@ class _Extraction:
         if "import.wildcard" in caps and not module.endswith("*"):
             module += ".*"
         key = (stmt.id, module)
-        _line, names = imports.setdefault(key, (stmt.start_point.row + 1, []))
-        names.extend(_last_name(self.text(n)) for n in caps.get("import.name", ()))
+        _line, names, aliases = imports.setdefault(key, (stmt.start_point.row + 1, [], []))
+        named = [_last_name(self.text(n)) for n in caps.get("import.name", ())]
+        names.extend(named)
+        alias = caps.get("import.alias")
+        if alias:  # `from m import a as b`, `import a.b as c`: the name the file uses instead
+            aliases.append((named[0] if named else module, self.text(alias[0]).strip()))
 
     # ---- symbols
 
@@ -408,7 +431,7 @@ class _Extraction:
 
     # ---- references
 
-    def _references(self, refs: list[tuple[int, Node, str]], defs: list[_Def]) -> list[Reference]:
+    def _references(self, refs: list[tuple[int, Node, str, str | None]], defs: list[_Def]) -> list[Reference]:
         """Each reference with the qualname of the innermost definition around it."""
         refs.sort(key=lambda r: r[0])
         spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
@@ -416,7 +439,7 @@ class _Extraction:
         stack: list[tuple[int, int, str]] = []
         i, n_spans, data, path = 0, len(spans), self.data, self.path
         builtin_names = self.rules.builtin_names
-        for pos, node, kind in refs:
+        for pos, node, kind, bound_to in refs:
             while i < n_spans and spans[i][0] <= pos:
                 while stack and stack[-1][1] <= spans[i][0]:
                     stack.pop()
@@ -425,14 +448,74 @@ class _Extraction:
             while stack and stack[-1][1] <= pos:
                 stack.pop()
             text = data[pos:node.end_byte].decode("utf-8", errors="replace")
+            if bound_to is not None:  # a binding: the name as written ("x", "self.x") and its type
+                bound = receiver_text(text)
+                if bound != "?":
+                    out.append(Reference(path, bound, node.start_point.row + 1, "bind",
+                                         stack[-1][2] if stack else None, bound_to))
+                continue
             name = text if text.isidentifier() else _last_name(text)
-            if name and name not in builtin_names:
+            receiver = self._receiver(node)
+            # a bare builtin (`len(x)`) is never the repository's; a method of the name (`self.open()`) may be
+            if name and (receiver is not None or name not in builtin_names):
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
-                                     stack[-1][2] if stack else None))
+                                     stack[-1][2] if stack else None, receiver))
         return out
+
+    def _receiver(self, node: Node) -> str | None:
+        """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
+        parent = node.parent
+        if parent is None:
+            return None
+        for field in _RECEIVER_FIELDS.get(parent.type, ()):
+            obj = parent.child_by_field_name(field)
+            if obj is not None and obj.start_byte < node.start_byte:
+                text = receiver_text(self.text(obj))
+                callee = _CALLEE_FIELD.get(obj.type)
+                fn = obj.child_by_field_name(callee) if callee and text != "super" else None
+                if fn is not None:  # `Engine().start()`: what was called tells the receiver's type
+                    called = receiver_text(self.text(fn))
+                    return called + "()" if called not in ("?", "super") else "?"
+                return text
+        return None
 
 
 # ---- small pure helpers
+
+# member-access node types -> the fields that may hold what the member is accessed on, across the grammars
+_RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
+    "attribute": ("object",),  # Python
+    "member_expression": ("object",),  # JavaScript, TypeScript
+    "method_invocation": ("object",),  # Java
+    "field_access": ("object",),
+    "selector_expression": ("operand",),  # Go
+    "field_expression": ("value", "argument"),  # Rust and Scala; C and C++
+    "scoped_identifier": ("path",),  # Rust a::b()
+    "qualified_identifier": ("scope",),  # C++ a::b()
+    "member_access_expression": ("expression",),  # C#
+    "member_call_expression": ("object",),  # PHP
+    "nullsafe_member_call_expression": ("object",),
+    "scoped_call_expression": ("scope",),
+    "call": ("receiver",),  # Ruby (Python's call has no such field)
+}
+# call node types -> the field naming what is called (a receiver `Engine()` is an Engine if Engine is a class)
+_CALLEE_FIELD = {"call": "function", "call_expression": "function", "new_expression": "constructor",
+                 "object_creation_expression": "type"}
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")
+_SUPER_CALL = re.compile(r"super\s*\([^()]*\)")
+_MAX_RECEIVER = 120
+
+
+def receiver_text(text: str) -> str:
+    """A receiver as the call graph reads it: a dotted name ("self", "os.path", "this"), "super", or "?".
+    (A call's result is the called dotted name plus "()", see _Extraction._receiver.)"""
+    text = text.strip()
+    if text == "super" or _SUPER_CALL.fullmatch(text):
+        return "super"
+    text = text.removeprefix("$")  # PHP's $this
+    if len(text) <= _MAX_RECEIVER and _DOTTED.fullmatch(text):
+        return text.replace("::", ".").replace("->", ".")
+    return "?"
 
 _WS = re.compile(r"\s+")
 _OPEN_SPACE = re.compile(r"([(\[]) ")
