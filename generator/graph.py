@@ -1,7 +1,7 @@
 """The repository graph: which file imports which, which symbol references which, what matters most.
 
 Pure: FileFacts in, RepoGraph out. Imports are resolved to files per language by generator/resolve.py;
-what does not resolve is external. References resolve by name, nearest definition first. Importance is
+what does not resolve is external. References resolve to symbols by generator/references.py. Importance is
 PageRank over the file graph, with reference edges weighted the way Aider's repo map weights them,
 computed by numpy power iteration.
 """
@@ -19,7 +19,8 @@ import numpy as np
 from generator.facts import FileFacts
 from generator.languages import is_parsed
 from generator.manifests import Manifests
-from generator.resolve import FAMILY, go_modules, resolve_imports
+from generator.references import COMMON_NAME_FILES, Symbols, resolve_references
+from generator.resolve import go_modules, resolve_imports
 from generator.resolve import parent_dir as _dir
 
 __all__ = ["Module", "RepoGraph", "build_graph", "go_modules", "pagerank"]
@@ -33,10 +34,6 @@ DAMPING = 0.85
 # library) says little about the target's importance; one naming its own definitions says a lot.
 IMPORT_WEIGHT = 1.0
 PASS_THROUGH_IMPORT_WEIGHT = 0.1
-# A name defined in more files than this is too generic to link by name alone ("get", "run", "__init__").
-COMMON_NAME_FILES = 5
-# Of the files a referrer imports, at most this many may define the name for the link to be trusted.
-MAX_IMPORTED_CANDIDATES = 3
 
 
 
@@ -89,92 +86,6 @@ def _identifier_weight(name: str, defining_files: int) -> float:
     if defining_files > COMMON_NAME_FILES:
         weight *= 0.1
     return weight
-
-
-@dataclass
-class _Symbols:
-    """Every lookup over the repository's symbols, built in one pass."""
-
-    by_name: dict[str, list[SymbolKey]]  # name -> definitions (module pseudo-symbols excluded)
-    files_defining: dict[str, int]  # name -> how many files define it
-    name_of: dict[SymbolKey, str]
-    top_level: dict[str, set[str]]  # file -> names defined at its top level
-
-    @classmethod
-    def index(cls, facts: Sequence[FileFacts]) -> _Symbols:
-        by_name: dict[str, list[SymbolKey]] = defaultdict(list)
-        name_of: dict[SymbolKey, str] = {}
-        top_level: dict[str, set[str]] = {}
-        for f in facts:
-            path = f.path
-            top: set[str] = set()
-            for s in f.symbols:
-                key = (path, s.qualname)
-                name_of[key] = s.name
-                if s.parent is None:
-                    top.add(s.name)
-                if s.kind != "module":
-                    by_name[s.name].append(key)
-            top_level[path] = top
-        files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
-        return cls(by_name=by_name, files_defining=files_defining, name_of=name_of, top_level=top_level)
-
-
-def _resolve_references(
-    facts: Sequence[FileFacts], symbols: _Symbols, depends_on: Mapping[str, list[str]],
-    resolved: Mapping[str, Mapping[str, list[str]]],
-) -> dict[SymbolKey, Counter[SymbolKey]]:
-    """Link each reference to the symbols it most likely names: same file, then imported files (and what
-    they re-export by name, as a package __init__ does), then a name defined exactly once in the repo."""
-    family = {f.path: FAMILY.get(f.file.language or "") for f in facts}
-    package_of = {f.path: _dir(f.path) for f in facts if family[f.path] in ("go", "jvm")}
-    by_name, files_defining = symbols.by_name, symbols.files_defining
-    same_package: dict[str, set[str]] = defaultdict(set)
-    for p, d in package_of.items():
-        same_package[d].add(p)
-    # file -> imported name -> the files that import resolved to ("from .app import Flask")
-    names_from: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for f in facts:
-        for imp in f.imports:
-            for name in imp.names:
-                names_from[f.path][name].update(resolved.get(f.path, {}).get(imp.module, ()))
-
-    calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
-    for f in facts:
-        fam = family[f.path]
-        imported = set(depends_on.get(f.path, ()))
-        if f.path in package_of:
-            imported |= same_package[package_of[f.path]]
-        cache: dict[str, list[SymbolKey]] = {}
-        for ref in f.references:
-            targets = cache.get(ref.name)
-            if targets is None:
-                generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
-                targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
-                                names_from=names_from, generic=generic)
-                cache[ref.name] = targets
-            source = (f.path, ref.scope or "")
-            for target in targets:
-                if target != source:
-                    calls[source][target] += 1
-    return calls
-
-
-def _link(name: str, path: str, *, fam: str | None, by_name: Mapping[str, list[SymbolKey]],
-          family: Mapping[str, str | None], imported: set[str],
-          names_from: Mapping[str, Mapping[str, set[str]]], generic: bool) -> list[SymbolKey]:
-    candidates = [k for k in by_name.get(name, ()) if family.get(k[0]) == fam]
-    targets = [k for k in candidates if k[0] == path]
-    if targets or generic:
-        return targets  # a generic name ("get", "__init__") is trusted only within its own file
-    via = set(names_from.get(path, {}).get(name, ()))
-    for mid in imported:
-        via |= names_from.get(mid, {}).get(name, set())  # one re-export hop
-    for pool in (via, imported):
-        targets = [k for k in candidates if k[0] in pool]
-        if targets and len({p for p, _ in targets}) <= MAX_IMPORTED_CANDIDATES:
-            return targets
-    return candidates if len(candidates) == 1 else []
 
 
 # ------------------------------------------------------------------------------------------------- rank
@@ -261,7 +172,7 @@ def _module_tree(facts: Sequence[FileFacts], file_rank: Mapping[str, float]) -> 
 # ------------------------------------------------------------------------------------------------ build
 
 
-def _import_edges(facts: Sequence[FileFacts], symbols: _Symbols,
+def _import_edges(facts: Sequence[FileFacts], symbols: Symbols,
                   resolved: Mapping[str, Mapping[str, list[str]]]) -> dict[tuple[str, str], float]:
     top_level = symbols.top_level
     edges: dict[tuple[str, str], float] = defaultdict(float)
@@ -298,8 +209,8 @@ def build_graph(facts: Sequence[FileFacts], manifests: Manifests | None = None) 
             used_by_sets[t].add(p)
     used_by = {p: sorted(s) for p, s in used_by_sets.items()}
 
-    symbols = _Symbols.index(facts)
-    call_counts = _resolve_references(facts, symbols, depends_on, resolved)
+    symbols = Symbols.index(facts)
+    call_counts = resolve_references(facts, symbols, depends_on, resolved)
 
     # file graph: imports by what they name; references add sqrt(count) scaled by how telling the name is
     edges = _import_edges(facts, symbols, resolved)

@@ -175,25 +175,26 @@ def test_c_includes_resolve_relative_then_by_path_suffix() -> None:
 # -------------------------------------------------------------------------------------------- references
 
 
-def test_reference_resolution_prefers_same_file_then_imports_then_unique_name() -> None:
+def test_reference_resolution_by_name_prefers_same_file_then_imports_then_unique_name() -> None:
+    """Languages without Python's binding rules link by name (Python: tests/test_call_edges.py)."""
     facts = [
-        ff("pkg/__init__.py", [(".core", ("Engine",))]),
-        ff("pkg/core.py", symbols=["Engine", "Engine.run", "helper"], refs=[("Engine.run", "helper")]),
-        ff("pkg/other.py", symbols=["helper", "lonely"]),
-        ff("pkg/user.py", [(".core", ("Engine",))], symbols=["main"],
+        ff("pkg/index.ts", [("./core", ("Engine",))]),
+        ff("pkg/core.ts", symbols=["Engine", "Engine.run", "helper"], refs=[("Engine.run", "helper")]),
+        ff("pkg/other.ts", symbols=["helper", "lonely"]),
+        ff("pkg/user.ts", [("./core", ("Engine",))], symbols=["main"],
            refs=[("main", "Engine"), ("main", "helper"), ("main", "lonely"), (None, "main"),
                  ("main", "nothing")]),
-        ff("app.py", ["pkg"], refs=[(None, "Engine")]),  # through the package's re-export
-        ff("web/x.js", symbols=["lonely2"], refs=[(None, "helper")]),  # another language never links
+        ff("app.ts", ["./pkg"], refs=[(None, "Engine")]),  # through the package's re-export
+        ff("web/x.go", symbols=["lonely2"], refs=[(None, "helper")]),  # another language never links
     ]
     g = build_graph(facts)
-    assert g.calls[("pkg/core.py", "Engine.run")] == [("pkg/core.py", "helper")]
-    assert g.calls[("pkg/user.py", "main")] == [
-        ("pkg/core.py", "Engine"), ("pkg/core.py", "helper"), ("pkg/other.py", "lonely")]
-    assert g.calls[("pkg/user.py", "")] == [("pkg/user.py", "main")]
-    assert g.calls[("app.py", "")] == [("pkg/core.py", "Engine")]
-    assert ("web/x.js", "") not in g.calls
-    assert g.callers[("pkg/core.py", "helper")] == [("pkg/core.py", "Engine.run"), ("pkg/user.py", "main")]
+    assert g.calls[("pkg/core.ts", "Engine.run")] == [("pkg/core.ts", "helper")]
+    assert g.calls[("pkg/user.ts", "main")] == [
+        ("pkg/core.ts", "Engine"), ("pkg/core.ts", "helper"), ("pkg/other.ts", "lonely")]
+    assert g.calls[("pkg/user.ts", "")] == [("pkg/user.ts", "main")]
+    assert g.calls[("app.ts", "")] == [("pkg/core.ts", "Engine")]
+    assert ("web/x.go", "") not in g.calls
+    assert g.callers[("pkg/core.ts", "helper")] == [("pkg/core.ts", "Engine.run"), ("pkg/user.ts", "main")]
 
 
 def test_generic_names_link_only_within_their_own_file() -> None:
@@ -208,8 +209,8 @@ def test_generic_names_link_only_within_their_own_file() -> None:
 def test_symbol_rank_follows_incoming_references_and_sums_to_file_rank() -> None:
     facts = [
         ff("lib.py", symbols=["popular", "quiet"]),
-        ff("a.py", ["lib"], refs=[(None, "popular")] * 3),
-        ff("b.py", ["lib"], refs=[(None, "popular")]),
+        ff("a.py", [("lib", ("popular",))], refs=[(None, "popular")] * 3),
+        ff("b.py", [("lib", ("popular",))], refs=[(None, "popular")]),
     ]
     g = build_graph(facts)
     popular, quiet = g.symbol_rank[("lib.py", "popular")], g.symbol_rank[("lib.py", "quiet")]
@@ -234,7 +235,7 @@ def test_pagerank_puts_the_most_imported_file_first() -> None:
 def test_reference_counts_weigh_the_file_graph() -> None:
     # both are imported by the same file; one is referenced many times, the other never
     facts = [ff("used.py", symbols=["compute_totals"]), ff("idle.py", symbols=["other_thing"]),
-             ff("main.py", ["used", "idle"], refs=[(None, "compute_totals")] * 9)]
+             ff("main.py", [("used", ("compute_totals",)), "idle"], refs=[(None, "compute_totals")] * 9)]
     g = build_graph(facts)
     assert g.file_rank["used.py"] > g.file_rank["idle.py"]
 
