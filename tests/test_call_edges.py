@@ -43,6 +43,10 @@ REPO: dict[str, str | bytes] = {
                      "def use_alias():\n    return u.helper()\n\n\n"  # a module imported under an alias
                      "class Holder:\n    def __init__(self):\n        self.cache = Cache()\n\n"
                      "    def fetch(self):\n        return self.cache.get(3)\n"),  # an attribute's type
+    "web/shapes.ts": ("export class Circle {\n  area(): number { return this.radius() * 3; }\n"
+                      "  radius(): number { return 1; }\n}\n\n"
+                      "export class Square {\n  radius(): number { return 2; }\n"
+                      "  area(): number { return this.radius() ** 2; }\n}\n"),
     "tests/test_store.py": ("from pkg import Store\n\n\n"
                             "def test_get():\n    assert Store().get('k') == 'k'\n"),
 }
@@ -53,8 +57,11 @@ def _links(markdown: str, heading: str) -> dict[str, list[str]]:
     sections = re.split(r"(?m)^#{2,6} ", markdown)
     section = next(s for s in sections if html.unescape(s).startswith(heading + " {"))
     out: dict[str, list[str]] = {}
-    for label, links in re.findall(r"\*\*(Calls|Called by|Tested by):\*\* (.*)", section):
-        out[label] = [html.unescape(text) for text in re.findall(r"\[([^\]]+)\]\(", links)]
+    # a line of links, as Markdown (`**Calls:** [a](#x)`) or as the HTML the renderer writes itself
+    for label, links in re.findall(r"(?:\*\*|<strong>)(Calls|Called by|Tested by):(?:\*\*|</strong>) (.*)",
+                                   section):
+        texts = re.findall(r"\[([^\]]+)\]\(|<a [^>]*>([^<]+)</a>", links)
+        out[label] = [html.unescape(md or tag) for md, tag in texts]
     return out
 
 
@@ -104,3 +111,9 @@ def test_unknown_receivers_make_no_edge(pages: Callable[[str], str]) -> None:
     base = pages("pkg/base.py")
     assert _links(base, "Base.save") == {"Called by": ["store.py: Store.save"]}
     assert _links(base, "Base.lookup") == {"Called by": ["store.py: Store.get"]}
+
+
+def test_this_links_to_the_enclosing_class_own_member(pages: Callable[[str], str]) -> None:
+    shapes = pages("web/shapes.ts")  # by name alone, each area() would call both radius() methods
+    assert _links(shapes, "Circle.area") == {"Calls": ["Circle.radius"]}
+    assert _links(shapes, "Square.area") == {"Calls": ["Square.radius"]}
