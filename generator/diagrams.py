@@ -54,6 +54,7 @@ class Graph:
     edges: Sequence[tuple[str, str]]
     left_out: str = ""
     direction: str = "LR"
+    unit: str = ""  # what a node is when a caption must say it: "files" for file_architecture
 
     def mermaid(self) -> str:
         lines = [f"graph {self.direction}"]
@@ -299,4 +300,4 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
         words.append(f"{hidden} less connected file{'s' if hidden != 1 else ''} not shown")
     if cut:
         words.append(f"{cut} weaker import arrow{'s' if cut != 1 else ''} left out")
-    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words))
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words), unit="files")

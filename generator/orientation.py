@@ -41,11 +41,11 @@ class Orientation:
     diagram: Graph | None = None
     start_reading: tuple[str, ...] = ()  # file paths, in reading order
     readme_intro: str = ""
-    diagram_level: str = ""  # "packages" or "files" (the main package drawn file by file)
 
     def key(self) -> str:
         return repr((self.entries, self.abstractions, self.diagram.mermaid() if self.diagram else "",
-                     self.diagram.left_out if self.diagram else "", self.diagram_level, self.start_reading,
+                     self.diagram.left_out if self.diagram else "", self.diagram.unit if self.diagram else "",
+                     self.start_reading,
                      self.readme_intro))
 
 
@@ -201,11 +201,9 @@ MIN_PACKAGE_NODES = 6  # a package diagram with fewer boxes (or no arrows) orien
 MAX_START = 5
 _API_ROOTS = frozenset({"__init__.py", "index.js", "index.mjs", "index.cjs", "index.ts", "index.tsx",
                         "index.jsx", "lib.rs"})
+_API_KINDS = frozenset({"class", "function", "interface", "struct", "trait", "enum", "type"})
 MAX_API_FILES = 10
 _LAUNCHER_LINES = 12  # an entry file this short (`__main__.py` calling cli.main) is read through what it runs
-
-
-_API_KINDS = frozenset({"class", "function", "interface", "struct", "trait", "enum", "type"})
 
 
 def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on: Mapping[str, Iterable[str]],
@@ -281,6 +279,32 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
     return out[:limit]
 
 
+def own_code(files: Iterable[str], facts: Mapping[str, FileFacts]) -> list[str]:
+    """The project's own code files: not tests, docs, examples, tooling or root scripts like setup.py."""
+    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
+
+
+def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
+                     depends_on: Mapping[str, Iterable[str]], importance: Mapping[str, float],
+                     from_page: str) -> Graph | None:
+    """The architecture diagram of the home and Architecture pages: the source packages and their imports,
+    or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
+    file by file (`code`: own_code; `files`: file page ids). Without source packages, every non-tooling
+    one."""
+    def source_package(d: str) -> bool:
+        return dir_group(d.split("/", 1)[0]) == "source"
+
+    diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page, keep=source_package)
+    if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
+        by_file = file_architecture(code, depends_on, files, from_page)
+        if by_file is not None:
+            return by_file
+    if diagram is None:
+        diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
+                               keep=lambda d: dir_group(d.split("/", 1)[0]) != "tooling")
+    return diagram
+
+
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
                 graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
                 readme: str, sources: Mapping[str, str] | None = None) -> Orientation:
@@ -288,27 +312,11 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
     entries = find_entry_points(manifests, facts, sources=sources)
     abstractions = most_used(facts, graph.callers)
 
-    def source_package(d: str) -> bool:
-        return dir_group(d.split("/", 1)[0]) == "source"
-
-    def module_of(path: str) -> str:
-        return posixpath.dirname(path)
-
-    # the project's own code: not tests, docs, examples, tooling or root scripts like setup.py
-    code = [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
-    diagram = architecture(modules, graph.depends_on, importance, module_of, "index.md", keep=source_package)
-    level = "packages"
-    if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
-        # a handful of package boxes says little: the main package's files and their imports say more
-        by_file = file_architecture(code, graph.depends_on, files, "index.md")
-        if by_file is not None:
-            diagram, level = by_file, "files"
-    if diagram is None:
-        diagram = architecture(modules, graph.depends_on, importance, module_of, "index.md",
-                               keep=lambda d: dir_group(d.split("/", 1)[0]) != "tooling")
+    code = own_code(files, facts)
+    diagram = overview_diagram(modules=modules, files=files, code=code, depends_on=graph.depends_on,
+                               importance=importance, from_page="index.md")
     api = public_api(code, facts, graph.depends_on, importance)
     start = reading_order(api=api, entries=entries, abstractions=abstractions,
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on)
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
-                       diagram_level=level if diagram is not None else "", start_reading=tuple(start),
-                       readme_intro=readme_intro(readme))
+                       start_reading=tuple(start), readme_intro=readme_intro(readme))

@@ -188,7 +188,7 @@ def _stale_topics(check: StaleCheck) -> None:
     a = check.analysis
     for topic in check.topics:
         check.planned.add(topic.page_id)
-        diagram = topic_diagram(topic, a.plan, a.graph, a.symbols)
+        diagram = topic_diagram(topic, a.plan, a.facts, a.graph, a.symbols)
         key = topic_key(topic, check.writer.id, check.version, diagram)
         if check.changed(topic.page_id, key):
             check.stale.add(topic.page_id)

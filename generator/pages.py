@@ -684,13 +684,15 @@ def topic_contexts(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts
                        importance=module_importance(plan, graph))
 
 
-def topic_diagram(ctx: TopicContext, plan: PagePlan, graph: Any, index: SymbolIndex) -> Graph | None:
+def topic_diagram(ctx: TopicContext, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
+                  index: SymbolIndex) -> Graph | None:
     from generator.plan import module_importance
     from generator.topics import architecture_diagram, flow_diagram
 
     if ctx.kind == "flow":
         return flow_diagram(ctx, lambda path, qualname: index.href(ctx.page_id, path, qualname))
-    return architecture_diagram(ctx, plan.modules, graph.depends_on, module_importance(plan, graph))
+    return architecture_diagram(ctx, modules=plan.modules, files=plan.files, facts=facts,
+                                depends_on=graph.depends_on, importance=module_importance(plan, graph))
 
 
 def topic_key(ctx: TopicContext, writer_id: str, version: str, diagram: Graph | None) -> str:
@@ -723,7 +725,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     version = render_version()
     todo = []
     for ctx in topics:
-        diagram = topic_diagram(ctx, plan, graph, index)
+        diagram = topic_diagram(ctx, plan, facts, graph, index)
         key = topic_key(ctx, writer.id, version, diagram)
         if not pages.fresh(ctx.page_id, key):
             todo.append((ctx, key, diagram))

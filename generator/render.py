@@ -578,7 +578,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
         diagram=o.diagram.mermaid() if o.diagram else "",
         diagram_note=o.diagram.left_out if o.diagram else "",
-        diagram_files=o.diagram_level == "files",
+        diagram_files=o.diagram is not None and o.diagram.unit == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
@@ -610,6 +610,7 @@ def render_topic_page(ctx: Any, draft: Any, *, writer_id: str, facts: Mapping[st
     return _environment().get_template("topic.md.j2").render(
         ctx=ctx, draft=draft, title=ctx.title, sections=sections,
         diagram=diagram.mermaid() if diagram else "", diagram_note=diagram.left_out if diagram else "",
+        diagram_files=diagram is not None and diagram.unit == "files",
         link=lambda to: relative_link(ctx.page_id, to), prose=prose, provenance=provenance(draft, writer_id))
 
 

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from generator.diagrams import Graph, architecture, site_href
+from generator.diagrams import Graph, site_href
 from generator.docmarkup import code_span
 from generator.docstrings import docstring_summary
 from generator.entry_points import Entry
@@ -420,11 +420,12 @@ def flow_diagram(ctx: TopicContext, href: Callable[[str, str], str | None]) -> G
     return Graph(nodes, [(f"s{a}", f"s{b}") for a, b in ctx.calls], direction="TD")
 
 
-def architecture_diagram(ctx: TopicContext, modules: Mapping[str, str], depends_on: Mapping[str, Any],
+def architecture_diagram(ctx: TopicContext, *, modules: Mapping[str, str], files: Mapping[str, str],
+                         facts: Mapping[str, FileFacts], depends_on: Mapping[str, Any],
                          importance: Mapping[str, float]) -> Graph | None:
-    """The package diagram of the home page, linked from the Architecture page."""
-    def source(d: str) -> bool:
-        return dir_group(d.split("/", 1)[0]) == "source"
+    """The home page's architecture diagram (orientation.overview_diagram), linked from this page."""
+    from generator.orientation import overview_diagram, own_code
 
-    return architecture(modules, depends_on, importance, posixpath.dirname, ctx.page_id, keep=source)
+    return overview_diagram(modules=modules, files=files, code=own_code(files, facts), depends_on=depends_on,
+                            importance=importance, from_page=ctx.page_id)
 

@@ -215,6 +215,9 @@ def test_llm_topics_survive_bad_replies_and_cite_only_real_sources(make_repo: Ca
     assert "## Serving" in page
     assert "[pkg/app.py:5-7](../files/pkg/app.py.md#sym-serve)" in page
     assert "400-410" not in page  # the invented lines were dropped, not linked
+    # one small package: the home page's diagram drawn file by file, here too, each file a link
+    assert "## Files\n\nThe main package file by file" in page
+    assert re.search(r'click f\d+ href "../files/pkg/app.py.html"', page)
     assert flow.written_by == "extracted"
     assert flow.retry
     assert "topics/how-demo-runs.md" in report.write_failures
@@ -304,6 +307,11 @@ def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Call
                 assert "../files/pkg/cli.py.html#sym-main" in _svg_links(tools)
             assert tools.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            assert tools.errors(allow_urls=MERMAID_CDN) == []
+            _open(tools, url + "topics/architecture.html")  # the package drawn file by file
+            if not MERMAID_CDN:
+                assert "app.py" in " ".join(_mermaid_svg_texts(tools))
+                assert "../files/pkg/app.py.html" in _svg_links(tools)
             assert tools.errors(allow_urls=MERMAID_CDN) == []
         finally:
             tools.close()
