@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from markdown.preprocessors import Preprocessor
+
 from generator.html_sanitize import sanitize_content
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,8 @@ _TAG = re.compile(r'<(/?)(a|img)\b((?:\s+[^\s"\'=<>/]+(?:="[^"]*")?)*)\s*/?>')
 _ATTR = re.compile(r'([^\s"\'=<>/]+)(?:="([^"]*)")?')
 _ID = re.compile(r'\sid="([^"]*)"')
 _EMPTY_LINK = re.compile(r'<a href="[^"]*">\s*</a>')
+_LIST_MARKER = re.compile(r"^( *)([-*+]|\d{1,9}\.)( +|$)")
+_FENCE_OPEN = re.compile(r"^( *)(`{3,}|~{3,})")
 
 
 def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
@@ -78,7 +82,70 @@ def _markdown(heading_level: int) -> Any:
                 "pymdownx.tilde": {"subscript": False},
                 "footnotes": {"BACKLINK_TITLE": ""},
             }, output_format="html")
+        # after tabs are expanded (normalize_whitespace, 30), before fences and raw HTML are taken out
+        made[heading_level].preprocessors.register(_NestedLists(), "sb_nested_lists", 27)
     return made[heading_level]
+
+
+class _NestedLists(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        return nest_lists(lines)
+
+
+def nest_lists(lines: list[str]) -> list[str]:
+    """List items nested by two (or three) spaces, as GitHub reads them, re-indented by four per level as
+    Python-Markdown needs (it would flatten `- a` / `  - b` into one list); lines of an item's text and
+    fenced code move with their item. Text outside lists, and lists already indented by four, keep their
+    indentation."""
+    out: list[str] = []
+    items: list[tuple[int, int, int]] = []  # open items: (indent, new indent, content column)
+    fence, shift, blank_before = "", 0, True
+    for line in lines:
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if fence:  # inside fenced code: moved as its opening line was, closed by the same fence
+            out.append(" " * max(0, indent + shift) + stripped if stripped else line)
+            if stripped.startswith(fence) and not stripped.strip(fence[0]).strip():
+                fence = ""
+                if items:
+                    out.append("")  # Python-Markdown reads a next item right after the fence as its text
+                    blank_before = True
+            continue
+        if not stripped:
+            out.append(line)
+            blank_before = True
+            continue
+        marker = _LIST_MARKER.match(line)
+        opens = _FENCE_OPEN.match(line)
+        if marker and (items or (indent < 4 and blank_before)) and not _is_rule(stripped):
+            while items and indent < items[-1][2]:
+                items.pop()
+            new = items[-1][1] + 4 if items else 0
+            items.append((indent, new, indent + len(marker.group(2)) + min(len(marker.group(3)) or 1, 4)))
+            out.append(" " * new + stripped)
+        elif items and indent:
+            # a line of an item's text: under the deepest item it is indented to, four spaces in (and what
+            # is indented further, such as an indented code block, as much further)
+            while len(items) > 1 and indent < items[-1][2]:
+                items.pop()
+            owner = items[-1]
+            new = owner[1] + 4 + indent - owner[2] if indent >= owner[2] else indent
+            out.append(" " * new + stripped)
+            if opens:
+                fence, shift = opens.group(2)[0] * len(opens.group(2)), new - indent
+        else:
+            if blank_before:
+                items.clear()  # text at the margin after a blank line ends the list
+            out.append(line)
+            if opens:
+                fence, shift = opens.group(2)[0] * len(opens.group(2)), 0
+        blank_before = False
+    return out
+
+
+def _is_rule(text: str) -> bool:
+    """`- - -` / `* * *`: a horizontal rule, not a list item."""
+    return len(text.replace(" ", "")) >= 3 and len(set(text.replace(" ", ""))) == 1
 
 
 def _attrs(text: str) -> dict[str, str]:

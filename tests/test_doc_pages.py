@@ -287,3 +287,17 @@ def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path
             assert tools.errors() == []
         finally:
             tools.close()
+
+
+def test_markdown_lists_nested_by_two_spaces_nest_as_on_github() -> None:
+    text = ("Steps:\n\n1. Install\n   - from PyPI\n     or a wheel\n   - from source\n2. Run\n\n   ```sh\n"
+            "   widgets run\n   ```\n3. Done\n\nThen:\n\n- a\n  - b\n\n        code under b\n\nAfter.\n\n"
+            "```md\n- kept\n  - as typed\n```\n")
+    html = re.sub(r"\s+", "", render_markdown(text))
+    assert html.startswith(
+        "<p>Steps:</p><ol><li>Install<ul><li>fromPyPIorawheel</li><li>fromsource</li></ul></li><li><p>Run</p>"
+        '<divclass="language-shhighlight">')
+    assert "</code></pre></div></li><li><p>Done</p></li></ol><p>Then:</p>" in html  # fence ends in item
+    assert '<ul><li>a<ul><li>b<divclass="language-texthighlight"><pre><span></span><code>codeunderb' in html
+    assert "</ul></li></ul><p>After.</p>" in html
+    assert '<spanclass="w"></span><spanclass="k">-</span>' in html  # fenced code keeps its indentation
