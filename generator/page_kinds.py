@@ -134,7 +134,7 @@ def _stale_files(check: StaleCheck) -> None:
     for path in sorted(a.facts):
         ctx = file_context(a.facts[path], a.plan, a.graph)
         f = a.facts[path]
-        rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text),
+        rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text, read),
                                document_key(f, text(path), read) if is_rendered_document(f) else "")
         if check.changed(ctx.page_id, page_key(ctx.fingerprint(), check.writer.id, rkey)):
             check.stale.add(ctx.page_id)

@@ -338,7 +338,7 @@ def write_file_pages(run: PageRun) -> None:
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
-        doc_links[path] = page_links(names, facts[path], source_text)
+        doc_links[path] = page_links(names, facts[path], source_text, read)
         if is_rendered_document(facts[path]):
             doc_keys[path] = document_key(facts[path], source_text(path), read)
             # an unchanged doc's page is not re-rendered: its entry stays
@@ -395,12 +395,19 @@ def write_file_pages(run: PageRun) -> None:
                  documents.misses, documents.hits)
 
 
-def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str]) -> dict[str, Target]:
+def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
+               read: Callable[[str], str | None] | None = None) -> dict[str, Target]:
     """The names a file page links to other pages' symbols (part of its key): its docstrings', and for a
-    rendered reST document those its API roles and autodoc directives give."""
+    rendered reST document those its API roles and autodoc directives give, in the files it includes too
+    (`read`: repository_reader)."""
     out = docstring_links(names, f)
     if is_rendered_document(f) and f.file.language == "rst":
-        out.update(document_links(names, f.path, text(f.path)))
+        body = text(f.path)
+        if read is not None and "include::" in body:
+            from generator.doc_includes import included_files
+
+            body = "\n\n".join([body, *(read(p) or "" for p in included_files(f.path, body, read))])
+        out.update(document_links(names, f.path, body))
     return out
 
 

@@ -60,7 +60,7 @@ Changes
 Version 2.0
 -----------
 
-- Runner gained ``run``.
+- :class:`~pkg.core.Runner` gained ``run``.
 
 Version 1.0
 -----------
@@ -165,6 +165,8 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     changes = _document(site / "docs" / "changes.rst.html")
     assert '<h3 id="rst-version-2-0">Version 2.0</h3>' in changes
     assert "<code>run</code>" in changes
+    # the included text's API roles link to symbol sections (and are part of the page's key)
+    assert 'href="../pkg/core.py.html#sym-runner"><code>Runner</code></a>' in changes
     assert "First release." in changes
 
     license_page = _document(site / "docs" / "license.rst.html")  # Sphinx's literalinclude, as code
@@ -182,6 +184,10 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     assert "TOP-SECRET" not in "".join(p.read_text(encoding="utf-8", errors="replace")
                                        for p in out.rglob("*") if p.is_file())
 
+    # --check computes the keys the build wrote, included files and the names they link included
+    unchanged = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                                "--check"], capture_output=True, text=True, check=False)
+    assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
     # an included file changing re-renders the page that includes it (its key names the included files)
     (root / "CHANGES.rst").write_text(CHANGES.replace("First release.", "The very first release."),
                                       encoding="utf-8")
@@ -191,6 +197,12 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     assert "docs/changes.rst" in check.stdout + check.stderr
     _build(root, out)
     assert "The very first release." in _document(site / "docs" / "changes.rst.html")
+    # the class a name in the included text links to moves away: the including page follows
+    (root / "pkg" / "core.py").write_text('"""Core, now empty."""\n', encoding="utf-8")
+    (root / "pkg" / "engine.py").write_text('"""Engine."""\n\n\nclass Runner:\n    """Runs."""\n',
+                                            encoding="utf-8")
+    _build(root, out)
+    assert "core.py.html#sym-runner" not in _document(site / "docs" / "changes.rst.html")
 
 
 def test_markdown_document_html_is_sanitized_and_offline() -> None:
