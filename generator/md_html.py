@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
 
 from generator.html_sanitize import sanitize_content
 
@@ -84,7 +85,34 @@ def _markdown(heading_level: int) -> Any:
             }, output_format="html")
         # after tabs are expanded (normalize_whitespace, 30), before fences and raw HTML are taken out
         made[heading_level].preprocessors.register(_NestedLists(), "sb_nested_lists", 27)
+        # before inline parsing (20), while a paragraph's text is still as typed
+        made[heading_level].treeprocessors.register(_GitHubAlerts(), "sb_github_alerts", 25)
     return made[heading_level]
+
+
+# GitHub's alerts (`> [!NOTE]` opening a quote) and the admonition Material styles for each
+_ALERTS = {"note": "note", "tip": "tip", "important": "info", "warning": "warning", "caution": "danger"}
+_ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.I)
+
+
+class _GitHubAlerts(Treeprocessor):
+    """A quote opened by `[!NOTE]` (`[!TIP]`, `[!WARNING]`...) becomes an admonition, as GitHub shows it."""
+
+    def run(self, root: Any) -> None:
+        for quote in root.iter("blockquote"):
+            first = quote[0] if len(quote) else None
+            found = _ALERT.match(first.text or "") if first is not None and first.tag == "p" else None
+            if first is None or found is None:
+                continue
+            kind = found.group(1).lower()
+            first.text = first.text[found.end():]
+            if not first.text.strip() and not len(first):
+                quote.remove(first)
+            quote.tag = "div"
+            quote.set("class", f"admonition {_ALERTS[kind]}")
+            title = quote.makeelement("p", {"class": "admonition-title"})
+            title.text = kind.capitalize()
+            quote.insert(0, title)
 
 
 class _NestedLists(Preprocessor):

@@ -313,3 +313,10 @@ def test_markdown_lists_nested_by_two_spaces_nest_as_on_github() -> None:
     assert '<ul><li>a<ul><li>b<divclass="language-texthighlight"><pre><span></span><code>codeunderb' in html
     assert "</ul></li></ul><p>After.</p>" in html
     assert '<spanclass="w"></span><spanclass="k">-</span>' in html  # fenced code keeps its indentation
+
+
+def test_github_alerts_become_admonitions() -> None:
+    html = render_markdown("> [!WARNING]\n> Back up *first*.\n\nText.\n\n> A quote, [!NOTE] inside.\n")
+    assert html.startswith('<div class="admonition warning">\n<p class="admonition-title">Warning</p>\n'
+                           "<p>Back up <em>first</em>.</p>\n</div>")
+    assert "<blockquote>\n<p>A quote, [!NOTE] inside.</p>\n</blockquote>" in html
