@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
@@ -211,8 +211,7 @@ class _Extraction:
                     seen.add(node_id)
                     refs.append((n.start_byte, n, ref_kind, None))
         for n, type_text in binds:
-            if "?" not in type_text and "super" not in type_text:
-                refs.append((n.start_byte, n, "bind", type_text))
+            refs.append((n.start_byte, n, "bind", type_text))
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
@@ -439,6 +438,7 @@ class _Extraction:
         stack: list[tuple[int, int, str]] = []
         i, n_spans, data, path = 0, len(spans), self.data, self.path
         builtin_names = self.rules.builtin_names
+        binds: list[Reference] = []
         for pos, node, kind, bound_to in refs:
             while i < n_spans and spans[i][0] <= pos:
                 while stack and stack[-1][1] <= spans[i][0]:
@@ -451,8 +451,8 @@ class _Extraction:
             if bound_to is not None:  # a binding: the name as written ("x", "self.x") and its type
                 bound = receiver_text(text)
                 if bound != "?":
-                    out.append(Reference(path, bound, node.start_point.row + 1, "bind",
-                                         stack[-1][2] if stack else None, bound_to))
+                    binds.append(Reference(path, bound, node.start_point.row + 1, "bind",
+                                           stack[-1][2] if stack else None, bound_to))
                 continue
             name = text if text.isidentifier() else _last_name(text)
             receiver = self._receiver(node)
@@ -460,7 +460,7 @@ class _Extraction:
             if name and (receiver is not None or name not in builtin_names):
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
                                      stack[-1][2] if stack else None, receiver))
-        return out
+        return out + _telling_binds(binds)
 
     def _receiver(self, node: Node) -> str | None:
         """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
@@ -481,6 +481,25 @@ class _Extraction:
 
 
 # ---- small pure helpers
+
+
+def _names_a_class(type_text: str) -> bool:
+    return type_text.removesuffix("()").rsplit(".", 1)[-1][:1].isupper()
+
+
+def _telling_binds(binds: list[Reference]) -> list[Reference]:
+    """The bindings that may tell a variable's class: only a CapWords name can be one (`x: int` and
+    `x = make()` never do), so a variable none of whose bindings names one is left out. One that also
+    holds something else keeps that binding as "?" / "?()", so its type stays unknown, not wrong."""
+    by_variable: dict[tuple[str | None, str], list[Reference]] = {}
+    for b in binds:  # an attribute (`self.x`) is one variable across the methods that assign it
+        by_variable.setdefault((None if b.name.startswith("self.") else b.scope, b.name), []).append(b)
+    out: list[Reference] = []
+    for group in by_variable.values():
+        if any(_names_a_class(b.receiver or "") for b in group):
+            out += [b if _names_a_class(b.receiver or "") else replace(
+                b, receiver="?()" if (b.receiver or "").endswith("()") else "?") for b in group]
+    return out
 
 # member-access node types -> the fields that may hold what the member is accessed on, across the grammars
 _RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {

@@ -41,6 +41,7 @@ REPO: dict[str, str | bytes] = {
                      "def typed(store: S):\n    return store.pop(1)\n\n\n"  # annotated, through an alias
                      "def assigned():\n    s = S()\n    return s.save()\n\n\n"  # assigned an instance
                      "def use_alias():\n    return u.helper()\n\n\n"  # a module imported under an alias
+                     "def reassigned():\n    s = S()\n    s = dict()\n    return s.save()\n\n\n"  # unknown
                      "class Holder:\n    def __init__(self):\n        self.cache = Cache()\n\n"
                      "    def fetch(self):\n        return self.cache.get(3)\n"),  # an attribute's type
     "web/shapes.ts": ("export class Circle {\n  area(): number { return this.radius() * 3; }\n"
@@ -89,7 +90,8 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
         "Called by": ["other.py: assigned"]}
     assert _links(store, "Store.describe") == {"Called by": ["Store.save"]}
     assert _links(store, "make") == {"Calls": ["Store"]}
-    assert _links(store, "Store")["Called by"] == ["other.py: assigned", "other.py: typed", "make"]
+    assert _links(store, "Store")["Called by"] == [
+        "other.py: assigned", "other.py: reassigned", "other.py: typed", "make"]
 
 
 def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callable[[str], str]) -> None:
@@ -97,6 +99,7 @@ def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callab
     assert _links(other, "typed") == {"Calls": ["store.py: Store", "store.py: Store.pop"]}  # annotation too
     assert _links(other, "assigned") == {"Calls": ["store.py: Store", "store.py: Store.save"]}
     assert _links(other, "Holder.fetch") == {"Calls": ["Cache.get"]}
+    assert _links(other, "reassigned") == {"Calls": ["store.py: Store"]}  # s holds a Store, then a dict
     assert _links(other, "Holder.__init__") == {"Calls": ["Cache"]}
 
 
