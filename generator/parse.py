@@ -528,8 +528,10 @@ _MAX_RECEIVER = 120
 def receiver_text(text: str) -> str:
     """A receiver as the call graph reads it: a dotted name ("self", "os.path", "this"), "super", or "?".
     (A call's result is the called dotted name plus "()", see _Extraction._receiver.)"""
+    if text.isidentifier():  # the common case: `self`, `cls`, `os`, `this`
+        return text
     text = text.strip()
-    if text == "super" or _SUPER_CALL.fullmatch(text):
+    if _SUPER_CALL.fullmatch(text):
         return "super"
     text = text.removeprefix("$")  # PHP's $this
     if len(text) <= _MAX_RECEIVER and _DOTTED.fullmatch(text):

@@ -224,9 +224,10 @@ class _Python:
                 break
             innermost = False
             q = q.rpartition(".")[0]
-        if self.members.get((path, ""), {}).get(name) is None:
+        imported = self.names_from.get(path, {}).get(name)
+        if imported and self.members.get((path, ""), {}).get(name) is None:
             original = self.renamed.get((path, name), name)
-            for target in sorted(self.names_from.get(path, {}).get(name, ())):
+            for target in sorted(imported):
                 if _module_name(target) == original:
                     return None  # `from . import cli`: the module, not its `cli` variable
                 types = self.variables.get((target, ""), {}).get(original)
@@ -462,11 +463,16 @@ def resolve_references(
         if f.path in package_of:
             imported |= same_package[package_of[f.path]]
         cache: dict[str, list[SymbolKey]] = {}
+        bound: dict[tuple[str | None, str | None, str], list[SymbolKey]] = {}  # the same use, once a file
         for ref in f.references:
             if ref.kind == "bind":
                 continue  # what a name holds, not a use: its annotation or call is a reference of its own
             if fam == "python" and python is not None:
-                targets = python.targets(f.path, ref)
+                use = (ref.scope, ref.receiver, ref.name)
+                found = bound.get(use)
+                if found is None:
+                    found = bound[use] = python.targets(f.path, ref)
+                targets = found
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:
