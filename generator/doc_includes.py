@@ -3,8 +3,10 @@
 docutils' own inclusion is off for untrusted text (it would read any path: `/etc/passwd`, `../../secret`).
 A wiki page of `docs/changes.rst` that only says `.. include:: ../CHANGES.rst` would render empty, so the
 include directive (generator/rst.py) asks this module instead: a path relative to the including file that
-stays inside the repository once normalised (no absolute path, no `..` past the root, no `<standard>`
-include, no URL), and a file the scan knows as text (the reader returns None for anything else: the scan
+stays inside the repository once normalised (no `..` past the root, no `<standard>` include, no URL; a
+path starting with `/` is never read from the filesystem's root: as Sphinx reads it, it is relative to the
+documentation's source folder, the nearest folder above the document that holds a conf.py, and without one
+it is refused), and a file the scan knows as text (the reader returns None for anything else: the scan
 already refused symlinks that point out of the repository, binaries and oversized files). Inclusion nests at
 most MAX_DEPTH files deep, never includes a file into itself (directly or round a loop), and stops after
 MAX_TEXT characters per document: what is left out becomes a link to the file's page.
@@ -29,17 +31,33 @@ MAX_INCLUDES = 64  # inclusions in one document
 INCLUDE_LINE = re.compile(r"^[ \t]*\.\.[ \t]+(?:literal)?include::[ \t]*(\S[^\n]*?)[ \t]*$", re.M)
 
 
-def include_path(including: str, argument: str) -> str | None:
+def include_path(including: str, argument: str, source: str | None = None) -> str | None:
     """The repository path `argument` names from the file `including`, or None when it leaves the
-    repository or is not a plain relative path."""
+    repository or is not a plain relative path. `source`: the Sphinx source folder (sphinx_source) a
+    `/path` is relative to; None refuses such a path."""
     arg = argument.strip()
+    base = posixpath.dirname(including)
+    if arg.startswith("/") and not arg.startswith("//") and source is not None:
+        base, arg = source, arg.lstrip("/")
     if not arg or arg.startswith(("/", "\\", "<", "~")) or "\x00" in arg or "\\" in arg or \
             re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", arg):
         return None
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(including), arg))
+    joined = posixpath.normpath(posixpath.join(base, arg))
     if joined in ("", ".", "..") or joined.startswith(("../", "/")):
         return None
     return joined
+
+
+def sphinx_source(path: str, read: Reader) -> str | None:
+    """The Sphinx source folder of the document at `path`: the nearest folder above it (the repository's
+    root included) holding a conf.py the scan knows; None when there is none."""
+    folder = posixpath.dirname(path)
+    while True:
+        if read(posixpath.join(folder, "conf.py") if folder else "conf.py") is not None:
+            return folder
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
 
 
 def clip(text: str, options: Mapping[str, str]) -> str | None:
@@ -92,13 +110,14 @@ def included_files(path: str, text: str, read: Reader) -> dict[str, str]:
     -> a digest of its text ("" when it cannot be read). A superset of what rendering includes (an
     include inside a literal block counts here), never less."""
     found: dict[str, str] = {}
+    source = sphinx_source(path, read)
     todo: list[tuple[str, str, tuple[str, ...]]] = [(path, text, (path,))]
     while todo and len(found) < MAX_INCLUDES:
         including, body, chain = todo.pop()
         if len(chain) > MAX_DEPTH:
             continue
         for argument in INCLUDE_LINE.findall(body):
-            target = include_path(including, argument)
+            target = include_path(including, argument, source)
             if target is None or target in chain or target in found:
                 continue
             content = read(target)

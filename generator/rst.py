@@ -68,6 +68,11 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
     settings = _settings(heading_level)
     settings.sb_symbol = symbol
     settings.sb_path, settings.sb_read = path, read
+    settings.sb_source = None
+    if read is not None and path and "include::" in text:
+        from generator.doc_includes import sphinx_source
+
+        settings.sb_source = sphinx_source(path, read)
     resolver: LinkResolver = resolve or (lambda _url: None)
     try:
         return _render(text, settings, resolver)
@@ -174,7 +179,9 @@ def _body_of(document: str) -> str:
         r'<body>\s*(.*?)\s*</body>', document, re.S)
     body = m.group(1) if m else document
     # the document title (doctitle_xform) is the page's business, not the fragment's
-    body = re.sub(r'^<h1 class="title">.*?</h1>\s*', "", body, flags=re.S)
+    # (after the targets' empty spans, when labels precede it: pytest's `.. _fixtures:` above the title)
+    body = re.sub(r'^((?:<span id="[^"<>]*"></span>\s*)*)<h1 class="title">.*?</h1>\s*', r"\1", body,
+                  flags=re.S)
     body = re.sub(r'<span class="docutils literal">(.*?)</span>', r"<code>\1</code>", body, flags=re.S)
     # docutils' html5 writer puts admonitions and footnotes in <aside>, which the sanitizer does not keep
     # (and with it a footnote's id, its references' target); Material styles <div class="admonition">
@@ -320,7 +327,9 @@ def _admonition_directive(kind: str) -> Any:
                                              "info" if words is not None else "note"])
             node += nodes.title(title, title)
             if extra:
-                node += nodes.paragraph(extra, extra)
+                # the argument is text with roles (`.. seealso:: :ref:`fixtures``), not as typed
+                words, _messages = self.state.inline_text(extra, self.lineno)
+                node += nodes.paragraph(extra, "", *words)
             self.state.nested_parse(self.content, self.content_offset, node)
             return [node]
 
@@ -403,7 +412,7 @@ def _include_directive(literal: bool = False) -> Any:
             source = self.state_machine.input_lines.source(
                 self.lineno - self.state_machine.input_offset - 1) or ""
             chain = source[len(_INCLUDED):].split("\x1f") if source.startswith(_INCLUDED) else [top]
-            target = include_path(chain[-1], self.arguments[0])
+            target = include_path(chain[-1], self.arguments[0], getattr(settings, "sb_source", None))
             if target is None:
                 return [_note("An included file is not shown: its path is not one inside the repository.")]
             if target in chain:

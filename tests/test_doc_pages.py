@@ -94,6 +94,10 @@ FILES: dict[str, str | bytes] = {
     "docs/changes.rst": ".. include:: ../CHANGES.rst\n",
     "docs/license.rst": "License\n=======\n\n.. literalinclude:: ../LICENSE.txt\n    :language: text\n",
     "LICENSE.txt": "Copyright 2026 Widgets <team@example.com>\n",
+    # a Sphinx project: `/path` in an include is relative to docs/, the folder holding conf.py
+    "docs/conf.py": "project = 'widgets'\n",
+    "docs/reference/api.rst": "API\n===\n\n.. literalinclude:: /examples/demo.py\n   :language: python\n",
+    "docs/examples/demo.py": "from pkg.core import Runner\n\nRunner().run()\n",
     "docs/evil.rst": EVIL_RST,
     "pkg/__init__.py": '"""Widgets."""\n',
     "pkg/core.py": '"""Core."""\n\n\nclass Runner:\n    """Runs."""\n\n    def run(self) -> None:\n'
@@ -169,6 +173,9 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     assert 'href="../pkg/core.py.html#sym-runner"><code>Runner</code></a>' in changes
     assert "First release." in changes
 
+    api = _document(site / "docs" / "reference" / "api.rst.html")
+    assert '<pre class="code python literal-block"><code>from pkg.core import Runner\n' in api
+
     license_page = _document(site / "docs" / "license.rst.html")  # Sphinx's literalinclude, as code
     assert '<pre class="code text literal-block"><code>Copyright 2026 Widgets &lt;team@example.com&gt;\n' \
         in license_page
@@ -176,8 +183,9 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     evil = _document(site / "docs" / "evil.rst.html")
     assert "root:" not in evil
     assert "TOP-SECRET" not in evil
-    assert evil.count("its path is not one inside the repository") == 2  # ../../etc/passwd, /etc/passwd
-    assert "it is not a text file of the repository" in evil  # the symlink out was never scanned
+    assert evil.count("its path is not one inside the repository") == 1  # ../../etc/passwd
+    # /etc/passwd is docs/etc/passwd to Sphinx (not a file), the symlink out was never scanned
+    assert evil.count("it is not a text file of the repository") == 2
     assert "it would include itself" in evil
     assert '<pre class="literal-block">class Runner:' in evil  # :literal: with :start-line: 2
     assert "After the includes." in evil
@@ -235,6 +243,12 @@ def test_include_paths_stay_inside_the_repository() -> None:
     for bad in ("../../etc/passwd", "/etc/passwd", "<isonum.txt>", "file:///etc/passwd", "C:/x",
                 "..\\..\\x", "~/.ssh/id_rsa", "../..", ""):
         assert include_path("docs/changes.rst", bad) is None, bad
+    # in a Sphinx project, `/` is its source folder, never the filesystem's root
+    assert include_path("doc/en/ref/fixtures.rst", "/example/a.py", "doc/en") == "doc/en/example/a.py"
+    assert include_path("doc/en/ref/fixtures.rst", "/etc/passwd", "doc/en") == "doc/en/etc/passwd"
+    assert include_path("doc/en/x.rst", "/etc/passwd", "") == "etc/passwd"
+    for bad in ("/../../../etc/passwd", "//etc/passwd", "/"):
+        assert include_path("doc/en/x.rst", bad, "doc/en") is None, bad
 
 
 def test_include_follows_the_options_and_stops_at_loops_depth_and_size() -> None:
@@ -320,3 +334,12 @@ def test_github_alerts_become_admonitions() -> None:
     assert html.startswith('<div class="admonition warning">\n<p class="admonition-title">Warning</p>\n'
                            "<p>Back up <em>first</em>.</p>\n</div>")
     assert "<blockquote>\n<p>A quote, [!NOTE] inside.</p>\n</blockquote>" in html
+
+
+def test_rst_title_after_labels_and_admonition_arguments_with_roles() -> None:
+    html = render_rst(".. _fixtures:\n\nFixtures reference\n==================\n\n"
+                      ".. seealso:: :ref:`the how-to <how-to>` and *more*\n\nBody.\n")
+    assert "<h1" not in html  # the page has its own title
+    assert "Fixtures reference" not in html
+    assert '<p class="admonition-title">See also</p>\n<p>the how-to and <em>more</em></p>' in html
+    assert ":ref:" not in html
