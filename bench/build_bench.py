@@ -48,8 +48,11 @@ from pathlib import Path
 from generator.build import build
 from sourcebook.config import load_config
 repo, out, index, site = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1", sys.argv[4] == "1"
-report = build(load_config(repo, overrides={"out_dir": out}), index=index, site=site)
-print(json.dumps({"timings": report.timings, "cpu": report.cpu, "written": len(report.pages_written),
+# an older checkout (a baseline) may lack the site switch and the CPU figures
+only = {} if site else {"site": False}
+report = build(load_config(repo, overrides={"out_dir": out}), index=index, **only)
+print(json.dumps({"timings": report.timings, "cpu": getattr(report, "cpu", {}),
+                  "written": len(report.pages_written),
                   "total": report.pages_total, "site_built": report.site_built}))
 """
 

@@ -40,9 +40,8 @@ from generator.safe_markdown import (
 )
 from generator.source_view import (
     PAGE_SOURCE_BUDGET,
-    formatter,
+    highlighted,
     highlighted_lines,
-    lexer,
     source_block,
     source_left_out,
 )
@@ -126,15 +125,13 @@ def code_block(value: object, lang: str = "text") -> str:
 
 
 def signature_block(value: object, language: str = "text") -> str:
-    """A signature, highlighted here with Pygments, as the HTML Material styles (`div.highlight`).
+    """A signature, highlighted here with Pygments, as the HTML Material styles (`div.highlight`), coloured
+    like the source blocks (source_view.highlighted: names and punctuation plain, a third of the tags).
 
     Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
     """
-    import pygments
-
     code = " ".join(str(value).split())
-    found = lexer(language)
-    body = pygments.highlight(code, found, formatter()) if found else html.escape(code, quote=False)
+    body = highlighted(code, language)
     lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
     return (f'<div class="language-{lang} highlight"><pre><span></span>'
             f"<code>{body.rstrip()}</code></pre></div>")

@@ -46,15 +46,23 @@ def formatter() -> Any:
 _PLAIN_SPAN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
 
 
+def highlighted(code: str, language: str) -> str:
+    """`code` as highlighted HTML (every token escaped by Pygments), names, whitespace, punctuation and
+    operators left plain; escaped text when no lexer knows the language."""
+    found = lexer(language) if language else None
+    if found is None:
+        return html.escape(code, quote=False)
+    import pygments
+
+    return _PLAIN_SPAN.sub(r"\1", pygments.highlight(code, found, formatter()))
+
+
 def highlighted_lines(text: str, language: str) -> list[str]:
     """The file's lines as HTML, one entry per source line (1-based line n is entry n-1)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    found = lexer(language) if language else None
-    if found is None:
+    if not language or lexer(language) is None:
         return [html.escape(line, quote=False) for line in lines]
-    import pygments
-
-    out = _PLAIN_SPAN.sub(r"\1", pygments.highlight("\n".join(lines), found, formatter())).split("\n")
+    out = highlighted("\n".join(lines), language).split("\n")
     if len(out) < len(lines):  # a lexer that dropped trailing lines: pad rather than shift numbers
         out += [""] * (len(lines) - len(out))
     return out[: len(lines)]

@@ -324,6 +324,16 @@ def test_signature_html_is_escaped_by_the_highlighter() -> None:
     assert "&lt;T&gt;" in signature_block("fn id<T>(x: T) -> T", "no-such-language")
 
 
+def test_signature_is_coloured_like_the_source_blocks() -> None:
+    """Keywords, definitions, strings and builtins keep their colour; names, whitespace, punctuation and
+    operators are plain text, as in a symbol's Source block."""
+    block = signature_block("def route(self, rule: str, **options: t.Any) -> None", "python")
+    assert '<span class="k">def</span> <span class="nf">route</span>(' in block
+    assert '<span class="kc">None</span>' in block
+    assert not re.search(r'<span class="[nwpo]">', block)
+    assert html.unescape(re.sub(r"<[^>]+>", "", block)) == "def route(self, rule: str, **options: t.Any) -> None"
+
+
 def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
     from generator.render import site_footer
 
