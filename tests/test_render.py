@@ -327,11 +327,12 @@ def test_signature_html_is_escaped_by_the_highlighter() -> None:
 def test_signature_is_coloured_like_the_source_blocks() -> None:
     """Keywords, definitions, strings and builtins keep their colour; names, whitespace, punctuation and
     operators are plain text, as in a symbol's Source block."""
-    block = signature_block("def route(self, rule: str, **options: t.Any) -> None", "python")
+    code = "def route(self, rule: str, **options: t.Any) -> None"
+    block = signature_block(code, "python")
     assert '<span class="k">def</span> <span class="nf">route</span>(' in block
     assert '<span class="kc">None</span>' in block
     assert not re.search(r'<span class="[nwpo]">', block)
-    assert html.unescape(re.sub(r"<[^>]+>", "", block)) == "def route(self, rule: str, **options: t.Any) -> None"
+    assert html.unescape(re.sub(r"<[^>]+>", "", block)) == code
 
 
 def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
