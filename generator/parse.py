@@ -170,7 +170,8 @@ class _Extraction:
         calls: list[Node] = []
         used: list[Node] = []
         bases: list[Node] = []
-        binds: list[tuple[Node, str]] = []  # a name (`x`, `self.x`) and the type it is given
+        # a name (`x`, `self.x`; "return" for a function's result) and the type it is given
+        binds: list[tuple[Node, str, str | None]] = []
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -184,14 +185,15 @@ class _Extraction:
             if found is not None:
                 bases += found
                 continue
-            found = caps.get("bind.name")
+            found = caps.get("bind.name") or caps.get("bind.returns")
             if found is not None:
+                fixed = "return" if "bind.returns" in caps else None  # `def f() -> Cls`
                 annotation = caps.get("bind.type")
                 made = caps.get("bind.call")
                 if annotation:  # `x: Cls`: an instance of Cls
-                    binds.append((found[0], receiver_text(self.text(annotation[0]))))
-                elif made:  # `x = Cls()`: an instance of Cls, if Cls is a class
-                    binds.append((found[0], receiver_text(self.text(made[0])) + "()"))
+                    binds.append((found[0], receiver_text(self.text(annotation[0])), fixed))
+                elif made:  # `x = Cls()`: an instance of Cls if Cls is a class, else what it returns
+                    binds.append((found[0], receiver_text(self.text(made[0])) + "()", fixed))
                 continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
@@ -200,7 +202,7 @@ class _Extraction:
             elif "import.module" in caps or "import.mod" in caps:
                 self._add_import(imports, caps)
         ordered = self._resolve(defs)
-        refs: list[tuple[int, Node, str, str | None]] = []
+        refs: list[tuple[int, Node, str, tuple[str | None, str] | None]] = []
         name_ids = self.name_ids
         for found, ref_kind in ((calls, "call"), (used, "name"), (bases, "base")):
             seen: set[int] = set()
@@ -210,8 +212,8 @@ class _Extraction:
                 if node_id not in seen and node_id not in name_ids:
                     seen.add(node_id)
                     refs.append((n.start_byte, n, ref_kind, None))
-        for n, type_text in binds:
-            refs.append((n.start_byte, n, "bind", type_text))
+        for n, type_text, fixed in binds:
+            refs.append((n.start_byte, n, "bind", (fixed, type_text)))
         self.facts.symbols = [self._symbol(d) for d in ordered]
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
@@ -430,7 +432,8 @@ class _Extraction:
 
     # ---- references
 
-    def _references(self, refs: list[tuple[int, Node, str, str | None]], defs: list[_Def]) -> list[Reference]:
+    def _references(self, refs: list[tuple[int, Node, str, tuple[str | None, str] | None]],
+                    defs: list[_Def]) -> list[Reference]:
         """Each reference with the qualname of the innermost definition around it."""
         refs.sort(key=lambda r: r[0])
         spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
@@ -449,10 +452,10 @@ class _Extraction:
                 stack.pop()
             text = data[pos:node.end_byte].decode("utf-8", errors="replace")
             if bound_to is not None:  # a binding: the name as written ("x", "self.x") and its type
-                bound = receiver_text(text)
+                bound = bound_to[0] or receiver_text(text)
                 if bound != "?":
                     binds.append(Reference(path, bound, node.start_point.row + 1, "bind",
-                                           stack[-1][2] if stack else None, bound_to))
+                                           stack[-1][2] if stack else None, bound_to[1]))
                 continue
             name = text if text.isidentifier() else _last_name(text)
             receiver = self._receiver(node)
@@ -460,7 +463,7 @@ class _Extraction:
             if name and (receiver is not None or name not in builtin_names):
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
                                      stack[-1][2] if stack else None, receiver))
-        return out + _telling_binds(binds)
+        return out + _telling_binds(binds, builtin_names)
 
     def _receiver(self, node: Node) -> str | None:
         """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
@@ -483,21 +486,26 @@ class _Extraction:
 # ---- small pure helpers
 
 
-def _names_a_class(type_text: str) -> bool:
-    return type_text.removesuffix("()").rsplit(".", 1)[-1][:1].isupper()
+def _may_tell(type_text: str, builtin_names: frozenset[str]) -> bool:
+    """Whether a binding may tell a repository class: a CapWords name (`Cls`, `Cls()`), or a call of a
+    function that may declare what it returns (`make()`, not `dict()`); `x: int` never does."""
+    last = type_text.removesuffix("()").rsplit(".", 1)[-1]
+    if last[:1].isupper():
+        return True
+    return type_text.endswith("()") and last != "?" and last not in builtin_names
 
 
-def _telling_binds(binds: list[Reference]) -> list[Reference]:
-    """The bindings that may tell a variable's class: only a CapWords name can be one (`x: int` and
-    `x = make()` never do), so a variable none of whose bindings names one is left out. One that also
-    holds something else keeps that binding as "?" / "?()", so its type stays unknown, not wrong."""
+def _telling_binds(binds: list[Reference], builtin_names: frozenset[str]) -> list[Reference]:
+    """The bindings that may tell a variable's class (see _may_tell): a variable none of whose bindings
+    may is left out. One that also holds something else keeps that binding as "?" / "?()", so its type
+    stays unknown, not wrong."""
     by_variable: dict[tuple[str | None, str], list[Reference]] = {}
     for b in binds:  # an attribute (`self.x`) is one variable across the methods that assign it
         by_variable.setdefault((None if b.name.startswith("self.") else b.scope, b.name), []).append(b)
     out: list[Reference] = []
     for group in by_variable.values():
-        if any(_names_a_class(b.receiver or "") for b in group):
-            out += [b if _names_a_class(b.receiver or "") else replace(
+        if any(_may_tell(b.receiver or "", builtin_names) for b in group):
+            out += [b if _may_tell(b.receiver or "", builtin_names) else replace(
                 b, receiver="?()" if (b.receiver or "").endswith("()") else "?") for b in group]
     return out
 

@@ -8,6 +8,10 @@ Python references are bound the way the interpreter binds names, as far as a sta
 - `Cls()` links to the class itself;
 - `self.m()` / `cls.m()`: the enclosing class's method, else the first base (depth first, in order) that
   defines it, bases resolved like any other name;
+- `x.m()` when `x` has a known class: annotated (`x: Cls`, `def f(x: Cls)`), assigned an instance
+  (`x = Cls()`) or the result of a function or method that declares its return type (`-> Cls`), or an
+  attribute given a type in the class or by `self.x = ...` in a method; a variable given two unrelated
+  types (or something unknown besides) has no known class;
 - `super().m()`: the first base that defines `m`;
 - `Name.m()`, `module.f()`, `pkg.mod.Cls.m()`: the dotted receiver resolved to a class or a module of the
   repository, then the member in it;
@@ -202,10 +206,14 @@ class _Python:
         annotations = [t for t in types if not t.endswith("()")]
         classes: set[SymbolKey] = set()
         for text in dict.fromkeys(annotations or types):
-            found = self.dotted(path, scope, text.removesuffix("()").split("."))
-            if found is None or found[0] != "sym" or self.kind_of.get((found[1], found[2])) != "class":
+            if text.endswith("()"):
+                cls = self.result(path, scope, text[:-2])
+            else:
+                found = self.dotted(path, scope, text.split("."))
+                cls = (found[1], found[2]) if found is not None and found[0] == "sym" else None
+            if cls is None or self.kind_of.get(cls) != "class":
                 return None
-            classes.add((found[1], found[2]))
+            classes.add(cls)
         common = [c for c in classes if all(c in self.mro(d)[0] for d in classes)]
         result = common[0] if len(common) == 1 else None
         self._type_cache[key] = result
@@ -245,6 +253,28 @@ class _Python:
                 scope = min(scopes, key=len)
                 return self.type_of(c[0], scope, [t for _, t in given])
         return None
+
+    def callee(self, path: str, scope: str, parts: list[str]) -> SymbolKey | None:
+        """What a dotted name being called names: a method of a typed object (`self.m`, `app.m`), or a
+        class or function of the repository."""
+        if len(parts) > 1:
+            owner = self.instance(path, scope, parts[:-1])
+            if owner is not None:
+                return self.lookup(owner, parts[-1])
+        found = self.dotted(path, scope, parts)
+        return (found[1], found[2]) if found is not None and found[0] == "sym" else None
+
+    def result(self, path: str, scope: str, called: str) -> SymbolKey | None:
+        """The class of what calling `called` gives: an instance of the class it names, or what the
+        function or method declares it returns (`def request_context(...) -> RequestContext`)."""
+        key = self.callee(path, scope, called.split("."))
+        if key is None:
+            return None
+        kind = self.kind_of.get(key)
+        if kind == "class":
+            return key
+        returns = self.variables.get(key, {}).get("return") if kind in ("function", "method") else None
+        return self.type_of(key[0], key[1], returns) if returns else None
 
     def instance(self, path: str, scope: str, parts: list[str]) -> SymbolKey | None:
         """The class of the object a dotted receiver names (`self`, `app`, `self.session_interface`)."""
@@ -391,10 +421,10 @@ class _Python:
             typed = self.instance(path, scope, receiver.split("."))
             if typed is not None:
                 cls_path, instance_of = typed
-        elif receiver is not None and receiver.endswith("()"):  # `Engine().start()`
-            made = self.dotted(path, scope, receiver[:-2].split("."))
-            if made is not None and made[0] == "sym" and self.kind_of.get((made[1], made[2])) == "class":
-                cls_path, instance_of = made[1], made[2]
+        elif receiver is not None and receiver.endswith("()"):  # `Engine().start()`, `make().start()`
+            made = self.result(path, scope, receiver[:-2])
+            if made is not None:
+                cls_path, instance_of = made
             elif receiver.split(".", 1)[0] in self.external.get(path, ()):
                 return []  # `requests_mock.get().x()`: something from outside the repository
             else:

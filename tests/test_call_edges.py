@@ -33,14 +33,16 @@ REPO: dict[str, str | bytes] = {
                      "        Store.describe()\n"  # by class name
                      "        return {}.get('x')\n\n"  # a dict's get, not Store.get
                      "    @classmethod\n    def describe(cls):\n        return cls.__name__\n\n\n"
-                     "def make():\n    return Store()\n"),  # the constructor: the class
-    "pkg/other.py": ("import pkg.util as u\nfrom .store import Store as S\n\n\n"
+                     "def make():\n    return Store()\n\n\n"  # the constructor: the class
+                     "def fresh() -> Store:\n    return make()\n"),
+    "pkg/other.py": ("import pkg.util as u\nfrom .store import Store as S, fresh\n\n\n"
                      "class Cache:\n    def get(self, key):\n        return key\n\n\n"
                      "def use(cache):\n    return cache.get(1)\n\n\n"  # type unknown: no edge at all
                      "def build_one():\n    return Cache().get(2)\n\n\n"  # the instance's class: Cache.get
                      "def typed(store: S):\n    return store.pop(1)\n\n\n"  # annotated, through an alias
                      "def assigned():\n    s = S()\n    return s.save()\n\n\n"  # assigned an instance
                      "def use_alias():\n    return u.helper()\n\n\n"  # a module imported under an alias
+                     "def via_return():\n    return fresh().pop(2)\n\n\n"  # the declared return type
                      "def reassigned():\n    s = S()\n    s = dict()\n    return s.save()\n\n\n"  # unknown
                      "class Holder:\n    def __init__(self):\n        self.cache = Cache()\n\n"
                      "    def fetch(self):\n        return self.cache.get(3)\n"),  # an attribute's type
@@ -84,14 +86,15 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
     store = pages("pkg/store.py")
     assert _links(store, "Store.get") == {"Calls": ["base.py: Base.lookup"], "Called by": ["Store.pop"],
                                           "Tested by": ["test_store.py: test_get"]}
-    assert _links(store, "Store.pop") == {"Calls": ["Store.get"], "Called by": ["other.py: typed"]}
+    assert _links(store, "Store.pop") == {"Calls": ["Store.get"],
+                                          "Called by": ["other.py: typed", "other.py: via_return"]}
     assert _links(store, "Store.save") == {
         "Calls": ["base.py: Base.save", "Store.describe", "util.py: write_all"],
         "Called by": ["other.py: assigned"]}
     assert _links(store, "Store.describe") == {"Called by": ["Store.save"]}
-    assert _links(store, "make") == {"Calls": ["Store"]}
+    assert _links(store, "make") == {"Calls": ["Store"], "Called by": ["fresh"]}
     assert _links(store, "Store")["Called by"] == [
-        "other.py: assigned", "other.py: reassigned", "other.py: typed", "make"]
+        "other.py: assigned", "other.py: reassigned", "other.py: typed", "fresh", "make"]
 
 
 def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callable[[str], str]) -> None:
@@ -99,6 +102,7 @@ def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callab
     assert _links(other, "typed") == {"Calls": ["store.py: Store", "store.py: Store.pop"]}  # annotation too
     assert _links(other, "assigned") == {"Calls": ["store.py: Store", "store.py: Store.save"]}
     assert _links(other, "Holder.fetch") == {"Calls": ["Cache.get"]}
+    assert _links(other, "via_return") == {"Calls": ["store.py: Store.pop", "store.py: fresh"]}
     assert _links(other, "reassigned") == {"Calls": ["store.py: Store"]}  # s holds a Store, then a dict
     assert _links(other, "Holder.__init__") == {"Calls": ["Cache"]}
 

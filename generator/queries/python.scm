@@ -2,7 +2,8 @@
 ; Capture names are the contract with generator/parse.py:
 ;   @def.<kind> the definition node, @name its name, @body where the signature stops,
 ;   @import the statement, @import.module / @import.name (/ @import.alias), @ref.call / @ref.name / @ref.base (a class's base),
-;   @bind.name with @bind.type (an annotation) or @bind.call (what is called): the type a name holds.
+;   @bind.name with @bind.type (an annotation) or @bind.call (what is called): the type a name holds;
+;   @bind.returns (a function's name) with @bind.type: what it returns.
 
 ; ---- definitions
 (class_definition
@@ -59,3 +60,4 @@
   right: (call function: [(identifier) (attribute)] @bind.call))
 (typed_parameter (identifier) @bind.name type: (type [(identifier) (attribute)] @bind.type))
 (typed_default_parameter name: (identifier) @bind.name type: (type [(identifier) (attribute)] @bind.type))
+(function_definition name: (identifier) @bind.returns return_type: (type [(identifier) (attribute)] @bind.type))
