@@ -77,7 +77,10 @@ def _width(on_path: Any, path: list[Any], cap: int, ancestor_cap: int) -> int:
 
 
 def _window(entries: list[Any], on_path: Any, width: int) -> list[Any]:
-    at = next((n for n, item in enumerate(entries) if item is on_path), 0)
+    return _window_at(entries, next((n for n, item in enumerate(entries) if item is on_path), 0), width)
+
+
+def _window_at(entries: list[Any], at: int, width: int) -> list[Any]:
     start = max(0, min(at - width // 2, len(entries) - width))
     return entries[start:start + width]
 
@@ -145,6 +148,10 @@ class NavKeys:
         home = nav.homepage
         self.more_url = home.url if home is not None else ""
         self._closed: dict[tuple[int, int], bytes] = {}
+        # per level (its items and index page): the entries and where each sits; per item, depth and state:
+        # its line. Siblings share them, so a folder of n pages is not walked n times per page (quadratic)
+        self._levels: dict[tuple[int, int], tuple[list[Any], dict[int, int]]] = {}
+        self._lines: dict[tuple[int, int, bool], bytes] = {}
 
     def __call__(self, page: Page) -> str:
         out: list[bytes] = []
@@ -153,11 +160,16 @@ class NavKeys:
 
     def _level(self, items: Sequence[Any], path: list[Any], more_url: str, index: Page | None, *, depth: int,
                out: list[bytes]) -> None:
-        entries = [i for i in items if i is not index]
+        level = self._levels.get((id(items), id(index)))
+        if level is None:
+            kept = [i for i in items if i is not index]
+            level = self._levels[(id(items), id(index))] = (kept, {id(i): n for n, i in enumerate(kept)})
+        entries, places = level
         on_path = path[0] if path else None
-        window = _window(entries, on_path, _width(on_path, path, self.cap, self.ancestor_cap))
+        window = _window_at(entries, places.get(id(on_path), 0),
+                            _width(on_path, path, self.cap, self.ancestor_cap))
         if index is not None:
-            out.append(_line(depth, index))
+            out.append(self._line(depth, index))
         for item in window:
             if item is on_path and isinstance(item, Section):
                 out.append(_line(depth, item, active=True))
@@ -167,10 +179,18 @@ class NavKeys:
             elif isinstance(item, Section):
                 out.append(self._closed_lines(item, depth))
             else:
-                out.append(_line(depth, item))
+                out.append(self._line(depth, item))
         left_out = len(entries) - len(window)
         if left_out and more_url:
             out.append(_line(depth, Link(f"{left_out} more: all on the folder's page", more_url)))
+
+    def _line(self, depth: int, item: Any) -> bytes:
+        shown = bool(getattr(item, "active", False))
+        memo = (id(item), depth, shown)
+        line = self._lines.get(memo)
+        if line is None:
+            line = self._lines[memo] = _line(depth, item, active=shown)
+        return line
 
     def _closed_lines(self, section: Section, depth: int) -> bytes:
         memo = (id(section), depth)
