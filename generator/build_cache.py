@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from generator.plan import PageState, is_page_id
-from generator.secrets import redact, redact_text
+from generator.secrets import holds_secret, redact_text
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +64,6 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list | tuple):
         for v in value:
             yield from _strings(v)
-
-
-def holds_secret(text: str) -> bool:
-    """Whether the redaction rules would remove anything from `text`."""
-    return bool(text) and bool(redact(text)[1])
 
 
 # -- writing (pure) ------------------------------------------------------------------------------------------

@@ -91,6 +91,10 @@ _PRIVATE_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 _NEWLINE = re.compile("\n")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
 _HEX = re.compile(r"[0-9a-fA-F]{32,}\b")  # \b in front: see _word_start
+# str.isdigit/isupper/islower of an ASCII character
+_DIGIT = re.compile(r"[0-9]")
+_UPPER = re.compile(r"[A-Z]")
+_LOWER = re.compile(r"[a-z]")
 _SECRETISH_WORD = re.compile(r"(?i)key|token|secret|passw|credential|auth|signature|salt")
 
 # -- name = value: YAML `db_password: x`, INI `password = x`, env `DB_PASSWORD=x`, code `api_key = "x"`, JSON,
@@ -240,9 +244,16 @@ def _looks_random(token: str) -> bool:
     core = token.rstrip("=")
     if len(core) < 24:
         return False
-    has_digit = any(ch.isdigit() for ch in core)
-    has_upper = any(ch.isupper() for ch in core)
-    has_lower = any(ch.islower() for ch in core)
+    if core.isascii():
+        # regex searches, not Python loops over the characters: this runs on every long token of every
+        # text scanned, and most (long identifiers) stop at the first test. Same answers on ASCII.
+        if _DIGIT.search(core) is None:
+            return False
+        has_digit, has_upper, has_lower = True, bool(_UPPER.search(core)), bool(_LOWER.search(core))
+    else:
+        has_digit = any(ch.isdigit() for ch in core)
+        has_upper = any(ch.isupper() for ch in core)
+        has_lower = any(ch.islower() for ch in core)
     if not (has_digit and (has_upper or has_lower)):
         return False
     if "/" in core and core.count("/") >= 2 and not (has_upper and has_lower):
@@ -288,9 +299,10 @@ def _line_rules(text: str) -> dict[int, str]:
         if _assignment_secret(lines[number]):
             rules[number] = "secret-assignment"
     for match in _TOKEN.finditer(text):
-        number = line_of(match.start())
-        if number not in rules and _looks_random(match.group(0)):
-            rules[number] = "high-entropy"
+        if _looks_random(match.group(0)):  # first: most tokens are not, and finding their line costs more
+            number = line_of(match.start())
+            if number not in rules:
+                rules[number] = "high-entropy"
     for match in _HEX.finditer(text):
         number = line_of(match.start())
         if number not in rules and _word_start(text, match.start()) and _SECRETISH_WORD.search(lines[number]):
@@ -323,6 +335,15 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
             found.append(Redaction(index + 1, rule))
             out.append(_marker(line, rule))
     return "\n".join(out), found
+
+
+def holds_secret(text: str) -> bool:
+    """Whether `redact` would replace anything in `text` (without building the redacted text)."""
+    if not text:
+        return False
+    if "PRIVATE KEY" in text and _PRIVATE_BLOCK_BEGIN.search(text):
+        return True
+    return bool(_line_rules(text))
 
 
 def redact_text(text: str) -> str:

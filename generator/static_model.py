@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ SOURCE_NAME = "all-MiniLM-L6-v2"
 FORMAT_VERSION = 1
 DEFAULT_DIMS = 256
 SIF_COEFFICIENT = 1e-4
+WIDE_TABLE_TEXTS = 64  # an encode() of this many texts (an index batch, not a question) uses a float32 table
 MAX_TOKENS = 4096  # per text; pages can be long and a mean over more pieces changes little
 _UNUSED = re.compile(r"\[unused\d+\]")
 # Split camelCase and digit boundaries so `parseConfig` embeds like `parse config` (the source vocabulary
@@ -231,20 +232,32 @@ class StaticTable:
     name: str
     table: np.ndarray
     tokenizer: Tokenizer
+    _wide: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @property
     def dim(self) -> int:
         return int(self.table.shape[1])
 
+    def _rows(self, many: bool) -> np.ndarray:
+        """The table to sum rows of: the memory-mapped float16 one for a few texts, a float32 copy (~30 MB,
+        made once) for many. Widening each text's rows was ~a third of embedding a monorepo's 52k texts;
+        the copy holds exactly the widened values, so the sums are the same bits."""
+        if not many:
+            return self.table
+        if self._wide is None:
+            self._wide = np.asarray(self.table, dtype=np.float32)
+        return self._wide
+
     def encode(self, texts: list[str], batch: int = 512) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        table = self._rows(many=len(texts) >= WIDE_TABLE_TEXTS)
         for start in range(0, len(texts), batch):
             part = [_CAMEL.sub(" ", t) for t in texts[start:start + batch]]
             encodings = self.tokenizer.encode_batch(part, add_special_tokens=False)
             for row, enc in enumerate(encodings):
                 ids = enc.ids[:MAX_TOKENS]
                 if ids:
-                    out[start + row] = self.table[ids].astype(np.float32).sum(axis=0)
+                    out[start + row] = table[ids].astype(np.float32, copy=False).sum(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out

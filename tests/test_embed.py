@@ -304,3 +304,18 @@ def test_the_mapped_table_embeds_as_a_float32_copy(default_embedder: StaticEmbed
     widened = static_model.StaticTable(model.name, np.asarray(model.table, dtype=np.float32), model.tokenizer)
     texts = ["How does Session.send follow redirects?", "parseConfig from_file", "", "déjà vu " * 300]
     assert np.array_equal(model.encode(texts), widened.encode(texts))
+
+
+def test_a_large_batch_embeds_each_text_as_it_embeds_alone(default_embedder: StaticEmbedder) -> None:
+    """Many texts at once (an index batch) are summed from a float32 copy of the table, a question from the
+    mapped float16 rows: the same bits either way."""
+    model = static_model.StaticTable(default_embedder.load().name, default_embedder.load().table,
+                                     default_embedder.load().tokenizer)
+    texts = [f"def handler_{n}(request):\n    return parseConfig(request.args[{n}]) # déjà vu {'x' * n}"
+             for n in range(static_model.WIDE_TABLE_TEXTS + 6)]
+    batch = model.encode(texts)
+    assert model._wide is not None  # the batch took the float32 path
+    alone = np.stack([static_model.StaticTable(model.name, model.table, model.tokenizer).encode([t])[0]
+                      for t in texts])
+    assert np.array_equal(batch, alone)
+    assert batch.dtype == np.float32
