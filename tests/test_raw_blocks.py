@@ -5,15 +5,17 @@ take a block's shape."""
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from pathlib import Path
 
 import markdown
+from markdown.util import AtomicString
 from mkdocs.config import load_config as load_mkdocs_config
 
 from generator.build import build
 from generator.mkdocs_hooks import RAW_BLOCKS
-from generator.raw_blocks import RawBlockPreprocessor
+from generator.raw_blocks import PlainTextTreeprocessor, RawBlockPreprocessor, _triggers
 from sourcebook.config import load_config
 
 TRAP = '<details class="note sb-source" data-search-exclude><summary>x</summary><script>alert(1)</script>'
@@ -118,3 +120,34 @@ def test_a_block_is_stored_only_whole_between_blank_lines() -> None:
                  '<details class="note sb-source" data-search-exclude><summary>x</summary>\n\n*y*\n'):
         fast, plain = _convert(text)
         assert fast == plain, text
+
+
+def test_text_is_left_to_the_inline_pass_whenever_a_pattern_could_match() -> None:
+    texts = ["a `b` c", "x &amp; y &#95; z", "*em* and **strong**", "_em_ and __init__",
+             "[l](u.md) ![i](p.png)", "<b>x</b> <https://e.org>", "a \\*b\\*", "line  \nbreak",
+             "plain words only", "# Title\n\nplain",
+             "| a | b |\n|---|---|\n| plain | *em* |", "- plain\n- `code`"]
+    for text in texts:
+        fast, plain = _convert(text)
+        assert fast == plain, text
+    # what is marked: only the texts without any of those characters
+    md = markdown.Markdown(extensions=[RAW_BLOCKS])
+    root = etree.Element("div")
+    plain, emphasis, tail = (etree.SubElement(root, tag) for tag in ("p", "p", "h3"))
+    plain.text, emphasis.text, tail.text, tail.tail = "plain words", "an *em* word", "Name", "a_b"
+    marker = md.treeprocessors["sourcebook_plain_text"]
+    assert isinstance(marker, PlainTextTreeprocessor)
+    marker.run(root)
+    assert [type(t) for t in (plain.text, emphasis.text, tail.text, tail.tail)] == [
+        AtomicString, str, AtomicString, str]
+
+
+def test_an_inline_pattern_it_does_not_know_turns_the_marking_off() -> None:
+    # pymdownx.tilde adds `~~deleted~~` (a character the marking does not list): every text is parsed
+    for text in ("a ~~deleted~~ word", "~~x~~"):
+        fast = markdown.Markdown(extensions=[RAW_BLOCKS, "pymdownx.tilde"]).convert(text)
+        assert fast == markdown.Markdown(extensions=["pymdownx.tilde"]).convert(text)
+        assert "<del>" in fast
+    md = markdown.Markdown(extensions=["pymdownx.tilde"])
+    assert _triggers(md) is None
+    assert _triggers(markdown.Markdown()) is not None
