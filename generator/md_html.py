@@ -4,11 +4,13 @@ Python-Markdown renders it with a fixed set of extensions that only make structu
 (highlighted by Pygments, as the site's own code blocks), admonitions, footnotes, strike-through, bare-URL
 links, and heading ids (prefixed `md-`, so the page's outline can link to them and they never meet the
 page's own ids). No extension that lets the text set attributes (attr_list: `{: onerror=... }` would reach
-the HTML) or read files. Raw HTML in the text is left to Markdown and then cleaned by the site's one HTML
-sanitizer (html_sanitize); after it, links and images are rewritten on its regular output: relative links
-go through a resolver (a wiki page, or the link goes and its words stay), in-document `#anchors` follow the
-prefixed heading ids, and an image is never loaded (the site works offline): in a link (a badge) it becomes
-its alt text, a remote one a link to it labelled by its alt text (none: it goes), a local one its words.
+the HTML) or read files. Two GitHub readings Python-Markdown lacks are added: lists nested by two spaces
+nest, and `> [!NOTE]` quotes are admonitions. Raw HTML in the text is left to Markdown and then cleaned by
+the site's one HTML sanitizer (html_sanitize); after it, links and images are rewritten on its regular
+output: relative links go through a resolver (a wiki page, or the link goes and its words stay),
+in-document `#anchors` follow the prefixed heading ids, and an image is never loaded (the site works
+offline): in a link (a badge) it becomes its alt text, a remote one a link to it labelled by its alt text
+(none: it goes), a local one its words.
 """
 
 from __future__ import annotations

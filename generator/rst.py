@@ -419,7 +419,9 @@ def _include_directive(literal: bool = False) -> Any:
                 return [_note("An included file is not shown: it would include itself.")]
             text = read(target)
             if text is None:
-                return [_note("An included file is not shown: it is not a text file of the repository.")]
+                # missing (often generated when the docs are built), excluded, binary, or a symlink out
+                return [_note("An included file is not shown: it is not among the repository's text files "
+                              "this wiki read.")]
             used = document.__dict__.setdefault("sb_included", [0, 0])  # inclusions, characters
             if len(chain) > MAX_DEPTH or used[0] >= MAX_INCLUDES or used[1] + len(text) > MAX_TEXT:
                 return [_link_to(target, top)]

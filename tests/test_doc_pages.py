@@ -185,7 +185,7 @@ def test_markdown_and_included_docs_render_on_their_pages(tmp_path: Path) -> Non
     assert "TOP-SECRET" not in evil
     assert evil.count("its path is not one inside the repository") == 1  # ../../etc/passwd
     # /etc/passwd is docs/etc/passwd to Sphinx (not a file), the symlink out was never scanned
-    assert evil.count("it is not a text file of the repository") == 2
+    assert evil.count("it is not among the repository's text files this wiki read") == 2
     assert "it would include itself" in evil
     assert '<pre class="literal-block">class Runner:' in evil  # :literal: with :start-line: 2
     assert "After the includes." in evil
