@@ -152,6 +152,7 @@ class _Python:
                 self.unique[name] = keys[0]
         # `import a.b` binds `a`; a receiver "a.b" names that module
         self.plain: dict[str, dict[str, list[str]]] = defaultdict(dict)
+        self.plain_heads: dict[str, set[str]] = defaultdict(set)  # `import a.b` binds `a`
         # file -> names bound by its imports that resolve to no file of the repository
         self.external: dict[str, set[str]] = defaultdict(set)
         self.base_refs: dict[SymbolKey, list[Reference]] = defaultdict(list)
@@ -169,8 +170,11 @@ class _Python:
                         self.external[f.path].update(imp.names, aliases)
                 elif files:
                     self.plain[f.path][imp.module] = files
+                    self.plain_heads[f.path].add(imp.module.split(".", 1)[0])
+                    self._add_parent_packages(f.path, imp.module, files[0])
                     for alias in aliases:  # `import pkg.mod as m`
                         self.plain[f.path][alias] = files
+                        self.plain_heads[f.path].add(alias)
                 else:
                     self.external[f.path].update(aliases or [imp.module.split(".", 1)[0]])
             for ref in f.references:
@@ -182,10 +186,24 @@ class _Python:
         self._in_module_cache: dict[tuple[str, str], _Entity | None] = {}
         self._mro_cache: dict[SymbolKey, tuple[list[SymbolKey], bool]] = {}
 
+    def _add_parent_packages(self, path: str, module: str, file: str) -> None:
+        """`import a.b.c` binds `a`, and `a.b` names a package too: their __init__ files, found by going
+        up from the file `a.b.c` resolved to."""
+        parts = module.split(".")
+        base = file[: -len("/__init__.py")] if file.endswith("/__init__.py") else file.rsplit(".", 1)[0]
+        for k in range(len(parts) - 1, 0, -1):
+            base = _dir(base)
+            package = f"{base}/__init__.py" if base else "__init__.py"
+            if package not in self.files:
+                return
+            self.plain[path].setdefault(".".join(parts[:k]), [package])
+
     # ---- the types names are given
 
     def _add_binding(self, path: str, ref: Reference) -> None:
         scope, type_text = ref.scope or "", ref.receiver or ""
+        while scope and self.kind_of.get((path, scope)) not in _NAMESPACES:
+            scope = scope.rpartition(".")[0]  # `LIMIT = Cls()` is a constant symbol: bound in its module
         head, _, attr = ref.name.partition(".")
         if not attr:
             if self.kind_of.get((path, scope)) == "class":  # `x: Cls` in a class body: an attribute
@@ -433,9 +451,10 @@ class _Python:
             hit = self.lookup((cls_path, instance_of), name, skip_self=receiver == "super")
             if hit is not None:
                 return [hit]
-            if receiver == "super" or self.mro((cls_path, instance_of))[1]:
-                return []  # defined in a base from outside the repository (or set dynamically)
-            return self._unique(name)
+            if receiver not in ("self", "cls") or self.mro((cls_path, instance_of))[1]:
+                # set dynamically (__getattr__), or defined in a base from outside the repository
+                return []
+            return self._unique(name)  # a mixin calling what the classes it is mixed into define
         found = self.entity(path, scope, receiver, name)
         if found is not None:
             return [(found[1], found[2])] if found[0] == "sym" else []
@@ -444,6 +463,17 @@ class _Python:
         head = receiver.split(".", 1)[0]
         if head in self.external.get(path, ()):
             return []  # `os.path.join`, `t.cast`: bound by an import from outside the repository
+        parts = receiver.split(".")
+        base = self.dotted(path, scope, parts)
+        if base is not None:  # a module, class or function of the repository that lacks `name`
+            if base[0] == "sym" and self.kind_of.get((base[1], base[2])) not in _NAMESPACES:
+                # a module-level constant (`mark = MarkGenerator()`): its class, if it was given one
+                cls = self.variable(base[1], "", base[2])
+                hit = self.lookup(cls, name) if cls is not None else None
+                return [hit] if hit is not None else []
+            return []
+        if head in self.plain_heads.get(path, ()):
+            return []  # `import pkg` then `pkg.a.b.m()`: a chain through the repository that breaks
         known = self.bare(path, scope, head)
         if known is not None and (known[0] == "mod" or self.kind_of.get((known[1], known[2])) in _NAMESPACES):
             # a module or class of the repository that does not define `name`, or a function (decorated

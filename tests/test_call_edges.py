@@ -34,8 +34,9 @@ REPO: dict[str, str | bytes] = {
                      "        return {}.get('x')\n\n"  # a dict's get, not Store.get
                      "    @classmethod\n    def describe(cls):\n        return cls.__name__\n\n\n"
                      "def make():\n    return Store()\n\n\n"  # the constructor: the class
-                     "def fresh() -> Store:\n    return make()\n"),
-    "pkg/other.py": ("import pkg.util as u\nfrom .store import Store as S, fresh\n\n\n"
+                     "def fresh() -> Store:\n    return make()\n\n\n"
+                     "DEFAULT = Store()\n"),
+    "pkg/other.py": ("import pkg.store\nimport pkg.util as u\nfrom .store import Store as S, fresh\n\n\n"
                      "class Cache:\n    def get(self, key):\n        return key\n\n\n"
                      "def use(cache):\n    return cache.get(1)\n\n\n"  # type unknown: no edge at all
                      "def build_one():\n    return Cache().get(2)\n\n\n"  # the instance's class: Cache.get
@@ -43,6 +44,8 @@ REPO: dict[str, str | bytes] = {
                      "def assigned():\n    s = S()\n    return s.save()\n\n\n"  # assigned an instance
                      "def use_alias():\n    return u.helper()\n\n\n"  # a module imported under an alias
                      "def via_return():\n    return fresh().pop(2)\n\n\n"  # the declared return type
+                     "def via_package():\n    return pkg.Store()\n\n\n"  # `import pkg.store` binds pkg
+                     "def via_constant():\n    return pkg.store.DEFAULT.describe()\n\n\n"  # its class
                      "def reassigned():\n    s = S()\n    s = dict()\n    return s.save()\n\n\n"  # unknown
                      "class Holder:\n    def __init__(self):\n        self.cache = Cache()\n\n"
                      "    def fetch(self):\n        return self.cache.get(3)\n"),  # an attribute's type
@@ -91,10 +94,11 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
     assert _links(store, "Store.save") == {
         "Calls": ["base.py: Base.save", "Store.describe", "util.py: write_all"],
         "Called by": ["other.py: assigned"]}
-    assert _links(store, "Store.describe") == {"Called by": ["Store.save"]}
+    assert _links(store, "Store.describe") == {"Called by": ["other.py: via_constant", "Store.save"]}
     assert _links(store, "make") == {"Calls": ["Store"], "Called by": ["fresh"]}
     assert _links(store, "Store")["Called by"] == [
-        "other.py: assigned", "other.py: reassigned", "other.py: typed", "fresh", "make"]
+        "other.py: assigned", "other.py: reassigned", "other.py: typed", "other.py: via_package", "DEFAULT",
+        "fresh", "make"]
 
 
 def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callable[[str], str]) -> None:
@@ -103,6 +107,8 @@ def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callab
     assert _links(other, "assigned") == {"Calls": ["store.py: Store", "store.py: Store.save"]}
     assert _links(other, "Holder.fetch") == {"Calls": ["Cache.get"]}
     assert _links(other, "via_return") == {"Calls": ["store.py: Store.pop", "store.py: fresh"]}
+    assert _links(other, "via_package") == {"Calls": ["store.py: Store"]}
+    assert _links(other, "via_constant") == {"Calls": ["store.py: Store.describe"]}
     assert _links(other, "reassigned") == {"Calls": ["store.py: Store"]}  # s holds a Store, then a dict
     assert _links(other, "Holder.__init__") == {"Calls": ["Cache"]}
 
