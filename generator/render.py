@@ -547,7 +547,11 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
 
             # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
             return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
-        return sanitize_markdown(text, resolve, demote=2, images=False).strip()
+        from generator.md_html import nest_lists
+
+        # the site's Markdown nests lists by four spaces; a README written for GitHub nests them by two
+        nested = "\n".join(nest_lists(text.split("\n")))
+        return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
 
     readme = readme_html(ctx.readme) if ctx.readme else ""
     o = orient or Orientation()

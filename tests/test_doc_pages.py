@@ -296,7 +296,8 @@ def test_include_follows_the_options_and_stops_at_loops_depth_and_size() -> None
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path: Path) -> None:
     """The rendered Markdown shows its table, code and admonition; nothing in it runs, nothing is fetched
-    from another host, the page does not overflow at 1280 px and the console stays clean."""
+    from another host, the page does not overflow at 1280 px and the console stays clean; so does a reST
+    page made of an included file."""
     root = write_files(tmp_path / "repo", {k: v for k, v in FILES.items() if k != "docs/evil.rst"})
     out = tmp_path / "out"
     _build(root, out)
@@ -308,6 +309,12 @@ def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path
             assert tools.evaluate("document.querySelectorAll('.sb-md .admonition').length") == 1
             assert tools.evaluate("document.querySelectorAll('.sb-md img').length") == 0
             assert tools.evaluate("typeof window.alert === 'function' && !document.title.includes('alert')")
+            assert tools.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+            assert tools.errors() == []
+            # a reST page made of an included file: its text shows, nothing overflows, nothing errs
+            _open(tools, url + "files/docs/changes.rst.html")
+            assert tools.evaluate("document.querySelectorAll('.sb-rst h3').length") == 2
             assert tools.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
             assert tools.errors() == []
@@ -327,6 +334,20 @@ def test_markdown_lists_nested_by_two_spaces_nest_as_on_github() -> None:
     assert '<ul><li>a<ul><li>b<divclass="language-texthighlight"><pre><span></span><code>codeunderb' in html
     assert "</ul></li></ul><p>After.</p>" in html
     assert '<spanclass="w"></span><spanclass="k">-</span>' in html  # fenced code keeps its indentation
+
+
+def test_home_page_readme_lists_nested_by_two_spaces_nest() -> None:
+    import markdown
+
+    from generator.render import render_overview_page
+    from generator.write import OverviewContext, OverviewDraft
+
+    readme = "# Widgets\n\nFeatures:\n\n- fast\n  - really\n- small\n\n```md\n- a\n  - b\n```\n"
+    ctx = OverviewContext(repo_name="w", readme=readme, readme_path="README.md")
+    md = render_overview_page(ctx, OverviewDraft(summary="S."), writer_id="extractive/1")
+    page = re.sub(r"\s+", "", markdown.markdown(md, extensions=["tables", "pymdownx.superfences"]))
+    assert "<ul><li>fast<ul><li>really</li></ul></li><li>small</li></ul>" in page
+    assert "```md\n- a\n  - b\n```" in md  # fenced code as typed
 
 
 def test_github_alerts_become_admonitions() -> None:
