@@ -119,10 +119,22 @@ def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
 _GROUP_RANK = {"source": 0, "docs": 1, "tests": 2, "examples": 3, "tooling": 4}
 
 
+_NESTED: dict[str, Group] = {"tests": "tests", "test": "tests", "testing": "tests", "__tests__": "tests",
+                              "docs": "docs", "doc": "docs", "documentation": "docs",
+                              "examples": "examples", "example": "examples"}
+
+
 def folder_group(directory: str) -> Group:
-    """A folder's group by its top-level folder (nav.dir_group); a dot-folder anywhere is tooling."""
+    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs or
+    examples folder is one too (a monorepo's `pylint/tests/`; only these unmistakable names, since
+    `_pytest/config/` is code); a dot-folder anywhere is tooling."""
     parts = directory.split("/")
-    return "tooling" if any(p.startswith(".") for p in parts) else dir_group(parts[0])
+    if any(p.startswith(".") for p in parts):
+        return "tooling"
+    group = dir_group(parts[0])
+    if group != "source":
+        return group
+    return next((_NESTED[p.lower()] for p in parts[1:] if p.lower() in _NESTED), "source")
 
 
 def path_group(path: str, kind: str = "code") -> Group:
@@ -172,7 +184,7 @@ def orientation_folders(children: Mapping[str, tuple[Sequence[str], Sequence[str
 
 def _is_source(path: str) -> bool:
     """A file of the project's own code: not under tests, docs, examples or tooling folders."""
-    return "/" not in path or dir_group(path.split("/", 1)[0]) == "source"
+    return "/" not in path or folder_group(posixpath.dirname(path)) == "source"
 
 
 def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], list[tuple[str, str]]],
@@ -292,7 +304,7 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
     file by file (`code`: own_code; `files`: file page ids). Without source packages, every non-tooling
     one."""
     def source_package(d: str) -> bool:
-        return dir_group(d.split("/", 1)[0]) == "source"
+        return folder_group(d) == "source"
 
     diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page, keep=source_package)
     if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
@@ -301,7 +313,7 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
             return by_file
     if diagram is None:
         diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
-                               keep=lambda d: dir_group(d.split("/", 1)[0]) != "tooling")
+                               keep=lambda d: folder_group(d) != "tooling")
     return diagram
 
 

@@ -359,3 +359,15 @@ def test_container_folders_rank_below_the_packages_they_hold() -> None:
         "src/_pytest", "src/_pytest/config", "src/pytest", "src", "doc/en", "testing"]
     three = orientation_folders(children, importance, rank, code, limit=3)
     assert three == ["src/_pytest", "doc/en", "testing"]
+
+
+def test_a_monorepos_nested_tests_and_docs_are_not_source_packages() -> None:
+    from generator.orientation import folder_group, path_group
+
+    assert folder_group("pylint/tests/functional") == "tests"
+    assert folder_group("sqlfluff/test/fixtures/dialects") == "tests"
+    assert folder_group("pylint/doc/data") == "docs"
+    assert folder_group("src/_pytest/config") == "source"  # a tooling-like name inside code is code
+    assert folder_group("src/pkg/.cache") == "tooling"
+    assert path_group("setup.py") == "tooling"
+    assert path_group("xarray/xarray/tests/test_x.py") == "tests"
