@@ -26,10 +26,11 @@ from typing import Any
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page
 
-NAV_CAP = 16  # entries on the page's own level besides the section's index page and its "more" link
+NAV_CAP = 12  # entries on the page's own level besides the section's index page and its "more" link
 # entries on each level above it: the ancestor on the path and its neighbours. On the 12k-file bench tree a
 # page 7 folders deep showed ~175 entries (24 KB) with 24 on every level; 24 + 8 gave a 14.8 KB median nav
-# and a 441 MB site (target 400 MB), hence 16 + 5
+# and a 441 MB site (target 400 MB), 16 + 5 an 11.2 KB median (387 MB with the icons in one stylesheet);
+# 12 keeps room for heavier pages, the folder's page lists the rest
 ANCESTOR_CAP = 5
 
 
