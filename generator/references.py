@@ -29,9 +29,10 @@ repository), except that `this.m()` / `self.m()` link to the enclosing class's o
 from __future__ import annotations
 
 import builtins
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from generator.facts import FileFacts, Reference
 from generator.resolve import FAMILY
@@ -48,6 +49,7 @@ COMMON_NAME_FILES = 5
 MAX_IMPORTED_CANDIDATES = 3
 # Re-export hops followed from an import to the definition (package __init__ -> submodule -> ...).
 _MAX_HOPS = 4
+_CLS_FIRST = re.compile(r"\(\s*cls\s*[,:)]")
 _NAMESPACES = frozenset({"class", "function", "method"})
 _CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
 
@@ -84,6 +86,7 @@ class Symbols:
     kind_of: dict[SymbolKey, str]
     top_level: dict[str, set[str]]  # file -> names defined at its top level
     members: dict[SymbolKey, dict[str, str]]  # (file, parent qualname or "") -> name -> qualname
+    classmethods: set[SymbolKey] = field(default_factory=set)  # methods whose first parameter is `cls`
 
     @classmethod
     def index(cls, facts: Sequence[FileFacts]) -> Symbols:
@@ -92,6 +95,7 @@ class Symbols:
         kind_of: dict[SymbolKey, str] = {}
         top_level: dict[str, set[str]] = {}
         members: dict[SymbolKey, dict[str, str]] = defaultdict(dict)
+        classmethods: set[SymbolKey] = set()
         for f in facts:
             path = f.path
             top: set[str] = set()
@@ -104,10 +108,12 @@ class Symbols:
                 if s.kind != "module":
                     by_name[s.name].append(key)
                     members[(path, s.parent or "")].setdefault(s.name, s.qualname)
+                if s.kind == "method" and _CLS_FIRST.search(s.signature):
+                    classmethods.add(key)
             top_level[path] = top
         files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
         return cls(by_name=by_name, files_defining=files_defining, name_of=name_of, kind_of=kind_of,
-                   top_level=top_level, members=members)
+                   top_level=top_level, members=members, classmethods=classmethods)
 
 
 def _enclosing(symbols: Symbols, path: str, scope: str, kinds: frozenset[str]) -> str | None:
@@ -458,6 +464,11 @@ class _Python:
         found = self.entity(path, scope, receiver, name)
         if found is not None:
             return [(found[1], found[2])] if found[0] == "sym" else []
+        if receiver is None and name == "cls":  # `cls(...)` in a classmethod: the class being defined
+            method = _enclosing(self.symbols, path, scope, frozenset({"method"}))
+            if method is not None and (path, method) in self.symbols.classmethods:
+                return [(path, method.rpartition(".")[0])]
+            return []
         if receiver is None or receiver == "super":
             return []  # a bare name that is not the repository's: a local, a parameter, a builtin
         head = receiver.split(".", 1)[0]

@@ -32,7 +32,8 @@ REPO: dict[str, str | bytes] = {
                      "        util.write_all(self)\n"  # through the module import
                      "        Store.describe()\n"  # by class name
                      "        return {}.get('x')\n\n"  # a dict's get, not Store.get
-                     "    @classmethod\n    def describe(cls):\n        return cls.__name__\n\n\n"
+                     "    @classmethod\n    def describe(cls):\n        return cls.__name__\n\n"
+                     "    @classmethod\n    def create(cls):\n        return cls()\n\n\n"  # the class
                      "def make():\n    return Store()\n\n\n"  # the constructor: the class
                      "def fresh() -> Store:\n    return make()\n\n\n"
                      "DEFAULT = Store()\n"),
@@ -95,9 +96,11 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
         "Calls": ["base.py: Base.save", "Store.describe", "util.py: write_all"],
         "Called by": ["other.py: assigned"]}
     assert _links(store, "Store.describe") == {"Called by": ["other.py: via_constant", "Store.save"]}
+    assert _links(store, "Store.create") == {"Calls": ["Store"]}
     assert _links(store, "make") == {"Calls": ["Store"], "Called by": ["fresh"]}
     assert _links(store, "Store")["Called by"] == [
         "other.py: assigned", "other.py: reassigned", "other.py: typed", "other.py: via_package", "DEFAULT",
+        "Store.create",
         "fresh", "make"]
 
 
