@@ -110,7 +110,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
-                  analysis.symbols)
+                  analysis.symbols, processes=site_workers or _usable_cpus())
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
@@ -211,6 +211,13 @@ class _Beside:
             report.cpu["index"] = max(0.0, report.cpu["index"] - self.cpu)
         if self.error is not None:
             raise self.error
+
+
+def _usable_cpus() -> int:
+    """SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use: the processes that render pages."""
+    from generator.site import site_workers
+
+    return site_workers()
 
 
 # -- the shared build cache ----------------------------------------------------------------------------------

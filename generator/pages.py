@@ -276,6 +276,7 @@ class PageRun:
     texts: Mapping[str, str]
     skipped: int
     symbols: SymbolIndex  # the analysis's, built once for every page kind
+    processes: int = 1  # processes rendering file pages, this one included (the site's worker count)
 
 
 def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: Any) -> tuple[
@@ -316,6 +317,7 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
 def write_file_pages(run: PageRun) -> None:
     from generator.llm_writer import apply_docstrings, generated_docstrings
     from generator.render import relative_link, render_file_page, render_version
+    from generator.workers import ordered_map
     from generator.xrefs import NameIndex, page_resolver
 
     config, plan, facts, graph, texts, writer, pages, notify = (
@@ -371,28 +373,46 @@ def write_file_pages(run: PageRun) -> None:
                 return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
         return draft, generated_docstrings(draft), text
 
-    for n, ((ctx, key, refs), (draft, generated, text)) in enumerate(
-            zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
+    made: dict[int, tuple[FileDraft, dict[str, str]]] = {}  # drafts handed to render, until their page is put
+
+    def drafts() -> Iterator[tuple[int, FileDraft, dict[str, str], str]]:
+        for n, (draft, generated, text) in enumerate(_map(write, todo, writer.concurrency)):
+            made[n] = (draft, generated)
+            yield n, draft, generated, text
+
+    def render(item: tuple[int, FileDraft, dict[str, str], str]) -> tuple[int, str, str]:
+        """(n, the page's Markdown, "hit"/"miss" of its reST document in the cache or ""): run by this
+        process or a forked worker (workers.py), which inherits all it reads."""
+        n, draft, generated, text = item
+        ctx, _key, refs = todo[n]
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
         resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
-        document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
-                                    salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read)) \
-            if is_rendered_document(ctx.facts) else ""
+        document, cached = "", ""
+        if is_rendered_document(ctx.facts):
+            misses = documents.misses
+            document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
+                                        salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
+            cached = "miss" if documents.misses > misses else "hit"
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
                                     document=document)
+        return n, markdown, cached
+
+    tally = {"hit": 0, "miss": 0, "": 0}
+    for n, markdown, cached in ordered_map(render, drafts(), run.processes, expected=len(todo)):
+        (ctx, key, _refs), (draft, generated) = todo[n], made.pop(n)
+        tally[cached] += 1
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
             symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
             source_sha=ctx.facts.file.sha),
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
-        notify("files", n, len(todo))
+        notify("files", n + 1, len(todo))
     documents.prune()
-    if documents.hits or documents.misses:
-        log.info("documents (reST, Markdown): %d rendered, %d from the cache",
-                 documents.misses, documents.hits)
+    if tally["hit"] or tally["miss"]:
+        log.info("documents (reST, Markdown): %d rendered, %d from the cache", tally["miss"], tally["hit"])
 
 
 def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],

@@ -1,0 +1,143 @@
+"""CPU-bound build work spread over the cores: `ordered_map(fn, items, processes)` is `map(fn, items)` whose
+items are shared between this process and `processes - 1` forked workers, results in order.
+
+The file pages of a 12,000-file repository take a minute of CPU to render (syntax highlighting, reST, the
+templates) and the build ran them on one core of two. Workers are forked, so `fn` and everything it reads
+(the facts, the symbol index, the plan) are inherited, not pickled: only an item goes out and a result comes
+back. This process renders too whenever the workers have enough queued, so `processes` counts it (one process
+is plain `map`, and so is a list too short to be worth a fork). Items are taken from `items` lazily, in this
+thread: a generator that asks a writer (threads, the LLM) is consumed as `map` would.
+
+A worker's log lines travel back with its result and are logged here (same logger, level and message) when
+the result is taken: a forked child must not write to a terminal the parent's progress bar is drawing. A
+worker that dies (killed, out of memory) fails the build with a SourcebookError, never a hang.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import logging
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from sourcebook.errors import SourcebookError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MIN_ITEMS_PER_PROCESS = 32  # fewer, and a fork (tens of ms, a copy of what a worker touches) is not worth it
+QUEUED_PER_WORKER = 4  # items a worker has queued before this process takes the next one itself
+LogLine = tuple[str, int, str]  # logger name, level, message
+
+
+class WorkerError(SourcebookError):
+    """A worker process ended without finishing its item (killed, or out of memory)."""
+
+
+class _Inherited:
+    """What a forked worker finds: the function to run (set just before the fork) and its captured lines."""
+
+    fn: Callable[[Any], Any] | None = None
+    lines: list[LogLine] | None = None
+
+
+_here = _Inherited()
+
+
+class _Capture(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        if _here.lines is not None:
+            _here.lines.append((record.name, record.levelno, record.getMessage()))
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], processes: int, *,
+                min_items: int = MIN_ITEMS_PER_PROCESS, expected: int | None = None) -> Iterator[R]:
+    """`fn` over `items`, in order, in up to `processes` processes (this one included).
+
+    `expected`: how many items there are, when `items` is an iterator; below `min_items` per process no
+    worker is forked. `fn` may be a closure: the workers inherit it."""
+    count = expected if expected is not None else len(items) if isinstance(items, (list, tuple)) else 0
+    workers = min(processes - 1, count // max(1, min_items) - 1)
+    if workers < 1:
+        yield from map(fn, items)
+        return
+    yield from _fan_out(fn, items, workers)
+
+
+def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+    log.info("spreading the work over %d processes (this one and %d forked)", workers + 1, workers)
+    _here.fn = fn
+    gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_started, initargs=(os.getpid(),))
+    # results in item order: a future (a worker's) or a value (computed here)
+    pending: deque[tuple[Future[tuple[Any, list[LogLine]]] | None, Any]] = deque()
+    queued = 0  # futures in `pending` a worker has not finished (as last counted)
+    try:
+        for item in items:
+            queued = sum(1 for future, _ in pending if future is not None and not future.done())
+            if queued < workers * QUEUED_PER_WORKER:
+                pending.append((pool.submit(_run, item), None))
+            else:  # the workers are busy: this process takes this item
+                pending.append((None, fn(item)))
+            while pending and (pending[0][0] is None or pending[0][0].done()
+                               or len(pending) > 4 * workers * QUEUED_PER_WORKER):
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+    finally:
+        for future, _ in pending:
+            if future is not None:
+                future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
+        _here.fn = None
+
+
+def _result(entry: tuple[Future[tuple[Any, list[LogLine]]] | None, Any]) -> Any:
+    future, value = entry
+    if future is None:
+        return value
+    try:
+        value, lines = future.result()
+    except BrokenProcessPool as exc:
+        raise WorkerError("a worker process ended before finishing its pages (killed, or out of memory?); "
+                          "run again, or with --site-workers 1") from exc
+    for name, level, message in lines:
+        logging.getLogger(name).log(level, "%s", message)
+    return value
+
+
+def _run(item: Any) -> tuple[Any, list[LogLine]]:
+    """In a worker: `fn(item)` and the lines it logged."""
+    assert _here.fn is not None
+    _here.lines = []
+    try:
+        return _here.fn(item), _here.lines
+    finally:
+        _here.lines = None
+
+
+def _worker_started(parent: int) -> None:
+    # a worker writes nothing to the terminal: its log lines go back with its results
+    root = logging.getLogger()
+    root.handlers[:] = [_Capture()]
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle; it shuts the pool down
+    # die with the build: a killed build must not leave workers behind (Linux; elsewhere the pool's pipes
+    # end them when the parent exits)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the build died before the line above
+        os._exit(1)

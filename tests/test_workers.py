@@ -1,0 +1,118 @@
+"""ordered_map: map over items shared between this process and forked workers, in order, logs relayed."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+from generator.workers import WorkerError, ordered_map
+from sourcebook.config import load_config
+
+
+def _slow_square(n: int) -> tuple[int, int]:
+    total = sum(k * k for k in range(20_000))  # a few ms of CPU, so the workers take a share
+    return n * n + 0 * total, os.getpid()
+
+
+def test_results_come_in_order_from_this_process_and_the_workers() -> None:
+    results = list(ordered_map(_slow_square, list(range(300)), 2, min_items=10))
+    assert [r for r, _ in results] == [n * n for n in range(300)]
+    pids = {pid for _, pid in results}
+    assert len(pids) >= 2  # a forked worker took items
+
+
+def test_one_process_or_few_items_fork_nothing() -> None:
+    assert {pid for _, pid in ordered_map(_slow_square, list(range(300)), 1, min_items=10)} == {os.getpid()}
+    assert {pid for _, pid in ordered_map(_slow_square, list(range(15)), 4, min_items=10)} == {os.getpid()}
+
+
+def test_items_are_taken_lazily_and_a_closure_is_inherited() -> None:
+    taken: list[int] = []
+    offset = 1000  # read by the closure in the workers: inherited at the fork, never pickled
+
+    def items() -> Iterator[int]:
+        for n in range(200):
+            taken.append(n)
+            yield n
+
+    results = ordered_map(lambda n: n + offset, items(), 2, min_items=10, expected=200)
+    assert next(results) == 1000
+    assert len(taken) < 200  # not all drawn for the first result
+    assert list(results) == [n + 1000 for n in range(1, 200)]
+
+
+def _noisy(n: int) -> int:
+    logging.getLogger("generator.noisy").warning("item %d: %s", n, "odd" if n % 2 else "even")
+    return n
+
+
+def test_worker_log_lines_are_logged_here_with_logger_and_level(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO):
+        assert list(ordered_map(_noisy, list(range(100)), 2, min_items=10)) == list(range(100))
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "generator.noisy"]
+    # each once; a worker's when its result is taken, this process's own as they happen
+    assert sorted(lines) == sorted((logging.WARNING, f"item {n}: {'odd' if n % 2 else 'even'}")
+                                   for n in range(100))
+    assert any("spreading the work over 2 processes" in r.getMessage() for r in caplog.records)
+
+
+def _fails_at_42(n: int) -> int:
+    if n == 42:
+        raise ValueError(f"bad item {n}")
+    return n
+
+
+def test_an_error_in_a_worker_is_raised_here() -> None:
+    with pytest.raises(ValueError, match="bad item 42"):
+        list(ordered_map(_fails_at_42, list(range(200)), 2, min_items=10))
+
+
+def _dies_in_a_worker(parent: int) -> Callable[[int], int]:
+    def fn(n: int) -> int:
+        if os.getpid() != parent:
+            os._exit(3)  # killed (as the out-of-memory killer would): the pool breaks
+        return n
+    return fn
+
+
+def test_a_worker_that_dies_fails_with_one_clear_error_not_a_hang() -> None:
+    with pytest.raises(WorkerError, match="worker process ended"):
+        list(ordered_map(_dies_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10))
+
+
+def test_a_build_in_two_processes_writes_the_same_pages_and_state(
+        make_repo: Callable[..., Path], caplog: pytest.LogCaptureFixture) -> None:
+    files: dict[str, str | bytes] = {"README.md": "# Many\n\nMany small modules.\n"}
+    for n in range(90):
+        k = (n + 1) % 90
+        files[f"pkg/m{n:02d}.py"] = (f'"""Module {n}."""\nfrom pkg.m{k:02d} import f{k}\n\n\n'
+                                     f'def f{n}(x: int) -> int:\n    """Add {n}; see `f{k}`."""\n'
+                                     f"    return x + {n}\n")
+    for n in range(4):  # reST documents: rendered through the document cache (its counts come back too)
+        files[f"docs/d{n}.rst"] = f"Doc {n}\n=====\n\nSee :func:`pkg.m0{n}.f{n}` and `m <../pkg/m01.py>`_.\n"
+    root = make_repo(files)
+    outs = {}
+    for processes in (1, 2):
+        out = root.parent / f"out{processes}"
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            build(load_config(root, overrides={"out_dir": str(out)}), site=False, index=False,
+                  site_workers=processes)
+        forked = [r for r in caplog.records if "spreading the work" in r.getMessage()]
+        assert bool(forked) == (processes > 1)
+        rendered = "documents (reST, Markdown): 5 rendered, 0 from the cache"
+        assert any(rendered in r.getMessage() for r in caplog.records)
+        outs[processes] = out
+    one, two = (sorted(p.relative_to(o) for p in (o / "docs").rglob("*") if p.is_file())
+                for o in (outs[1], outs[2]))
+    assert one == two
+    assert len(one) > 90
+    for rel in one:
+        assert (outs[1] / rel).read_bytes() == (outs[2] / rel).read_bytes(), rel
+    state = Path("state/pages.json")
+    assert (outs[1] / state).read_bytes() == (outs[2] / state).read_bytes()
