@@ -170,8 +170,8 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
               help="When another build or index run is writing the same output folder, wait at most this "
                    "long (default: until it finishes; 0: exit at once).")
 @click.option("--site-workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Processes rendering the site's pages (also SOURCEBOOK_SITE_WORKERS; default: the CPUs "
-                   "this process may use).")
+              help="Processes rendering pages: the wiki's Markdown and the site's HTML (also "
+                   "SOURCEBOOK_SITE_WORKERS; default: the CPUs this process may use).")
 def build_command(path: str | None, path_option: str | None, out_dir: str | None,  # noqa: PLR0917
                   include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
                   fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
