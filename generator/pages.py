@@ -538,7 +538,10 @@ def module_import_diagrams(plan: PagePlan, graph: Any) -> Callable[[str], Graph 
 
     def imports(directory: str) -> Graph | None:
         files, subdirs = plan.children[directory]
-        return module_imports(directory, files=files, subdirs=subdirs, depends_on=graph.depends_on,
+        # the diagram reads the imports of the module's files and its subpackages' only: those, not all
+        below = plan.files_under(directory)
+        depends_on = {p: graph.depends_on[p] for p in below if p in graph.depends_on}
+        return module_imports(directory, files=files, subdirs=subdirs, depends_on=depends_on,
                               pages=plan.files, modules=plan.modules, from_page=plan.modules[directory])
 
     return imports

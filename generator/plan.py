@@ -20,9 +20,11 @@ import logging
 import posixpath
 import re
 import unicodedata
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -128,6 +130,19 @@ class PagePlan:
     def bottom_up_modules(self) -> list[str]:
         """Deepest directories first, so a module is written after all of its submodules."""
         return sorted(self.modules, key=lambda d: (-(d.count("/") + 1 if d else 0), d))
+
+    def files_under(self, directory: str) -> list[str]:
+        """The files at any depth below `directory` ('' = every file), sorted. A range of the sorted paths:
+        scanning every file for each module's was quadratic (the monorepo: 1,811 modules x 11,160 files)."""
+        paths = self._sorted_files
+        if not directory:
+            return list(paths)
+        # "d/..." sorts from "d/" up to "d0" ("0" is the character after "/")
+        return paths[bisect_left(paths, directory + "/"):bisect_left(paths, directory + "0")]
+
+    @cached_property
+    def _sorted_files(self) -> list[str]:
+        return sorted(self.files)
 
 
 def plan_pages(paths: Sequence[str]) -> PagePlan:
@@ -235,7 +250,7 @@ def module_context(directory: str, plan: PagePlan, facts: Mapping[str, FileFacts
                 external.add((path, posixpath.dirname(dep)))
     for sub in subdirs:
         # a submodule's files reaching its siblings or the module's own files
-        for path in (p for p in plan.files if p.startswith(sub + "/")):
+        for path in plan.files_under(sub):
             for dep in graph.depends_on.get(path, ()):
                 node = _owner(dep, directory, subdirs)
                 if node is not None and node != sub:

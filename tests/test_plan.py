@@ -153,3 +153,14 @@ def test_page_sink_saves_a_row_changed_in_place_after_an_earlier_save(tmp_path: 
     assert sink.fresh("files/a.py.md", "k")  # waiting: not rewritten, one run less to wait
     sink.save()
     assert load_state(config.out_dir)["files/a.py.md"].retry_wait == 2
+
+
+def test_files_under_a_directory_are_those_with_its_path_as_prefix() -> None:
+    paths = ["a/b/x.py", "a/b/c/y.py", "a/b-c/z.py", "a/b.c/w.py", "a/b0/v.py", "a/bé/u.py", "a/b.py",
+             "ab/t.py", "a/b/\U0001f600.py", "top.py", "a/b/c/d/e/deep.py"]
+    plan = plan_pages(paths)
+    for directory in plan.modules:
+        expected = sorted(p for p in paths if not directory or p.startswith(directory + "/"))
+        assert plan.files_under(directory) == expected, directory
+    assert plan.files_under("a/b") == ["a/b/c/d/e/deep.py", "a/b/c/y.py", "a/b/x.py", "a/b/\U0001f600.py"]
+    assert plan.files_under("nowhere") == []
