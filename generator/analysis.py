@@ -78,12 +78,13 @@ class Analysis:
 
 
 def analyze(config: Config, *, known: FactsSource | None = None, select: Callable[[str], bool] | None = None,
-            save_cache: bool = True, notify: Notify | None = None) -> Analysis:
+            save_cache: bool = True, notify: Notify | None = None, processes: int = 1) -> Analysis:
     """Scan, then facts for every accepted file (cached or parsed now), and the repository's manifests.
 
     `known`: facts from an earlier run (the index's), used like the cache. `select`: only files whose path
     it accepts are parsed and kept (the `index` tool on a few paths). `save_cache` writes the facts cache
-    back when anything changed (False for runs that must write nothing: --check, --dry-run).
+    back when anything changed (False for runs that must write nothing: --check, --dry-run). `processes`:
+    how many parse (this one and forked workers, generator/workers.py; a build passes its CPUs).
     """
     from generator.scan import scan
 
@@ -95,7 +96,8 @@ def analyze(config: Config, *, known: FactsSource | None = None, select: Callabl
     analysis = Analysis(root=config.root, files=[], skipped=list(scanned.skipped), facts={},
                         manifests=load_manifests(config.root, [f.path for f in scanned.files]
                                                  + [s.path for s in scanned.skipped]))
-    _parse(config, files, analysis, known or {}, say, save_cache=save_cache and select is None)
+    _parse(config, files, analysis, known or {}, say, save_cache=save_cache and select is None,
+           processes=processes)
     return analysis
 
 
@@ -113,25 +115,36 @@ def load_manifests(root: Path, paths: Iterable[str]) -> Manifests:
 
 
 def _parse(config: Config, files: Sequence[SourceFile], analysis: Analysis, known: FactsSource, say: Notify,
-           *, save_cache: bool) -> None:
+           *, save_cache: bool, processes: int = 1) -> None:
     from generator.factcache import load_facts_cache, save_facts_cache
     from generator.parse import extract
     from generator.scan import decode, read_source
+    from generator.workers import ordered_map
+
+    def parse(f: SourceFile) -> tuple[FileFacts, str] | str:
+        """(facts, text) of a file, or why it cannot be read: in this process or a forked worker."""
+        try:
+            source = read_source(config.root, f.path)
+        except SourcebookError as exc:  # vanished or changed type since the scan: skip it, say why
+            return f"unreadable: {exc}"
+        return extract(f, source), decode(source)
 
     cached = load_facts_cache(config.out_dir)
-    for n, f in enumerate(files, 1):
+    hits: list[FileFacts | None] = []
+    for f in files:
         hit = cached.get((f.path, f.sha)) or known.get((f.path, f.sha))
-        if hit is not None and hit.file == f:
+        hits.append(hit if hit is not None and hit.file == f else None)
+    parsed = ordered_map(parse, [f for f, hit in zip(files, hits, strict=True) if hit is None], processes)
+    for n, (f, hit) in enumerate(zip(files, hits, strict=True), 1):
+        if hit is not None:
             analysis.facts[f.path] = hit
             analysis.parse_cached += 1
         else:
-            try:
-                source = read_source(config.root, f.path)
-            except SourcebookError as exc:  # vanished or changed type since the scan: skip it, say why
-                analysis.skipped.append(Skipped(f.path, f"unreadable: {exc}"))
+            result = next(parsed)
+            if isinstance(result, str):
+                analysis.skipped.append(Skipped(f.path, result))
                 continue
-            analysis.facts[f.path] = extract(f, source)
-            analysis.texts[f.path] = decode(source)
+            analysis.facts[f.path], analysis.texts[f.path] = result
             analysis.parsed += 1
         analysis.files.append(f)
         if n % 25 == 0 or n == len(files):

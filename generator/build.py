@@ -73,6 +73,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings, report.cpu)
+    processes = site_workers or _usable_cpus()  # parsing and file pages: this process and forked workers
 
     # read even by --check and --no-index runs (a pull request's check on a fresh runner): it is only loaded
     # when a page is missing here, and there is none to load without an index
@@ -82,7 +83,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         from generator.index import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
-        analysis = analyze(config, known=known, save_cache=not check, notify=notify)
+        analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
         facts, texts, scanned_files = analysis.facts, analysis.texts, analysis.files
         report.skipped = analysis.skipped
         report.parsed, report.parse_cached = analysis.parsed, analysis.parse_cached
@@ -110,7 +111,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
-                  analysis.symbols, processes=site_workers or _usable_cpus())
+                  analysis.symbols, processes=processes)
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
