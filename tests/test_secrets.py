@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.secrets import REDACTED, is_secret_path, redact, redact_text, shannon_entropy
+from generator.secrets import REDACTED, is_secret_path, redact, redact_text, scan_line, shannon_entropy
 
 # Keys assembled at run time so that this file itself does not trip secret scanners.
 AWS_ID = "AKIA" + "Q3EXAMPLE7ABCDEFG"[:16]
@@ -137,3 +137,25 @@ def test_a_key_block_cut_by_a_chunk_boundary_is_still_redacted() -> None:
     cleaned = redact_text("\n".join([*body, "-----END RSA PRIVATE KEY-----", "x = 1"]))
     assert not any(line in cleaned for line in body)
     assert cleaned.endswith("x = 1")
+
+
+@pytest.mark.parametrize(("rule", "line"), [
+    ("stripe-key", "STRIPE = '" + "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc'"),
+    ("stripe-key", "key: " + "rk" + "_test_" + "51HqLyjWDarjtT1zdp7dcZZ"),
+    ("stripe-key", "hook = " + "whsec" + "_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+    ("bearer-token", "curl -H 'Authorization: BEARER abcdef0123456789abcdef'"),
+    ("bearer-token", "headers = {'Authorization': 'bearer 0a1b2c3d4e5f6a7b8c9d'}"),
+    ("xml-secret", "<api_key>Zk9q8xY2abcQ</api_key>"),
+    ("google-oauth", "client_secret = " + "GOCSPX" + "-" + "1a2B3c4D5e6F7g8H9i0J1k2L"),
+    ("google-oauth", "access = " + "ya29" + "." + "a0AfH6SMBx1y2z3A4b5C6d7E8f9G"),
+    ("npm-token", "//registry.npmjs.org/:_authToken=" + "npm" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ("jwt", "t = " + "eyJ" + "hbGciOiJIUzI1NiJ9." + "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w"),
+])
+def test_key_formats_skipped_when_their_text_is_absent_are_found_when_present(rule: str, line: str) -> None:
+    """The slow key patterns run only on a text holding what they need (_NEEDS): each is still found, under
+    its own name, alone and in the middle of ordinary code."""
+    assert scan_line(line) == rule
+    text = "import os\n\n\ndef f(x):\n    return x\n" + line + "\nvalue = f(2)\n"
+    cleaned, found = redact(text)
+    assert [(r.line, r.rule) for r in found] == [(6, rule)]
+    assert line not in cleaned
