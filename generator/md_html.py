@@ -19,18 +19,17 @@ import html
 import logging
 import re
 import threading
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from generator.doc_links import LinkResolver, link_target
 from generator.html_sanitize import sanitize_content
 
 log = logging.getLogger(__name__)
 
-LinkResolver = Callable[[str], str | None]
 
 ID_PREFIX = "md-"
 _local = threading.local()  # a Markdown instance is reusable (reset) but not shareable between threads
@@ -224,22 +223,11 @@ def _image(attrs: dict[str, str], in_link: bool, resolve: LinkResolver) -> str:
 
 def _link_target(uri: str, resolve: LinkResolver, ids: set[str]) -> str | None:
     """A link's URL on the page, or None to drop it (keeping its words)."""
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https", "mailto"):
-        return uri
-    if scheme or parts.netloc or not uri:
-        return None
-    if uri.startswith("#"):
-        fragment = uri[1:]
-        # GitHub's heading anchors (`#install`) name the prefixed ids Markdown gave the headings
-        for candidate in (fragment, ID_PREFIX + fragment, ID_PREFIX + fragment.lower()):
-            if candidate in ids:
-                return "#" + candidate
-        return None
-    target = resolve(uri)
-    # raw HTML is not rewritten by MkDocs: a page link must already be the built .html (plain URLs)
-    return re.sub(r"\.md(?=$|#)", ".html", target) if target else None
+    if not uri.startswith("#"):
+        return link_target(uri, resolve)
+    fragment = uri[1:]
+    # GitHub's heading anchors (`#install`) name the prefixed ids Markdown gave the headings
+    for candidate in (fragment, ID_PREFIX + fragment, ID_PREFIX + fragment.lower()):
+        if candidate in ids:
+            return "#" + candidate
+    return None

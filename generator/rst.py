@@ -20,11 +20,11 @@ from collections.abc import Callable
 from functools import cache
 from html import escape as html_escape
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
+
+from generator.doc_links import LinkResolver, link_target
 
 log = logging.getLogger(__name__)
 
-LinkResolver = Callable[[str], str | None]
 Reader = Callable[[str], str | None]
 
 # Sphinx roles that name an API object or a document: shown as code (a README has no symbol context)
@@ -99,7 +99,7 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
         uri = ref.get("refuri")
         if uri is None or ref.get("sb_symbol"):  # a symbol link: resolved by `symbol`, already a page URL
             continue
-        target = _link_target(uri, resolver)
+        target = link_target(uri, resolver)
         if target is None:
             ref.replace_self(ref.children or [nodes.Text(ref.astext())])
         else:
@@ -201,23 +201,6 @@ def _drop_image(image: Any, nodes: Any) -> None:
         parent.parent.remove(parent)
     else:
         parent.remove(image)
-
-
-def _link_target(uri: str, resolve: LinkResolver) -> str | None:
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https", "mailto"):
-        return uri
-    if scheme or parts.netloc:
-        return None
-    if uri.startswith("#"):
-        return None  # ids are prefixed in the fragment; an in-document jump is not worth a dead link
-    target = resolve(uri)
-    # raw HTML is not rewritten by MkDocs: a page link must already be the built .html (plain URLs)
-    return re.sub(r"\.md(?=$|#)", ".html", target) if target else None
 
 
 @cache

@@ -29,7 +29,6 @@ every page's HTML.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import hashlib
 import importlib.metadata
@@ -38,7 +37,6 @@ import logging
 import multiprocessing
 import os
 import re
-import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -726,15 +724,9 @@ def _map(render: Callable[[int], dict[str, Any]], numbers: list[int],
 def _worker_started(parent: int) -> None:
     if _here.relay is not None:
         _here.relay.capture = []  # a worker prints nothing itself: its lines travel with its results
-    # die with the build: a timed-out or killed build must not leave workers behind (Linux; elsewhere the
-    # pool's pipes end them when the parent exits)
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # the build died before the line above
-        os._exit(1)
+    from generator.workers import die_with_parent
+
+    die_with_parent(parent)
 
 
 # -- command line --------------------------------------------------------------------------------------------

@@ -132,12 +132,16 @@ def _worker_started(parent: int) -> None:
     root = logging.getLogger()
     root.handlers[:] = [_Capture()]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the build's to handle; it shuts the pool down
-    # die with the build: a killed build must not leave workers behind (Linux; elsewhere the pool's pipes
-    # end them when the parent exits)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this forked worker die with `parent`: a killed or timed-out build must not leave workers behind
+    (Linux; elsewhere the pool's pipes end them when the parent exits)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
-    if os.getppid() != parent:  # the build died before the line above
+    if os.getppid() != parent:  # the parent died before the line above
         os._exit(1)
