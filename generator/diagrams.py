@@ -116,12 +116,8 @@ def architecture(modules: Mapping[str, str], depends_on: Mapping[str, Iterable[s
         label = (posixpath.basename(d) if cluster else d) + "/"
         nodes.append((ids[d], label, page_url(modules[d], from_page), cluster))
     omitted = len(candidates) - len(shown)
-    words = []
-    if omitted > 0:
-        words.append(f"{omitted} smaller package{'s' if omitted != 1 else ''} not shown")
-    if cut:
-        words.append(f"{cut} weaker import link{'s' if cut != 1 else ''} left out")
-    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges if a in ids and b in ids], "; ".join(words))
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges if a in ids and b in ids],
+                 _left_out(omitted, "smaller package", cut, "weaker import link"))
 
 
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$")
@@ -295,9 +291,15 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
     nodes = [(ids[p], posixpath.basename(p), page_url(pages[p], from_page) if p in pages else "",
               (posixpath.dirname(p) or ".") + "/" if len(folders) > 1 else "") for p in drawn]
     hidden = len(inside) - len(drawn)
+    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges],
+                 _left_out(hidden, "less connected file", cut, "weaker import arrow"), unit="files")
+
+
+def _left_out(nodes: int, node_noun: str, edges: int, edge_noun: str) -> str:
+    """What a diagram does not draw, in words ("3 smaller packages not shown; 1 weaker link left out")."""
     words = []
-    if hidden > 0:
-        words.append(f"{hidden} less connected file{'s' if hidden != 1 else ''} not shown")
-    if cut:
-        words.append(f"{cut} weaker import arrow{'s' if cut != 1 else ''} left out")
-    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], "; ".join(words), unit="files")
+    if nodes > 0:
+        words.append(f"{nodes} {node_noun}{'s' if nodes != 1 else ''} not shown")
+    if edges:
+        words.append(f"{edges} {edge_noun}{'s' if edges != 1 else ''} left out")
+    return "; ".join(words)

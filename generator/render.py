@@ -13,7 +13,7 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -264,14 +264,21 @@ def _ref_label(key: tuple[str, str], here: str) -> str:
 def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: str,
                index: SymbolIndex | None) -> str:
     """Comma-separated Markdown links to symbols' sections (code spans when a target has no page)."""
+    items = _ref_items(keys, more, here, page_id, index, link=lambda href, name: f"[{name}]({href})")
+    return ", ".join(items)
+
+
+def _ref_items(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: str, index: SymbolIndex | None,
+               *, link: Callable[[str, str], str]) -> list[str]:
+    """Each symbol's name, as `link(href, name)` when it has a section on a page, then "and N more"."""
     out = []
     for key in keys:
         href = index.href(page_id, *key) if index else None
-        label = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
-        out.append(f"[{label}]({href})" if href else label)
+        name = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
+        out.append(link(href, name) if href else name)
     if more:
         out.append(f"and {more} more")
-    return ", ".join(out)
+    return out
 
 
 def _ref_html(label: str, keys: Sequence[tuple[str, str]], more: int, *, here: str, page_id: str,
@@ -280,13 +287,8 @@ def _ref_html(label: str, keys: Sequence[tuple[str, str]], more: int, *, here: s
     symbols' sections, plain names when a target has no page. Raw HTML rather than Markdown links: Markdown's
     inline pass over thousands of them was a fifth of its time on flask's pages. Links are the built site's
     URLs (MkDocs rewrites no link in raw HTML); names are escaped like any inline text."""
-    out = []
-    for key in keys:
-        href = index.href(page_id, *key) if index else None
-        name = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
-        out.append(f'<a href="{html.escape(site_href(href))}">{name}</a>' if href else name)
-    if more:
-        out.append(f"and {more} more")
+    out = _ref_items(keys, more, here, page_id, index,
+                     link=lambda href, name: f'<a href="{html.escape(site_href(href))}">{name}</a>')
     return (f'<p class="sb-refs" data-search-exclude><strong>{label}:</strong> {", ".join(out)}</p>'
             if out else "")
 
