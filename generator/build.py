@@ -24,6 +24,7 @@ from generator.analysis import Analysis, analyze
 from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
 from generator.build_report import BuildReport, Progress
 from generator.factcache import cache_path
+from generator.page_inputs import PageInputs
 from generator.page_kinds import PAGE_KINDS, StaleCheck
 from generator.pages import PageRun, PageSink, file_changes
 from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages
@@ -161,10 +162,13 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 generated = {p: pages.state[pid].docstrings
                              for p, pid in plan.files.items() if pid in pages.state}
                 indexed = facts_with_docstrings(facts, generated)
-                report.index = update_index(config, list(scanned_files), indexed, pages.records(planned),
+                # the pages digested, made into index records only where the index step needs them
+                records = PageInputs(config.docs_dir, pages.state, planned, config.out_dir,
+                                     encoded=pages.encoded)
+                report.index = update_index(config, list(scanned_files), indexed, records,
                                             get_embedder(config.embed), prune=True, texts=texts,
                                             manifests=analysis.manifests,
-                                            build_cache=_cache_update(config, planned, pages.state, writer))
+                                            build_cache=_cache_update(planned, pages.state, writer, records))
                 notify("index", 1, 1)
     finally:
         if beside is not None:
@@ -226,27 +230,23 @@ def _usable_cpus() -> int:
 
 def shared_cache(config: Config) -> SharedCache:
     """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
-    from generator.index import read_build_cache
+    from generator.index import BuildCacheReader
 
-    return SharedCache(lambda: read_build_cache(config))
+    reader = BuildCacheReader(config)
+    return SharedCache(reader.rows, reader.rows)
 
 
-def _cache_update(config: Config, planned: set[str], state: Mapping[str, PageState],
-                  writer: PageWriter) -> CacheUpdate:
-    """What this build publishes beside the index: every page's state and Markdown, and its LLM ledger."""
+def _cache_update(planned: set[str], state: Mapping[str, PageState], writer: PageWriter,
+                  pages: PageInputs) -> CacheUpdate:
+    """What this build publishes beside the index: every page's state and Markdown (read from docs/ when its
+    row is made; `pages` also remembers what earlier runs derived from them), and its LLM ledger."""
     from generator.llm_writer import LLMWriter
-
-    def markdown(page_id: str) -> str | None:
-        try:
-            return (config.docs_dir / page_id).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
 
     ledger = None
     if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
         run = writer.chat.ledger
         ledger = (f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(run.started))}-{os.getpid()}", run.to_dict())
-    return cache_update(state, planned, markdown, ledger)
+    return cache_update(state, planned, pages.markdown, ledger, memo=pages)
 
 
 # -- check ---------------------------------------------------------------------------------------------------

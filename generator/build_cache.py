@@ -28,7 +28,7 @@ import json
 import logging
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from generator.plan import PageState, is_page_id
 from generator.secrets import holds_secret, redact_text
@@ -121,15 +121,28 @@ def _no_markdown(_page_id: str) -> str | None:
     return None
 
 
+class CacheMemo(Protocol):
+    """What an earlier run derived about a page's cache row (generator/page_inputs.py keeps it per digest of
+    the page's state and Markdown): the row's sha ('' when the page is not cached) and the secret verdict."""
+
+    def known_cache(self, page_id: str) -> str | None: ...
+
+    def known_verdict(self, page_id: str) -> str | None: ...
+
+    def learn(self, page_id: str, **values: str) -> None: ...
+
+
 @dataclass
 class CacheUpdate:
     """What a build publishes: its pages (id, state) with their Markdown read through `markdown` when a row
     is made (never all held at once), and other rows (ledgers); turned into rows against what is stored
-    (`rows`), and which stored rows not among them survive (`retained`)."""
+    (`rows`), and which stored rows not among them survive (`retained`). `memo`: what earlier runs derived
+    about pages whose state and Markdown are unchanged (their rows' shas are then not made again)."""
 
     pages: list[tuple[str, PageState]] = field(default_factory=list)
     extra: list[dict[str, str]] = field(default_factory=list)
     markdown: Callable[[str], str | None] = _no_markdown
+    memo: CacheMemo | None = None
 
     def rows(self, stored: Mapping[str, list[str]] | None = None, *, verdicts: dict[str, str] | None = None,
              only: Container[str] | None = None) -> Iterator[dict[str, str]]:
@@ -146,17 +159,41 @@ class CacheUpdate:
         for page_id, state in self.pages:
             if only is not None and PAGE_PREFIX + page_id not in only:
                 continue
-            markdown = self.markdown(page_id)
-            data = asdict(state)
-            raw = _row(PAGE_PREFIX + page_id, state.key, _page_value(data, markdown))
-            if stored.get(raw["id"]) == [raw["sha"]]:
-                yield raw
-                continue
-            if page_id not in judged:
-                judged[page_id] = _verdict(page_id, data, markdown)
-            made = _page_row(page_id, state.key, data, markdown, judged[page_id])
+            made = self._page_row(page_id, state, stored, judged)
             if made is not None:
                 yield made
+
+    def wanted(self, stored: Mapping[str, list[str]], *, verdicts: dict[str, str]) -> dict[str, str]:
+        """{row id: sha} of the rows `rows` would give, taken from the memo for the pages it knows (nothing
+        read, nothing scanned); the others are made, and what they gave is taught to the memo."""
+        out = {row["id"]: row["sha"] for row in self.extra}
+        for page_id, state in self.pages:
+            known = self.memo.known_cache(page_id) if self.memo is not None else None
+            # trusted while the table holds what the memo says it does (another machine's publish, or a
+            # rebuilt index, makes the row again: from the memo's verdict, without scanning)
+            if known is not None and stored.get(PAGE_PREFIX + page_id, []) == ([known] if known else []):
+                if known:
+                    out[PAGE_PREFIX + page_id] = known
+                continue
+            made = self._page_row(page_id, state, stored, verdicts)
+            if made is not None:
+                out[made["id"]] = made["sha"]
+            if self.memo is not None:
+                self.memo.learn(page_id, cache=made["sha"] if made is not None else "",
+                                **({"verdict": verdicts[page_id]} if page_id in verdicts else {}))
+        return out
+
+    def _page_row(self, page_id: str, state: PageState, stored: Mapping[str, list[str]],
+                  judged: dict[str, str]) -> dict[str, str] | None:
+        markdown = self.markdown(page_id)
+        data = asdict(state)
+        raw = _row(PAGE_PREFIX + page_id, state.key, _page_value(data, markdown))
+        if stored.get(raw["id"]) == [raw["sha"]]:
+            return raw
+        if page_id not in judged:
+            known = self.memo.known_verdict(page_id) if self.memo is not None else None
+            judged[page_id] = known if known is not None else _verdict(page_id, data, markdown)
+        return _page_row(page_id, state.key, data, markdown, judged[page_id])
 
     @staticmethod
     def retained(stored_ids: Iterable[str], written: Iterable[str]) -> set[str]:
@@ -170,11 +207,13 @@ class CacheUpdate:
 
 def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
                  markdown: Callable[[str], str | None],
-                 ledger: tuple[str, Mapping[str, Any]] | None = None) -> CacheUpdate:
+                 ledger: tuple[str, Mapping[str, Any]] | None = None, memo: CacheMemo | None = None
+                 ) -> CacheUpdate:
     """What a finished build publishes: every planned page in `state` (with its Markdown, when `markdown`
-    returns it: read when its row is made) and this run's ledger, if it made LLM calls."""
+    returns it: read when its row is made) and this run's ledger, if it made LLM calls. `memo`: see
+    CacheUpdate."""
     pages = [(page_id, state[page_id]) for page_id in sorted(planned) if page_id in state]
-    return CacheUpdate(pages, [ledger_row(*ledger)] if ledger is not None else [], markdown)
+    return CacheUpdate(pages, [ledger_row(*ledger)] if ledger is not None else [], markdown, memo)
 
 
 # -- reading -------------------------------------------------------------------------------------------------
@@ -211,31 +250,49 @@ def decode_page(row: Mapping[str, Any]) -> CachedPage | None:
 
 
 class SharedCache:
-    """The cache a build reads: loaded on first use (a build whose local state is complete never reads it)."""
+    """The cache a build reads, on first use (a build whose local state is complete never reads it): row by
+    row for the first few pages asked (`load_some`, by row id), whole after that or without `load_some`."""
 
-    def __init__(self, load: Callable[[], list[dict[str, Any]]]) -> None:
-        self._load = load
+    FEW = 64  # pages asked one by one before the whole cache is read
+
+    def __init__(self, load: Callable[[], list[dict[str, Any]]],
+                 load_some: Callable[[list[str]], list[dict[str, Any]]] | None = None) -> None:
+        self._load, self._load_some = load, load_some
         self._pages: dict[str, CachedPage] | None = None
+        self._some: dict[str, CachedPage | None] = {}  # pages asked one by one (None: not in the cache)
         self.ignored = 0  # rows that failed their checks
+
+    def _decoded(self, rows: Iterable[Mapping[str, Any]]) -> dict[str, CachedPage]:
+        out: dict[str, CachedPage] = {}
+        bad = 0
+        for row in rows:
+            row_id = str(row.get("id") or "")
+            if not row_id.startswith(PAGE_PREFIX):
+                continue
+            page = decode_page(row)
+            if page is None:
+                bad += 1
+                continue
+            out[row_id[len(PAGE_PREFIX):]] = page
+        if bad:
+            self.ignored += bad
+            log.warning("shared build cache: %d damaged or invalid entries ignored (those pages are built "
+                        "again)", bad)
+        return out
 
     def _ensure(self) -> dict[str, CachedPage]:
         if self._pages is None:
-            self._pages = {}
-            for row in self._load():
-                row_id = str(row.get("id") or "")
-                if not row_id.startswith(PAGE_PREFIX):
-                    continue
-                page = decode_page(row)
-                if page is None:
-                    self.ignored += 1
-                    continue
-                self._pages[row_id[len(PAGE_PREFIX):]] = page
-            if self.ignored:
-                log.warning("shared build cache: %d damaged or invalid entries ignored (those pages are "
-                            "built again)", self.ignored)
+            self.ignored = 0
+            self._pages = self._decoded(self._load())
         return self._pages
 
     def page(self, page_id: str) -> CachedPage | None:
+        if self._pages is None and self._load_some is not None and (
+                page_id in self._some or len(self._some) < self.FEW):
+            if page_id not in self._some:
+                found = self._decoded(self._load_some([PAGE_PREFIX + page_id]))
+                self._some[page_id] = found.get(page_id)
+            return self._some[page_id]
         return self._ensure().get(page_id)
 
     def matches(self, page_id: str, key: str) -> bool:

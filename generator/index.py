@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from generator.analysis import Analysis
     from generator.build_cache import CacheUpdate
     from generator.embed import Embedder
+    from generator.page_inputs import PageSource
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,10 @@ EMBED_BATCH = 256
 # A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
 # changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
 # into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
-FTS_SMALL_ROWS = 20_000
+# A small table is not a cheap one: the files table holds every file's text (pytest: 582 rows, a rebuild
+# 0.69 s against 0.13 s to fold a one-file edit in; all four tables 2.2 s against 0.5 s): only tables too
+# small for a few changed rows to stay under FTS_DRIFT are rebuilt on every change.
+FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
 EMBED_CHARS = 2000  # text per chunk given to the embedder
 # Rows reach LanceDB in Arrow batches of this many rows (or this much text), streamed: a run never holds
@@ -106,6 +110,7 @@ class IndexReport:
     embed_reused: int = 0  # vectors taken from the cache
     embedder: str = "none"
     rebuilt: str = ""  # why the whole index was rebuilt, if it was
+    unchanged: bool = False  # nothing opened or written: the inputs are those the last publish recorded
     cache_written: int = 0  # shared build cache rows added or replaced
     cache_deleted: int = 0
     seconds: float = 0.0
@@ -750,6 +755,18 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
                                               remove_stop_words=False), replace=True)
 
 
+def _cleanup(tbl: Any, keep_s: float) -> None:
+    """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
+    earlier in the run still needs once the meta row names its newest version. optimize() again did the
+    same but first re-planned compaction and re-merged the full-text index (pytest's four tables after a
+    one-file edit: 0.92 s against 0.03 s)."""
+    with warnings.catch_warnings():
+        # deprecated in favour of optimize(), which is exactly the work this avoids; UserWarning: see below
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        tbl.cleanup_old_versions(timedelta(seconds=keep_s))
+
+
 def _optimize(tbl: Any, keep_s: float) -> None:
     """Compact, fold new rows into the indexes, and delete versions older than `keep_s` seconds."""
     with warnings.catch_warnings():
@@ -825,7 +842,7 @@ class _Sources:
 
 
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
-                 pages: Sequence[PageRecord] | None, embedder: Embedder | None,
+                 pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
                  manifests: Manifests | None = None, build_cache: CacheUpdate | None = None) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
@@ -926,14 +943,14 @@ class IndexWriter:
         self._changed_rows[name] += written
         return written
 
-    def pages(self, pages: Sequence[PageRecord] | None, deleted: list[str]) -> None:
+    def pages(self, pages: PageSource | None, deleted: list[str]) -> None:
         """The pages table brought to `pages` (None/empty: kept, minus the pages of `deleted` files)."""
         tbl = self._tables["pages"]
         self._written["pages"] = _write_pages(tbl, pages, deleted, self.embedder, self.report)
         self._changed_rows["pages"] = self.report.pages_written
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
-               build_cache: CacheUpdate | None) -> None:
+               build_cache: CacheUpdate | None, inputs: str = "") -> None:
         """Publish the run: refresh the full-text indexes of the tables written, compact them, store the
         build cache, then write the meta row naming every table's new version; older versions go after."""
         from generator.factcache import parser_version
@@ -969,17 +986,18 @@ class IndexWriter:
             # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
             "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
             "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
+            "inputs": inputs,  # what this run was given (inputs_fingerprint): the next run may skip
         }
-        published = ("parser", "manifests", "index_id", "commit")
+        published = ("parser", "manifests", "index_id", "commit", "inputs")
         if not (dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published)):
             return
         _write_meta(self._db, state, config.index_keep_s)  # the publish: one commit of the meta table
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
         for name in dirty:
-            _optimize(tables[name], config.index_keep_s)
+            _cleanup(tables[name], config.index_keep_s)
         if cache_tbl is not None and (self.report.cache_written or self.report.cache_deleted):
-            _optimize(cache_tbl, config.index_keep_s)
+            _cleanup(cache_tbl, config.index_keep_s)
             tables_now = {**tables, CACHE_TABLE: cache_tbl}
         else:
             tables_now = dict(tables)
@@ -990,11 +1008,21 @@ class IndexWriter:
 
 
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
-                  pages: Sequence[PageRecord] | None, embedder: Embedder | None,
+                  pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
                   build_cache: CacheUpdate | None = None) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
+    from generator.page_inputs import RecordList
+
+    source = RecordList(pages) if isinstance(pages, Sequence) else pages
+    fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
+                                     build_cache=build_cache)
+    if fingerprint is not None and _published_with(config, fingerprint, embedder):
+        report.unchanged, report.files_unchanged = True, len(files)
+        report.seconds = time.perf_counter() - started
+        log.info("index: unchanged since its last publish (%d files)", len(files))
+        return report
     writer = IndexWriter(config, embedder, report)
 
     indexed = writer.indexed()
@@ -1020,13 +1048,83 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     del vectors
     report.symbols_written = writer.replace(
         "symbols", _unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
-    writer.pages(pages, deleted)
+    writer.pages(source, deleted)
     writer.replace("files", _unique_rows(([file_row(fx, text)] for fx, text in sources), "path"), touched)
-    writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache)
+    writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
+                  inputs=fingerprint or "")
+    if source is not None:
+        source.save()
     report.seconds = time.perf_counter() - started
     log.info("index: %d files (%d changed, %d deleted), %d chunks, %d embedded in %.2fs", len(files),
              len(changed), len(deleted), report.chunks_written, report.embedded, report.seconds)
     return report
+
+
+def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
+                       pages: PageSource | None, embedder: Embedder | None, prune: bool, *,
+                       manifests: Manifests | None, build_cache: CacheUpdate | None) -> str | None:
+    """One digest of everything a run would write, or None when it cannot tell (records given whole, a
+    ledger to publish): the files' paths, hashes and kinds under this parser (their facts and texts
+    follow from those), the generated docstrings, the pages' state rows and Markdown (page_inputs.py:
+    the pages table and the build cache follow from those), the manifests, the commit, the embedder,
+    the schema. Equal to the last publish's: nothing to write."""
+    from generator.factcache import parser_version
+    from generator.page_inputs import code_version
+
+    page_part = "none" if pages is None else pages.fingerprint()
+    if page_part is None or (build_cache is not None and build_cache.extra):
+        return None
+    digest = hashlib.sha256(json.dumps({
+        "schema": SCHEMA_VERSION, "parser": parser_version(), "code": code_version(), "prune": prune,
+        "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
+        "manifests": manifests.to_json() if manifests is not None else None,
+        "commit": head_commit(config.root) if config.checkout else None,
+        "pages": page_part, "cache": build_cache is not None,
+    }, sort_keys=True).encode())
+    for f in sorted(files, key=lambda f: f.path):
+        digest.update(f"{f.path}\x00{f.sha}\x00{f.language}\x00{f.kind}\x00{f.size}\n".encode(
+            "utf-8", "surrogatepass"))
+    for path in sorted(facts):  # docstrings the writer generated are stored with the symbols
+        for sym in facts[path].symbols:
+            if sym.docstring_source == "llm":
+                digest.update(f"{path}\x00{sym.qualname}\x00{sym.docstring}\n".encode(
+                    "utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _published_with(config: Config, fingerprint: str, embedder: Embedder | None) -> bool:
+    """Whether the index's last complete run was given exactly these inputs (and is this user's, of this
+    schema and embedder, its tables there at the versions it names): read with Lance, without lancedb."""
+    uri = config.index_location
+    if _is_local_missing(uri):
+        return False
+    try:
+        meta = read_state(uri, storage_options(uri))
+    except outage_errors():  # the full run then reports what is wrong
+        return False
+    if not meta or meta.get("inputs") != fingerprint or meta.get("schema_version") != SCHEMA_VERSION:
+        return False
+    if (meta.get("embedder_id") or "") != (embedder.id if embedder else "") or int(meta.get("dim") or 0) != (
+            embedder.dim if embedder else 0):
+        return False
+    if not config.index_chosen and not _made_here(meta):
+        return False
+    import pyarrow.compute as pc
+
+    errors: tuple[type[BaseException], ...] = (*outage_errors(), TypeError)
+    try:  # the versions it names still there (a damaged index is rebuilt by the full run)
+        for name, version in (meta.get("versions") or {}).items():
+            open_table(uri, name, int(version), storage_options(uri))
+        tables = _open_pinned(uri, meta, storage_options(uri))
+        # and no key twice (what runs racing before the lock left; the full run heals it): one column read
+        # per table, ~15 ms on pytest's 12k rows
+        for name, tbl in tables.items():
+            keys = tbl.scan([_KEYS[name]]).column(0)
+            if pc.count_distinct(keys).as_py() != len(keys):
+                return False
+    except errors:
+        return False
+    return True
 
 
 def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool) -> Any:
@@ -1047,7 +1145,7 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
     # first decides (id -> sha; the secret rules' verdicts kept), the second makes the rows to add again,
     # after the stale ones are deleted, and streams them (scanning nothing twice)
     verdicts: dict[str, str] = {}
-    wanted = {row["id"]: row["sha"] for row in cache.rows(stored, verdicts=verdicts)}
+    wanted = cache.wanted(stored, verdicts=verdicts)
     keep = cache.retained((i for i in stored if i not in wanted), wanted)
     drop = sorted(i for i, shas in stored.items()
                   if (i in wanted and shas != [wanted[i]]) or (i not in wanted and i not in keep))
@@ -1065,41 +1163,84 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
 def read_build_cache(config: Config) -> list[dict[str, Any]]:
     """The shared build cache's rows at the version the index's meta row names ([] when there is no usable
     index or no cache in it: a build then simply does the work)."""
-    try:
-        store = open_index(config, embedder=None)
-    except IndexStoreError as exc:
-        log.info("no shared build cache: %s", exc)
-        return []
-    version = store.meta.get("versions", {}).get(CACHE_TABLE)
-    if version is None:
-        return []
-    try:
-        tbl = open_table(store.uri, CACHE_TABLE, int(version), storage_options(store.uri))
-        return list(tbl.scan(["id", "key", "value", "sha"]).to_pylist())
-    except outage_errors() as exc:
+    return BuildCacheReader(config).rows()
+
+
+class BuildCacheReader:
+    """The shared build cache at the version the meta row names, opened once, read whole or a few rows at a
+    time: a build that rewrites three pages asks for three rows, not for every page's Markdown (pytest:
+    0.6-0.8 s of a one-edit build; the monorepo's cache holds ~13k pages)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._tbl: TableReader | None = None
+        self._opened = False
+
+    def _table(self) -> TableReader | None:
+        if not self._opened:
+            self._opened = True
+            try:
+                store = open_index(self.config, embedder=None)
+            except IndexStoreError as exc:
+                log.info("no shared build cache: %s", exc)
+                return None
+            version = store.meta.get("versions", {}).get(CACHE_TABLE)
+            if version is None:
+                return None
+            try:
+                self._tbl = open_table(store.uri, CACHE_TABLE, int(version), storage_options(store.uri))
+            except outage_errors() as exc:
+                self._unreadable(exc)
+        return self._tbl
+
+    def _unreadable(self, exc: BaseException) -> None:
         log.warning("the shared build cache at %s is unreadable (%s): pages are built without it",
-                    config.index_location, exc)
-        return []
+                    self.config.index_location, exc)
+        self._tbl = None
+
+    def rows(self, ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Every row, or only those of `ids` ([] when there is no usable cache)."""
+        tbl = self._table()
+        if tbl is None or (ids is not None and not ids):
+            return []
+        try:
+            where = in_list("id", sorted(set(ids))) if ids is not None else None
+            return list(tbl.scan(["id", "key", "value", "sha"], where).to_pylist())
+        except outage_errors() as exc:
+            self._unreadable(exc)
+            return []
 
 
 def _embed_text_of(row: dict[str, Any]) -> str:
     return _embed_text(row["path"], row["symbol"], row["text"])
 
 
-def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str],
+def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],
                  embedder: Embedder | None, report: IndexReport) -> bool:
     """Bring the pages table to `pages`: only the rows whose page changed (or is new or gone) are tokenised,
     embedded, deleted and added; the table is rewritten whole only when it holds an id twice (a racing run
-    once doubled rows). Tokenising every page's Markdown again was most of the index step after a one-file
-    edit (bench/build_bench.py)."""
-    if pages:
+    once doubled rows). A page whose row hash the memo knows (page_inputs.py: same state, same Markdown) is
+    not even made into a record: making every page's record (index_text) and tokenising it again was most
+    of the index step after a one-file edit (bench/build_bench.py)."""
+    if pages is not None and pages.ids:
         stored = _existing(tbl, ["id", "hash"])
         existing = {r["id"]: r["hash"] for r in stored}
-        wanted = {p.id: p for p in pages}
-        hashes = {pid: page_hash(p) for pid, p in wanted.items()}
         whole = len(stored) != len(existing)
+        hashes: dict[str, str] = {}
+        made: dict[str, PageRecord] = {}  # records of the changed pages, made while deciding
+        for pid in pages.ids:
+            known = pages.known_hash(pid)
+            if known is None:
+                record = pages.record(pid)
+                if record is None:
+                    continue
+                known = page_hash(record)
+                pages.learn(pid, hash=known)
+                if whole or existing.get(pid) != known:
+                    made[pid] = record
+            hashes[pid] = known
         changed = [pid for pid, h in hashes.items() if whole or existing.get(pid) != h]
-        gone = [pid for pid in existing if pid not in wanted]
+        gone = [pid for pid in existing if pid not in hashes]
         if not changed and not gone:
             return False  # checked before any tokenising or embedding: a no-change build stays fast
         # a changed page's stored vector is of its old hash: only a whole rewrite has vectors to reuse
@@ -1110,7 +1251,8 @@ def _write_pages(tbl: Any, pages: Sequence[PageRecord] | None, deleted: list[str
             stale = sorted((set(changed) & set(existing)) | set(gone))
             if stale:
                 tbl.delete(in_list("id", stale))
-        rows = (page_row(wanted[pid]) for pid in changed)  # made, embedded and written batch by batch
+        records = (made.pop(pid, None) or pages.record(pid) for pid in changed)
+        rows = (page_row(r) for r in records if r is not None)  # made, embedded and written batch by batch
         report.pages_written = _add_rows(tbl, _embedded(rows, _page_embed_text_of, cache, embedder, report))
         return True
     if deleted and tbl.count_rows(in_list("target_path", deleted)):

@@ -13,7 +13,7 @@ import dataclasses
 import logging
 import posixpath
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from generator.facts import FileFacts, PageRecord
+from generator.facts import FileFacts
 from generator.plan import (
     OVERVIEW_ID,
     PagePlan,
@@ -216,22 +216,6 @@ class PageSink:
             save_state(self.config.out_dir, self.state, self.encoded)
             self.dirty = False
         self.saved_at = time.monotonic()
-
-    def records(self, planned: Iterable[str]) -> list[PageRecord]:
-        from generator.render import index_text
-
-        out = []
-        for page_id in sorted(planned):
-            row = self.state.get(page_id)
-            path = self.docs / page_id
-            if row is None or not path.is_file():
-                continue
-            out.append(PageRecord(id=page_id, kind=row.kind, title=row.title,  # type: ignore[arg-type]
-                                  target_path=row.target_path, summary=row.summary,
-                                  markdown=index_text(path.read_text(encoding="utf-8")),
-                                  symbols=tuple(row.symbols),
-                                  written_by="llm" if row.written_by == "llm" else "extracted"))
-        return out
 
 
 def _remove_empty_dirs(directory: Path, stop: Path) -> None:
