@@ -27,7 +27,7 @@ from generator.factcache import cache_path
 from generator.page_inputs import PageInputs
 from generator.page_kinds import PAGE_KINDS, StaleCheck
 from generator.pages import PageRun, PageSink, file_changes
-from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages
+from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
 from generator.write import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
@@ -164,7 +164,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 indexed = facts_with_docstrings(facts, generated)
                 # the pages digested, made into index records only where the index step needs them
                 records = PageInputs(config.docs_dir, pages.state, planned, config.out_dir,
-                                     encoded=pages.encoded)
+                                     state_file=state_path(config.out_dir))  # saved above
                 report.index = update_index(config, list(scanned_files), indexed, records,
                                             get_embedder(config.embed), prune=True, texts=texts,
                                             manifests=analysis.manifests,

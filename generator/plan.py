@@ -440,7 +440,7 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | 
     for page_id, row in sorted(pages.items()):
         kept = memo.get(page_id)
         if kept is None or kept[0] is not row:
-            kept = (row, f"{json.dumps(page_id, ensure_ascii=False)}: {row_json(row)}")
+            kept = (row, f"{json.dumps(page_id, ensure_ascii=False)}: {_row_json(row)}")
             memo[page_id] = kept
         rows.append(kept[1])
     for page_id in [p for p in memo if p not in pages]:
@@ -450,8 +450,7 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | 
     atomic_write_text(state_path(out_dir), text)
 
 
-def row_json(row: PageState) -> str:
-    """One state row's JSON as the state file holds it."""
+def _row_json(row: PageState) -> str:
     # a shallow dict: asdict's deep copy of the drafts only to encode them took most of the time
     return json.dumps({f.name: getattr(row, f.name) for f in fields(row)}, ensure_ascii=False, indent=0)
 
