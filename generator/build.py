@@ -275,26 +275,20 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 # -- site ----------------------------------------------------------------------------------------------------
 
 
+_SITE_MODULES = ("html_sanitize", "mkdocs_hooks", "light_nav", "page_budget", "search_sections",
+                 "search_split", "site_engine", "render_cache")
+
+
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
                          report: BuildReport, *, kinds: Mapping[str, str] | None = None,
                          topics: Sequence[tuple[str, str]] = (), workers: int | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
     processes (generator/site.py's build_site)."""
-    from generator import (
-        html_sanitize,
-        light_nav,
-        mkdocs_hooks,
-        page_budget,
-        render_cache,
-        search_sections,
-        search_split,
-        site_engine,
-    )
     from generator.data_files import data_dir
     from generator.local_key import keyed, local_key
     from generator.render import build_nav, render_mkdocs_yml, site_footer
-    from generator.site import THEME_DIR, build_site, install_theme, write_config
+    from generator.site import THEME_DIR
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
                     topics)
@@ -314,10 +308,10 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
-    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them
-    for module in (html_sanitize, mkdocs_hooks, light_nav, page_budget, search_sections, search_split,
-                   site_engine, render_cache):
-        digest.update(Path(module.__file__ or "").read_bytes())
+    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them (their
+    # files read, not imported: a build whose stamp matches never loads the site engine and its imports)
+    for module in _SITE_MODULES:
+        digest.update((Path(__file__).parent / f"{module}.py").read_bytes())
     stamp = config.out_dir / "state" / "site.sha256"
     # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches
     fingerprint = keyed(digest.digest(), local_key())
@@ -325,6 +319,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
             and (config.site_dir / "index.html").is_file() and not report.pages_written
             and not report.pages_deleted):
         return False
+    from generator.site import build_site, install_theme, write_config
+
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
