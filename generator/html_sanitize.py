@@ -9,8 +9,8 @@ to the page. The MkDocs hook (generator/mkdocs_hooks.py) runs `sanitize_content`
 
 The allowlist is what Material styles in page content (headings with ids and permalinks, admonitions,
 details, tables, Pygments' highlight spans, mermaid blocks) and nothing that acts: no event handlers, no
-forms, frames, embeds, scripts or styles, no URL schemes but http(s) and mailto, and `style` only as table
-cell alignment.
+forms, frames, embeds, scripts or styles, no URL schemes but http(s) and mailto, `style` only as table
+cell alignment, and no class of the theme's own components (`md-...`: some are fixed over the window).
 """
 
 from __future__ import annotations
@@ -53,6 +53,14 @@ STYLE_PROPERTIES = frozenset({"text-align"})
 THEME_DATA_ATTRIBUTES = ("data-md", "data-clipboard", "data-copy", "data-preview", "data-tabs")
 
 
+# Material's own components are styled by `md-` classes, and some of them are fixed to the viewport over
+# the page: `md-consent__overlay` (a full-window layer), `md-dialog`, `md-overlay`, `md-top`,
+# `md-search__inner`... Content never needs one (Material's scripts add the few content classes, such as
+# `md-typeset__table`, in the browser); a class attribute could otherwise draw a window-wide link or a fake
+# dialog: the overlay that the style rule (STYLE_PROPERTIES) keeps out.
+THEME_CLASS_PREFIX = "md-"
+
+
 def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
     # Material finds its own parts by id (`__config` holds its JSON settings, `__search`, `__drawer` ...):
     # content that claimed one could shadow the theme's element.
@@ -60,6 +68,9 @@ def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
         return None
     if attribute.startswith(THEME_DATA_ATTRIBUTES):
         return None
+    if attribute == "class" and THEME_CLASS_PREFIX in value.lower():
+        kept = [c for c in value.split() if not c.lower().startswith(THEME_CLASS_PREFIX)]
+        return " ".join(kept) or None
     return value
 
 
