@@ -92,16 +92,23 @@ def clip(text: str, options: Mapping[str, str]) -> str | None:
 
 
 def _pick_lines(text: str, spec: str) -> str:
-    """Sphinx's `:lines:` selection (`1,3,5-9,20-`, 1-based, inclusive); ValueError for a malformed one."""
+    """Sphinx's `:lines:` selection (`1,3,5-9,20-`, 1-based, inclusive); ValueError for a malformed one, or
+    for one that repeats lines into more text than the file has (`1-,1-,1-,...` would make a few kilobytes
+    of option gigabytes of page)."""
     lines = text.splitlines(keepends=True)
     picked: list[str] = []
+    size = 0
     for part in spec.replace(" ", "").split(","):
         first, dash, last = part.partition("-")
         low = int(first) if first else 1
         high = (int(last) if last else len(lines)) if dash else low
         if low < 1 or high < low:
             raise ValueError(spec)
-        picked += lines[low - 1:high]
+        chosen = lines[low - 1:high]
+        size += sum(map(len, chosen))
+        if size > len(text):
+            raise ValueError(spec)
+        picked += chosen
     return "".join(picked)
 
 
