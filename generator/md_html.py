@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from generator.doc_budget import cpu_budget
 from generator.doc_links import LinkResolver, link_target
 from generator.html_sanitize import sanitize_content
 
@@ -42,24 +43,35 @@ _ID = re.compile(r'\sid="([^"]*)"')
 _EMPTY_LINK = re.compile(r'<a href="[^"]*">\s*</a>')
 _LIST_MARKER = re.compile(r"^( *)([-*+]|\d{1,9}\.)( +|$)")
 _FENCE_OPEN = re.compile(r"^( *)(`{3,}|~{3,})")
+# Python-Markdown keeps a copy of the rest of a quote's text per level: 50,000 `>` took gigabytes before the
+# CPU budget could stop it. Real quotes nest a few deep.
+MAX_QUOTE_DEPTH = 100
+_QUOTES_TOO_DEEP = re.compile(rf"^[ \t]*(?:>[ \t]*){{{MAX_QUOTE_DEPTH + 1}}}", re.M)
 
 
 def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
     """HTML for a Markdown document's body (headings start at h`heading_level`: the page has its own
     title and section), sanitized. `resolve`: a relative link -> a page's URL (None: the link goes, its
     words stay)."""
+    if _QUOTES_TOO_DEEP.search(text):
+        return _as_text(text, f"quotes nested over {MAX_QUOTE_DEPTH} deep")
     md = _markdown(heading_level)
     try:
-        raw = md.reset().convert(text)
-    except Exception as exc:  # noqa: BLE001 -- any failure on untrusted text (RecursionError in nesting...)
+        with cpu_budget():
+            raw = md.reset().convert(text)
+    except Exception as exc:  # noqa: BLE001 -- any failure on untrusted text (RecursionError in nesting,
+        # RenderBudgetExceeded: generator/doc_budget.py)
         md.reset()
-        # the text stays readable, escaped; never a traceback, never the build's end
-        log.warning(
-            "a Markdown document was shown as text: it could not be rendered (%s)", type(exc).__name__)
-        return f'<pre class="sb-md-text">{html.escape(text, quote=False)}</pre>'
+        return _as_text(text, type(exc).__name__)
     clean = sanitize_content(raw)
     ids = set(_ID.findall(clean))
     return sanitize_content(_rewrite_tags(clean, resolve or (lambda _url: None), ids)).strip()
+
+
+def _as_text(text: str, why: str) -> str:
+    """The document as escaped text: readable, never a traceback, never the build's end."""
+    log.warning("a Markdown document was shown as text: it could not be rendered (%s)", why)
+    return f'<pre class="sb-md-text">{html.escape(text, quote=False)}</pre>'
 
 
 def _markdown(heading_level: int) -> Any:

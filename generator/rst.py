@@ -21,6 +21,7 @@ from functools import cache
 from html import escape as html_escape
 from typing import Any, ClassVar
 
+from generator.doc_budget import cpu_budget
 from generator.doc_links import LinkResolver, link_target
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,10 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
         settings.sb_source = sphinx_source(path, read)
     resolver: LinkResolver = resolve or (lambda _url: None)
     try:
-        return _render(text, settings, resolver)
-    except Exception as exc:  # noqa: BLE001 -- any docutils failure on untrusted text (RecursionError...)
+        with cpu_budget():
+            return _render(text, settings, resolver)
+    except Exception as exc:  # noqa: BLE001 -- any docutils failure on untrusted text (RecursionError,
+        # RenderBudgetExceeded: generator/doc_budget.py...)
         # the text stays readable, escaped; never a traceback, never the build's end (docutils' own report
         # would print and sys.exit: settings.traceback makes it raise instead)
         log.warning("a reST document was shown as text: docutils failed on it (%s)", type(exc).__name__)
@@ -90,6 +93,9 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
     from generator.html_sanitize import sanitize_content
 
     doctree = publish_doctree(text, settings=settings)
+    if len(doctree) == 1 and isinstance(doctree[0], nodes.system_message) and text.strip():
+        # docutils gave up on the whole text (a line over its line_length_limit): shown as text instead
+        raise ValueError(doctree[0].astext())
     for node in list(doctree.findall(nodes.system_message)) + list(doctree.findall(nodes.problematic)):
         if node.parent is not None:
             node.parent.remove(node)
