@@ -107,8 +107,42 @@ def _sanitize_segment(text: str, resolve: LinkResolver, images: bool = True) -> 
     text = _TAG.sub("", text)
     # what is left of `<` cannot start a tag any more, except autolinks <https://…>
     text = re.sub(r"<(?!(?:https?|mailto):[^<>\s]+>)", "&lt;", text)
-    text = _rewrite_links(text, resolve, images)
+    text = _inert_brackets(_rewrite_links(text, resolve, images))
     return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+# Python-Markdown looks for the `]` that closes each `[` (to the end of its paragraph when none does), so a
+# run of 30,000 `[` in a README or a docstring held the site stage for 160 s, and a megabyte of them for
+# days. Brackets nested deeper than this, and any `[` that nothing closes, are written as `&#91;`: the same
+# character on the page, one Markdown never scans from. A text with fewer `[` than the threshold is left as
+# it is: its scans are short.
+MAX_BRACKET_DEPTH = 4
+_BRACKET_THRESHOLD = 100
+
+
+def _inert_brackets(text: str) -> str:
+    if text.count("[") < _BRACKET_THRESHOLD:
+        return text
+    open_at: list[int] = []
+    pairs: list[tuple[int, int]] = []  # (position, +1 for a `[` some `]` closes, -1 for that `]`)
+    for m in re.finditer(r"[\[\]]", text):
+        if m.group() == "[":
+            open_at.append(m.start())
+        elif open_at:
+            pairs += [(open_at.pop(), 1), (m.start(), -1)]
+    inert = open_at  # closed by nothing
+    depth = 0
+    for at, step in sorted(pairs):
+        depth += step
+        if step > 0 and depth > MAX_BRACKET_DEPTH:
+            inert.append(at)  # its `]` stays: to Markdown a stray one, which only ends a scan sooner
+    if not inert:
+        return text
+    parts, last = [], 0
+    for at in sorted(inert):
+        parts += [text[last:at], "&#91;"]
+        last = at + 1
+    return "".join(parts) + text[last:]
 
 
 def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: int = 0,

@@ -24,6 +24,7 @@ from generator.doc_html import DocumentCache
 from generator.doc_includes import clip
 from generator.html_sanitize import audit_page, sanitize_content
 from generator.md_html import render_markdown
+from generator.safe_markdown import sanitize_markdown
 from tests.repo_files import write_files
 from tests.test_hostile_repo import _ActiveMarkup
 
@@ -114,7 +115,9 @@ After the includes (marker-rst-end).
 """
 
 FILES: dict[str, str | bytes] = {
-    "README.md": "# Hostile docs\n\nA package (marker-readme).\n",
+    # shown again on the home page, through the site's Markdown: 30,000 `[` there took 160 s of the site stage
+    "README.md": "# Hostile docs\n\nA package (marker-readme).\n\n## More\n\n" + "[" * 30_000 +
+                 " [a link](https://example.com/kept) marker-readme-end\n",
     "pkg/__init__.py": '"""The package."""\n',
     "pkg/core.py": '"""Core."""\n\n\ndef run(x):\n    """Run it."""\n    return x.odd_unique_helper()\n' +
                    "".join(f"\n\ndef f{i}():\n    return {i}\n" for i in range(1500)),
@@ -239,6 +242,7 @@ def test_documents_and_names_that_try_to_escape_their_pages_do_not(built: tuple[
     assert f'<a href="{href}">{name}: odd_unique_helper</a>' in core
     home = _article(site / "index.html")
     assert "marker-readme" in home
+    assert '[[[[ <a href="https://example.com/kept">a link</a> marker-readme-end' in home
     # where to start reading: its name as text, its summary without the docstring's title (boilerplate
     # .strip_title: the markup title and its underline gone), the rest as typed, never a link
     summary = '[A title](javascript:alert(21)) that names {: onclick="alert(22)" } nothing.'
@@ -309,3 +313,12 @@ def test_theme_classes_are_dropped_from_content_and_line_picks_cannot_amplify() 
     assert clip(text, {"lines": "2,4-5"}) == "line 2\nline 4\nline 5\n"
     assert clip(text, {"lines": "1-,1-"}) is None  # twice the file: a link to it instead
     assert clip(text, {"lines": ",".join(["3"] * 10)}) == "line 3\n" * 10  # repeats within the file's size
+
+
+def test_brackets_markdown_would_scan_from_are_written_as_text_beyond_a_few() -> None:
+    few = "[a] [b [c]] [unclosed and [x](https://example.com)"
+    assert sanitize_markdown(few) == few  # under the threshold: as written
+    text = "[" * 200 + " [x](https://example.com) " + "[" * 6 + "deep" + "]" * 6 + " [a][b]\n\n[b]: https://e.org"
+    out = sanitize_markdown(text)
+    assert out.startswith("&#91;" * 200 + " [x](https://example.com) [[[[&#91;&#91;deep]]]]]] [a][b]")
+    assert out.endswith("[b]: https://e.org")
