@@ -8,9 +8,10 @@ with `RenderBudgetExceeded` after CPU_SECONDS of this process's CPU time (not wa
 does not cut a document short), and the renderer shows the document as text instead, as it does for any
 document it cannot render. A real document takes milliseconds (flask's largest reST page: ~0.1 s).
 
-The budget is a virtual-time interval timer, so it needs the main thread (where Python runs signal
-handlers): the build's, or a forked worker's. Elsewhere (a server's thread), and while another budget or
-user of that timer is running, the rendering runs without one.
+The budget is a CPU-time interval timer (ITIMER_PROF: user and system time), so it needs the main thread
+(where Python runs signal handlers): the build's, or a forked worker's. Elsewhere (a server's thread), and
+while another budget or user of that timer is running, the rendering runs without one. A single C call (a
+regular expression's one search) is not interrupted: it ends first.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ from contextlib import contextmanager
 from typing import Any
 
 CPU_SECONDS = 5.0
+REPEAT_SECONDS = 0.1
 
 
-class RenderBudgetExceeded(Exception):
-    """A document took more than its CPU budget to render."""
+class RenderBudgetExceeded(BaseException):
+    """A document took more than its CPU budget to render. A BaseException, as KeyboardInterrupt is: the
+    renderers' own `except Exception` (superfences falls back to plain code on any error in a highlighter)
+    must not swallow it; the timer fires again every REPEAT_SECONDS until the block is left, in case one
+    does anyway."""
 
 
 @contextmanager
@@ -33,7 +38,7 @@ def cpu_budget(seconds: float = CPU_SECONDS) -> Iterator[None]:
     """Raises RenderBudgetExceeded in the block once it has used `seconds` of CPU time (where a budget can be
     kept, see above)."""
     if threading.current_thread() is not threading.main_thread() or \
-            signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0:
+            signal.getitimer(signal.ITIMER_PROF)[0] > 0:
         yield
         return
     armed = [True]
@@ -42,11 +47,11 @@ def cpu_budget(seconds: float = CPU_SECONDS) -> Iterator[None]:
         if armed[0]:
             raise RenderBudgetExceeded(f"over {seconds:g} s of CPU time")
 
-    previous = signal.signal(signal.SIGVTALRM, over)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    previous = signal.signal(signal.SIGPROF, over)
+    signal.setitimer(signal.ITIMER_PROF, seconds, REPEAT_SECONDS)
     try:
         yield
     finally:
         armed[0] = False
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from generator.doc_budget import cpu_budget
+from generator.doc_budget import RenderBudgetExceeded, cpu_budget
 from generator.doc_links import LinkResolver, link_target
 from generator.html_sanitize import sanitize_content
 
@@ -59,8 +59,8 @@ def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_l
     try:
         with cpu_budget():
             raw = md.reset().convert(text)
-    except Exception as exc:  # noqa: BLE001 -- any failure on untrusted text (RecursionError in nesting,
-        # RenderBudgetExceeded: generator/doc_budget.py)
+    except (Exception, RenderBudgetExceeded) as exc:  # noqa: BLE001 -- any failure on untrusted text
+        # (RecursionError in nesting; over the CPU budget: generator/doc_budget.py)
         md.reset()
         return _as_text(text, type(exc).__name__)
     clean = sanitize_content(raw)

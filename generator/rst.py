@@ -21,7 +21,7 @@ from functools import cache
 from html import escape as html_escape
 from typing import Any, ClassVar
 
-from generator.doc_budget import cpu_budget
+from generator.doc_budget import RenderBudgetExceeded, cpu_budget
 from generator.doc_links import LinkResolver, link_target
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,8 @@ def render_rst(text: str, resolve: LinkResolver | None = None, *, heading_level:
     try:
         with cpu_budget():
             return _render(text, settings, resolver)
-    except Exception as exc:  # noqa: BLE001 -- any docutils failure on untrusted text (RecursionError,
-        # RenderBudgetExceeded: generator/doc_budget.py...)
+    except (Exception, RenderBudgetExceeded) as exc:  # noqa: BLE001 -- any docutils failure on untrusted
+        # text (RecursionError; over the CPU budget: generator/doc_budget.py...)
         # the text stays readable, escaped; never a traceback, never the build's end (docutils' own report
         # would print and sys.exit: settings.traceback makes it raise instead)
         log.warning("a reST document was shown as text: docutils failed on it (%s)", type(exc).__name__)
