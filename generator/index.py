@@ -38,6 +38,7 @@ embedded and converted as Lance asks for it; a run holds a batch, never the rows
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import importlib.util
@@ -53,7 +54,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from generator.chunk import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
@@ -72,7 +73,6 @@ if TYPE_CHECKING:
     from generator.analysis import Analysis
     from generator.build_cache import CacheUpdate
     from generator.embed import Embedder
-    from generator.page_inputs import PageSource
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -202,6 +202,47 @@ def outage_errors() -> tuple[type[BaseException], ...]:
     import pyarrow as pa
 
     return (OSError, RuntimeError, ValueError, KeyError, pa.ArrowException)
+
+
+class PageSource(Protocol):
+    """The pages a run is given (generator/page_inputs.py in a build): their ids, each one's record made on
+    demand, what an earlier run derived of it (its row hash), and a digest of them all for the run's
+    fingerprint (None: unknown, the run is never skipped)."""
+
+    ids: list[str]
+
+    def fingerprint(self) -> str | None: ...
+
+    def record(self, page_id: str) -> PageRecord | None: ...
+
+    def known_hash(self, page_id: str) -> str | None: ...
+
+    def learn(self, page_id: str, **values: str) -> None: ...
+
+    def save(self) -> None: ...
+
+
+class RecordList:
+    """Page records given whole (the index tool's and tests' callers): the same interface, nothing known."""
+
+    def __init__(self, records: Sequence[PageRecord]) -> None:
+        self._records = {r.id: r for r in records}
+        self.ids = list(self._records)
+
+    def fingerprint(self) -> str | None:
+        return None  # records given whole were already made: nothing to skip
+
+    def record(self, page_id: str) -> PageRecord | None:
+        return self._records.get(page_id)
+
+    def known_hash(self, page_id: str) -> str | None:
+        return None
+
+    def learn(self, page_id: str, **values: str) -> None:
+        return None
+
+    def save(self) -> None:
+        return None
 
 
 # ---------------------------------------------------------------- rows (pure)
@@ -1013,8 +1054,6 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
                   build_cache: CacheUpdate | None = None) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
-    from generator.page_inputs import RecordList
-
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
     fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
                                      build_cache=build_cache)
@@ -1069,13 +1108,12 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
     the pages table and the build cache follow from those), the manifests, the commit, the embedder,
     the schema. Equal to the last publish's: nothing to write."""
     from generator.factcache import parser_version
-    from generator.page_inputs import code_version
 
     page_part = "none" if pages is None else pages.fingerprint()
     if page_part is None or (build_cache is not None and build_cache.extra):
         return None
     digest = hashlib.sha256(json.dumps({
-        "schema": SCHEMA_VERSION, "parser": parser_version(), "code": code_version(), "prune": prune,
+        "schema": SCHEMA_VERSION, "parser": parser_version(), "code": _code_version(), "prune": prune,
         "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
         "manifests": manifests.to_json() if manifests is not None else None,
         "commit": head_commit(config.root) if config.checkout else None,
@@ -1090,6 +1128,16 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
                 digest.update(f"{path}\x00{sym.qualname}\x00{sym.docstring}\n".encode(
                     "utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+@functools.cache
+def _code_version() -> str:
+    """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint)."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in ("index.py", "chunk.py", "tokens.py", "build_cache.py", "secrets.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:32]
 
 
 def _published_with(config: Config, fingerprint: str, embedder: Embedder | None) -> bool:

@@ -23,10 +23,9 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Protocol
 
 from generator.facts import PageRecord
 from generator.plan import PageState
@@ -36,22 +35,6 @@ log = logging.getLogger(__name__)
 
 MEMO_NAME = "index-pages.json"
 _MISSING = b"\x00no markdown file\x00"
-
-
-class PageSource(Protocol):
-    """The pages the index step is given: their ids, each one's record on demand, and what is known of it."""
-
-    ids: list[str]
-
-    def fingerprint(self) -> str | None: ...
-
-    def record(self, page_id: str) -> PageRecord | None: ...
-
-    def known_hash(self, page_id: str) -> str | None: ...
-
-    def learn(self, page_id: str, **values: str) -> None: ...
-
-    def save(self) -> None: ...
 
 
 @functools.cache
@@ -121,8 +104,9 @@ class PageInputs:
         return self._memo_read
 
     def fingerprint(self) -> str:
-        """One digest over every page's state and Markdown: equal only when neither changed."""
-        digest = hashlib.sha256()
+        """One digest over every page's state and Markdown (and the code that makes their rows): equal only
+        when neither changed."""
+        digest = hashlib.sha256(code_version().encode())
         if self.state_file is not None and self.state_file.is_file():
             digest.update(b"state file\x00" + hashlib.sha256(self.state_file.read_bytes()).digest())
             for page_id in self.ids:
@@ -228,26 +212,3 @@ class PageInputs:
             atomic_write_text(path, json.dumps({"body": body, "mark": mark}))
         except OSError as exc:  # only a memo: the next run derives the rows again
             log.info("%s: not written (%s)", path, exc)
-
-
-class RecordList:
-    """Page records given whole (the index tool's and tests' callers): the same interface, nothing known."""
-
-    def __init__(self, records: Sequence[PageRecord]) -> None:
-        self._records = {r.id: r for r in records}
-        self.ids = list(self._records)
-
-    def fingerprint(self) -> str | None:
-        return None  # records given whole were already made: nothing to skip
-
-    def record(self, page_id: str) -> PageRecord | None:
-        return self._records.get(page_id)
-
-    def known_hash(self, page_id: str) -> str | None:
-        return None
-
-    def learn(self, page_id: str, **values: str) -> None:
-        return None
-
-    def save(self) -> None:
-        return None
