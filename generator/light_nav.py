@@ -217,7 +217,8 @@ def _line(depth: int, item: Any, active: bool | None = None) -> bytes:
 # the primary nav's class list goes on with md-nav--integrated under toc.integrate
 _PRIMARY = re.compile(r'<nav class="md-nav md-nav--primary[ "]')
 _NAV_TAG = re.compile(r"<nav\b|</nav>")
-_GAP = re.compile(r">\s+|\s+<")
+# whitespace after a tag or before one (removed by one C-level substitution, no callback per run)
+_GAP = re.compile(r"(?<=>)\s+|\s+(?=<)")
 
 
 def squeeze_nav(page_html: str) -> str:
@@ -233,5 +234,5 @@ def squeeze_nav(page_html: str) -> str:
         if depth == 0:
             end = tag.end()
             break
-    nav = _GAP.sub(lambda m: m.group().strip(), page_html[start.start():end])
+    nav = _GAP.sub("", page_html[start.start():end])
     return page_html[:start.start()] + nav + page_html[end:]

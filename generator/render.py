@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -130,7 +130,12 @@ def signature_block(value: object, language: str = "text") -> str:
 
     Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
     """
-    code = " ".join(str(value).split())
+    return _signature_html(" ".join(str(value).split()), language)
+
+
+@lru_cache(maxsize=8192)
+def _signature_html(code: str, language: str) -> str:
+    # a quarter of a big tree's signatures repeat (`def __init__(self)`, `def setUp(self)`): made once each
     body = highlighted(code, language)
     lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
     return (f'<div class="language-{lang} highlight"><pre><span></span>'

@@ -10,9 +10,10 @@ Both halves (generator/ and answer/) import this; it imports nothing of theirs.
 
 from __future__ import annotations
 
+import itertools
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,21 +25,49 @@ def replace_with(path: Path, fill: Callable[[Path], object], *, mode: int | None
     """Let `fill(tmp)` write the new content to a fresh temp path next to `path`, then put it in place.
 
     `tmp` does not exist when `fill` is called (so `fill` may hard-link or copy to it). `mode` None leaves
-    the mode `fill` made (a hard link must not change the mode of the file it shares).
+    the mode `fill` made (a hard link must not change the mode of the file it shares). The folder of
+    `path` is made when it is missing.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        tmp.unlink()  # the name is ours (mkstemp picked it unique); `fill` creates the file
-        fill(tmp)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    for attempt in range(3):
+        tmp = _temp_path(path)
+        try:
+            try:
+                fill(tmp)
+            except FileNotFoundError:
+                if path.parent.is_dir():
+                    raise
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fill(tmp)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, path)
+            return
+        except FileExistsError as exc:
+            if exc.filename == str(tmp):  # left by a killed process that had this id: not ours to remove
+                if attempt < 2:
+                    continue
+                raise
+            tmp.unlink(missing_ok=True)
+            raise
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+
+class _TempNames:
+    """Temp names unique to this process: its id, a random tag made once per process (a forked worker makes
+    its own) and a counter. Cheaper than tempfile.mkstemp (which creates, closes and then needs the file
+    removed again, and draws a random name each time): a build writes tens of thousands of files."""
+
+    counter = itertools.count()
+    owner = (0, "")
+
+
+def _temp_path(path: Path) -> Path:
+    pid = os.getpid()
+    if _TempNames.owner[0] != pid:
+        _TempNames.owner = (pid, secrets.token_hex(4))
+    return path.parent / f".{path.name}.{pid}-{_TempNames.owner[1]}-{next(_TempNames.counter)}.tmp"
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = SHARED) -> None:

