@@ -310,3 +310,39 @@ def test_the_reused_markdown_converter_renders_what_mkdocs_page_render_does(buil
             render_markdown(ours, config, files)
             assert rendered(ours) == rendered(theirs), file.src_uri
             assert ours.content
+
+
+def test_the_engines_attribute_lookup_answers_as_jinjas() -> None:
+    import jinja2
+    from mkdocs.structure.nav import Section
+
+    from generator.site_engine import _fast_getattr
+
+    class Items:
+        def __getitem__(self, key: str) -> str:
+            if key == "found":
+                return "item"
+            raise KeyError(key)
+
+    class Broken:
+        @property
+        def meta(self) -> None:
+            raise AttributeError("computed and missing")
+
+    reference, fast = jinja2.Environment(), jinja2.Environment()
+    _fast_getattr(fast)
+    assert "getattr" in vars(fast)
+    cases = [(Section("s", []), "title"), (Section("s", []), "meta"), ({"icon": 1}, "icon"), ({}, "icon"),
+             ({"items": 1}, "items"), (Items(), "found"), (Items(), "lost"), (Broken(), "meta"),
+             ("ab", "upper"), ([1], "x"), (None, "x")]
+    for obj, name in cases:
+        want, got = reference.getattr(obj, name), fast.getattr(obj, name)
+        if isinstance(want, jinja2.Undefined):
+            assert isinstance(got, jinja2.Undefined)
+            assert type(got) is type(want)
+            assert (got._undefined_obj, got._undefined_name) == (want._undefined_obj, want._undefined_name)
+        else:
+            assert got == want, (obj, name)
+    template = "{{ s.title }}|{{ s.meta is defined }}|{{ d.icon }}|{{ d.items is defined }}"
+    values = {"s": Section("t", []), "d": {"icon": "i"}}
+    assert fast.from_string(template).render(values) == reference.from_string(template).render(values)
