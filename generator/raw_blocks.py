@@ -30,7 +30,7 @@ from typing import Any
 
 from markdown import Extension
 from markdown.preprocessors import Preprocessor
-from markdown.treeprocessors import Treeprocessor
+from markdown.treeprocessors import InlineProcessor, Treeprocessor
 from markdown.util import AtomicString
 
 # Each shape ends at its own first closing mark: code in them is escaped, so the mark cannot occur inside.
@@ -119,6 +119,19 @@ class PlainTextTreeprocessor(Treeprocessor):
                 element.tail = AtomicString(tail)
 
 
+class PatternListTreeprocessor(Treeprocessor):
+    """Hands Markdown's inline pass its patterns as a list, in the registry's order, taken afresh before each
+    conversion: the pass looks a pattern up by position for every text it tries (tens per text), and a
+    Registry sorts itself and resolves the name on each such look-up."""
+
+    def run(self, root: Any) -> None:
+        if "inline" not in self.md.treeprocessors:  # a Registry: no get()
+            return
+        inline = self.md.treeprocessors["inline"]
+        if isinstance(inline, InlineProcessor) and hasattr(inline, "inlinePatterns"):
+            inline.inlinePatterns = list(self.md.inlinePatterns)
+
+
 def _triggers(md: Any) -> re.Pattern[str] | None:
     known = [name for name in _PATTERN_TRIGGERS if name in md.inlinePatterns]
     if len(known) != len(md.inlinePatterns):
@@ -139,6 +152,7 @@ class RawBlocksExtension(Extension):
         md.preprocessors.register(RawBlockPreprocessor(md), "sourcebook_raw_blocks", 20.5)
         # just before the inline pass (20), after the block parser made the tree
         md.treeprocessors.register(PlainTextTreeprocessor(md), "sourcebook_plain_text", 20.5)
+        md.treeprocessors.register(PatternListTreeprocessor(md), "sourcebook_pattern_list", 20.4)
         _guard_fences(md)
 
 

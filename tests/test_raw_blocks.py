@@ -170,3 +170,14 @@ def test_superfences_walks_only_pages_with_a_fence() -> None:
         plain = markdown.Markdown(extensions=extensions, extension_configs=configs)
         guarded.reset()
         assert guarded.convert(text) == plain.convert(text), text
+
+
+def test_the_inline_pass_takes_the_patterns_registered_at_each_conversion() -> None:
+    from markdown.inlinepatterns import SimpleTagInlineProcessor
+
+    md = markdown.Markdown(extensions=[RAW_BLOCKS])
+    assert md.convert("a ==b== *c*") == "<p>a ==b== <em>c</em></p>"
+    assert md.treeprocessors["inline"].inlinePatterns == list(md.inlinePatterns)
+    md.inlinePatterns.register(SimpleTagInlineProcessor(r"()==(.+?)==", "mark"), "mark", 65)
+    md.reset()
+    assert md.convert("a ==b== *c*") == "<p>a <mark>b</mark> <em>c</em></p>"
