@@ -329,29 +329,30 @@ def write_file_pages(run: PageRun) -> None:
             doc_keys[path] = document_key(facts[path], source_text(path), read)
             # an unchanged doc's page is not re-rendered: its entry stays
             documents.keep(source_text(path), doc_keys[path])
-        key = page_key(ctx.fingerprint(), writer.id, file_render_key(version, links, refs, doc_links[path],
-                                                                     doc_keys.get(path, "")))
+        fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
+        key = page_key(fingerprint, writer.id, file_render_key(version, links, refs, doc_links[path],
+                                                               doc_keys.get(path, "")))
         if not pages.fresh(ctx.page_id, key):
-            todo.append((ctx, key, refs))
+            # a file page's draft key is also its stable key (plan.stable_key): what its prose was about
+            todo.append((ctx, key, refs, draft_key(fingerprint, writer.id)))
     notify("files", 0, len(todo))
 
-    def write(item: tuple[Any, str, FileRefs]) -> tuple[FileDraft, dict[str, str], str]:
+    def write(item: tuple[Any, str, FileRefs, str]) -> tuple[FileDraft, dict[str, str], str]:
         """(draft, generated docstrings, source): the draft re-used from the state when only the rendering
         changed."""
-        ctx = item[0]
+        ctx, dkey = item[0], item[3]
         text = source_text(ctx.path)
-        stored = pages.stored(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), FileDraft)
+        stored = pages.stored(ctx.page_id, dkey, FileDraft)
         if stored is not None:
             return stored[0], dict(stored[1].docstrings), text
-        earlier = pages.model_draft(ctx.page_id, stable_key(ctx, writer.id), FileDraft)
+        earlier = pages.model_draft(ctx.page_id, dkey, FileDraft)
         if earlier is not None:
             notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
             return earlier, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
-        ctx = dataclasses.replace(ctx, source=text)
+        ctx = dataclasses.replace(ctx, source=text)  # the source is no part of the fingerprint
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
-        dkey = draft_key(ctx.fingerprint(), writer.id)
         if draft.fallback:
-            kept = pages.settle(ctx.page_id, draft, FileDraft, stable_key(ctx, writer.id), dkey)
+            kept = pages.settle(ctx.page_id, draft, FileDraft, dkey, dkey)
             if kept is not draft:
                 notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
                 return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
@@ -368,7 +369,7 @@ def write_file_pages(run: PageRun) -> None:
         """(n, the page's Markdown, "hit"/"miss" of its reST document in the cache or ""): run by this
         process or a forked worker (workers.py), which inherits all it reads."""
         n, draft, generated, text = item
-        ctx, _key, refs = todo[n]
+        ctx, _key, refs, _dkey = todo[n]
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
         resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
@@ -385,14 +386,14 @@ def write_file_pages(run: PageRun) -> None:
 
     tally = {"hit": 0, "miss": 0, "": 0}
     for n, markdown, cached in ordered_map(render, drafts(), run.processes, expected=len(todo)):
-        (ctx, key, _refs), (draft, generated) = todo[n], made.pop(n)
+        (ctx, key, _refs, dkey), (draft, generated) = todo[n], made.pop(n)
         tally[cached] += 1
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
             symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
             source_sha=ctx.facts.file.sha),
-            dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
+            dkey=dkey, draft=draft, stable=dkey)
         notify("files", n + 1, len(todo))
     documents.prune()
     if tally["hit"] or tally["miss"]:
