@@ -149,8 +149,9 @@ def _scheme(url: str) -> str:
 # A cheap look (~0.2 ms for a Material page) for anything the parser below could object to (and some it will
 # not); the parser, ~10 ms a page in pure Python, then runs only where it found something. Each check covers
 # one rule of _Auditor, on the lowercased page:
-# an event handler, or a style to look into, after a character that can precede an attribute name
-_ATTRIBUTE = re.compile(r"(?<=[ \t\n\r\f/\"'`])(?:on[a-z]+|style)\s*=")
+# an event handler, or a style to look into, after a character that can precede an attribute name (matched
+# with it: a pattern opening with a character set lets the regex engine skip ahead, a lookbehind does not)
+_ATTRIBUTE = re.compile(r"[ \t\n\r\f/\"'`](?:on[a-z]+|style)\s*=")
 # a character reference is how a scheme hides from the plain-text check below; the five escapes cannot
 _REFERENCE = re.compile(r"&(?!amp;|lt;|gt;|quot;|#x27;|#39;)(?:#(x[0-9a-f]+|[0-9]+))?")
 # any <script> but the theme's own forms: a file, or Material's JSON settings

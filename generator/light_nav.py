@@ -217,8 +217,16 @@ def _line(depth: int, item: Any, active: bool | None = None) -> bytes:
 # the primary nav's class list goes on with md-nav--integrated under toc.integrate
 _PRIMARY = re.compile(r'<nav class="md-nav md-nav--primary[ "]')
 _NAV_TAG = re.compile(r"<nav\b|</nav>")
-# whitespace after a tag or before one (removed by one C-level substitution, no callback per run)
-_GAP = re.compile(r"(?<=>)\s+|\s+(?=<)")
+
+
+def without_gaps(html: str) -> str:
+    """`html` without the whitespace after each `>` and before each `<` (what `re.sub(r">\\s+|\\s+<", ...)`
+    stripping each match leaves), by splitting on the marks: a regex whose match may start with any
+    whitespace character tries every position of the text (5x the CPU on a monorepo page's nav)."""
+    parts = html.split(">")
+    html = ">".join([parts[0], *(part.lstrip() for part in parts[1:])])
+    parts = html.split("<")
+    return "<".join([*(part.rstrip() for part in parts[:-1]), parts[-1]])
 
 
 def squeeze_nav(page_html: str) -> str:
@@ -234,5 +242,5 @@ def squeeze_nav(page_html: str) -> str:
         if depth == 0:
             end = tag.end()
             break
-    nav = _GAP.sub("", page_html[start.start():end])
+    nav = without_gaps(page_html[start.start():end])
     return page_html[:start.start()] + nav + page_html[end:]

@@ -195,7 +195,7 @@ def anchor_ids(html: str) -> set[str]:
 
 # -- theme whitespace ----------------------------------------------------------------------------------------
 
-_INDENT = re.compile(r"[ \t\r]*\n\s*")
+_AFTER_BREAK = re.compile(r"\n\s*")  # starts with its literal: the regex engine skips ahead to each one
 
 
 def squeeze_chrome(page_html: str, content: str) -> str:
@@ -206,6 +206,14 @@ def squeeze_chrome(page_html: str, content: str) -> str:
     string. The content (which can hold <pre>) is left byte for byte."""
     at = page_html.find(content) if content else -1
     if at < 0:
-        return _INDENT.sub("\n", page_html) if not content else page_html
+        return _squeezed(page_html) if not content else page_html
     end = at + len(content)
-    return _INDENT.sub("\n", page_html[:at]) + content + _INDENT.sub("\n", page_html[end:])
+    return _squeezed(page_html[:at]) + content + _squeezed(page_html[end:])
+
+
+def _squeezed(html: str) -> str:
+    """`re.sub(r"[ \\t\\r]*\\n\\s*", "\\n", html)`: the whitespace after each line break folded into it, then
+    the spaces, tabs and carriage returns before each break dropped (that pattern may start with a space, so
+    the regex engine tries it at every position of the text: twice the CPU)."""
+    lines = _AFTER_BREAK.sub("\n", html).split("\n")
+    return "\n".join([*(line.rstrip(" \t\r") for line in lines[:-1]), lines[-1]])

@@ -563,11 +563,31 @@ def _own_search(config: Any) -> Any:
     return search
 
 
-_SEARCH_ATTRIBUTE = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")  # Material's on_page_context, as it is
+# Material's on_page_context removes r'\s?data-search-\w+="[^"]+"'; that pattern's optional first character
+# keeps the regex engine from skipping ahead to its literal part, so it tries every position of the page
+# (~80 ns a character: 70 ms for the monorepo's biggest page). The same matches, found from the literal part.
+_SEARCH_ATTRIBUTE = re.compile(r"data-search-\w+=\"[^\"]+\"")
 
 
 def _drop_search_attributes(context: Any, *, page: Any, **_: Any) -> None:
-    page.content = _SEARCH_ATTRIBUTE.sub("", page.content)
+    page.content = without_search_attributes(page.content)
+
+
+def without_search_attributes(html: str) -> str:
+    r"""`re.sub(r'\s?data-search-\w+="[^"]+"', "", html)`: each attribute with the one whitespace character
+    before it, if any."""
+    if "data-search-" not in html:
+        return html
+    out: list[str] = []
+    pos = 0
+    for m in _SEARCH_ATTRIBUTE.finditer(html):
+        start = m.start()
+        if start > pos and html[start - 1].isspace():
+            start -= 1
+        out.append(html[pos:start])
+        pos = m.end()
+    out.append(html[pos:])
+    return "".join(out)
 
 
 def _content_search(search: Any, page: Any) -> str:

@@ -124,3 +124,14 @@ def test_a_huge_file_gets_a_page_under_1_mb_that_says_what_it_left_out(tmp_path:
     assert "value_99" in page  # the first sections keep their source
     assert page.count("left out: this page reached its size limit") > 40  # the rest say so
     assert "table_84" in page  # every symbol still has its section
+
+
+def test_nav_gaps_go_as_the_regex_would_take_them() -> None:
+    import re
+
+    from generator.light_nav import without_gaps
+
+    spec = re.compile(r">\s+|\s+<")
+    for text in ["", "<a>\n   <b>  x  </b>\n</a>", "x \t\n<i> y \u00a0<", ">\x0b\x1c a", "a  b", "<<  >>",
+                 '<li class="md-nav__item">\n  <a href="x.html">\n    Title words\n  </a>\n</li>\n']:
+        assert without_gaps(text) == spec.sub(lambda m: m.group().strip(), text), text

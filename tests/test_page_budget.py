@@ -128,3 +128,14 @@ def test_a_generated_file_too_big_for_a_page_ships_cut_with_a_note(tmp_path: Pat
     assert 0 < toc.count("<li") <= TOC_CAP
     assert re.search(r"… \d+ more sections</span>", toc)
     assert len(page.encode()) > CONTENT_BUDGET // 2
+
+
+def test_chrome_whitespace_folds_as_the_regex_would() -> None:
+    import re
+
+    from generator.page_budget import _squeezed
+
+    spec = re.compile(r"[ \t\r]*\n\s*")
+    for text in ["", "a", "a \t\r\n  \n\t b", "a\x0b \n b", "\n\n", "x \u00a0\n\u00a0y\n", "end \t",
+                 "<div>\n    <span>\r\n      t\n    </span>\n  \n</div>\n"]:
+        assert _squeezed(text) == spec.sub("\n", text), text

@@ -346,3 +346,15 @@ def test_the_engines_attribute_lookup_answers_as_jinjas() -> None:
     template = "{{ s.title }}|{{ s.meta is defined }}|{{ d.icon }}|{{ d.items is defined }}"
     values = {"s": Section("t", []), "d": {"icon": "i"}}
     assert fast.from_string(template).render(values) == reference.from_string(template).render(values)
+
+
+def test_search_attributes_go_as_materials_pattern_takes_them() -> None:
+    import re
+
+    from generator.site_engine import without_search_attributes
+
+    spec = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")  # Material's on_page_context
+    for text in ["", '<h2 id="a" data-search-boost="3">A</h2>', '<p  data-search-exclude="">x</p>',
+                 '<div\ndata-search-exclude="1"data-search-x="y">', 'data-search-a="x data-search-b="y"',
+                 "<p data-search-exclude>bare</p>", '\u00a0data-search-é="1"']:
+        assert without_search_attributes(text) == spec.sub("", text), text
