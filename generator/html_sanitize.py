@@ -74,10 +74,12 @@ def _attribute_filter(element: str, attribute: str, value: str) -> str | None:
     return value
 
 
-# Where _attribute_filter could drop anything: a theme data attribute's name, or an id/name value that may
-# start with `_` (written as is or as a character reference). Without either, every attribute keeps its
-# value, and nh3 runs without calling back into Python for each attribute (a quarter of its time).
-_FILTERED = re.compile(r"data-(?:md|clipboard|copy|preview|tabs)|(?:id|name)\s*=\s*[\"']?[_&]", re.I)
+# Where _attribute_filter could drop anything: a theme data attribute's name, an id/name value that may
+# start with `_`, `md-` anywhere (a theme class), or a class value holding a character reference (which can
+# spell one). Without any, every attribute keeps its value, and nh3 runs without calling back into Python
+# for each attribute (a quarter of its time).
+_FILTERED = re.compile(r"data-(?:md|clipboard|copy|preview|tabs)|(?:id|name)\s*=\s*[\"']?[_&]|md-"
+                       r"|class\s*=\s*[\"']?[^\"'>]*&", re.I)
 
 
 def sanitize_content(html: str) -> str:

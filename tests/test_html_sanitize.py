@@ -92,6 +92,8 @@ def test_cell_alignment_keeps_only_text_align_and_theme_names_cannot_be_claimed(
     assert sanitize_content("<a name='&lowbar;&lowbar;search'>a</a>") == "<a>a</a>"
     assert sanitize_content('<h2 id="sym-a&#95;b" data-kind="function">a</h2>') == \
         '<h2 id="sym-a_b" data-kind="function">a</h2>'
+    assert sanitize_content('<p class="sb-x &#109;d-dialog">p</p>') == '<p class="sb-x">p</p>'
+    assert sanitize_content("<p CLASS=&#x6d;d-top>p</p>") == "<p>p</p>"
 
 
 def test_audit_flags_inline_code_scripts_but_not_settings_data() -> None:
