@@ -168,7 +168,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 report.index = update_index(config, list(scanned_files), indexed, records,
                                             get_embedder(config.embed), prune=True, texts=texts,
                                             manifests=analysis.manifests,
-                                            build_cache=_cache_update(planned, pages.state, writer, records))
+                                            build_cache=_cache_update(planned, pages.state, writer, records),
+                                            processes=processes)
                 notify("index", 1, 1)
     finally:
         if beside is not None:

@@ -15,6 +15,7 @@ Providers (config `embed.provider`, env SOURCEBOOK_EMBEDDER):
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -86,6 +87,27 @@ class StaticEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self.load().encode(list(texts))
+
+
+# the tokenizers library's own switch: set, its Rust side neither spreads a batch over threads nor warns (and
+# turns itself off) in a process forked after it did
+TOKENIZERS_THREADS_ENV = "TOKENIZERS_PARALLELISM"
+
+
+def for_workers(embedder: Embedder | None) -> bool:
+    """Whether `embedder` may run in forked build workers (generator/workers.py), made ready for it.
+
+    Only the local static table: a CPU-bound numpy sum that gives every text the same vector in any process.
+    A remote endpoint (its client's connections, and more requests in flight than one process makes), or
+    torch's threads, stay in the build's own process. Loads the table and its float32 copy here, before the
+    fork, so every worker shares them; and unless the user set it, switches the tokenizer's own threads off
+    in this process: each process then tokenises one batch on one core, and a process forked after the
+    tokenizer spread a batch over threads would otherwise print a warning (and turn them off itself)."""
+    if not isinstance(embedder, StaticEmbedder):
+        return embedder is None
+    os.environ.setdefault(TOKENIZERS_THREADS_ENV, "false")
+    embedder.load().widen()
+    return True
 
 
 class MiniLMEmbedder:

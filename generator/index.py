@@ -31,6 +31,12 @@ again, and a file with a doubled key (left by runs that raced before the lock) i
 re-run converges to a clean run's rows; rows of vanished files are pruned; unchanged chunk text is never
 re-embedded (vectors are reused by content hash).
 
+Cores: a cold run of a build (no index yet) makes the rows of chunks and files in the build's processes:
+workers forked before LanceDB is imported (it is not fork-safe; they never open, read or write a table) make
+a group of files' rows each (tokens, and the static embedder's vectors) and send them back in order to this
+process, the only one that writes. A remote or torch embedder embeds here, from the rows the workers made
+(generator/embed.py `for_workers`); a run that updates an index makes its rows here, as before.
+
 Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
 embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (a
 12k-file monorepo's index step rose ~1.3 GB above the build holding them, and ~0.5 GB streamed).
@@ -73,6 +79,7 @@ if TYPE_CHECKING:
     from generator.analysis import Analysis
     from generator.build_cache import CacheUpdate
     from generator.embed import Embedder
+    from generator.workers import Workers
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -95,6 +102,10 @@ EMBED_CHARS = 2000  # text per chunk given to the embedder
 # every file's rows. Holding them (and their Arrow copy) was most of a monorepo build's peak memory.
 WRITE_BATCH_ROWS = 512
 WRITE_BATCH_CHARS = 8_000_000
+# A cold run's workers make a table's rows (`_spread`) from this many changed files an item; fewer items than
+# MIN_SPREAD_ITEMS per process are made in this process.
+FILES_PER_ITEM = 32
+MIN_SPREAD_ITEMS = 4
 
 
 @dataclass
@@ -751,6 +762,109 @@ def _unique_rows(groups: Iterable[list[dict[str, Any]]], key: str) -> Iterator[d
                 yield row
 
 
+Item = tuple[bool, Any]  # (whether the worker embeds the rows, what it makes them from)
+Made = tuple[list[dict[str, Any]], int]  # the rows of an item, and how many texts the worker embedded
+
+
+@dataclass
+class _RowWorkers:
+    """The processes that make an index run's rows: forked at the start of a cold run, before LanceDB is
+    imported (its runtime is not fork-safe, and workers never touch a table). Each job is named at the fork
+    and reads what existed then (the facts and texts); an item carries the rest. `embeds`: the embedder may
+    run in the workers (generator/embed.py `for_workers`)."""
+
+    workers: Workers
+    embeds: bool = False
+
+    def map(self, job: str, items: Iterable[Any], expected: int) -> Iterator[Any]:
+        return self.workers.map(job, items, expected=expected, min_items=MIN_SPREAD_ITEMS)
+
+    def close(self) -> int:
+        """End the workers; returns how many processes the run had (this one included)."""
+        processes = self.workers.workers + 1
+        self.workers.close()
+        return processes
+
+    def __enter__(self) -> _RowWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.workers.close()
+
+
+def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
+                 embedder: Embedder | None) -> _RowWorkers:
+    """Workers for a cold run (no index at a local path yet) in a process that has not imported LanceDB; a
+    run that updates an index, or that cannot fork safely, makes its rows in this process."""
+    from generator.embed import for_workers
+    from generator.workers import Workers
+
+    processes = _row_processes(config, processes)
+
+    def embedded(rows: list[dict[str, Any]], embed: bool, text_of: Callable[[dict[str, Any]], str]) -> Made:
+        if not embed or embedder is None:
+            return rows, 0
+        counts = IndexReport()
+        rows = list(_embedded(rows, text_of, {}, embedder, counts, hold=len(rows) + 1))
+        return rows, counts.embedded
+
+    def chunks(item: Item) -> Made:
+        embed, group = item
+        return embedded(list(_unique_rows(([chunk_row(c) for c in chunk_file(fx, text)]
+                                           for fx, text in _resolved(group, facts, texts)), "id")),
+                        embed, _embed_text_of)
+
+    def files(item: Item) -> Made:
+        return list(_unique_rows(([file_row(fx, text)] for fx, text in _resolved(item[1], facts, texts)),
+                                 "path")), 0
+
+    jobs: dict[str, Callable[[Any], Any]] = {"chunks": chunks, "files": files}
+    embeds = processes > 1 and embedder is not None and for_workers(embedder)  # before the fork
+    return _RowWorkers(Workers(jobs, processes), embeds=embeds)
+
+
+def _row_processes(config: Config, processes: int) -> int:
+    """`processes` for a cold run (no index at a local path yet) in a process that may fork, else 1."""
+    uri = config.index_location
+    cold = not is_remote(uri) and (not Path(uri).is_dir() or not any(Path(uri).iterdir()))
+    return processes if processes > 1 and cold and forks_safely() else 1
+
+
+def forks_safely() -> bool:
+    """Whether this process may fork workers: neither LanceDB nor Lance is imported yet (their runtimes'
+    threads do not survive a fork; both warn in a child, and a lock held at the fork could hang it)."""
+    return "lancedb" not in sys.modules and "lance" not in sys.modules
+
+
+def _resolved(group: list[tuple[str, FileFacts | None, str | None]], facts: dict[str, FileFacts],
+              texts: dict[str, str]) -> Iterator[tuple[FileFacts, str]]:
+    """A group of `_Sources.items` with its facts and text (in a worker: from the dicts it inherited)."""
+    for path, fx, text in group:
+        yield (facts[path] if fx is None else fx), (texts[path] if text is None else text)
+
+
+def _spread(rows: _RowWorkers, job: str, items: Iterable[Any], *, key: str,
+            text_of: Callable[[dict[str, Any]], str], cache: dict[str, Any], embedder: Embedder | None,
+            report: IndexReport, expected: int) -> Iterator[dict[str, Any]]:
+    """The rows `job` makes from each item, one row per key, with their vectors (`_embedded`: reused from
+    `cache` or embedded), in item order; made in the workers when there are any and enough items.
+
+    The workers embed what a cold table needs (no stored vectors to reuse) when the embedder may run in
+    them; otherwise the rows are embedded here as one stream, exactly as before workers existed."""
+    inside = rows.embeds and embedder is not None and not cache
+
+    def merged() -> Iterator[dict[str, Any]]:
+        seen: set[str] = set()  # keys of earlier items (one file's rows never come in two items)
+        for made, embedded in rows.map(job, ((inside, item) for item in items), expected):
+            report.embedded += embedded
+            for row in made:
+                if row[key] not in seen:
+                    seen.add(row[key])
+                    yield row
+
+    return merged() if inside else _embedded(merged(), text_of, cache, embedder, report)
+
+
 def _replace_rows(tbl: Any, name: str, rows: Iterable[dict[str, Any]], paths: Iterable[str]) -> int:
     """Make the rows of `paths` exactly `rows` (streamed, see `_add_rows`): delete every row of those
     paths, then add `rows`. Returns the rows added.
@@ -868,6 +982,21 @@ class _Sources:
             if got is not None:
                 yield got
 
+    def items(self, size: int) -> Iterator[list[tuple[str, FileFacts | None, str | None]]]:
+        """The readable files in groups of `size` for forked workers: (path, facts, text), with None for the
+        facts and text a worker finds in the dicts it inherited (only what was read or parsed here since is
+        sent to it)."""
+        group: list[tuple[str, FileFacts | None, str | None]] = []
+        for fx, text in self:
+            path = fx.file.path
+            group.append((path, None if self.facts.get(path) is fx else fx,
+                          None if self.texts.get(path) is text else text))
+            if len(group) == size:
+                yield group
+                group = []
+        if group:
+            yield group
+
     def facts_only(self) -> Iterator[FileFacts]:
         """The facts of each readable file, without reading its text when the facts are at hand."""
         for f in self.files:
@@ -885,7 +1014,8 @@ class _Sources:
 def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                  pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
-                 manifests: Manifests | None = None, build_cache: CacheUpdate | None = None) -> IndexReport:
+                 manifests: Manifests | None = None, build_cache: CacheUpdate | None = None,
+                 processes: int = 1) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
     Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
@@ -893,12 +1023,13 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     existing pages, minus pages of pruned files). `texts` optionally supplies decoded file contents (else
     they are read from config.root). `manifests` (the analysis's) are stored; None keeps the stored ones.
     `build_cache` (build_cache.py) is published in the same meta-row commit; None keeps the stored
-    one. A storage failure is an IndexStoreError (one line); the next run resumes from the last complete
-    state.
+    one. `processes`: how many processes make a cold run's rows (this one and forked workers; see the
+    module docstring). A storage failure is an IndexStoreError (one line); the next run resumes from the last
+    complete state.
     """
     try:
         return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests,
-                             build_cache=build_cache)
+                             build_cache=build_cache, processes=processes)
     except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
         log.debug("index write failed", exc_info=True)
         raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
@@ -910,8 +1041,9 @@ class IndexWriter:
     these methods, and published by `commit` (data first, the meta row last: see the module docstring).
     Nothing outside this module holds a LanceDB table."""
 
-    def __init__(self, config: Config, embedder: Embedder | None, report: IndexReport) -> None:
-        self.config, self.embedder, self.report = config, embedder, report
+    def __init__(self, config: Config, embedder: Embedder | None, report: IndexReport, *,
+                 rows: _RowWorkers | None = None) -> None:
+        self.config, self.embedder, self.report, self.rows = config, embedder, report, rows
         self.uri = config.index_location
         if "://" not in self.uri:
             Path(self.uri).mkdir(parents=True, exist_ok=True)
@@ -1000,15 +1132,30 @@ class IndexWriter:
         fresh = bool(self.rebuilt or self.restored)
         dirty = [name for name in DATA_TABLES if self._written[name] or fresh]
         drift = {} if self.rebuilt else {k: int(v) for k, v in (meta.get("fts_drift") or {}).items()}
+        rebuild: dict[str, bool] = {}
         for name in dirty:
             rows = tables[name].count_rows()
             # rows replaced count twice (their old rows left the index); deleted files' rows count once
             drift[name] = drift.get(name, 0) + 2 * self._changed_rows[name] + deleted
-            full = fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
-            _ensure_fts(tables[name], rebuild=full)
-            if full:
+            rebuild[name] = fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+            if rebuild[name]:
                 drift[name] = 0
+
+        def refresh(name: str) -> None:
+            _ensure_fts(tables[name], rebuild=rebuild[name])
             tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
+
+        # a cold run's workers are done: its tables' full-text indexes are built side by side, a thread a
+        # process it had (each build is mostly one of Lance's threads); otherwise one after the other
+        threads = min(len(dirty), self.rows.close() if self.rows is not None else 1)
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads, thread_name_prefix="sourcebook-fts") as pool:
+                list(pool.map(refresh, dirty))
+        else:
+            for name in dirty:
+                refresh(name)
         versions = {name: int(tbl.version) for name, tbl in tables.items()}
         cache_tbl = None
         if build_cache is not None:
@@ -1051,7 +1198,7 @@ class IndexWriter:
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
-                  build_cache: CacheUpdate | None = None) -> IndexReport:
+                  build_cache: CacheUpdate | None = None, processes: int = 1) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
@@ -1062,7 +1209,19 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         report.seconds = time.perf_counter() - started
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
-    writer = IndexWriter(config, embedder, report)
+    # a cold run's workers fork here, before the writer imports LanceDB
+    with _row_workers(config, processes, facts, texts or {}, embedder=embedder) as rows:
+        return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
+                          manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
+                          report=report, started=started)
+
+
+def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
+               source: PageSource | None, embedder: Embedder | None, prune: bool, *, texts: dict[str, str],
+               manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: _RowWorkers,
+               report: IndexReport, started: float) -> IndexReport:
+    """The writing part of `_update_index`: every table brought in step, then published."""
+    writer = IndexWriter(config, embedder, report, rows=rows)
 
     indexed = writer.indexed()
     current = {f.path: f for f in files}
@@ -1075,22 +1234,25 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     report.files_indexed, report.files_deleted = len(changed), len(deleted)
     report.files_unchanged = len(files) - len(changed)
 
-    sources = _Sources(config, changed, facts, texts or {}, report)
+    sources = _Sources(config, changed, facts, texts, report)
     touched = [f.path for f in changed] + deleted
+    items = -(-len(changed) // FILES_PER_ITEM)  # groups of changed files a cold run's workers make rows of
 
     # data first, files (the "done" marker per file) last, then the meta row: see the module docstring.
     # Each table is one pass over the changed files, its rows made, embedded and written batch by batch.
     vectors = writer.stored_chunk_vectors(f.path for f in changed)
-    chunks = _unique_rows(([chunk_row(c) for c in chunk_file(fx, text)] for fx, text in sources), "id")
-    report.chunks_written = writer.replace(
-        "chunks", _embedded(chunks, _embed_text_of, vectors, embedder, report), touched)
+    report.chunks_written = writer.replace("chunks", _spread(
+        rows, "chunks", sources.items(FILES_PER_ITEM), key="id", text_of=_embed_text_of, cache=vectors,
+        embedder=embedder, report=report, expected=items), touched)
     del vectors
     report.symbols_written = writer.replace(
         "symbols", _unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
     writer.pages(source, deleted)
-    writer.replace("files", _unique_rows(([file_row(fx, text)] for fx, text in sources), "path"), touched)
+    writer.replace("files", _spread(rows, "files", sources.items(FILES_PER_ITEM), key="path",
+                                    text_of=_embed_text_of, cache={}, embedder=None, report=report,
+                                    expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
-                  inputs=fingerprint or "")
+                  inputs=inputs)
     if source is not None:
         source.save()
     report.seconds = time.perf_counter() - started

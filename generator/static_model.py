@@ -248,6 +248,10 @@ class StaticTable:
             self._wide = np.asarray(self.table, dtype=np.float32)
         return self._wide
 
+    def widen(self) -> None:
+        """Make the float32 copy now (a build does before it forks its embedding workers: they share it)."""
+        self._rows(many=True)
+
     def encode(self, texts: list[str], batch: int = 512) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         table = self._rows(many=len(texts) >= WIDE_TABLE_TEXTS)

@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -77,8 +77,24 @@ def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator
     log.info("spreading the work over %d processes (this one and %d forked)", workers + 1, workers)
     _here.fn = fn
     gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+    pool = _pool(workers)
+    try:
+        yield from _ordered(pool, workers, fn, lambda item: item, items)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
+        _here.fn = None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_worker_started, initargs=(os.getpid(),))
+
+
+def _ordered(pool: ProcessPoolExecutor, workers: int, here: Callable[[Any], Any], sent: Callable[[Any], Any],
+             items: Iterable[Any]) -> Iterator[Any]:
+    """`here(item)` for each item in order, computed by the pool's workers (given `sent(item)`) or, when
+    they have enough queued, in this process."""
     # results in item order: a future (a worker's) or a value (computed here)
     pending: deque[tuple[Future[tuple[Any, list[LogLine]]] | None, Any]] = deque()
     queued = 0  # futures in `pending` a worker has not finished (as last counted)
@@ -86,9 +102,9 @@ def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator
         for item in items:
             queued = sum(1 for future, _ in pending if future is not None and not future.done())
             if queued < workers * QUEUED_PER_WORKER:
-                pending.append((pool.submit(_run, item), None))
+                pending.append((pool.submit(_run, sent(item)), None))
             else:  # the workers are busy: this process takes this item
-                pending.append((None, fn(item)))
+                pending.append((None, here(item)))
             while pending and (pending[0][0] is None or pending[0][0].done()
                                or len(pending) > 4 * workers * QUEUED_PER_WORKER):
                 yield _result(pending.popleft())
@@ -98,9 +114,50 @@ def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator
         for future, _ in pending:
             if future is not None:
                 future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
-        gc.unfreeze()
-        _here.fn = None
+
+
+class Workers:
+    """Processes forked once, when made, for several ordered maps: `map(job, items)` is
+    `map(jobs[job], items)` spread like `ordered_map`. For work that must fork before something a child
+    must not inherit exists (the index step forks before LanceDB is imported: its runtime is not fork-safe),
+    so every job is named at the fork, and an item carries what happened after it. One process (or a
+    `map` of too few items) runs here, as `map`. A context manager: leaving it ends the workers."""
+
+    def __init__(self, jobs: Mapping[str, Callable[[Any], Any]], processes: int) -> None:
+        self.jobs = dict(jobs)
+        self.workers = max(0, processes - 1)
+        self._pool: ProcessPoolExecutor | None = None
+        if self.workers:
+            log.info("spreading the work over %d processes (this one and %d forked)", processes, self.workers)
+            _here.fn = self._dispatch
+            gc.freeze()
+            self._pool = _pool(self.workers)
+            self._pool.submit(_run, None).result()  # the fork context starts every worker at a first submit
+
+    def _dispatch(self, item: tuple[str, Any] | None) -> Any:
+        return None if item is None else self.jobs[item[0]](item[1])
+
+    def map(self, job: str, items: Iterable[Any], *, expected: int | None = None,
+            min_items: int = MIN_ITEMS_PER_PROCESS) -> Iterator[Any]:
+        """`jobs[job]` over `items`, in order; in this process alone below `min_items` items a process."""
+        fn = self.jobs[job]
+        count = expected if expected is not None else len(items) if isinstance(items, (list, tuple)) else 0
+        if self._pool is None or count < 2 * max(1, min_items):
+            yield from map(fn, items)
+            return
+        yield from _ordered(self._pool, self.workers, fn, lambda item: (job, item), items)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+            gc.unfreeze()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _result(entry: tuple[Future[tuple[Any, list[LogLine]]] | None, Any]) -> Any:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from generator import static_model
-from generator.embed import OpenAIEmbedder, StaticEmbedder, get_embedder
+from generator.embed import TOKENIZERS_THREADS_ENV, OpenAIEmbedder, StaticEmbedder, for_workers, get_embedder
 from sourcebook.config import EmbedConfig, load_config
 from sourcebook.errors import ConfigError, ProviderError
 
@@ -319,3 +319,17 @@ def test_a_large_batch_embeds_each_text_as_it_embeds_alone(default_embedder: Sta
                       for t in texts])
     assert np.array_equal(batch, alone)
     assert batch.dtype == np.float32
+
+
+def test_only_the_static_table_embeds_in_forked_workers(default_embedder: StaticEmbedder,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TOKENIZERS_THREADS_ENV, raising=False)
+    assert not for_workers(OpenAIEmbedder("m", base_url="http://127.0.0.1:9/v1", api_key="k"))
+    assert os.environ.get(TOKENIZERS_THREADS_ENV) is None
+    assert for_workers(default_embedder)
+    # made ready before the fork: the workers share the loaded table, and the tokenizer's threads are off
+    assert os.environ[TOKENIZERS_THREADS_ENV] == "false"
+    assert default_embedder.load()._wide is not None
+    monkeypatch.setenv(TOKENIZERS_THREADS_ENV, "true")  # the user's own setting is kept
+    assert for_workers(default_embedder)
+    assert os.environ[TOKENIZERS_THREADS_ENV] == "true"

@@ -116,3 +116,36 @@ def test_a_build_in_two_processes_writes_the_same_pages_state_and_facts(
         assert (outs[1] / rel).read_bytes() == (outs[2] / rel).read_bytes(), rel
     for kept in (Path("state/pages.json"), Path("cache/facts.json")):  # parsed in two processes too
         assert (outs[1] / kept).read_bytes() == (outs[2] / kept).read_bytes()
+
+
+# -- Workers: forked once, for several ordered maps ----------------------------------------------------------
+
+
+def test_workers_fork_once_and_run_the_jobs_named_then_in_order() -> None:
+    from generator.workers import Workers
+
+    state = {"offset": 1000}  # what the jobs read: as it was at the fork, in the workers
+
+    def add(n: int) -> tuple[int, int]:
+        return _slow_square(n)[0] + state["offset"], os.getpid()
+
+    with Workers({"add": add, "square": _slow_square}, 2) as workers:
+        assert workers.workers == 1
+        state["offset"] = 5  # after the fork: only this process sees it
+        added = list(workers.map("add", list(range(200)), min_items=10))
+        squared = list(workers.map("square", list(range(200)), min_items=10))
+    assert [r for r, _ in squared] == [n * n for n in range(200)]
+    forked = {pid for _, pid in added + squared} - {os.getpid()}
+    assert len(forked) == 1  # both maps ran in the same forked worker (and here)
+    assert {r - n * n for n, (r, pid) in enumerate(added) if pid in forked} == {1000}
+    assert {r - n * n for n, (r, pid) in enumerate(added) if pid not in forked} <= {5}
+
+
+def test_workers_of_one_process_or_few_items_run_here() -> None:
+    from generator.workers import Workers
+
+    with Workers({"square": _slow_square}, 1) as alone:
+        assert alone.workers == 0
+        assert {pid for _, pid in alone.map("square", list(range(100)), min_items=1)} == {os.getpid()}
+    with Workers({"square": _slow_square}, 2) as few:
+        assert {pid for _, pid in few.map("square", list(range(15)), min_items=10)} == {os.getpid()}
