@@ -271,4 +271,7 @@ def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *,
     output = (proc.stdout or "") + (proc.stderr or "")
     if proc.returncode != 0:
         raise SiteBuildError(f"mkdocs build failed (exit {proc.returncode}):\n{output.strip()}")
+    for line in output.splitlines():
+        if line.startswith("WARNING"):  # one --strict lets through: a page over its render budget
+            log.warning("site: %s", line.partition("-")[2].strip())
     return output

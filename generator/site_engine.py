@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from generator.doc_budget import RenderBudgetExceeded, cpu_budget
+
 ENGINE_VERSION = "2"  # part of every key: a change in what the engine stores renders everything again
 WORKERS_ENV = "SOURCEBOOK_SITE_WORKERS"
 _PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "pygments", "jinja2", "nh3")
@@ -54,6 +56,15 @@ _TEMPLATE_ONLY = frozenset({"site_name", "site_url", "site_description", "site_a
 LAST_BUILD = "last-build.json"  # what the last build rendered (for tests and the bench)
 
 log = logging.getLogger("mkdocs.sourcebook.engine")
+budget_log = logging.getLogger("sourcebook.site_engine")  # not counted by --strict (see _Relay.show)
+# Python-Markdown over one page's Markdown: its costs that grow with the square of a hostile input (a
+# docstring of 300,000 `&#91;`, thousands of same headings) held the site stage for hours. A real page
+# takes well under a second (flask's largest: ~0.1 s); over this, in the process's main thread (the
+# engine's, or a forked worker's: generator/doc_budget.py), the page is shown as text.
+PAGE_CPU_SECONDS = 10.0
+PAGE_CPU_ENV = "SOURCEBOOK_PAGE_CPU_SECONDS"  # another budget (seconds), e.g. a test's
+AS_TEXT_CLASS = "sb-md-text"
+AS_TEXT_CHARS = 100_000  # of such a page's Markdown: escaped, <= ~500 KB (generator/page_budget.py: 900 KB)
 
 
 def default_workers() -> int:
@@ -475,10 +486,50 @@ def render_markdown(page: Any, config: Any, files: Any) -> None:
 
     helpers = ("_RawHTMLPreprocessor", "_ExtractAnchorsTreeprocessor", "_RelativePathTreeprocessor",
                "_ExtractTitleTreeprocessor", "get_toc")
-    if not all(hasattr(pages, name) for name in helpers):
-        page.render(config, files)
-        return
+    budget = _page_budget()
+    try:
+        with cpu_budget(budget):
+            if not all(hasattr(pages, name) for name in helpers):
+                page.render(config, files)
+                return
+            _convert(page, config, files)
+    except RenderBudgetExceeded:
+        _here.markdown = None  # stopped mid-page: the next page gets a new converter
+        _as_text(page, budget)
+
+
+def _page_budget() -> float:
+    try:
+        seconds = float(os.environ.get(PAGE_CPU_ENV, PAGE_CPU_SECONDS))
+    except ValueError:
+        return PAGE_CPU_SECONDS
+    return seconds if 0 < seconds < 1e6 else PAGE_CPU_SECONDS
+
+
+def _as_text(page: Any, budget: float) -> None:
+    """A page over its CPU budget: its Markdown as escaped text, after a note, and a warning naming it (not
+    one of mkdocs', which `--strict` would turn into a failed build: one hostile file must not stop it)."""
+    import html
+
+    from mkdocs.structure.toc import TableOfContents
+
+    budget_log.warning("page '%s' took over %g s of CPU time to render: shown as the text of its Markdown",
+                       page.file.src_uri, budget)
+    text = page.markdown
+    cut = len(text) > AS_TEXT_CHARS
+    note = (f"This page took too long to render; its text is shown as written"
+            f"{f', its first {AS_TEXT_CHARS:,} characters' if cut else ''}.")
+    page.content = (f'<p class="{AS_TEXT_CLASS}"><em>{note}</em></p>\n<pre class="{AS_TEXT_CLASS}">'
+                    f"{html.escape(text[:AS_TEXT_CHARS], quote=False)}</pre>")
+    page.toc = TableOfContents([])
+    page._title_from_render = None
+    page.present_anchor_ids = set()
+    page.links_to_anchors = {}
+
+
+def _convert(page: Any, config: Any, files: Any) -> None:
     import markdown
+    from mkdocs.structure import pages
 
     if page.markdown is None:
         raise RuntimeError("`markdown` field hasn't been set (via `read_source`)")
