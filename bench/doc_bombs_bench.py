@@ -1,6 +1,8 @@
 """Hostile documents through the document renderers: each case in its own process (a memory cap, a wall
 timeout), its CPU seconds, peak RSS and whether it was rendered or shown as text (over the CPU budget of
-generator/doc_budget.py, or too deeply nested).
+generator/doc_budget.py, or too deeply nested). The site-* cases build a two-file repository whose Python file
+has the hostile module docstring (generator.build.build, index=False, in a temporary directory: the site
+stage's Markdown pass, generator/site_engine.py) and give the build's CPU seconds, children included.
 
     PYTHONPATH=. python bench/doc_bombs_bench.py [--timeout 120] [--memory-mb 3000] [case ...]
 """
@@ -8,7 +10,9 @@ generator/doc_budget.py, or too deeply nested).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -33,8 +37,47 @@ RST: dict[str, Callable[[], str]] = {
     "rst-long-line": lambda: "Title\n=====\n\n" + "x" * 20_000 + "\n",
 }
 
+# a Python file's module docstring (on its file page) or the README (on the home page), through the site
+# stage's Markdown
+SITE: dict[str, tuple[str, Callable[[], str]]] = {
+    "site-brackets-300k": ("bomb.py", lambda: "[" * 300_000),
+    "site-same-headings-20k": ("bomb.py", lambda: "# h\n" * 20_000),
+    "site-readme-headings-20k": ("README.md", lambda: "# Demo\n\n" + "## h\n" * 20_000),
+}
+
+
+def run_site(name: str) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from generator.build import build
+    from sourcebook.config import load_config
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        root.mkdir()
+        where, text = SITE[name][0], SITE[name][1]()
+        (root / "README.md").write_text(text if where == "README.md" else "# Demo\n\nA small package.\n")
+        docstring = text if where == "bomb.py" else "A module."
+        (root / "bomb.py").write_text(f'"""{docstring}"""\n\n\ndef f():\n    return 1\n')
+        config = load_config(root)
+        started = time.time()
+        build(config, index=False)
+        wall = time.time() - started
+        page = next(p for p in config.site_dir.rglob("*.html") if "bomb" in str(p)) \
+            if where == "bomb.py" else config.site_dir / "index.html"
+        shown = "text" if 'class="sb-md-text"' in page.read_text() else "rendered"
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    rss = max(own.ru_maxrss, kids.ru_maxrss) // 1024
+    print(f"{name:22s} {cpu:7.2f} s CPU  {rss:6d} MB  {len(text):9d} chars  {shown} "
+          f"({wall:.1f} s wall)")
+
 
 def run_one(name: str) -> None:
+    if name in SITE:
+        run_site(name)
+        return
     from generator.md_html import render_markdown
     from generator.rst import render_rst
 
@@ -51,7 +94,7 @@ def run_one(name: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", nargs="*", default=[*MARKDOWN, *RST])
+    parser.add_argument("cases", nargs="*", default=[*MARKDOWN, *RST, *SITE])
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--memory-mb", type=int, default=3000)
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -63,12 +106,17 @@ def main() -> None:
         def cap(limit: int = args.memory_mb) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (limit << 20, limit << 20))
 
-        try:
-            done = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True, text=True,
-                                  timeout=args.timeout, preexec_fn=cap, check=False)
-            line = done.stdout.strip() or f"{name:22s} failed: {done.stderr.strip().splitlines()[-1:]}"
-        except subprocess.TimeoutExpired:
-            line = f"{name:22s} over {args.timeout:g} s wall"
+        # its own process group: on timeout the site engine a site-* case started goes with it
+        with subprocess.Popen([sys.executable, __file__, "--one", name], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True,
+                              preexec_fn=cap) as proc:  # noqa: PLW1509 - this process runs no threads
+            try:
+                out, err = proc.communicate(timeout=args.timeout)
+                line = out.strip() or f"{name:22s} failed: {err.strip().splitlines()[-1:]}"
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                line = f"{name:22s} over {args.timeout:g} s wall"
         print(line, flush=True)
 
 
