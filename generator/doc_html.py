@@ -33,8 +33,8 @@ def _code_version() -> bytes:
     """The rendering code: a change to it (or to the sanitizer) renders every document again."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for module in ("rst.py", "md_html.py", "doc_includes.py", "doc_budget.py", "html_sanitize.py",
-                   "doc_html.py"):
+    for module in ("rst.py", "md_html.py", "doc_includes.py", "doc_budget.py", "doc_links.py",
+                   "html_sanitize.py", "doc_html.py"):
         digest.update((here / module).read_bytes())
     return digest.digest()
 

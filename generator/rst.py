@@ -421,6 +421,10 @@ def _include_directive(literal: bool = False) -> Any:
             if literal or "literal" in self.options or "code" in self.options:
                 lang = str(self.options.get("code") or self.options.get("language") or "").split()[:1]
                 return [nodes.literal_block(text, text, classes=["code", *lang] if lang else [])]
+            # its roles and directives get their stand-ins too: else what it shows would depend on which
+            # document this process rendered before (docutils' registries are process-wide)
+            _register(tuple(sorted(set(_ROLE_NAME.findall(text)))),
+                      tuple(sorted(set(_DIRECTIVE_NAME.findall(text)))))
             lines = statemachine.string2lines(text, settings.tab_width, convert_whitespace=True)
             self.state_machine.insert_input([*lines, ""], _INCLUDED + "\x1f".join([*chain, target]))
             return []

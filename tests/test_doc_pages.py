@@ -291,6 +291,18 @@ def test_include_follows_the_options_and_stops_at_loops_depth_and_size() -> None
         "docs/deep1.rst", "docs/deep2.rst", "docs/deep3.rst", "docs/deep4.rst"}
 
 
+def test_an_included_files_sphinx_roles_render_whatever_was_rendered_before() -> None:
+    """A role only the included file uses (flask's changes.rst includes CHANGES.rst and its :issue:) shows its
+    text as code the first time this process meets it, not as an unknown role's error: docutils' role
+    registry is process-wide, so what a page showed depended on the documents rendered before it."""
+    files = {"docs/changes.rst": ".. include:: ../CHANGES.rst\n",
+             "CHANGES.rst": "Fixed :sbonlyincluded:`5123` and used :sbonlyincluded2:`x <y>`.\n"}
+    html = render_rst(files["docs/changes.rst"], path="docs/changes.rst", read=files.get)
+    assert "<code>5123</code>" in html
+    assert "<code>x</code>" in html
+    assert "sbonlyincluded" not in html  # no "Unknown interpreted text role" message
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
