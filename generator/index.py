@@ -31,11 +31,12 @@ again, and a file with a doubled key (left by runs that raced before the lock) i
 re-run converges to a clean run's rows; rows of vanished files are pruned; unchanged chunk text is never
 re-embedded (vectors are reused by content hash).
 
-Cores: a cold run of a build (no index yet) makes the rows of chunks and files in the build's processes:
-workers forked before LanceDB is imported (it is not fork-safe; they never open, read or write a table) make
-a group of files' rows each (tokens, and the static embedder's vectors) and send them back in order to this
-process, the only one that writes. A remote or torch embedder embeds here, from the rows the workers made
-(generator/embed.py `for_workers`); a run that updates an index makes its rows here, as before.
+Cores: a cold run of a build (no index yet) makes the rows of chunks, files and pages in the build's
+processes: workers forked before LanceDB is imported (it is not fork-safe; they never open, read or write a
+table) make a group of files' or pages' rows each (tokens, index text, the static embedder's vectors) and
+send them back in order to this process, the only one that writes. A remote or torch embedder embeds
+here, from the rows the workers made (generator/embed.py `for_workers`); a run that updates an index makes
+its rows here, as before.
 
 Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
 embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (a
@@ -102,9 +103,10 @@ EMBED_CHARS = 2000  # text per chunk given to the embedder
 # every file's rows. Holding them (and their Arrow copy) was most of a monorepo build's peak memory.
 WRITE_BATCH_ROWS = 512
 WRITE_BATCH_CHARS = 8_000_000
-# A cold run's workers make a table's rows (`_spread`) from this many changed files an item; fewer items than
-# MIN_SPREAD_ITEMS per process are made in this process.
+# A cold run's workers make a table's rows (`_spread`) from this many changed files (pages) an item; fewer
+# items than MIN_SPREAD_ITEMS per process are made in this process.
 FILES_PER_ITEM = 32
+PAGES_PER_ITEM = 128
 MIN_SPREAD_ITEMS = 4
 
 
@@ -770,8 +772,8 @@ Made = tuple[list[dict[str, Any]], int]  # the rows of an item, and how many tex
 class _RowWorkers:
     """The processes that make an index run's rows: forked at the start of a cold run, before LanceDB is
     imported (its runtime is not fork-safe, and workers never touch a table). Each job is named at the fork
-    and reads what existed then (the facts and texts); an item carries the rest. `embeds`: the embedder may
-    run in the workers (generator/embed.py `for_workers`)."""
+    and reads what existed then (the facts, texts and pages); an item carries the rest. `embeds`: the
+    embedder may run in the workers (generator/embed.py `for_workers`)."""
 
     workers: Workers
     embeds: bool = False
@@ -793,7 +795,7 @@ class _RowWorkers:
 
 
 def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
-                 embedder: Embedder | None) -> _RowWorkers:
+                 embedder: Embedder | None, pages: PageSource | None = None) -> _RowWorkers:
     """Workers for a cold run (no index at a local path yet) in a process that has not imported LanceDB; a
     run that updates an index, or that cannot fork safely, makes its rows in this process."""
     from generator.embed import for_workers
@@ -818,7 +820,13 @@ def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], te
         return list(_unique_rows(([file_row(fx, text)] for fx, text in _resolved(item[1], facts, texts)),
                                  "path")), 0
 
-    jobs: dict[str, Callable[[Any], Any]] = {"chunks": chunks, "files": files}
+    def page_rows(item: Item) -> Made:
+        embed, ids = item
+        assert pages is not None
+        return embedded([page_row(r) for r in map(pages.record, ids) if r is not None], embed,
+                        _page_embed_text_of)
+
+    jobs: dict[str, Callable[[Any], Any]] = {"chunks": chunks, "files": files, "pages": page_rows}
     embeds = processes > 1 and embedder is not None and for_workers(embedder)  # before the fork
     return _RowWorkers(Workers(jobs, processes), embeds=embeds)
 
@@ -1119,7 +1127,7 @@ class IndexWriter:
     def pages(self, pages: PageSource | None, deleted: list[str]) -> None:
         """The pages table brought to `pages` (None/empty: kept, minus the pages of `deleted` files)."""
         tbl = self._tables["pages"]
-        self._written["pages"] = _write_pages(tbl, pages, deleted, self.embedder, self.report)
+        self._written["pages"] = _write_pages(tbl, pages, deleted, self.embedder, self.report, self.rows)
         self._changed_rows["pages"] = self.report.pages_written
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
@@ -1210,7 +1218,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
     # a cold run's workers fork here, before the writer imports LanceDB
-    with _row_workers(config, processes, facts, texts or {}, embedder=embedder) as rows:
+    with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source) as rows:
         return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                           manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
                           report=report, started=started)
@@ -1425,15 +1433,23 @@ def _embed_text_of(row: dict[str, Any]) -> str:
     return _embed_text(row["path"], row["symbol"], row["text"])
 
 
-def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],
-                 embedder: Embedder | None, report: IndexReport) -> bool:
+def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa: PLR0917
+                 embedder: Embedder | None, report: IndexReport, workers: _RowWorkers | None = None) -> bool:
     """Bring the pages table to `pages`: only the rows whose page changed (or is new or gone) are tokenised,
     embedded, deleted and added; the table is rewritten whole only when it holds an id twice (a racing run
     once doubled rows). A page whose row hash the memo knows (page_inputs.py: same state, same Markdown) is
     not even made into a record: making every page's record (index_text) and tokenising it again was most
-    of the index step after a one-file edit (bench/build_bench.py)."""
+    of the index step after a one-file edit (bench/build_bench.py). A cold run's `workers` make an
+    empty table's rows: every page's record, row and vector, the memo taught each row's hash here."""
     if pages is not None and pages.ids:
         stored = _existing(tbl, ["id", "hash"])
+        if not stored and workers is not None and workers.workers.workers:
+            made_rows = _spread(workers, "pages", (pages.ids[n:n + PAGES_PER_ITEM]
+                                           for n in range(0, len(pages.ids), PAGES_PER_ITEM)),
+                           key="id", text_of=_page_embed_text_of, cache={}, embedder=embedder, report=report,
+                           expected=-(-len(pages.ids) // PAGES_PER_ITEM))
+            report.pages_written = _add_rows(tbl, _learned(pages, made_rows))
+            return bool(report.pages_written)
         existing = {r["id"]: r["hash"] for r in stored}
         whole = len(stored) != len(existing)
         hashes: dict[str, str] = {}
@@ -1469,6 +1485,13 @@ def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],
         tbl.delete(in_list("target_path", deleted))
         return True
     return False
+
+
+def _learned(pages: PageSource, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`rows` (pages rows), each row's hash taught to the memo as it passes."""
+    for row in rows:
+        pages.learn(row["id"], hash=row["hash"])
+        yield row
 
 
 def index_repository(config: Config, *, prune: bool = True, embedder: Embedder | str | None = "config",

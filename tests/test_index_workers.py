@@ -1,6 +1,6 @@
 """A cold index run makes its rows in the build's processes (generator/index.py `_row_workers`): workers
-forked before LanceDB is imported make the chunk and file rows (tokens, the static embedder's vectors) and
-this process writes them. What is published is exactly what one
+forked before LanceDB is imported make the chunk, file and page rows (tokens, the pages' index text, the
+static embedder's vectors) and this process writes them. What is published is exactly what one
 process publishes; a run that updates an index, or a process that already holds LanceDB, forks nothing."""
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from tests.test_index_stream import FILES, _published
 ROOT = Path(__file__).resolve().parents[1]
 
 # a build in a fresh interpreter (no LanceDB imported yet, as the CLI runs it), two processes and items of two
-# files, so that even this small tree is spread; each process notes that it made rows
+# files or pages, so that even this small tree is spread; each process notes that it made rows
 _CHILD = """
 import json, os, sys
 from pathlib import Path
 import generator.index as ix
-ix.FILES_PER_ITEM = ix.MIN_SPREAD_ITEMS = 2
+ix.FILES_PER_ITEM = ix.PAGES_PER_ITEM = ix.MIN_SPREAD_ITEMS = 2
 notes = Path(sys.argv[3])
 def noted(name, fn):
     def made(*args):
@@ -34,7 +34,7 @@ def noted(name, fn):
             out.write(f"{name} {os.getpid()}\\n")
         return fn(*args)
     return made
-for name in ("chunk_row", "file_row"):
+for name in ("chunk_row", "file_row", "page_row"):
     setattr(ix, name, noted(name, getattr(ix, name)))
 from generator.build import build
 from sourcebook.config import load_config
@@ -61,11 +61,14 @@ def test_a_cold_run_in_two_processes_publishes_what_one_process_does(make_repo, 
     for line in notes.read_text().splitlines():
         kind, pid = line.split()
         made.setdefault(kind, set()).add(int(pid))
-    for kind in ("chunk_row", "file_row"):
+    for kind in ("chunk_row", "file_row", "page_row"):
         assert made[kind] - {child["pid"]}, f"no worker made {kind} rows"
     assert (child["embedded"], child["cache"]) == (alone.embedded, alone.cache_written)
     two = load_config(repo, overrides={"out_dir": str(tmp_path / "two")})
     assert _published(two) == _published(one)
+    # what the run taught the pages' memo (page_inputs.py) is what one process taught it
+    memo = Path("state") / "index-pages.json"
+    assert (tmp_path / "two" / memo).read_text() == (tmp_path / "one" / memo).read_text()
 
 
 def test_only_a_cold_run_in_a_process_without_lancedb_forks(
