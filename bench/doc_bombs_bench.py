@@ -2,7 +2,9 @@
 timeout), its CPU seconds, peak RSS and whether it was rendered or shown as text (over the CPU budget of
 generator/doc_budget.py, or too deeply nested). The site-* cases build a two-file repository whose Python file
 has the hostile module docstring (generator.build.build, index=False, in a temporary directory: the site
-stage's Markdown pass, generator/site_engine.py) and give the build's CPU seconds, children included.
+stage's Markdown pass, generator/site_engine.py) and give the build's CPU seconds, children included, and
+whether the page was rendered, shown as text (over the page's CPU budget) or its docstring shown as written
+(generator/docstrings.py).
 
     PYTHONPATH=. python bench/doc_bombs_bench.py [--timeout 120] [--memory-mb 3000] [case ...]
 """
@@ -66,7 +68,9 @@ def run_site(name: str) -> None:
         wall = time.time() - started
         page = next(p for p in config.site_dir.rglob("*.html") if "bomb" in str(p)) \
             if where == "bomb.py" else config.site_dir / "index.html"
-        shown = "text" if 'class="sb-md-text"' in page.read_text() else "rendered"
+        html = page.read_text()
+        shown = "text" if 'class="sb-md-text"' in html else \
+            "as written" if "This docstring is shown as written" in html else "rendered"
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
     rss = max(own.ru_maxrss, kids.ru_maxrss) // 1024

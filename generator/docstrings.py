@@ -12,6 +12,7 @@ links).
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from collections.abc import Sequence
@@ -46,6 +47,8 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     text = text.strip("\n")
     if not text.strip():
         return ""
+    if _too_costly(text):
+        return _verbatim(text)
     lang = language or ""
     spec = spec_for(lang)  # its docstring flavor and code fence (generator/languages.py)
     flavor: Flavor = spec.doc_flavor
@@ -64,6 +67,29 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     markdown = "\n\n".join(b.markdown for b in blocks if b.markdown.strip())
     links = inline.links
     return sanitize_markdown(markdown, lambda url: url if url in links else None).strip()
+
+
+# Python-Markdown's inline pass rebuilds a paragraph's text at each match (an entity, a bracket, an emphasis
+# mark, a backslash escape...): a docstring of 300,000 `[` (each written as &#91;) held the site stage for
+# hours. A docstring this long, or this full of such characters, is shown as written, escaped, in a <pre>
+# block Markdown leaves alone (generator/raw_blocks.py): its reader loses the formatting, not the text.
+# Real docstrings are far under both (flask's longest: ~5 kB).
+MAX_RENDERED_CHARS = 100_000
+MAX_MARKUP_CHARS = 5_000
+VERBATIM_CHARS = 100_000  # of such a docstring shown: escaped, <= ~500 KB (generator/page_budget.py: 900 KB)
+_MARKUP_CHARS = re.compile(r"[\[\]*_`\\&<>#|~{}]")
+
+
+def _too_costly(text: str) -> bool:
+    return len(text) > MAX_RENDERED_CHARS or len(_MARKUP_CHARS.findall(text)) > MAX_MARKUP_CHARS
+
+
+def _verbatim(text: str) -> str:
+    cut = len(text) > VERBATIM_CHARS
+    note = f", its first {VERBATIM_CHARS:,} characters" if cut else ""
+    body = html.escape(text[:VERBATIM_CHARS], quote=False)
+    return (f"*This docstring is shown as written{note}: it is too long or too full of markup to format.*"
+            f'\n\n<pre class="sb-docstring"><code>{body}</code></pre>')
 
 
 _SUMMARY_END = re.compile(r"^\s*(?:[@\\][A-Za-z]+\b|:[A-Za-z][\w ]*:(?!`)|\.\. )", re.M)

@@ -1,5 +1,7 @@
-"""A page whose Markdown Python-Markdown would take hours over (generator/site_engine.py's page budget): the
-build goes on and shows that page's text, escaped; the other pages are rendered as usual."""
+"""Repository text Python-Markdown would take hours over: a docstring too long or too full of markup is put on
+its page as written, escaped, in a block Markdown leaves alone (generator/docstrings.py); and whatever the
+cause, a page over its CPU budget (generator/site_engine.py) is its escaped Markdown. The build goes on and
+the other pages are rendered as usual."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from generator import docstrings
 from generator.build import build
 from generator.site_engine import PAGE_CPU_ENV
 from sourcebook.config import load_config
@@ -16,6 +19,9 @@ from sourcebook.config import load_config
 def test_a_page_over_its_cpu_budget_is_its_escaped_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv(PAGE_CPU_ENV, "1")  # the bomb takes minutes: over 1 s as surely as over 10
+    # the docstring goes through Markdown (set before the stages' workers fork)
+    monkeypatch.setattr(docstrings, "MAX_MARKUP_CHARS", 10**9)
+    monkeypatch.setattr(docstrings, "MAX_RENDERED_CHARS", 10**9)
     root = tmp_path / "repo"
     root.mkdir()
     (root / "README.md").write_text("# Demo\n\nA demo. See [the bomb](bomb.py).\n\n## Usage\n\nCall it.\n")
@@ -37,3 +43,24 @@ def test_a_page_over_its_cpu_budget_is_its_escaped_text(tmp_path: Path, monkeypa
     assert 'id="what-it-is"' in home
     assert '<a href="files/bomb.py.html">the bomb</a>' in home
     assert "<p>A calm module.</p>" in calm
+
+
+def test_a_docstring_full_of_markup_is_shown_as_written(tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo\n\nA demo.\n")
+    bomb = "Bomb <tag> & *not emphasis*\n\n" + "[" * 300_000
+    (root / "bomb.py").write_text(f'"""{bomb}"""\n\n\ndef f():\n    """A *fine* docstring."""\n'
+                                  "    return 1\n")
+    with caplog.at_level(logging.WARNING):
+        assert build(load_config(root), index=False).site_built
+    page = (root / ".sourcebook" / "site" / "files" / "bomb.py.html").read_text()
+    assert "sb-md-text" not in page  # not the page budget: the docstring alone
+    assert not any("CPU" in r.getMessage() for r in caplog.records)
+    assert "This docstring is shown as written, its first 100,000 characters" in page
+    shown = "Bomb &lt;tag&gt; &amp; *not emphasis*\n\n" + "[" * 1000  # as written, not Markdown
+    assert f'<pre class="sb-docstring"><code>{shown}' in page
+    assert "[" * (100_000 - bomb.index("[")) + "</code></pre>" in page
+    assert "<tag>" not in page
+    assert "A <em>fine</em> docstring." in page  # the other docstrings are formatted
