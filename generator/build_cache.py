@@ -39,6 +39,7 @@ CACHE_FORMAT = 1
 PAGE_PREFIX = "page:"
 LEDGER_PREFIX = "ledger:"
 MAX_LEDGER_RUNS = 50  # ledgers of this many runs are kept in the shared cache
+PAGES_PER_ITEM = 64  # pages a worker makes the rows of at a time (CacheUpdate.fresh_rows)
 _PROSE_FIELDS = ("title", "summary", "docstrings", "draft", "llm_draft")  # never the keys: they are hex
 
 
@@ -132,6 +133,9 @@ class CacheMemo(Protocol):
     def learn(self, page_id: str, **values: str) -> None: ...
 
 
+Made = tuple[str, "dict[str, str] | None", "str | None"]  # CacheUpdate.made_rows: page id, row, verdict
+
+
 @dataclass
 class CacheUpdate:
     """What a build publishes: its pages (id, state) with their Markdown read through `markdown` when a row
@@ -181,6 +185,37 @@ class CacheUpdate:
             if self.memo is not None:
                 self.memo.learn(page_id, cache=made["sha"] if made is not None else "",
                                 **({"verdict": verdicts[page_id]} if page_id in verdicts else {}))
+        return out
+
+    def fresh_rows(self, spread: Callable[[Iterable[list[int]], int], Iterable[list[Made]]] | None = None,
+                   ) -> Iterator[dict[str, str]]:
+        """Every row for an empty table, each page's made (and scanned) once, in order: what `wanted` and then
+        `rows` give when nothing is stored, and what they teach the memo. `spread`: runs `made_rows` over
+        groups of page positions in other processes (the index step's workers), in order."""
+        yield from self.extra
+        groups = [list(range(n, min(n + PAGES_PER_ITEM, len(self.pages))))
+                  for n in range(0, len(self.pages), PAGES_PER_ITEM)]
+        parts = spread(groups, len(groups)) if spread is not None else map(self.made_rows, groups)
+        for part in parts:
+            for page_id, made, verdict in part:
+                if self.memo is not None and verdict is not None:
+                    self.memo.learn(page_id, cache=made["sha"] if made is not None else "",
+                                    **({"verdict": verdict} if verdict else {}))
+                if made is not None:
+                    yield made
+
+    def made_rows(self, positions: list[int]) -> list[Made]:
+        """(page id, its row or None, the secret verdict; None when the memo knows the page is not cached) of
+        the pages at `positions`, for an empty table."""
+        out: list[Made] = []
+        for n in positions:
+            page_id, state = self.pages[n]
+            if self.memo is not None and self.memo.known_cache(page_id) == "":
+                out.append((page_id, None, None))  # known not cacheable: nothing made, nothing learned
+                continue
+            judged: dict[str, str] = {}
+            made = self._page_row(page_id, state, {}, judged)
+            out.append((page_id, made, judged.get(page_id, "")))
         return out
 
     def _page_row(self, page_id: str, state: PageState, stored: Mapping[str, list[str]],

@@ -795,7 +795,8 @@ class _RowWorkers:
 
 
 def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
-                 embedder: Embedder | None, pages: PageSource | None = None) -> _RowWorkers:
+                 embedder: Embedder | None, pages: PageSource | None = None,
+                 build_cache: CacheUpdate | None = None) -> _RowWorkers:
     """Workers for a cold run (no index at a local path yet) in a process that has not imported LanceDB; a
     run that updates an index, or that cannot fork safely, makes its rows in this process."""
     from generator.embed import for_workers
@@ -827,6 +828,8 @@ def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], te
                         _page_embed_text_of)
 
     jobs: dict[str, Callable[[Any], Any]] = {"chunks": chunks, "files": files, "pages": page_rows}
+    if build_cache is not None:
+        jobs["cache"] = build_cache.made_rows
     embeds = processes > 1 and embedder is not None and for_workers(embedder)  # before the fork
     return _RowWorkers(Workers(jobs, processes), embeds=embeds)
 
@@ -1132,8 +1135,8 @@ class IndexWriter:
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
                build_cache: CacheUpdate | None, inputs: str = "") -> None:
-        """Publish the run: refresh the full-text indexes of the tables written, compact them, store the
-        build cache, then write the meta row naming every table's new version; older versions go after."""
+        """Publish the run: store the build cache, refresh the full-text indexes of the tables written and
+        compact them, then write the meta row naming every table's new version; older versions go after."""
         from generator.factcache import parser_version
 
         tables, meta, config = self._tables, self.meta, self.config
@@ -1153,6 +1156,10 @@ class IndexWriter:
             _ensure_fts(tables[name], rebuild=rebuild[name])
             tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
 
+        cache_tbl = None
+        if build_cache is not None:  # the workers' last job (nothing reads the cache before the meta row)
+            cache_tbl = _write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt),
+                                     workers=self.rows)
         # a cold run's workers are done: its tables' full-text indexes are built side by side, a thread a
         # process it had (each build is mostly one of Lance's threads); otherwise one after the other
         threads = min(len(dirty), self.rows.close() if self.rows is not None else 1)
@@ -1165,9 +1172,7 @@ class IndexWriter:
             for name in dirty:
                 refresh(name)
         versions = {name: int(tbl.version) for name, tbl in tables.items()}
-        cache_tbl = None
         if build_cache is not None:
-            cache_tbl = _write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt))
             if cache_tbl is not None:
                 versions[CACHE_TABLE] = int(cache_tbl.version)
         elif not self.rebuilt and CACHE_TABLE in meta["versions"]:
@@ -1218,7 +1223,8 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
     # a cold run's workers fork here, before the writer imports LanceDB
-    with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source) as rows:
+    with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
+                      build_cache=build_cache) as rows:
         return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                           manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
                           report=report, started=started)
@@ -1345,9 +1351,11 @@ def _published_with(config: Config, fingerprint: str, embedder: Embedder | None)
     return True
 
 
-def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool) -> Any:
+def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool,
+                 workers: _RowWorkers | None = None) -> Any:
     """Bring the build-cache table to `cache`: rows whose hash changed or that are gone are replaced or
-    deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store)."""
+    deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store). An
+    empty table takes every row in one pass, made by a cold run's `workers`."""
     exists = CACHE_TABLE in _table_names(db)
     if fresh and exists:
         db.drop_table(CACHE_TABLE)  # a rebuilt index reuses nothing, its cache neither
@@ -1359,6 +1367,15 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
     stored: dict[str, list[str]] = {}
     for row in _existing(tbl, ["id", "sha"]):
         stored.setdefault(row["id"], []).append(row["sha"])
+    if not stored and workers is not None and workers.workers.workers:
+        def spread(groups: Iterable[list[int]], expected: int) -> Iterator[Any]:
+            return workers.map("cache", groups, expected)
+
+        added = _add_rows(tbl, cache.fresh_rows(spread))
+        if added:
+            tbl.optimize()
+        report.cache_written, report.cache_deleted = added, 0
+        return tbl
     # two passes over the pages, so that no list of every row (each holds a page's Markdown) is built: the
     # first decides (id -> sha; the secret rules' verdicts kept), the second makes the rows to add again,
     # after the stale ones are deleted, and streams them (scanning nothing twice)

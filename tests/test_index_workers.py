@@ -1,7 +1,8 @@
 """A cold index run makes its rows in the build's processes (generator/index.py `_row_workers`): workers
-forked before LanceDB is imported make the chunk, file and page rows (tokens, the pages' index text, the
-static embedder's vectors) and this process writes them. What is published is exactly what one
-process publishes; a run that updates an index, or a process that already holds LanceDB, forks nothing."""
+forked before LanceDB is imported make the chunk, file, page and build-cache rows (tokens, the pages' index
+text, the static embedder's vectors, the secret checks) and this process writes them. What is published is
+exactly what one process publishes; a run that updates an index, or a process that already holds LanceDB,
+forks nothing."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = """
 import json, os, sys
 from pathlib import Path
-import generator.index as ix
-ix.FILES_PER_ITEM = ix.PAGES_PER_ITEM = ix.MIN_SPREAD_ITEMS = 2
+import generator.build_cache as build_cache, generator.index as ix
+ix.FILES_PER_ITEM = ix.PAGES_PER_ITEM = ix.MIN_SPREAD_ITEMS = build_cache.PAGES_PER_ITEM = 2
 notes = Path(sys.argv[3])
 def noted(name, fn):
     def made(*args):
@@ -36,6 +37,7 @@ def noted(name, fn):
     return made
 for name in ("chunk_row", "file_row", "page_row"):
     setattr(ix, name, noted(name, getattr(ix, name)))
+build_cache._verdict = noted("cache", build_cache._verdict)
 from generator.build import build
 from sourcebook.config import load_config
 config = load_config(Path(sys.argv[1]), overrides={"out_dir": sys.argv[2]})
@@ -61,7 +63,7 @@ def test_a_cold_run_in_two_processes_publishes_what_one_process_does(make_repo, 
     for line in notes.read_text().splitlines():
         kind, pid = line.split()
         made.setdefault(kind, set()).add(int(pid))
-    for kind in ("chunk_row", "file_row", "page_row"):
+    for kind in ("chunk_row", "file_row", "page_row", "cache"):
         assert made[kind] - {child["pid"]}, f"no worker made {kind} rows"
     assert (child["embedded"], child["cache"]) == (alone.embedded, alone.cache_written)
     two = load_config(repo, overrides={"out_dir": str(tmp_path / "two")})
