@@ -254,7 +254,8 @@ def site_workers(env: Mapping[str, str] | None = None) -> int:
 def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *, strict: bool,
                 timeout_s: float, workers: int) -> str:
     cmd = [sys.executable, "-m", "generator.site_engine", str(config_file), str(site_dir),
-           "--cache", str(cache), "--within", str(within), "--workers", str(workers)]
+           "--cache", str(cache), "--within", str(within), "--workers", str(workers),
+           "--parent", str(os.getpid())]
     if not strict:
         cmd.append("--no-strict")
     # the engine is this checkout's, whatever the working directory (it imports generator/ by name)

@@ -844,7 +844,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--within", type=Path, help="the output folder the cache must lie in")
     parser.add_argument("--workers", type=int, default=0, help="render processes (default: the usable CPUs)")
     parser.add_argument("--no-strict", action="store_true")
+    parser.add_argument("--parent", type=int, help="a process to die with (the build that started this one)")
     args = parser.parse_args(argv)
+    if args.parent:
+        from generator.workers import die_with_parent
+
+        die_with_parent(args.parent)  # a killed build must not leave its site engine rendering on
     _here.relay = _Relay(sys.stderr)
     root = logging.getLogger()
     root.handlers[:] = [_here.relay]

@@ -149,3 +149,45 @@ def test_workers_of_one_process_or_few_items_run_here() -> None:
         assert {pid for _, pid in alone.map("square", list(range(100)), min_items=1)} == {os.getpid()}
     with Workers({"square": _slow_square}, 2) as few:
         assert {pid for _, pid in few.map("square", list(range(15)), min_items=10)} == {os.getpid()}
+
+
+def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> None:
+    """The engine is told the build's process (--parent): one whose parent is not that process is already
+    orphaned and stops at once, and a started engine is killed with its build (PR_SET_PDEATHSIG): a killed
+    build left it rendering on."""
+    import subprocess
+    import sys
+    import time
+
+    code_root = str(Path(__file__).resolve().parents[1])
+    cmd = [sys.executable, "-m", "generator.site_engine", str(tmp_path / "missing.yml"),
+           str(tmp_path / "site")]
+    orphan = subprocess.run([*cmd, "--parent", "1"], cwd=code_root, capture_output=True, check=False,
+                            timeout=60)
+    assert orphan.returncode == 1
+    assert not (tmp_path / "site").exists()
+    # a parent that starts the engine's die-with rule and then a long sleep in its place is killed: its child
+    # goes with it
+    starter = ("import os, subprocess, sys, time\n"
+               "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time\\n"
+               "from generator.workers import die_with_parent\\n"
+               "die_with_parent(int(sys.argv[1]))\\nprint(os.getpid(), flush=True)\\ntime.sleep(120)', "
+               "str(os.getpid())], stdout=subprocess.PIPE, text=True)\n"
+               "print(child.stdout.readline().strip(), flush=True)\ntime.sleep(120)\n")
+    parent = subprocess.Popen([sys.executable, "-c", starter], cwd=code_root, stdout=subprocess.PIPE,
+                              text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:  # gone, or a zombie its new parent has not reaped yet
+            if Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                break
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        raise AssertionError("the child outlived its killed parent")
