@@ -426,8 +426,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     facts = ctx.facts
     lang = _fence_lang(facts.file.language)
     # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
-    lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "") if ctx.source and public
-             else [])
+    spans = [(s.start_line, _source_end(s, children)) for s in public]
+    lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "", spans)
+             if ctx.source and public else [])
     file_refs = refs or FileRefs()
     budget = [PAGE_SOURCE_BUDGET]  # what is left of it; sections are rendered in page order
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
@@ -18,6 +18,10 @@ MAX_LINES = 120  # per block; the rest is counted and, with source links, one cl
 # JavaScript, 5,000-line modules) that alone made pages of 1-2.3 MB on the 12k-file bench tree. Past this,
 # a section says its source was left out instead (the forge link, when known, still shows it).
 PAGE_SOURCE_BUDGET = 300_000
+# Languages whose Pygments lexer is in its initial state at the first line of any statement the parser bounds
+# (no enclosing markup, no heredoc or template open across a definition): a symbol's lines lexed alone are
+# highlighted exactly as in the whole file (tests/test_source_view.py checks it on real code).
+SPAN_LEXED = frozenset({"python"})
 
 
 @cache
@@ -57,15 +61,43 @@ def highlighted(code: str, language: str) -> str:
     return _PLAIN_SPAN.sub(r"\1", pygments.highlight(code, found, formatter()))
 
 
-def highlighted_lines(text: str, language: str) -> list[str]:
-    """The file's lines as HTML, one entry per source line (1-based line n is entry n-1)."""
+def highlighted_lines(text: str, language: str, spans: Iterable[tuple[int, int]] | None = None) -> list[str]:
+    """The file's lines as HTML, one entry per source line (1-based line n is entry n-1).
+
+    `spans`: the only line ranges (1-based, inclusive) a page shows, each from a statement's first line to a
+    statement's last (a symbol's own lines, as the parser bounds them). For a language whose lexer starts each
+    statement in its initial state (SPAN_LEXED), only those lines are lexed and the rest are escaped text:
+    most of a file page's CPU was Pygments lexing private code and module bodies no page shows."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not language or lexer(language) is None:
         return [html.escape(line, quote=False) for line in lines]
+    if spans is None or language not in SPAN_LEXED:
+        return _lexed(lines, language)
+    out = [html.escape(line, quote=False) for line in lines]
+    for start, end in merged_spans(spans, len(lines)):
+        out[start - 1:end] = _lexed(lines[start - 1:end], language)
+    return out
+
+
+def _lexed(lines: list[str], language: str) -> list[str]:
     out = highlighted("\n".join(lines), language).split("\n")
     if len(out) < len(lines):  # a lexer that dropped trailing lines: pad rather than shift numbers
         out += [""] * (len(lines) - len(out))
     return out[: len(lines)]
+
+
+def merged_spans(spans: Iterable[tuple[int, int]], count: int) -> list[tuple[int, int]]:
+    """`spans` clipped to lines 1..count, sorted, nested and overlapping ones made one (each line is lexed
+    once, and a span inside another is lexed with its context)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted((max(1, a), min(b, count)) for a, b in spans):
+        if end < start:
+            continue
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def source_left_out(start: int, end: int, *, more_url: str = "") -> str:
