@@ -22,6 +22,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,14 @@ _UNUSED = re.compile(r"\[unused\d+\]")
 # Split camelCase and digit boundaries so `parseConfig` embeds like `parse config` (the source vocabulary
 # is lower-cased English word pieces); snake_case and dotted names are already split by the tokenizer.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# Pre-tokens the table's tokenizer (BertNormalizer + BertPreTokenizer + WordPiece) makes of a text whatever
+# surrounds them: the runs between whitespace and ASCII punctuation, and each ASCII punctuation character. A
+# text's word pieces are those of its pre-tokens in order (WordPiece sees one pre-token at a time, and
+# _CAMEL's boundaries lie inside runs of ASCII letters and digits), so each distinct run is tokenised once.
+_PIECE = re.compile(r"[^\s!-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
+# Python's \s, but control characters to BertNormalizer, which deletes them (joining their neighbours)
+_DELETED_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+PIECE_CACHE = 1 << 18  # distinct pre-tokens whose word pieces are kept (emptied when full)
 
 
 def table_name(dims: int = DEFAULT_DIMS) -> str:
@@ -233,6 +242,8 @@ class StaticTable:
     table: np.ndarray
     tokenizer: Tokenizer
     _wide: np.ndarray | None = field(default=None, init=False, repr=False)
+    _pieces: dict[str, tuple[int, ...]] = field(default_factory=dict, init=False, repr=False)
+    _added_texts: tuple[str, ...] | None = field(default=None, init=False, repr=False)  # added tokens' texts
 
     @property
     def dim(self) -> int:
@@ -256,15 +267,45 @@ class StaticTable:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         table = self._rows(many=len(texts) >= WIDE_TABLE_TEXTS)
         for start in range(0, len(texts), batch):
-            part = [_CAMEL.sub(" ", t) for t in texts[start:start + batch]]
-            encodings = self.tokenizer.encode_batch(part, add_special_tokens=False)
-            for row, enc in enumerate(encodings):
-                ids = enc.ids[:MAX_TOKENS]
+            for row, found in enumerate(self.token_ids(texts[start:start + batch]), start):
+                ids = found[:MAX_TOKENS]
                 if ids:
-                    out[start + row] = table[ids].astype(np.float32, copy=False).sum(axis=0)
+                    out[row] = table[ids].astype(np.float32, copy=False).sum(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
+
+    def _added(self) -> tuple[str, ...]:
+        """The added tokens' texts (("",): every text, when one is matched after normalising: its text could
+        then span pre-tokens in many spellings)."""
+        added = self.tokenizer.get_added_tokens_decoder().values()
+        normalized = any(token.normalized for token in added)
+        self._added_texts = ("",) if normalized else tuple(token.content for token in added)
+        return self._added_texts
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's word-piece ids, camelCase split: what the tokenizer gives `_CAMEL.sub(" ", text)`.
+
+        Each distinct pre-token is tokenised once and its ids kept (`_PIECE`): code repeats its words, and
+        the tokenizer's per-text work (normalising, splitting, offsets) was most of a cold index step's
+        embedding time. A text the two could disagree on is tokenised whole: one holding a character Python
+        splits at and the normaliser deletes, or an added token's text (`[CLS]`: matched before splitting)."""
+        added = self._added_texts if self._added_texts is not None else self._added()
+        pieces = [None if _DELETED_SPACE.search(t) or any(a in t for a in added) else _PIECE.findall(t)
+                  for t in texts]
+        known = self._pieces
+        new = list({p: None for found in pieces if found is not None for p in found if p not in known})
+        if new:
+            if len(known) + len(new) > PIECE_CACHE:  # a fresh dict, not cleared: a thread may be reading it
+                self._pieces = known = {}
+                new = list({p: None for found in pieces if found is not None for p in found})
+            encodings = self.tokenizer.encode_batch_fast([_CAMEL.sub(" ", p) for p in new],
+                                                         add_special_tokens=False)
+            known.update(zip(new, (tuple(e.ids) for e in encodings), strict=True))
+        alone = [_CAMEL.sub(" ", t) for t, found in zip(texts, pieces, strict=True) if found is None]
+        odd = iter(self.tokenizer.encode_batch_fast(alone, add_special_tokens=False) if alone else ())
+        return [list(chain.from_iterable(map(known.__getitem__, found))) if found is not None
+                else next(odd).ids for found in pieces]
 
 
 def load_static_model(dims: int = DEFAULT_DIMS) -> StaticTable:

@@ -333,3 +333,40 @@ def test_only_the_static_table_embeds_in_forked_workers(default_embedder: Static
     monkeypatch.setenv(TOKENIZERS_THREADS_ENV, "true")  # the user's own setting is kept
     assert for_workers(default_embedder)
     assert os.environ[TOKENIZERS_THREADS_ENV] == "true"
+
+
+def test_token_ids_are_the_tokenizers_own(default_embedder: StaticEmbedder) -> None:
+    """Pre-tokens tokenised once each and joined give exactly the ids the tokenizer gives the whole text:
+    every character of the Basic Multilingual Plane between letters, camelCase, and this repository's
+    source (the cache emptied in between, so both the cached and the fresh paths are checked)."""
+    model = default_embedder.load()
+    tokenizer = model.tokenizer
+
+    def whole(texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in tokenizer.encode_batch([static_model._CAMEL.sub(" ", t) for t in texts],
+                                                      add_special_tokens=False)]
+
+    chars = [chr(c) for c in range(1, 0x10000) if not 0xD800 <= c < 0xE000]
+    texts = [f"a{c}b" for c in chars] + [f"X{c}Yz {c}" for c in chars]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "generator").glob("*.py"))]
+    texts += ["parseConfig HTTPServerError_code2", "x" * 150, "déjà\u00a0vu\u3000中文\x0bjoined", "",
+              "a[CLS]b [SEP] [cls] [MASK"]
+    for start in range(0, len(texts), 512):
+        part = texts[start:start + 512]
+        assert model.token_ids(part) == whole(part)
+        assert model.token_ids(part) == whole(part)  # from the kept pieces
+        model._pieces = {}
+
+
+def test_token_ids_with_a_full_piece_cache(default_embedder: StaticEmbedder,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch that would overfill the kept pieces starts a fresh cache with its own: the same ids."""
+    model = default_embedder.load()
+    monkeypatch.setattr(static_model, "PIECE_CACHE", 40)
+    texts = [p.read_text(encoding="utf-8")[:3000] for p in sorted((ROOT / "generator").glob("*.py"))[:20]]
+    whole = [e.ids for e in model.tokenizer.encode_batch([static_model._CAMEL.sub(" ", t) for t in texts],
+                                                         add_special_tokens=False)]
+    for n in range(0, len(texts), 4):
+        assert model.token_ids(texts[n:n + 4]) == whole[n:n + 4]
+        batch = {p for t in texts[n:n + 4] for p in static_model._PIECE.findall(t)}
+        assert len(model._pieces) <= max(40, len(batch))  # never more than the limit or one batch's own
