@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from fnmatch import translate
@@ -101,7 +100,8 @@ _PRIVATE_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 # Candidate tokens for the entropy check: long runs of base64/hex/url-safe characters.
 _NEWLINE = re.compile("\n")
 _TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
-_HEX = re.compile(r"[0-9a-fA-F]{32,}\b")  # \b in front: see _word_start
+_HEX_MIN = 32
+_HEX = re.compile(rf"[0-9a-fA-F]{{{_HEX_MIN},}}\b")  # \b in front: see _word_start
 # str.isdigit/isupper/islower of an ASCII character
 _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
@@ -192,8 +192,8 @@ def _literal_secret(name: str, value: str, strength: str) -> bool:
 
 def _assignment_secret(line: str) -> bool:
     """True when `line` assigns a literal to a secret-named key, in any of the config or code forms."""
-    if not _NAME_HINT.search(line):
-        return False
+    if not _NAME_HINT.search(line) or ("=" not in line and ":" not in line):
+        return False  # every separator _ASSIGN knows holds one of the two
     for match in _ASSIGN.finditer(line):
         strength = _name_strength(match.group("name"))
         if strength is None:
@@ -281,19 +281,24 @@ def scan_line(line: str) -> str | None:
     return _line_rules(line).get(0)
 
 
-def _line_rules(text: str) -> dict[int, str]:
-    """0-based line number -> the first rule it trips, for every line of `text` that trips one.
+def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
+    """0-based line number -> the first rule it trips, for every line of `text` that trips one (`first`: stop
+    at the first line found, which is all `holds_secret` asks).
 
     Each pattern runs once over the whole text (in C) rather than once per line (34k lines x 20 patterns
-    of Python calls made redaction the slow part); a hit is mapped back to its line. The rules are tried
-    in the same order per line: known key formats, then assignments, then high entropy, then hex.
+    of Python calls made redaction the slow part); a hit is mapped back to its line, which is known by where
+    it starts until the end (the line numbers of a few hits, not a table of every line's start). The rules
+    are tried in the same order per line: known key formats, then assignments, then high entropy, then hex.
     """
-    starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+    rules: dict[int, str] = {}  # line start -> rule
 
-    def line_of(pos: int) -> int:
-        return bisect_right(starts, pos) - 1
+    def line_start(pos: int) -> int:
+        return text.rfind("\n", 0, pos) + 1
 
-    rules: dict[int, str] = {}
+    def line_at(begin: int) -> str:
+        end = text.find("\n", begin)
+        return text[begin:] if end < 0 else text[begin:end]
+
     for name, pattern, word_start in _KEY_PATTERNS:
         needs = _NEEDS.get(name)
         if needs is not None and not any(part in text for part in needs):
@@ -301,27 +306,58 @@ def _line_rules(text: str) -> dict[int, str]:
         for match in pattern.finditer(text):
             if word_start and not _word_start(text, match.start()):
                 continue
-            for number in range(line_of(match.start()), line_of(max(match.start(), match.end() - 1)) + 1):
-                rules.setdefault(number, name)
-    lines = text.split("\n")
+            rules.setdefault(line_start(match.start()), name)
+            last = max(match.start(), match.end() - 1)  # every line the match spans
+            newline = text.find("\n", match.start(), last)
+            while newline >= 0:
+                rules.setdefault(newline + 1, name)
+                newline = text.find("\n", newline + 1, last)
+            if first:
+                return _numbered(text, rules)
     checked: set[int] = set()
     for match in _NAME_HINT.finditer(text):
-        number = line_of(match.start())
-        if number in rules or number in checked:
+        begin = line_start(match.start())
+        if begin in rules or begin in checked:
             continue
-        checked.add(number)
-        if _assignment_secret(lines[number]):
-            rules[number] = "secret-assignment"
+        checked.add(begin)
+        if _assignment_secret(line_at(begin)):
+            rules[begin] = "secret-assignment"
+            if first:
+                return _numbered(text, rules)
+    long_runs: list[tuple[int, int]] = []  # where hex can be: runs of token characters of its length or more
     for match in _TOKEN.finditer(text):
-        if _looks_random(match.group(0)):  # first: most tokens are not, and finding their line costs more
-            number = line_of(match.start())
-            if number not in rules:
-                rules[number] = "high-entropy"
-    for match in _HEX.finditer(text):
-        number = line_of(match.start())
-        if number not in rules and _word_start(text, match.start()) and _SECRETISH_WORD.search(lines[number]):
-            rules[number] = "hex-secret"
-    return rules
+        token = match.group(0)
+        if _looks_random(token):  # first: most tokens are not, and finding their line costs more
+            begin = line_start(match.start())
+            if begin not in rules:
+                rules[begin] = "high-entropy"
+                if first:
+                    return _numbered(text, rules)
+        run = len(token.rstrip("="))
+        if run >= _HEX_MIN:
+            long_runs.append((match.start(), match.start() + run))
+    for run_start, run_end in long_runs:
+        # hex digits are token characters, so a hex match lies within one such run; the character after the
+        # run stays in view for the closing \b
+        for match in _HEX.finditer(text, run_start, run_end + 1):
+            begin = line_start(match.start())
+            if (begin not in rules and _word_start(text, match.start())
+                    and _SECRETISH_WORD.search(line_at(begin))):
+                rules[begin] = "hex-secret"
+                if first:
+                    return _numbered(text, rules)
+    return _numbered(text, rules)
+
+
+def _numbered(text: str, rules: dict[int, str]) -> dict[int, str]:
+    """`rules` keyed by 0-based line number instead of where each line starts."""
+    out: dict[int, str] = {}
+    number = counted = 0
+    for begin in sorted(rules):
+        number += text.count("\n", counted, begin)
+        counted = begin
+        out[number] = rules[begin]
+    return out
 
 
 def _word_start(text: str, pos: int) -> bool:
@@ -357,7 +393,7 @@ def holds_secret(text: str) -> bool:
         return False
     if "PRIVATE KEY" in text and _PRIVATE_BLOCK_BEGIN.search(text):
         return True
-    return bool(_line_rules(text))
+    return bool(_line_rules(text, first=True))
 
 
 def redact_text(text: str) -> str:

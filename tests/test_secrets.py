@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from generator.secrets import REDACTED, is_secret_path, redact, redact_text, scan_line, shannon_entropy
+from generator.secrets import (
+    REDACTED,
+    holds_secret,
+    is_secret_path,
+    redact,
+    redact_text,
+    scan_line,
+    shannon_entropy,
+)
 
 # Keys assembled at run time so that this file itself does not trip secret scanners.
 AWS_ID = "AKIA" + "Q3EXAMPLE7ABCDEFG"[:16]
@@ -159,3 +167,28 @@ def test_key_formats_skipped_when_their_text_is_absent_are_found_when_present(ru
     cleaned, found = redact(text)
     assert [(r.line, r.rule) for r in found] == [(6, rule)]
     assert line not in cleaned
+
+
+_HEX = "0123456789abcdef" * 3
+
+
+@pytest.mark.parametrize(("text", "rules"), [
+    (f"{_HEX}\nsecret", {}),
+    (f"auth {_HEX}==", {1: "hex-secret"}),
+    (f"token {_HEX}é", {}),  # no word boundary after it: not a hex secret
+    (f"token {_HEX}g", {}),
+    (f"salt=x{_HEX}", {}),  # no word boundary before it
+    (f"signature\t{_HEX[:31]}", {}),  # too short
+    (f"a = 1\nsignature ({_HEX}) and {_HEX[:33]}_", {2: "hex-secret"}),
+    (f"x = 1\napi_key_path/{_HEX}", {2: "high-entropy"}),
+    ("aws_secret_key =\n" + "A" * 40, {1: "aws-secret-key", 2: "aws-secret-key"}),  # a match over two lines
+    (f"Authorization: Bearer\n  abc{_HEX[:20]}\nx = 1", {1: "bearer-token", 2: "bearer-token"}),
+    (f"key\n{_HEX}", {}),
+])
+def test_each_line_a_rule_trips_is_found_and_holds_secret_agrees(text: str, rules: dict[int, str]) -> None:
+    """Hex keys are looked for only inside runs of token characters long enough to hold one, and lines are
+    numbered only for the hits; `holds_secret` stops at the first: the same lines and verdicts as a scan of
+    every line."""
+    found = redact(text)[1]
+    assert {r.line: r.rule for r in found} == rules
+    assert holds_secret(text) == bool(rules)
