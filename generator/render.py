@@ -350,6 +350,14 @@ _FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
 _INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>$', re.M)
 _INDEX_ROW = re.compile(r'<tr><td[^>]*><a href="#([\w-]+)" title="([^"]*)">.*?</a></td><td>(.*?)</td>'
                         r"<td>(.*?)</td></tr>")
+# what a match of each of these must hold (index_text skips a pattern whose literal the page lacks)
+_NEEDED = {_DOCUMENT: '<div class="sb-document', _SOURCE_BLOCK: '<details class="note sb-source"',
+           _MERMAID_CLICK: "  click ", _REFS_PARAGRAPH: '<p class="sb-refs" data-search-exclude><strong>',
+           _SIGNATURE_BLOCK: '<div class="language-',
+           _INDEX_TABLE: '<div class="sb-index" data-search-exclude>'}
+# the start of a navigation section, unanchored: a literal prefix re skips ahead to
+_NAVIGATION_HEADING = re.compile(r"## (?:Code it exercises|Class hierarchy|Entry points"
+                                 r"|Most-used abstractions|Where to start reading)\n")
 
 
 def _plain(fragment: str, sep: str = " ") -> str:
@@ -369,17 +377,26 @@ def index_text(markdown: str) -> str:
                 for anchor, name, kind, summary in _INDEX_ROW.findall(m.group(0))]
         return "| Symbol | Kind | Signature | Summary |\n|---|---|---|---|\n" + "\n".join(rows)
 
-    text = _SOURCE_BLOCK.sub("", _DOCUMENT.sub("", _FRONT_MATTER.sub("", markdown)))
-    text = _MERMAID_CLICK.sub("", _NAVIGATION_SECTIONS.sub("", text))
-    text = _REFS_PARAGRAPH.sub("", _KIND_ATTR.sub(r"\1 }", text))
-    text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
+    text = _removed(_SOURCE_BLOCK, _removed(_DOCUMENT, _FRONT_MATTER.sub("", markdown)))
+    if _NAVIGATION_HEADING.search(text):
+        text = _NAVIGATION_SECTIONS.sub("", text)
+    text = _removed(_REFS_PARAGRAPH, _KIND_ATTR.sub(r"\1 }", _removed(_MERMAID_CLICK, text)))
+    if "](http" in text:
+        text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
     # markup is not words: a test page's 60 signatures in <span>s made it a long document of "span class
     # nf p" (the symbol index carries each signature as text), and its headings spelled names as Markdown
     # escapes them ("test&#95;url&#95;for"). The symbol index is then rebuilt exactly as retrieval was tuned
     # on (the same table as before; unescaping it too measured worse: flask MRR 0.879)
-    text = _SIGNATURE_BLOCK.sub("", text).replace("&#95;", "_")
-    text = _OUTLINE_LINK.sub(r"\1", text)  # a doc's outline: its headings' words, not their anchors
-    return _INDEX_TABLE.sub(table, text)
+    text = _removed(_SIGNATURE_BLOCK, text).replace("&#95;", "_")
+    if "](#" in text:
+        text = _OUTLINE_LINK.sub(r"\1", text)  # a doc's outline: its headings' words, not their anchors
+    return _INDEX_TABLE.sub(table, text) if _NEEDED[_INDEX_TABLE] in text else text
+
+
+def _removed(pattern: re.Pattern[str], text: str) -> str:
+    """`pattern.sub("", text)`, skipped when the text lacks the literal every match starts with: a pattern
+    anchored at ^ (re.M) is tried at every position of the page, which made most of index_text's time."""
+    return pattern.sub("", text) if _NEEDED[pattern] in text else text
 
 
 def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:
