@@ -174,9 +174,12 @@ class PageSink:
             return draft, row
         return None
 
-    def put(self, page_id: str, key: str, markdown: str, row: PageState, *, dkey: str = "",
+    def put(self, page_id: str, key: str, markdown: str | None, row: PageState, *, dkey: str = "",
             draft: BaseModel | None = None, stable: str = "") -> None:
-        atomic_write_text(self.docs / page_id, markdown)
+        """Write the page's Markdown (None: already written, by write_markdown in a render worker) and then
+        its state row."""
+        if markdown is not None:
+            self.write_markdown(page_id, markdown)
         previous = self.state.get(page_id)
         row.key = key
         row.draft_key = dkey
@@ -201,6 +204,10 @@ class PageSink:
         self.dirty = True
         if time.monotonic() - self.saved_at > SAVE_EVERY_S:
             self.save()  # a killed process (no finally) loses at most a few seconds of written pages
+
+    def write_markdown(self, page_id: str, markdown: str) -> None:
+        """The page's file in docs/ (in whichever process rendered it; its row follows in put)."""
+        atomic_write_text(self.docs / page_id, markdown)
 
     def prune(self, planned: set[str]) -> list[str]:
         gone = orphan_pages(planned, self.state, self.docs)
@@ -337,39 +344,56 @@ def write_file_pages(run: PageRun) -> None:
             todo.append((ctx, key, refs, draft_key(fingerprint, writer.id)))
     notify("files", 0, len(todo))
 
-    def write(item: tuple[Any, str, FileRefs, str]) -> tuple[FileDraft, dict[str, str], str]:
-        """(draft, generated docstrings, source): the draft re-used from the state when only the rendering
-        changed."""
+    # the extractive writer's drafts are made where the page is rendered (a forked worker too): it is
+    # deterministic and reads only the page's context; a model's are asked here, its threads in this process
+    local = drafts_where_rendered(writer)
+
+    def write(item: tuple[Any, str, FileRefs, str]) -> tuple[FileDraft, dict[str, str]] | None:
+        """(draft, generated docstrings): the draft re-used from the state when only the rendering changed;
+        None when the render makes it (`local`)."""
         ctx, dkey = item[0], item[3]
-        text = source_text(ctx.path)
         stored = pages.stored(ctx.page_id, dkey, FileDraft)
         if stored is not None:
-            return stored[0], dict(stored[1].docstrings), text
+            return stored[0], dict(stored[1].docstrings)
         earlier = pages.model_draft(ctx.page_id, dkey, FileDraft)
         if earlier is not None:
             notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
-            return earlier, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
-        ctx = dataclasses.replace(ctx, source=text)  # the source is no part of the fingerprint
+            return earlier, {str(n["qualname"]): str(n["explanation"]) for n in notes}
+        if local:
+            return None
+        # the source is no part of the fingerprint
+        ctx = dataclasses.replace(ctx, source=source_text(ctx.path))
         draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
         if draft.fallback:
             kept = pages.settle(ctx.page_id, draft, FileDraft, dkey, dkey)
             if kept is not draft:
                 notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
-                return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}, text
-        return draft, generated_docstrings(draft), text
+                return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}
+        return draft, generated_docstrings(draft)
 
     made: dict[int, tuple[FileDraft, dict[str, str]]] = {}  # drafts handed to render, until their page is put
 
-    def drafts() -> Iterator[tuple[int, FileDraft, dict[str, str], str]]:
-        for n, (draft, generated, text) in enumerate(_map(write, todo, writer.concurrency)):
-            made[n] = (draft, generated)
-            yield n, draft, generated, text
+    def drafts() -> Iterator[tuple[int, FileDraft | None, dict[str, str]]]:
+        for n, written in enumerate(_map(write, todo, writer.concurrency)):
+            if written is None:
+                yield n, None, {}
+            else:
+                made[n] = written
+                yield n, *written
 
-    def render(item: tuple[int, FileDraft, dict[str, str], str]) -> tuple[int, str, str]:
-        """(n, the page's Markdown, "hit"/"miss" of its reST document in the cache or ""): run by this
-        process or a forked worker (workers.py), which inherits all it reads."""
-        n, draft, generated, text = item
+    def render(item: tuple[int, FileDraft | None, dict[str, str]]
+               ) -> tuple[int, str, tuple[FileDraft, dict[str, str]] | None]:
+        """(n, "hit"/"miss" of its reST document in the cache or "", the draft made here if any): run by
+        this process or a forked worker (workers.py), which inherits all it reads and writes the page's
+        Markdown itself (only its row is kept here)."""
+        n, draft, generated = item
         ctx, _key, refs, _dkey = todo[n]
+        text = source_text(ctx.path)
+        made_here = None
+        if draft is None:  # the local writer's, as `write` above would have made it
+            draft = writer.file_page(dataclasses.replace(ctx, source=text))
+            generated = generated_docstrings(draft)
+            made_here = (draft, generated)
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
         resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
@@ -382,13 +406,14 @@ def write_file_pages(run: PageRun) -> None:
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
                                     document=document)
-        return n, markdown, cached
+        pages.write_markdown(ctx.page_id, markdown)
+        return n, cached, made_here
 
     tally = {"hit": 0, "miss": 0, "": 0}
-    for n, markdown, cached in ordered_map(render, drafts(), run.processes, expected=len(todo)):
-        (ctx, key, _refs, dkey), (draft, generated) = todo[n], made.pop(n)
+    for n, cached, made_here in ordered_map(render, drafts(), run.processes, expected=len(todo)):
+        (ctx, key, _refs, dkey), (draft, generated) = todo[n], made_here or made.pop(n)
         tally[cached] += 1
-        pages.put(ctx.page_id, key, markdown, PageState(
+        pages.put(ctx.page_id, key, None, PageState(
             key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
             summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
             symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
@@ -398,6 +423,13 @@ def write_file_pages(run: PageRun) -> None:
     documents.prune()
     if tally["hit"] or tally["miss"]:
         log.info("documents (reST, Markdown): %d rendered, %d from the cache", tally["miss"], tally["hit"])
+
+
+def drafts_where_rendered(writer: PageWriter) -> bool:
+    """Whether file pages' drafts may be made where they are rendered, a forked worker included: the
+    extractive writer's (deterministic, local, no threads, never a fallback). A model's drafts are asked
+    by this process, with its threads, and its fallbacks and retries kept in this process's state."""
+    return type(writer) is ExtractiveWriter
 
 
 def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],

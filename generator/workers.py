@@ -35,7 +35,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS_PER_PROCESS = 32  # fewer, and a fork (tens of ms, a copy of what a worker touches) is not worth it
-QUEUED_PER_WORKER = 4  # items a worker has queued before this process takes the next one itself
+# items a worker has queued before this process takes the next one itself: deep enough that a worker does
+# not run dry while this process renders a long item (a 300 kB file) or does its own serial work
+QUEUED_PER_WORKER = 16
+# results held back in order, a worker: a long item in a worker holds this process back only after so many
+WINDOW_PER_WORKER = 256
 LogLine = tuple[str, int, str]  # logger name, level, message
 
 
@@ -97,23 +101,26 @@ def _ordered(pool: ProcessPoolExecutor, workers: int, here: Callable[[Any], Any]
     they have enough queued, in this process."""
     # results in item order: a future (a worker's) or a value (computed here)
     pending: deque[tuple[Future[tuple[Any, list[LogLine]]] | None, Any]] = deque()
-    queued = 0  # futures in `pending` a worker has not finished (as last counted)
+    finished: list[None] = []  # one entry a worker's finished item (appended by the pool's thread)
+    submitted = 0
+    window = WINDOW_PER_WORKER * workers
     try:
         for item in items:
-            queued = sum(1 for future, _ in pending if future is not None and not future.done())
-            if queued < workers * QUEUED_PER_WORKER:
-                pending.append((pool.submit(_run, sent(item)), None))
+            if submitted - len(finished) < workers * QUEUED_PER_WORKER:
+                future = pool.submit(_run, sent(item))
+                future.add_done_callback(lambda _future: finished.append(None))
+                submitted += 1
+                pending.append((future, None))
             else:  # the workers are busy: this process takes this item
                 pending.append((None, here(item)))
-            while pending and (pending[0][0] is None or pending[0][0].done()
-                               or len(pending) > 4 * workers * QUEUED_PER_WORKER):
+            while pending and (pending[0][0] is None or pending[0][0].done() or len(pending) > window):
                 yield _result(pending.popleft())
         while pending:
             yield _result(pending.popleft())
     finally:
-        for future, _ in pending:
-            if future is not None:
-                future.cancel()
+        for waiting, _ in pending:
+            if waiting is not None:
+                waiting.cancel()
 
 
 class Workers:

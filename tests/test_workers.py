@@ -36,14 +36,14 @@ def test_items_are_taken_lazily_and_a_closure_is_inherited() -> None:
     offset = 1000  # read by the closure in the workers: inherited at the fork, never pickled
 
     def items() -> Iterator[int]:
-        for n in range(200):
+        for n in range(2000):
             taken.append(n)
             yield n
 
-    results = ordered_map(lambda n: n + offset, items(), 2, min_items=10, expected=200)
+    results = ordered_map(lambda n: n + offset, items(), 2, min_items=10, expected=2000)
     assert next(results) == 1000
-    assert len(taken) < 200  # not all drawn for the first result
-    assert list(results) == [n + 1000 for n in range(1, 200)]
+    assert len(taken) < 2000  # not all drawn for the first result (at most a window of results ahead)
+    assert list(results) == [n + 1000 for n in range(1, 2000)]
 
 
 def _noisy(n: int) -> int:
@@ -85,8 +85,7 @@ def test_a_worker_that_dies_fails_with_one_clear_error_not_a_hang() -> None:
         list(ordered_map(_dies_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10))
 
 
-def test_a_build_in_two_processes_writes_the_same_pages_state_and_facts(
-        make_repo: Callable[..., Path], caplog: pytest.LogCaptureFixture) -> None:
+def _many_modules() -> dict[str, str | bytes]:
     files: dict[str, str | bytes] = {"README.md": "# Many\n\nMany small modules.\n"}
     for n in range(90):
         k = (n + 1) % 90
@@ -95,7 +94,23 @@ def test_a_build_in_two_processes_writes_the_same_pages_state_and_facts(
                                      f"    return x + {n}\n")
     for n in range(4):  # reST documents: rendered through the document cache (its counts come back too)
         files[f"docs/d{n}.rst"] = f"Doc {n}\n=====\n\nSee :func:`pkg.m0{n}.f{n}` and `m <../pkg/m01.py>`_.\n"
-    root = make_repo(files)
+    return files
+
+
+def _same_outputs(one: Path, two: Path) -> None:
+    """The same docs/ files, byte for byte, and the same page state."""
+    mine, theirs = (sorted(p.relative_to(o) for p in (o / "docs").rglob("*") if p.is_file())
+                    for o in (one, two))
+    assert mine == theirs
+    assert len(mine) > 90
+    for rel in mine:
+        assert (one / rel).read_bytes() == (two / rel).read_bytes(), rel
+    assert (one / "state/pages.json").read_bytes() == (two / "state/pages.json").read_bytes()
+
+
+def test_a_build_in_two_processes_writes_the_same_pages_state_and_facts(
+        make_repo: Callable[..., Path], caplog: pytest.LogCaptureFixture) -> None:
+    root = make_repo(_many_modules())
     outs = {}
     for processes in (1, 2):
         out = root.parent / f"out{processes}"
@@ -108,14 +123,34 @@ def test_a_build_in_two_processes_writes_the_same_pages_state_and_facts(
         rendered = "documents (reST, Markdown): 5 rendered, 0 from the cache"
         assert any(rendered in r.getMessage() for r in caplog.records)
         outs[processes] = out
-    one, two = (sorted(p.relative_to(o) for p in (o / "docs").rglob("*") if p.is_file())
-                for o in (outs[1], outs[2]))
-    assert one == two
-    assert len(one) > 90
-    for rel in one:
-        assert (outs[1] / rel).read_bytes() == (outs[2] / rel).read_bytes(), rel
-    for kept in (Path("state/pages.json"), Path("cache/facts.json")):  # parsed in two processes too
-        assert (outs[1] / kept).read_bytes() == (outs[2] / kept).read_bytes()
+    _same_outputs(outs[1], outs[2])
+    assert (outs[1] / "cache/facts.json").read_bytes() == (outs[2] / "cache/facts.json").read_bytes()
+
+
+def test_extractive_drafts_made_in_the_render_workers_equal_drafts_made_here(
+        make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extractive writer's file drafts are made where each page is rendered (pages.drafts_where_rendered),
+    a forked worker too; any other writer's are made in this process. Same pages, same state."""
+    from generator.write import ExtractiveWriter
+
+    class HereOnly(ExtractiveWriter):  # the same prose and id, drafted by this process as a model's would be
+        pass
+
+    here: list[str] = []  # file drafts made in this process
+    drafted = ExtractiveWriter.file_page
+    monkeypatch.setattr(ExtractiveWriter, "file_page",
+                        lambda self, ctx: here.append(ctx.page_id) or drafted(self, ctx))
+    root = make_repo(_many_modules())
+    outs, counts = {}, {}
+    for writer in (ExtractiveWriter(), HereOnly()):
+        here.clear()
+        out = root.parent / f"out-{type(writer).__name__}"
+        build(load_config(root, overrides={"out_dir": str(out)}), writer=writer, site=False, index=False,
+              site_workers=2)
+        outs[type(writer)], counts[type(writer)] = out, len(set(here))
+    _same_outputs(outs[ExtractiveWriter], outs[HereOnly])
+    assert counts[HereOnly] >= 95  # every file page's draft (90 modules, 4 documents, the README)
+    assert 0 < counts[ExtractiveWriter] < counts[HereOnly]  # the worker drafted the rest
 
 
 # -- Workers: forked once, for several ordered maps ----------------------------------------------------------
