@@ -39,7 +39,8 @@ MIN_ITEMS_PER_PROCESS = 32  # fewer, and a fork (tens of ms, a copy of what a wo
 # not run dry while this process renders a long item (a 300 kB file) or does its own serial work
 QUEUED_PER_WORKER = 16
 # results held back in order, a worker: a long item in a worker holds this process back only after so many
-WINDOW_PER_WORKER = 256
+# (seconds of short items)
+WINDOW_PER_WORKER = 1024
 LogLine = tuple[str, int, str]  # logger name, level, message
 
 
@@ -64,26 +65,30 @@ class _Capture(logging.Handler):
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], processes: int, *,
-                min_items: int = MIN_ITEMS_PER_PROCESS, expected: int | None = None) -> Iterator[R]:
+                min_items: int = MIN_ITEMS_PER_PROCESS, expected: int | None = None,
+                heavy: Callable[[T], bool] | None = None) -> Iterator[R]:
     """`fn` over `items`, in order, in up to `processes` processes (this one included).
 
     `expected`: how many items there are, when `items` is an iterator; below `min_items` per process no
-    worker is forked. `fn` may be a closure: the workers inherit it."""
+    worker is forked. `fn` may be a closure: the workers inherit it. `heavy(item)`: an item this process
+    never takes itself (a page of a 400 kB changelog takes a second or two): a worker gets it however much
+    it has queued, so the workers never run dry while this process is on one long item."""
     count = expected if expected is not None else len(items) if isinstance(items, (list, tuple)) else 0
     workers = min(processes - 1, count // max(1, min_items) - 1)
     if workers < 1:
         yield from map(fn, items)
         return
-    yield from _fan_out(fn, items, workers)
+    yield from _fan_out(fn, items, workers, heavy)
 
 
-def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Iterator[R]:
+def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int,
+             heavy: Callable[[T], bool] | None) -> Iterator[R]:
     log.info("spreading the work over %d processes (this one and %d forked)", workers + 1, workers)
     _here.fn = fn
     gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
     pool = _pool(workers)
     try:
-        yield from _ordered(pool, workers, fn, lambda item: item, items)
+        yield from _ordered(pool, workers, fn, lambda item: item, items, heavy=heavy)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
@@ -96,9 +101,9 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _ordered(pool: ProcessPoolExecutor, workers: int, here: Callable[[Any], Any], sent: Callable[[Any], Any],
-             items: Iterable[Any]) -> Iterator[Any]:
+             items: Iterable[Any], *, heavy: Callable[[Any], bool] | None = None) -> Iterator[Any]:
     """`here(item)` for each item in order, computed by the pool's workers (given `sent(item)`) or, when
-    they have enough queued, in this process."""
+    they have enough queued and the item is not `heavy`, in this process."""
     # results in item order: a future (a worker's) or a value (computed here)
     pending: deque[tuple[Future[tuple[Any, list[LogLine]]] | None, Any]] = deque()
     finished: list[None] = []  # one entry a worker's finished item (appended by the pool's thread)
@@ -106,7 +111,7 @@ def _ordered(pool: ProcessPoolExecutor, workers: int, here: Callable[[Any], Any]
     window = WINDOW_PER_WORKER * workers
     try:
         for item in items:
-            if submitted - len(finished) < workers * QUEUED_PER_WORKER:
+            if submitted - len(finished) < workers * QUEUED_PER_WORKER or (heavy is not None and heavy(item)):
                 future = pool.submit(_run, sent(item))
                 future.add_done_callback(lambda _future: finished.append(None))
                 submitted += 1

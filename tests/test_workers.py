@@ -26,6 +26,16 @@ def test_results_come_in_order_from_this_process_and_the_workers() -> None:
     assert len(pids) >= 2  # a forked worker took items
 
 
+def test_heavy_items_go_to_a_worker_however_much_it_has_queued() -> None:
+    """This process takes an item only when the workers have enough queued, and never a heavy one: a long
+    item here would leave the workers idle."""
+    results = list(ordered_map(_slow_square, list(range(300)), 2, min_items=10, heavy=lambda n: n % 7 == 0))
+    assert [r for r, _ in results] == [n * n for n in range(300)]
+    assert {pid for n, (_, pid) in enumerate(results) if n % 7 == 0} - {os.getpid()}
+    assert os.getpid() not in {pid for n, (_, pid) in enumerate(results) if n % 7 == 0}
+    assert os.getpid() in {pid for _, pid in results}  # the light ones shared as before
+
+
 def test_one_process_or_few_items_fork_nothing() -> None:
     assert {pid for _, pid in ordered_map(_slow_square, list(range(300)), 1, min_items=10)} == {os.getpid()}
     assert {pid for _, pid in ordered_map(_slow_square, list(range(15)), 4, min_items=10)} == {os.getpid()}
