@@ -1,0 +1,79 @@
+"""generator/nav_items.py: Material's nav entries taken from the per-folder memo give every page the bytes the
+template renders without it: sourcebook's light nav pruned and not (its windows move a closed section's
+place, which a section that is not pruned prints), Material's whole nav; and most entries are reused."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from generator import nav_items, site_engine
+from generator.site import install_theme
+
+HOOKS = Path(site_engine.__file__).resolve().parent / "mkdocs_hooks.py"
+
+
+def _project(root: Path, *, features: list[str], hooks: bool) -> Path:
+    docs = root / "docs"
+    nav: list[object] = [{"Overview": "index.md"}, {"Loose": "loose.md"}]
+    pages = ["index.md", "loose.md"]
+    big: list[object] = ["big/index.md"]
+    for k in range(30):
+        big.append({f"M{k:02} <b>&amp;</b>": f"big/m{k:02}.md"})
+        pages.append(f"big/m{k:02}.md")
+    deep: list[object] = ["big/deep/index.md", {"Deeper/": ["big/deep/deeper/index.md",
+                                                            {"Leaf": "big/deep/deeper/leaf.md"}]}]
+    big.insert(5, {"Deep/": deep})
+    pages += ["big/index.md", "big/deep/index.md", "big/deep/deeper/index.md", "big/deep/deeper/leaf.md"]
+    nav.append({"Big/": big})
+    for k in range(8):
+        nav.append({f"Area{k:02}/": [f"area{k:02}/index.md", {"Core": f"area{k:02}/core.md"},
+                                     {"Sub/": [f"area{k:02}/sub/one.md"]}]})
+        pages += [f"area{k:02}/index.md", f"area{k:02}/core.md", f"area{k:02}/sub/one.md"]
+    nav.append({"Elsewhere": "https://example.org/"})
+    for page in pages:
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        (docs / page).write_text(f"# {page}\n\nText.\n\n## A part\n\nMore.\n", encoding="utf-8")
+    theme: dict[str, object] = {"name": "material", "features": features}
+    if hooks:  # sourcebook's theme layer: the audit passes only its own scripts
+        theme["custom_dir"] = install_theme(root).name
+    config = {"site_name": "t", "use_directory_urls": False, "docs_dir": "docs", "nav": nav,
+              "theme": theme, "plugins": ["search"],
+              "markdown_extensions": [{"toc": {"permalink": True}}]}
+    if hooks:
+        config["hooks"] = [str(HOOKS)]
+    (root / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")
+    return root / "mkdocs.yml"
+
+
+def _site(config: Path, into: Path) -> dict[str, bytes]:
+    site_engine._here.relay = site_engine._Relay(io.StringIO())
+    site_engine.build(config, into, None, workers=1)
+    return {p.relative_to(into).as_posix(): p.read_bytes() for p in sorted(into.rglob("*.html"))}
+
+
+@pytest.mark.parametrize(("features", "hooks"), [
+    (["navigation.prune", "navigation.indexes", "toc.integrate"], True),
+    (["navigation.indexes"], False),
+    (["navigation.indexes", "toc.integrate"], True),  # light nav windows, closed sections not pruned
+])
+def test_memo_renders_the_templates_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          features: list[str], hooks: bool) -> None:
+    config = _project(tmp_path / "p", features=features, hooks=hooks)
+    calls = {"memo": 0, "rendered": 0}
+    key = nav_items._key
+
+    def counted(context: object, args: tuple[object, ...]) -> object:
+        found = key(context, args)
+        calls["memo" if found is not None else "rendered"] += 1
+        return found
+
+    monkeypatch.setattr(nav_items, "_key", counted)
+    with_memo = _site(config, tmp_path / "memo")
+    assert calls["memo"] > calls["rendered"]  # most entries are the memo's to answer
+    monkeypatch.setattr(nav_items, "install", lambda env: False)
+    assert _site(config, tmp_path / "plain") == with_memo
+    assert len(with_memo) > 40
