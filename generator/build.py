@@ -278,7 +278,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 
 _SITE_MODULES = ("html_sanitize", "mkdocs_hooks", "light_nav", "page_budget", "search_sections",
                  "search_split", "site_engine", "render_cache", "raw_blocks", "chrome_icons", "html_tokens",
-                 "doc_budget", "nav_items")
+                 "doc_budget", "nav_items", "theme_blocks")
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],

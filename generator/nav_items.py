@@ -99,9 +99,14 @@ def _key(context: Any, args: tuple[Any, ...]) -> tuple[Any, Any] | None:
             entry = ("s", shape, path, level, bool(getattr(parent, "active", False)))
     else:
         return None
-    # what mkdocs' get_relative_url reads of the page's URL: its folder (the last part if it names a file)
+    return page_folder(url, context), entry
+
+
+def page_folder(url: str, context: Any) -> tuple[str, Any]:
+    """What the `url` filter reads of the page at `url`: its folder as mkdocs' get_relative_url takes it (the
+    last part dropped if it names a file), and the context's base_url."""
     folder, _, name = url.rpartition("/")
-    return (folder if "." in name else url, context.get("base_url")), entry
+    return folder if "." in name else url, context.get("base_url")
 
 
 def _shape(section: Section, room: list[int]) -> tuple[Any, ...] | None:

@@ -365,7 +365,7 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
     from mkdocs.structure.nav import get_navigation
     from mkdocs.structure.pages import Page
 
-    from generator import nav_items
+    from generator import nav_items, theme_blocks
 
     config = config.plugins.on_config(config)
     config.plugins.on_pre_build(config=config)
@@ -429,6 +429,7 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
     env = config.plugins.on_env(env, config=config, files=files)
     _fast_getattr(env)
     nav_items.install(env)  # Material's nav entries rendered once per folder
+    theme_blocks.install(env)  # and its blocks that print only the page's folder
     state.env = env
     files.copy_static_files(dirty=False, inclusion=InclusionLevel.is_included)
     for template in config.theme.static_templates:
