@@ -3,8 +3,10 @@
 Material's base.html renders, on every page, blocks that read only the config, the theme's language strings
 and URLs made relative to the page (`url` filter): its settings JSON (`config`, with ten translated strings
 and sourcebook's search-worker rewrite in main.html), stylesheets, fonts, libraries, scripts, analytics and
-sourcebook's extra head (the icons' stylesheet). The engine renders a folder's pages one after another, so
-such a block's output is kept for the folder (page URL folder and base_url) and handed to its other pages.
+sourcebook's extra head (the icons' stylesheet); and the partials the header and nav include that read
+the same (search box, palette toggle, logo, repository link). The engine renders a folder's pages one after
+another, so such a block's output is kept for the folder (page URL folder and base_url) and handed to its
+other pages.
 
 Installed only over Material's own base.html and a main.html that is Material's or sourcebook's theme
 layer's (byte for byte): another theme could print the page in these blocks. A page that is not a Page (a
@@ -22,11 +24,14 @@ from mkdocs.structure.pages import Page
 from generator.nav_items import page_folder
 
 BLOCKS = ("styles", "libs", "fonts", "analytics", "extrahead", "config", "scripts")
+# Material's partials included in the header and the nav that read only the config, the language strings
+# and URLs (no page, no variable of the template including them)
+PARTIALS = ("partials/search.html", "partials/palette.html", "partials/logo.html", "partials/source.html")
 
 
 def install(env: Any) -> bool:
-    """Wrap the page-independent blocks of base.html and main.html in `env` with a per-folder memo; False
-    (nothing changed) when either template is not one this module knows."""
+    """Wrap the page-independent blocks of base.html and main.html, and Material's own PARTIALS, in `env` with
+    a per-folder memo; False (nothing changed) when either template is not one this module knows."""
     import material
     from jinja2 import TemplateNotFound
 
@@ -53,6 +58,14 @@ def install(env: Any) -> bool:
         for block in BLOCKS:
             if block in template.blocks:
                 template.blocks[block] = _Kept(template.blocks[block], (name, block), memo, where)
+    for name in PARTIALS:
+        try:
+            _, file, _ = env.loader.get_source(env, name)
+        except TemplateNotFound:
+            continue
+        if file is not None and Path(file).resolve() == material_dir / name:
+            template = env.get_template(name)
+            template.root_render_func = _Kept(template.root_render_func, (name, ""), memo, where)
     return True
 
 
