@@ -12,28 +12,11 @@ from mkdocs.structure.files import get_files
 from mkdocs.structure.nav import get_navigation
 
 from generator.light_nav import NavKeys, nav_key, page_nav
+from tests.nav_trees import write_nav_tree
 
 
 def _navigation(root: Path, cap_folder: int = 60) -> tuple[object, list[object]]:
-    docs = root / "docs"
-    nav: list[object] = [{"Overview": "index.md"}]
-    pages = ["index.md", "loose.md"]
-    big: list[object] = ["big/index.md"]
-    for k in range(cap_folder):
-        big.append({f"M{k:02}": f"big/m{k:02}.md"})
-        pages.append(f"big/m{k:02}.md")
-    deep: list[object] = ["big/deep/index.md", {"Deeper/": ["big/deep/deeper/index.md",
-                                                            {"Leaf": "big/deep/deeper/leaf.md"}]}]
-    big.insert(5, {"Deep/": deep})
-    pages += ["big/index.md", "big/deep/index.md", "big/deep/deeper/index.md", "big/deep/deeper/leaf.md"]
-    nav.append({"Big/": big})
-    for k in range(30):
-        nav.append({f"Area{k:02}/": [f"area{k:02}/index.md", {"Core": f"area{k:02}/core.md"}]})
-        pages += [f"area{k:02}/index.md", f"area{k:02}/core.md"]
-    nav.append({"Elsewhere": "https://example.org/"})
-    for page in pages:
-        (docs / page).parent.mkdir(parents=True, exist_ok=True)
-        (docs / page).write_text(f"# {page}\n", encoding="utf-8")
+    nav = write_nav_tree(root / "docs", big=cap_folder, areas=30)
     (root / "mkdocs.yml").write_text(f"site_name: t\nuse_directory_urls: false\nnav: {json.dumps(nav)}\n",
                                      encoding="utf-8")
     config = load_config(str(root / "mkdocs.yml"))

@@ -12,31 +12,14 @@ import pytest
 
 from generator import nav_items, site_engine
 from generator.site import install_theme
+from tests.nav_trees import write_nav_tree
 
 HOOKS = Path(site_engine.__file__).resolve().parent / "mkdocs_hooks.py"
 
 
 def _project(root: Path, *, features: list[str], hooks: bool) -> Path:
-    docs = root / "docs"
-    nav: list[object] = [{"Overview": "index.md"}, {"Loose": "loose.md"}]
-    pages = ["index.md", "loose.md"]
-    big: list[object] = ["big/index.md"]
-    for k in range(30):
-        big.append({f"M{k:02} <b>&amp;</b>": f"big/m{k:02}.md"})
-        pages.append(f"big/m{k:02}.md")
-    deep: list[object] = ["big/deep/index.md", {"Deeper/": ["big/deep/deeper/index.md",
-                                                            {"Leaf": "big/deep/deeper/leaf.md"}]}]
-    big.insert(5, {"Deep/": deep})
-    pages += ["big/index.md", "big/deep/index.md", "big/deep/deeper/index.md", "big/deep/deeper/leaf.md"]
-    nav.append({"Big/": big})
-    for k in range(8):
-        nav.append({f"Area{k:02}/": [f"area{k:02}/index.md", {"Core": f"area{k:02}/core.md"},
-                                     {"Sub/": [f"area{k:02}/sub/one.md"]}]})
-        pages += [f"area{k:02}/index.md", f"area{k:02}/core.md", f"area{k:02}/sub/one.md"]
-    nav.append({"Elsewhere": "https://example.org/"})
-    for page in pages:
-        (docs / page).parent.mkdir(parents=True, exist_ok=True)
-        (docs / page).write_text(f"# {page}\n\nText.\n\n## A part\n\nMore.\n", encoding="utf-8")
+    nav = write_nav_tree(root / "docs", big=30, areas=8, sub=True, label=" <b>&amp;</b>", list_loose=True,
+                         body="# {page}\n\nText.\n\n## A part\n\nMore.\n")
     theme: dict[str, object] = {"name": "material", "features": features}
     if hooks:  # sourcebook's theme layer: the audit passes only its own scripts
         theme["custom_dir"] = install_theme(root).name
