@@ -19,6 +19,7 @@ memo holds one folder's entries at a time (the engine renders a folder's pages o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,7 @@ def install(env: Any) -> bool:
     own = Path(material.__file__).resolve().parent / "templates" / TEMPLATE
     if filename is None or Path(filename).resolve() != own:
         return False
-    memo: dict[Any, Any] = {}
-    where: list[Any] = [None]
+    memo = FolderMemo()
 
     class NavItemContext(Context):
         def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -57,17 +57,29 @@ def install(env: Any) -> bool:
                 key = _key(__self, args)
                 if key is not None:
                     folder, entry = key
-                    if where[0] != folder:
-                        memo.clear()
-                        where[0] = folder
-                    html = memo.get(entry)
-                    if html is None:
-                        html = memo[entry] = Context.call(__self, __obj, *args, **kwargs)
-                    return html
+                    return memo.get(folder, entry, lambda: Context.call(__self, __obj, *args, **kwargs))
             return Context.call(__self, __obj, *args, **kwargs)
 
     env.context_class = NavItemContext
     return True
+
+
+class FolderMemo:
+    """Rendered HTML kept for one folder's pages at a time (the engine renders a folder's pages one after the
+    other): another folder empties it."""
+
+    def __init__(self) -> None:
+        self.folder: Any = None
+        self.kept: dict[Any, Any] = {}
+
+    def get(self, folder: Any, key: Any, render: Callable[[], Any]) -> Any:
+        if folder != self.folder:
+            self.kept.clear()
+            self.folder = folder
+        html = self.kept.get(key)
+        if html is None:
+            html = self.kept[key] = render()
+        return html
 
 
 def _key(context: Any, args: tuple[Any, ...]) -> tuple[Any, Any] | None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from mkdocs.structure.pages import Page
 
-from generator.nav_items import page_folder
+from generator.nav_items import FolderMemo, page_folder
 
 BLOCKS = ("styles", "libs", "fonts", "analytics", "extrahead", "config", "scripts")
 # Material's partials included in the header and the nav that read only the config, the language strings
@@ -51,13 +51,12 @@ def install(env: Any) -> bool:
     if Path(main_file).resolve() != material_dir / "main.html" and not (
             own_main.is_file() and own_main.read_text(encoding="utf-8") == main_source):
         return False
-    memo: dict[Any, str] = {}
-    where: list[Any] = [None]
+    memo = FolderMemo()
     for name in ("main.html", "base.html"):
         template = env.get_template(name)
         for block in BLOCKS:
             if block in template.blocks:
-                template.blocks[block] = _Kept(template.blocks[block], (name, block), memo, where)
+                template.blocks[block] = _Kept(template.blocks[block], (name, block), memo)
     for name in PARTIALS:
         try:
             _, file, _ = env.loader.get_source(env, name)
@@ -65,7 +64,7 @@ def install(env: Any) -> bool:
             continue
         if file is not None and Path(file).resolve() == material_dir / name:
             template = env.get_template(name)
-            template.root_render_func = _Kept(template.root_render_func, (name, ""), memo, where)
+            template.root_render_func = _Kept(template.root_render_func, (name, ""), memo)
     return True
 
 
@@ -73,9 +72,9 @@ class _Kept:
     """A block function answered from the folder's memo. It equals the function it wraps: Jinja's super()
     finds a block's place in the context's list by the block's own function (`blocks.index(current)`)."""
 
-    def __init__(self, render: Callable[[Any], Iterator[str]], which: tuple[str, str], memo: dict[Any, str],
-                 where: list[Any]) -> None:
-        self.render, self.which, self.memo, self.where = render, which, memo, where
+    def __init__(self, render: Callable[[Any], Iterator[str]], which: tuple[str, str],
+                 memo: FolderMemo) -> None:
+        self.render, self.which, self.memo = render, which, memo
 
     def __eq__(self, other: object) -> bool:
         return other is self or other is self.render
@@ -89,11 +88,4 @@ class _Kept:
         if not isinstance(page, Page) or not isinstance(url, str):
             yield from self.render(context)
             return
-        folder = page_folder(url, context)
-        if self.where[0] != folder:
-            self.memo.clear()
-            self.where[0] = folder
-        html = self.memo.get(self.which)
-        if html is None:
-            html = self.memo[self.which] = "".join(self.render(context))
-        yield html
+        yield self.memo.get(page_folder(url, context), self.which, lambda: "".join(self.render(context)))
