@@ -21,7 +21,7 @@ from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
 from generator.memos import Memo
-from generator.secrets import is_secret_path
+from generator.redaction import is_secret_path
 from generator.sql import in_list, prefix_filter
 from sourcebook.errors import AccessError, NotFoundError
 

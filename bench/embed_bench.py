@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.chunk import chunk_file  # noqa: E402
+from generator.chunks import chunk_file  # noqa: E402
 from generator.embed import Embedder, get_embedder  # noqa: E402
 from generator.index import chunk_embed_text  # noqa: E402
 from generator.parse import extract  # noqa: E402

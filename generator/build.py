@@ -66,7 +66,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
-        from generator.site import THEME_DIR, check_owned
+        from generator.publish import THEME_DIR, check_owned
 
         # before any page is written (or paid for): theme/ and site/ are replaced at the end
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
@@ -221,7 +221,7 @@ class _Beside:
 
 def _usable_cpus() -> int:
     """SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use: the processes that render pages."""
-    from generator.site import site_workers
+    from generator.publish import site_workers
 
     return site_workers()
 
@@ -286,11 +286,11 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          topics: Sequence[tuple[str, str]] = (), workers: int | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
-    processes (generator/site.py's build_site)."""
+    processes (generator/publish.py's build_site)."""
     from generator.data_files import data_dir
     from generator.local_key import keyed, local_key
+    from generator.publish import THEME_DIR
     from generator.render import build_nav, render_mkdocs_yml, site_footer
-    from generator.site import THEME_DIR
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
                     topics)
@@ -321,7 +321,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
             and (config.site_dir / "index.html").is_file() and not report.pages_written
             and not report.pages_deleted):
         return False
-    from generator.site import build_site, install_theme, write_config
+    from generator.publish import build_site, install_theme, write_config
 
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process

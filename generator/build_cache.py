@@ -15,7 +15,7 @@ over the other three. Nothing in the cache is trusted to be right, only to be ch
   and a cached draft is re-rendered only when its draft key equals this build's (pages.py checks both).
 So a cache entry can save work, never change a page.
 
-Secrets: what leaves the machine through the cache passes the redaction rules (generator/secrets.py). A
+Secrets: what leaves the machine through the cache passes the redaction rules (generator/redaction.py). A
 page whose prose (summary, drafts, generated docstrings) holds anything `redact` would remove is not cached
 at all (another runner asks the model again); a page whose Markdown does (it shows source code) is cached
 without its Markdown (another runner renders it again from the checkout). Ledger strings are redacted.
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from generator.plan import PageState, is_page_id
-from generator.secrets import holds_secret, redact_text
+from generator.redaction import holds_secret, redact_text
 
 log = logging.getLogger(__name__)
 

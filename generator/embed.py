@@ -8,7 +8,7 @@ Providers (config `embed.provider`, env SOURCEBOOK_EMBEDDER):
   (`pip install torch==2.13.0 sentence-transformers`), and runs ~1,000x slower than `static` on a CPU.
 - `openai`: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp server), batched,
   with transport retries; base URL, key and model from config or SOURCEBOOK_EMBED_* variables. Every text
-  it sends passes `generator.secrets.redact_text` first (the local embedders see the text as it is).
+  it sends passes `generator.redaction.redact_text` first (the local embedders see the text as it is).
 - `none`: no vectors; search runs on its full-text and symbol tiers.
 """
 
@@ -19,7 +19,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from generator.secrets import redact_text
+from generator.redaction import redact_text
 from sourcebook.errors import ConfigError, ProviderError
 from sourcebook.retry import backoff_delay, retry_after, retryable
 

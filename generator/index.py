@@ -63,13 +63,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from generator.chunk import Chunk, chunk_file
+from generator.chunks import Chunk, chunk_file
 from generator.facts import FileFacts, PageRecord, SourceFile
 from generator.index_reader import TableReader, open_table, read_state
 from generator.manifests import Manifests
 from generator.memos import Memos
+from generator.redaction import is_secret_path
 from generator.remote import head_commit
-from generator.secrets import is_secret_path
 from generator.sql import in_list
 from generator.tokens import path_terms, token_text
 from sourcebook.errors import IndexStoreError, SourcebookError
@@ -1311,7 +1311,7 @@ def _code_version() -> str:
     """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint)."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("index.py", "chunk.py", "tokens.py", "build_cache.py", "secrets.py"):
+    for name in ("index.py", "chunks.py", "tokens.py", "build_cache.py", "redaction.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:32]
 

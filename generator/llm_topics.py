@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from generator.excerpt import fit_lines
 from generator.llm_drafts import MAX_TOPIC_SECTIONS, Catalog, Known, LLMTopicDraft, TopicPartOnly
 from generator.provider import estimate_prompt_tokens
-from generator.secrets import redact_text
+from generator.redaction import redact_text
 from generator.topics import TopicContext, extractive_topic
 from generator.write import TopicDraft, TopicSection
 from sourcebook.errors import ProviderOutputError

@@ -61,7 +61,7 @@ from generator.provider import (
     estimate_prompt_tokens,
     estimate_tokens,
 )
-from generator.secrets import is_secret_path, redact_text
+from generator.redaction import is_secret_path, redact_text
 from generator.write import (
     ExtractiveWriter,
     FileContext,

@@ -40,11 +40,11 @@ _MISSING = b"\x00no markdown file\x00"
 @functools.cache
 def code_version() -> str:
     """The code whose output the memo keeps, and that the index step's fingerprint names: index_text
-    (render.py), the rows' layout, tokens and hashes (index.py, chunk.py, tokens.py, build_cache.py), the
-    secret rules (secrets.py), the state rows (plan.py) and this module."""
+    (render.py), the rows' layout, tokens and hashes (index.py, chunks.py, tokens.py, build_cache.py), the
+    secret rules (redaction.py), the state rows (plan.py) and this module."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256(b"index-pages 1")
-    for name in ("render.py", "index.py", "chunk.py", "tokens.py", "build_cache.py", "secrets.py",
+    for name in ("render.py", "index.py", "chunks.py", "tokens.py", "build_cache.py", "redaction.py",
                  "page_inputs.py", "plan.py"):
         digest.update((here / name).read_bytes())
     return digest.hexdigest()[:32]

@@ -12,7 +12,7 @@ pessimistic for code (English prose is ~4 chars/token, dense code ~3), so a prom
 model's real window. Every call is recorded in the run's `Ledger`.
 
 Nothing reaches a model unredacted: `complete` passes every message through `outbound_messages`
-(generator/secrets.py) before the prompt is budgeted or sent, whoever built it (pages, docstrings, `ask`).
+(generator/redaction.py) before the prompt is budgeted or sent, whoever built it (pages, docstrings, `ask`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from generator.ledger import Ledger, LedgerEntry
-from generator.secrets import redact_text
+from generator.redaction import redact_text
 from sourcebook.errors import ProviderError, ProviderOutputError
 from sourcebook.retry import backoff_delay, retry_after, retryable
 

@@ -653,10 +653,12 @@ def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
                       extra_javascript: Sequence[str] = (), mermaid_js: str | None = None,
                       footer: str = "") -> str:
     """`mermaid_js`: docs-relative URL of a local mermaid.js ("" = none, Material's CDN); None = the installed
-    one (generator.site.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site.
+    one (generator.publish.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site.
     `footer`: plain words on how the site was made (site_footer), shown at the bottom of every page."""
     if mermaid_js is None:
-        from generator.site import mermaid_asset  # site imports this module; the look-up is I/O at the edge
+        from generator.publish import (
+            mermaid_asset,  # site imports this module; the look-up is I/O at the edge
+        )
 
         asset = mermaid_asset()
         mermaid_js = asset.url if asset else ""

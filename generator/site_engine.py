@@ -1,7 +1,7 @@
 """MkDocs' build, page by page through a render cache and across worker processes: `mkdocs build --strict`'s
 output, paying only for the pages whose inputs changed.
 
-Run as `python -m generator.site_engine CONFIG SITE_DIR [--cache DIR] [--workers N]` (generator/site.py
+Run as `python -m generator.site_engine CONFIG SITE_DIR [--cache DIR] [--workers N]` (generator/publish.py
 does, into a fresh directory it then swaps in). The steps are mkdocs.commands.build.build's, in its order and
 with its plugin events (so Material, its search and offline plugins and sourcebook's hooks run unchanged),
 with a page's two renders split apart and keyed:

@@ -267,7 +267,7 @@ def _serve(site_dir: Path, port: int, console: Console) -> None:
         from sourcebook.errors import NotFoundError
 
         raise NotFoundError(f"{site_dir}: no built site here; run `sourcebook build` first")
-    from generator.site import site_headers
+    from generator.publish import site_headers
 
     headers = site_headers(site_dir)
 

@@ -20,7 +20,7 @@ import pytest
 
 from generator.build import build
 from generator.plan import file_page_ids
-from generator.site import mermaid_asset
+from generator.publish import mermaid_asset
 from sourcebook.config import load_config
 from tests.repo_files import write_files
 from tests.servers import sourcebook_serve, static_site

@@ -300,7 +300,7 @@ model = "exfil-embed"
 
 def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None:
     from generator.mkdocs_hooks import OWN_DOCS_ASSETS
-    from generator.site import MermaidAsset
+    from generator.publish import MermaidAsset
     from generator.wiki_map import MAP_PATH
 
     assert OWN_DOCS_ASSETS.fullmatch(MermaidAsset(Path("m.js"), "mermaid-0123456789ab.min.js").url)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator import nav_items, site_engine
-from generator.site import install_theme
+from generator.publish import install_theme
 from tests.nav_trees import write_nav_tree
 
 HOOKS = Path(site_engine.__file__).resolve().parent / "mkdocs_hooks.py"

@@ -12,9 +12,9 @@ from material.plugins.search.plugin import Parser
 
 from generator.build import build
 from generator.html_tokens import tokens
+from generator.publish import RENDER_CACHE_DIR
 from generator.render_cache import CONTENT_DIR
 from generator.search_sections import _sections, sections
-from generator.site import RENDER_CACHE_DIR
 from sourcebook.config import load_config
 
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from generator.build import build
+from generator.publish import RENDER_CACHE_DIR, build_site
 from generator.render_cache import MANIFEST
-from generator.site import RENDER_CACHE_DIR, build_site
 from generator.site_engine import LAST_BUILD
 from sourcebook.config import load_config
 from sourcebook.errors import SiteBuildError

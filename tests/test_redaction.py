@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.secrets import (
+from generator.redaction import (
     REDACTED,
     holds_secret,
     is_secret_path,

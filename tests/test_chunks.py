@@ -1,4 +1,4 @@
-from generator.chunk import MAX_LINES, chunk_file
+from generator.chunks import MAX_LINES, chunk_file
 from generator.facts import FileFacts, Heading, SourceFile, Symbol
 
 
