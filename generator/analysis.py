@@ -134,7 +134,8 @@ def _parse(config: Config, files: Sequence[SourceFile], analysis: Analysis, know
     for f in files:
         hit = cached.get((f.path, f.sha)) or known.get((f.path, f.sha))
         hits.append(hit if hit is not None and hit.file == f else None)
-    parsed = ordered_map(parse, [f for f, hit in zip(files, hits, strict=True) if hit is None], processes)
+    parsed = ordered_map(parse, [f for f, hit in zip(files, hits, strict=True) if hit is None], processes,
+                         describe=lambda f: f"parsing {f.path}")
     for n, (f, hit) in enumerate(zip(files, hits, strict=True), 1):
         if hit is not None:
             analysis.facts[f.path] = hit

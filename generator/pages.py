@@ -15,6 +15,7 @@ import posixpath
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -247,13 +248,41 @@ def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, p
         return draft
 
 
-def _map(fn: Callable[[T], R], items: Sequence[T], concurrency: int) -> Iterator[R]:
-    """fn over items, in order; threads when the writer allows (LLM calls wait on the network)."""
+def _map(fn: Callable[[T], R], items: Sequence[T], concurrency: int,
+         describe: Callable[[T], str] = repr) -> Iterator[R]:
+    """fn over items, in order; threads when the writer allows (LLM calls wait on the network). When no
+    item finishes for `stall_seconds()` the map fails naming the item it waits on (a hung call), and on any
+    error or interrupt the queued items are dropped, not waited for."""
     if concurrency <= 1 or len(items) <= 1:
         yield from map(fn, items)
         return
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        yield from pool.map(fn, items)
+    from generator.workers import StallError, stall_seconds
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sourcebook-writer")
+    finished: list[float] = []
+    done = False
+    try:
+        futures = []
+        for item in items:
+            future = pool.submit(fn, item)
+            future.add_done_callback(lambda _future: finished.append(time.monotonic()))
+            futures.append(future)
+        stall = stall_seconds()
+        for item, future in zip(items, futures, strict=True):
+            while True:
+                try:
+                    yield future.result(timeout=stall)
+                    break
+                except FutureTimeout:
+                    if finished and time.monotonic() - finished[-1] < stall:
+                        continue  # others finish: this one waits its turn
+                    raise StallError(f"{describe(item)}: no page finished for {stall:.0f} s; stopped "
+                                     "(SOURCEBOOK_STALL_SECONDS sets the limit)") from None
+        done = True
+    finally:
+        # a hung call's thread cannot be stopped; the build does not wait for it (the CLI exits without
+        # joining writer threads after an error)
+        pool.shutdown(wait=done, cancel_futures=True)
 
 
 @dataclass(frozen=True)
@@ -377,7 +406,7 @@ def write_file_pages(run: PageRun) -> None:
     made: dict[int, tuple[FileDraft, dict[str, str]]] = {}  # drafts handed to render, until their page is put
 
     def drafts() -> Iterator[tuple[int, FileDraft | None, dict[str, str]]]:
-        for n, written in enumerate(_map(write, todo, writer.concurrency)):
+        for n, written in enumerate(_map(write, todo, writer.concurrency, lambda item: item[0].path)):
             if written is None:
                 yield n, None, {}
             else:
@@ -416,7 +445,11 @@ def write_file_pages(run: PageRun) -> None:
         return todo[item[0]][0].facts.file.size > HEAVY_PAGE_BYTES
 
     tally = {"hit": 0, "miss": 0, "": 0}
-    for n, cached, made_here in ordered_map(render, drafts(), run.processes, expected=len(todo), heavy=heavy):
+    def name(item: tuple[int, FileDraft | None, dict[str, str]]) -> str:
+        return f"the page of {todo[item[0]][0].path}"
+
+    for n, cached, made_here in ordered_map(render, drafts(), run.processes, expected=len(todo), heavy=heavy,
+                                            describe=name):
         (ctx, key, _refs, dkey), (draft, generated) = todo[n], made_here or made.pop(n)
         tally[cached] += 1
         pages.put(ctx.page_id, key, None, PageState(

@@ -153,6 +153,23 @@ def _context_bound(model: type[M]) -> type[M]:
     return bound
 
 
+def as_declared(model: type[M], result: BaseModel) -> M:
+    """`result` (an instance of the class `_context_bound` or Instructor rebuilt from `model`) as an
+    instance of `model` itself, its fields and private state kept: the rebuilt class shares `model`'s name,
+    so pickling an instance of it (a draft handed to a render worker) fails with "it's not the same object
+    as ...".
+    Validation already ran on the way in; nothing is validated again."""
+    if type(result) is model:
+        return result
+    if not isinstance(result, model):
+        raise TypeError(f"a reply of {type(result).__qualname__} is not a {model.__qualname__}")
+    plain = model.model_construct(_fields_set=set(result.model_fields_set),
+                                  **{name: getattr(result, name) for name in model.model_fields})
+    if result.__pydantic_private__:
+        object.__setattr__(plain, "__pydantic_private__", dict(result.__pydantic_private__))
+    return plain
+
+
 _CONTROL = re.compile(r"[\x00-\x1f]")
 
 
@@ -342,7 +359,7 @@ class OpenAIChatModel:
                         messages=messages,  # type: ignore[arg-type]
                         max_tokens=budget, max_retries=0, **self._sampling_now(),
                     )
-                return result
+                return as_declared(response_model, result)
             except IncompleteOutputException as exc:
                 self._on_response(getattr(exc, "last_completion", None))
                 if cut_once:

@@ -29,12 +29,10 @@ every page's HTML.
 from __future__ import annotations
 
 import argparse
-import gc
 import hashlib
 import importlib.metadata
 import json
 import logging
-import multiprocessing
 import os
 import re
 import sys
@@ -814,18 +812,23 @@ def _toc_from(items: Sequence[Sequence[Any]]) -> Any:
 def _map(render: Callable[[int], dict[str, Any]], numbers: list[int],
          workers: int) -> Iterator[dict[str, Any]]:
     """`render` over `numbers` in order: in this process for one worker or a handful of pages, else in
-    `workers` processes forked now (they inherit the loaded config, files and navigation)."""
+    `workers` processes forked now (they inherit the loaded config, files and navigation; see
+    generator/workers.py's chunked_map for when it does not fork, and how a failed worker is reported)."""
     if workers <= 1 or len(numbers) < 2 * workers:
         yield from map(render, numbers)
         return
-    context = multiprocessing.get_context("fork")
+    from generator.workers import chunked_map
+
     chunk = max(1, min(16, len(numbers) // (workers * 8)))
-    gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
-    try:
-        with context.Pool(workers, initializer=_worker_started, initargs=(os.getpid(),)) as pool:
-            yield from pool.imap(render, numbers, chunksize=chunk)
-    finally:
-        gc.unfreeze()
+    yield from chunked_map(render, numbers, workers, chunk=chunk, initializer=_worker_started,
+                           describe=_page_name)
+
+
+def _page_name(number: int) -> str:
+    state = _here.state
+    if state is None or not 0 <= number < len(state.doc_files):
+        return f"page {number}"
+    return str(state.doc_files[number].src_uri)
 
 
 def _worker_started(parent: int) -> None:

@@ -10,7 +10,16 @@ thread: a generator that asks a writer (threads, the LLM) is consumed as `map` w
 
 A worker's log lines travel back with its result and are logged here (same logger, level and message) when
 the result is taken: a forked child must not write to a terminal the parent's progress bar is drawing. A
-worker that dies (killed, out of memory) fails the build with a SourcebookError, never a hang.
+worker that dies (killed, out of memory) or raises fails the build with one SourcebookError naming the item
+and the cause, and a worker that finishes nothing for `stall_seconds()` fails it too: never a traceback from a
+child, never a hang.
+
+Forking is safe only in a process where nothing else runs: a thread inside `subprocess` at the fork (the
+openai client runs `uname -p` on its first request) leaves the child holding the write end of its exec-status
+pipe, and the parent waits for ever; Lance's runtime is not fork-safe either. So workers are forked before any
+item is drawn (a generator of items may start threads: a model writer's), and never while another Python
+thread is alive or Lance is loaded (`fork_hazard`): the work then runs in this process, which is slower but
+correct.
 """
 
 from __future__ import annotations
@@ -21,9 +30,13 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -42,10 +55,50 @@ QUEUED_PER_WORKER = 16
 # (seconds of short items)
 WINDOW_PER_WORKER = 1024
 LogLine = tuple[str, int, str]  # logger name, level, message
+# no result for this long from a worker (or from a model's page threads, pages.py) fails the stage: far
+# beyond a page's CPU budget (doc_budget.py) and a provider's own timeout, so only a real hang trips it
+STALL_SECONDS = 900.0
+# modules whose runtimes do not survive a fork (their threads are gone in the child; a lock held at the fork
+# hangs it), by the names they are imported under
+_FORK_UNSAFE = ("lance", "lancedb")
 
 
 class WorkerError(SourcebookError):
     """A worker process ended without finishing its item (killed, or out of memory)."""
+
+
+class StallError(WorkerError):
+    """No item finished for `stall_seconds()`: a hung worker, provider call or lock."""
+
+
+def stall_seconds() -> float:
+    """How long a stage may finish nothing before it fails (SOURCEBOOK_STALL_SECONDS, else STALL_SECONDS)."""
+    raw = os.environ.get("SOURCEBOOK_STALL_SECONDS", "")
+    try:
+        value = float(raw) if raw else STALL_SECONDS
+    except ValueError:
+        return STALL_SECONDS
+    return value if value > 0 else STALL_SECONDS
+
+
+def fork_hazard() -> str | None:
+    """Why forking this process now could hang or corrupt a child, or None when it is safe: another Python
+    thread is alive (it may hold a lock or be inside subprocess at the fork), or a fork-unsafe runtime is
+    loaded. Native pools that register fork handlers (OpenBLAS, tokenizers) are not counted."""
+    others = [t.name for t in threading.enumerate() if t is not threading.current_thread() and t.is_alive()]
+    if others:
+        return f"{len(others)} other thread(s) running ({', '.join(sorted(others)[:3])})"
+    loaded = [name for name in _FORK_UNSAFE if name in sys.modules]
+    if loaded:
+        return f"{loaded[0]} is loaded (not fork-safe)"
+    return None
+
+
+class _Failed:
+    """What a worker returns for an item that raised: the cause as text (exceptions may not pickle)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.cause = f"{type(exc).__name__}: {exc}"
 
 
 class _Inherited:
@@ -66,66 +119,164 @@ class _Capture(logging.Handler):
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], processes: int, *,
                 min_items: int = MIN_ITEMS_PER_PROCESS, expected: int | None = None,
-                heavy: Callable[[T], bool] | None = None) -> Iterator[R]:
+                heavy: Callable[[T], bool] | None = None,
+                describe: Callable[[T], str] = repr) -> Iterator[R]:
     """`fn` over `items`, in order, in up to `processes` processes (this one included).
 
     `expected`: how many items there are, when `items` is an iterator; below `min_items` per process no
     worker is forked. `fn` may be a closure: the workers inherit it. `heavy(item)`: an item this process
     never takes itself (a page of a 400 kB changelog takes a second or two): a worker gets it however much
-    it has queued, so the workers never run dry while this process is on one long item."""
+    it has queued, so the workers never run dry while this process is on one long item. `describe(item)`
+    names an item in an error (a worker that raised, died or hung on it)."""
     count = expected if expected is not None else len(items) if isinstance(items, (list, tuple)) else 0
     workers = min(processes - 1, count // max(1, min_items) - 1)
-    if workers < 1:
+    hazard = fork_hazard() if workers >= 1 else None
+    if hazard is not None:
+        log.info("not forking workers (%s): this process does the work alone", hazard)
+    if workers < 1 or hazard is not None:
         yield from map(fn, items)
         return
-    yield from _fan_out(fn, items, workers, heavy)
+    yield from _fan_out(fn, items, workers, heavy, describe)
 
 
 def _fan_out(fn: Callable[[T], R], items: Iterable[T], workers: int,
-             heavy: Callable[[T], bool] | None) -> Iterator[R]:
+             heavy: Callable[[T], bool] | None, describe: Callable[[T], str]) -> Iterator[R]:
     log.info("spreading the work over %d processes (this one and %d forked)", workers + 1, workers)
     _here.fn = fn
     gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
-    pool = _pool(workers)
+    pool, children = _started_pool(workers)  # before the first item: drawing one may start threads
+    finished = False
     try:
-        yield from _ordered(pool, workers, fn, lambda item: item, items, heavy=heavy)
+        yield from _ordered(pool, workers, fn, lambda item: item, items, heavy=heavy, describe=describe)
+        finished = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _stop(pool, children, finished)
         gc.unfreeze()
         _here.fn = None
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_worker_started, initargs=(os.getpid(),))
+def _started_pool(workers: int, initializer: Callable[..., None] | None = None,
+                  ) -> tuple[ProcessPoolExecutor, list[multiprocessing.process.BaseProcess]]:
+    """A pool whose `workers` processes are all forked now (the fork context starts every worker at the
+    first submit, which is made here and waited for), and those processes. `initializer(parent pid)` runs
+    first in each (default: this module's, which captures the worker's log lines)."""
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=initializer or _worker_started, initargs=(os.getpid(),))
+    try:
+        pool.submit(_ready).result(timeout=stall_seconds())
+    except (BrokenProcessPool, FutureTimeout) as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise WorkerError(f"the worker processes did not start ({type(exc).__name__}); run again, or with "
+                          "--site-workers 1") from exc
+    return pool, [p for p in multiprocessing.active_children() if p not in before]
+
+
+def _stop(pool: ProcessPoolExecutor, children: list[multiprocessing.process.BaseProcess],
+          finished: bool) -> None:
+    """End the pool: after all its work, wait for it; after an error or an interrupt, kill the workers now
+    (an item a worker is on may take seconds, and nobody wants its result)."""
+    if finished:
+        pool.shutdown(wait=True, cancel_futures=True)
+        return
+    for child in children:
+        if child.is_alive():
+            child.kill()
+    for child in children:
+        child.join(timeout=5)
+    # quick now the workers are gone; waited for, so its manager and feeder threads do not outlive the map
+    pool.shutdown(wait=True)
+
+
+def _ready() -> None:
+    """The first job of every pool: returns once the workers are forked."""
 
 
 def _ordered(pool: ProcessPoolExecutor, workers: int, here: Callable[[Any], Any], sent: Callable[[Any], Any],
-             items: Iterable[Any], *, heavy: Callable[[Any], bool] | None = None) -> Iterator[Any]:
+             items: Iterable[Any], *, heavy: Callable[[Any], bool] | None = None,
+             describe: Callable[[Any], str] = repr) -> Iterator[Any]:
     """`here(item)` for each item in order, computed by the pool's workers (given `sent(item)`) or, when
     they have enough queued and the item is not `heavy`, in this process."""
-    # results in item order: a future (a worker's) or a value (computed here)
+    # results in item order: (a worker's future, the item) or (None, the value computed here)
     pending: deque[tuple[Future[tuple[Any, list[LogLine]]] | None, Any]] = deque()
-    finished: list[None] = []  # one entry a worker's finished item (appended by the pool's thread)
+    finished: list[float] = []  # when each of the workers' items finished (appended by the pool's thread)
     submitted = 0
     window = WINDOW_PER_WORKER * workers
     try:
         for item in items:
             if submitted - len(finished) < workers * QUEUED_PER_WORKER or (heavy is not None and heavy(item)):
                 future = pool.submit(_run, sent(item))
-                future.add_done_callback(lambda _future: finished.append(None))
+                future.add_done_callback(lambda _future: finished.append(time.monotonic()))
                 submitted += 1
-                pending.append((future, None))
+                pending.append((future, item))
             else:  # the workers are busy: this process takes this item
                 pending.append((None, here(item)))
             while pending and (pending[0][0] is None or pending[0][0].done() or len(pending) > window):
-                yield _result(pending.popleft())
+                yield _result(pending.popleft(), finished, describe)
         while pending:
-            yield _result(pending.popleft())
+            yield _result(pending.popleft(), finished, describe)
     finally:
-        for waiting, _ in pending:
-            if waiting is not None:
-                waiting.cancel()
+        # queued items are not cancelled here: the caller kills the workers (`_stop`), which fails them
+        # all at once (cancelling first trips the pool's own clean-up: it sets an error on each)
+        pending.clear()
+
+
+def chunked_map(fn: Callable[[T], R], items: Sequence[T], workers: int, *, chunk: int,
+                initializer: Callable[[int], None], describe: Callable[[T], str] = repr) -> Iterator[R]:
+    """`fn` over `items`, in order, all in `workers` processes forked now (never in this one), `chunk` items
+    a job: for a process that only collects (the site engine). The workers run `initializer(parent pid)`
+    first and keep their own logging. The same safety as `ordered_map`: no fork while `fork_hazard()` (then
+    this process does the work), a worker that raises, dies or stalls fails the map naming its item."""
+    hazard = fork_hazard()
+    if hazard is not None:
+        log.info("not forking workers (%s): this process does the work alone", hazard)
+        yield from map(fn, items)
+        return
+    _here.fn = fn
+    gc.freeze()  # what exists now stays shared with the workers: no collection touches (and copies) it
+    pool, children = _started_pool(workers, initializer)
+    finished: list[float] = []
+    done = False
+    try:
+        pending: deque[tuple[Future[Any], Any]] = deque()
+        starts = iter(range(0, len(items), chunk))
+        for start in starts:
+            part = list(items[start:start + chunk])
+            future = pool.submit(_run_chunk, part)
+            future.add_done_callback(lambda _future: finished.append(time.monotonic()))
+            pending.append((future, part))
+            while len(pending) > workers * QUEUED_PER_WORKER or (pending and pending[0][0].done()):
+                yield from _chunk_result(pending.popleft(), finished, describe)
+        while pending:
+            yield from _chunk_result(pending.popleft(), finished, describe)
+        done = True
+    finally:
+        _stop(pool, children, done)
+        gc.unfreeze()
+        _here.fn = None
+
+
+def _chunk_result(entry: tuple[Future[Any], Any], finished: list[float],
+                  describe: Callable[[Any], str]) -> Iterator[Any]:
+    future, part = entry
+    results = _result((future, part), finished, lambda chunk: ", ".join(describe(i) for i in chunk[:3]))
+    if isinstance(results, tuple):  # (index in the chunk, why): one item raised
+        index, cause = results
+        raise WorkerError(f"{describe(part[index])}: {cause}")
+    yield from results
+
+
+def _run_chunk(part: list[Any]) -> tuple[list[Any] | tuple[int, str], list[LogLine]]:
+    """In a worker: `fn` over one chunk, or (the index of the item that raised, why); no log lines (the
+    caller's initializer keeps the worker's own logging)."""
+    assert _here.fn is not None
+    out = []
+    for n, item in enumerate(part):
+        try:
+            out.append(_here.fn(item))
+        except Exception as exc:  # noqa: BLE001 - any failure is reported by the parent, naming the item
+            return (n, f"{type(exc).__name__}: {exc}"), []
+    return out, []
 
 
 class Workers:
@@ -139,15 +290,19 @@ class Workers:
         self.jobs = dict(jobs)
         self.workers = max(0, processes - 1)
         self._pool: ProcessPoolExecutor | None = None
+        self._children: list[multiprocessing.process.BaseProcess] = []
+        hazard = fork_hazard() if self.workers else None
+        if hazard is not None:
+            log.info("not forking workers (%s): this process does the work alone", hazard)
+            self.workers = 0
         if self.workers:
             log.info("spreading the work over %d processes (this one and %d forked)", processes, self.workers)
             _here.fn = self._dispatch
             gc.freeze()
-            self._pool = _pool(self.workers)
-            self._pool.submit(_run, None).result()  # the fork context starts every worker at a first submit
+            self._pool, self._children = _started_pool(self.workers)
 
-    def _dispatch(self, item: tuple[str, Any] | None) -> Any:
-        return None if item is None else self.jobs[item[0]](item[1])
+    def _dispatch(self, item: tuple[str, Any]) -> Any:
+        return self.jobs[item[0]](item[1])
 
     def map(self, job: str, items: Iterable[Any], *, expected: int | None = None,
             min_items: int = MIN_ITEMS_PER_PROCESS) -> Iterator[Any]:
@@ -157,41 +312,65 @@ class Workers:
         if self._pool is None or count < 2 * max(1, min_items):
             yield from map(fn, items)
             return
-        yield from _ordered(self._pool, self.workers, fn, lambda item: (job, item), items)
+        yield from _ordered(self._pool, self.workers, fn, lambda item: (job, item), items,
+                            describe=lambda item: f"{job} {describe(item)}")
 
-    def close(self) -> None:
+    def close(self, *, finished: bool = True) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            _stop(self._pool, self._children, finished)
             self._pool = None
             gc.unfreeze()
+            _here.fn = None
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(finished=kind is None)
 
 
-def _result(entry: tuple[Future[tuple[Any, list[LogLine]]] | None, Any]) -> Any:
+def describe(item: Any) -> str:
+    """A short name of an item for an error message."""
+    text = repr(item)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _result(entry: tuple[Future[tuple[Any, list[LogLine]]] | None, Any], finished: list[float],
+            describe: Callable[[Any], str]) -> Any:
     future, value = entry
     if future is None:
         return value
-    try:
-        value, lines = future.result()
-    except BrokenProcessPool as exc:
-        raise WorkerError("a worker process ended before finishing its pages (killed, or out of memory?); "
-                          "run again, or with --site-workers 1") from exc
+    stall = stall_seconds()
+    while True:
+        try:
+            result, lines = future.result(timeout=stall)
+            break
+        except FutureTimeout:
+            # other items may have finished meanwhile (this one waits behind them): a stall is no progress
+            if finished and time.monotonic() - finished[-1] < stall:
+                continue
+            raise StallError(f"{describe(value)}: no worker finished anything for {stall:.0f} s; stopped "
+                             "(SOURCEBOOK_STALL_SECONDS sets the limit)") from None
+        except BrokenProcessPool as exc:
+            raise WorkerError(f"{describe(value)}: a worker process ended before finishing it (killed, or "
+                              "out of memory?); run again, or with --site-workers 1") from exc
+        except Exception as exc:  # the item or its result did not cross the process boundary (pickling)
+            raise WorkerError(f"{describe(value)}: {type(exc).__name__}: {exc}") from exc
     for name, level, message in lines:
         logging.getLogger(name).log(level, "%s", message)
-    return value
+    if isinstance(result, _Failed):
+        raise WorkerError(f"{describe(value)}: {result.cause}")
+    return result
 
 
 def _run(item: Any) -> tuple[Any, list[LogLine]]:
-    """In a worker: `fn(item)` and the lines it logged."""
+    """In a worker: `fn(item)` (or why it failed) and the lines it logged."""
     assert _here.fn is not None
     _here.lines = []
     try:
         return _here.fn(item), _here.lines
+    except Exception as exc:  # noqa: BLE001 - any failure is reported by the parent, naming the item
+        return _Failed(exc), _here.lines
     finally:
         _here.lines = None
 

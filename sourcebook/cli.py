@@ -9,7 +9,10 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
+from types import FrameType
 
 import click
 
@@ -56,18 +59,46 @@ def _register() -> None:
 _register()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C: every `finally` runs (workers killed, locks freed,
+    half-made output dropped), and what the last run published stays as it was."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
+    except click.exceptions.Abort as exc:
+        terminated = isinstance(exc.__context__, Terminated)
+        click.echo("terminated" if terminated else "aborted", err=True)
+        _leave(143 if terminated else 130)
+    except Terminated:
+        click.echo("terminated", err=True)
+        _leave(143)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        _leave(exc.exit_code)
     except SourcebookError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        _leave(exc.exit_code)
+
+
+def _leave(code: int) -> None:
+    """Exit with `code`. A writer thread still waiting on a provider (a hung call after a stall, a build
+    interrupted mid-page) would be joined by the interpreter's exit for as long as its call lasts: when one
+    is alive, leave at once instead (the output was made safe by the `finally` blocks that already ran)."""
+    alive = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()
+             and not t.daemon]
+    if alive:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

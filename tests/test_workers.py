@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
+import re
+import sys
+import threading
+import time
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from generator.build import build
-from generator.workers import WorkerError, ordered_map
+from generator.workers import StallError, WorkerError, Workers, chunked_map, fork_hazard, ordered_map
 from sourcebook.config import load_config
 
 
@@ -78,8 +84,112 @@ def _fails_at_42(n: int) -> int:
 
 
 def test_an_error_in_a_worker_is_raised_here() -> None:
-    with pytest.raises(ValueError, match="bad item 42"):
+    # item 42 raises here (the error itself) or in a worker (one WorkerError naming the item and the cause)
+    with pytest.raises((ValueError, WorkerError), match="bad item 42"):
         list(ordered_map(_fails_at_42, list(range(200)), 2, min_items=10))
+
+
+def _fails_in_a_worker(parent: int) -> Callable[[int], int]:
+    def fn(n: int) -> int:
+        if os.getpid() != parent and n % 5 == 0:
+            raise ValueError(f"bad item {n}")
+        return n
+    return fn
+
+
+def test_an_error_in_a_worker_names_the_item_and_the_cause_in_one_line() -> None:
+    with pytest.raises(WorkerError) as caught:
+        list(ordered_map(_fails_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10,
+                         describe=lambda n: f"the page of item {n}"))
+    message = str(caught.value)
+    assert re.fullmatch(r"the page of item \d+: ValueError: bad item \d+", message), message
+    assert "\n" not in message
+
+
+def _sleeps_in_a_worker(parent: int) -> Callable[[int], int]:
+    def fn(n: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(60)  # a hung render (or a lock never released)
+        return n
+    return fn
+
+
+def test_a_worker_that_finishes_nothing_fails_the_stage_within_the_stall_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCEBOOK_STALL_SECONDS", "1.5")
+    started = time.monotonic()
+    with pytest.raises(StallError, match=r"item \d+: no worker finished anything for 2 s"):
+        list(ordered_map(_sleeps_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10,
+                         describe=lambda n: f"item {n}"))
+    assert time.monotonic() - started < 30  # the sleeping worker was killed, not waited for
+
+
+def test_no_fork_while_another_thread_runs(caplog: pytest.LogCaptureFixture) -> None:
+    """A thread inside subprocess at a fork hangs the parent for ever (its exec-status pipe is inherited):
+    with another thread alive, the work is done here."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="asks-the-provider")
+    other.start()
+    try:
+        assert "asks-the-provider" in (fork_hazard() or "")
+        with caplog.at_level(logging.INFO, logger="generator.workers"):
+            pids = {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)}
+    finally:
+        stop.set()
+        other.join()
+    assert pids == {os.getpid()}
+    assert "not forking workers" in caplog.text
+
+
+def test_no_fork_once_lance_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "lance", types.ModuleType("lance"))
+    assert fork_hazard() == "lance is loaded (not fork-safe)"
+    assert {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)} == {os.getpid()}
+    with Workers({"square": _slow_square}, 2) as workers:
+        assert workers.workers == 0
+        assert {pid for _, pid in workers.map("square", list(range(300)))} == {os.getpid()}
+
+
+def test_workers_are_forked_before_the_first_item_is_drawn() -> None:
+    """Items may come from a generator that starts threads (a model writer's): the workers exist by then,
+    so the fork never meets those threads."""
+    seen: list[int] = []
+
+    def items() -> Iterator[int]:
+        seen.append(len(multiprocessing.active_children()))
+        pool = threading.Thread(target=lambda: None)
+        pool.start()
+        pool.join()
+        yield from range(300)
+
+    results = list(ordered_map(_slow_square, items(), 2, min_items=10, expected=300))
+    assert [r for r, _ in results] == [n * n for n in range(300)]
+    assert seen == [1]  # the worker was running when the first item was drawn
+    assert len({pid for _, pid in results}) == 2
+
+
+def _square_or_fail(n: int) -> int:
+    if n == 77:
+        raise KeyError("no page 77")
+    return n * n
+
+
+def test_chunked_map_runs_every_item_in_the_workers_in_order_and_names_a_failure() -> None:
+    def started(parent: int) -> None:
+        return None
+
+    assert list(chunked_map(_pid_square, list(range(100)), 2, chunk=4, initializer=started)) == [
+        (n * n, True) for n in range(100)]
+    with pytest.raises(WorkerError, match=r"page 77: KeyError: 'no page 77'"):
+        list(chunked_map(_square_or_fail, list(range(100)), 2, chunk=4, initializer=started,
+                         describe=lambda n: f"page {n}"))
+
+
+_PARENT = os.getpid()
+
+
+def _pid_square(n: int) -> tuple[int, bool]:
+    return n * n, os.getpid() != _PARENT
 
 
 def _dies_in_a_worker(parent: int) -> Callable[[int], int]:
