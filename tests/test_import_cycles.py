@@ -151,3 +151,18 @@ def test_the_answer_side_reads_the_index_through_its_reader_methods() -> None:
             if name != "generator.index" and any(m.split(".")[0] == "lancedb" for m in imported):
                 raw.append(f"{name}:{node.lineno} imports lancedb")
     assert raw == []
+
+
+def test_no_module_is_named_like_a_standard_library_module() -> None:
+    """MkDocs puts the hooks' folder (generator/) first on sys.path: a generator/secrets.py made every
+    `import secrets` of the build find it (plain `mkdocs build` crashed). No module of ours may do that."""
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    ours = [p for package in ("generator", "answer", "sourcebook", "tests", "bench")
+            for p in (root / package).rglob("*.py")]
+    assert len(ours) > 100
+    clashes = sorted(str(p.relative_to(root)) for p in ours
+                     if p.stem in sys.stdlib_module_names or any(part in sys.stdlib_module_names
+                                                                 for part in p.relative_to(root).parts[1:-1]))
+    assert clashes == []

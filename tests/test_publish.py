@@ -275,3 +275,21 @@ def test_a_site_from_before_the_marker_is_adopted(tmp_path: Path) -> None:
     generator.publish.replace_owned_dir(old, lambda work: (work / "index.html").write_text("new"))
     assert (old / "index.html").read_text() == "new"
     assert (old / generator.publish.OWNED_MARKER).is_file()
+
+
+@pytest.mark.slow
+def test_plain_mkdocs_build_of_the_generated_wiki_gives_the_same_site(hostile_site: Path,
+                                                                      tmp_path: Path) -> None:
+    """The generated mkdocs.yml is a plain MkDocs project: `mkdocs build` over it (MkDocs' own page loop,
+    with the hooks' folder put on sys.path) makes the same bytes as sourcebook's site engine."""
+    plain = tmp_path / "plain"
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                          str(hostile_site / "mkdocs.yml"), "-d", str(plain)],
+                         capture_output=True, text=True, timeout=300, check=False,
+                         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    ours = _snapshot(hostile_site / "site")
+    ours.pop(generator.publish.OWNED_MARKER)
+    theirs = _snapshot(plain)
+    assert sorted(ours) == sorted(theirs)
+    assert [name for name in ours if ours[name] != theirs[name]] == []
