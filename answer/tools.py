@@ -135,6 +135,9 @@ class Tools:
         self._states: dict[str, RepoState] = {}
         self._lock = threading.Lock()
         self.long_lived = False  # a server (it warmed up): every repository ranks in memory, see warm()
+        from answer.push_index import PushLimits
+
+        self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
 
     @classmethod
     def for_path(cls, path: Path | str | None = None) -> Tools:
@@ -478,12 +481,19 @@ class Tools:
     # ------------------------------------------------------------ index
 
     def index(self, paths: Sequence[str] | None = None, prune: bool = False,
-              repo: str | None = None) -> dict[str, Any]:
+              repo: str | None = None, files: Sequence[Any] | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
-        scan) is removed from the index even without prune; it is listed under `removed`.
+        scan) is removed from the index even without prune; it is listed under `removed`. `files`: the
+        content pushed by a client instead (answer/push_index.py).
         """
+        if files is not None:
+            from answer.push_index import push_files
+
+            if paths:
+                raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
+            return push_files(self, repo, files, prune, self.push_limits)
         from generator.analysis import analyze
         from generator.embed import get_embedder
         from generator.index import update_index
