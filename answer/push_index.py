@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from sourcebook.errors import RequestRefused, UsageError
+from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
 
 if TYPE_CHECKING:
     from answer.tools import Tools
@@ -193,7 +193,10 @@ def push_files(tools: Tools, repo: str | None, files: Sequence[Any], prune: bool
     embedder = get_embedder(config.embed)
     with st.index_lock, output_lock(config.out_dir):
         known = _reusable_hashes(st, embedder)
-        rows = st.indexed_paths()
+        try:
+            rows = st.indexed_paths()
+        except IndexStoreError:  # unreadable: this push rebuilds the index from what it carries
+            rows = {}
         changed = [f for f in accepted if known.get(f.path) != f.sha]
         facts = {}
         texts = {}
@@ -228,7 +231,10 @@ def _manifests(entries: Sequence[Pushed], prune: bool, st: Any) -> Manifests | N
         return read_manifests(pushed)
     if not pushed:
         return None
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:
+        store = None
     stored = Manifests.from_json(store.meta.get("manifests")) if store is not None else Manifests()
     new = read_manifests(pushed)
     return Manifests(go={**stored.go, **new.go}, js={**stored.js, **new.js},

@@ -318,7 +318,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "scope = path prefix; include = ['evidence'] for a wider evidence budget, ['diagnostics'] for "
         "retrieval_quality.",
         "/ask", "get_answer: a cited answer with graded confidence (call this first)",
-        http_post=True, http_aliases={"q": "question"}),
+        http_post=True, http_aliases={"q": "question", "query": "question"}),
     ToolSpec(
         "search_codebase", SearchRequest, SearchReply,
         "Ranked files and code spans for a query, when you want to look yourself rather than get an answer. "

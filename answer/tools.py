@@ -187,7 +187,15 @@ class Tools:
         if not question or not question.strip():
             raise UsageError("a question is required")
         st = self.state(repo)
-        reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias, include=tuple(include))
+        try:
+            reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias,
+                               include=tuple(include))
+        except UsageError:
+            raise
+        except _read_errors() as exc:
+            # an outage is an answer that says so (200, degraded), never a 5xx or "not indexed"
+            log.warning("get_answer: the index of %r cannot be read: %s", st.alias, exc)
+            return _outage_answer(st.alias, exc)
         return reply.to_dict()
 
     # ------------------------------------------------------------ search_codebase
@@ -261,10 +269,14 @@ class Tools:
                              for f in found["files"][:3] if f["path"] in lines]
             seeds.extend(hit_seeds)
         candidates = self._expand(st, seeds, notes)
+        unread: list[str] = []
         if candidates:
-            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e), budget)
+            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e, unread), budget)
         else:
             packed = Packed([], budget, 0, 0)
+        if unread:  # spans were found but their text could not be read: an outage, not an empty answer
+            degraded = True
+            notes.append(f"the indexed text of {len(set(unread))} file(s) cannot be read: {unread[0]}")
         return {
             "query": query, "targets": list(targets or []), "repo": st.alias, "scope": scope,
             "budget_tokens": packed.budget_tokens, "used_tokens": packed.used_tokens,
@@ -346,11 +358,14 @@ class Tools:
             callers[key] = [k for k in graph.callers.get(key, ()) if k[0] in reach_in and k != key]
         return expand(seeds, calls, callers, locate, getattr(graph, "symbol_rank", {}))
 
-    def _read_span(self, st: RepoState, path: str, start: int, end: int) -> str | None:
+    def _read_span(self, st: RepoState, path: str, start: int, end: int,
+                   unread: list[str] | None = None) -> str | None:
         try:
             text = st.file_text(path)
         except IndexStoreError as exc:
             log.warning("get_context: %s", exc)
+            if unread is not None:
+                unread.append(f"{path} ({exc})")
             return None
         return None if text is None else _lines(text, start, end)
 
@@ -546,12 +561,33 @@ class Tools:
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
 
 
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """An index outage as raised by our readers (IndexStoreError) or from inside LanceDB/Arrow."""
+    from generator.index import outage_errors
+
+    return (IndexStoreError, *outage_errors())
+
+
+def _outage_answer(alias: str, exc: BaseException) -> dict[str, Any]:
+    from answer.contract import AnswerResponse, Meta
+
+    reply = AnswerResponse(
+        answer="", confidence="low", degraded="index-unavailable",
+        note=f"The index of {alias!r} cannot be read right now ({exc}); no answer or evidence this time: "
+             "retry later, or use search_codebase, which answers whatever part of the index is readable.",
+        _meta=Meta(repo=alias, hint="The index is unavailable: retry later."))
+    return reply.to_dict()
+
+
 def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
     """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
     (no index, another schema version, or another embedder: then every file must be parsed again)."""
     from generator.index import SCHEMA_VERSION
 
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:  # an unreadable index is rebuilt by this run, not a reason to refuse it
+        return {}
     if store is None:
         return {}
     meta = store.meta
@@ -565,7 +601,10 @@ def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
     """{(path, sha): facts} the index holds, when its parser is this one ({} otherwise)."""
     from generator.factcache import parser_version
 
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:
+        return {}
     if store is None or store.meta.get("parser") != parser_version():
         return {}
     analysis = st.analysis()

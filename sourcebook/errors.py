@@ -53,6 +53,10 @@ class IndexStoreError(SourcebookError):
     http_status = 503
 
 
+class IndexMissingError(IndexStoreError):
+    """There is no index where the configuration points (never built, or its folder or prefix is gone)."""
+
+
 class ProviderError(SourcebookError):
     """An LLM or embedding provider failed after retries."""
 

@@ -255,3 +255,44 @@ def test_sighup_rereads_the_orgs_file(server: dict[str, Any], pushed: dict[str, 
         assert time.monotonic() < deadline
         time.sleep(0.1)
     assert _call(server, new_token, "GET", "/structure").json()["repo"] == "engines"
+
+
+def test_an_outage_is_reported_as_one_on_every_endpoint(server: dict[str, Any],
+                                                        pushed: dict[str, Any]) -> None:
+    """A files table that cannot be read, then the repository's folder deleted under the running server:
+    /ask, /search and /context answer 200 degraded; the others an outage (503), never "not indexed"."""
+    import shutil
+
+    files = [{"path": "src/fragile.py", "content": "def fragile_thing():\n    return 1\n"}]
+    pushed_now = _call(server, TOKEN_B, "POST", "/index", json={"repo": "fragile", "files": files})
+    assert pushed_now.status_code == 200
+    folder = server["base"] / "globex-db" / "fragile"
+    for data in (folder / "files.lance" / "data").iterdir():  # before the server read the new publish
+        data.write_bytes(b"garbage")
+    question = "what does fragile_thing do?"
+    ask = _call(server, TOKEN_B, "POST", "/ask", json={"query": question, "repo": "fragile"})  # `query` too
+    assert ask.status_code == 200, ask.text
+    assert ask.json()["degraded"] == "index-unavailable"
+    for kind in ("hybrid", "lexical", "symbolic"):
+        found = _call(server, TOKEN_B, "GET", "/search", params={"q": "fragile_thing", "type": kind,
+                                                                 "repo": "fragile"})
+        assert found.status_code == 200
+        assert found.json()["degraded"] is True, (kind, found.text)
+    context = _call(server, TOKEN_B, "GET", "/context", params={"q": "fragile_thing", "repo": "fragile"})
+    assert context.status_code == 200
+    assert context.json()["degraded"] is True
+    for path, params in (("/file", {"path": "src/fragile.py"}), ("/structure", {}),
+                         ("/symbol", {"name": "fragile_thing"})):
+        reply = _call(server, TOKEN_B, "GET", path, params={**params, "repo": "fragile"})
+        assert reply.status_code == 503, (path, reply.text)
+        assert reply.json()["error"] == "IndexStoreError"
+    shutil.rmtree(folder)
+    time.sleep(2.2)  # past the server's index refresh interval (2 s): it looks at the index again
+    gone = _call(server, TOKEN_B, "GET", "/file", params={"path": "src/fragile.py", "repo": "fragile"})
+    assert gone.status_code == 503, gone.text
+    assert "not in the index" not in gone.text
+    ask = _call(server, TOKEN_B, "GET", "/ask", params={"q": question, "repo": "fragile"})
+    assert ask.json()["degraded"] == "index-unavailable"
+    context = _call(server, TOKEN_B, "GET", "/context", params={"q": "fragile_thing", "repo": "fragile"})
+    assert context.status_code == 200
+    assert context.json()["degraded"] is True
