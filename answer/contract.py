@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 Confidence = Literal["high", "medium", "low"]
-Degraded = Literal["no-llm-provider", "synthesis-failed"]
+Degraded = Literal["no-llm-provider", "synthesis-failed", "index-unavailable"]
 Grounding = Literal["symbol_body", "exact_symbol", "extracted"]
 RetrievalQuality = Literal["high", "partial", "weak"]
 

@@ -261,7 +261,9 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
         bodies = _symbol_bodies(ctx, store, evidence, citations, answer_mechanisms(answer_text))
         grounding = _grounding(evidence, citations, bodies)
     else:
-        citations = []
+        # the contract: with no synthesized answer the packed grounding spans' files still come back as
+        # citations (the reply is degraded), so the caller can reason over the spans itself
+        citations = [p for p in evidence.paths if evidence.texts.get(p)] if chat is None else []
         confidence = cap_degraded(start_confidence(evidence.quality))
         answer_text = _evidence_summary(evidence)
         bodies = _symbol_bodies(ctx, store, evidence, [s.path for s in evidence.promoted], [

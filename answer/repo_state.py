@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from generator.memos import Memo
-from sourcebook.errors import IndexStoreError
+from sourcebook.errors import IndexMissingError, IndexStoreError
 
 if TYPE_CHECKING:
     from answer.engine import AnswerContext
@@ -99,6 +99,7 @@ class RepoState:
         self._store: IndexStore | None = None
         self._store_state: Any = None
         self._checked_at = 0.0
+        self._served = False  # an index was opened once: its disappearance is an outage, not "not indexed"
         self._analysis: Analysis | None = None
         self._analysis_store: IndexStore | None = None  # the store `_analysis` was loaded from
         self.index_lock = threading.Lock()
@@ -149,6 +150,7 @@ class RepoState:
                 use_in_memory_ranking(store)  # a server ranks many queries: worth building in memory
             self.search_cache.clear()
             self._store = store
+            self._served = True
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
             return store
 
@@ -163,15 +165,24 @@ class RepoState:
 
     def commit(self) -> str | None:
         """The commit the open index describes (recorded by the build), or None when unknown/unindexed."""
-        store = self.store_or_none()
+        try:
+            store = self.store_or_none()
+        except IndexStoreError:  # a label on a reply that reports the outage itself
+            return None
         return (store.meta.get("commit") or None) if store is not None else None
 
     def store_or_none(self) -> IndexStore | None:
+        """The open index, or None when this repository has never been indexed. An index that cannot be
+        read, or that vanished after it served (its folder deleted, the object store down), raises
+        IndexStoreError: an outage is reported as one, never as "not indexed". Without a checkout the index
+        is all there is, so a missing one is an outage too."""
         try:
             return self.store()
-        except IndexStoreError as exc:
-            log.info("%s: no usable index: %s", self.alias, exc)
-            return None
+        except IndexMissingError as exc:
+            if self.config.checkout and not self._served:
+                log.info("%s: not indexed: %s", self.alias, exc)
+                return None
+            raise
 
     def answer_context(self) -> AnswerContext:
         """The engine's warm per-repository context (answer cache, chat model), given our current store."""

@@ -773,7 +773,13 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.notes.append(f"retrieval outage: {exc}")
         result.seconds = time.perf_counter() - started
         return result
-    priors = _kind_priors(store, query, weights)
+    try:
+        priors = _kind_priors(store, query, weights)
+    except _outage_errors() as exc:  # the tiers answered; only the file kinds' priors are missing
+        log.warning("search: file kinds unreadable for %r: %s", query[:80], exc)
+        result.degraded = True
+        result.notes.append(f"file kinds unavailable, ranked without them: {exc}")
+        priors = {}
     result.files = [f for f in fuse_files(lists, weights, priors) if _in_scope(f.path, scope)][:limit]
     result.hits = fuse_spans(lists, weights, limit, scope)
     result.seconds = time.perf_counter() - started

@@ -89,11 +89,21 @@ class StructureRequest(ToolRequest):
     repo: str | None = Field(None, description=_REPO)
 
 
+class PushedFile(ToolRequest):
+    path: str = Field(description="Repository-relative POSIX path (no '..', no leading '/', no drive "
+                                  "letter).")
+    content: str = Field(description="The file's content, as text or base64.")
+    encoding: Literal["utf-8", "base64"] = Field("utf-8", description="How `content` is encoded.")
+
+
 class IndexRequest(ToolRequest):
     paths: list[str] = Field([],
                              description="Files or directories to (re)index; none = the whole tree.")
     prune: bool = Field(False, description="Delete indexed files absent from the request.")
     repo: str | None = Field(None, description=_REPO)
+    files: list[PushedFile] | None = Field(None, description=(
+        "Files pushed by the client (a server with no checkout): written to the repository's index, "
+        "unchanged content hashes skipped; with prune, a full sync. Instead of `paths`."))
 
 
 class RememberRequest(ToolRequest):
@@ -238,6 +248,13 @@ class SkippedFile(ToolReply):
     reason: str
 
 
+class PushCounts(ToolReply):
+    indexed: int
+    unchanged: int
+    deleted: int
+    skipped: int
+
+
 class IndexReply(ToolReply):
     repo: str
     prune: bool
@@ -246,6 +263,7 @@ class IndexReply(ToolReply):
     removed: list[str]
     not_found: list[str]
     skipped: list[SkippedFile]
+    pushed: PushCounts | None = None  # a push of files (`files`): what it did
 
 
 class RememberReply(ToolReply):
@@ -273,6 +291,7 @@ class ToolSpec:
     http_get: bool = True
     http_post: bool = False
     http_aliases: Mapping[str, str] = field(default_factory=dict)
+    body_only: frozenset[str] = frozenset()  # fields no query string can carry (lists of objects)
 
     def parse(self, data: Mapping[str, Any]) -> ToolRequest:
         """The validated request, or a UsageError naming every bad argument on one line."""
@@ -299,7 +318,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "scope = path prefix; include = ['evidence'] for a wider evidence budget, ['diagnostics'] for "
         "retrieval_quality.",
         "/ask", "get_answer: a cited answer with graded confidence (call this first)",
-        http_post=True, http_aliases={"q": "question"}),
+        http_post=True, http_aliases={"q": "question", "query": "question"}),
     ToolSpec(
         "search_codebase", SearchRequest, SearchReply,
         "Ranked files and code spans for a query, when you want to look yourself rather than get an answer. "
@@ -339,8 +358,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "(Re)index files after you change them, so later answers and searches see the edits. Give paths "
         "(files or directories) or nothing for the whole tree; unchanged files are skipped by content hash. "
         "prune=true deletes indexed files absent from the request (a full sync when no paths are given).",
-        "/index", "index: incremental (re)index of given paths or the whole tree",
-        http_get=False, http_post=True),
+        "/index", "index: incremental (re)index of given paths or the whole tree, or pushed files",
+        http_get=False, http_post=True, body_only=frozenset({"files"})),
     ToolSpec(
         "remember", RememberRequest, RememberReply,
         "Record a dated fact about this checkout (e.g. 'the payments tests need Redis running'), scoped to "

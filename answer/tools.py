@@ -135,6 +135,9 @@ class Tools:
         self._states: dict[str, RepoState] = {}
         self._lock = threading.Lock()
         self.long_lived = False  # a server (it warmed up): every repository ranks in memory, see warm()
+        from answer.push_index import PushLimits
+
+        self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
 
     @classmethod
     def for_path(cls, path: Path | str | None = None) -> Tools:
@@ -184,7 +187,15 @@ class Tools:
         if not question or not question.strip():
             raise UsageError("a question is required")
         st = self.state(repo)
-        reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias, include=tuple(include))
+        try:
+            reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias,
+                               include=tuple(include))
+        except UsageError:
+            raise
+        except _read_errors() as exc:
+            # an outage is an answer that says so (200, degraded), never a 5xx or "not indexed"
+            log.warning("get_answer: the index of %r cannot be read: %s", st.alias, exc)
+            return _outage_answer(st.alias, exc)
         return reply.to_dict()
 
     # ------------------------------------------------------------ search_codebase
@@ -258,10 +269,14 @@ class Tools:
                              for f in found["files"][:3] if f["path"] in lines]
             seeds.extend(hit_seeds)
         candidates = self._expand(st, seeds, notes)
+        unread: list[str] = []
         if candidates:
-            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e), budget)
+            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e, unread), budget)
         else:
             packed = Packed([], budget, 0, 0)
+        if unread:  # spans were found but their text could not be read: an outage, not an empty answer
+            degraded = True
+            notes.append(f"the indexed text of {len(set(unread))} file(s) cannot be read: {unread[0]}")
         return {
             "query": query, "targets": list(targets or []), "repo": st.alias, "scope": scope,
             "budget_tokens": packed.budget_tokens, "used_tokens": packed.used_tokens,
@@ -343,11 +358,14 @@ class Tools:
             callers[key] = [k for k in graph.callers.get(key, ()) if k[0] in reach_in and k != key]
         return expand(seeds, calls, callers, locate, getattr(graph, "symbol_rank", {}))
 
-    def _read_span(self, st: RepoState, path: str, start: int, end: int) -> str | None:
+    def _read_span(self, st: RepoState, path: str, start: int, end: int,
+                   unread: list[str] | None = None) -> str | None:
         try:
             text = st.file_text(path)
         except IndexStoreError as exc:
             log.warning("get_context: %s", exc)
+            if unread is not None:
+                unread.append(f"{path} ({exc})")
             return None
         return None if text is None else _lines(text, start, end)
 
@@ -478,12 +496,19 @@ class Tools:
     # ------------------------------------------------------------ index
 
     def index(self, paths: Sequence[str] | None = None, prune: bool = False,
-              repo: str | None = None) -> dict[str, Any]:
+              repo: str | None = None, files: Sequence[Any] | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
-        scan) is removed from the index even without prune; it is listed under `removed`.
+        scan) is removed from the index even without prune; it is listed under `removed`. `files`: the
+        content pushed by a client instead (answer/push_index.py).
         """
+        if files is not None:
+            from answer.push_index import push_files
+
+            if paths:
+                raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
+            return push_files(self, repo, files, prune, self.push_limits)
         from generator.analysis import analyze
         from generator.embed import get_embedder
         from generator.index import update_index
@@ -536,12 +561,33 @@ class Tools:
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
 
 
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """An index outage as raised by our readers (IndexStoreError) or from inside LanceDB/Arrow."""
+    from generator.index import outage_errors
+
+    return (IndexStoreError, *outage_errors())
+
+
+def _outage_answer(alias: str, exc: BaseException) -> dict[str, Any]:
+    from answer.contract import AnswerResponse, Meta
+
+    reply = AnswerResponse(
+        answer="", confidence="low", degraded="index-unavailable",
+        note=f"The index of {alias!r} cannot be read right now ({exc}); no answer or evidence this time: "
+             "retry later, or use search_codebase, which answers whatever part of the index is readable.",
+        _meta=Meta(repo=alias, hint="The index is unavailable: retry later."))
+    return reply.to_dict()
+
+
 def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
     """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
     (no index, another schema version, or another embedder: then every file must be parsed again)."""
     from generator.index import SCHEMA_VERSION
 
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:  # an unreadable index is rebuilt by this run, not a reason to refuse it
+        return {}
     if store is None:
         return {}
     meta = store.meta
@@ -555,7 +601,10 @@ def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
     """{(path, sha): facts} the index holds, when its parser is this one ({} otherwise)."""
     from generator.factcache import parser_version
 
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:
+        return {}
     if store is None or store.meta.get("parser") != parser_version():
         return {}
     analysis = st.analysis()

@@ -72,7 +72,7 @@ from generator.redaction import is_secret_path
 from generator.remote import head_commit
 from generator.sql import in_list
 from generator.tokens import path_terms, token_text
-from sourcebook.errors import IndexStoreError, SourcebookError
+from sourcebook.errors import IndexMissingError, IndexStoreError, SourcebookError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -530,15 +530,15 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     """
     uri = config.index_location
     if _is_local_missing(uri):
-        raise IndexStoreError(f"no index at {uri}: run `sourcebook index` (or `sourcebook build`) first")
+        raise IndexMissingError(f"no index at {uri}: run `sourcebook index` (or `sourcebook build`) first")
     options = storage_options(uri)
     try:
         meta = read_state(uri, options)
     except (OSError, ValueError, RuntimeError) as exc:
         raise IndexStoreError(f"cannot read the index at {uri}: {exc}") from exc
     if meta is None:
-        raise IndexStoreError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build it"
-                              )
+        raise IndexMissingError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build "
+                                "it")
     if not config.index_chosen and not _made_here(meta):  # never served: see the module docstring
         raise IndexStoreError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:

@@ -20,8 +20,11 @@ from sourcebook.cli_paths import index_uri_option, path_argument_and_option, rea
               help="Largest request body accepted, in bytes (larger: 413).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
               help="Worker processes (each opens its own index handles; more cores, more memory).")
+@click.option("--orgs", "orgs_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Serve organisations (answer/orgs.py): each its own token hashes and index root; the "
+                   "bearer token selects the organisation. Re-read on SIGHUP.")
 def serve_command(path: str | None, path_option: str | None, host: str, port: int,  # noqa: PLR0917
-                  token: str | None, max_body: int, workers: int) -> None:
+                  token: str | None, max_body: int, workers: int, orgs_file: str | None) -> None:
     """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
     its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH.
 
@@ -33,6 +36,9 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
     With --index-uri and no checkout (no PATH, none around the working
     directory), every tool answers from the index alone."""
+    if orgs_file is not None:
+        _serve_orgs(orgs_file, path or path_option, host, port, token, max_body, workers)
+        return
     path = reader_path(path, path_option)
     import uvicorn
 
@@ -70,6 +76,29 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
     app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
+                token: str | None, max_body: int, workers: int) -> None:
+    """`serve --orgs`: every request is an organisation's, selected by its token (answer/orgs.py)."""
+    import signal
+
+    import uvicorn
+
+    from answer.orgs import OrgRouter
+    from sourcebook.errors import UsageError
+
+    if path is not None or token:
+        raise UsageError("--orgs serves the organisations' own indexes with their own tokens: give no PATH "
+                         "and no --token")
+    if workers > 1:
+        raise UsageError("--orgs serves with one worker process (--workers 1)")
+    router = OrgRouter(orgs_file, max_body_bytes=max_body)
+    # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
+    click.echo(f"sourcebook API for organisations {', '.join(router.orgs)} on http://{host}:{port} "
+               "(bearer token per organisation; SIGHUP re-reads the orgs file)", err=True)
+    uvicorn.run(router, host=host, port=port, log_level="warning")
 
 
 @click.command("mcp")

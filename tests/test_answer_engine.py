@@ -309,6 +309,9 @@ def test_no_provider_returns_ranked_evidence_at_medium(config: Config) -> None:
     assert len(reply.answer) < 1000  # a summary; the evidence has its own field
     assert reply.symbol_bodies  # the question named a class: its live body comes along
     assert reply.grounding is None
+    # the contract: the grounding spans' files come back as citations, so the caller can reason over them
+    assert reply.citations[0] == "pkg/json_provider.py"
+    assert set(reply.citations) == {e.path for e in reply.evidence or []}
 
 
 def test_no_provider_weak_retrieval_is_low(config: Config) -> None:
