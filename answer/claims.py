@@ -34,7 +34,12 @@ class CodeFacts:
 
     @property
     def params(self) -> dict[str, str | None]:
-        return signature_params(self.signature or _def_line(self.body))
+        header = self.signature or _def_line(self.body)
+        if re.match(r"\s*class\s", _def_line(self.body)) or header.lstrip().startswith("class "):
+            # a class is called with its __init__'s parameters; without one they are not known here
+            init = re.search(r"^\s*def\s+__init__\s*\((?:[^()]|\([^()]*\))*\)", self.body, re.M)
+            return {k: v for k, v in signature_params(init.group(0)).items() if k != "self"} if init else {}
+        return signature_params(header)
 
     @property
     def own_body(self) -> str:
@@ -107,10 +112,10 @@ def signature_params(signature: str) -> dict[str, str | None]:
 
 def _own_lines(body: str) -> str:
     lines = body.split("\n")
-    if not lines:
-        return ""
-    kept, skip_indent = [lines[0]], None
-    for line in lines[1:]:
+    # the symbol's own header (after its decorators) is not a nested definition
+    head = next((i for i, line in enumerate(lines) if re.match(r"\s*(?:async\s+)?(?:def|class)\s", line)), 0)
+    kept, skip_indent = lines[:head + 1], None
+    for line in lines[head + 1:]:
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
         if skip_indent is not None:
@@ -197,11 +202,17 @@ def _resolve(name: str, facts: Sequence[CodeFacts]) -> CodeFacts | None:
 
 
 def _subject(sentence: str, facts: Sequence[CodeFacts], previous: CodeFacts | None) -> CodeFacts | None:
+    # a parameter of the current subject names that parameter, not another symbol of the same name
+    own = set(previous.params) if previous is not None else set()
     for span in _spans(sentence):
+        if span in own:
+            continue
         found = _resolve(span.split("(")[0], facts)
         if found is not None:
             return found
     for word in _NAME.findall(sentence):
+        if word in own:
+            continue
         if ("_" in word or "." in word or re.search(r"[a-z][A-Z]", word)) and (found := _resolve(word, facts)):
             return found
     return previous
@@ -250,8 +261,8 @@ def _check_defaults(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
 
 def _check_params(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
     params = fact.params
-    if not params and not fact.signature:
-        return
+    if not params:
+        return  # nothing parsed (a class without __init__, another language): no claim can be judged
     for match in _PARAM.finditer(sentence):
         name = match.group(1) or match.group(2)
         if name and name not in params and name != fact.name:
