@@ -1,4 +1,4 @@
-"""What an answer asserts about the symbols it names, checked against the code (never against generated prose).
+"""What an answer asserts about the symbols it names, checked against the code (never generated prose).
 
 An answer is split into sentences; each sentence is about a subject symbol (the first known symbol it names,
 else the previous sentence's subject, else the question's target). Its claims are checked against that
@@ -67,7 +67,9 @@ def _def_line(body: str) -> str:
 
 def _split_top(text: str) -> list[str]:
     """`text` split at commas outside brackets and quotes."""
-    parts, depth, quote, current = [], 0, "", []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             if ch == quote:
@@ -213,7 +215,8 @@ def _subject(sentence: str, facts: Sequence[CodeFacts], previous: CodeFacts | No
     for word in _NAME.findall(sentence):
         if word in own:
             continue
-        if ("_" in word or "." in word or re.search(r"[a-z][A-Z]", word)) and (found := _resolve(word, facts)):
+        code_like = "_" in word or "." in word or re.search(r"[a-z][A-Z]", word)
+        if code_like and (found := _resolve(word, facts)):
             return found
     return previous
 
@@ -233,8 +236,8 @@ _PARAM = re.compile(
     r"`([A-Za-z_]\w*)`"
     r"|`([A-Za-z_]\w*)`\s+(?:parameter|argument|keyword argument|option|flag)\b)")
 _CALLS = re.compile(r"(?i)\b(?:calls|invokes|delegates\s+to|hands\s+off\s+to|passes\s+\w+\s+to)\s+`([^`]+)`")
-_RAISES = re.compile(r"(?i)\b(?:raises|throws|raising|throwing)\s+(?:an?\s+|the\s+)?`?([A-Z]\w*(?:Error|Exception|"
-                     r"Warning|Exit|Abort|Interrupt)?)`?")
+_RAISES = re.compile(r"(?i)\b(?:raises|throws|raising|throwing)\s+(?:an?\s+|the\s+)?"
+                     r"`?([A-Z]\w*(?:Error|Exception|Warning|Exit|Abort|Interrupt)?)`?")
 _LITERAL = re.compile(r"`((?:\"[^\"`]{2,}\")|(?:'[^'`]{2,}'))`")
 
 
@@ -246,7 +249,7 @@ def _check_defaults(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
         name = match.group(1) or match.group(3)
         value = match.group(2) or match.group(4)
         if name not in params:
-            if name == fact.name or "_" not in name and name not in sentence.split("`")[1::2]:
+            if name == fact.name or ("_" not in name and name not in sentence.split("`")[1::2]):
                 continue
             yield ClaimCheck("contradicted", _short(sentence), f"{fact.qualname} has no parameter {name!r}")
             continue
@@ -269,7 +272,8 @@ def _check_params(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
             yield ClaimCheck("contradicted", _short(sentence), f"{fact.qualname} has no parameter {name!r}")
 
 
-def _check_returns(sentence: str, fact: CodeFacts, answer: str, targets: Sequence[str]) -> Iterable[ClaimCheck]:
+def _check_returns(sentence: str, fact: CodeFacts, answer: str,
+                   targets: Sequence[str]) -> Iterable[ClaimCheck]:
     if not re.search(r"(?i)\breturn(?:s|ed|ing)?\b", sentence):
         return
     exprs = return_exprs(fact)
@@ -278,7 +282,8 @@ def _check_returns(sentence: str, fact: CodeFacts, answer: str, targets: Sequenc
         return  # a one-line body (a stub, a declaration): nothing to check against
     claims_none = re.search(r"\bNone\b|\bnull\b|\bnothing\b", sentence) and not _NEG.search(sentence)
     if claims_none:
-        falls_off = not exprs or any(e in ("", "None") for e in exprs) or "None" in shown or "Optional" in shown
+        falls_off = (not exprs or any(e in ("", "None") for e in exprs) or "None" in shown
+                     or "Optional" in shown)
         if not falls_off and not _may_fall_through(fact):
             yield ClaimCheck("contradicted", _short(sentence), f"{fact.qualname} never returns None")
     for span in _spans(sentence):
@@ -344,7 +349,8 @@ def check_literals(answer: str, code_text: str) -> list[ClaimCheck]:
         for match in _LITERAL.finditer(sentence):
             inner = match.group(1)[1:-1]
             if inner not in code_text:
-                out.append(ClaimCheck("unsupported", _short(sentence), f"no code shown holds the literal {inner!r}"))
+                out.append(ClaimCheck("unsupported", _short(sentence),
+                                      f"no code shown holds the literal {inner!r}"))
     return out
 
 

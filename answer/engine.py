@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
 from answer.citations import defining_paths, inline_paths
+from answer.claims import CodeFacts, check_claims, copied_share
 from answer.contract import (
     AnswerResponse,
     BestGuess,
@@ -42,7 +43,6 @@ from answer.evidence import (
     live_sha,
     retrieve,
 )
-from answer.claims import CodeFacts, check_claims, copied_share
 from answer.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
 from answer.paths import normalize_scope
 from answer.synthesize import PROMPT_VERSION, SynthesisFailed, evidence_budget_for, synthesize
@@ -372,7 +372,8 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
 MAX_FACT_SYMBOLS = 12
 
 
-def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str], answer: str) -> list[CodeFacts]:
+def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
+                answer: str) -> list[CodeFacts]:
     """The code's facts for the symbols the question targets and the answer names (in the evidence and the
     cited files), read from the indexed text: what the answer's claims are checked against."""
     from answer.evidence import _symbols_of

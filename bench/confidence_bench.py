@@ -16,8 +16,8 @@ code: its signature, its own `raise` statements):
   raises" over a `raise`, output to standard output where the code writes to stderr).
 
 An answer is judged right when it cites a gold file, names a code identifier the reference answer names,
-and (scripted modes) the responder put no false claim or flaw in it. Run with PYTHONPATH pointing at another checkout
-to measure that checkout's engine with the same script (this file only appends its own root to sys.path).
+and (scripted modes) the responder put no false claim or flaw in it. Run with PYTHONPATH pointing at another
+checkout to measure that checkout's engine with the same script (this file appends its root to sys.path).
 """
 
 from __future__ import annotations
@@ -102,7 +102,8 @@ class Script:
         if found is None:
             top = files[0] if files else ""
             self.lied[key] = False
-            return Reply.ok({"answer": f"The code in `{top}` handles this.", "citations": [top] if top else []})
+            return Reply.ok({"answer": f"The code in `{top}` handles this.",
+                             "citations": [top] if top else []})
         path, qualname, signature, code = found
         name = qualname.rsplit(".", 1)[-1]
         params = _params(signature)
@@ -175,7 +176,8 @@ def main() -> int:
     parser.add_argument("--modes", default="good,imperfect,false")
     parser.add_argument("--llm-base-url", default="")
     parser.add_argument("--llm-model", default="")
-    parser.add_argument("--show", default="", help="MODE:LEVEL (e.g. false:high): print those answers' notes.")
+    parser.add_argument("--show", default="",
+                        help="MODE or MODE:LEVEL (e.g. false:high): print those answers and notes.")
     args = parser.parse_args()
     from generator.provider import get_chat_model
     from tests.fake_llm import FakeLLM
