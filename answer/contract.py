@@ -48,6 +48,8 @@ class RetrievalHit(ContractModel):
     target_path: str
     score: float
     summary: str = ""
+    # True when `summary` was written by an LLM (a wiki page's prose): orientation, never evidence of the code
+    summary_generated: bool | None = None
     symbols: list[SymbolEvidence] | None = None
 
 

@@ -390,7 +390,8 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
     cached = store.memos.get(_SYMBOL_ROWS)
     if cached is None:
         cached = store.memos.put(_SYMBOL_ROWS, store.rows("symbols", [
-            "path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]))
+            "path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring",
+            "docstring_source"]))
     return list(cached)
 
 

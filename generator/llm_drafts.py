@@ -62,7 +62,11 @@ _FILLER = re.compile(
 _ECHO = re.compile(
     r"(?i)\b(?:developer wiki|for a new colleague|senior engineer|documenting (?:one|the) (?:file|module)|"
     r"(?:qualified|file) name exactly as listed|the facts and code given|leave (?:it|the field) out|"
-    r"plain markdown sentences|rules for every text field)\b"
+    r"plain markdown sentences|rules for every text field|"
+    # re-ask reasons and prompt rules a weak model publishes as prose
+    r"previous (?:reply|answer|response) was rejected|json structure|(?:is|was) (?:invalid|rejected) because|"
+    r"(?:names|symbols|paths) are listed exactly|exactly as (?:provided|given|listed)|"
+    r"as provided in backticks|validation error)\b"
     r"|(?:^|[.!?]\s+)I\s+(?:am|'m|will|can|have|would)\b")  # "i am a developer": the model on itself
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Words that carry no information about what the code does: a summary made only of these and the file's
@@ -76,9 +80,25 @@ part parts here there used uses use""".split())  # noqa: SIM905 - a word list re
 _IDENT_LIKE = re.compile(r"[\w./\-]+")
 _SOURCE_EXT = re.compile(
     r"\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|scala|md|rst|toml|ya?ml|"
-    r"cfg|ini)$")
+    r"cfg|ini|txt|json|lock|sh|xml|html|css|csv|sql|in|mk)$|^(?:Makefile|Dockerfile|Procfile|Gemfile)$")
 
 # -- residue -------------------------------------------------------------------------------------------------
+
+# reST roles (`:func:`echo``, `:class:`~pkg.Ctx``) become code spans; field markers (`:param message:`)
+# become the bare name; an overload's index (`prompt~2`, how symbols of one name are told apart) goes
+_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|attr|mod|obj|data|exc|const|ref|doc|term|envvar|option):"
+                   r"`~?([^`]+)`")
+_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type|raises?|returns?|rtype|var|ivar|cvar)"
+                    r"(?:\s+[\w.]+)?\s+([A-Za-z_]\w*):|:(returns?|rtype):")
+_OVERLOAD = re.compile(r"(?<=[A-Za-z0-9_])~\d+\b")
+
+
+def clean_markup(text: str) -> str:
+    """`text` with reST roles rendered as code spans, field markers reduced to names, overload indexes cut."""
+    out = _ROLE.sub(lambda m: f"`{m.group(1)}`", text)
+    out = _FIELD.sub(lambda m: f"`{m.group(1)}`:" if m.group(1) else f"{m.group(2)}:", out)
+    return _OVERLOAD.sub("", out)
+
 
 _TOOL_TOKENS = re.compile(r"</?tool_call>|<\|[a-z_]+\|>|</?function(?:=[^>]*)?>|</?tool_response>")
 _LEADING_KEY = re.compile(r'^\s*\{?\s*"[A-Za-z_]+"\s*:\s*"')  # '"summary": "The file…' copied into a value
@@ -91,7 +111,7 @@ def clean_residue(text: str) -> str:
     Deterministic and conservative: only debris at the ends of the text (`",`, `"}`, `"]`, a lone quote)
     and tool-call markers anywhere are removed; quotes that pair up inside the text are kept.
     """
-    out = _TOOL_TOKENS.sub("", text).replace('\\"', '"').strip()
+    out = clean_markup(_TOOL_TOKENS.sub("", text)).replace('\\"', '"').strip()
     out = _LEADING_KEY.sub("", out)
     for _ in range(3):  # '"}]' and similar stacks, one layer per pass
         trimmed = _TRAILING.sub("", out) if _trailing_is_residue(out) else out
@@ -236,7 +256,11 @@ def _check_mention(name: str, span: str, known: Known) -> None:
             raise ValueError(f"{name} names the path `{span}`, which is not in the facts; name only listed "
                              "paths, exactly as written")
         return
-    if _SOURCE_EXT.search(span) and known.basenames and posixpath.basename(span) not in known.basenames:
+    # a bare file name must be one of the facts' files (`requirements.txt` named for a file that has none);
+    # a member spelled like one (`Response.json`) is a symbol, checked below
+    member = span in known.symbols or span.split(".", 1)[0] in known.top
+    if (_SOURCE_EXT.search(span) and not member and known.basenames
+            and posixpath.basename(span) not in known.basenames):
         raise ValueError(f"{name} names the file `{span}`, which is not in the facts")
     head = span.split(".", 1)[0]
     if "." in span and head in known.top and span not in known.symbols:

@@ -608,3 +608,28 @@ def test_a_symbol_explanation_a_sentence_too_long_is_cut_not_reasked() -> None:
     with pytest.raises(ValidationError, match="too long"):  # not even one sentence fits: re-asked
         SymbolExplanation.model_validate({"explanation": "Merges " + "settings and " * 60 + "more."},
                                          context=known.as_context())
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("The previous reply was rejected because the JSON structure is invalid.", "repeats the instructions"),
+    ("The function names are listed exactly as provided in backticks.", "repeats the instructions"),
+    ("Dependencies are listed in `requirements.txt`.", "not in the facts"),
+    ("Builds with the `Makefile`.", "not in the facts"),
+])
+def test_prompt_echoes_reask_reasons_and_invented_bare_file_names_are_rejected(text: str,
+                                                                               reason: str) -> None:
+    known = Known.build(symbols=["App", "App.json"], top=["App"], paths=["pkg/app.py", "README.md"])
+    with pytest.raises(ValueError, match=reason):
+        check_text("summary", text, known)
+    check_text("summary", "`App.json` returns the body and `README.md` explains it.", known)  # real names
+
+
+def test_rest_roles_and_overload_suffixes_are_cleaned_from_model_prose() -> None:
+    known = Known.build(symbols=["App", "App.run", "echo"], top=["App", "echo"], paths=["pkg/app.py"])
+    ctx = known.as_context()
+    draft = LLMFileDraft.model_validate(
+        {"summary": "Defines `App`; :meth:`App.run` calls :func:`~echo` with :param message: the text.",
+         "how_it_works": "How `App.run~2` works: it calls `echo~3` once."}, context=ctx)
+    assert draft.summary == "Defines `App`; `App.run` calls `echo` with `message`: the text."
+    assert "~" not in (draft.how_it_works or "")
+    assert ":func:" not in draft.summary
