@@ -455,7 +455,9 @@ class BlockRenderer:
                     lines[j].strip().strip(marker[0]) == "":
                 j += 1
                 break
-            body.append(lines[j][indent:] if lines[j][:indent].isspace() else lines[j].lstrip())
+            # the fence's own indentation comes off each line, the code's own stays (a fence at column 0
+            # keeps every line as written)
+            body.append(lines[j][indent:] if not indent or lines[j][:indent].isspace() else lines[j].lstrip())
             j += 1
         lang = info.split(",")[0].strip()
         if self.flavor == "markdown" and self.code_lang == "rust" and (

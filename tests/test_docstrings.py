@@ -343,3 +343,8 @@ def test_a_link_to_a_removed_file_goes_with_it(tmp_path: Path) -> None:
     assert build(load_config(root), index=False).site_built
     assert "`pkg.b.Box`" in page.read_text(encoding="utf-8")
     assert "b.py.md" not in page.read_text(encoding="utf-8")
+
+
+def test_a_fence_at_column_zero_keeps_the_code_indented() -> None:
+    md = render_docstring("Walk:\n\n```\nfor e in w {\n    println!(e);\n}\n```", "rust", resolve)
+    assert "```rust\nfor e in w {\n    println!(e);\n}\n```" in md
