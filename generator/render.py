@@ -63,12 +63,21 @@ RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this
 
 
 @cache
+def heading_id(title: str) -> str:
+    """An explicit `{ #id }` for a page title whose default id would start with `__` (`__init__.py`,
+    `__main__.py`): the sanitizer drops such ids (Material's own parts are `__search`, `__drawer`...), so the
+    title's permalink and Material's "skip to content" link would land nowhere. Other titles keep theirs."""
+    if not title.lstrip().startswith("_"):
+        return ""
+    return " { #page-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "top") + " }"
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(shown=shown_qualname, text=inline_text, cell=table_cell, code=code_span,
+    env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell, code=code_span,
                        block=code_block, rich=rich_cell,
                        doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))

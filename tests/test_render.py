@@ -390,3 +390,15 @@ def test_setters_and_overloads_show_their_name_and_what_they_are_never_a_suffix(
     assert "*function overload*" in md
     assert 'title="Config.timeout">.timeout</a></td><td>property setter</td>' in md
     assert "*function, definition 3*" in md  # the implementation after the overloads
+
+
+def test_an_init_py_page_title_has_an_id_the_sanitizer_keeps() -> None:
+    facts = FileFacts(file=SourceFile("pkg/__init__.py", "python", 10, "abc"), symbols=[], line_count=3)
+    ctx = FileContext(facts=facts, page_id="files/pkg/__init__.py.md", module="pkg")
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/pkg/index.md")
+    # the default id `__init__py` starts with `__`, which html_sanitize drops: the page's own links broke
+    assert "# &#95;&#95;init&#95;&#95;.py { #page-init-py }\n" in md
+    app = render_file_page(_file_ctx(), ExtractiveWriter().file_page(_file_ctx()), writer_id="extractive/1",
+                           module_page="modules/pkg/index.md")
+    assert "\n# app.py\n" in app  # other titles keep their default id
