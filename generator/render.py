@@ -77,8 +77,8 @@ def _environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell, code=code_span,
-                       block=code_block, rich=rich_cell,
+    env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell,
+                       code=code_span, block=code_block, rich=rich_cell,
                        doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))
     return env
