@@ -120,8 +120,13 @@ def _names_symbol(label: str, target: str) -> bool:
     """A link label naming a symbol, not the file it points to (`Foo.bar`, `main.rs: Foo`, `run()`)."""
     label = label.strip()
     base = target.rsplit("/", 1)[-1].removesuffix(".html")
-    if not label or "/" in label or label in (base, base.rsplit(".", 1)[0]):
+    stem = base.rsplit(".", 1)[0]
+    if not label or "/" in label or label in (base, stem):
         return False
+    if base.endswith((".md", ".rst", ".txt")) or (stem == "__init__" and "." in label):
+        return False  # a document's own links go to pages, and `pkg.sub` names a package's __init__ page
+    if label.rsplit(".", 1)[-1] == stem:
+        return False  # a module's dotted name: its page's top is where it is
     if " " in label.split(":")[-1].strip():
         return False
     return bool(re.fullmatch(r"(?:[\w.-]+: )?[\w$.~]+(?:\(\))?", label))
