@@ -320,8 +320,7 @@ _DECORATOR_KINDS = ((re.compile(r"@(?:\w+\.)*overload\b"), "overload"),
 
 def shown_kind(s: Symbol, source_lines: Sequence[str]) -> str:
     """A symbol's kind as a reader should see it: a Python method under `@property` is a property, one
-    under `@x.setter` that property's setter, `@overload` an overload; another definition of a name
-    already defined (parse.py's `~N`) says which one it is."""
+    under `@x.setter` that property's setter, `@overload` an overload."""
     for line in source_lines[max(s.start_line - 1, 0):s.start_line + 9]:
         stripped = line.strip()
         if not stripped.startswith("@"):
@@ -331,8 +330,7 @@ def shown_kind(s: Symbol, source_lines: Sequence[str]) -> str:
                 if what == "property":
                     return "property"
                 return f"property {what}" if what != "overload" else f"{s.kind} overload"
-    variant = re.search(r"~(\d+)$", s.qualname)
-    return f"{s.kind}, definition {variant.group(1)}" if variant else s.kind
+    return s.kind  # the implementation after its overloads, or one of a name's conditional definitions
 
 
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],

@@ -389,7 +389,7 @@ def test_setters_and_overloads_show_their_name_and_what_they_are_never_a_suffix(
     assert "*property setter*" in md
     assert "*function overload*" in md
     assert 'title="Config.timeout">.timeout</a></td><td>property setter</td>' in md
-    assert "*function, definition 3*" in md  # the implementation after the overloads
+    assert "### load { #sym-load-3 data-kind=\"function\" }\n\n*function* ·" in md  # the implementation
 
 
 def test_an_init_py_page_title_has_an_id_the_sanitizer_keeps() -> None:
