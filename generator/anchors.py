@@ -24,6 +24,15 @@ def symbol_anchor(qualname: str) -> str:
     return "sym-" + (re.sub(r"[^A-Za-z0-9]+", "-", qualname).strip("-").lower() or "x")
 
 
+_VARIANT = re.compile(r"~\d+(?=\.|$)")
+
+
+def shown_qualname(qualname: str) -> str:
+    """The qualname a reader sees: parse.py's `~2`, `~3` (overloads, setters, conditional definitions of
+    one name) keep qualnames and anchors unique but are no part of the name (`C.timeout~2` -> `C.timeout`)."""
+    return _VARIANT.sub("", qualname) if "~" in qualname else qualname
+
+
 def anchor_ids(symbols: Iterable[Symbol]) -> dict[str, str]:
     """qualname -> a unique anchor id for its section on the file page.
 
@@ -74,9 +83,13 @@ class SymbolIndex:
         return cls(pages=pages, anchors=anchors)
 
     def href(self, from_page: str, path: str, qualname: str = "") -> str | None:
-        """A relative link to the symbol's section, to its file's page when it has none, or None."""
+        """A relative link to the symbol's section (to the file's page for qualname ""), or None: a symbol
+        without a section (private, unexported) is not linked to the top of its page, where nothing of it
+        shows."""
         page = self.pages.get(path)
         if page is None:
             return None
-        anchor = self.anchors.get((path, qualname)) if qualname else None
-        return symbol_href(from_page, page, anchor) if anchor else page_href(from_page, page)
+        if not qualname:
+            return page_href(from_page, page)
+        anchor = self.anchors.get((path, qualname))
+        return symbol_href(from_page, page, anchor) if anchor else None

@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from generator.anchors import page_href
+from generator.anchors import page_href, shown_qualname
 from generator.facts import FileFacts
 
 MAX_NODES = 25
@@ -185,7 +185,7 @@ def class_hierarchy(files: Iterable[FileFacts], classes_by_name: ClassIndex,
     nodes = []
     for k in names:
         path, qualname = k.split("::", 1)
-        nodes.append((ids[k], qualname, href(path, qualname) or "", posixpath.basename(path)))
+        nodes.append((ids[k], shown_qualname(qualname), href(path, qualname) or "", posixpath.basename(path)))
     return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], f"{cut} more inheritance links left out" if cut
                  else "", direction="BT")
 

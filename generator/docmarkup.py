@@ -92,6 +92,7 @@ _INLINE = re.compile(
     r"|(?P<mdlink>\[(?P<mdtext>[^\[\]\n]+)\]\((?P<mdurl>[^()\s]+)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<mdref>\[(?P<mrtext>[^\[\]\n]+)\]\[(?P<mrtarget>[^\[\]\n]*)\])"
     r"|(?P<short>\[(?P<sbody>`?[A-Za-z_][\w.:#!~]*(?:\(\))?`?)\](?![(\[:]))"
+    r"|(?P<anyref>\[(?P<artext>[^\[\]\n]+)\](?![(\[:]))"
     r"|(?P<strong>\*\*(?=\S)(?P<sbold>[^*\n]+?)(?<=\S)\*\*)"
     r"|(?P<em>(?<![\w*])\*(?=\S)(?P<ebody>[^*\n]+?)(?<=\S)\*(?![\w*]))"
     r"|(?P<url>\bhttps?://[^\s<>`'\"]+[^\s<>`'\".,;:!?)\]])",
@@ -106,6 +107,13 @@ class Inline:
     resolve: Resolver
     flavor: Flavor = "rst"
     links: set[str] = field(default_factory=set)
+    # Markdown reference definitions of the text (`[label]: url`, see reference_definitions), by label
+    definitions: dict[str, str] = field(default_factory=dict)
+
+    def _defined(self, label: str) -> str | None:
+        """The external URL a reference label is defined as, when it is one a page may link to."""
+        url = self.definitions.get(_ref_key(label))
+        return safe_url(url) if url else None
 
     def xref(self, target: str, label: str | None = None, *, call: bool = False,
              prose_title: bool = False) -> str:
@@ -171,15 +179,27 @@ class Inline:
             return self._resolved(m.group("mdtext"), target)
         if m.group("mdref"):
             target_name = m.group("mrtarget").strip() or m.group("mrtext").strip("` ")
+            defined = self._defined(m.group("mrtarget").strip() or m.group("mrtext"))
+            if defined:
+                return self._external(m.group("mrtext"), defined)
             target = self.resolve(_normal_name(target_name)) if _looks_like_name(target_name) else None
             return self._resolved(m.group("mrtext"), target)
+        if m.group("anyref"):
+            defined = self._defined(m.group("artext"))
+            if defined:
+                return self._external(m.group("artext"), defined)
+            if _ref_key(m.group("artext")) in self.definitions:
+                return self.text(m.group("artext"))  # defined as a relative URL of another site: the words
+            return escape("[") + self.text(m.group("artext")) + escape("]")
         if m.group("short"):
             body = m.group("sbody")
             name = body.strip("`")
-            if self.flavor == "rst" and not body.startswith("`"):
+            if self.flavor == "rst" and not body.startswith("`") and _ref_key(body) not in self.definitions:
                 return escape(m.group(0))  # `[x]` in reST prose is usually an index or a citation
             url = self.resolve(_normal_name(name))
             label = code_span(name) if body.startswith("`") or self.flavor == "godoc" else escape(name)
+            if url is None:
+                url = self._defined(body)
             if url is None:
                 return label
             self.links.add(url)
@@ -232,6 +252,35 @@ class Inline:
         if url:
             return self._external(label.strip() or target, url)
         return self.xref(target, label.strip() or None, prose_title=True)
+
+
+def _ref_key(label: str) -> str:
+    """A reference label as Markdown matches it: case and runs of spaces do not count."""
+    return " ".join(label.split()).lower()
+
+
+_REF_DEFINITION = re.compile(r"^ {0,3}\[([^\[\]\n]+)\]:[ \t]*<?([^\s>]+)>?"
+                             r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$")
+
+
+def reference_definitions(text: str) -> tuple[str, dict[str, str]]:
+    """The text without its Markdown reference definitions (`[label]: url "title"`, outside code fences),
+    and the definitions by label: a reader sees the links they define, never the definition lines."""
+    if "]:" not in text:
+        return text, {}
+    kept: list[str] = []
+    found: dict[str, str] = {}
+    fence = ""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
+        m = None if fence else _REF_DEFINITION.match(line)
+        if m:
+            found.setdefault(_ref_key(m.group(1)), m.group(2))
+        else:
+            kept.append(line)
+    return "\n".join(kept), found
 
 
 def _title_target(body: str) -> tuple[str | None, str]:
@@ -288,6 +337,12 @@ def plain_line(text: str) -> str:
             body = m.group("jbody").strip().replace("|", " ", 1)
             target, _, label = body.partition(" ")
             out.append(label.strip() if label.strip() else code_span(target))
+        elif m.group("mdlink"):  # a summary is one line of text: a link's words, never its markup
+            out.append(m.group("mdtext"))
+        elif m.group("mdref"):
+            out.append(m.group("mrtext"))
+        elif m.group("strong"):
+            out.append(m.group("sbold"))
         else:
             out.append(m.group(0))
     out.append(words[pos:])
@@ -455,7 +510,9 @@ class BlockRenderer:
                     lines[j].strip().strip(marker[0]) == "":
                 j += 1
                 break
-            body.append(lines[j][indent:] if lines[j][:indent].isspace() else lines[j].lstrip())
+            # the fence's own indentation comes off each line, the code's own stays (a fence at column 0
+            # keeps every line as written)
+            body.append(lines[j][indent:] if not indent or lines[j][:indent].isspace() else lines[j].lstrip())
             j += 1
         lang = info.split(",")[0].strip()
         if self.flavor == "markdown" and self.code_lang == "rust" and (
@@ -479,8 +536,10 @@ class BlockRenderer:
             base = len(m.group(1))
             text = [m.group(3)]
             j += 1
-            while j < n and lines[j].strip() and not _BULLET.match(lines[j]) and \
-                    len(lines[j]) - len(lines[j].lstrip()) > base:
+            # an item's lines: indented under it, or (Markdown's lazy continuation) wrapped to any margin
+            # right after it, as `* **auth** - An authentication class to use when sending\nrequests.`
+            while j < n and lines[j].strip() and not _BULLET.match(lines[j]) and (
+                    len(lines[j]) - len(lines[j].lstrip()) > base or not self._opens_block(lines[j])):
                 text.append(lines[j].strip())
                 j += 1
             while j < n and not lines[j].strip() and j + 1 < n and _BULLET.match(lines[j + 1]):
@@ -488,6 +547,13 @@ class BlockRenderer:
             items.append(self.inline.text(" ".join(text)))
         marker = "1." if numbered else "-"
         return j, Block("\n".join(f"{marker} {item}" for item in items))
+
+    def _opens_block(self, line: str) -> bool:
+        """Whether a line at the list's margin starts a block of its own rather than continuing an item."""
+        stripped = line.strip()
+        return bool(_FENCE_OPEN.match(line) or stripped.startswith(">>>") or _TABLE_LINE.match(line) or (
+            self.flavor == "rst" and (_DIRECTIVE.match(stripped) or _FIELD.match(stripped))) or (
+            self.flavor != "rst" and _ATX.match(line)))
 
     def _paragraph(self, lines: list[str], i: int) -> tuple[int, list[Block]]:
         n = len(lines)

@@ -33,6 +33,7 @@ from generator.docmarkup import (
     escape,
     label_block,
     plain_line,
+    reference_definitions,
 )
 from generator.languages import spec_for
 from generator.safe_markdown import sanitize_markdown
@@ -52,7 +53,8 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     lang = language or ""
     spec = spec_for(lang)  # its docstring flavor and code fence (generator/languages.py)
     flavor: Flavor = spec.doc_flavor
-    inline = Inline(resolve or (lambda _name: None), flavor)
+    text, definitions = reference_definitions(text)
+    inline = Inline(resolve or (lambda _name: None), flavor, definitions=definitions)
     renderer = BlockRenderer(inline, flavor, spec.code_fence)
     if lang == "csharp" and _XML_DOC.search(text):
         text = _xml_doc_as_tags(text)

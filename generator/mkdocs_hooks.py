@@ -133,11 +133,17 @@ def on_page_context(context: TemplateContext, page: Page, nav: Navigation, **_: 
     return context
 
 
-def on_template_context(context: TemplateContext, **_: Any) -> TemplateContext:
+def on_template_context(context: TemplateContext, template_name: str = "", config: MkDocsConfig | None = None,
+                        **_: Any) -> TemplateContext:
     # 404.html and other theme pages: no page is open, every level closed
     nav = context.get("nav")
     if isinstance(nav, Navigation):
         context["nav"] = page_nav(nav, None)  # type: ignore[typeddict-item]
+    if template_name.endswith("404.html") and not (config is not None and config.site_url):
+        # MkDocs gives an error page root-absolute URLs (`/assets/...`) when no site_url is set: from disk,
+        # or under a sub-path (a project's GitHub Pages), it loaded no stylesheet and every link missed. The
+        # page sits at the site's root, so links relative to it work from disk and at any served root.
+        context["base_url"] = "."
     return context
 
 

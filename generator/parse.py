@@ -395,7 +395,12 @@ class _Extraction:
             expect_row = node.start_point.row
             node = before
         block.reverse()
-        return strip_boilerplate(clean_comment("\n".join(self.text(n) for n in block))) if block else ""
+        return strip_boilerplate(clean_comment(self._comment_lines(block))) if block else ""
+
+    def _comment_lines(self, block: list[Node]) -> str:
+        """A block of line comments as one text, a line each: Rust's and Ruby's line-comment nodes hold their
+        newline, and a second one between them read as a blank line, a paragraph break after every line."""
+        return "\n".join(self.text(n).rstrip("\r\n") for n in block)
 
     def _module_docstring(self, root: Node, def_starts: set[int]) -> str:
         if self.rules.doc_style == "python":
@@ -417,7 +422,7 @@ class _Extraction:
                 block.append(children[i])
             i += 1
             first = self.text(block[0])
-            text = strip_boilerplate(clean_comment("\n".join(self.text(n) for n in block)))
+            text = strip_boilerplate(clean_comment(self._comment_lines(block)))
             if not text or first.startswith("#!") or _LICENSE.search(text):
                 continue
             if first.startswith(("//!", "/*!")):  # Rust inner doc comments document the module itself

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 
-from generator.anchors import SymbolIndex, anchor_ids, page_href
+from generator.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
 from generator.data_files import data_dir
 from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
 from generator.docmarkup import code_span
@@ -63,12 +63,22 @@ RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this
 
 
 @cache
+def heading_id(title: str) -> str:
+    """An explicit `{ #id }` for a page title whose default id would start with `__` (`__init__.py`,
+    `__main__.py`): the sanitizer drops such ids (Material's own parts are `__search`, `__drawer`...), so the
+    title's permalink and Material's "skip to content" link would land nowhere. Other titles keep theirs."""
+    if not title.lstrip().startswith("_"):
+        return ""
+    return " { #page-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "top") + " }"
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(text=inline_text, cell=table_cell, code=code_span, block=code_block, rich=rich_cell,
+    env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell,
+                       code=code_span, block=code_block, rich=rich_cell,
                        doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))
     return env
@@ -260,7 +270,7 @@ _CALLABLE_KINDS = frozenset({"function", "method", "macro"})
 
 
 def _ref_label(key: tuple[str, str], here: str) -> str:
-    path, qualname = key
+    path, qualname = key[0], shown_qualname(key[1])
     if path == here:
         return qualname
     return f"{posixpath.basename(path)}: {qualname}" if qualname else path
@@ -277,9 +287,13 @@ def _ref_items(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: s
                *, link: Callable[[str, str], str]) -> list[str]:
     """Each symbol's name, as `link(href, name)` when it has a section on a page, then "and N more"."""
     out = []
+    seen: set[str] = set()
     for key in keys:
         href = index.href(page_id, *key) if index else None
         name = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
+        if name in seen:
+            continue  # an overload or setter of a name already listed: the reader sees one name once
+        seen.add(name)
         out.append(link(href, name) if href else name)
     if more:
         out.append(f"and {more} more")
@@ -298,7 +312,29 @@ def _ref_html(label: str, keys: Sequence[tuple[str, str]], more: int, *, here: s
             if out else "")
 
 
-def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
+_DECORATOR_KINDS = ((re.compile(r"@(?:\w+\.)*overload\b"), "overload"),
+                    (re.compile(r"@\w+\.setter\b"), "setter"),
+                    (re.compile(r"@\w+\.deleter\b"), "deleter"),
+                    (re.compile(r"@(?:\w+\.)*(?:cached_)?property\b"), "property"))
+
+
+def shown_kind(s: Symbol, source_lines: Sequence[str]) -> str:
+    """A symbol's kind as a reader should see it: a Python method under `@property` is a property, one
+    under `@x.setter` that property's setter, `@overload` an overload."""
+    for line in source_lines[max(s.start_line - 1, 0):s.start_line + 9]:
+        stripped = line.strip()
+        if not stripped.startswith("@"):
+            break
+        for pattern, what in _DECORATOR_KINDS:
+            if pattern.match(stripped):
+                if what == "property":
+                    return "property"
+                return f"property {what}" if what != "overload" else f"{s.kind} overload"
+    return s.kind  # the implementation after its overloads, or one of a name's conditional definitions
+
+
+def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],
+                kind_of: Callable[[Symbol], str] = lambda s: s.kind) -> str:
     """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
     short name (`.get`), so the name column stays narrow; names never wrap inside, and search skips it."""
     from generator.docstrings import docstring_summary
@@ -312,11 +348,12 @@ def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str]) -> str:
             parent = listed[parent].parent
         # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
         summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
-        name = inline_text("." + s.name if depth else s.qualname)
-        title = inline_text(s.qualname).replace('"', "&quot;")  # a quote in a name must not end the attribute
+        shown = shown_qualname(s.qualname)
+        name = inline_text("." + s.name if depth else shown)
+        title = inline_text(shown).replace('"', "&quot;")  # a quote in a name must not end the attribute
         link = f'<a href="#{anchors[s.qualname]}" title="{title}">{name}</a>'
         rows.append(f'<tr><td class="sb-depth-{min(depth, 3)}">{link}</td>'
-                    f"<td>{inline_text(s.kind)}</td><td>{summary}</td></tr>")
+                    f"<td>{inline_text(kind_of(s))}</td><td>{summary}</td></tr>")
     return ('<div class="sb-index" data-search-exclude><table class="sb-index-table"><thead><tr>'
             '<th>Symbol</th><th>Kind</th>'
             f"<th>Summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
@@ -481,10 +518,17 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
                   index.href(ctx.page_id, path) if index else None)
                  for path, keys in sorted(exercised.items())]
     resolve = resolve_symbol or own_symbols_resolver(ctx)
+    source_lines = ctx.source.split("\n") if ctx.source and facts.file.language == "python" else []
+    kinds_shown = {s.qualname: shown_kind(s, source_lines) for s in symbols}
+
+    def kind_of(s: Symbol) -> str:
+        return kinds_shown.get(s.qualname, s.kind)
+
     return _environment().get_template("file.md.j2").render(
+        shown=shown_qualname, kind_of=kind_of,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
-        index_table=_index_rows(table, anchors) if table else "", top=top, children=children,
+        index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
         anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
         where=where, source=source, refs=ref_lines, exercises=exercises,
         more_exercises=file_refs.more_exercises,

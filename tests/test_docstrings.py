@@ -343,3 +343,38 @@ def test_a_link_to_a_removed_file_goes_with_it(tmp_path: Path) -> None:
     assert build(load_config(root), index=False).site_built
     assert "`pkg.b.Box`" in page.read_text(encoding="utf-8")
     assert "b.py.md" not in page.read_text(encoding="utf-8")
+
+
+def test_a_fence_at_column_zero_keeps_the_code_indented() -> None:
+    md = render_docstring("Walk:\n\n```\nfor e in w {\n    println!(e);\n}\n```", "rust", resolve)
+    assert "```rust\nfor e in w {\n    println!(e);\n}\n```" in md
+
+
+def test_list_items_wrapped_to_the_margin_stay_one_item_each() -> None:
+    # Markdown's lazy continuation: 14 parameters rendered as one item and a paragraph of literal ` * ` marks
+    md = render_docstring("A client.\n\n**Parameters:**\n\n* **auth** - *(optional)* An authentication class"
+                          " to use when sending\nrequests.\n* **params** - Query parameters, as\na string.\n"
+                          "* **verify** - Either `True` or `False`.\n\nAfter the list.", "python", resolve)
+    assert ("- **auth** - *(optional)* An authentication class to use when sending requests.\n"
+            "- **params** - Query parameters, as a string.\n- **verify** - Either `True` or `False`.") in md
+    assert "After the list." in md
+    assert "&#42;" not in md
+    assert "* **" not in md
+
+
+def test_reference_style_links_link_and_their_definitions_do_not_show() -> None:
+    md = render_docstring("See the [guide][0] and [the API].\n\n[0]: /advanced/clients/\n"
+                          '[the API]: https://example.com/api "API"\n', "python", resolve)
+    assert md == "See the guide and [the API](https://example.com/api)."
+    rust = render_docstring("The [`Foo`] type wraps [`std::io::Error`].\n\n[`Foo`]: struct.Foo.html\n"
+                            "[`std::io::Error`]: https://doc.rust-lang.org/std/io/struct.Error.html", "rust",
+                            resolve)
+    assert rust == ("The [`Foo`](#sym-foo) type wraps "
+                    "[`std::io::Error`](https://doc.rust-lang.org/std/io/struct.Error.html).")
+    # a definition-like line inside code is code
+    code = render_docstring("```\n[x]: y\n```", "rust", resolve)
+    assert "[x]: y" in code
+
+
+def test_summaries_show_a_links_words_not_its_markup() -> None:
+    assert docstring_summary("Send a [request](https://x.y) with **care**.") == "Send a request with care."

@@ -545,3 +545,12 @@ def test_scala_imports_and_references() -> None:
     assert ("upper", "LoudGreeter.greet") in calls
     assert ("LoudGreeter", next(s.qualname for s in facts.symbols if s.name == "apply")) in calls
     assert {("Greeter", "LoudGreeter"), ("Serializable", "LoudGreeter")} <= refs(facts, "name")
+
+
+def test_rust_line_doc_comments_are_one_paragraph() -> None:
+    # each `///` node holds its newline: joined naively, every line became its own paragraph
+    facts = parse_text("src/lib.rs", "//! The crate.\n//! It walks.\n\npub struct W;\n\nimpl W {\n"
+                       "    /// Create a builder\n    /// for a path.\n    ///\n    /// More.\n"
+                       "    pub fn new() -> W { W }\n}\n")
+    assert facts.docstring == "The crate.\nIt walks."
+    assert sym(facts, "W.new").docstring == "Create a builder\nfor a path.\n\nMore."
