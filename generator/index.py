@@ -1308,8 +1308,8 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
 
 @functools.cache
 def _code_version() -> str:
-    """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint): this module's
-    import closure and the build-cache rows' maker (handed in, so not imported here)."""
+    """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint): the closure of
+    this module's imports and the build-cache rows' maker (handed in, so not imported here)."""
     from sourcebook.code_version import stage_version
 
     return stage_version("generator.index", "generator.build_cache")[:32]

@@ -119,6 +119,33 @@ def test_a_closure_follows_every_way_a_module_is_loaded_and_nothing_else(tmp_pat
     assert code_version.code_version(["generator.stage.top"], base=tmp_path) != version
 
 
+def test_the_line_scan_finds_every_import_a_full_parse_finds() -> None:
+    """The fast path (each import line parsed alone) against the whole module's syntax tree, on every
+    module of the project: never an import fewer; the odd shapes fall back to the full parse."""
+    import ast
+
+    def dumped(nodes: list[ast.Import | ast.ImportFrom]) -> set[str]:
+        return {ast.dump(node) for node in nodes}
+
+    modules = code_version.project_modules(ROOT)
+    scanned = {name: code_version._import_statements(path.read_bytes()) for name, path in modules.items()}
+    for name, path in modules.items():
+        full = code_version._import_nodes(ast.parse(path.read_bytes()).body)
+        fast = scanned[name]
+        if fast is not None:
+            assert dumped(full) <= dumped(fast), name
+    assert sum(fast is None for fast in scanned.values()) <= len(modules) // 10  # the fast path is the rule
+    for odd in (b"x = 1; import generator.a\n", b"if a:\n    if TYPE_CHECKING:\n        import b\n",
+                b"from x \\\n    import y\n", b'"""\nfrom a import b, then c\n"""\n'):
+        assert code_version._import_statements(odd) is None, odd
+    scan = code_version._import_statements(
+        b"from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hidden\n\n    import also\n"
+        b"else:\n    import shown\ndef f():\n    from .x import (a,\n        b)\n")
+    assert scan is not None
+    expected = ast.parse("from typing import TYPE_CHECKING\nimport shown\nfrom .x import (a, b)\n")
+    assert dumped(scan) == dumped(code_version._import_nodes(expected.body))
+
+
 @pytest.mark.parametrize("root", sorted({r for _, roots in KEYS.values() for r in roots}))
 def test_what_importing_a_stage_loads_is_in_its_closure(root: str) -> None:
     """The static closure against the interpreter: every project module importing the root loads is in it
