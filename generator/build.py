@@ -15,7 +15,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -276,9 +275,12 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 # -- site ----------------------------------------------------------------------------------------------------
 
 
-_SITE_MODULES = ("html_sanitize", "mkdocs_hooks", "light_nav", "page_budget", "search_sections",
-                 "search_split", "site_engine", "render_cache", "raw_blocks", "chrome_icons", "html_tokens",
-                 "doc_budget", "nav_items", "theme_blocks")
+def site_code_version() -> str:
+    """The site step's code: the publisher's and the MkDocs hooks' import closures, the site engine with
+    them. Their files are read with ast, not imported: a build whose stamp matches never loads the engine."""
+    from sourcebook.code_version import stage_version
+
+    return stage_version("generator.publish", "generator.mkdocs_hooks")
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
@@ -289,7 +291,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     processes (generator/publish.py's build_site)."""
     from generator.data_files import data_dir
     from generator.local_key import keyed, local_key
-    from generator.publish import THEME_DIR
+    from generator.publish import THEME_DIR, mermaid_asset
     from generator.render import build_nav, render_mkdocs_yml, site_footer
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
@@ -298,22 +300,22 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     from generator.remote import source_links
 
     links = source_links(config.root, config.repo_url)
+    mermaid = mermaid_asset()
     yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav,
                             repo_url=links.home if links else "",
                             footer=site_footer([report.writer_id], sum(
                                 1 for pid in all_ids if pid in state and state[pid].written_by == "llm"),
                                 len(all_ids)),
-                            theme_dir=THEME_DIR, docs_dir="docs", site_dir="site")
+                            theme_dir=THEME_DIR, docs_dir="docs", site_dir="site",
+                            mermaid_js=mermaid.url if mermaid else "")
     digest = hashlib.sha256(yml.encode())
     for page_id in sorted(all_ids):
         digest.update(page_id.encode() + b"\0" + (state[page_id].key if page_id in state else "").encode())
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
-    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them (their
-    # files read, not imported: a build whose stamp matches never loads the site engine and its imports)
-    for module in _SITE_MODULES:
-        digest.update((Path(__file__).parent / f"{module}.py").read_bytes())
+    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them
+    digest.update(site_code_version().encode())
     stamp = config.out_dir / "state" / "site.sha256"
     # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches
     fingerprint = keyed(digest.digest(), local_key())

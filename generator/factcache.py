@@ -25,16 +25,15 @@ CACHE_FORMAT = 1
 
 @cache
 def parser_version() -> str:
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(str(CACHE_FORMAT).encode())
-    sources = [here / "parse.py", here / "parse_rules.py", here / "docs.py", here / "facts.py",
-               here / "boilerplate.py",
-               here / "languages.py", *sorted((here / "queries").glob("*.scm"))]
-    for path in sources:
-        if path.is_file():
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    """The parser's code (its import closure and tree-sitter queries) and this cache's format: the facts
+    kept are those this code would extract again."""
+    from sourcebook.code_version import module_file, stage_version
+
+    # the queries beside the parser (read, not imported: the answer side asks this without tree-sitter)
+    parser = module_file("generator.parse")
+    queries = (parser.parent / "queries",) if parser is not None else ()
+    version = stage_version("generator.parse", "generator.factcache", data=queries)
+    return hashlib.sha256(f"{CACHE_FORMAT}\0{version}".encode()).hexdigest()[:16]
 
 
 def cache_path(out_dir: Path) -> Path:

@@ -1308,12 +1308,11 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
 
 @functools.cache
 def _code_version() -> str:
-    """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint)."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for name in ("index.py", "chunks.py", "tokens.py", "build_cache.py", "redaction.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:32]
+    """The index side's code a run's rows depend on (the pages' own: PageSource.fingerprint): the closure of
+    this module's imports and the build-cache rows' maker (handed in, so not imported here)."""
+    from sourcebook.code_version import stage_version
+
+    return stage_version("generator.index", "generator.build_cache")[:32]
 
 
 def _published_with(config: Config, fingerprint: str, embedder: Embedder | None) -> bool:

@@ -39,15 +39,13 @@ _MISSING = b"\x00no markdown file\x00"
 
 @functools.cache
 def code_version() -> str:
-    """The code whose output the memo keeps, and that the index step's fingerprint names: index_text
-    (render.py), the rows' layout, tokens and hashes (index.py, chunks.py, tokens.py, build_cache.py), the
-    secret rules (redaction.py), the state rows (plan.py) and this module."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(b"index-pages 1")
-    for name in ("render.py", "index.py", "chunks.py", "tokens.py", "build_cache.py", "redaction.py",
-                 "page_inputs.py", "plan.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:32]
+    """The code whose output the memo keeps, and that the index step's fingerprint names: this module's import
+    closure (index_text, the state rows) and the index writer's (the rows' layout, tokens and hashes, the
+    secret rules), with the build-cache rows it publishes."""
+    from sourcebook.code_version import stage_version
+
+    version = stage_version("generator.page_inputs", "generator.index", "generator.build_cache")
+    return hashlib.sha256(f"index-pages 1\0{version}".encode()).hexdigest()[:32]
 
 
 def record_of(page_id: str, row: PageState, markdown: str) -> PageRecord:

@@ -86,20 +86,13 @@ def _environment() -> jinja2.Environment:
 
 @cache
 def render_version() -> str:
-    """Part of every page key: changes when a template or this module's rendering logic changes."""
-    digest = hashlib.sha256(RENDER_LOGIC_VERSION.encode())
-    digest.update(Path(__file__).read_bytes())  # this module's own logic counts as much as the templates
-    here = Path(__file__).resolve().parent
-    # docstring and reST rendering, anchors, source blocks, cross-references, diagrams and the home page's
-    # orientation are page layout too
-    for module in ("docstrings.py", "docmarkup.py", "xrefs.py", "rst.py", "md_html.py", "doc_includes.py",
-                   "anchors.py", "source_view.py",
-                   "xref.py", "diagrams.py", "orientation.py", "entry_points.py", "remote.py"):
-        digest.update((here / module).read_bytes())
-    for path in sorted(data_dir("templates").glob("*.j2")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    """Part of every page key: changes when a template or any code that writes pages changes (the pages
+    stage's import closure: this module, docstring and reST rendering, anchors, cross-references, diagrams,
+    the sanitizing Markdown helpers...)."""
+    from sourcebook.code_version import stage_version
+
+    version = stage_version("generator.pages", "generator.render", data=(data_dir("templates"),))
+    return hashlib.sha256(f"{RENDER_LOGIC_VERSION}\0{version}".encode()).hexdigest()[:16]
 
 
 # -- escaping ------------------------------------------------------------------------------------------------
@@ -694,18 +687,13 @@ def _fence_lang(language: str | None) -> str:
 
 def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
                       theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
-                      extra_javascript: Sequence[str] = (), mermaid_js: str | None = None,
+                      extra_javascript: Sequence[str] = (), mermaid_js: str = "",
                       footer: str = "") -> str:
-    """`mermaid_js`: docs-relative URL of a local mermaid.js ("" = none, Material's CDN); None = the installed
-    one (generator.publish.mermaid_asset). Its hashed name makes a new mermaid.js a new config, so a new site.
+    """`mermaid_js`: docs-relative URL of a local mermaid.js (generator.publish.mermaid_asset's; "" = none,
+    Material's CDN). Its hashed name makes a new mermaid.js a new config, so a new site. The caller looks it
+    up: importing the site's publisher here would put the whole site stage in the page renderer's code
+    version (sourcebook/code_version.py), re-rendering every page on a site-only change.
     `footer`: plain words on how the site was made (site_footer), shown at the bottom of every page."""
-    if mermaid_js is None:
-        from generator.publish import (
-            mermaid_asset,  # site imports this module; the look-up is I/O at the edge
-        )
-
-        asset = mermaid_asset()
-        mermaid_js = asset.url if asset else ""
     # loaded before Material's components mount: with window.mermaid defined it skips its CDN fetch
     scripts = ([mermaid_js] if mermaid_js else []) + list(extra_javascript)
     return _environment().get_template("mkdocs.yml.j2").render(

@@ -159,15 +159,19 @@ def _versions() -> dict[str, str]:
 
 
 def _code_digest(hook_files: Iterable[str]) -> str:
-    """The hooks and every module of this package they (and the engine) loaded: the sanitizer, light_nav..."""
-    package = Path(__file__).resolve().parent
-    paths = {Path(p).resolve() for p in hook_files}
-    for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if file and Path(file).resolve().parent == package:
-            paths.add(Path(file).resolve())
-    digest = hashlib.sha256()
-    for path in sorted(paths):
+    """The engine's and the hooks' code: a project hook by its import closure (the sanitizer, light_nav...),
+    any other hook file by its bytes."""
+    from sourcebook.code_version import module_name, stage_version
+
+    roots, others = [__spec__.name if __spec__ else __name__], []
+    for file in sorted({Path(p).resolve() for p in hook_files}):
+        name = module_name(file)
+        if name is None:
+            others.append(file)
+        else:
+            roots.append(name)
+    digest = hashlib.sha256(stage_version(*sorted(set(roots))).encode())
+    for path in others:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

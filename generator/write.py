@@ -11,11 +11,9 @@ minus bulky source text (represented by the file's content hash), so plan.py can
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -286,7 +284,10 @@ def describe_definitions(symbols: list[Symbol]) -> str:
 
 @cache
 def _module_hash() -> str:
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8]
+    """This module's import closure: the extractive drafts are made by it and the helpers it imports."""
+    from sourcebook.code_version import stage_version
+
+    return stage_version("generator.write")[:8]
 
 
 class ExtractiveWriter:
