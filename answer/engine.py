@@ -50,8 +50,8 @@ from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from generator.index import IndexStore
-    from generator.provider import ChatModel
+    from generator.index.store import IndexStore
+    from sourcebook.provider import ChatModel
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class AnswerContext:
 
     def index(self) -> IndexStore:
         if self.store is None:
-            from generator.index import open_index
+            from generator.index.store import open_index
 
             self.store = open_index(self.config)
         return self.store
@@ -100,7 +100,7 @@ def _chat_for(llm: LLMConfig) -> ChatModel | None:
     configured ones (SOURCEBOOK_LLM_TIMEOUT / SOURCEBOOK_LLM_MAX_RETRIES): a CPU server needs minutes for
     one answer, and a cap chosen for hosted models made every `ask` there end `synthesis-failed`. A provider
     that cannot answer within them still gives a `synthesis-failed` reply (ranked evidence)."""
-    from generator.provider import get_chat_model
+    from sourcebook.provider import get_chat_model
 
     return get_chat_model(llm)
 
@@ -173,7 +173,7 @@ def symbol_pipeline_version(store: IndexStore) -> str:
     recorded = meta.get("parser") or meta.get("parser_version") or meta.get("symbol_pipeline")
     if recorded:
         return str(recorded)
-    from generator.factcache import parser_version
+    from generator.analyze.factcache import parser_version
 
     return parser_version()
 
@@ -322,7 +322,7 @@ def _changed_files(ctx: AnswerContext, evidence: Evidence, paths: Sequence[str])
 
 def _indexed_text(store: IndexStore, path: str) -> str | None:
     """A file's text as indexed (what a reader with no checkout reads bodies from), or None."""
-    from generator.sql import equals
+    from sourcebook.sql import equals
 
     rows = store.rows("files", ["text"], equals("path", path), limit=1)
     return (rows[0]["text"] or "") if rows else None

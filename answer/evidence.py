@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
-from generator.memos import Memo
-from generator.redaction import is_secret_path
-from generator.sql import in_list, prefix_filter
+from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
+from sourcebook.redaction import is_secret_path
+from sourcebook.sql import in_list, prefix_filter
 
 if TYPE_CHECKING:
     from answer.contract import RetrievalQuality
     from answer.search import FileHit, SpanHit
-    from generator.index import IndexStore
+    from generator.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -434,7 +434,7 @@ def _generated_prose(pages: dict[str, PageInfo], symbols: Iterable[SymbolInfo]) 
 # ---------------------------------------------------------------- I/O: live bodies
 
 def live_sha(root: Path, path: str) -> str | None:
-    from generator.scan import read_source
+    from generator.analyze.scan import read_source
 
     try:
         return hashlib.sha256(read_source(root, path)).hexdigest()
@@ -453,7 +453,7 @@ def _bounds_hold(lines: list[str], sym: SymbolInfo) -> bool:
 def live_body(root: Path, sym: SymbolInfo, indexed_sha: str | None) -> SymbolBody | None:
     """The symbol's full body from disk. When the file changed since indexing, the bounds are re-derived by
     parsing the live file; `changed_since_index` says so. None when the symbol is gone."""
-    from generator.scan import decode, read_source
+    from generator.analyze.scan import decode, read_source
 
     try:
         raw = read_source(root, sym.path)
@@ -484,9 +484,9 @@ def indexed_body(sym: SymbolInfo, text: str | None) -> SymbolBody | None:
 
 
 def _reparse_bounds(sym: SymbolInfo, raw: bytes) -> tuple[int, int] | None:
-    from generator.facts import SourceFile
-    from generator.languages import detect_language
-    from generator.parse import extract
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+    from generator.analyze.parse import extract
 
     source = SourceFile(path=sym.path, language=detect_language(sym.path), size=len(raw),
                         sha=hashlib.sha256(raw).hexdigest())

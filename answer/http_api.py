@@ -16,7 +16,7 @@ Security, in the order a request meets it (one ASGI middleware, before routing):
    can plant an episode that later answers would quote.
 A server bound to a non-loopback address without a token refuses to start (`check_bind`).
 
-The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.publish.site_headers):
+The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.site.publish.site_headers):
 scripts only from the site itself (Material's inline start-up scripts are files in sourcebook's theme
 layer), no inline handlers, and network requests only to the wiki's own path, so even markup that slipped
 past the site's sanitizer could neither run nor reach the API.
@@ -46,7 +46,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from answer.tool_contracts import TOOLS, ToolSpec
-from generator.publish import site_headers
+from generator.site.publish import site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
 

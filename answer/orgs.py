@@ -173,7 +173,7 @@ class OrgWorkspace(Workspace):
         return f"{self.org.index_root}/{alias}"
 
     def _exists(self, alias: str) -> bool:
-        from generator.index import outage_errors, read_index_state
+        from generator.index.store import outage_errors, read_index_state
 
         if alias in self._known:
             return True

@@ -22,14 +22,14 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
 
 if TYPE_CHECKING:
-    from answer.tools import Tools
-    from generator.facts import SourceFile
-    from generator.manifests import Manifests
+    from answer.repo_state import RepoState
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.manifests import Manifests
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +139,9 @@ def _decoded(content: str, encoding: str) -> bytes:
 
 def classify(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
     """(the SourceFile scan would accept, None) or (None, the reason scan would skip it). Pure."""
-    from generator import scan
-    from generator.facts import SourceFile
-    from generator.languages import detect_language
+    from generator.analyze import scan
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
 
     if scan._in_pruned_dir(path):
         return None, "version-control or output folder"
@@ -161,15 +161,23 @@ def classify(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
                       kind=scan.file_kind(path, language)), None
 
 
-def push_files(tools: Tools, repo: str | None, files: Sequence[Any], prune: bool,
+class PushTarget(Protocol):
+    """What a push writes through (answer.tools.Tools): the workspace and each repository's state."""
+
+    workspace: Any
+
+    def state(self, repo: str | None) -> RepoState: ...
+
+
+def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune: bool,
                limits: PushLimits) -> dict[str, Any]:
     """Write the pushed files to the repository's index; the reply counts what was done and why."""
-    from answer.tools import _indexed_source, _reusable_hashes
-    from generator.embed import get_embedder
-    from generator.index import update_index
-    from generator.lock import output_lock
-    from generator.parse import extract
-    from generator.scan import decode
+    from answer.repo_state import indexed_source, reusable_hashes
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import decode
+    from generator.index.embed import get_embedder
+    from generator.index.store import update_index
+    from sourcebook.lock import output_lock
 
     entries = check_push(files, limits)  # refused as a whole before the repository is even created
     create = getattr(tools.workspace, "create", None)
@@ -192,7 +200,7 @@ def push_files(tools: Tools, repo: str | None, files: Sequence[Any], prune: bool
             raws[entry.path] = entry.raw
     embedder = get_embedder(config.embed)
     with st.index_lock, output_lock(config.out_dir):
-        known = _reusable_hashes(st, embedder)
+        known = reusable_hashes(st, embedder)
         try:
             rows = st.indexed_paths()
         except IndexStoreError:  # unreadable: this push rebuilds the index from what it carries
@@ -204,7 +212,7 @@ def push_files(tools: Tools, repo: str | None, files: Sequence[Any], prune: bool
             facts[f.path] = extract(f, raws[f.path])
             texts[f.path] = decode(raws[f.path])
         named = {e.path for e in entries}
-        keep = [] if prune else [_indexed_source(rows[p]) for p in sorted(rows) if p not in named]
+        keep = [] if prune else [indexed_source(rows[p]) for p in sorted(rows) if p not in named]
         final = sorted([*accepted, *keep], key=lambda f: f.path)
         deleted = sorted(set(rows) - {f.path for f in final})
         manifests = _manifests(entries, prune, st)
@@ -223,8 +231,8 @@ def push_files(tools: Tools, repo: str | None, files: Sequence[Any], prune: bool
 def _manifests(entries: Sequence[Pushed], prune: bool, st: Any) -> Manifests | None:
     """The manifests to store: a full sync's own; otherwise the stored ones with the pushed ones over them
     (None keeps the stored ones when the push carries none)."""
-    from generator.manifests import Manifests, is_manifest, read_manifests
-    from generator.scan import decode
+    from generator.analyze.manifests import Manifests, is_manifest, read_manifests
+    from generator.analyze.scan import decode
 
     pushed = {e.path: decode(e.raw) for e in entries if is_manifest(e.path)}
     if prune:

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.paths import normalize_scope
-from generator.memos import Memo
-from generator.sql import contains_any, in_list, prefix_filter
-from generator.tokens import identifiers, query_terms
+from generator.index.memos import Memo
+from generator.index.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
+from sourcebook.sql import contains_any, in_list, prefix_filter
 
 if TYPE_CHECKING:
-    from generator.index import IndexStore
+    from generator.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def _where(*clauses: str | None) -> str | None:
 # rows instead of loading every chunk's vector and text.
 IN_MEMORY_FTS_ROWS = 200_000  # above this many rows a table always stays on LanceDB's FTS
 IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process builds the in-memory BM25
-# per-store memos (generator/memos.py)
+# per-store memos (generator/index/memos.py)
 _MEMORY_WANTED: Memo[bool] = Memo("bm25:wanted")
 _FTS_QUERIES: Memo[int] = Memo("fts:queries")
 _ROW_COUNTS: Memo[dict[str, int]] = Memo("row_counts")
@@ -739,7 +739,7 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
-    from generator.index import outage_errors
+    from generator.index.store import outage_errors
 
     return outage_errors()
 

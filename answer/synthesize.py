@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from sourcebook.errors import ProviderError, SourcebookError
 
 if TYPE_CHECKING:
-    from generator.provider import ChatModel
+    from sourcebook.provider import ChatModel
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Every agent tool declared once: its request model, its response model and its description.
 
 The MCP tool schemas (answer/mcp_server.py), the HTTP routes and their OpenAPI schema (answer/http_api.py) and
-the CLI options (sourcebook/cli_tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
+the CLI options (sourcebook/cli/tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
 default, a bound or a description changes in one place and every surface agrees (tests/test_tool_surfaces.py
 checks it through a real MCP client, a real HTTP server and the CLI in a subprocess). A new tool is one
 ToolSpec in TOOLS plus its method on answer.tools.Tools.
@@ -259,7 +259,7 @@ class IndexReply(ToolReply):
     repo: str
     prune: bool
     requested: list[str]
-    report: dict[str, Any]  # generator.index.IndexReport as a dict (owned by the build side)
+    report: dict[str, Any]  # generator.index.store.IndexReport as a dict (owned by the build side)
     removed: list[str]
     not_found: list[str]
     skipped: list[SkippedFile]

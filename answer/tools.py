@@ -30,7 +30,7 @@ from answer.context import (
     parse_target,
 )
 from answer.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
-from answer.repo_state import RepoState, one_state
+from answer.repo_state import RepoState, indexed_source, one_state, reusable_hashes
 from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
@@ -411,7 +411,7 @@ class Tools:
     def _live_body(self, st: RepoState, row: dict[str, Any]) -> dict[str, Any]:
         """The symbol's body read from disk now, with its line bounds checked against the index; with no
         checkout, from the file's text in the index (the indexed commit: nothing to compare)."""
-        from generator.scan import decode
+        from generator.analyze.scan import decode
 
         start, end = int(row["start_line"]), int(row["end_line"])
         if not st.config.checkout:
@@ -509,9 +509,9 @@ class Tools:
             if paths:
                 raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
             return push_files(self, repo, files, prune, self.push_limits)
-        from generator.analysis import analyze
-        from generator.embed import get_embedder
-        from generator.index import update_index
+        from generator.analyze.analysis import analyze
+        from generator.index.embed import get_embedder
+        from generator.index.store import update_index
 
         st = self.state(repo)
         config = st.config
@@ -522,11 +522,11 @@ class Tools:
         if paths:
             wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]
         embedder = get_embedder(config.embed)
-        from generator.lock import output_lock
+        from sourcebook.lock import output_lock
 
         # the thread lock orders this server's own calls; the file lock waits for a CLI build or index run
         with st.index_lock, output_lock(config.out_dir):
-            known = _reusable_hashes(st, embedder)
+            known = reusable_hashes(st, embedder)
             select = None if wanted is None else (lambda path: _requested(path, wanted))
             # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the
             # facts the index holds, so only new and changed files are parsed
@@ -540,7 +540,7 @@ class Tools:
             update_files = files
             if gone and not prune:
                 rows = st.indexed_paths()
-                update_files = files + [_indexed_source(rows[p]) for p in known
+                update_files = files + [indexed_source(rows[p]) for p in known
                                         if p not in seen and p not in gone]
                 do_prune = True
             report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
@@ -563,7 +563,7 @@ class Tools:
 
 def _read_errors() -> tuple[type[BaseException], ...]:
     """An index outage as raised by our readers (IndexStoreError) or from inside LanceDB/Arrow."""
-    from generator.index import outage_errors
+    from generator.index.store import outage_errors
 
     return (IndexStoreError, *outage_errors())
 
@@ -579,27 +579,9 @@ def _outage_answer(alias: str, exc: BaseException) -> dict[str, Any]:
     return reply.to_dict()
 
 
-def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
-    """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
-    (no index, another schema version, or another embedder: then every file must be parsed again)."""
-    from generator.index import SCHEMA_VERSION
-
-    try:
-        store = st.store_or_none()
-    except IndexStoreError:  # an unreadable index is rebuilt by this run, not a reason to refuse it
-        return {}
-    if store is None:
-        return {}
-    meta = store.meta
-    same = (meta.get("schema_version") == SCHEMA_VERSION
-            and (meta.get("embedder_id") or "") == (embedder.id if embedder else "")
-            and int(meta.get("dim") or 0) == (embedder.dim if embedder else 0))
-    return {p: row["sha"] for p, row in st.indexed_paths().items()} if same else {}
-
-
 def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
     """{(path, sha): facts} the index holds, when its parser is this one ({} otherwise)."""
-    from generator.factcache import parser_version
+    from generator.analyze.factcache import parser_version
 
     try:
         store = st.store_or_none()
@@ -609,14 +591,6 @@ def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
         return {}
     analysis = st.analysis()
     return {} if analysis is None else {(p, f.file.sha): f for p, f in analysis.facts.items()}
-
-
-def _indexed_source(row: dict[str, Any]) -> Any:
-    """The SourceFile an indexed row stands for (same sha: update_index leaves it untouched)."""
-    from generator.facts import SourceFile
-
-    return SourceFile(row["path"], row.get("language") or None, int(row.get("size") or 0), row["sha"],
-                      row.get("kind") or "code")
 
 
 def _requested(path: str, wanted: Sequence[str]) -> bool:
@@ -664,9 +638,9 @@ def _header_end(st: RepoState, path: str, start: int, end: int) -> int:
 
 def _relocate(path: str, raw: bytes, row: dict[str, Any]) -> tuple[int, int] | None:
     """Re-parse a changed file and return the symbol's new (start, end) lines, or None if it is gone."""
-    from generator.facts import SourceFile
-    from generator.languages import detect_language
-    from generator.parse import extract
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+    from generator.analyze.parse import extract
 
     facts = extract(SourceFile(path, detect_language(path), len(raw), ""), raw)
     for sym in facts.symbols:

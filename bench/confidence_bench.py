@@ -37,7 +37,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1]))
 
 from answer.engine import AnswerContext, get_answer
 from answer.identifiers import extract_identifiers
-from generator.index import index_repository, open_index
+from generator.index.store import index_repository, open_index
 from sourcebook.config import LLMConfig, load_config
 
 EVAL = Path("/work/shared/eval")
@@ -179,7 +179,7 @@ def main() -> int:
     parser.add_argument("--show", default="",
                         help="MODE or MODE:LEVEL (e.g. false:high): print those answers and notes.")
     args = parser.parse_args()
-    from generator.provider import get_chat_model
+    from sourcebook.provider import get_chat_model
     from tests.fake_llm import FakeLLM
 
     repos = {"pallets/flask": Path(args.flask), "psf/requests": Path(args.requests)}

@@ -19,15 +19,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from generator.analysis import Analysis, analyze
-from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.analyze.analysis import Analysis, analyze
+from generator.analyze.factcache import cache_path
+from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
 from generator.build_report import BuildReport, Progress
-from generator.factcache import cache_path
-from generator.page_inputs import PageInputs
-from generator.page_kinds import PAGE_KINDS, StaleCheck
-from generator.pages import PageRun, PageSink, file_changes
-from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
-from generator.write import ExtractiveWriter, PageWriter
+from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.pages.index_inputs import PageInputs
+from generator.pages.kinds import PAGE_KINDS, StaleCheck
+from generator.pages.stages import PageRun, PageSink, file_changes
+from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 
@@ -47,13 +47,13 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
           lock_wait: float | None = None, site_workers: int | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`.
 
-    A build holds its output directory's lock (generator/lock.py): a second build of the same repository
+    A build holds its output directory's lock (sourcebook/lock.py): a second build of the same repository
     waits for the first (at most `lock_wait` seconds, then LockError); `check` writes nothing and needs none.
     `site_workers`: the site's render processes (default SOURCEBOOK_SITE_WORKERS, else the usable CPUs).
     """
     if check:
         return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress)
-    from generator.lock import output_lock
+    from sourcebook.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
         return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
@@ -65,7 +65,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
-        from generator.publish import THEME_DIR, check_owned
+        from generator.site.publish import THEME_DIR, check_owned
 
         # before any page is written (or paid for): theme/ and site/ are replaced at the end
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
@@ -80,7 +80,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     shared = shared_cache(config)
     with timer("scan+parse"):
         # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
-        from generator.index import indexed_facts
+        from generator.index.store import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
         analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
@@ -128,8 +128,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         report.changes = file_changes(facts, previous)
 
     def site_step() -> None:
-        from generator.remote import source_links
-        from generator.wiki_map import wiki_map, write_wiki_map
+        from generator.pages.remote import source_links
+        from generator.pages.wiki_map import wiki_map, write_wiki_map
 
         # what the served wiki's ask box links citations with (a docs asset: part of the site)
         links = source_links(config.root, config.repo_url)
@@ -153,9 +153,9 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         if index:
             with timer("index"):
                 notify("index", 0, 1)
-                from generator.embed import get_embedder
-                from generator.index import update_index
-                from generator.llm_writer import facts_with_docstrings
+                from generator.index.embed import get_embedder
+                from generator.index.store import update_index
+                from generator.pages.llm.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
                 generated = {p: pages.state[pid].docstrings
@@ -220,7 +220,7 @@ class _Beside:
 
 def _usable_cpus() -> int:
     """SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use: the processes that render pages."""
-    from generator.publish import site_workers
+    from generator.site.publish import site_workers
 
     return site_workers()
 
@@ -230,7 +230,7 @@ def _usable_cpus() -> int:
 
 def shared_cache(config: Config) -> SharedCache:
     """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
-    from generator.index import BuildCacheReader
+    from generator.index.store import BuildCacheReader
 
     reader = BuildCacheReader(config)
     return SharedCache(reader.rows, reader.rows)
@@ -240,7 +240,7 @@ def _cache_update(planned: set[str], state: Mapping[str, PageState], writer: Pag
                   pages: PageInputs) -> CacheUpdate:
     """What this build publishes beside the index: every page's state and Markdown (read from docs/ when its
     row is made; `pages` also remembers what earlier runs derived from them), and its LLM ledger."""
-    from generator.llm_writer import LLMWriter
+    from generator.pages.llm.writer import LLMWriter
 
     ledger = None
     if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
@@ -263,7 +263,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately). A page the shared build cache holds at its current key is not stale:
     a build restores it as it is.
     """
-    from generator.render import render_version
+    from generator.pages.markdown import render_version
 
     check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
     for kind in PAGE_KINDS:
@@ -280,7 +280,7 @@ def site_code_version() -> str:
     them. Their files are read with ast, not imported: a build whose stamp matches never loads the engine."""
     from sourcebook.code_version import stage_version
 
-    return stage_version("generator.publish", "generator.mkdocs_hooks")
+    return stage_version("generator.site.publish", "generator.site.hooks.mkdocs_hooks")
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
@@ -288,16 +288,16 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          topics: Sequence[tuple[str, str]] = (), workers: int | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
-    processes (generator/publish.py's build_site)."""
-    from generator.data_files import data_dir
-    from generator.local_key import keyed, local_key
-    from generator.publish import THEME_DIR, mermaid_asset
-    from generator.render import build_nav, render_mkdocs_yml, site_footer
+    processes (generator/site/publish.py's build_site)."""
+    from generator.pages.markdown import build_nav, render_mkdocs_yml, site_footer
+    from generator.site.publish import THEME_DIR, mermaid_asset
+    from sourcebook.data_files import data_dir
+    from sourcebook.local_key import keyed, local_key
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
                     topics)
     all_ids = plan.all_ids | {page_id for _, page_id in topics}
-    from generator.remote import source_links
+    from generator.pages.remote import source_links
 
     links = source_links(config.root, config.repo_url)
     mermaid = mermaid_asset()
@@ -323,7 +323,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
             and (config.site_dir / "index.html").is_file() and not report.pages_written
             and not report.pages_deleted):
         return False
-    from generator.publish import build_site, install_theme, write_config
+    from generator.site.publish import build_site, install_theme, write_config
 
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process

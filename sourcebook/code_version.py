@@ -6,7 +6,8 @@ Imports are read from the source with `ast`, never by importing: a build whose c
 code the cache stands for (the site engine and its imports). Imports inside functions count (this codebase
 imports lazily); those under `if TYPE_CHECKING:` do not (they never run). A string constant that is the
 dotted name of a project module counts too: modules are loaded by name (a Markdown extension,
-`python -m generator.site_engine`). Only modules of the project's own packages are followed, found by name
+`python -m generator.site.material.engine`). Only modules of the project's own packages are followed, found by
+name
 under the folder that holds them, so any layout of subpackages works."""
 
 from __future__ import annotations

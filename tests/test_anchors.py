@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.anchors import SymbolIndex
-from generator.facts import FileFacts, SourceFile, Symbol
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.pages.anchors import SymbolIndex
 
 
 def _facts() -> FileFacts:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from answer.claims import CodeFacts, check_claims, copied_share, is_truncated
-from generator.llm_writer import apply_docstrings
+from generator.pages.llm.writer import apply_docstrings
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, Reply, request_text
 
@@ -71,9 +71,9 @@ def _reply(answer: str) -> Reply:
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository indexed as an LLM build leaves it: `prompt` carries a generated docstring."""
-    from generator.index import update_index
-    from generator.parse import extract
-    from generator.scan import read_source, scan
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import read_source, scan
+    from generator.index.store import update_index
 
     root = tmp_path_factory.mktemp("claims") / "repo"
     for rel, text in FILES.items():

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import generator.doc_html
-import generator.factcache
-import generator.index
-import generator.page_inputs
-import generator.render
-import generator.site_engine
-import generator.write
+import generator.analyze.factcache
+import generator.index.store
+import generator.markup.doc_html
+import generator.pages.index_inputs
+import generator.pages.markdown
+import generator.pages.writer
+import generator.site.material.engine
 from generator import build as build_module
 from generator.build import build
 from sourcebook import code_version
@@ -27,8 +27,9 @@ from sourcebook.config import load_config
 from tests.repo_files import DEMO, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
-_CACHED = (code_version.stage_version, generator.render.render_version, generator.factcache.parser_version,
-           generator.page_inputs.code_version, generator.index._code_version, generator.write._module_hash)
+_CACHED = (code_version.stage_version, generator.pages.markdown.render_version,
+           generator.analyze.factcache.parser_version, generator.pages.index_inputs.code_version,
+           generator.index.store._code_version, generator.pages.writer._module_hash)
 
 
 def _forget() -> None:
@@ -54,40 +55,44 @@ def _modules(base: Path) -> dict[str, Path]:
 
 
 def _hooks(base: Path) -> list[str]:
-    return [str(base / "generator" / "mkdocs_hooks.py")]
+    return [str(base / "generator" / "site" / "hooks" / "mkdocs_hooks.py")]
 
 
 # each key that generated output is stored under, and the roots whose closure it must follow
 KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
-    "page markdown": (lambda base: generator.render.render_version(), ("generator.pages",)),
-    "facts cache": (lambda base: generator.factcache.parser_version(),
-                    ("generator.parse", "generator.factcache")),
-    "index memo": (lambda base: generator.page_inputs.code_version(),
-                   ("generator.page_inputs", "generator.index", "generator.build_cache")),
-    "index rows": (lambda base: generator.index._code_version(),
-                   ("generator.index", "generator.build_cache")),
-    "documents": (lambda base: generator.doc_html._code_version(),
-                  ("generator.doc_html", "generator.md_html")),
+    "page markdown": (lambda base: generator.pages.markdown.render_version(), ("generator.pages.stages",)),
+    "facts cache": (lambda base: generator.analyze.factcache.parser_version(),
+                    ("generator.analyze.parse", "generator.analyze.factcache")),
+    "index memo": (lambda base: generator.pages.index_inputs.code_version(),
+                   ("generator.pages.index_inputs", "generator.index.store", "generator.index.build_cache")),
+    "index rows": (lambda base: generator.index.store._code_version(),
+                   ("generator.index.store", "generator.index.build_cache")),
+    "documents": (lambda base: generator.markup.doc_html._code_version(),
+                  ("generator.markup.doc_html", "generator.markup.md_html")),
     "site stamp": (lambda base: build_module.site_code_version(),
-                   ("generator.publish", "generator.mkdocs_hooks")),
-    "site engine": (lambda base: generator.site_engine._code_digest(_hooks(base)),
-                    ("generator.site_engine", "generator.mkdocs_hooks")),
-    "extractive writer": (lambda base: generator.write._module_hash(), ("generator.write",)),
+                   ("generator.site.publish", "generator.site.hooks.mkdocs_hooks")),
+    "site engine": (lambda base: generator.site.material.engine._code_digest(_hooks(base)),
+                    ("generator.site.material.engine", "generator.site.hooks.mkdocs_hooks")),
+    "extractive writer": (lambda base: generator.pages.writer._module_hash(), ("generator.pages.writer",)),
 }
 
 
 def test_closures_hold_the_modules_each_stage_really_imports() -> None:
-    pages = import_closure(["generator.pages"])
+    pages = import_closure(["generator.pages.stages"])
     # the module a hand-kept list once missed, and the page layout's other helpers
-    for name in ("generator.safe_markdown", "generator.render", "generator.docstrings", "generator.rst",
-                 "generator.xrefs", "generator.diagrams", "generator.orientation", "generator.llm_writer"):
+    for name in ("generator.markup.safe_markdown", "generator.pages.markdown", "generator.markup.docstrings",
+                 "generator.markup.rst", "generator.pages.name_links", "generator.pages.diagrams",
+                 "generator.pages.orientation", "generator.pages.llm.writer"):
         assert name in pages, name
-    assert "generator.site_engine" not in pages  # the site is its own stage: its code re-renders no Markdown
-    site = import_closure(["generator.publish", "generator.mkdocs_hooks"])
-    # the engine runs as `python -m generator.site_engine`, raw_blocks as a Markdown extension by name
-    assert {"generator.site_engine", "generator.raw_blocks", "generator.html_sanitize"} <= set(site)
-    index = import_closure(["generator.index"])
-    assert {"generator.chunks", "generator.tokens", "generator.redaction"} <= set(index)
+    # the site is its own stage: its code re-renders no Markdown
+    assert "generator.site.material.engine" not in pages
+    site = import_closure(["generator.site.publish", "generator.site.hooks.mkdocs_hooks"])
+    # the engine runs as `python -m generator.site.material.engine`, raw_blocks as a Markdown extension by
+    # name
+    assert {"generator.site.material.engine", "generator.site.material.raw_blocks",
+            "generator.markup.html_sanitize"} <= set(site)
+    index = import_closure(["generator.index.store"])
+    assert {"generator.index.chunks", "generator.index.tokens", "sourcebook.redaction"} <= set(index)
     assert all(path.is_file() for path in pages.values())
 
 
@@ -177,11 +182,11 @@ def test_each_key_changes_with_every_module_of_its_closure_and_no_other(packages
 
 
 def test_the_parser_version_follows_its_queries(packages: Path) -> None:
-    before = generator.factcache.parser_version()
-    query = packages / "generator" / "queries" / "python.scm"
+    before = generator.analyze.factcache.parser_version()
+    query = packages / "generator" / "analyze" / "queries" / "python.scm"
     query.write_text(query.read_text() + "\n; an edit\n")
     _forget()
-    assert generator.factcache.parser_version() != before
+    assert generator.analyze.factcache.parser_version() != before
 
 
 def test_an_edit_to_safe_markdown_rerenders_every_file_page(packages: Path,
@@ -193,11 +198,11 @@ def test_an_edit_to_safe_markdown_rerenders_every_file_page(packages: Path,
     assert len(files) == len(DEMO)  # every file has a page
     _forget()
     assert build(config, site=False, index=False).pages_written == []  # the same code: nothing to do
-    module = packages / "generator" / "site_engine.py"  # outside the pages' closure
+    module = packages / "generator" / "site" / "material" / "engine.py"  # outside the pages' closure
     module.write_bytes(module.read_bytes() + b"\n# an edit\n")
     _forget()
     assert build(config, site=False, index=False).pages_written == []
-    module = packages / "generator" / "safe_markdown.py"
+    module = packages / "generator" / "markup" / "safe_markdown.py"
     module.write_bytes(module.read_bytes() + b"\n# an edit\n")
     _forget()
     again = build(config, site=False, index=False)

@@ -8,11 +8,11 @@ from pathlib import Path
 import markdown
 import pytest
 
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
-from generator.docmarkup import xref_names
-from generator.docstrings import docstring_summary, render_docstring
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.xrefs import NameIndex, page_resolver
+from generator.markup.docmarkup import xref_names
+from generator.markup.docstrings import docstring_summary, render_docstring
+from generator.pages.name_links import NameIndex, page_resolver
 from sourcebook.config import load_config
 
 KNOWN = {"pkg.Foo": "#sym-foo", "Foo": "#sym-foo", "bar": "#sym-bar", "Foo.run": "other.md#sym-foo-run",
@@ -264,7 +264,7 @@ def test_symbol_index_lookups() -> None:
     assert index.lookup("_private", app) is None  # no section, no link
     assert index.lookup("nothing", app) is None
     assert index.lookup("werkzeug.exceptions.url_for", helpers) is None  # another package's namesake
-    from generator.render import relative_link
+    from generator.pages.markdown import relative_link
 
     # other pages only through the names allowed by the page key
     only_own = page_resolver(index, helpers, pages[helpers], {}, relative_link)

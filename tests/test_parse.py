@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.languages import detect_language
-from generator.parse import extract
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.analyze.languages import detect_language
+from generator.analyze.parse import extract
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 
@@ -406,7 +406,7 @@ def test_bom_and_crlf() -> None:
 
 
 def test_parse_over_budget_gives_up_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.parse as parse_module
+    import generator.analyze.parse as parse_module
 
     source = "def f():\n    return 1\n" * 200
     monkeypatch.setattr(parse_module, "_BUDGET_FROM", 0)
@@ -510,7 +510,8 @@ def test_empty_documents(name: str) -> None:
     assert (facts.title, facts.headings, facts.docstring) == ("", [], "")
 
 
-# ---- Scala (added as one LanguageSpec in generator/languages.py plus generator/queries/scala.scm)
+# ---- Scala (added as one LanguageSpec in generator/analyze/languages.py plus
+# generator/analyze/queries/scala.scm)
 
 
 def test_scala_symbols_docs_and_visibility() -> None:

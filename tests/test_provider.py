@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationInfo, field_validator
 
-from generator.ledger import Ledger
-from generator.provider import (
+from sourcebook.config import LLMConfig
+from sourcebook.errors import ProviderError, ProviderOutputError
+from sourcebook.ledger import Ledger
+from sourcebook.provider import (
     OpenAIChatModel,
     estimate_prompt_tokens,
     estimate_tokens,
     get_chat_model,
 )
-from sourcebook.config import LLMConfig
-from sourcebook.errors import ProviderError, ProviderOutputError
 from sourcebook.retry import backoff_delay
 from tests.fake_llm import FakeLLM, Reply
 
@@ -261,7 +261,7 @@ def test_reasks_render_through_llama_cpp_chat_formats() -> None:
     chat_format = pytest.importorskip("llama_cpp.llama_chat_format")
     from types import SimpleNamespace
 
-    from generator.provider import reask_messages, system_to_user
+    from sourcebook.provider import reask_messages, system_to_user
 
     call = SimpleNamespace(id="call_1", function=SimpleNamespace(name="Draft", arguments='{"summary": "x"}'))
     completion = SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None,
@@ -357,10 +357,10 @@ def test_a_chatml_server_that_drops_tool_messages_still_sees_why_a_reply_was_rej
 
 
 def _draft_models() -> list[type[BaseModel]]:
-    """Every response model the writers ask a provider for: the classes of generator.llm_drafts."""
+    """Every response model the writers ask a provider for: the classes of generator.pages.llm.drafts."""
     import inspect
 
-    from generator import llm_drafts
+    from generator.pages.llm import drafts as llm_drafts
 
     return [c for _, c in inspect.getmembers(llm_drafts, inspect.isclass)
             if issubclass(c, BaseModel) and c.__module__ == llm_drafts.__name__]
@@ -372,7 +372,7 @@ def test_a_reply_is_the_declared_class_and_crosses_a_process_boundary(fake_llm: 
     workers. The provider returns the declared class itself, private state included."""
     import pickle
 
-    from generator.llm_drafts import Known, LLMFileDraft
+    from generator.pages.llm.drafts import Known, LLMFileDraft
 
     summary = "Defines `App`, which serves requests for the whole package and keeps its settings."
     fake_llm.enqueue(Reply.ok({"summary": summary, "purpose": "A short one.",
@@ -390,7 +390,7 @@ def test_a_reply_is_the_declared_class_and_crosses_a_process_boundary(fake_llm: 
 def test_every_draft_model_survives_the_boundary_conversion() -> None:
     import pickle
 
-    from generator.provider import _context_bound, as_declared
+    from sourcebook.provider import _context_bound, as_declared
 
     models = _draft_models()
     assert len(models) >= 5

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.render import (
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.pages.markdown import (
     build_nav,
     code_block,
     inline_text,
@@ -25,7 +25,7 @@ from generator.render import (
     source_location,
     table_cell,
 )
-from generator.write import (
+from generator.pages.writer import (
     ExtractiveWriter,
     FileContext,
     FileDraft,
@@ -336,7 +336,7 @@ def test_signature_is_coloured_like_the_source_blocks() -> None:
 
 
 def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
-    from generator.render import site_footer
+    from generator.pages.markdown import site_footer
 
     extractive = site_footer(["extractive/1-636e796e"], 0, 10)
     assert "no language model was used" in extractive
@@ -352,7 +352,7 @@ def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
 
 
 def test_symbol_index_title_keeps_a_quote_in_a_name_inside_the_attribute() -> None:
-    from generator.render import _index_rows
+    from generator.pages.markdown import _index_rows
 
     rows = _index_rows([_symbol('f" onmouseover="x')], {'f" onmouseover="x': "sym-f"})
     assert 'title="f&quot; onmouseover=&quot;x"' in rows

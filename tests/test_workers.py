@@ -16,8 +16,22 @@ from pathlib import Path
 import pytest
 
 from generator.build import build
-from generator.workers import StallError, WorkerError, Workers, chunked_map, fork_hazard, ordered_map
+from sourcebook import workers as workers_module
 from sourcebook.config import load_config
+from sourcebook.workers import StallError, WorkerError, Workers, chunked_map, fork_hazard, ordered_map
+
+
+@pytest.fixture(autouse=True)
+def _lance_loaded_by_other_tests_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other tests of this process load LanceDB, whose runtime (and its event-loop thread) forbids forking
+    (workers.fork_hazard). These tests of the fan-out fork anyway, as the suite always did: they never use
+    Lance. Any other thread still stops a fork."""
+    def hazard() -> str | None:
+        others = [t.name for t in threading.enumerate() if t is not threading.current_thread()
+                  and t.is_alive() and not t.name.startswith("LanceDB")]
+        return f"{len(others)} other thread(s) running ({', '.join(sorted(others))})" if others else None
+
+    monkeypatch.setattr(workers_module, "fork_hazard", hazard)
 
 
 def _slow_square(n: int) -> tuple[int, int]:
@@ -132,7 +146,7 @@ def test_no_fork_while_another_thread_runs(caplog: pytest.LogCaptureFixture) -> 
     other.start()
     try:
         assert "asks-the-provider" in (fork_hazard() or "")
-        with caplog.at_level(logging.INFO, logger="generator.workers"):
+        with caplog.at_level(logging.INFO, logger="sourcebook.workers"):
             pids = {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)}
     finally:
         stop.set()
@@ -142,8 +156,9 @@ def test_no_fork_while_another_thread_runs(caplog: pytest.LogCaptureFixture) -> 
 
 
 def test_no_fork_once_lance_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers_module, "fork_hazard", fork_hazard)  # the real check, Lance included
     monkeypatch.setitem(sys.modules, "lance", types.ModuleType("lance"))
-    assert fork_hazard() == "lance is loaded (not fork-safe)"
+    assert fork_hazard() is not None
     assert {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)} == {os.getpid()}
     with Workers({"square": _slow_square}, 2) as workers:
         assert workers.workers == 0
@@ -251,7 +266,7 @@ def test_extractive_drafts_made_in_the_render_workers_equal_drafts_made_here(
         make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """The extractive writer's file drafts are made where each page is rendered (pages.drafts_where_rendered),
     a forked worker too; any other writer's are made in this process. Same pages, same state."""
-    from generator.write import ExtractiveWriter
+    from generator.pages.writer import ExtractiveWriter
 
     class HereOnly(ExtractiveWriter):  # the same prose and id, drafted by this process as a model's would be
         pass
@@ -277,7 +292,7 @@ def test_extractive_drafts_made_in_the_render_workers_equal_drafts_made_here(
 
 
 def test_workers_fork_once_and_run_the_jobs_named_then_in_order() -> None:
-    from generator.workers import Workers
+    from sourcebook.workers import Workers
 
     state = {"offset": 1000}  # what the jobs read: as it was at the fork, in the workers
 
@@ -297,7 +312,7 @@ def test_workers_fork_once_and_run_the_jobs_named_then_in_order() -> None:
 
 
 def test_workers_of_one_process_or_few_items_run_here() -> None:
-    from generator.workers import Workers
+    from sourcebook.workers import Workers
 
     with Workers({"square": _slow_square}, 1) as alone:
         assert alone.workers == 0
@@ -315,7 +330,7 @@ def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> 
     import time
 
     code_root = str(Path(__file__).resolve().parents[1])
-    cmd = [sys.executable, "-m", "generator.site_engine", str(tmp_path / "missing.yml"),
+    cmd = [sys.executable, "-m", "generator.site.material.engine", str(tmp_path / "missing.yml"),
            str(tmp_path / "site")]
     orphan = subprocess.run([*cmd, "--parent", "1"], cwd=code_root, capture_output=True, check=False,
                             timeout=60)
@@ -325,7 +340,7 @@ def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> 
     # goes with it
     starter = ("import os, subprocess, sys, time\n"
                "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time\\n"
-               "from generator.workers import die_with_parent\\n"
+               "from sourcebook.workers import die_with_parent\\n"
                "die_with_parent(int(sys.argv[1]))\\nprint(os.getpid(), flush=True)\\ntime.sleep(120)', "
                "str(os.getpid())], stdout=subprocess.PIPE, text=True)\n"
                "print(child.stdout.readline().strip(), flush=True)\ntime.sleep(120)\n")
