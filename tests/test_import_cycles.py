@@ -172,4 +172,5 @@ def test_no_module_is_named_like_a_standard_library_module() -> None:
     assert sorted(str(p.relative_to(root)) for p in ours
                   if p.stem in sys.stdlib_module_names) == []
     hooks = root / "generator" / "site" / "hooks"
-    assert sorted(p.name for p in hooks.iterdir() if p.name != "__pycache__") == ["__init__.py", "mkdocs_hooks.py"]
+    assert sorted(p.name for p in hooks.iterdir() if p.name != "__pycache__") == [
+        "__init__.py", "mkdocs_hooks.py"]
