@@ -477,12 +477,13 @@ class Tools:
 
     # ------------------------------------------------------------ index
 
-    def index(self, paths: Sequence[str] | None = None, prune: bool = False,
+    def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,
               repo: str | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
-        scan) is removed from the index even without prune; it is listed under `removed`.
+        scan) is removed from the index even without prune; it is listed under `removed`. A run from
+        another checkout than the index's is refused (IndexSourceError) unless `reset`.
         """
         from generator.analysis import analyze
         from generator.embed import get_embedder
@@ -519,11 +520,12 @@ class Tools:
                                         if p not in seen and p not in gone]
                 do_prune = True
             report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
-                                  manifests=analysis.manifests)
+                                  manifests=analysis.manifests, reset=reset)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in analysis.skipped if wanted is None or _requested(s.path, wanted)]
-        return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
+        return {"repo": st.alias, "prune": prune, "reset": reset, "requested": list(paths or []),
+                "report": asdict(report),
                 "removed": gone if not prune else [], "not_found": not_found, "skipped": skipped[:200]}
 
     # ------------------------------------------------------------ remember
