@@ -1390,16 +1390,19 @@ def check_source(config: Config, meta: dict[str, Any] | None, origin: dict[str, 
     rebuilds = meta.get("schema_version") != SCHEMA_VERSION or (
         (meta.get("embedder_id") or "") != (embedder.id if embedder else "")
         or int(meta.get("dim") or 0) != (embedder.dim if embedder else 0))
-    if not (prune or rebuilds):
+    lossy = prune or rebuilds
+    elsewhere = recorded.get("root") != here.get("root")
+    # an empty scan elsewhere writes no rows, but would still re-point the index (its commit, its source)
+    if not (lossy or (elsewhere and not files)):
         return
     indexed = _indexed_paths(uri, meta)
     if not indexed:
         return
-    lost = indexed - {f.path for f in files}
     if not files:
-        raise IndexSourceError(f"the scan of {config.root} found no files, and this run would delete all "
-                               f"{len(indexed)} files of the index at {uri}: {hint}")
-    if recorded.get("root") and here.get("root") and recorded["root"] != here["root"] \
+        raise IndexSourceError(f"the scan of {config.root} found no files, and the index at {uri} holds "
+                               f"{len(indexed)} files of {named(recorded)}: {hint}")
+    lost = indexed - {f.path for f in files}
+    if lossy and recorded.get("root") and here.get("root") and recorded["root"] != here["root"] \
             and 2 * len(lost) > len(indexed):
         raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
                                f"{named(here)} and would delete {len(lost)} of its {len(indexed)} files: "
