@@ -1383,27 +1383,31 @@ def check_source(config: Config, meta: dict[str, Any] | None, origin: dict[str, 
             place += f" (folder {src['subdir']})"
         return f"{src.get('root') or '?'}" + (f", {place}" if place else "")
 
-    if recorded.get("remote") and here.get("remote") and (
-            (recorded["remote"], recorded.get("subdir", "")) != (here["remote"], here.get("subdir", ""))):
-        raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
-                               f"{named(here)}: {hint}")
+    if recorded.get("remote") and here.get("remote"):
+        if (recorded["remote"], recorded.get("subdir", "")) != (here["remote"], here.get("subdir", "")):
+            raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
+                                   f"{named(here)}: {hint}")
+        same_repository = True  # another path is another runner's clone: only an empty scan is refused
+    else:
+        same_repository = False
     rebuilds = meta.get("schema_version") != SCHEMA_VERSION or (
         (meta.get("embedder_id") or "") != (embedder.id if embedder else "")
         or int(meta.get("dim") or 0) != (embedder.dim if embedder else 0))
     lossy = prune or rebuilds
     elsewhere = recorded.get("root") != here.get("root")
-    # an empty scan elsewhere writes no rows, but would still re-point the index (its commit, its source)
-    if not (lossy or (elsewhere and not files)):
-        return
-    indexed = _indexed_paths(uri, meta)
-    if not indexed:
-        return
     if not files:
-        raise IndexSourceError(f"the scan of {config.root} found no files, and the index at {uri} holds "
-                               f"{len(indexed)} files of {named(recorded)}: {hint}")
+        # an empty scan elsewhere writes no rows, but would still re-point the index (its commit, source)
+        if lossy or elsewhere:
+            indexed = _indexed_paths(uri, meta)
+            if indexed:
+                raise IndexSourceError(f"the scan of {config.root} found no files, and the index at {uri} "
+                                       f"holds {len(indexed)} files of {named(recorded)}: {hint}")
+        return
+    if not (lossy and elsewhere and recorded.get("root") and here.get("root")) or same_repository:
+        return  # the common case reads nothing more: the same checkout, or a clone of the same remote
+    indexed = _indexed_paths(uri, meta) or set()
     lost = indexed - {f.path for f in files}
-    if lossy and recorded.get("root") and here.get("root") and recorded["root"] != here["root"] \
-            and 2 * len(lost) > len(indexed):
+    if 2 * len(lost) > len(indexed):
         raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
                                f"{named(here)} and would delete {len(lost)} of its {len(indexed)} files: "
                                f"{hint}")

@@ -130,15 +130,17 @@ def test_cli_refuses_an_empty_folder_and_another_checkout_and_resets_on_request(
 
 
 def test_a_fresh_clone_elsewhere_prunes_as_before(places: Places, tmp_path: Path) -> None:
-    """What every CI runner is: the same remote at another path; a file deleted there leaves the index."""
+    """What every CI runner is: the same remote at another path; files deleted there leave the index, even
+    most of them (the remote names the checkout; the path does not)."""
     clone = tmp_path / "runner-b" / "demo"
     clone.parent.mkdir()
     _git(clone.parent, "clone", "-q", str(places.demo), str(clone))
     _git(clone, "remote", "set-url", "origin", "git@github.com:acme/demo")  # ssh and https: one remote
-    (clone / "pkg" / "app.py").unlink()
+    for gone in ("pkg/app.py", "pkg/config.py", "README.md"):
+        (clone / gone).unlink()
     report = index_repository(load_config(clone, overrides={"index_uri": places.uri, **NO_VECTORS}))
-    assert report.files_deleted == 1
-    assert _paths(places.uri) == set(DEMO) - {"pkg/app.py"}
+    assert report.files_deleted == 3
+    assert _paths(places.uri) == {"pkg/__init__.py"}
 
 
 def test_without_a_remote_another_root_may_not_delete_most(places: Places, tmp_path: Path) -> None:
