@@ -747,7 +747,7 @@ def _outage_errors() -> tuple[type[BaseException], ...]:
 def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: str | None = None,
                     limit: int = 10, *, weights: Weights = DEFAULT_WEIGHTS) -> SearchResult:
     """Ranked spans and files for `query`. Raises UsageError for an unknown type or a malformed regex;
-    a retrieval outage returns an empty result with degraded=True."""
+    a retrieval outage, or an index holding no files, returns an empty result with degraded=True."""
     started = time.perf_counter()
     if type not in SEARCH_TYPES:
         raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
@@ -765,6 +765,13 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         except re.error as exc:
             raise UsageError(f"invalid regular expression {query!r}: {exc}") from exc
     try:
+        if store.count("files") == 0:
+            # an index holding no file finds nothing: "no hit" must not read as "the code has none"
+            result.degraded = True
+            result.notes.append(f"the index at {store.uri} holds no files (built from an empty folder, or "
+                                "reset): nothing can be found in it")
+            result.seconds = time.perf_counter() - started
+            return result
         lists = _collect(store, query, type, scope, limit=limit, w=weights, notes=result.notes)
     except UsageError:
         raise

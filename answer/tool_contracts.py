@@ -100,6 +100,8 @@ class IndexRequest(ToolRequest):
     paths: list[str] = Field([],
                              description="Files or directories to (re)index; none = the whole tree.")
     prune: bool = Field(False, description="Delete indexed files absent from the request.")
+    reset: bool = Field(False, description="Allow a prune even when this checkout is not the one the index "
+                                           "was built from (otherwise refused with 409, nothing deleted).")
     repo: str | None = Field(None, description=_REPO)
     files: list[PushedFile] | None = Field(None, description=(
         "Files pushed by the client (a server with no checkout): written to the repository's index, "
@@ -258,6 +260,7 @@ class PushCounts(ToolReply):
 class IndexReply(ToolReply):
     repo: str
     prune: bool
+    reset: bool
     requested: list[str]
     report: dict[str, Any]  # generator.index.store.IndexReport as a dict (owned by the build side)
     removed: list[str]
@@ -357,7 +360,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "index", IndexRequest, IndexReply,
         "(Re)index files after you change them, so later answers and searches see the edits. Give paths "
         "(files or directories) or nothing for the whole tree; unchanged files are skipped by content hash. "
-        "prune=true deletes indexed files absent from the request (a full sync when no paths are given).",
+        "prune=true deletes indexed files absent from the request (a full sync when no paths are given). "
+        "A prune from another checkout than the index's (another remote or folder, or no files) is refused "
+        "(IndexSourceError, nothing deleted) unless reset=true.",
         "/index", "index: incremental (re)index of given paths or the whole tree, or pushed files",
         http_get=False, http_post=True, body_only=frozenset({"files"})),
     ToolSpec(

@@ -495,12 +495,13 @@ class Tools:
 
     # ------------------------------------------------------------ index
 
-    def index(self, paths: Sequence[str] | None = None, prune: bool = False,
+    def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,
               repo: str | None = None, files: Sequence[Any] | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
-        scan) is removed from the index even without prune; it is listed under `removed`. `files`: the
+        scan) is removed from the index even without prune; it is listed under `removed`. A run from
+        another checkout than the index's is refused (IndexSourceError) unless `reset`. `files`: the
         content pushed by a client instead (answer/push_index.py).
         """
         if files is not None:
@@ -544,11 +545,12 @@ class Tools:
                                         if p not in seen and p not in gone]
                 do_prune = True
             report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
-                                  manifests=analysis.manifests)
+                                  manifests=analysis.manifests, reset=reset)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in analysis.skipped if wanted is None or _requested(s.path, wanted)]
-        return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
+        return {"repo": st.alias, "prune": prune, "reset": reset, "requested": list(paths or []),
+                "report": asdict(report),
                 "removed": gone if not prune else [], "not_found": not_found, "skipped": skipped[:200]}
 
     # ------------------------------------------------------------ remember

@@ -57,6 +57,14 @@ class IndexMissingError(IndexStoreError):
     """There is no index where the configuration points (never built, or its folder or prefix is gone)."""
 
 
+class IndexSourceError(SourcebookError):
+    """A run would prune (or rebuild) an index from a place that is not the checkout it was built from (no
+    files scanned, another remote or folder): refused before anything is written; `reset` allows it."""
+
+    exit_code = 2
+    http_status = 409
+
+
 class ProviderError(SourcebookError):
     """An LLM or embedding provider failed after retries."""
 

@@ -70,8 +70,8 @@ from generator.index.chunks import Chunk, chunk_file
 from generator.index.memos import Memos
 from generator.index.reader import TableReader, open_table, read_state
 from generator.index.tokens import path_terms, token_text
-from generator.pages.remote import head_commit
-from sourcebook.errors import IndexMissingError, IndexStoreError, SourcebookError
+from generator.pages.remote import checkout_identity, head_commit
+from sourcebook.errors import IndexMissingError, IndexSourceError, IndexStoreError, SourcebookError
 from sourcebook.redaction import is_secret_path
 from sourcebook.sql import in_list
 
@@ -1028,7 +1028,7 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
                  pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
                  manifests: Manifests | None = None, build_cache: CacheUpdate | None = None,
-                 processes: int = 1) -> IndexReport:
+                 processes: int = 1, reset: bool = False) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
     Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
@@ -1038,11 +1038,13 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     `build_cache` (build_cache.py) is published in the same meta-row commit; None keeps the stored
     one. `processes`: how many processes make a cold run's rows (this one and forked workers; see the
     module docstring). A storage failure is an IndexStoreError (one line); the next run resumes from the last
-    complete state.
+    complete state. A run that would prune or rebuild the index from a place that is not the checkout it
+    was built from is refused before anything is written (IndexSourceError, see `check_source`) unless
+    `reset`.
     """
     try:
         return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests,
-                             build_cache=build_cache, processes=processes)
+                             build_cache=build_cache, processes=processes, reset=reset)
     except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
         log.debug("index write failed", exc_info=True)
         raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
@@ -1136,7 +1138,8 @@ class IndexWriter:
         self._changed_rows["pages"] = self.report.pages_written
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
-               build_cache: CacheUpdate | None, inputs: str = "") -> None:
+               build_cache: CacheUpdate | None, inputs: str = "",
+               origin: dict[str, str] | None = None) -> None:
         """Publish the run: store the build cache, refresh the full-text indexes of the tables written and
         compact them, then write the meta row naming every table's new version; older versions go after."""
         from generator.analyze.factcache import parser_version
@@ -1190,6 +1193,8 @@ class IndexWriter:
             "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
             "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
             "inputs": inputs,  # what this run was given (inputs_fingerprint): the next run may skip
+            # the checkout the rows came from: a later run elsewhere may not prune them (check_source)
+            "source": origin or meta.get("source") or {},
         }
         published = ("parser", "manifests", "index_id", "commit", "inputs")
         if not (dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published)):
@@ -1213,13 +1218,18 @@ class IndexWriter:
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
-                  build_cache: CacheUpdate | None = None, processes: int = 1) -> IndexReport:
+                  build_cache: CacheUpdate | None = None, processes: int = 1,
+                  reset: bool = False) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
+    published = _published_state(config)  # read with Lance, before the workers fork
+    origin = checkout_source(config)
+    if not reset:
+        check_source(config, published, origin, files, prune=prune, embedder=embedder)
     fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
                                      build_cache=build_cache)
-    if fingerprint is not None and _published_with(config, fingerprint, embedder):
+    if fingerprint is not None and _published_with(config, fingerprint, embedder, published):
         report.unchanged, report.files_unchanged = True, len(files)
         report.seconds = time.perf_counter() - started
         log.info("index: unchanged since its last publish (%d files)", len(files))
@@ -1229,13 +1239,13 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
                       build_cache=build_cache) as rows:
         return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                           manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
-                          report=report, started=started)
+                          report=report, started=started, origin=origin)
 
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                source: PageSource | None, embedder: Embedder | None, prune: bool, *, texts: dict[str, str],
                manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: _RowWorkers,
-               report: IndexReport, started: float) -> IndexReport:
+               report: IndexReport, started: float, origin: dict[str, str] | None = None) -> IndexReport:
     """The writing part of `_update_index`: every table brought in step, then published."""
     writer = IndexWriter(config, embedder, report, rows=rows)
 
@@ -1268,7 +1278,7 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
                                     text_of=_embed_text_of, cache={}, embedder=None, report=report,
                                     expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
-                  inputs=inputs)
+                  inputs=inputs, origin=origin)
     if source is not None:
         source.save()
     report.seconds = time.perf_counter() - started
@@ -1317,16 +1327,99 @@ def _code_version() -> str:
     return stage_version("generator.index.store", "generator.index.build_cache")[:32]
 
 
-def _published_with(config: Config, fingerprint: str, embedder: Embedder | None) -> bool:
-    """Whether the index's last complete run was given exactly these inputs (and is this user's, of this
-    schema and embedder, its tables there at the versions it names): read with Lance, without lancedb."""
+def _published_state(config: Config) -> dict[str, Any] | None:
+    """The meta row of the index's last complete run, read with Lance, without lancedb (None: no index
+    yet, or unreadable; the full run then reports what is wrong)."""
     uri = config.index_location
     if _is_local_missing(uri):
-        return False
+        return None
     try:
-        meta = read_state(uri, storage_options(uri))
-    except outage_errors():  # the full run then reports what is wrong
-        return False
+        return read_state(uri, storage_options(uri))
+    except outage_errors():
+        return None
+
+
+def checkout_source(config: Config) -> dict[str, str] | None:
+    """What an index records of the place a run scans (None with no checkout): the root, and the git
+    remote and folder inside the work tree that name the same checkout on every runner."""
+    if not config.checkout:
+        return None
+    from sourcebook.redaction import redact_text
+
+    remote, subdir = checkout_identity(config.root)
+    return {"root": redact_text(str(config.root)), "remote": redact_text(remote), "subdir": subdir}
+
+
+def _indexed_paths(uri: str, meta: dict[str, Any]) -> set[str] | None:
+    """The paths of the files the published run holds (None when they cannot be read)."""
+    errors: tuple[type[BaseException], ...] = (*outage_errors(), KeyError, TypeError)
+    try:
+        tbl = open_table(uri, "files", int(meta["versions"]["files"]), storage_options(uri))
+        return {str(p) for p in tbl.scan(["path"]).column(0).to_pylist()}
+    except errors:
+        return None
+
+
+def check_source(config: Config, meta: dict[str, Any] | None, origin: dict[str, str] | None,
+                 files: Sequence[SourceFile], *, prune: bool, embedder: Embedder | None) -> None:
+    """Refuse (IndexSourceError) a run that would delete an index's files from a place that is not the
+    checkout it was built from: a scan that found no file, or (recorded either side) another git remote or
+    folder of the work tree; without a remote, another root whose run would delete more than half of the
+    index. The remote, not the path, names a checkout: fresh CI runners check the same repository out at
+    new paths. Another remote is refused even without a prune: its files would be mixed into the index and
+    the next prune would go by them. A run that rebuilds (another schema or embedder) loses every file it
+    does not scan, as a prune does."""
+    uri = config.index_location
+    if meta is None or (not config.index_chosen and not _made_here(meta)):
+        return  # nothing published, or a foreign committed index a write rebuilds anyway
+    stored = meta.get("source")
+    recorded: dict[str, Any] = stored if isinstance(stored, dict) else {}
+    here: dict[str, Any] = dict(origin or {})
+    hint = ("nothing was changed; run it from the checkout the index was built from, or reset the index "
+            "deliberately (`sourcebook index --reset`; reset=true over HTTP and MCP)")
+
+    def named(src: dict[str, Any]) -> str:
+        place = str(src.get("remote") or "")
+        if place and src.get("subdir"):
+            place += f" (folder {src['subdir']})"
+        return f"{src.get('root') or '?'}" + (f", {place}" if place else "")
+
+    if recorded.get("remote") and here.get("remote"):
+        if (recorded["remote"], recorded.get("subdir", "")) != (here["remote"], here.get("subdir", "")):
+            raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
+                                   f"{named(here)}: {hint}")
+        same_repository = True  # another path is another runner's clone: only an empty scan is refused
+    else:
+        same_repository = False
+    rebuilds = meta.get("schema_version") != SCHEMA_VERSION or (
+        (meta.get("embedder_id") or "") != (embedder.id if embedder else "")
+        or int(meta.get("dim") or 0) != (embedder.dim if embedder else 0))
+    lossy = prune or rebuilds
+    elsewhere = recorded.get("root") != here.get("root")
+    if not files:
+        # an empty scan elsewhere writes no rows, but would still re-point the index (its commit, source)
+        if lossy or elsewhere:
+            indexed = _indexed_paths(uri, meta)
+            if indexed:
+                raise IndexSourceError(f"the scan of {config.root} found no files, and the index at {uri} "
+                                       f"holds {len(indexed)} files of {named(recorded)}: {hint}")
+        return
+    if not (lossy and elsewhere and recorded.get("root") and here.get("root")) or same_repository:
+        return  # the common case reads nothing more: the same checkout, or a clone of the same remote
+    indexed = _indexed_paths(uri, meta) or set()
+    lost = indexed - {f.path for f in files}
+    if 2 * len(lost) > len(indexed):
+        raise IndexSourceError(f"the index at {uri} was built from {named(recorded)}; this run scans "
+                               f"{named(here)} and would delete {len(lost)} of its {len(indexed)} files: "
+                               f"{hint}")
+
+
+def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
+                    meta: dict[str, Any] | None) -> bool:
+    """Whether the index's last complete run (`meta`, `_published_state`) was given exactly these inputs
+    (and is this user's, of this schema and embedder, its tables there at the versions it names): read with
+    Lance, without lancedb."""
+    uri = config.index_location
     if not meta or meta.get("inputs") != fingerprint or meta.get("schema_version") != SCHEMA_VERSION:
         return False
     if (meta.get("embedder_id") or "") != (embedder.id if embedder else "") or int(meta.get("dim") or 0) != (
@@ -1513,18 +1606,20 @@ def _learned(pages: PageSource, rows: Iterable[dict[str, Any]]) -> Iterator[dict
 
 
 def index_repository(config: Config, *, prune: bool = True, embedder: Embedder | str | None = "config",
-                     lock_wait: float | None = None) -> IndexReport:
+                     lock_wait: float | None = None, reset: bool = False) -> IndexReport:
     """analyze + update_index without the wiki: what `sourcebook index` runs (pages are kept).
 
     Holds the output directory's lock like a build (sourcebook/lock.py): waits at most `lock_wait` seconds.
+    `reset`: prune even from another checkout than the index's (see `check_source`).
     """
     from sourcebook.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
-        return _index_repository(config, prune=prune, embedder=embedder)
+        return _index_repository(config, prune=prune, embedder=embedder, reset=reset)
 
 
-def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str | None) -> IndexReport:
+def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str | None,
+                      reset: bool = False) -> IndexReport:
     from generator.analyze.analysis import analyze
 
     if embedder == "config":
@@ -1534,7 +1629,7 @@ def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str |
     analysis = analyze(config, known=indexed_facts(config))
     return update_index(config, analysis.files, analysis.facts, None,
                         None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
-                        manifests=analysis.manifests)
+                        manifests=analysis.manifests, reset=reset)
 
 
 # ---------------------------------------------------------------- the persisted analysis

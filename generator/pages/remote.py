@@ -127,6 +127,18 @@ def head_commit(root: Path) -> str:
     return _git(root, "rev-parse", "--verify", "HEAD^{commit}")
 
 
+def checkout_identity(root: Path) -> tuple[str, str]:
+    """(remote, subdir) of the checkout at `root`: its origin (else first) remote as "host/owner/repo"
+    ("" without a forge-style one: no credentials or local paths are kept), and `root`'s folder inside
+    its git work tree ("" at the top, or outside git). What an index records of the place it was built
+    from; the same on every runner, unlike the absolute path."""
+    remotes = _git(root, "remote").split()
+    found = None
+    if remotes:
+        found = _owner_repo(_git(root, "remote", "get-url", "origin" if "origin" in remotes else remotes[0]))
+    return ("/".join(found) if found else "", _git(root, "rev-parse", "--show-prefix").strip("/"))
+
+
 def detect(root: Path) -> SourceLinks | None:
     """Source links from `root`'s git remote (origin, else the first one) at HEAD; None without one."""
     remotes = _git(root, "remote").split()

@@ -25,10 +25,13 @@ _ROOT_HELP = "Repository root (default: the repository around the working direct
 @index_uri_option
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Remove indexed files that no longer exist.")
+@click.option("--reset", is_flag=True,
+              help="Re-point the index at this checkout: prune even when it is not the one the index was "
+                   "built from (another git remote or folder, or no files found; refused otherwise).")
 @click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
               help="When another build or index run is writing the same output folder, wait at most this "
                    "long (default: until it finishes; 0: exit at once).")
-def index_command(path: str | None, path_option: str | None, prune: bool,
+def index_command(path: str | None, path_option: str | None, prune: bool, reset: bool,
                   lock_wait: float | None) -> None:
     """Build or update the search index of PATH (no wiki pages are written).
 
@@ -39,7 +42,7 @@ def index_command(path: str | None, path_option: str | None, prune: bool,
     from generator.index.store import index_repository
     from sourcebook.config import load_config
 
-    report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait)
+    report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait, reset=reset)
     vectors = (f"{report.embedded} embedded, {report.embed_reused} reused ({report.embedder})"
                if report.embedder != "none" else "no vectors (full-text only)")
     click.echo(f"indexed {report.files_total} files: {report.files_indexed} new or changed, "
