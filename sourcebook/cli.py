@@ -17,7 +17,7 @@ from sourcebook import __version__
 from sourcebook.errors import SourcebookError
 
 # module name -> the click commands it defines; a module not written yet is simply absent
-_COMMAND_MODULES = ("cli_build", "cli_search", "cli_answer", "cli_tools", "cli_serve")
+_COMMAND_MODULES = ("cli_build", "cli_search", "cli_answer", "cli_tools", "cli_serve", "cli_setup")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

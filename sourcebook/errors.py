@@ -88,3 +88,7 @@ class NotOwnedError(SourcebookError):
 
 class ProviderOutputError(ProviderError):
     """The provider answered, but no reply passed validation after the re-asks (or every reply was cut)."""
+
+
+class SetupError(SourcebookError):
+    """`sourcebook setup` could not prepare an offline asset (a failed download, a hash that differs)."""

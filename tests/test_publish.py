@@ -147,9 +147,10 @@ def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "a.py").write_text("from .b import f\n", encoding="utf-8")
     (root / "pkg" / "b.py").write_text("def f():\n    pass\n", encoding="utf-8")
-    source = tmp_path / "mermaid.min.js"
+    source = tmp_path / "data" / "mermaid" / "mermaid.min.js"  # where `sourcebook setup` puts it
+    source.parent.mkdir(parents=True)
     source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
-    monkeypatch.setattr(generator.publish, "MERMAID_SOURCE", source)
+    monkeypatch.setenv("SOURCEBOOK_DATA_DIR", str(tmp_path / "data"))
     config = load_config(root)
 
     def shipped() -> list[str]:
