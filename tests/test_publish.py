@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import generator.publish
+import sourcebook.data_home
 from generator.build import build
 from generator.publish import build_site, install_mermaid, mermaid_asset
 from generator.render import render_mkdocs_yml
@@ -151,6 +152,9 @@ def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.
     source.parent.mkdir(parents=True)
     source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
     monkeypatch.setenv("SOURCEBOOK_DATA_DIR", str(tmp_path / "data"))
+    # the other data folders hold none: the install's own may have one from `make setup`
+    monkeypatch.setattr(sourcebook.data_home, "prefix_home", lambda: tmp_path / "prefix")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user"))
     config = load_config(root)
 
     def shipped() -> list[str]:
