@@ -133,9 +133,11 @@ def test_a_build_and_an_ask_without_the_semantic_tier_say_so_once(
         data: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(static_model, "source_model_dir", lambda: None)
     repo = write_files(tmp_path / "repo", {"pkg/settings.py": "def load_settings(path):\n    return path\n"})
-    built = CliRunner().invoke(cli, ["build", str(repo), "--no-site"], catch_exceptions=False)
+    built = CliRunner().invoke(cli, ["build", str(repo)], catch_exceptions=False)
     assert built.exit_code == 0, built.output
     assert built.output.count("Semantic tier") == 1
+    assert built.output.count("Diagrams") == 1  # no mermaid.js in any data folder: the CDN, and the fix
+    assert "mermaid.js from the CDN" in built.output
     assert "no offline embedding table" in built.output
     assert "`sourcebook setup`" in built.output
     asked = CliRunner().invoke(cli, ["ask", "where are settings loaded?", "--path", str(repo)],
