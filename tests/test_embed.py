@@ -125,7 +125,7 @@ def test_pca_is_sign_stable_and_orders_by_variance() -> None:
 def test_missing_table_and_weights_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(static_model, "model_dirs", lambda: [tmp_path])
     monkeypatch.setattr(static_model, "source_model_dir", lambda: None)
-    with pytest.raises(ProviderError, match="make setup"):
+    with pytest.raises(ProviderError, match="sourcebook setup"):
         static_model.prepare()
 
 

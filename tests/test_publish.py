@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import generator.site.publish
+import sourcebook.data_home
 from generator.build import build
 from generator.pages.markdown import render_mkdocs_yml
 from generator.site.publish import build_site, install_mermaid, mermaid_asset
@@ -147,9 +148,13 @@ def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "a.py").write_text("from .b import f\n", encoding="utf-8")
     (root / "pkg" / "b.py").write_text("def f():\n    pass\n", encoding="utf-8")
-    source = tmp_path / "mermaid.min.js"
+    source = tmp_path / "data" / "mermaid" / "mermaid.min.js"  # where `sourcebook setup` puts it
+    source.parent.mkdir(parents=True)
     source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
-    monkeypatch.setattr(generator.site.publish, "MERMAID_SOURCE", source)
+    monkeypatch.setenv("SOURCEBOOK_DATA_DIR", str(tmp_path / "data"))
+    # the other data folders hold none: the install's own may have one from `make setup`
+    monkeypatch.setattr(sourcebook.data_home, "prefix_home", lambda: tmp_path / "prefix")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "user"))
     config = load_config(root)
 
     def shipped() -> list[str]:

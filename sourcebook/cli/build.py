@@ -89,7 +89,24 @@ class _StageProgress:
                 self.console.print(f"{_STAGE_LABELS.get(stage, stage)}: {done}/{total} ({took:.2f}s)")
 
 
-def _summary(console: Console, report: BuildReport, took: float) -> None:
+def _capability_notes(config: Config, report: BuildReport) -> list[tuple[str, str]]:
+    """The summary rows for what this build ran without: the semantic tier (an index without vectors) and
+    offline diagrams (a site that loads mermaid.js from the CDN), each with the command that adds it."""
+    notes: list[tuple[str, str]] = []
+    if report.index is not None and getattr(report.index, "embedder", "none") == "none":
+        from sourcebook.doctor import semantic_off_note
+
+        notes.append(("Semantic tier", semantic_off_note(config.embed, index_has_vectors=False)))
+    if report.site_dir is not None:
+        from sourcebook.doctor import mermaid_check
+
+        check = mermaid_check()
+        if not check.ok:
+            notes.append(("Diagrams", f"{check.detail} (offline copy: {check.fix})"))
+    return notes
+
+
+def _summary(console: Console, report: BuildReport, took: float, config: Config) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -118,6 +135,8 @@ def _summary(console: Console, report: BuildReport, took: float) -> None:
         table.add_row("Index", f"{getattr(idx, 'files_indexed', '?')} files indexed, "
                                f"{getattr(idx, 'files_unchanged', '?')} unchanged "
                                f"({getattr(idx, 'embedder', 'none')})")
+    for name, note in _capability_notes(config, report):
+        table.add_row(name, note)
     stages = ", ".join(f"{stage} {secs:.1f}s" for stage, secs in report.timings.items() if secs >= 0.05)
     table.add_row("Time", f"{took:.1f}s" + (f" ({stages})" if stages else ""))
     if report.site_dir is not None:
@@ -218,7 +237,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
         from answer.episodes import EpisodeStore
 
         EpisodeStore(config.out_dir).record_changes(report.changes)
-    _summary(console, report, time.perf_counter() - started)
+    _summary(console, report, time.perf_counter() - started, config)
     from generator.pages.llm.writer import LLMWriter
 
     if isinstance(writer, LLMWriter):
