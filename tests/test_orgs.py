@@ -173,6 +173,20 @@ def test_push_then_every_tool_answers_from_the_orgs_index(server: dict[str, Any]
     assert ask.json()["degraded"]
 
 
+def test_a_pushed_repository_gets_substring_and_reference_search(server: dict[str, Any],
+                                                                  pushed: dict[str, Any]) -> None:
+    """Over HTTP on a pushed repository: a piece of a word of the code (`ngine` of engine) finds it
+    lexically; the symbolic tier answers `spin` with its definition, then its caller start_engine."""
+    piece = _call(server, TOKEN_A, "GET", "/search", params={"q": "ngine", "type": "lexical"})
+    assert piece.status_code == 200, piece.text
+    assert piece.json()["files"][0]["path"] == "pkg/engine.py"
+    symbolic = _call(server, TOKEN_A, "GET", "/search", params={"q": "spin", "type": "symbolic"})
+    assert symbolic.status_code == 200, symbolic.text
+    spans = [(h["path"], h["symbol"]) for h in symbolic.json()["hits"]]
+    assert spans[0] == ("pkg/engine.py", "spin")
+    assert ("pkg/engine.py", "start_engine") in spans[1:]
+
+
 def test_unchanged_files_are_skipped_and_prune_is_a_full_sync(server: dict[str, Any],
                                                              pushed: dict[str, Any]) -> None:
     again = _call(server, TOKEN_B, "POST", "/index", json={"repo": "ledger", "files": _files(GLOBEX)}).json()
