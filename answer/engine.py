@@ -45,7 +45,13 @@ from answer.evidence import (
 )
 from answer.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
 from answer.paths import normalize_scope
-from answer.synthesize import PROMPT_VERSION, SynthesisFailed, evidence_budget_for, synthesize
+from answer.synthesize import (
+    DEFAULT_ROOM_SHARE,
+    PROMPT_VERSION,
+    SynthesisFailed,
+    evidence_budget_for,
+    synthesize,
+)
 from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 
@@ -213,8 +219,10 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
             return cached
 
     mark = time.perf_counter()
-    wanted = EVIDENCE_BUDGET_WIDE if "evidence" in flags else EVIDENCE_BUDGET
-    budget = evidence_budget_for(chat, wanted) if chat is not None else wanted
+    wide = "evidence" in flags
+    wanted = EVIDENCE_BUDGET_WIDE if wide else EVIDENCE_BUDGET
+    budget = (evidence_budget_for(chat, wanted, 1.0 if wide else DEFAULT_ROOM_SHARE) if chat is not None
+              else wanted)
     evidence = retrieve(store, question, scope, budget)
     timings["retrieve"] = _ms(mark)
 

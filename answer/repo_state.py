@@ -269,9 +269,12 @@ class RepoState:
         with self._graph_lock:
             if self._analysis is not None and self._analysis_store is store:
                 return self._analysis
+            from answer.search import ANALYSIS
+
             started = time.perf_counter()
             try:
-                analysis = load_analysis(store)
+                # the symbolic tier's reference edges come from the same analysis (answer/search.py)
+                analysis = store.memos.get(ANALYSIS) or store.memos.put(ANALYSIS, load_analysis(store))
             except _outage_errors() as exc:
                 raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
             self._analysis, self._analysis_store = analysis, store

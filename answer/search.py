@@ -1,8 +1,11 @@
 """search_codebase and rank_files: the retrieval tiers and their fusion.
 
 Tiers, each usable alone: lexical (BM25 over code-aware tokens of chunks, whole files and wiki pages, plus
-literal matches of identifiers the query names; `regex` is its pattern form), symbolic (symbol names: exact,
-prefix, fuzzy; definitions only), semantic (vectors of chunks and pages, when the index has them).
+literal matches of identifiers the query names, and substrings: a term that is only a piece of an identifier,
+`ormatter`, found through a trigram index of the repository's identifiers and ranked by the word-level BM25 of
+the identifiers holding it; `regex` is its pattern form), symbolic (symbol names: exact, prefix, fuzzy; and
+the reference edges of the exact ones: their callers' spans, below the definitions), semantic (vectors of
+chunks and pages, when the index has them).
 `hybrid` fuses every ranked list by weighted reciprocal-rank fusion. File ranking aggregates spans and pages
 to files with a decay over a file's hits, so one huge file with many weak matches cannot crowd out the rest.
 """
@@ -81,6 +84,8 @@ class Weights:
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
     literal: float = 0.3
+    substrings: float = 0.5  # chunks holding an identifier a query term is a piece of ("ormatter")
+    callers: float = 0.4  # spans calling a symbol the query names: below its definition (names: 1.0)
     paths: float = 1.0  # files the query names by path
     semantic: float = 0.7
     chunk_limit: int = 150
@@ -168,6 +173,10 @@ _SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
 _NAME_INDEX: Memo[dict[str, list[dict[str, Any]]]] = Memo("name_index")
 _KINDS: Memo[dict[str, str]] = Memo("kinds")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
+_VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
+_SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
+# the persisted analysis (facts and reference graph) of the store's version: answer/repo_state.py shares it
+ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analysis.Analysis
 # the columns each tier projects (pages: when the file-page metadata is held in memory, as it usually is)
 FTS_TABLES = ("chunks", "files", "pages", "symbols")
 _FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"], "pages": ["target_path"],
@@ -289,8 +298,89 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
                             source="page") for r in pages if r["target_path"]]
     lists["literal"] = _literal(store, query, scope)
+    lists["substrings"] = _substring_matches(store, query, scope, w)
     lists["paths"] = _path_mentions(store, query, scope)
     return lists
+
+
+# ---------------------------------------------------------------- substrings of identifiers
+
+TRIGRAM = 3
+MAX_SUBSTRING_TERMS = 8  # query terms looked up as substrings
+MAX_EXPANSIONS = 8  # identifiers one term expands to (the shortest first: the closest to what was typed)
+
+
+@dataclass
+class _Vocabulary:
+    """The repository's identifiers (symbol names, their qualified parts, path segments), lower-cased,
+    with a trigram index over them: a piece of an identifier finds the identifiers holding it."""
+
+    words: list[str]
+    known: frozenset[str]
+    trigrams: dict[str, list[int]]  # trigram -> positions in `words`, ascending
+
+
+def _vocabulary(store: IndexStore) -> _Vocabulary:
+    cached = store.memos.get(_VOCABULARY)
+    if cached is None:
+        found: set[str] = set()
+        for sym in _symbol_table(store) if _rows(store, "symbols") else []:
+            found.add(sym["name"].lower())
+            found.update(part.lower() for part in sym["qualname"].split("."))
+        for path in _file_kinds(store):
+            for segment in path.split("/"):
+                found.add(segment.rsplit(".", 1)[0].lower() if "." in segment else segment.lower())
+        words = sorted(w for w in found if len(w) >= TRIGRAM and w.isidentifier())
+        trigrams: dict[str, list[int]] = {}
+        for pos, word in enumerate(words):
+            for gram in {word[i:i + TRIGRAM] for i in range(len(word) - TRIGRAM + 1)}:
+                trigrams.setdefault(gram, []).append(pos)
+        cached = store.memos.put(_VOCABULARY, _Vocabulary(words, frozenset(words), trigrams))
+    return cached
+
+
+def substring_expansions(vocab: _Vocabulary, term: str) -> list[str]:
+    """The identifiers holding `term` as a proper substring, shortest first (then alphabetical)."""
+    grams = [term[i:i + TRIGRAM] for i in range(len(term) - TRIGRAM + 1)]
+    if not grams:
+        return []
+    postings = sorted((vocab.trigrams.get(g, []) for g in set(grams)), key=len)
+    if not postings[0]:
+        return []
+    candidates = set(postings[0])
+    for other in postings[1:]:
+        candidates.intersection_update(other)
+        if not candidates:
+            return []
+    found = [vocab.words[i] for i in candidates if term in vocab.words[i] and vocab.words[i] != term]
+    return sorted(found, key=lambda w: (len(w), w))[:MAX_EXPANSIONS]
+
+
+def _substring_matches(store: IndexStore, query: str, scope: str | None, w: Weights) -> list[_Cand]:
+    """Chunks holding an identifier that a query term is only a piece of (`ormatter` -> `Formatter`),
+    ranked by the word-level BM25 of those identifiers. Only terms the word-level index does not know
+    are expanded: where a term matches as a word, the word-level lists already rank it."""
+    vocab = _vocabulary(store)
+    expanded: dict[str, None] = {}
+    looked = 0
+    for term in dict.fromkeys(query_terms(query)):
+        if looked >= MAX_SUBSTRING_TERMS:
+            break
+        if len(term) < TRIGRAM or not term.isidentifier() or term in vocab.known:
+            continue
+        looked += 1
+        pieces = substring_expansions(vocab, term)
+        if not pieces or _fts(store, "chunks", term, None, limit=1, columns=["path"]):
+            continue  # nothing holds it, or the term is a word of the text after all
+        for piece in pieces:
+            expanded.setdefault(piece, None)
+    if not expanded:
+        return []
+    rows = _fts(store, "chunks", _fts_text(" ".join(expanded)), scope, limit=w.chunk_limit,
+                columns=_FTS_COLUMNS["chunks"])
+    by_span = (_chunks_by_span(store) if _CHUNK_TEXTS in store.memos or whole_tables(store)
+               else _chunks_by_span_of(store, sorted({r["path"] for r in rows})))
+    return _chunk_cands([by_span.get((r["path"], r["start_line"], r["end_line"]), r) for r in rows])
 
 
 _CHUNK_TEXT_COLUMNS = ["path", "start_line", "end_line", "symbol", "text"]
@@ -403,8 +493,61 @@ def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights
     lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"],
                               signatures.get((r["path"], r["qualname"], r["start_line"], r["end_line"]), ""),
                               "symbol") for r in rows]
-    lists["names"] = _name_matches(store, query, scope)
+    names, exact = _name_matches(store, query, scope)
+    lists["names"] = names
+    lists["callers"] = _callers_of(store, exact, scope)
     return lists
+
+
+MAX_CALLER_DEFINITIONS = 5  # exact definitions whose callers are listed
+MAX_CALLERS = 50
+_CALLABLE_KINDS = frozenset({"function", "method", "class"})
+
+
+def reference_graph(store: IndexStore) -> Any:
+    """The reference graph (generator.graph.RepoGraph) of the store's persisted analysis, loaded once per
+    store (shared with answer/repo_state.py through ANALYSIS)."""
+    analysis = store.memos.get(ANALYSIS)
+    if analysis is None:
+        from generator.index.store import load_analysis
+
+        analysis = store.memos.put(ANALYSIS, load_analysis(store))
+    return analysis.graph
+
+
+def _symbol_at(store: IndexStore) -> dict[tuple[str, str], dict[str, Any]]:
+    """(path, qualname) -> its first symbol row, built once per store."""
+    cached = store.memos.get(_SYMBOL_AT)
+    if cached is None:
+        cached = {}
+        for sym in _symbol_table(store):
+            cached.setdefault((sym["path"], sym["qualname"]), sym)
+        store.memos.put(_SYMBOL_AT, cached)
+    return cached
+
+
+def _callers_of(store: IndexStore, exact: list[_Cand], scope: str | None) -> list[_Cand]:
+    """The spans of the functions and classes that reference the definitions the query names exactly
+    (reference edges of the graph), the first definition's callers first."""
+    wanted = [c for c in exact if c.source == "symbol"][:MAX_CALLER_DEFINITIONS]
+    if not wanted:
+        return []
+    callers = reference_graph(store).callers
+    at = _symbol_at(store)
+    defined = {(c.path, c.symbol) for c in exact}
+    out: list[_Cand] = []
+    seen: set[tuple[str, str]] = set()
+    for cand in wanted:
+        for key in callers.get((cand.path, cand.symbol), ()):
+            sym = at.get(key)
+            if sym is None or key in seen or key in defined or not _in_scope(sym["path"], scope):
+                continue
+            seen.add(key)
+            out.append(_Cand(sym["path"], sym["start_line"], sym["end_line"], sym["qualname"],
+                             sym["signature"], "symbol"))
+            if len(out) >= MAX_CALLERS:
+                return out
+    return out
 
 
 def _signatures(store: IndexStore) -> dict[tuple[str, str, int, int], str]:
@@ -431,13 +574,14 @@ def _name_index(store: IndexStore) -> dict[str, list[dict[str, Any]]]:
     return cached
 
 
-def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
-    """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy."""
+def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[list[_Cand], list[_Cand]]:
+    """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy; and the exact
+    ones alone (of a callable kind: the definitions whose callers the symbolic tier adds)."""
     named = identifiers(query)[:64]
     words = [m for m in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query) if len(m) >= 3]
     wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
     if not wanted:
-        return []
+        return [], []
     index = _name_index(store)
     keys: dict[str, None] = {}
     for q in sorted(wanted):
@@ -464,9 +608,14 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> list[_Can
             close = {c for q in wanted for c in difflib.get_close_matches(q, list(index), n=5, cutoff=0.8)}
             fuzzy = [s for c in sorted(close) for s in index[c] if _in_scope(s["path"], scope)]
     order = {"class": 0, "function": 1, "method": 1}
-    ranked = [*sorted(exact, key=lambda s: order.get(s["kind"], 2)), *prefix, *fuzzy]
-    return [_Cand(s["path"], s["start_line"], s["end_line"], s["qualname"], s["signature"], "symbol")
-            for s in ranked[:100]]
+    exact.sort(key=lambda s: order.get(s["kind"], 2))
+    ranked = [*exact, *prefix, *fuzzy]
+
+    def cand(s: dict[str, Any]) -> _Cand:
+        return _Cand(s["path"], s["start_line"], s["end_line"], s["qualname"], s["signature"], "symbol")
+
+    return ([cand(s) for s in ranked[:100]],
+            [cand(s) for s in exact if s["kind"] in _CALLABLE_KINDS])
 
 
 # Below this many rows the semantic tier ranks from an in-memory float32 matrix (one matrix-vector product,
@@ -591,8 +740,9 @@ class Tier:
 TIERS: tuple[Tier, ...] = (
     Tier("lexical", _lexical_lists, {
         "chunks": lambda w: w.chunks, "files": lambda w: w.files, "pages": lambda w: w.pages,
-        "literal": lambda w: w.literal, "paths": lambda w: w.paths}),
-    Tier("symbolic", _symbolic_lists, {"symbols": lambda w: w.symbols, "names": lambda w: w.names}),
+        "literal": lambda w: w.literal, "substrings": lambda w: w.substrings, "paths": lambda w: w.paths}),
+    Tier("symbolic", _symbolic_lists, {"symbols": lambda w: w.symbols, "names": lambda w: w.names,
+                                       "callers": lambda w: w.callers}),
     Tier("semantic", _semantic_lists,
          {"semantic": lambda w: w.semantic, "semantic_pages": lambda w: w.semantic * w.pages},
          needs_embedder=True),
@@ -658,6 +808,12 @@ def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Ca
     return [_Cand(path) for path in out]
 
 
+# Lists that rank spans but not files: a caller's file is about its own work, not the symbol it calls
+# (dev set, requests: counted for files, callers lifted tests/test_requests.py above gold files, recall@5
+# 0.947 -> 0.938)
+SPAN_ONLY_LISTS = frozenset({"callers"})
+
+
 def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, float] | None = None
                ) -> list[FileHit]:
     """Weighted RRF over files: each list contributes by the rank of a file's best entry, and a file's
@@ -665,6 +821,8 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
     scores: dict[str, float] = {}
     tiers: dict[str, set[str]] = {}
     for name, cands in lists.items():
+        if name in SPAN_ONLY_LISTS:
+            continue
         weight = _weight(name, w)
         seen: dict[str, int] = {}
         file_rank = 0

@@ -107,10 +107,17 @@ def reply_model(allowed_paths: Sequence[str]) -> type[SynthesizedAnswer]:
     return EvidenceAnswer
 
 
-def evidence_budget_for(chat: ChatModel, wanted_chars: int) -> int:
-    """The evidence budget that still fits the model's context window next to the prompt and the reply."""
+# The share of the context window's room a default ask fills: the rest is what include=evidence adds, so
+# the wider budget widens what the model sees even when the window, not the budget, is the limit (at the
+# default 8,192 tokens both budgets were once capped to the same room)
+DEFAULT_ROOM_SHARE = 0.75
+
+
+def evidence_budget_for(chat: ChatModel, wanted_chars: int, share: float = 1.0) -> int:
+    """The evidence budget that still fits `share` of the model's context window left next to the prompt
+    and the reply."""
     room_tokens = chat.context_tokens - REPLY_TOKENS
-    room_chars = int(room_tokens * CHARS_PER_TOKEN) - PROMPT_OVERHEAD_CHARS
+    room_chars = int((int(room_tokens * CHARS_PER_TOKEN) - PROMPT_OVERHEAD_CHARS) * share)
     return max(0, min(wanted_chars, room_chars))
 
 

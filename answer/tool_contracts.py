@@ -208,6 +208,9 @@ class SymbolReply(ToolReply):
     repo: str
     commit: str | None = None  # the commit the index describes, when the build recorded one
     definitions: list[SymbolDefinition]
+    # an index outage (issue 23: 200 with degraded, never 5xx nor "not indexed"): set only then
+    degraded: bool | None = None
+    notes: list[str] | None = None
 
 
 class ReadFileReply(ToolReply):
@@ -221,6 +224,9 @@ class ReadFileReply(ToolReply):
     total_lines: int
     content: str
     truncated: bool
+    # an index outage (issue 23: 200 with degraded, never 5xx nor "not indexed"): set only then
+    degraded: bool | None = None
+    notes: list[str] | None = None
 
 
 class TreeNode(ToolReply):
@@ -243,6 +249,9 @@ class StructureReply(ToolReply):
     files: int
     symbols: int
     tree: TreeNode
+    # an index outage (issue 23: 200 with degraded, never 5xx nor "not indexed"): set only then
+    degraded: bool | None = None
+    notes: list[str] | None = None
 
 
 class SkippedFile(ToolReply):

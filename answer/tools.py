@@ -377,13 +377,19 @@ class Tools:
         if not name or not name.strip():
             raise UsageError("a symbol name is required")
         st = self.state(repo)
-        if st.store_or_none() is None:
-            raise NotFoundError(f"repository {st.alias!r} is not indexed: run `sourcebook index`")
-        rows = match_symbols(st.symbols(), name, path)
+        try:
+            if st.store_or_none() is None:
+                raise NotFoundError(f"repository {st.alias!r} is not indexed: run `sourcebook index`")
+            symbols = st.symbols()
+        except IndexStoreError as exc:  # an outage: no definitions, said so (never "no such symbol")
+            log.warning("get_symbol: %s", exc)
+            return {"name": name, "repo": st.alias, "definitions": [], "degraded": True,
+                    "notes": [f"index outage: {exc}"]}
+        rows = match_symbols(symbols, name, path)
         if not rows:
             import difflib
 
-            names = sorted({r["name"] for r in st.symbols()})
+            names = sorted({r["name"] for r in symbols})
             close = difflib.get_close_matches(name.rsplit(".", maxsplit=1)[-1], names, n=5, cutoff=0.75)
             hint = f"; did you mean: {', '.join(close)}" if close else ""
             raise NotFoundError(f"no indexed symbol named {name!r}{hint}")
@@ -393,20 +399,28 @@ class Tools:
             log.warning("get_symbol: %s", exc)
             graph = None
         out = []
+        outage: list[str] = []
         for row in rows:
             entry: dict[str, Any] = {
                 "qualname": row["qualname"], "name": row["name"], "kind": row["kind"], "path": row["path"],
                 "start_line": int(row["start_line"]), "end_line": int(row["end_line"]),
                 "signature": row.get("signature") or "", "docstring": row.get("docstring") or "",
                 "match": row["match"]}
-            if include_body:
-                entry.update(self._live_body(st, row))
+            if include_body and not outage:
+                try:
+                    entry.update(self._live_body(st, row))
+                except IndexStoreError as exc:  # the definitions answer; their bodies cannot be read
+                    log.warning("get_symbol: %s", exc)
+                    outage.append(f"bodies unavailable (index outage): {exc}")
             if graph is not None:
                 key = (row["path"], row["qualname"])
                 entry["callees"] = [{"path": p, "qualname": q} for p, q in graph.calls.get(key, [])][:50]
                 entry["callers"] = [{"path": p, "qualname": q} for p, q in graph.callers.get(key, [])][:50]
             out.append(entry)
-        return {"name": name, "repo": st.alias, "commit": st.commit(), "definitions": out}
+        reply: dict[str, Any] = {"name": name, "repo": st.alias, "commit": st.commit(), "definitions": out}
+        if outage:
+            reply.update(degraded=True, notes=outage)
+        return reply
 
     def _live_body(self, st: RepoState, row: dict[str, Any]) -> dict[str, Any]:
         """The symbol's body read from disk now, with its line bounds checked against the index; with no
@@ -460,10 +474,16 @@ class Tools:
                   repo: str | None = None) -> dict[str, Any]:
         st = self.state(repo)
         _, rel = resolve_in_root(st.config.root, path)  # refuses escapes before anything else
-        text = st.file_text(rel)
+        try:
+            text = st.file_text(rel)
+            row = st.indexed_paths()[rel] if text is not None else {}
+        except IndexStoreError as exc:  # an outage: said so, never "not in the index" (issue 23)
+            log.warning("read_file: %s", exc)
+            return {"path": rel, "repo": st.alias, "language": "", "sha": None, "start_line": 0,
+                    "end_line": 0, "total_lines": 0, "content": "", "truncated": False,
+                    "degraded": True, "notes": [f"index outage: {exc}"]}
         if text is None:
             raise NotFoundError(f"{rel} is not in the index (not indexed, skipped, or no such file)")
-        row = st.indexed_paths()[rel]
         lines = text.split("\n")
         total = len(lines) if text else 0
         start = start_line or 1
@@ -485,7 +505,12 @@ class Tools:
     def get_repo_structure(self, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
         prefix = normalize_scope(scope)
         st = self.state(repo)
-        files = st.files()
+        try:
+            files = st.files()
+        except IndexStoreError as exc:  # an outage: an empty tree that says so, not "not indexed"
+            log.warning("get_repo_structure: %s", exc)
+            return {"repo": st.alias, "scope": scope, "indexed": True, "files": 0, "symbols": 0,
+                    "tree": build_tree([]), "degraded": True, "notes": [f"index outage: {exc}"]}
         if prefix:
             files = [f for f in files if under_scope(f["path"], prefix)]
         return {"repo": st.alias, "scope": scope, "indexed": st.store_or_none() is not None,

@@ -427,6 +427,19 @@ def test_evidence_budget(tmp_path: Path, make_repo: Any, fake_llm: FakeLLM) -> N
     sizes = [len(request_text(body)) for body in fake_llm.requests]
     assert sizes[0] <= EVIDENCE_BUDGET + 3000
     assert EVIDENCE_BUDGET < sizes[1] <= EVIDENCE_BUDGET_WIDE + 3000
+    # at the default 8,192-token window the room, not the budget, is the limit: include=evidence still
+    # widens what the model sees (the default ask fills DEFAULT_ROOM_SHARE of the room, evidence all of it)
+    from answer.synthesize import DEFAULT_ROOM_SHARE
+
+    small = _ctx(config, fake_llm, context_tokens=8192)
+    before = len(fake_llm.requests)
+    get_answer(small, "how is a widget request handled", use_cache=False)
+    get_answer(small, "how is a widget request handled", include=["evidence"], use_cache=False)
+    default_chars, wide_chars = (len(request_text(body)) for body in fake_llm.requests[before:])
+    room = (8192 - 1024) * 3 - 1500
+    assert default_chars <= room * DEFAULT_ROOM_SHARE + 3000
+    assert wide_chars > default_chars + 0.2 * room  # the model sees a quarter of the room more
+    assert wide_chars <= room + 3000
 
 
 def test_relational_fusion_boosts_files_on_both_sides() -> None:

@@ -324,3 +324,50 @@ def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(in
     for n in range(IN_MEMORY_AFTER):  # a process that keeps asking builds it by itself
         search_codebase(cold, queries[n % len(queries)], type="lexical")
     assert built(cold)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_lexical_finds_a_piece_of_an_identifier(indexed_config: Config, warm: bool) -> None:
+    """A term that is only a piece of an identifier (`ecurecookie` of SecureCookieSession) finds it through
+    the trigram index of identifiers, in a one-shot process (LanceDB's FTS) and a server (in memory)."""
+    from answer.search import use_in_memory_ranking
+
+    store = open_index(indexed_config, embedder=FakeEmbedder())
+    if warm:
+        use_in_memory_ranking(store)
+    piece = search_codebase(store, "ecurecookie", type="lexical")
+    assert piece.hits, piece.notes
+    assert piece.hits[0].path == "src/web/sessions.py"
+    assert piece.hits[0].symbol.startswith("SecureCookieSession")
+    assert _paths(piece)[0] == "src/web/sessions.py"
+    assert _paths(search_codebase(store, "ettingsloade", type="lexical"))[0] == "src/web/config.py"
+    assert search_codebase(store, "qqqzzzxx", type="lexical").files == []  # a piece of nothing
+
+
+def test_substrings_only_expand_terms_the_word_index_does_not_know(store: IndexStore) -> None:
+    """Where a term matches as a word, the word-level lists rank it and nothing is expanded."""
+    from answer.search import DEFAULT_WEIGHTS, _substring_matches, _vocabulary, substring_expansions
+
+    assert _substring_matches(store, "cookie session", None, DEFAULT_WEIGHTS) == []
+    assert _substring_matches(store, "ookiesessio", None, DEFAULT_WEIGHTS)
+    vocab = _vocabulary(store)
+    assert "securecookiesession" in substring_expansions(vocab, "ookiesessio")
+    assert substring_expansions(vocab, "securecookiesession") == []  # a word is not its own piece
+    assert substring_expansions(vocab, "se") == []  # shorter than a trigram
+
+
+def test_symbolic_finds_callers_below_the_definition(store: IndexStore) -> None:
+    """A function's name finds its definition first, then the spans that call it (reference edges);
+    the callers rank spans only, not files."""
+    result = search_codebase(store, "add_url_rule", type="symbolic")
+    spans = [(h.path, h.symbol) for h in result.hits]
+    assert spans[0] == ("src/web/routing.py", "add_url_rule")
+    assert ("tests/test_routing.py", "test_add_url_rule") in spans
+    assert _paths(result)[0] == "src/web/routing.py"
+    caller = spans.index(("tests/test_routing.py", "test_add_url_rule"))
+    assert result.hits[caller].score < result.hits[0].score
+    from answer.search import DEFAULT_WEIGHTS, _symbolic_lists
+
+    lists = _symbolic_lists(store, "add_url_rule", None, DEFAULT_WEIGHTS)
+    assert [(c.path, c.symbol) for c in lists["callers"]] == [("tests/test_routing.py", "test_add_url_rule")]
+    assert _symbolic_lists(store, "parse_rule", None, DEFAULT_WEIGHTS)["callers"] == []  # nothing calls it

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.index import static_model
-from sourcebook import data_home, offline_assets
-from sourcebook.cli import cli
+from sourcebook import data_home
+from sourcebook.cli import cli, offline_assets
 from sourcebook.errors import SetupError
 from tests.repo_files import write_files
 

@@ -11,7 +11,7 @@ import pytest
 from answer.context import count_tokens
 from answer.tools import Tools, build_tree, match_symbols
 from generator.index.memos import Memo
-from sourcebook.errors import AccessError, IndexStoreError, NotFoundError, UsageError
+from sourcebook.errors import AccessError, NotFoundError, UsageError
 
 CORE = '''"""The engine and its helpers."""
 
@@ -254,11 +254,18 @@ def test_retrieval_outage_is_degraded_not_a_crash(tmp_path: Path) -> None:
     assert result["files"] == []
     context = tools.get_context("settings json")
     assert context["degraded"] is True
-    # The warm instance reads the damaged tables on a file read: damaged, not "not indexed" (a 503).
-    with pytest.raises(IndexStoreError):
-        indexer.read_file("pkg/core.py")
-    with pytest.raises(IndexStoreError):
-        indexer.get_repo_structure()
+    # The warm instance reads the damaged tables on a file read: degraded and empty, not "not indexed".
+    read = indexer.read_file("pkg/core.py")
+    assert read["degraded"] is True
+    assert read["content"] == ""
+    assert "outage" in read["notes"][0]
+    tree = indexer.get_repo_structure()
+    assert tree["degraded"] is True
+    assert tree["indexed"] is True
+    assert tree["files"] == 0
+    symbol = tools.get_symbol("Engine")
+    assert symbol["degraded"] is True
+    assert symbol["definitions"] == []
 
 
 def test_remember_records_an_episode(indexed: tuple[Tools, Path]) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from sourcebook.offline_assets import MERMAID_SHA256
+from sourcebook.cli.offline_assets import MERMAID_SHA256
 from tests.repo_files import write_files
 
 pytestmark = pytest.mark.slow

@@ -50,7 +50,7 @@ def _semantic_note(context: AnswerContext) -> str | None:
     store = context.store
     if store is None or store.embedder is not None:
         return None
-    from sourcebook.doctor import semantic_off_note
+    from sourcebook.cli.doctor import semantic_off_note
 
     return semantic_off_note(context.config.embed, index_has_vectors=bool(store.meta.get("dim")))
 

@@ -94,11 +94,11 @@ def _capability_notes(config: Config, report: BuildReport) -> list[tuple[str, st
     offline diagrams (a site that loads mermaid.js from the CDN), each with the command that adds it."""
     notes: list[tuple[str, str]] = []
     if report.index is not None and getattr(report.index, "embedder", "none") == "none":
-        from sourcebook.doctor import semantic_off_note
+        from sourcebook.cli.doctor import semantic_off_note
 
         notes.append(("Semantic tier", semantic_off_note(config.embed, index_has_vectors=False)))
     if report.site_dir is not None:
-        from sourcebook.doctor import mermaid_check
+        from sourcebook.cli.doctor import mermaid_check
 
         check = mermaid_check()
         if not check.ok:

