@@ -542,7 +542,8 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
         raise IndexMissingError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build "
                                 "it")
     if not config.index_chosen and not _made_here(meta):  # never served: see the module docstring
-        raise IndexStoreError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
+        # as good as none: a reader never serves it, and "not indexed" (not an outage) is what it is
+        raise IndexMissingError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise IndexStoreError(
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
