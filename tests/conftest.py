@@ -89,3 +89,18 @@ def flask_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def requests_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """requests' pinned sdist, as `flask_repo`."""
     return _real_repo(REQUESTS, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def flask_wiki(flask_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flask's wiki, extractive, with its site and no index, built once a session: its output folder
+    (docs/, site/). Read only: the browser tests serve its site, the page tests read its Markdown."""
+    from generator.build import build
+    from sourcebook.config import load_config
+
+    out = tmp_path_factory.mktemp("flask-wiki") / "out"
+    with pytest.MonkeyPatch.context() as patch:  # built before any test's own user config is set
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("flask-wiki-config")))
+        report = build(load_config(flask_repo, overrides={"out_dir": str(out)}), index=False)
+    assert report.site_dir == out / "site"
+    return out
