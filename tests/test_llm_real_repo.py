@@ -300,7 +300,7 @@ MATRIX = [("2", "well", "s3"), ("4", "well", "local"), ("2", "badly", "local"), 
 @pytest.mark.parametrize(("workers", "behaviour", "store"), MATRIX,
                          ids=[f"{w or 'default'}-{b}-{s}" for w, b, s in MATRIX])
 def test_llm_build_at_any_parallelism_and_provider_behaviour(
-        flask_repo: Path, reference: Reference, fake_llm: FakeLLM, s3_env: MotoS3,
+        request: pytest.FixtureRequest, flask_repo: Path, fake_llm: FakeLLM, s3_env: MotoS3,
         quick_retries: None, tmp_path: Path, workers: str | None, behaviour: str, store: str) -> None:
     misbehaving = Misbehaving()
     fake_llm.responder = page_writer_responder if behaviour == "well" else misbehaving
@@ -313,6 +313,7 @@ def test_llm_build_at_any_parallelism_and_provider_behaviour(
         assert any(key.startswith("wiki/") for key in s3_env.objects(uri))
     rows = index_rows(flask_repo, out=out, uri=uri)
     docs = docs_bytes(out)
+    reference: Reference = request.getfixturevalue("reference")  # after this build: its own failure first
 
     if behaviour == "well":  # the same wiki and index whatever the parallelism and wherever the index is
         assert docs.keys() == reference.docs.keys()
@@ -344,7 +345,7 @@ def _wait_for_calls(fake: FakeLLM, proc: subprocess.Popen[bytes], calls: int, ti
 
 
 def test_sigterm_in_the_files_stage_then_a_rebuild_equals_a_clean_build(
-        flask_repo: Path, reference: Reference, fake_llm: FakeLLM, tmp_path: Path) -> None:
+        request: pytest.FixtureRequest, flask_repo: Path, fake_llm: FakeLLM, tmp_path: Path) -> None:
     # a little slower than the reference's fake: the files stage (about 110 calls) lasts a few seconds
     fake_llm.responder = lambda body: replace(page_writer_responder(body), delay_s=0.05)
     out = tmp_path / "out"
@@ -375,6 +376,7 @@ def test_sigterm_in_the_files_stage_then_a_rebuild_equals_a_clean_build(
     rebuilt = build(flask_repo, out, fake_llm, workers="2")
     _succeeded(rebuilt, "the rebuild after SIGTERM")
     docs = docs_bytes(out)
+    reference: Reference = request.getfixturevalue("reference")
     assert docs.keys() == reference.docs.keys()
     assert [page for page in docs if docs[page] != reference.docs[page]] == []
     assert index_rows(flask_repo, out=out) == reference.rows
