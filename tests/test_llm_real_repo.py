@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -84,8 +85,9 @@ def _start(repo: Path, out: Path, fake: FakeLLM, workers: str | None, *args: str
     log = out.with_name(out.name + ".log")
     with log.open("wb") as sink:  # a file, not a pipe: a worker left behind cannot hold the reader up
         # no site: the LLM path ends at the pages and the index (the browser tests build flask's site)
-        cmd = [sys.executable, "-m", "sourcebook.cli", "build", str(repo), "--out", str(out), "--no-site",
-               *args]
+        # -v: the workers' INFO lines say whether and how wide each stage fanned out
+        cmd = [sys.executable, "-m", "sourcebook.cli", "-v", "build", str(repo), "--out", str(out),
+               "--no-site", *args]
         proc = subprocess.Popen(cmd, env=_env(fake, workers), stdout=sink, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     return proc, log
@@ -155,6 +157,14 @@ def index_rows(repo: Path, *, out: Path | None = None, uri: str = "") -> dict[st
 
 def by_model(out: Path) -> set[str]:
     return {pid for pid, row in load_state(out).items() if row.written_by == "llm"}
+
+
+def files_stage_processes(output: str) -> int:
+    """How many processes wrote the file pages, from the workers' log line in the files stage (between the
+    planning's progress line and the file pages' one); 1 when it did not fan out."""
+    stage = output.split("\nPlanning pages:", 1)[-1].split("\nWriting file pages:", 1)[0]
+    spread = re.findall(r"spreading the work over (\d+) processes", stage)
+    return int(spread[-1]) if spread else 1
 
 
 def _succeeded(run: Run, what: str) -> None:
@@ -277,6 +287,8 @@ def test_default_processes_build_then_a_no_change_rerun_asks_nothing(flask_repo:
     state = load_state(reference.out)
     code_pages = {pid for pid in state if pid.startswith("files/src/flask/") and pid.endswith(".py.md")}
     assert len(code_pages) >= 20
+    if len(os.sched_getaffinity(0)) > 1:  # the default is the usable CPUs: the files stage fanned out
+        assert files_stage_processes(reference.run.output) > 1, reference.run.output[-3000:]
     assert code_pages <= reference.model_pages  # every module of flask, by the model
     assert "index.md" in reference.model_pages
     assert reference.run.calls >= len(reference.model_pages)
@@ -311,6 +323,8 @@ def test_llm_build_at_any_parallelism_and_provider_behaviour(
     _succeeded(run, f"the build at {workers or 'default'} processes, provider {behaviour}, index {store}")
     if uri:
         assert any(key.startswith("wiki/") for key in s3_env.objects(uri))
+    else:  # 206 file pages: enough for 3 forked workers (32 a process); what the test is for
+        assert files_stage_processes(run.output) == int(workers or 0), run.output[-3000:]
     rows = index_rows(flask_repo, out=out, uri=uri)
     docs = docs_bytes(out)
     reference: Reference = request.getfixturevalue("reference")  # after this build: its own failure first
