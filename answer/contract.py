@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 Confidence = Literal["high", "medium", "low"]
-Degraded = Literal["no-llm-provider", "synthesis-failed"]
+Degraded = Literal["no-llm-provider", "synthesis-failed", "index-unavailable"]
 Grounding = Literal["symbol_body", "exact_symbol", "extracted"]
 RetrievalQuality = Literal["high", "partial", "weak"]
 
@@ -48,6 +48,8 @@ class RetrievalHit(ContractModel):
     target_path: str
     score: float
     summary: str = ""
+    # True when `summary` was written by an LLM (a wiki page's prose): orientation, never evidence of the code
+    summary_generated: bool | None = None
     symbols: list[SymbolEvidence] | None = None
 
 

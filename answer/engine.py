@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
 from answer.citations import defining_paths, inline_paths
+from answer.claims import CodeFacts, check_claims, copied_share
 from answer.contract import (
     AnswerResponse,
     BestGuess,
@@ -49,15 +50,15 @@ from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from generator.index import IndexStore
-    from generator.provider import ChatModel
+    from generator.index.store import IndexStore
+    from sourcebook.provider import ChatModel
 
 log = logging.getLogger(__name__)
 
 INCLUDE_FLAGS = frozenset({"evidence", "diagnostics"})
 # Bump when retrieval, enrichment or grading change what an answer would be: hedged cached answers are then
 # re-synthesized (confident ones stay valid until a cited file or the index changes).
-ANSWER_PIPELINE_VERSION = "answer-pipeline-2"
+ANSWER_PIPELINE_VERSION = "answer-pipeline-3"
 RETRIEVAL_SIZE: dict[Confidence, int] = {"high": 2, "medium": 3, "low": 5}
 MAX_SYMBOL_BODIES = 3
 FALLBACK_TARGETS = 10  # the whole retrieval ranking an agent may walk when the answer is not enough
@@ -81,7 +82,7 @@ class AnswerContext:
 
     def index(self) -> IndexStore:
         if self.store is None:
-            from generator.index import open_index
+            from generator.index.store import open_index
 
             self.store = open_index(self.config)
         return self.store
@@ -99,7 +100,7 @@ def _chat_for(llm: LLMConfig) -> ChatModel | None:
     configured ones (SOURCEBOOK_LLM_TIMEOUT / SOURCEBOOK_LLM_MAX_RETRIES): a CPU server needs minutes for
     one answer, and a cap chosen for hosted models made every `ask` there end `synthesis-failed`. A provider
     that cannot answer within them still gives a `synthesis-failed` reply (ranked evidence)."""
-    from generator.provider import get_chat_model
+    from sourcebook.provider import get_chat_model
 
     return get_chat_model(llm)
 
@@ -172,7 +173,7 @@ def symbol_pipeline_version(store: IndexStore) -> str:
     recorded = meta.get("parser") or meta.get("parser_version") or meta.get("symbol_pipeline")
     if recorded:
         return str(recorded)
-    from generator.factcache import parser_version
+    from generator.analyze.factcache import parser_version
 
     return parser_version()
 
@@ -252,8 +253,14 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
             # functions and classes it names (graded as uncited all the same)
             citations = list(_defining_citations(store, evidence, synthesized.answer, allowed))
             attached = bool(citations)
-        grade = grade_answer(question, synthesized.answer, citations, evidence.texts, evidence.quality,
-                             outside=inline.outside, attached=attached)
+        support = evidence.support  # generated prose never supports a claim
+        claims = check_claims(synthesized.answer, _code_facts(store, evidence, citations, synthesized.answer),
+                              [s.qualname for s in evidence.promoted], "\n".join(support.values()))
+        grade = grade_answer(question, synthesized.answer, citations, support, evidence.quality,
+                             outside=inline.outside, attached=attached, claims=claims,
+                             truncated=synthesized.truncated,
+                             copied=copied_share(synthesized.answer, evidence.generated.values()),
+                             targets_known=bool(evidence.promoted))
         confidence = grade.confidence
         if grade.reasons:
             notes.append("Confidence lowered: " + "; ".join(grade.reasons) + ".")
@@ -261,7 +268,9 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
         bodies = _symbol_bodies(ctx, store, evidence, citations, answer_mechanisms(answer_text))
         grounding = _grounding(evidence, citations, bodies)
     else:
-        citations = []
+        # the contract: with no synthesized answer the packed grounding spans' files still come back as
+        # citations (the reply is degraded), so the caller can reason over the spans itself
+        citations = [p for p in evidence.paths if evidence.texts.get(p)] if chat is None else []
         confidence = cap_degraded(start_confidence(evidence.quality))
         answer_text = _evidence_summary(evidence)
         bodies = _symbol_bodies(ctx, store, evidence, [s.path for s in evidence.promoted], [
@@ -313,7 +322,7 @@ def _changed_files(ctx: AnswerContext, evidence: Evidence, paths: Sequence[str])
 
 def _indexed_text(store: IndexStore, path: str) -> str | None:
     """A file's text as indexed (what a reader with no checkout reads bodies from), or None."""
-    from generator.sql import equals
+    from sourcebook.sql import equals
 
     rows = store.rows("files", ["text"], equals("path", path), limit=1)
     return (rows[0]["text"] or "") if rows else None
@@ -360,6 +369,29 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
             body = body.model_copy(update={"body": "\n".join(lines[:MAX_BODY_LINES]) + "\n…"})
         bodies.append(body)
     return bodies
+
+
+MAX_FACT_SYMBOLS = 12
+
+
+def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
+                answer: str) -> list[CodeFacts]:
+    """The code's facts for the symbols the question targets and the answer names (in the evidence and the
+    cited files), read from the indexed text: what the answer's claims are checked against."""
+    from answer.evidence import _symbols_of
+
+    named = {n for name in answer_mechanisms(answer) for n in (name, name.rsplit(".", 1)[-1])}
+    paths = list(dict.fromkeys([*citations, *evidence.paths[:5]]))
+    picked: dict[tuple[str, str], SymbolInfo] = {(s.path, s.qualname): s for s in evidence.promoted}
+    for sym in _symbols_of(store, paths):
+        if sym.kind in {"function", "method", "class"} and (sym.qualname in named or sym.name in named):
+            picked.setdefault((sym.path, sym.qualname), sym)
+    facts = []
+    for sym in list(picked.values())[:MAX_FACT_SYMBOLS]:
+        body = indexed_body(sym, _indexed_text(store, sym.path))
+        if body is not None:
+            facts.append(CodeFacts(sym.qualname, sym.name, sym.signature, body.body))
+    return facts
 
 
 def _defining_citations(store: IndexStore, evidence: Evidence, answer: str,
@@ -413,6 +445,7 @@ def _respond(ctx: AnswerContext, evidence: Evidence, *, answer_text: str, citati
         retrieval.append(RetrievalHit(
             title=page.title if page else ranked_file.path, target_path=ranked_file.path,
             score=round(ranked_file.score, 6), summary=page.summary if page else "",
+            summary_generated=True if page is not None and page.generated else None,
             symbols=evidence.file_symbols.get(ranked_file.path) or None))
     candidates = [Candidate(path=f.path, lines=f.best_lines) for f in evidence.files[:5]]
     best_guesses = None

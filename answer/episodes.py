@@ -6,7 +6,8 @@ intersects the files of the answer: a fact the agent did not need is noise. Stor
 out_dir; each record is one write() on an O_APPEND descriptor under an exclusive lock, so concurrent writers
 never interleave.
 
-Each line carries a keyed hash ("mac") under this user's local key (generator/local_key.py). The output folder
+Each line carries a keyed hash ("mac") under this user's local key (sourcebook/local_key.py). The output
+folder
 is inside the repository, so a repository can commit an episodes file; its lines (and lines from before
 episodes were signed) are not served, with one warning saying how many.
 """
@@ -108,7 +109,7 @@ class EpisodeStore:
         return self.record(text, scope, source="auto", now=now)
 
     def record_changes(self, changes: FileChanges) -> None:
-        """A build's file changes (generator/pages.py `file_changes`) as dated automatic facts."""
+        """A build's file changes (generator/pages/stages.py `file_changes`) as dated automatic facts."""
         for path in changes.changed:
             self.record_auto(f"{path} changed; its wiki page was regenerated", scope=path)
         for path in changes.added:
@@ -121,7 +122,7 @@ class EpisodeStore:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return []
-        from generator.local_key import local_key
+        from sourcebook.local_key import local_key
 
         key = local_key()
         episodes: list[Episode] = []
@@ -153,14 +154,14 @@ class EpisodeStore:
 
 
 def _mac(fields: dict[str, Any], key: bytes | None) -> str | None:
-    from generator.local_key import keyed
+    from sourcebook.local_key import keyed
 
     return keyed(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode("utf-8"), key)
 
 
 def sign_line(fields: dict[str, Any]) -> str:
     """One stored line: the episode's fields plus their keyed hash under this user's key."""
-    from generator.local_key import local_key
+    from sourcebook.local_key import local_key
 
     mac = _mac(fields, local_key())
     return json.dumps({**fields, "mac": mac} if mac else fields, ensure_ascii=False)

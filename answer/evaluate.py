@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sourcebook.errors import UsageError
 
 if TYPE_CHECKING:
-    from generator.index import IndexStore
+    from generator.index.store import IndexStore
 
 HIT_KS = (1, 3, 5, 10)
 

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 from answer.contract import SymbolBody, SymbolEvidence
 from answer.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
-from generator.memos import Memo
-from generator.redaction import is_secret_path
-from generator.sql import in_list, prefix_filter
+from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
+from sourcebook.redaction import is_secret_path
+from sourcebook.sql import in_list, prefix_filter
 
 if TYPE_CHECKING:
     from answer.contract import RetrievalQuality
     from answer.search import FileHit, SpanHit
-    from generator.index import IndexStore
+    from generator.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +60,18 @@ class SymbolInfo:
     end_line: int
     signature: str
     docstring: str
+    docstring_source: str = "code"  # "llm": written by the wiki's writer, not by the code's authors
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SymbolInfo:
         return cls(row["path"], row["qualname"], row["name"], row["kind"], int(row["start_line"]),
-                   int(row["end_line"]), row.get("signature") or "", row.get("docstring") or "")
+                   int(row["end_line"]), row.get("signature") or "", row.get("docstring") or "",
+                   row.get("docstring_source") or "code")
+
+    @property
+    def code_docstring(self) -> str:
+        """The docstring when the code's authors wrote it; "" for a generated one (never evidence)."""
+        return "" if self.docstring_source == "llm" else self.docstring
 
 
 @dataclass(slots=True)
@@ -84,6 +91,11 @@ class RankedFile:
 class PageInfo:
     title: str
     summary: str
+    written_by: str = "extracted"  # "llm": the summary is model prose, shown labelled and never as support
+
+    @property
+    def generated(self) -> bool:
+        return self.written_by == "llm"
 
 
 @dataclass(slots=True)
@@ -101,6 +113,12 @@ class Evidence:
     exact_symbol: bool
     degraded_search: bool = False
     notes: list[str] = field(default_factory=list)
+    generated: dict[str, str] = field(default_factory=dict)  # path -> LLM-written prose known for it
+
+    @property
+    def support(self) -> dict[str, str]:
+        """Per path, the text shown minus its LLM-written lines: what may support a claim."""
+        return {path: support_text(text) for path, text in self.texts.items()}
 
     @property
     def paths(self) -> list[str]:
@@ -163,11 +181,22 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
+# LLM-written text shown to the model starts its line with this label; grading drops those lines
+# (support_text), so generated prose is never what supports a claim.
+GENERATED_LABEL = "(LLM-written wiki summary, may be wrong; not evidence)"
+
+
+def support_text(text: str) -> str:
+    """`text` without its LLM-written lines."""
+    return "\n".join(line for line in text.split("\n") if GENERATED_LABEL not in line)
+
+
 def promoted_block(sym: SymbolInfo, source: str) -> str:
     body = excerpt_lines(source, sym.start_line, sym.end_line, PROMOTED_BODY_LINES) if source else ""
     parts = [f"### {sym.path}:{sym.start_line}-{sym.end_line} {sym.kind} {sym.qualname}"]
-    if sym.docstring:
-        parts.append(_cut(sym.docstring.strip(), PROMOTED_DOC_CHARS))
+    # a generated docstring is left out: a model copies it back as if the code said it
+    if sym.code_docstring:
+        parts.append(_cut(sym.code_docstring.strip(), PROMOTED_DOC_CHARS))
     if body:
         parts.append(f"```\n{body}\n```")
     return "\n".join(parts)
@@ -180,7 +209,8 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
         # a secrets file by name (.env, credentials.json, secrets.yaml…): its content never goes to a model
         parts.append("(a secrets file by name: its content stays on this machine)")
         return "\n".join(parts)
-    if page is not None:
+    generated_page = page is not None and page.generated and bool(page.summary.strip())
+    if page is not None and not generated_page:
         parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
                      f"Page: {page.title}")
     for sym in symbols:
@@ -202,6 +232,9 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
     if not shown and source:
         head = excerpt_lines(source, 1, HEAD_LINES, HEAD_LINES)
         parts.append(f"{ranked.path}:1-{HEAD_LINES}\n```\n{head}\n```")
+    if generated_page and page is not None:  # after the code, on one labelled line
+        summary = " ".join(_cut(page.summary.strip(), 600).split())
+        parts.append(f"{GENERATED_LABEL} {page.title} - {summary}")
     return "\n".join(parts)
 
 
@@ -240,7 +273,8 @@ def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
     return list(cached)
 
 
-_SYMBOL_COLUMNS = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]
+_SYMBOL_COLUMNS = ["path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring",
+                   "docstring_source"]
 
 
 def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
@@ -277,8 +311,9 @@ def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | N
 def _pages_of(store: IndexStore, paths: Sequence[str]) -> dict[str, PageInfo]:
     pages = store.memos.get(_PAGES)
     if pages is None:
-        rows = store.rows("pages", ["target_path", "kind", "title", "summary"])
-        pages = store.memos.put(_PAGES, {r["target_path"]: PageInfo(r["title"], r["summary"])
+        rows = store.rows("pages", ["target_path", "kind", "title", "summary", "written_by"])
+        pages = store.memos.put(_PAGES, {r["target_path"]: PageInfo(r["title"], r["summary"],
+                                                                    r.get("written_by") or "extracted")
                                          for r in rows if r["kind"] == "file"})
     return {path: pages[path] for path in paths if path in pages}
 
@@ -323,7 +358,7 @@ def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidenc
         out.append(SymbolEvidence(
             qualname=sym.qualname, kind=sym.kind, lines=(sym.start_line, sym.end_line),
             signature=sym.signature,
-            docstring=_cut(" ".join(sym.docstring.split()), ENRICH_DOC_CHARS) or None,
+            docstring=_cut(" ".join(sym.code_docstring.split()), ENRICH_DOC_CHARS) or None,
             excerpt=excerpt or None))
     return out
 
@@ -370,8 +405,9 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
                            sources.get(ranked.path, ""))
         blocks.append((ranked.path, block))
     text, shown = assemble(blocks, budget)
+    generated = _generated_prose(pages, [*promoted, *(s for syms in by_path.values() for s in syms)])
 
-    top_text = f"{files[0].path}\n{shown.get(files[0].path, '')}" if files else ""
+    top_text = f"{files[0].path}\n{support_text(shown.get(files[0].path, ''))}" if files else ""
     cover = coverage(terms, top_text)
     exact = bool(files) and any(s.path == files[0].path for s in promoted)
     quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact)
@@ -379,13 +415,26 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
               dominance([f.score for f in files]), cover, quality)
     return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,
                     texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
-                    degraded_search=degraded, notes=notes)
+                    degraded_search=degraded, notes=notes, generated=generated)
+
+
+def _generated_prose(pages: dict[str, PageInfo], symbols: Iterable[SymbolInfo]) -> dict[str, str]:
+    """Per path, the LLM-written prose about it (page summary, generated docstrings): what an answer must
+    not merely repeat."""
+    out: dict[str, list[str]] = {}
+    for path, page in pages.items():
+        if page.generated and page.summary.strip():
+            out.setdefault(path, []).append(page.summary)
+    for sym in symbols:
+        if sym.docstring_source == "llm" and sym.docstring.strip():
+            out.setdefault(sym.path, []).append(sym.docstring)
+    return {path: "\n".join(dict.fromkeys(texts)) for path, texts in out.items()}
 
 
 # ---------------------------------------------------------------- I/O: live bodies
 
 def live_sha(root: Path, path: str) -> str | None:
-    from generator.scan import read_source
+    from generator.analyze.scan import read_source
 
     try:
         return hashlib.sha256(read_source(root, path)).hexdigest()
@@ -404,7 +453,7 @@ def _bounds_hold(lines: list[str], sym: SymbolInfo) -> bool:
 def live_body(root: Path, sym: SymbolInfo, indexed_sha: str | None) -> SymbolBody | None:
     """The symbol's full body from disk. When the file changed since indexing, the bounds are re-derived by
     parsing the live file; `changed_since_index` says so. None when the symbol is gone."""
-    from generator.scan import decode, read_source
+    from generator.analyze.scan import decode, read_source
 
     try:
         raw = read_source(root, sym.path)
@@ -435,9 +484,9 @@ def indexed_body(sym: SymbolInfo, text: str | None) -> SymbolBody | None:
 
 
 def _reparse_bounds(sym: SymbolInfo, raw: bytes) -> tuple[int, int] | None:
-    from generator.facts import SourceFile
-    from generator.languages import detect_language
-    from generator.parse import extract
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+    from generator.analyze.parse import extract
 
     source = SourceFile(path=sym.path, language=detect_language(sym.path), size=len(raw),
                         sha=hashlib.sha256(raw).hexdigest())

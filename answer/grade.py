@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from answer.claims import COPY_SHARE, ClaimCheck
 from answer.contract import CONFIDENCE_ORDER, Confidence, RetrievalQuality
 from answer.identifiers import extract_identifiers, is_file_name
 
@@ -181,12 +182,23 @@ def grade_answer(
     *,
     outside: Sequence[str] = (),
     attached: bool = False,
+    claims: Sequence[ClaimCheck] = (),
+    truncated: bool = False,
+    copied: float = 0.0,
+    targets_known: bool = False,
 ) -> Grade:
     """Start from retrieval quality, lower one step per failed check on the answer.
 
     `outside`: paths the answer names that are not in the evidence (see citations.py). `attached`: the model
     cited nothing itself; `citations` were attached from the symbols it names (citations.defining_paths).
     That is the same failed check as no citation at all: an answer the model did not cite is never high.
+    `evidence` must hold code and the code's own text only: generated (LLM-written) prose never supports.
+
+    Then the caps, which no retrieval can outweigh: a claim the code contradicts (`claims`, claims.py)
+    makes the answer low; an unsupported claim, a reply cut mid-sentence (`truncated`) or one copied from
+    LLM-written text (`copied`, the share of its word 4-grams found there) is never high. An answer that
+    names none of the question's identifiers when they are symbols of the index (`targets_known`) is
+    about something else: low.
     """
     confidence = start_confidence(quality)
     reasons: list[str] = []
@@ -212,8 +224,27 @@ def grade_answer(
         (bool(absent), f"names not shown by the cited code: {', '.join(absent[:3])}"),
         (bool(outside), f"files named that were not in the evidence: {', '.join(outside[:3])}"),
     )
+    off_subject = False
     for failed, reason in checks:
         if failed:
             confidence = lower(confidence)
+            reasons.append(reason)
+            off_subject = off_subject or reason == "the answer names none of the question's identifiers"
+    contradicted = [c for c in claims if c.verdict == "contradicted"]
+    unsupported = [c for c in claims if c.verdict == "unsupported"]
+    caps: Iterable[tuple[bool, Confidence, str]] = (
+        (bool(contradicted), "low",
+         "the code contradicts the answer: " + "; ".join(c.describe() for c in contradicted[:2])),
+        (off_subject and targets_known, "low", "the answer is about another subject than the question's"),
+        (bool(unsupported), "medium",
+         "the code does not bear out the answer: " + "; ".join(c.describe() for c in unsupported[:2])),
+        (truncated, "medium", "the reply stops mid-sentence"),
+        (copied >= COPY_SHARE, "medium",
+         f"the answer repeats LLM-written prose ({copied:.0%} of its phrases), not the code"),
+    )
+    for failed, cap, reason in caps:
+        if failed:
+            if CONFIDENCE_ORDER.index(confidence) > CONFIDENCE_ORDER.index(cap):
+                confidence = cap
             reasons.append(reason)
     return Grade(confidence=confidence, reasons=tuple(reasons))

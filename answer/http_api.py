@@ -16,7 +16,7 @@ Security, in the order a request meets it (one ASGI middleware, before routing):
    can plant an episode that later answers would quote.
 A server bound to a non-loopback address without a token refuses to start (`check_bind`).
 
-The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.publish.site_headers):
+The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.site.publish.site_headers):
 scripts only from the site itself (Material's inline start-up scripts are files in sourcebook's theme
 layer), no inline handlers, and network requests only to the wiki's own path, so even markup that slipped
 past the site's sanitizer could neither run nor reach the API.
@@ -46,7 +46,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from answer.tool_contracts import TOOLS, ToolSpec
-from generator.publish import site_headers
+from generator.site.publish import site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
 
@@ -113,7 +113,8 @@ def _body_model(spec: ToolSpec) -> type[BaseModel]:
 def _query_parameters(spec: ToolSpec) -> list[inspect.Parameter]:
     """One optional query parameter per request field (lists comma-separated), plus the aliases."""
     params = []
-    names = {**{n: (i.annotation, i.description) for n, i in spec.request.model_fields.items()},
+    names = {**{n: (i.annotation, i.description) for n, i in spec.request.model_fields.items()
+                if n not in spec.body_only},
              **{a: (str, f"Alias of `{t}`.") for a, t in spec.http_aliases.items()}}
     for name, (annotation, description) in names.items():
         listed = _is_list(annotation)
@@ -199,9 +200,11 @@ class Guard:
     """
 
     def __init__(self, app: ASGIApp, token: str | None, max_body_bytes: int,
-                 local_only: bool = False) -> None:
+                 local_only: bool = False, vouched: bool = False) -> None:
         self.app = app
         self.token = token.encode() if token else None
+        # vouched: a router in front (answer/orgs.py) already checked an organisation's token
+        self.vouched = vouched
         self.max_body_bytes = max_body_bytes
         self.local_only = local_only
 
@@ -233,7 +236,7 @@ class Guard:
                 await _send_json(send, 413, _too_large(self.max_body_bytes))
                 return
         if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
-            if self.token is None and _from_a_web_page(headers):
+            if self.token is None and not self.vouched and _from_a_web_page(headers):
                 await _send_json(send, 403, {
                     "error": "Forbidden",
                     "message": "state-changing calls are not accepted from web pages; call the API from a "
@@ -328,12 +331,12 @@ def error_payload(exc: SourcebookError) -> dict[str, Any]:
     return payload
 
 
-def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-               serve_wiki: bool = True, local_only: bool = False) -> FastAPI:
+def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,  # noqa: PLR0917
+               serve_wiki: bool = True, local_only: bool = False, vouched: bool = False) -> FastAPI:
     """The FastAPI app over `tools`. Wrap it in nothing else: the guard is installed here.
 
     `local_only`: accept only loopback Host headers (what `sourcebook serve` sets on a loopback bind
-    without a token)."""
+    without a token). `vouched`: the caller already authenticated the request (answer/orgs.py's router)."""
     app = FastAPI(title="sourcebook", version=__version__,
                   description="Answers and code context for coding agents, from a sourcebook index.")
 
@@ -383,7 +386,8 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
                                                    directory=tools.workspace.resolve(alias).site_dir,
                                                    html=True, check_dir=False), name=f"wiki-{alias}")
 
-    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes, local_only=local_only)
+    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes, local_only=local_only,
+                       vouched=vouched)
     return app
 
 

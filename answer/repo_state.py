@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from generator.memos import Memo
-from sourcebook.errors import IndexStoreError
+from generator.index.memos import Memo
+from sourcebook.errors import IndexMissingError, IndexStoreError
 
 if TYPE_CHECKING:
     from answer.engine import AnswerContext
-    from generator.analysis import Analysis
-    from generator.graph import RepoGraph
-    from generator.index import IndexStore
+    from generator.analyze.analysis import Analysis
+    from generator.analyze.graph import RepoGraph
+    from generator.index.store import IndexStore
     from sourcebook.config import Config
 
-# the surfaces' per-store memos (generator/memos.py)
+# the surfaces' per-store memos (generator/index/memos.py)
 _FILES: Memo[list[dict[str, Any]]] = Memo("surfaces.files")
 _PATHS: Memo[dict[str, dict[str, Any]]] = Memo("surfaces.paths")
 _TEXTS: Memo[dict[str, str]] = Memo("surfaces.texts")
@@ -84,7 +84,7 @@ class _LRU:
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
-    from generator.index import outage_errors
+    from generator.index.store import outage_errors
 
     return outage_errors()
 
@@ -99,6 +99,7 @@ class RepoState:
         self._store: IndexStore | None = None
         self._store_state: Any = None
         self._checked_at = 0.0
+        self._served = False  # an index was opened once: its disappearance is an outage, not "not indexed"
         self._analysis: Analysis | None = None
         self._analysis_store: IndexStore | None = None  # the store `_analysis` was loaded from
         self.index_lock = threading.Lock()
@@ -110,7 +111,7 @@ class RepoState:
     # ------------------------------------------------------------ the index
 
     def _current_state(self) -> Any:
-        from generator.index import read_index_state
+        from generator.index.store import read_index_state
 
         meta = read_index_state(self.config.index_location)
         return None if meta is None else (meta.get("updated_at"), str(meta.get("versions")))
@@ -126,7 +127,7 @@ class RepoState:
         return store
 
     def _current_store(self) -> IndexStore:
-        from generator.index import open_index
+        from generator.index.store import open_index
 
         with self._lock:
             now = time.monotonic()
@@ -149,6 +150,7 @@ class RepoState:
                 use_in_memory_ranking(store)  # a server ranks many queries: worth building in memory
             self.search_cache.clear()
             self._store = store
+            self._served = True
             self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
             return store
 
@@ -163,15 +165,24 @@ class RepoState:
 
     def commit(self) -> str | None:
         """The commit the open index describes (recorded by the build), or None when unknown/unindexed."""
-        store = self.store_or_none()
+        try:
+            store = self.store_or_none()
+        except IndexStoreError:  # a label on a reply that reports the outage itself
+            return None
         return (store.meta.get("commit") or None) if store is not None else None
 
     def store_or_none(self) -> IndexStore | None:
+        """The open index, or None when this repository has never been indexed. An index that cannot be
+        read, or that vanished after it served (its folder deleted, the object store down), raises
+        IndexStoreError: an outage is reported as one, never as "not indexed". Without a checkout the index
+        is all there is, so a missing one is an outage too."""
         try:
             return self.store()
-        except IndexStoreError as exc:
-            log.info("%s: no usable index: %s", self.alias, exc)
-            return None
+        except IndexMissingError as exc:
+            if self.config.checkout and not self._served:
+                log.info("%s: not indexed: %s", self.alias, exc)
+                return None
+            raise
 
     def answer_context(self) -> AnswerContext:
         """The engine's warm per-repository context (answer cache, chat model), given our current store."""
@@ -216,7 +227,7 @@ class RepoState:
 
     def file_text(self, path: str) -> str | None:
         """The indexed text of one file, or None when it is not indexed."""
-        from generator.sql import equals
+        from sourcebook.sql import equals
 
         store = self.store_or_none()
         if store is None or path not in self.indexed_paths():
@@ -248,7 +259,7 @@ class RepoState:
         Loaded from the index, never re-parsed from the repository: the same facts and manifests the build
         used, so the answer side's graph is the build's graph.
         """
-        from generator.index import load_analysis
+        from generator.index.store import load_analysis
 
         store = self.store_or_none()
         if store is None:
@@ -284,3 +295,29 @@ def _read_rows(store: IndexStore, table: str, columns: list[str], where: str | N
         return store.rows(table, columns, where, limit)
     except _outage_errors() as exc:
         raise IndexStoreError(f"the index table {table!r} cannot be read: {exc}") from exc
+
+
+def reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
+    """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
+    (no index, another schema version, or another embedder: then every file must be parsed again)."""
+    from generator.index.store import SCHEMA_VERSION
+
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:  # an unreadable index is rebuilt by this run, not a reason to refuse it
+        return {}
+    if store is None:
+        return {}
+    meta = store.meta
+    same = (meta.get("schema_version") == SCHEMA_VERSION
+            and (meta.get("embedder_id") or "") == (embedder.id if embedder else "")
+            and int(meta.get("dim") or 0) == (embedder.dim if embedder else 0))
+    return {p: row["sha"] for p, row in st.indexed_paths().items()} if same else {}
+
+
+def indexed_source(row: dict[str, Any]) -> Any:
+    """The SourceFile an indexed row stands for (same sha: update_index leaves it untouched)."""
+    from generator.analyze.facts import SourceFile
+
+    return SourceFile(row["path"], row.get("language") or None, int(row.get("size") or 0), row["sha"],
+                      row.get("kind") or "code")

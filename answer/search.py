@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.paths import normalize_scope
-from generator.memos import Memo
-from generator.sql import contains_any, in_list, prefix_filter
-from generator.tokens import identifiers, query_terms
+from generator.index.memos import Memo
+from generator.index.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
+from sourcebook.sql import contains_any, in_list, prefix_filter
 
 if TYPE_CHECKING:
-    from generator.index import IndexStore
+    from generator.index.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def _where(*clauses: str | None) -> str | None:
 # rows instead of loading every chunk's vector and text.
 IN_MEMORY_FTS_ROWS = 200_000  # above this many rows a table always stays on LanceDB's FTS
 IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process builds the in-memory BM25
-# per-store memos (generator/memos.py)
+# per-store memos (generator/index/memos.py)
 _MEMORY_WANTED: Memo[bool] = Memo("bm25:wanted")
 _FTS_QUERIES: Memo[int] = Memo("fts:queries")
 _ROW_COUNTS: Memo[dict[str, int]] = Memo("row_counts")
@@ -390,7 +390,8 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
     cached = store.memos.get(_SYMBOL_ROWS)
     if cached is None:
         cached = store.memos.put(_SYMBOL_ROWS, store.rows("symbols", [
-            "path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring"]))
+            "path", "qualname", "name", "kind", "start_line", "end_line", "signature", "docstring",
+            "docstring_source"]))
     return list(cached)
 
 
@@ -738,7 +739,7 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
 
 
 def _outage_errors() -> tuple[type[BaseException], ...]:
-    from generator.index import outage_errors
+    from generator.index.store import outage_errors
 
     return outage_errors()
 
@@ -746,7 +747,7 @@ def _outage_errors() -> tuple[type[BaseException], ...]:
 def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: str | None = None,
                     limit: int = 10, *, weights: Weights = DEFAULT_WEIGHTS) -> SearchResult:
     """Ranked spans and files for `query`. Raises UsageError for an unknown type or a malformed regex;
-    a retrieval outage returns an empty result with degraded=True."""
+    a retrieval outage, or an index holding no files, returns an empty result with degraded=True."""
     started = time.perf_counter()
     if type not in SEARCH_TYPES:
         raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
@@ -764,6 +765,13 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         except re.error as exc:
             raise UsageError(f"invalid regular expression {query!r}: {exc}") from exc
     try:
+        if store.count("files") == 0:
+            # an index holding no file finds nothing: "no hit" must not read as "the code has none"
+            result.degraded = True
+            result.notes.append(f"the index at {store.uri} holds no files (built from an empty folder, or "
+                                "reset): nothing can be found in it")
+            result.seconds = time.perf_counter() - started
+            return result
         lists = _collect(store, query, type, scope, limit=limit, w=weights, notes=result.notes)
     except UsageError:
         raise
@@ -773,7 +781,13 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.notes.append(f"retrieval outage: {exc}")
         result.seconds = time.perf_counter() - started
         return result
-    priors = _kind_priors(store, query, weights)
+    try:
+        priors = _kind_priors(store, query, weights)
+    except _outage_errors() as exc:  # the tiers answered; only the file kinds' priors are missing
+        log.warning("search: file kinds unreadable for %r: %s", query[:80], exc)
+        result.degraded = True
+        result.notes.append(f"file kinds unavailable, ranked without them: {exc}")
+        priors = {}
     result.files = [f for f in fuse_files(lists, weights, priors) if _in_scope(f.path, scope)][:limit]
     result.hits = fuse_spans(lists, weights, limit, scope)
     result.seconds = time.perf_counter() - started

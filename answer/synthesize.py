@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from sourcebook.errors import ProviderError, SourcebookError
 
 if TYPE_CHECKING:
-    from generator.provider import ChatModel
+    from sourcebook.provider import ChatModel
 
 log = logging.getLogger(__name__)
 
-PROMPT_VERSION = "answer-prompt-1"
+PROMPT_VERSION = "answer-prompt-2"
 REPLY_TOKENS = 1024  # room kept for the answer itself
 PROMPT_OVERHEAD_CHARS = 1500  # system prompt, question, schema: kept out of the evidence budget
 CHARS_PER_TOKEN = 3.0  # same pessimistic rule as the provider layer
@@ -31,8 +31,12 @@ SYSTEM_PROMPT = """You answer questions about a code repository for a coding age
 Use ONLY the evidence given. Every claim must come from it. Name the functions, classes and files involved
 exactly as the evidence spells them, and cite files inline as `path` (optionally `path:line`).
 `citations` lists the repository paths you relied on; each must be one of the evidence paths.
+Lines marked "LLM-written wiki summary" are generated prose for orientation: they may be wrong and are not
+evidence. State only what the code shows (signatures, defaults, return and raise statements, calls).
 If the evidence does not answer the question, say exactly what it does not show rather than guessing.
-Be concise: a few sentences or a short list."""
+Be concise: a few sentences or a short list, ending with a complete sentence."""
+CONTINUE_PROMPT = ("Your answer stopped mid-sentence. Give the whole answer again, complete, in a few "
+                   "sentences that each end with a full stop.")
 
 _LOCATION_SUFFIX = re.compile(r"(?::\d+(?:[-–]\d+)?|#L\d+(?:-L?\d+)?)$")
 
@@ -90,6 +94,7 @@ class Synthesis:
     answer: str
     citations: tuple[str, ...]
     model: str
+    truncated: bool = False  # still cut mid-sentence after the one re-ask
 
 
 def reply_model(allowed_paths: Sequence[str]) -> type[SynthesizedAnswer]:
@@ -114,19 +119,35 @@ def build_messages(question: str, evidence_text: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths: Sequence[str]) -> Synthesis:
-    """Ask the model; return its validated answer or raise SynthesisFailed."""
+def _ask(chat: ChatModel, messages: list[dict[str, str]], allowed_paths: Sequence[str]) -> SynthesizedAnswer:
     try:
-        reply = chat.complete(
-            reply_model(allowed_paths),
-            build_messages(question, evidence_text),
-            max_tokens=REPLY_TOKENS,
-            label="answer",
-        )
+        return chat.complete(reply_model(allowed_paths), messages, max_tokens=REPLY_TOKENS, label="answer")
     except ProviderError as exc:
         log.warning("answer synthesis failed: %s", exc)
         raise SynthesisFailed(str(exc)) from exc
+
+
+def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths: Sequence[str]) -> Synthesis:
+    """Ask the model; return its validated answer or raise SynthesisFailed.
+
+    A reply that stops mid-sentence (claims.is_truncated) is asked for once more; the longer complete
+    reply wins, and one still cut is returned marked `truncated` (graded never high)."""
+    from answer.claims import is_truncated
+
+    messages = build_messages(question, evidence_text)
+    reply = _ask(chat, messages, allowed_paths)
     answer = reply.answer.strip()
     if not answer:
         raise SynthesisFailed("the model returned an empty answer")
-    return Synthesis(answer=answer, citations=tuple(reply.citations), model=chat.id)
+    truncated = is_truncated(answer)
+    if truncated:
+        log.info("answer stopped mid-sentence (%d chars): asking once more", len(answer))
+        again = [*messages, {"role": "assistant", "content": answer},
+                 {"role": "user", "content": CONTINUE_PROMPT}]
+        try:
+            retry = _ask(chat, again, allowed_paths)
+        except SynthesisFailed:
+            retry = None
+        if retry is not None and retry.answer.strip() and not is_truncated(retry.answer.strip()):
+            reply, answer, truncated = retry, retry.answer.strip(), False
+    return Synthesis(answer=answer, citations=tuple(reply.citations), model=chat.id, truncated=truncated)

@@ -1,7 +1,7 @@
 """Every agent tool declared once: its request model, its response model and its description.
 
 The MCP tool schemas (answer/mcp_server.py), the HTTP routes and their OpenAPI schema (answer/http_api.py) and
-the CLI options (sourcebook/cli_tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
+the CLI options (sourcebook/cli/tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
 default, a bound or a description changes in one place and every surface agrees (tests/test_tool_surfaces.py
 checks it through a real MCP client, a real HTTP server and the CLI in a subprocess). A new tool is one
 ToolSpec in TOOLS plus its method on answer.tools.Tools.
@@ -89,11 +89,23 @@ class StructureRequest(ToolRequest):
     repo: str | None = Field(None, description=_REPO)
 
 
+class PushedFile(ToolRequest):
+    path: str = Field(description="Repository-relative POSIX path (no '..', no leading '/', no drive "
+                                  "letter).")
+    content: str = Field(description="The file's content, as text or base64.")
+    encoding: Literal["utf-8", "base64"] = Field("utf-8", description="How `content` is encoded.")
+
+
 class IndexRequest(ToolRequest):
     paths: list[str] = Field([],
                              description="Files or directories to (re)index; none = the whole tree.")
     prune: bool = Field(False, description="Delete indexed files absent from the request.")
+    reset: bool = Field(False, description="Allow a prune even when this checkout is not the one the index "
+                                           "was built from (otherwise refused with 409, nothing deleted).")
     repo: str | None = Field(None, description=_REPO)
+    files: list[PushedFile] | None = Field(None, description=(
+        "Files pushed by the client (a server with no checkout): written to the repository's index, "
+        "unchanged content hashes skipped; with prune, a full sync. Instead of `paths`."))
 
 
 class RememberRequest(ToolRequest):
@@ -238,14 +250,23 @@ class SkippedFile(ToolReply):
     reason: str
 
 
+class PushCounts(ToolReply):
+    indexed: int
+    unchanged: int
+    deleted: int
+    skipped: int
+
+
 class IndexReply(ToolReply):
     repo: str
     prune: bool
+    reset: bool
     requested: list[str]
-    report: dict[str, Any]  # generator.index.IndexReport as a dict (owned by the build side)
+    report: dict[str, Any]  # generator.index.store.IndexReport as a dict (owned by the build side)
     removed: list[str]
     not_found: list[str]
     skipped: list[SkippedFile]
+    pushed: PushCounts | None = None  # a push of files (`files`): what it did
 
 
 class RememberReply(ToolReply):
@@ -273,6 +294,7 @@ class ToolSpec:
     http_get: bool = True
     http_post: bool = False
     http_aliases: Mapping[str, str] = field(default_factory=dict)
+    body_only: frozenset[str] = frozenset()  # fields no query string can carry (lists of objects)
 
     def parse(self, data: Mapping[str, Any]) -> ToolRequest:
         """The validated request, or a UsageError naming every bad argument on one line."""
@@ -299,7 +321,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "scope = path prefix; include = ['evidence'] for a wider evidence budget, ['diagnostics'] for "
         "retrieval_quality.",
         "/ask", "get_answer: a cited answer with graded confidence (call this first)",
-        http_post=True, http_aliases={"q": "question"}),
+        http_post=True, http_aliases={"q": "question", "query": "question"}),
     ToolSpec(
         "search_codebase", SearchRequest, SearchReply,
         "Ranked files and code spans for a query, when you want to look yourself rather than get an answer. "
@@ -338,9 +360,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         "index", IndexRequest, IndexReply,
         "(Re)index files after you change them, so later answers and searches see the edits. Give paths "
         "(files or directories) or nothing for the whole tree; unchanged files are skipped by content hash. "
-        "prune=true deletes indexed files absent from the request (a full sync when no paths are given).",
-        "/index", "index: incremental (re)index of given paths or the whole tree",
-        http_get=False, http_post=True),
+        "prune=true deletes indexed files absent from the request (a full sync when no paths are given). "
+        "A prune from another checkout than the index's (another remote or folder, or no files) is refused "
+        "(IndexSourceError, nothing deleted) unless reset=true.",
+        "/index", "index: incremental (re)index of given paths or the whole tree, or pushed files",
+        http_get=False, http_post=True, body_only=frozenset({"files"})),
     ToolSpec(
         "remember", RememberRequest, RememberReply,
         "Record a dated fact about this checkout (e.g. 'the payments tests need Redis running'), scoped to "

@@ -30,7 +30,7 @@ from answer.context import (
     parse_target,
 )
 from answer.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
-from answer.repo_state import RepoState, one_state
+from answer.repo_state import RepoState, indexed_source, one_state, reusable_hashes
 from answer.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
@@ -135,6 +135,9 @@ class Tools:
         self._states: dict[str, RepoState] = {}
         self._lock = threading.Lock()
         self.long_lived = False  # a server (it warmed up): every repository ranks in memory, see warm()
+        from answer.push_index import PushLimits
+
+        self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
 
     @classmethod
     def for_path(cls, path: Path | str | None = None) -> Tools:
@@ -184,7 +187,15 @@ class Tools:
         if not question or not question.strip():
             raise UsageError("a question is required")
         st = self.state(repo)
-        reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias, include=tuple(include))
+        try:
+            reply = get_answer(st.answer_context(), question, scope=scope, repo=st.alias,
+                               include=tuple(include))
+        except UsageError:
+            raise
+        except _read_errors() as exc:
+            # an outage is an answer that says so (200, degraded), never a 5xx or "not indexed"
+            log.warning("get_answer: the index of %r cannot be read: %s", st.alias, exc)
+            return _outage_answer(st.alias, exc)
         return reply.to_dict()
 
     # ------------------------------------------------------------ search_codebase
@@ -258,10 +269,14 @@ class Tools:
                              for f in found["files"][:3] if f["path"] in lines]
             seeds.extend(hit_seeds)
         candidates = self._expand(st, seeds, notes)
+        unread: list[str] = []
         if candidates:
-            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e), budget)
+            packed = pack(candidates, lambda p, s, e: self._read_span(st, p, s, e, unread), budget)
         else:
             packed = Packed([], budget, 0, 0)
+        if unread:  # spans were found but their text could not be read: an outage, not an empty answer
+            degraded = True
+            notes.append(f"the indexed text of {len(set(unread))} file(s) cannot be read: {unread[0]}")
         return {
             "query": query, "targets": list(targets or []), "repo": st.alias, "scope": scope,
             "budget_tokens": packed.budget_tokens, "used_tokens": packed.used_tokens,
@@ -343,11 +358,14 @@ class Tools:
             callers[key] = [k for k in graph.callers.get(key, ()) if k[0] in reach_in and k != key]
         return expand(seeds, calls, callers, locate, getattr(graph, "symbol_rank", {}))
 
-    def _read_span(self, st: RepoState, path: str, start: int, end: int) -> str | None:
+    def _read_span(self, st: RepoState, path: str, start: int, end: int,
+                   unread: list[str] | None = None) -> str | None:
         try:
             text = st.file_text(path)
         except IndexStoreError as exc:
             log.warning("get_context: %s", exc)
+            if unread is not None:
+                unread.append(f"{path} ({exc})")
             return None
         return None if text is None else _lines(text, start, end)
 
@@ -393,7 +411,7 @@ class Tools:
     def _live_body(self, st: RepoState, row: dict[str, Any]) -> dict[str, Any]:
         """The symbol's body read from disk now, with its line bounds checked against the index; with no
         checkout, from the file's text in the index (the indexed commit: nothing to compare)."""
-        from generator.scan import decode
+        from generator.analyze.scan import decode
 
         start, end = int(row["start_line"]), int(row["end_line"])
         if not st.config.checkout:
@@ -477,16 +495,24 @@ class Tools:
 
     # ------------------------------------------------------------ index
 
-    def index(self, paths: Sequence[str] | None = None, prune: bool = False,
-              repo: str | None = None) -> dict[str, Any]:
+    def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,
+              repo: str | None = None, files: Sequence[Any] | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
-        scan) is removed from the index even without prune; it is listed under `removed`.
+        scan) is removed from the index even without prune; it is listed under `removed`. A run from
+        another checkout than the index's is refused (IndexSourceError) unless `reset`. `files`: the
+        content pushed by a client instead (answer/push_index.py).
         """
-        from generator.analysis import analyze
-        from generator.embed import get_embedder
-        from generator.index import update_index
+        if files is not None:
+            from answer.push_index import push_files
+
+            if paths:
+                raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
+            return push_files(self, repo, files, prune, self.push_limits)
+        from generator.analyze.analysis import analyze
+        from generator.index.embed import get_embedder
+        from generator.index.store import update_index
 
         st = self.state(repo)
         config = st.config
@@ -497,11 +523,11 @@ class Tools:
         if paths:
             wanted = [resolve_in_root(config.root, p, allow_root=True)[1] for p in paths]
         embedder = get_embedder(config.embed)
-        from generator.lock import output_lock
+        from sourcebook.lock import output_lock
 
         # the thread lock orders this server's own calls; the file lock waits for a CLI build or index run
         with st.index_lock, output_lock(config.out_dir):
-            known = _reusable_hashes(st, embedder)
+            known = reusable_hashes(st, embedder)
             select = None if wanted is None else (lambda path: _requested(path, wanted))
             # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the
             # facts the index holds, so only new and changed files are parsed
@@ -515,15 +541,16 @@ class Tools:
             update_files = files
             if gone and not prune:
                 rows = st.indexed_paths()
-                update_files = files + [_indexed_source(rows[p]) for p in known
+                update_files = files + [indexed_source(rows[p]) for p in known
                                         if p not in seen and p not in gone]
                 do_prune = True
             report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
-                                  manifests=analysis.manifests)
+                                  manifests=analysis.manifests, reset=reset)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in analysis.skipped if wanted is None or _requested(s.path, wanted)]
-        return {"repo": st.alias, "prune": prune, "requested": list(paths or []), "report": asdict(report),
+        return {"repo": st.alias, "prune": prune, "reset": reset, "requested": list(paths or []),
+                "report": asdict(report),
                 "removed": gone if not prune else [], "not_found": not_found, "skipped": skipped[:200]}
 
     # ------------------------------------------------------------ remember
@@ -536,38 +563,36 @@ class Tools:
         return {"repo": st.alias, "episode": episode.model_dump(mode="json")}
 
 
-def _reusable_hashes(st: RepoState, embedder: Any) -> dict[str, str]:
-    """path -> sha of indexed files whose rows the next update keeps; {} when it will rebuild everything
-    (no index, another schema version, or another embedder: then every file must be parsed again)."""
-    from generator.index import SCHEMA_VERSION
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """An index outage as raised by our readers (IndexStoreError) or from inside LanceDB/Arrow."""
+    from generator.index.store import outage_errors
 
-    store = st.store_or_none()
-    if store is None:
-        return {}
-    meta = store.meta
-    same = (meta.get("schema_version") == SCHEMA_VERSION
-            and (meta.get("embedder_id") or "") == (embedder.id if embedder else "")
-            and int(meta.get("dim") or 0) == (embedder.dim if embedder else 0))
-    return {p: row["sha"] for p, row in st.indexed_paths().items()} if same else {}
+    return (IndexStoreError, *outage_errors())
+
+
+def _outage_answer(alias: str, exc: BaseException) -> dict[str, Any]:
+    from answer.contract import AnswerResponse, Meta
+
+    reply = AnswerResponse(
+        answer="", confidence="low", degraded="index-unavailable",
+        note=f"The index of {alias!r} cannot be read right now ({exc}); no answer or evidence this time: "
+             "retry later, or use search_codebase, which answers whatever part of the index is readable.",
+        _meta=Meta(repo=alias, hint="The index is unavailable: retry later."))
+    return reply.to_dict()
 
 
 def _reusable_facts(st: RepoState) -> dict[tuple[str, str], Any]:
     """{(path, sha): facts} the index holds, when its parser is this one ({} otherwise)."""
-    from generator.factcache import parser_version
+    from generator.analyze.factcache import parser_version
 
-    store = st.store_or_none()
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:
+        return {}
     if store is None or store.meta.get("parser") != parser_version():
         return {}
     analysis = st.analysis()
     return {} if analysis is None else {(p, f.file.sha): f for p, f in analysis.facts.items()}
-
-
-def _indexed_source(row: dict[str, Any]) -> Any:
-    """The SourceFile an indexed row stands for (same sha: update_index leaves it untouched)."""
-    from generator.facts import SourceFile
-
-    return SourceFile(row["path"], row.get("language") or None, int(row.get("size") or 0), row["sha"],
-                      row.get("kind") or "code")
 
 
 def _requested(path: str, wanted: Sequence[str]) -> bool:
@@ -615,9 +640,9 @@ def _header_end(st: RepoState, path: str, start: int, end: int) -> int:
 
 def _relocate(path: str, raw: bytes, row: dict[str, Any]) -> tuple[int, int] | None:
     """Re-parse a changed file and return the symbol's new (start, end) lines, or None if it is gone."""
-    from generator.facts import SourceFile
-    from generator.languages import detect_language
-    from generator.parse import extract
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+    from generator.analyze.parse import extract
 
     facts = extract(SourceFile(path, detect_language(path), len(raw), ""), raw)
     for sym in facts.symbols:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.engine import AnswerContext, get_answer
 from answer.search import rank_files
-from generator.index import index_repository, open_index
+from generator.index.store import index_repository, open_index
 from sourcebook.config import LLMConfig, load_config
 
 EVAL = Path("/work/shared/eval")
@@ -143,7 +143,7 @@ def main() -> int:
                 quality_confusion[(reply.retrieval_quality or "-", hit1)] += 1
 
             # the scripted provider: pipeline overhead and cache hits
-            from generator.provider import get_chat_model
+            from sourcebook.provider import get_chat_model
             from tests.fake_llm import FakeLLM
 
             with FakeLLM(responder=_scripted_responder) as server:

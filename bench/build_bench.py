@@ -192,7 +192,8 @@ def first_search_bytes(site: Path) -> tuple[int, list[str], int]:
     """(bytes a first search needs, their files, bytes loaded after it: the lazy body texts).
 
     Material's stock search loads search/search_index.json over http (or, from file://, the identical .js
-    copy its offline plugin writes: one of the two, never both). A split index (generator/search_split.py)
+    copy its offline plugin writes: one of the two, never both). A split index
+    (generator/site/search_split.py)
     is the same file holding titles only; it names the body-text file loaded once a search is typed."""
     index = site / "search" / "search_index.json"
     if not index.is_file():

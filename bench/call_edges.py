@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.analysis import analyze
+from generator.analyze.analysis import analyze
 from sourcebook.config import load_config
 
 

@@ -1,10 +1,12 @@
 """Hostile documents through the document renderers: each case in its own process (a memory cap, a wall
 timeout), its CPU seconds, peak RSS and whether it was rendered or shown as text (over the CPU budget of
-generator/doc_budget.py, or too deeply nested). The site-* cases build a two-file repository whose Python file
+generator/markup/doc_budget.py, or too deeply nested). The site-* cases build a two-file repository whose
+Python file
 has the hostile module docstring (generator.build.build, index=False, in a temporary directory: the site
-stage's Markdown pass, generator/site_engine.py) and give the build's CPU seconds, children included, and
+stage's Markdown pass, generator/site/material/engine.py) and give the build's CPU seconds, children included,
+and
 whether the page was rendered, shown as text (over the page's CPU budget) or its docstring shown as written
-(generator/docstrings.py).
+(generator/markup/docstrings.py).
 
     PYTHONPATH=. python bench/doc_bombs_bench.py [--timeout 120] [--memory-mb 3000] [case ...]
 """
@@ -82,8 +84,8 @@ def run_one(name: str) -> None:
     if name in SITE:
         run_site(name)
         return
-    from generator.md_html import render_markdown
-    from generator.rst import render_rst
+    from generator.markup.md_html import render_markdown
+    from generator.markup.rst import render_rst
 
     text = MARKDOWN[name]() if name in MARKDOWN else RST[name]()
     render = render_markdown if name in MARKDOWN else render_rst

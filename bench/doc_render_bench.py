@@ -4,9 +4,11 @@ Usage:
     .venv/bin/python bench/doc_render_bench.py [REPO] [--runs N]
 
 Prints, for the .rst files and then the .md files of REPO (the repository is only read): the CPU seconds of
-rendering them all (reST: docutils, generator/rst.py, its includes resolved in the repository; Markdown:
-generator/md_html.py; parse, HTML, sanitize; median of --runs), then of the same pass through the document
-cache (generator/doc_html.py) once it holds them, as a build after a new commit pays it.
+rendering them all (reST: docutils, generator/markup/rst.py, its includes resolved in the repository;
+Markdown:
+generator/markup/md_html.py; parse, HTML, sanitize; median of --runs), then of the same pass through the
+document
+cache (generator/markup/doc_html.py) once it holds them, as a build after a new commit pays it.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generator.doc_html import DocumentCache, DocumentRender
-from generator.md_html import render_markdown
-from generator.rst import render_rst
+from generator.markup.doc_html import DocumentCache, DocumentRender
+from generator.markup.md_html import render_markdown
+from generator.markup.rst import render_rst
 
 
 def _texts(repo: Path, suffixes: tuple[str, ...]) -> dict[str, str]:

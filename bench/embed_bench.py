@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.chunks import chunk_file  # noqa: E402
-from generator.embed import Embedder, get_embedder  # noqa: E402
-from generator.index import chunk_embed_text  # noqa: E402
-from generator.parse import extract  # noqa: E402
-from generator.scan import decode, read_source, scan  # noqa: E402
+from generator.analyze.parse import extract  # noqa: E402
+from generator.analyze.scan import decode, read_source, scan  # noqa: E402
+from generator.index.chunks import chunk_file  # noqa: E402
+from generator.index.embed import Embedder, get_embedder  # noqa: E402
+from generator.index.store import chunk_embed_text  # noqa: E402
 from sourcebook.config import EmbedConfig, load_config  # noqa: E402
 
 EVAL_REPOS = Path("/work/eval-repos")
@@ -50,7 +50,7 @@ def repo_chunks(repo: Path) -> list[tuple[str, str]]:
 
 def make_embedder(name: str, args: argparse.Namespace) -> Embedder:
     if name == "static-dims":
-        from generator.embed import StaticEmbedder
+        from generator.index.embed import StaticEmbedder
 
         return StaticEmbedder(args.dims)
     cfg = EmbedConfig(provider=name, base_url=args.base_url, api_key=args.api_key, model=args.model)
@@ -61,7 +61,7 @@ def make_embedder(name: str, args: argparse.Namespace) -> Embedder:
 
 
 def throughput(args: argparse.Namespace) -> None:
-    code = (f"import time; t=time.perf_counter(); from generator.embed import get_embedder; "
+    code = (f"import time; t=time.perf_counter(); from generator.index.embed import get_embedder; "
             f"from sourcebook.config import EmbedConfig; "
             f"e=get_embedder(EmbedConfig(provider={args.embedder!r})); "
             f"i=time.perf_counter(); e.embed(['warm up']); print(i-t, time.perf_counter()-i)")
@@ -133,7 +133,7 @@ def index_time(args: argparse.Namespace) -> None:
     """Cold index builds of --repo into temp dirs: the embedder's share of `sourcebook index` time."""
     import tempfile
 
-    from generator.index import index_repository
+    from generator.index.store import index_repository
 
     seconds, embedded = [], 0
     for _ in range(args.runs):

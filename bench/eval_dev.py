@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.evaluate import Question, run
-from generator.index import index_repository, open_index
+from generator.index.store import index_repository, open_index
 from sourcebook.config import load_config
 
 EVAL = Path("/work/shared/eval")

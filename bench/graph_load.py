@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generator.facts import SourceFile
-from generator.graph import build_graph
-from generator.index import IndexStore, _existing, load_analysis, open_index
-from generator.parse import extract
+from generator.analyze.facts import SourceFile
+from generator.analyze.graph import build_graph
+from generator.analyze.parse import extract
+from generator.index.store import IndexStore, _existing, load_analysis, open_index
 from sourcebook.config import load_config
 
 

@@ -35,14 +35,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from generator.analyze.plan import load_state
 from generator.build import BuildReport, build
-from generator.ledger import LedgerEntry
-from generator.llm_run import estimate_run
-from generator.llm_writer import LLMWriter
-from generator.plan import load_state
-from generator.provider import OpenAIChatModel
-from generator.write import ExtractiveWriter
+from generator.pages.llm.run import estimate_run
+from generator.pages.llm.writer import LLMWriter
+from generator.pages.writer import ExtractiveWriter
 from sourcebook.config import Config, load_config
+from sourcebook.ledger import LedgerEntry
+from sourcebook.provider import OpenAIChatModel
 from tests.fake_llm import FakeLLM, page_writer_responder
 
 CHANGED = "src/flask/helpers.py"
@@ -173,7 +173,7 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
     if args.base_url:
-        logging.getLogger("generator.llm_writer").setLevel(logging.INFO)  # drops, single-section asks
+        logging.getLogger("generator.pages.llm.writer").setLevel(logging.INFO)  # drops, single-section asks
         real_model(args)
         return
 

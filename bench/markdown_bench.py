@@ -1,5 +1,5 @@
 """Benchmark: Python-Markdown's conversion of a built wiki's pages, as the site engine runs it and as it ran
-before sourcebook's Markdown extension (generator/raw_blocks.py) and the reused converter.
+before sourcebook's Markdown extension (generator/site/material/raw_blocks.py) and the reused converter.
 
 Usage:
     .venv/bin/python bench/markdown_bench.py OUT_DIR [--runs 3]
@@ -8,7 +8,7 @@ OUT_DIR is a `sourcebook build` output folder (its mkdocs.yml and docs/). Every 
 taken off) is converted three ways, each timed in CPU seconds (median of --runs):
 - "new converter, Markdown only": a markdown.Markdown per page with the site's extensions but without
   sourcebook's (Markdown's html.parser scan finds the raw HTML blocks, its inline pass reads every text);
-- "new converter, + raw_blocks": the same with generator.raw_blocks (as the hooks add it);
+- "new converter, + raw_blocks": the same with generator.site.material.raw_blocks (as the hooks add it);
 - "one converter, + raw_blocks": one converter reset between pages (site_engine.render_markdown).
 The three must give the same HTML page by page; the bench says so, or names the first page that differs.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 import markdown
 from mkdocs.config import load_config
 
-from generator.mkdocs_hooks import RAW_BLOCKS
+from generator.site.hooks.mkdocs_hooks import RAW_BLOCKS
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 

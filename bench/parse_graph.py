@@ -1,4 +1,4 @@
-"""Throughput of parse (and parse + graph when generator.graph exists) in MB of source per second.
+"""Throughput of parse (and parse + graph when generator.analyze.graph exists) in MB of source per second.
 
     nice .venv/bin/python bench/parse_graph.py [PATH ...] [--reps N] [--replicate K]
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.facts import FileFacts, SourceFile
-from generator.languages import GRAMMARS, detect_language
-from generator.parse import extract
+from generator.analyze.facts import FileFacts, SourceFile
+from generator.analyze.languages import GRAMMARS, detect_language
+from generator.analyze.parse import extract
 
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".sourcebook", ".mypy_cache", ".ruff_cache"}
 _MAX_SIZE = 1_000_000
@@ -85,7 +85,7 @@ def main() -> None:
     args = ap.parse_args()
 
     try:
-        from generator.graph import build_graph
+        from generator.analyze.graph import build_graph
     except ImportError:
         build_graph = None
 
@@ -130,7 +130,7 @@ def main() -> None:
             print(f"  graph        median {g:.3f} s CPU")
             print(f"  parse+graph  median {both:.3f} s CPU -> {mb / both:.2f} MB/s")
         else:
-            print("  graph: generator.graph.build_graph not available; parse only")
+            print("  graph: generator.analyze.graph.build_graph not available; parse only")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
     python bench/redact_bench.py [--repo DIR ...] [--runs 5] [--show RULE]
 
 For each repository (default: the eval checkouts), every scanned text file is decoded as the pipeline does
-and passed through `generator.redaction.redact_text`, the function the provider layer applies to every chat
+and passed through `sourcebook.redaction.redact_text`, the function the provider layer applies to every chat
 message and remote embedding input. Prints the median throughput (MB/s over `--runs` runs), the median cost
 of one 24,000-character prompt (the answer contract's evidence budget), and the redacted lines per rule:
 on a repository without real secrets those are the false positives to read (`--show RULE` lists them).
@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generator.redaction import redact, redact_text  # noqa: E402
-from generator.scan import decode, read_source, scan  # noqa: E402
+from generator.analyze.scan import decode, read_source, scan  # noqa: E402
 from sourcebook.config import load_config  # noqa: E402
+from sourcebook.redaction import redact, redact_text  # noqa: E402
 
 EVAL_REPOS = [Path("/work/eval-repos/flask"), Path("/work/eval-repos/requests")]
 PROMPT_CHARS = 24_000

@@ -1,4 +1,4 @@
-"""Benchmark: what the HTML choke point (generator/mkdocs_hooks.py) costs a site build.
+"""Benchmark: what the HTML choke point (generator/site/hooks/mkdocs_hooks.py) costs a site build.
 
 Usage: .venv/bin/python bench/sanitize_bench.py [REPO] [--runs N]
 
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generator.build import build
-from generator.html_sanitize import audit_page, sanitize_content
+from generator.markup.html_sanitize import audit_page, sanitize_content
 from sourcebook.config import load_config
 
 CONTENT = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)

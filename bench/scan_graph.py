@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.graph import build_graph
-from generator.parse import extract
-from generator.scan import read_source, scan
+from generator.analyze.graph import build_graph
+from generator.analyze.parse import extract
+from generator.analyze.scan import read_source, scan
 from sourcebook.config import load_config
 
 

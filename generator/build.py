@@ -15,20 +15,19 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from generator.analysis import Analysis, analyze
-from generator.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.analyze.analysis import Analysis, analyze
+from generator.analyze.factcache import cache_path
+from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
 from generator.build_report import BuildReport, Progress
-from generator.factcache import cache_path
-from generator.page_inputs import PageInputs
-from generator.page_kinds import PAGE_KINDS, StaleCheck
-from generator.pages import PageRun, PageSink, file_changes
-from generator.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
-from generator.write import ExtractiveWriter, PageWriter
+from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.pages.index_inputs import PageInputs
+from generator.pages.kinds import PAGE_KINDS, StaleCheck
+from generator.pages.stages import PageRun, PageSink, file_changes
+from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 
@@ -48,13 +47,13 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
           lock_wait: float | None = None, site_workers: int | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`.
 
-    A build holds its output directory's lock (generator/lock.py): a second build of the same repository
+    A build holds its output directory's lock (sourcebook/lock.py): a second build of the same repository
     waits for the first (at most `lock_wait` seconds, then LockError); `check` writes nothing and needs none.
     `site_workers`: the site's render processes (default SOURCEBOOK_SITE_WORKERS, else the usable CPUs).
     """
     if check:
         return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress)
-    from generator.lock import output_lock
+    from sourcebook.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
         return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
@@ -66,7 +65,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
-        from generator.publish import THEME_DIR, check_owned
+        from generator.site.publish import THEME_DIR, check_owned
 
         # before any page is written (or paid for): theme/ and site/ are replaced at the end
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
@@ -81,7 +80,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     shared = shared_cache(config)
     with timer("scan+parse"):
         # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
-        from generator.index import indexed_facts
+        from generator.index.store import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
         analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
@@ -129,8 +128,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         report.changes = file_changes(facts, previous)
 
     def site_step() -> None:
-        from generator.remote import source_links
-        from generator.wiki_map import wiki_map, write_wiki_map
+        from generator.pages.remote import source_links
+        from generator.pages.wiki_map import wiki_map, write_wiki_map
 
         # what the served wiki's ask box links citations with (a docs asset: part of the site)
         links = source_links(config.root, config.repo_url)
@@ -154,9 +153,9 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         if index:
             with timer("index"):
                 notify("index", 0, 1)
-                from generator.embed import get_embedder
-                from generator.index import update_index
-                from generator.llm_writer import facts_with_docstrings
+                from generator.index.embed import get_embedder
+                from generator.index.store import update_index
+                from generator.pages.llm.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
                 generated = {p: pages.state[pid].docstrings
@@ -221,7 +220,7 @@ class _Beside:
 
 def _usable_cpus() -> int:
     """SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use: the processes that render pages."""
-    from generator.publish import site_workers
+    from generator.site.publish import site_workers
 
     return site_workers()
 
@@ -231,7 +230,7 @@ def _usable_cpus() -> int:
 
 def shared_cache(config: Config) -> SharedCache:
     """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
-    from generator.index import BuildCacheReader
+    from generator.index.store import BuildCacheReader
 
     reader = BuildCacheReader(config)
     return SharedCache(reader.rows, reader.rows)
@@ -241,7 +240,7 @@ def _cache_update(planned: set[str], state: Mapping[str, PageState], writer: Pag
                   pages: PageInputs) -> CacheUpdate:
     """What this build publishes beside the index: every page's state and Markdown (read from docs/ when its
     row is made; `pages` also remembers what earlier runs derived from them), and its LLM ledger."""
-    from generator.llm_writer import LLMWriter
+    from generator.pages.llm.writer import LLMWriter
 
     ledger = None
     if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
@@ -264,7 +263,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately). A page the shared build cache holds at its current key is not stale:
     a build restores it as it is.
     """
-    from generator.render import render_version
+    from generator.pages.markdown import render_version
 
     check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
     for kind in PAGE_KINDS:
@@ -276,9 +275,12 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
 # -- site ----------------------------------------------------------------------------------------------------
 
 
-_SITE_MODULES = ("html_sanitize", "mkdocs_hooks", "light_nav", "page_budget", "search_sections",
-                 "search_split", "site_engine", "render_cache", "raw_blocks", "chrome_icons", "html_tokens",
-                 "doc_budget", "nav_items", "theme_blocks")
+def site_code_version() -> str:
+    """The site step's code: the publisher's and the MkDocs hooks' import closures, the site engine with
+    them. Their files are read with ast, not imported: a build whose stamp matches never loads the engine."""
+    from sourcebook.code_version import stage_version
+
+    return stage_version("generator.site.publish", "generator.site.hooks.mkdocs_hooks")
 
 
 def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, PageState],
@@ -286,34 +288,34 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
                          topics: Sequence[tuple[str, str]] = (), workers: int | None = None) -> bool:
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
-    processes (generator/publish.py's build_site)."""
-    from generator.data_files import data_dir
-    from generator.local_key import keyed, local_key
-    from generator.publish import THEME_DIR
-    from generator.render import build_nav, render_mkdocs_yml, site_footer
+    processes (generator/site/publish.py's build_site)."""
+    from generator.pages.markdown import build_nav, render_mkdocs_yml, site_footer
+    from generator.site.publish import THEME_DIR, mermaid_asset
+    from sourcebook.data_files import data_dir
+    from sourcebook.local_key import keyed, local_key
 
     nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
                     topics)
     all_ids = plan.all_ids | {page_id for _, page_id in topics}
-    from generator.remote import source_links
+    from generator.pages.remote import source_links
 
     links = source_links(config.root, config.repo_url)
+    mermaid = mermaid_asset()
     yml = render_mkdocs_yml(site_name=config.site_name or config.root.name, nav=nav,
                             repo_url=links.home if links else "",
                             footer=site_footer([report.writer_id], sum(
                                 1 for pid in all_ids if pid in state and state[pid].written_by == "llm"),
                                 len(all_ids)),
-                            theme_dir=THEME_DIR, docs_dir="docs", site_dir="site")
+                            theme_dir=THEME_DIR, docs_dir="docs", site_dir="site",
+                            mermaid_js=mermaid.url if mermaid else "")
     digest = hashlib.sha256(yml.encode())
     for page_id in sorted(all_ids):
         digest.update(page_id.encode() + b"\0" + (state[page_id].key if page_id in state else "").encode())
     for path in sorted(data_dir("site").rglob("*")):
         if path.is_file():
             digest.update(path.read_bytes())
-    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them (their
-    # files read, not imported: a build whose stamp matches never loads the site engine and its imports)
-    for module in _SITE_MODULES:
-        digest.update((Path(__file__).parent / f"{module}.py").read_bytes())
+    # a changed sanitizer re-cleans every page; a changed nav, page budget or engine re-renders them
+    digest.update(site_code_version().encode())
     stamp = config.out_dir / "state" / "site.sha256"
     # keyed: a stamp committed with a doctored site/ (the output folder is the repository's) never matches
     fingerprint = keyed(digest.digest(), local_key())
@@ -321,7 +323,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
             and (config.site_dir / "index.html").is_file() and not report.pages_written
             and not report.pages_deleted):
         return False
-    from generator.publish import build_site, install_theme, write_config
+    from generator.site.publish import build_site, install_theme, write_config
 
     install_theme(config.out_dir)
     # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process

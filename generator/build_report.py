@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.facts import Skipped
+from generator.analyze.facts import Skipped
 
 # stage, done, total (total 0 = unknown); called from the building thread only
 Progress = Callable[[str, int, int], None]
@@ -47,7 +47,7 @@ class BuildReport:
     fallbacks: list[str] = field(default_factory=list)  # --check: pages whose prose is a fallback
     site_built: bool = False
     site_dir: Path | None = None
-    index: Any = None  # generator.index.IndexReport when the index was updated
+    index: Any = None  # generator.index.store.IndexReport when the index was updated
     changes: FileChanges | None = None  # files added/changed/deleted since the last build (None: first one)
     timings: dict[str, float] = field(default_factory=dict)  # stage -> wall seconds
     # stage -> CPU seconds of this process and the children it waited for (the site engine, workers): the

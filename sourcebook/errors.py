@@ -53,6 +53,18 @@ class IndexStoreError(SourcebookError):
     http_status = 503
 
 
+class IndexMissingError(IndexStoreError):
+    """There is no index where the configuration points (never built, or its folder or prefix is gone)."""
+
+
+class IndexSourceError(SourcebookError):
+    """A run would prune (or rebuild) an index from a place that is not the checkout it was built from (no
+    files scanned, another remote or folder): refused before anything is written; `reset` allows it."""
+
+    exit_code = 2
+    http_status = 409
+
+
 class ProviderError(SourcebookError):
     """An LLM or embedding provider failed after retries."""
 
@@ -88,3 +100,13 @@ class NotOwnedError(SourcebookError):
 
 class ProviderOutputError(ProviderError):
     """The provider answered, but no reply passed validation after the re-asks (or every reply was cut)."""
+
+
+class RequestRefused(UsageError):
+    """A request refused as a whole (nothing done); `problems` names every bad entry, not just the first."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        shown = "; ".join(self.problems[:20])
+        more = f"; and {len(self.problems) - 20} more" if len(self.problems) > 20 else ""
+        super().__init__(shown + more)

@@ -15,7 +15,7 @@ from tests.repo_files import write_files
 
 @pytest.fixture(scope="session", autouse=True)
 def _one_user_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One temp $XDG_STATE_HOME (the local key, generator/local_key.py) for the whole session: every test is
+    """One temp $XDG_STATE_HOME (the local key, sourcebook/local_key.py) for the whole session: every test is
     the same user, so an index a module-scoped fixture builds (before any per-test fixture) is this user's."""
     state = tmp_path_factory.mktemp("xdg-state")
     with pytest.MonkeyPatch.context() as patch:

@@ -245,7 +245,7 @@ _CHILD_LINE = re.compile(r"^- (?:submodule )?([^\s:]+?)/?: ", re.M)
 
 
 def page_writer_responder(body: dict[str, Any]) -> Reply:
-    """A valid reply to any prompt of generator.llm_writer, built from the prompt itself (TOOLS mode).
+    """A valid reply to any prompt of generator.pages.llm.writer, built from the prompt itself (TOOLS mode).
 
     It names only symbols and paths the prompt lists, so it passes the writer's validators: what a
     well-behaved model would do, minus the prose quality. Used by build tests and bench/llm_build_bench.py.
@@ -275,7 +275,7 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
                  else {"architecture": "Scripted modules pass scripted data along."})
         return Reply.ok({"summary": summary, **prose,
                          field: [{"path": c, "explanation": "An important part."} for c in children[:2]]})
-    if name == "LLMTopicDraft":  # generator/llm_topics.py: sections citing the evidence as listed
+    if name == "LLMTopicDraft":  # generator/pages/llm/topics.py: sections citing the evidence as listed
         cites = re.findall(r"^- \[(\S+:\d+-\d+)\]", text, re.M)
         return Reply.ok({"summary": summary, "sections": [
             {"heading": f"Scripted step {n}", "body": f"Scripted step {n} of {what} hands its data on.",

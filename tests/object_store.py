@@ -4,7 +4,7 @@
 makes a fresh bucket (an HTTP PUT, as any S3 client does) and returns its s3:// URI; `env` holds the
 standard AWS variables a client process needs (endpoint, dummy keys, region) and nothing else: LanceDB
 reads them itself, and sourcebook allows plain http only because the endpoint is loopback
-(generator/index.py: storage_options). No network beyond loopback.
+(generator/index/store.py: storage_options). No network beyond loopback.
 """
 
 from __future__ import annotations

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.analysis import analyze
+from generator.analyze.analysis import analyze
+from generator.analyze.manifests import Manifests, read_manifests
 from generator.build import build
-from generator.index import load_analysis, open_index
-from generator.llm_run import estimate_run, writer_from_config
-from generator.manifests import Manifests, read_manifests
+from generator.index.store import load_analysis, open_index
+from generator.pages.llm.run import estimate_run, writer_from_config
 from sourcebook.cli import cli
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, page_writer_responder

@@ -111,7 +111,7 @@ def test_entries_from_another_machine_are_never_served(repo: Path) -> None:
 
 
 def test_no_local_key_means_no_cache(repo: Path) -> None:
-    from generator.local_key import local_key
+    from sourcebook.local_key import local_key
 
     assert local_key({}) is None  # no home, no XDG_STATE_HOME
     cache = AnswerCache(repo / ".sourcebook", repo, secret=b"")

@@ -98,9 +98,9 @@ GOOD = {"answer": "`DefaultJSONProvider.dumps` passes `ensure_ascii` to `json.du
 
 
 def _index(root: Path, out: Path) -> Config:
-    from generator.index import update_index
-    from generator.parse import extract
-    from generator.scan import read_source, scan
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import read_source, scan
+    from generator.index.store import update_index
 
     config = load_config(root, overrides={"out_dir": str(out)}, env={})
     result = scan(config)
@@ -136,7 +136,7 @@ def _llm(server: FakeLLM, **extra: Any) -> LLMConfig:
 def _ctx(config: Config, server: FakeLLM | None = None, **extra: Any) -> AnswerContext:
     if server is None:
         return AnswerContext(config, chat=None)
-    from generator.provider import get_chat_model
+    from sourcebook.provider import get_chat_model
 
     return AnswerContext(config, chat=get_chat_model(_llm(server, **extra)))
 
@@ -309,6 +309,9 @@ def test_no_provider_returns_ranked_evidence_at_medium(config: Config) -> None:
     assert len(reply.answer) < 1000  # a summary; the evidence has its own field
     assert reply.symbol_bodies  # the question named a class: its live body comes along
     assert reply.grounding is None
+    # the contract: the grounding spans' files come back as citations, so the caller can reason over them
+    assert reply.citations[0] == "pkg/json_provider.py"
+    assert set(reply.citations) == {e.path for e in reply.evidence or []}
 
 
 def test_no_provider_weak_retrieval_is_low(config: Config) -> None:
@@ -407,7 +410,7 @@ def test_evidence_budget(tmp_path: Path, make_repo: Any, fake_llm: FakeLLM) -> N
         f'    return widget_request(request, {j})\n\n' for j in range(120)) for i in range(10)}
     root = make_repo(big)
     config = _index(root, tmp_path / "sb")
-    from generator.index import open_index
+    from generator.index.store import open_index
 
     store = open_index(config, embedder=None)
     narrow = retrieve(store, "how is a widget request handled", None, EVIDENCE_BUDGET)

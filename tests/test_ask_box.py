@@ -1,5 +1,6 @@
 """The ask box on the served wiki, in a real browser against a real `sourcebook serve`: it calls /ask under
-the wiki's strict CSP and shows the answer with its citations linked to wiki sections; a static build (file://)
+the wiki's strict CSP and shows the answer with its citations linked to wiki sections; a static build
+(file://)
 shows no box."""
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from generator.boilerplate import is_boilerplate, lead_sentences, strip_boilerplate, strip_title
-from generator.docs import read_document
-from generator.facts import SourceFile
-from generator.parse import extract
-from generator.write import ExtractiveWriter, FileContext
+from generator.analyze.boilerplate import is_boilerplate, lead_sentences, strip_boilerplate, strip_title
+from generator.analyze.facts import SourceFile
+from generator.analyze.parse import extract
+from generator.markup.documents import read_document
+from generator.pages.writer import ExtractiveWriter, FileContext
 
 
 @pytest.mark.parametrize("text", [
@@ -73,8 +73,8 @@ def test_docs_first_paragraph_skips_license() -> None:
     (".-. .-. .-.\n|(  |- |.|\n' ' `-'\n\nA banner, then prose.", "A banner"),
 ])
 def test_a_leading_title_or_banner_is_not_the_description(text: str, lead: str) -> None:
-    from generator.docstrings import docstring_summary
-    from generator.write import first_paragraph
+    from generator.markup.docstrings import docstring_summary
+    from generator.pages.writer import first_paragraph
 
     assert strip_title(text).startswith(lead)
     assert first_paragraph(text).startswith(lead)

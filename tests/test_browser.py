@@ -18,9 +18,9 @@ from urllib.parse import quote
 
 import pytest
 
+from generator.analyze.plan import file_page_ids
 from generator.build import build
-from generator.plan import file_page_ids
-from generator.publish import mermaid_asset
+from generator.site.publish import mermaid_asset
 from sourcebook.config import load_config
 from tests.repo_files import write_files
 from tests.servers import sourcebook_serve, static_site
@@ -199,7 +199,8 @@ def _search(tools: DevTools, query: str) -> list[str]:
 
 
 def _undrawn_icons(tools: DevTools) -> list[str]:
-    """The chrome's icons (generator/chrome_icons.py: an empty <svg class="sbi ..."> masked by a data: URL
+    """The chrome's icons (generator/site/chrome_icons.py: an empty <svg class="sbi ..."> masked by a data:
+    URL
     from icons.css) that are not drawn: no mask image, or no size. [] also needs at least the header's
     icons."""
     return tools.evaluate("""(() => {

@@ -11,9 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from generator.analyze.plan import file_page_ids, load_state
 from generator.build import build
-from generator.plan import file_page_ids, load_state
-from generator.write import FileContext, FileDraft, ModuleContext, ModuleDraft, OverviewContext, OverviewDraft
+from generator.pages.writer import (
+    FileContext,
+    FileDraft,
+    ModuleContext,
+    ModuleDraft,
+    OverviewContext,
+    OverviewDraft,
+)
 from sourcebook.config import load_config
 from sourcebook.errors import ProviderError, SiteBuildError
 
@@ -257,14 +264,14 @@ def test_cli_build_summary_check_and_globs(make_repo: Callable[..., Path], tmp_p
 
 def test_template_change_rerenders_from_stored_drafts_without_the_writer(
         make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.render
+    import generator.pages.markdown
 
     root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
     writer = _FlakyWriter("")
     first = _build(root, writer=writer)
     assert writer.calls  # file pages were written by the writer
     writer.calls.clear()
-    monkeypatch.setattr(generator.render, "render_version", lambda: "another template")
+    monkeypatch.setattr(generator.pages.markdown, "render_version", lambda: "another template")
     again = _build(root, writer=writer)
     assert writer.calls == []  # prose is re-used: a template change costs no LLM call
     assert sorted(again.pages_written) == sorted(first.pages_written)
@@ -275,8 +282,8 @@ def test_template_change_rerenders_from_stored_drafts_without_the_writer(
 
 KILLED_BUILD = """
 import os, sys
-import generator.pages as pages
-from generator.write import FileDraft
+import generator.pages.stages as pages
+from generator.pages.writer import FileDraft
 from sourcebook.config import load_config
 
 class DiesOnUtil:
@@ -356,9 +363,9 @@ def test_a_utf16_source_gets_its_symbols_and_its_page(make_repo: Callable[..., P
 
 
 def test_page_kinds_are_one_registry_the_build_and_the_check_walk(make_repo: Callable[..., Path]) -> None:
-    """generator/page_kinds.py: every page the build writes is of a registered kind, each kind's stage is
+    """generator/pages/kinds.py: every page the build writes is of a registered kind, each kind's stage is
     timed, and --check finds a page of each kind stale when its inputs change."""
-    from generator.page_kinds import PAGE_KINDS
+    from generator.pages.kinds import PAGE_KINDS
 
     root = make_repo(REPO)
     report = _build(root)

@@ -1,4 +1,5 @@
-"""The shared build cache (generator/build_cache.py): a build on a fresh runner (new checkout, empty output
+"""The shared build cache (generator/index/build_cache.py): a build on a fresh runner (new checkout, empty
+output
 folder, the same index URI) makes no LLM call and renders nothing, and no cache entry can change a page."""
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from generator.analyze.plan import PageState
 from generator.build import BuildReport, build
-from generator.build_cache import (
+from generator.index.build_cache import (
     LEDGER_PREFIX,
     MAX_LEDGER_RUNS,
     CacheUpdate,
@@ -23,11 +25,10 @@ from generator.build_cache import (
     page_row,
     row_sha,
 )
-from generator.index import CACHE_TABLE, read_build_cache
-from generator.llm_writer import LLMWriter
-from generator.plan import PageState
-from generator.provider import OpenAIChatModel
+from generator.index.store import CACHE_TABLE, read_build_cache
+from generator.pages.llm.writer import LLMWriter
 from sourcebook.config import Config, load_config
+from sourcebook.provider import OpenAIChatModel
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
 from tests.object_store import MotoS3
 from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS, write_files
@@ -118,7 +119,7 @@ def _publish_rows(uri: str, change: Callable[[list[dict[str, Any]]], list[dict[s
     import lancedb
     import pyarrow as pa
 
-    from generator.index import _read_meta, _schema, _write_meta
+    from generator.index.store import _read_meta, _schema, _write_meta
 
     db = lancedb.connect(uri)
     meta = _read_meta(db)
@@ -317,7 +318,7 @@ def test_a_foreign_index_in_the_repository_reuses_nothing_of_its_cache(
 
 
 def test_rows_stored_as_they_are_skip_the_secret_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.build_cache as build_cache
+    import generator.index.build_cache as build_cache
 
     markdown = {"files/a.py.md": "# a\n", "files/b.py.md": "# b\n"}
     update = CacheUpdate([("files/a.py.md", _state()), ("files/b.py.md", _state(summary="Builds b."))],

@@ -1,5 +1,6 @@
 """Call links a reader can trust: a small repository with every call shape, built by `sourcebook build`, shows
-exactly the right "Calls" / "Called by" / "Tested by" links on its file pages (generator/references.py)."""
+exactly the right "Calls" / "Called by" / "Tested by" links on its file pages
+(generator/analyze/references.py)."""
 
 from __future__ import annotations
 

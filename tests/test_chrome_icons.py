@@ -1,4 +1,5 @@
-"""The theme's icons drawn by one stylesheet (generator/chrome_icons.py): which inline SVGs a page's chrome
+"""The theme's icons drawn by one stylesheet (generator/site/chrome_icons.py): which inline SVGs a page's
+chrome
 loses, what stays, and that a built site's pages and its icons.css agree. In a browser:
 tests/test_browser.py (_undrawn_icons: from file:// and under the served wiki's CSP)."""
 
@@ -8,7 +9,7 @@ import re
 from pathlib import Path
 
 from generator.build import build
-from generator.chrome_icons import CSS_PATH, class_name, icon_names, light_icons, load_icons, stylesheet
+from generator.site.chrome_icons import CSS_PATH, class_name, icon_names, light_icons, load_icons, stylesheet
 from sourcebook.config import load_config
 from tests.repo_files import write_files
 

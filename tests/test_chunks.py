@@ -1,5 +1,5 @@
-from generator.chunks import MAX_LINES, chunk_file
-from generator.facts import FileFacts, Heading, SourceFile, Symbol
+from generator.analyze.facts import FileFacts, Heading, SourceFile, Symbol
+from generator.index.chunks import MAX_LINES, chunk_file
 
 
 def _facts(path, language, symbols=(), kind="code", headings=()):

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from sourcebook.cli import cli
-from sourcebook.cli_paths import chosen_path, find_root
+from sourcebook.cli.paths import chosen_path, find_root
 from sourcebook.errors import UsageError
 
 FILES: dict[str, str | bytes] = {

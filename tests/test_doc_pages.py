@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.doc_includes import include_path, included_files
-from generator.md_html import render_markdown
-from generator.rst import render_rst
+from generator.markup.doc_includes import include_path, included_files
+from generator.markup.md_html import render_markdown
+from generator.markup.rst import render_rst
 from tests.repo_files import write_files
 from tests.servers import static_site
 from tests.test_browser import CHROMIUM, _open, _page
@@ -351,8 +351,8 @@ def test_markdown_lists_nested_by_two_spaces_nest_as_on_github() -> None:
 def test_home_page_readme_lists_nested_by_two_spaces_nest() -> None:
     import markdown
 
-    from generator.render import render_overview_page
-    from generator.write import OverviewContext, OverviewDraft
+    from generator.pages.markdown import render_overview_page
+    from generator.pages.writer import OverviewContext, OverviewDraft
 
     readme = "# Widgets\n\nFeatures:\n\n- fast\n  - really\n- small\n\n```md\n- a\n  - b\n```\n"
     ctx = OverviewContext(repo_name="w", readme=readme, readme_path="README.md")

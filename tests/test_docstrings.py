@@ -8,11 +8,11 @@ from pathlib import Path
 import markdown
 import pytest
 
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
-from generator.docmarkup import xref_names
-from generator.docstrings import docstring_summary, render_docstring
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.xrefs import NameIndex, page_resolver
+from generator.markup.docmarkup import xref_names
+from generator.markup.docstrings import docstring_summary, render_docstring
+from generator.pages.name_links import NameIndex, page_resolver
 from sourcebook.config import load_config
 
 KNOWN = {"pkg.Foo": "#sym-foo", "Foo": "#sym-foo", "bar": "#sym-bar", "Foo.run": "other.md#sym-foo-run",
@@ -264,7 +264,7 @@ def test_symbol_index_lookups() -> None:
     assert index.lookup("_private", app) is None  # no section, no link
     assert index.lookup("nothing", app) is None
     assert index.lookup("werkzeug.exceptions.url_for", helpers) is None  # another package's namesake
-    from generator.render import relative_link
+    from generator.pages.markdown import relative_link
 
     # other pages only through the names allowed by the page key
     only_own = page_resolver(index, helpers, pages[helpers], {}, relative_link)
@@ -343,3 +343,38 @@ def test_a_link_to_a_removed_file_goes_with_it(tmp_path: Path) -> None:
     assert build(load_config(root), index=False).site_built
     assert "`pkg.b.Box`" in page.read_text(encoding="utf-8")
     assert "b.py.md" not in page.read_text(encoding="utf-8")
+
+
+def test_a_fence_at_column_zero_keeps_the_code_indented() -> None:
+    md = render_docstring("Walk:\n\n```\nfor e in w {\n    println!(e);\n}\n```", "rust", resolve)
+    assert "```rust\nfor e in w {\n    println!(e);\n}\n```" in md
+
+
+def test_list_items_wrapped_to_the_margin_stay_one_item_each() -> None:
+    # Markdown's lazy continuation: 14 parameters rendered as one item and a paragraph of literal ` * ` marks
+    md = render_docstring("A client.\n\n**Parameters:**\n\n* **auth** - *(optional)* An authentication class"
+                          " to use when sending\nrequests.\n* **params** - Query parameters, as\na string.\n"
+                          "* **verify** - Either `True` or `False`.\n\nAfter the list.", "python", resolve)
+    assert ("- **auth** - *(optional)* An authentication class to use when sending requests.\n"
+            "- **params** - Query parameters, as a string.\n- **verify** - Either `True` or `False`.") in md
+    assert "After the list." in md
+    assert "&#42;" not in md
+    assert "* **" not in md
+
+
+def test_reference_style_links_link_and_their_definitions_do_not_show() -> None:
+    md = render_docstring("See the [guide][0] and [the API].\n\n[0]: /advanced/clients/\n"
+                          '[the API]: https://example.com/api "API"\n', "python", resolve)
+    assert md == "See the guide and [the API](https://example.com/api)."
+    rust = render_docstring("The [`Foo`] type wraps [`std::io::Error`].\n\n[`Foo`]: struct.Foo.html\n"
+                            "[`std::io::Error`]: https://doc.rust-lang.org/std/io/struct.Error.html", "rust",
+                            resolve)
+    assert rust == ("The [`Foo`](#sym-foo) type wraps "
+                    "[`std::io::Error`](https://doc.rust-lang.org/std/io/struct.Error.html).")
+    # a definition-like line inside code is code
+    code = render_docstring("```\n[x]: y\n```", "rust", resolve)
+    assert "[x]: y" in code
+
+
+def test_summaries_show_a_links_words_not_its_markup() -> None:
+    assert docstring_summary("Send a [request](https://x.y) with **care**.") == "Send a request with care."

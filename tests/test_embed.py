@@ -18,8 +18,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from generator import static_model
-from generator.embed import TOKENIZERS_THREADS_ENV, OpenAIEmbedder, StaticEmbedder, for_workers, get_embedder
+from generator.index import static_model
+from generator.index.embed import (
+    TOKENIZERS_THREADS_ENV,
+    OpenAIEmbedder,
+    StaticEmbedder,
+    for_workers,
+    get_embedder,
+)
 from sourcebook.config import EmbedConfig, load_config
 from sourcebook.errors import ConfigError, ProviderError
 
@@ -39,7 +45,7 @@ def default_embedder() -> StaticEmbedder:
 def test_default_loads_offline_in_a_fresh_process(default_embedder: StaticEmbedder) -> None:
     # Hub access switched off: the default must not need it. The vectors must equal this process's ones.
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-    code = ("import json; from generator.embed import get_embedder; "
+    code = ("import json; from generator.index.embed import get_embedder; "
             "from sourcebook.config import EmbedConfig; "
             "e = get_embedder(EmbedConfig()); v = e.embed(['load the configuration from a file']); "
             "print(json.dumps({'id': e.id, 'dim': e.dim, 'dtype': str(v.dtype), 'v': v[0].tolist()}))")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.facts import FileFacts, FileKind, Import, Reference, SourceFile, Symbol
-from generator.graph import build_graph, go_modules, pagerank
-from generator.languages import detect_language
-from generator.manifests import Manifests
+from generator.analyze.facts import FileFacts, FileKind, Import, Reference, SourceFile, Symbol
+from generator.analyze.graph import build_graph, go_modules, pagerank
+from generator.analyze.languages import detect_language
+from generator.analyze.manifests import Manifests
 
 
 def ff(path: str, imports: Sequence[str | tuple[str, tuple[str, ...]]] = (),
@@ -306,8 +306,8 @@ def test_ruby_php_and_csharp_resolve_by_path_suffix() -> None:
 
 def test_facts_from_the_real_scan_and_parse_stages_resolve(tmp_path: Path) -> None:
     """The formats parse writes (Import.module as in the source) are the ones graph resolves."""
-    from generator.parse import extract
-    from generator.scan import read_source, scan
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import read_source, scan
     from sourcebook.config import Config
 
     files = {
@@ -359,7 +359,7 @@ def test_weak_edges_pass_on_only_part_of_the_rank() -> None:
 
 
 def test_scala_imports_resolve_across_the_jvm_languages() -> None:
-    from generator.parse import extract
+    from generator.analyze.parse import extract
 
     sources = {
         "src/main/scala/example/greet/Greeter.scala": (

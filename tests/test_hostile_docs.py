@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from generator.doc_budget import RenderBudgetExceeded, cpu_budget
-from generator.doc_html import DocumentCache
-from generator.doc_includes import clip
-from generator.html_sanitize import audit_page, sanitize_content
-from generator.md_html import render_markdown
-from generator.safe_markdown import sanitize_markdown
+from generator.markup.doc_budget import RenderBudgetExceeded, cpu_budget
+from generator.markup.doc_html import DocumentCache
+from generator.markup.doc_includes import clip
+from generator.markup.html_sanitize import audit_page, sanitize_content
+from generator.markup.md_html import render_markdown
+from generator.markup.safe_markdown import sanitize_markdown
 from tests.repo_files import write_files
 from tests.test_hostile_repo import _ActiveMarkup
 

@@ -25,7 +25,7 @@ from typing import Any
 import material
 import pytest
 
-from generator.html_sanitize import audit_page
+from generator.markup.html_sanitize import audit_page
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
 from tests.test_outbound import (
     AWS_ID,
@@ -275,7 +275,7 @@ model = "exfil-embed"
         if served.parent.name != "search":
             assert PWN not in served.read_text(encoding="utf-8", errors="replace"), served
     # Material's search shows each entry's title and text as HTML: the index must be as inert as the pages.
-    # It is split (generator/search_split.py): titles in search_index.json, texts in one text-*.js.
+    # It is split (generator/site/search_split.py): titles in search_index.json, texts in one text-*.js.
     eager = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     script = (site / "search" / eager["config"]["sourcebook"]["text"]).read_text(encoding="utf-8")
     texts = json.loads(script[script.index("=") + 1:].strip().rstrip(";"))
@@ -299,9 +299,9 @@ model = "exfil-embed"
 
 
 def test_the_hook_keeps_exactly_the_assets_sourcebook_writes_into_docs() -> None:
-    from generator.mkdocs_hooks import OWN_DOCS_ASSETS
-    from generator.publish import MermaidAsset
-    from generator.wiki_map import MAP_PATH
+    from generator.pages.wiki_map import MAP_PATH
+    from generator.site.hooks.mkdocs_hooks import OWN_DOCS_ASSETS
+    from generator.site.publish import MermaidAsset
 
     assert OWN_DOCS_ASSETS.fullmatch(MermaidAsset(Path("m.js"), "mermaid-0123456789ab.min.js").url)
     assert OWN_DOCS_ASSETS.fullmatch(MAP_PATH)

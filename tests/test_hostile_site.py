@@ -1,6 +1,8 @@
 """Repository text Python-Markdown would take hours over: a docstring too long or too full of markup is put on
-its page as written, escaped, in a block Markdown leaves alone (generator/docstrings.py); and whatever the
-cause, a page over its CPU budget (generator/site_engine.py) is its escaped Markdown. The build goes on and
+its page as written, escaped, in a block Markdown leaves alone (generator/markup/docstrings.py); and whatever
+the
+cause, a page over its CPU budget (generator/site/material/engine.py) is its escaped Markdown. The build goes
+on and
 the other pages are rendered as usual."""
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import docstrings
 from generator.build import build
-from generator.site_engine import PAGE_CPU_ENV
+from generator.markup import docstrings
+from generator.site.material.engine import PAGE_CPU_ENV
 from sourcebook.config import load_config
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from generator.html_sanitize import _suspect, audit_page, sanitize_content
+from generator.markup.html_sanitize import _suspect, audit_page, sanitize_content
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder
 
 PWN = "document.body.dataset.pwned=1"

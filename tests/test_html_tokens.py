@@ -1,4 +1,5 @@
-"""generator/html_tokens.py: the anchor ids it finds in raw HTML are MkDocs' own scan's (html.parser through
+"""generator/markup/html_tokens.py: the anchor ids it finds in raw HTML are MkDocs' own scan's (html.parser
+through
 mkdocs.structure.pages._HTMLHandler), and it gives up wherever html.parser could read the text otherwise."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import pytest
 from mkdocs.structure.pages import _HTMLHandler
 
 from generator.build import build
-from generator.html_tokens import anchor_ids, tokens
+from generator.markup.html_tokens import anchor_ids, tokens
 from sourcebook.config import load_config
 
 

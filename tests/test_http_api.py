@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from answer.http_api import check_bind, create_app, is_loopback
 from answer.tools import Tools
 from answer.workspace import WORKSPACE_FILE, load_workspace
-from generator.publish import MERMAID_CDN_URL
+from generator.site.publish import MERMAID_CDN_URL
 from sourcebook.errors import AccessError
 
 FILES = {

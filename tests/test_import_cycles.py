@@ -12,10 +12,13 @@ PACKAGES = ("generator", "answer", "sourcebook")
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the packages, subpackages included (a glob of the top folder would drop a whole
+    subpackage out of every check below without a word)."""
     found = {}
     for package in PACKAGES:
-        for path in sorted((ROOT / package).glob("*.py")):
-            found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
@@ -85,7 +88,8 @@ def test_the_checker_finds_a_cycle() -> None:
 
 def test_no_module_imports_itself_around_a_loop() -> None:
     graph = import_graph()
-    assert {"generator.render", "generator.publish", "generator.build", "generator.pages"} <= set(graph)
+    assert {"generator.pages.markdown", "generator.site.publish", "generator.build",
+            "generator.pages.stages"} <= set(graph)
     assert cycles(graph) == []
 
 
@@ -110,10 +114,11 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_the_layer_checker_finds_an_upward_import() -> None:
-    assert upward_imports({"generator.pages": {"answer.episodes", "sourcebook.atomic"},
-                           "sourcebook.config": {"generator.remote"}, "sourcebook.cli": {"answer.engine"},
-                           "answer.engine": {"generator.index"}}) == [
-        "generator.pages -> answer.episodes", "sourcebook.config -> generator.remote"]
+    assert upward_imports({"generator.pages.stages": {"answer.episodes", "sourcebook.atomic"},
+                           "sourcebook.config": {"generator.pages.remote"},
+                           "sourcebook.cli": {"answer.engine"},
+                           "answer.engine": {"generator.index.store"}}) == [
+        "generator.pages.stages -> answer.episodes", "sourcebook.config -> generator.pages.remote"]
 
 
 def test_packages_import_only_downwards() -> None:
@@ -125,9 +130,9 @@ def test_packages_import_only_downwards() -> None:
 def test_the_analysis_and_the_index_know_nothing_of_pages_or_the_build() -> None:
     """build -> analysis -> {pages, index}: the front half and the index never import the page stages."""
     graph = import_graph()
-    later = {"generator.build", "generator.pages", "generator.llm_run", "generator.publish",
-             "generator.render"}
-    for module in ("generator.analysis", "generator.index"):
+    later = {"generator.build", "generator.pages.stages", "generator.pages.llm.run", "generator.site.publish",
+             "generator.pages.markdown"}
+    for module in ("generator.analyze.analysis", "generator.index.store"):
         reachable, todo = set(), [module]
         while todo:
             for target in graph[todo.pop()] - reachable:
@@ -138,7 +143,7 @@ def test_the_analysis_and_the_index_know_nothing_of_pages_or_the_build() -> None
 
 def test_the_answer_side_reads_the_index_through_its_reader_methods() -> None:
     """answer/ asks IndexStore (rows, fts, nearest, columns, count, ...) and never holds a LanceDB table:
-    no `.table(...)` / `.tables` there, and nothing outside generator/index.py imports lancedb."""
+    no `.table(...)` / `.tables` there, and nothing outside generator/index/store.py imports lancedb."""
     raw = []
     for name, path in _modules().items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -148,6 +153,24 @@ def test_the_answer_side_reads_the_index_through_its_reader_methods() -> None:
                 raw.append(f"{name}:{node.lineno}")
             imported = ([a.name for a in node.names] if isinstance(node, ast.Import)
                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if name != "generator.index" and any(m.split(".")[0] == "lancedb" for m in imported):
+            if name != "generator.index.store" and any(m.split(".")[0] == "lancedb" for m in imported):
                 raw.append(f"{name}:{node.lineno} imports lancedb")
     assert raw == []
+
+
+def test_no_module_is_named_like_a_standard_library_module() -> None:
+    """MkDocs puts the hooks' folder first on sys.path: a generator/secrets.py there made every `import
+    secrets` of the build find it (plain `mkdocs build` crashed). No module of ours is named like a
+    standard-library one, and the hooks' folder holds nothing but the hooks module (no package or module
+    there may shadow a library the build imports)."""
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    ours = [p for package in ("generator", "answer", "sourcebook", "tests", "bench")
+            for p in (root / package).rglob("*.py")]
+    assert len(ours) > 100
+    assert sorted(str(p.relative_to(root)) for p in ours
+                  if p.stem in sys.stdlib_module_names) == []
+    hooks = root / "generator" / "site" / "hooks"
+    assert sorted(p.name for p in hooks.iterdir() if p.name != "__pycache__") == [
+        "__init__.py", "mkdocs_hooks.py"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import index as ix
-from generator.index import index_repository, open_index, update_index
+from generator.index import store as ix
+from generator.index.store import index_repository, open_index, update_index
 from sourcebook.config import load_config
 from sourcebook.errors import IndexStoreError
 
@@ -179,11 +179,11 @@ def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
 
 
 def test_pages_indexed_and_pruned_with_their_file(repo):
-    from generator.facts import PageRecord
+    from generator.analyze.facts import PageRecord
 
     config = load_config(repo)
-    from generator.parse import extract
-    from generator.scan import decode, read_source, scan
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import decode, read_source, scan
 
     files = scan(config).files
     facts = {f.path: extract(f, read_source(repo, f.path)) for f in files}
@@ -222,7 +222,7 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
 
 
 def test_files_without_facts_or_texts_are_read_and_parsed_here(repo):
-    from generator.scan import scan
+    from generator.analyze.scan import scan
 
     config = load_config(repo)
     files = scan(config).files
@@ -286,7 +286,7 @@ def test_only_the_index_module_imports_lancedb() -> None:
         str(path.relative_to(repo)) for package in ("answer", "generator", "sourcebook")
         for path in (repo / package).rglob("*.py")
         if re.search(r"^\s*(?:import lancedb|from lancedb\b)", path.read_text(encoding="utf-8"), re.M))
-    assert importing == ["generator/index.py"]
+    assert importing == ["generator/index/store.py"]
 
 
 def test_a_small_change_folds_into_the_full_text_index_and_drift_forces_a_rebuild(repo, monkeypatch):

@@ -1,6 +1,6 @@
 """A committed `.sourcebook/index/` is not trusted: only an index this user's sourcebook wrote is used.
 
-The "attacker" and the "victim" are two state directories (two local keys, generator/local_key.py); the
+The "attacker" and the "victim" are two state directories (two local keys, sourcebook/local_key.py); the
 attacker builds the index for real, plants text into a chunk row with LanceDB directly and commits the result
 under their own mark. The victim's reads refuse it; the victim's writes rebuild it from scratch.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import generator.index as ix
+import generator.index.store as ix
 from sourcebook.config import load_config
 from sourcebook.errors import IndexStoreError
 

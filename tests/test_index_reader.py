@@ -1,4 +1,4 @@
-"""The index's read side (generator/index_reader.py, pylance) against LanceDB itself, on a real index in a
+"""The index's read side (generator/index/reader.py, pylance) against LanceDB itself, on a real index in a
 temp dir: same rows, same full-text scores, same nearest neighbours, same pinned versions; and a fresh
 `sourcebook ask` process that answers without importing lancedb."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from generator import index as ix
-from generator.index import index_repository, open_index, read_index_state
-from generator.index_reader import read_state
-from generator.sql import prefix_filter
+from generator.index import store as ix
+from generator.index.reader import read_state
+from generator.index.store import index_repository, open_index, read_index_state
 from sourcebook.config import load_config
+from sourcebook.sql import prefix_filter
 from tests.test_index import FILES as INDEX_FILES
 from tests.test_index import FakeEmbedder
 
@@ -39,9 +39,9 @@ def _embedder() -> FakeEmbedder:
 
 @pytest.fixture
 def store(make_repo):
-    from generator.analysis import analyze
-    from generator.facts import PageRecord
-    from generator.index import update_index
+    from generator.analyze.analysis import analyze
+    from generator.analyze.facts import PageRecord
+    from generator.index.store import update_index
 
     config = load_config(make_repo(FILES))
     analysis = analyze(config)

@@ -1,4 +1,5 @@
-"""A build pays the index step for what changed (generator/index.py, generator/page_inputs.py): a build given
+"""A build pays the index step for what changed (generator/index/store.py, generator/pages/index_inputs.py): a
+build given
 the inputs the last publish recorded leaves the index untouched, a change after such a run is still picked
 up (a source file, a page's Markdown), and what earlier runs derived per page (the memo) is used only when it
 carries this user's mark. Incremental stays equal to clean throughout."""
@@ -9,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from generator import index as ix
+from generator.analyze.plan import load_state
 from generator.build import build
-from generator.build_cache import PAGE_PREFIX, SharedCache
-from generator.index import open_index
-from generator.page_inputs import MEMO_NAME, PageInputs
-from generator.plan import load_state
+from generator.index import store as ix
+from generator.index.build_cache import PAGE_PREFIX, SharedCache
+from generator.index.store import open_index
+from generator.pages.index_inputs import MEMO_NAME, PageInputs
 from sourcebook.config import Config, load_config
 from tests.test_index_stream import FILES, _edit, _published
 

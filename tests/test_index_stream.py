@@ -1,4 +1,4 @@
-"""The index's rows are streamed to LanceDB batch by batch (generator/index.py): the batch size changes
+"""The index's rows are streamed to LanceDB batch by batch (generator/index/store.py): the batch size changes
 nothing that is stored or found, and a run that fails half way through a stream leaves the previous
 complete index in place, which the next run rolls back to and completes."""
 
@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from generator import index as ix
 from generator.build import build
-from generator.index import index_repository, open_index
+from generator.index import store as ix
+from generator.index.store import index_repository, open_index
 from sourcebook.config import Config, load_config
 from sourcebook.errors import ProviderError
 from tests.test_index import FakeEmbedder

@@ -1,4 +1,4 @@
-"""A cold index run makes its rows in the build's processes (generator/index.py `_row_workers`): workers
+"""A cold index run makes its rows in the build's processes (generator/index/store.py `_row_workers`): workers
 forked before LanceDB is imported make the chunk, file, page and build-cache rows (tokens, the pages' index
 text, the static embedder's vectors, the secret checks) and this process writes them. What is published is
 exactly what one process publishes; a run that updates an index, or a process that already holds LanceDB,
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import index as ix
 from generator.build import build
+from generator.index import store as ix
 from sourcebook.config import load_config
 from tests.test_index_stream import FILES, _published
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = """
 import json, os, sys
 from pathlib import Path
-import generator.build_cache as build_cache, generator.index as ix
+import generator.index.build_cache as build_cache, generator.index.store as ix
 ix.FILES_PER_ITEM = ix.PAGES_PER_ITEM = ix.MIN_SPREAD_ITEMS = build_cache.PAGES_PER_ITEM = 2
 notes = Path(sys.argv[3])
 def noted(name, fn):

@@ -10,7 +10,7 @@ import pytest
 
 from bench.build_bench import nav_bytes, nav_element_end
 from generator.build import build
-from generator.light_nav import ANCESTOR_CAP, NAV_CAP
+from generator.site.light_nav import ANCESTOR_CAP, NAV_CAP
 from sourcebook.config import load_config
 
 pytestmark = pytest.mark.slow
@@ -129,7 +129,7 @@ def test_a_huge_file_gets_a_page_under_1_mb_that_says_what_it_left_out(tmp_path:
 def test_nav_gaps_go_as_the_regex_would_take_them() -> None:
     import re
 
-    from generator.light_nav import without_gaps
+    from generator.site.light_nav import without_gaps
 
     spec = re.compile(r">\s+|\s+<")
     for text in ["", "<a>\n   <b>  x  </b>\n</a>", "x \t\n<i> y \u00a0<", ">\x0b\x1c a", "a  b", "<<  >>",

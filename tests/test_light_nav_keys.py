@@ -11,7 +11,7 @@ from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.nav import get_navigation
 
-from generator.light_nav import NavKeys, nav_key, page_nav
+from generator.site.light_nav import NavKeys, nav_key, page_nav
 from tests.nav_trees import write_nav_tree
 
 

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from generator.analyze.plan import load_state
 from generator.build import BuildReport, build
-from generator.llm_writer import LLMWriter
-from generator.plan import load_state
-from generator.provider import OpenAIChatModel
-from generator.write import FileContext, FileDraft
+from generator.pages.llm.writer import LLMWriter
+from generator.pages.writer import FileContext, FileDraft
 from sourcebook.cli import cli
 from sourcebook.config import Config, load_config
+from sourcebook.provider import OpenAIChatModel
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
 from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS
 

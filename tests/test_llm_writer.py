@@ -8,9 +8,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from generator.excerpt import GAP, excerpt, pick_parts, split_parts
-from generator.facts import SourceFile
-from generator.llm_drafts import (
+from generator.analyze.facts import SourceFile
+from generator.analyze.parse import extract
+from generator.pages.llm.drafts import (
     Known,
     LLMFileDraft,
     LLMModuleDraft,
@@ -22,11 +22,11 @@ from generator.llm_drafts import (
     resolve_paths,
     section_model,
 )
-from generator.llm_writer import LLMWriter, apply_docstrings, generated_docstrings, prompt_version
-from generator.parse import extract
-from generator.provider import OpenAIChatModel, estimate_prompt_tokens
-from generator.write import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
+from generator.pages.llm.excerpt import GAP, excerpt, pick_parts, split_parts
+from generator.pages.llm.writer import LLMWriter, apply_docstrings, generated_docstrings, prompt_version
+from generator.pages.writer import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
 from sourcebook.config import LLMConfig
+from sourcebook.provider import OpenAIChatModel, estimate_prompt_tokens
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
 
 APP = '''"""The application object."""
@@ -119,7 +119,7 @@ def test_invalid_optional_entries_are_dropped_and_the_draft_kept(fake_llm: FakeL
                        {"qualname": "make_app", "explanation": "Create an App."}],
     }))
     writer = writer_for(fake_llm, max_reasks=1)
-    with caplog.at_level("INFO", logger="generator.llm_writer"):
+    with caplog.at_level("INFO", logger="generator.pages.llm.writer"):
         draft = writer.file_page(file_ctx())
     assert fake_llm.calls == 1  # no re-ask: only optional entries were wrong
     assert (draft.written_by, draft.fallback) == ("llm", False)
@@ -470,7 +470,7 @@ def test_a_module_section_asked_alone_is_one_explanation_over_short_evidence(fak
     """Qwen2.5-Coder-0.5B answered a one-field "structure" ask with the list of paths it was shown, on every
     try; the same prompt with the field named "explanation" got sentences. Every section asked alone is now
     an `explanation`, the section named in the sentence, with few import edges (paths invite copying)."""
-    from generator.write import ModuleContext, PageLink
+    from generator.pages.writer import ModuleContext, PageLink
 
     files = tuple(PageLink(f"pkg/m{i}.py", f"files/pkg/m{i}.py.md", f"m{i}.py", f"Module {i} does step {i}.")
                   for i in range(12))
@@ -608,3 +608,28 @@ def test_a_symbol_explanation_a_sentence_too_long_is_cut_not_reasked() -> None:
     with pytest.raises(ValidationError, match="too long"):  # not even one sentence fits: re-asked
         SymbolExplanation.model_validate({"explanation": "Merges " + "settings and " * 60 + "more."},
                                          context=known.as_context())
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("The previous reply was rejected because the JSON structure is invalid.", "repeats the instructions"),
+    ("The function names are listed exactly as provided in backticks.", "repeats the instructions"),
+    ("Dependencies are listed in `requirements.txt`.", "not in the facts"),
+    ("Builds with the `Makefile`.", "not in the facts"),
+])
+def test_prompt_echoes_reask_reasons_and_invented_bare_file_names_are_rejected(text: str,
+                                                                               reason: str) -> None:
+    known = Known.build(symbols=["App", "App.json"], top=["App"], paths=["pkg/app.py", "README.md"])
+    with pytest.raises(ValueError, match=reason):
+        check_text("summary", text, known)
+    check_text("summary", "`App.json` returns the body and `README.md` explains it.", known)  # real names
+
+
+def test_rest_roles_and_overload_suffixes_are_cleaned_from_model_prose() -> None:
+    known = Known.build(symbols=["App", "App.run", "echo"], top=["App", "echo"], paths=["pkg/app.py"])
+    ctx = known.as_context()
+    draft = LLMFileDraft.model_validate(
+        {"summary": "Defines `App`; :meth:`App.run` calls :func:`~echo` with :param message: the text.",
+         "how_it_works": "How `App.run~2` works: it calls `echo~3` once."}, context=ctx)
+    assert draft.summary == "Defines `App`; `App.run` calls `echo` with `message`: the text."
+    assert "~" not in (draft.how_it_works or "")
+    assert ":func:" not in draft.summary

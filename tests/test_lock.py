@@ -1,4 +1,4 @@
-"""One lock per output directory (generator/lock.py): concurrent runs take turns, never race the index."""
+"""One lock per output directory (sourcebook/lock.py): concurrent runs take turns, never race the index."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.index import DATA_TABLES, open_index
-from generator.lock import output_lock
+from generator.index.store import DATA_TABLES, open_index
 from sourcebook.config import load_config
 from sourcebook.errors import LockError
+from sourcebook.lock import output_lock
 
 FILES = {
     "sourcebook.toml": '[embed]\nprovider = "none"\n',

@@ -52,7 +52,7 @@ def test_every_tool_through_the_sdk_client(repo: Path) -> None:
             assert "FIRST" in (listed["get_answer"].description or "")
             # one default everywhere: MCP schema, CLI option and the Tools method (HTTP leaves it absent)
             from answer.context import DEFAULT_BUDGET_TOKENS
-            from sourcebook.cli_tools import context_command
+            from sourcebook.cli.tools import context_command
 
             budget = listed["get_context"].input_schema["properties"]["budget_tokens"]
             cli_budget = next(p for p in context_command.params if p.name == "budget_tokens")

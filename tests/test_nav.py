@@ -3,8 +3,8 @@ collapsed; every file in the nav (what each page shows of it is capped: tests/te
 
 from __future__ import annotations
 
-from generator.nav import build_nav, dir_group, file_group
-from generator.plan import plan_pages
+from generator.analyze.plan import plan_pages
+from generator.site.nav import build_nav, dir_group, file_group
 
 PATHS = [
     ".github/workflows/ci.yml", ".devcontainer/setup.sh", "src/pkg/__init__.py", "src/pkg/app.py",
@@ -30,7 +30,8 @@ def test_source_first_tooling_last_and_collapsed() -> None:
     assert {"sub/": [plan.modules["src/pkg/sub"], {"deep.py": plan.files["src/pkg/sub/deep.py"]}]} in src
     tests = nav[4]["Tests"]
     assert _titles(tests) == ["testing/", "tests/"]
-    # all 60 files are in the nav (each page shows its path); generator/light_nav.py caps what a page shows
+    # all 60 files are in the nav (each page shows its path); generator/site/light_nav.py caps what a page
+    # shows
     assert tests[0]["testing/"][0] == plan.modules["testing"]
     assert len(tests[0]["testing/"]) == 61
     tooling = nav[-1]["Repository and tooling"]

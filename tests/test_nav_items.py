@@ -1,4 +1,5 @@
-"""generator/nav_items.py: Material's nav entries taken from the per-folder memo give every page the bytes the
+"""generator/site/material/nav_items.py: Material's nav entries taken from the per-folder memo give every page
+the bytes the
 template renders without it: sourcebook's light nav pruned and not (its windows move a closed section's
 place, which a section that is not pruned prints), Material's whole nav; and most entries are reused."""
 
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import nav_items, site_engine
-from generator.publish import install_theme
+from generator.site.material import engine as site_engine
+from generator.site.material import nav_items
+from generator.site.publish import install_theme
 from tests.nav_trees import write_nav_tree
 
 HOOKS = Path(site_engine.__file__).resolve().parent / "mkdocs_hooks.py"

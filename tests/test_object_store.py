@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.index import index_repository, open_index, storage_options
+from generator.index.store import index_repository, open_index, storage_options
 from sourcebook.config import load_config
 from sourcebook.errors import ConfigError, IndexStoreError, UsageError
 from tests.object_store import DEMO_FILES, MotoS3

@@ -8,10 +8,10 @@ import pytest
 
 from answer import evidence, search
 from answer.engine import AnswerContext, get_answer
-from generator.index import index_repository, open_index
-from generator.memos import Memo
-from generator.sql import contains_any
+from generator.index.memos import Memo
+from generator.index.store import index_repository, open_index
 from sourcebook.config import load_config
+from sourcebook.sql import contains_any
 
 FILES = {
     "pkg/__init__.py": "",

@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from generator.analyze.entry_points import find_entry_points
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
-from generator.diagrams import architecture, base_names, cap_edges, mermaid_label
-from generator.entry_points import find_entry_points
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.orientation import readme_intro
+from generator.pages.diagrams import architecture, base_names, cap_edges, mermaid_label
+from generator.pages.orientation import readme_intro
 from sourcebook.config import load_config
 
 
@@ -90,8 +90,8 @@ ARGPARSE = ("import argparse\n\n\ndef main():\n    parser = argparse.ArgumentPar
 
 
 def test_command_line_groups_are_entry_points() -> None:
-    from generator.entry_points import cli_sources
-    from generator.parse import extract
+    from generator.analyze.entry_points import cli_sources
+    from generator.analyze.parse import extract
 
     files = {"src/tool/cli.py": CLICK, "src/tool/app.py": TYPER, "src/tool/make.py": ARGPARSE,
              "tests/test_cli.py": TYPER, "src/tool/plain.py": "def f():\n    pass\n"}
@@ -111,8 +111,8 @@ def test_command_line_groups_are_entry_points() -> None:
 def test_many_option_lines_with_parentheses_do_not_stall_the_command_scan() -> None:
     # The shape of a real CLI module (sourcebook's own cli_build.py) that made the earlier one-regex scan
     # backtrack without end: many continuation lines each holding several ')', then one holding none.
-    from generator.entry_points import cli_groups
-    from generator.parse import extract
+    from generator.analyze.entry_points import cli_groups
+    from generator.analyze.parse import extract
 
     option = '@click.option("--o{}", type=click.IntRange(0, 9),\n              help="a (b) c (d)")\n'
     options = "".join(option.format(i) for i in range(30))
@@ -199,14 +199,14 @@ def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> Non
 
 
 def test_diagram_page_url_is_the_anchors_link_as_html() -> None:
-    from generator.diagrams import page_url
+    from generator.pages.diagrams import page_url
 
     assert page_url("files/pkg/a b#c.py.md", "modules/pkg.md") == "../files/pkg/a%20b%23c.py.html"
     assert page_url("modules/pkg.md", "index.md") == "modules/pkg.html"
 
 
 def test_a_big_package_import_diagram_is_capped_and_clustered() -> None:
-    from generator.diagrams import module_imports
+    from generator.pages.diagrams import module_imports
 
     files = [f"big/m{i:02d}.py" for i in range(40)]
     # every file imports the next three, the subpackage and, for a few, two outside packages
@@ -325,7 +325,7 @@ def test_home_page_of_a_small_library_orients(make_repo: Callable[..., Path]) ->
 
 
 def test_big_package_graphs_stay_at_package_level() -> None:
-    from generator.diagrams import file_architecture
+    from generator.pages.diagrams import file_architecture
 
     files = [f"pkg/m{i:02d}.py" for i in range(40)]
     depends_on = {f: [files[(i + k) % 40] for k in (1, 2, 5)] for i, f in enumerate(files)}
@@ -338,7 +338,7 @@ def test_big_package_graphs_stay_at_package_level() -> None:
 
 
 def test_container_folders_rank_below_the_packages_they_hold() -> None:
-    from generator.orientation import orientation_folders
+    from generator.pages.orientation import orientation_folders
 
     # pytest's shape: src/ holds a one-file shim and two packages; docs live in doc/en/ (doc/ passes through)
     children: dict[str, tuple[list[str], list[str]]] = {
@@ -362,7 +362,7 @@ def test_container_folders_rank_below_the_packages_they_hold() -> None:
 
 
 def test_a_monorepos_nested_tests_and_docs_are_not_source_packages() -> None:
-    from generator.orientation import folder_group, path_group
+    from generator.pages.orientation import folder_group, path_group
 
     assert folder_group("pylint/tests/functional") == "tests"
     assert folder_group("sqlfluff/test/fixtures/dialects") == "tests"

@@ -214,7 +214,7 @@ def test_index_embedding_requests_carry_no_planted_secret(make_repo: Callable[..
 @pytest.mark.parametrize(("kind", "secret"), PLANTED)
 def test_every_planted_kind_is_caught_by_the_detectors(kind: str, secret: str) -> None:
     # The same repository text through the one redaction function: each kind is caught on its own.
-    from generator.redaction import redact_text
+    from sourcebook.redaction import redact_text
 
     text = "\n".join(FILES[p] for p in FILES if isinstance(FILES[p], str))  # type: ignore[misc]
     assert secret in text
@@ -228,7 +228,7 @@ def test_only_the_provider_layer_talks_to_providers() -> None:
 
     clients = {"openai", "instructor", "httpx", "requests", "aiohttp", "urllib3", "urllib.request",
                "http.client"}
-    allowed = {"generator/provider.py", "generator/embed.py"}
+    allowed = {"sourcebook/provider.py", "generator/index/embed.py"}
     offenders = []
     for package in ("generator", "answer", "sourcebook"):
         for path in sorted((ROOT / package).rglob("*.py")):

@@ -1,4 +1,5 @@
-"""A page's weight (generator/page_budget.py): a bounded table of contents, content over the budget cut at a
+"""A page's weight (generator/site/page_budget.py): a bounded table of contents, content over the budget cut
+at a
 section with a note saying so, the theme's indentation squeezed out around the content but never in it; and,
 through a real `sourcebook build` (mkdocs --strict), a generated file too big for one page ships cut, under
 1 MB, with its note and a bounded TOC."""
@@ -13,7 +14,7 @@ from mkdocs.structure.toc import AnchorLink
 
 from bench.build_bench import nav_element_end
 from generator.build import build
-from generator.page_budget import (
+from generator.site.page_budget import (
     CONTENT_BUDGET,
     TOC_CAP,
     anchor_ids,
@@ -133,7 +134,7 @@ def test_a_generated_file_too_big_for_a_page_ships_cut_with_a_note(tmp_path: Pat
 def test_chrome_whitespace_folds_as_the_regex_would() -> None:
     import re
 
-    from generator.page_budget import _squeezed
+    from generator.site.page_budget import _squeezed
 
     spec = re.compile(r"[ \t\r]*\n\s*")
     for text in ["", "a", "a \t\r\n  \n\t b", "a\x0b \n b", "\n\n", "x \u00a0\n\u00a0y\n", "end \t",

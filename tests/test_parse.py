@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.languages import detect_language
-from generator.parse import extract
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.analyze.languages import detect_language
+from generator.analyze.parse import extract
 
 FIXTURES = Path(__file__).parent / "fixtures" / "languages"
 
@@ -406,7 +406,7 @@ def test_bom_and_crlf() -> None:
 
 
 def test_parse_over_budget_gives_up_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.parse as parse_module
+    import generator.analyze.parse as parse_module
 
     source = "def f():\n    return 1\n" * 200
     monkeypatch.setattr(parse_module, "_BUDGET_FROM", 0)
@@ -510,7 +510,8 @@ def test_empty_documents(name: str) -> None:
     assert (facts.title, facts.headings, facts.docstring) == ("", [], "")
 
 
-# ---- Scala (added as one LanguageSpec in generator/languages.py plus generator/queries/scala.scm)
+# ---- Scala (added as one LanguageSpec in generator/analyze/languages.py plus
+# generator/analyze/queries/scala.scm)
 
 
 def test_scala_symbols_docs_and_visibility() -> None:
@@ -545,3 +546,12 @@ def test_scala_imports_and_references() -> None:
     assert ("upper", "LoudGreeter.greet") in calls
     assert ("LoudGreeter", next(s.qualname for s in facts.symbols if s.name == "apply")) in calls
     assert {("Greeter", "LoudGreeter"), ("Serializable", "LoudGreeter")} <= refs(facts, "name")
+
+
+def test_rust_line_doc_comments_are_one_paragraph() -> None:
+    # each `///` node holds its newline: joined naively, every line became its own paragraph
+    facts = parse_text("src/lib.rs", "//! The crate.\n//! It walks.\n\npub struct W;\n\nimpl W {\n"
+                       "    /// Create a builder\n    /// for a path.\n    ///\n    /// More.\n"
+                       "    pub fn new() -> W { W }\n}\n")
+    assert facts.docstring == "The crate.\nIt walks."
+    assert sym(facts, "W.new").docstring == "Create a builder\nfor a path.\n\nMore."

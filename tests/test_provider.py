@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ValidationInfo, field_validator
 
-from generator.ledger import Ledger
-from generator.provider import (
+from sourcebook.config import LLMConfig
+from sourcebook.errors import ProviderError, ProviderOutputError
+from sourcebook.ledger import Ledger
+from sourcebook.provider import (
     OpenAIChatModel,
     estimate_prompt_tokens,
     estimate_tokens,
     get_chat_model,
 )
-from sourcebook.config import LLMConfig
-from sourcebook.errors import ProviderError, ProviderOutputError
 from sourcebook.retry import backoff_delay
 from tests.fake_llm import FakeLLM, Reply
 
@@ -261,7 +261,7 @@ def test_reasks_render_through_llama_cpp_chat_formats() -> None:
     chat_format = pytest.importorskip("llama_cpp.llama_chat_format")
     from types import SimpleNamespace
 
-    from generator.provider import reask_messages, system_to_user
+    from sourcebook.provider import reask_messages, system_to_user
 
     call = SimpleNamespace(id="call_1", function=SimpleNamespace(name="Draft", arguments='{"summary": "x"}'))
     completion = SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None,
@@ -354,3 +354,53 @@ def test_a_chatml_server_that_drops_tool_messages_still_sees_why_a_reply_was_rej
     chat = model_for(fake_llm, max_reasks=1)
     assert chat.complete(Draft, ASK, context={"known": ["Flask"]}).summary == "Uses `Flask`."
     assert fake_llm.calls == 2  # one re-ask was enough
+
+
+def _draft_models() -> list[type[BaseModel]]:
+    """Every response model the writers ask a provider for: the classes of generator.pages.llm.drafts."""
+    import inspect
+
+    from generator.pages.llm import drafts as llm_drafts
+
+    return [c for _, c in inspect.getmembers(llm_drafts, inspect.isclass)
+            if issubclass(c, BaseModel) and c.__module__ == llm_drafts.__name__]
+
+
+def test_a_reply_is_the_declared_class_and_crosses_a_process_boundary(fake_llm: FakeLLM) -> None:
+    """Instructor (and the provider's context binding) build a subclass named like the response model;
+    pickling one fails ("it's not the same object as ..."), and the files stage hands drafts to forked
+    workers. The provider returns the declared class itself, private state included."""
+    import pickle
+
+    from generator.pages.llm.drafts import Known, LLMFileDraft
+
+    summary = "Defines `App`, which serves requests for the whole package and keeps its settings."
+    fake_llm.enqueue(Reply.ok({"summary": summary, "purpose": "A short one.",
+                               "key_symbols": [{"qualname": "Nope", "explanation": "Invented here."}]}))
+    known = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"], subject="pkg/app.py")
+    draft = model_for(fake_llm).complete(LLMFileDraft, ASK, context={"known": known}, label="file:pkg/app.py")
+    assert type(draft) is LLMFileDraft
+    assert draft.dropped  # the invented symbol was dropped: private state the pickle must keep
+    again = pickle.loads(pickle.dumps(draft))
+    assert type(again) is LLMFileDraft
+    assert again.model_dump() == draft.model_dump()
+    assert (again.dropped, again.offered) == (draft.dropped, draft.offered)
+
+
+def test_every_draft_model_survives_the_boundary_conversion() -> None:
+    import pickle
+
+    from sourcebook.provider import _context_bound, as_declared
+
+    models = _draft_models()
+    assert len(models) >= 5
+    for model in models:
+        rebuilt = _context_bound(model)
+        assert rebuilt is not model
+        assert rebuilt.__qualname__ == model.__qualname__
+        values = {name: ("x" if field.annotation is str else []) if field.is_required()
+                  else field.get_default(call_default_factory=True)
+                  for name, field in model.model_fields.items()}
+        plain = as_declared(model, rebuilt.model_construct(**values))
+        assert type(plain) is model, model
+        assert pickle.loads(pickle.dumps(plain)).model_dump() == plain.model_dump(), model

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-import generator.publish
+import generator.site.publish
 from generator.build import build
-from generator.publish import build_site, install_mermaid, mermaid_asset
-from generator.render import render_mkdocs_yml
+from generator.pages.markdown import render_mkdocs_yml
+from generator.site.publish import build_site, install_mermaid, mermaid_asset
 from sourcebook.config import load_config
 from sourcebook.errors import NotOwnedError, SiteBuildError
 
@@ -149,7 +149,7 @@ def test_a_new_mermaid_js_rebuilds_the_site(tmp_path: Path, monkeypatch: pytest.
     (root / "pkg" / "b.py").write_text("def f():\n    pass\n", encoding="utf-8")
     source = tmp_path / "mermaid.min.js"
     source.write_text("globalThis.mermaid = {};\n", encoding="utf-8")
-    monkeypatch.setattr(generator.publish, "MERMAID_SOURCE", source)
+    monkeypatch.setattr(generator.site.publish, "MERMAID_SOURCE", source)
     config = load_config(root)
 
     def shipped() -> list[str]:
@@ -196,7 +196,7 @@ def test_a_failed_mkdocs_run_leaves_the_previous_site_complete(tmp_path: Path) -
     assert build(load_config(root), index=False).site_built
     out = root / ".sourcebook"
     before = _snapshot(out / "site")
-    assert generator.publish.OWNED_MARKER in before
+    assert generator.site.publish.OWNED_MARKER in before
     # a page mkdocs --strict rejects: the rebuild fails after mkdocs has started writing its new copy
     (out / "docs" / "index.md").write_text("# Broken\n\n[dead](missing.md)\n")
     with pytest.raises(SiteBuildError, match=r"missing\.md"):
@@ -246,7 +246,8 @@ def test_directories_sourcebook_did_not_create_are_never_replaced(tmp_path: Path
     assert "Traceback" not in result.stderr
     assert "Scanning" not in result.stderr  # refused before any work
     errors = [line for line in result.stderr.splitlines() if line.startswith("error")]
-    assert errors == [f"error: {out / name}: has no {generator.publish.OWNED_MARKER} marker; sourcebook only "
+    marker = generator.site.publish.OWNED_MARKER
+    assert errors == [f"error: {out / name}: has no {marker} marker; sourcebook only "
                       "replaces directories it created (move it away or pick another --out)"]
     assert (out / name / "mine.txt").read_text() == "my own notes"
 
@@ -259,11 +260,11 @@ def test_a_symlinked_or_foreign_directory_is_refused_and_a_marked_one_replaced(t
     link = tmp_path / "out" / "site"
     link.symlink_to(elsewhere, target_is_directory=True)
     with pytest.raises(NotOwnedError, match="symbolic link"):
-        generator.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("new"))
+        generator.site.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("new"))
     assert (elsewhere / "keep.txt").is_file()
     link.unlink()
-    generator.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("one"))
-    generator.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("two"))
+    generator.site.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("one"))
+    generator.site.publish.replace_owned_dir(link, lambda work: (work / "index.html").write_text("two"))
     assert (link / "index.html").read_text() == "two"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["site"]
 
@@ -272,6 +273,24 @@ def test_a_site_from_before_the_marker_is_adopted(tmp_path: Path) -> None:
     old = tmp_path / "site"
     old.mkdir()
     (old / "index.html").write_text('<html><head><meta name="generator" content="sourcebook"></head></html>')
-    generator.publish.replace_owned_dir(old, lambda work: (work / "index.html").write_text("new"))
+    generator.site.publish.replace_owned_dir(old, lambda work: (work / "index.html").write_text("new"))
     assert (old / "index.html").read_text() == "new"
-    assert (old / generator.publish.OWNED_MARKER).is_file()
+    assert (old / generator.site.publish.OWNED_MARKER).is_file()
+
+
+@pytest.mark.slow
+def test_plain_mkdocs_build_of_the_generated_wiki_gives_the_same_site(hostile_site: Path,
+                                                                      tmp_path: Path) -> None:
+    """The generated mkdocs.yml is a plain MkDocs project: `mkdocs build` over it (MkDocs' own page loop,
+    with the hooks' folder put on sys.path) makes the same bytes as sourcebook's site engine."""
+    plain = tmp_path / "plain"
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                          str(hostile_site / "mkdocs.yml"), "-d", str(plain)],
+                         capture_output=True, text=True, timeout=300, check=False,
+                         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    ours = _snapshot(hostile_site / "site")
+    ours.pop(generator.site.publish.OWNED_MARKER)
+    theirs = _snapshot(plain)
+    assert sorted(ours) == sorted(theirs)
+    assert [name for name in ours if ours[name] != theirs[name]] == []

@@ -1,4 +1,5 @@
-"""The HTML blocks sourcebook renders itself go to Markdown's stash whole (generator/raw_blocks.py): the pages
+"""The HTML blocks sourcebook renders itself go to Markdown's stash whole
+(generator/site/material/raw_blocks.py): the pages
 of a real build convert to exactly the HTML Markdown makes without the extension, and no repository text can
 take a block's shape."""
 
@@ -14,8 +15,8 @@ from markdown.util import AtomicString
 from mkdocs.config import load_config as load_mkdocs_config
 
 from generator.build import build
-from generator.mkdocs_hooks import RAW_BLOCKS
-from generator.raw_blocks import PlainTextTreeprocessor, RawBlockPreprocessor, _triggers
+from generator.site.hooks.mkdocs_hooks import RAW_BLOCKS
+from generator.site.material.raw_blocks import PlainTextTreeprocessor, RawBlockPreprocessor, _triggers
 from sourcebook.config import load_config
 
 TRAP = '<details class="note sb-source" data-search-exclude><summary>x</summary><script>alert(1)</script>'
@@ -39,7 +40,7 @@ REPO: dict[str, str | bytes] = {
 
 def _converters(out: Path) -> tuple[Callable[[str], tuple[str, int]], Callable[[str], str]]:
     """The site's Markdown with its hooks' extensions (one stashing, counting the blocks it stores) and
-    the same without generator.raw_blocks."""
+    the same without generator.site.material.raw_blocks."""
     config = load_mkdocs_config(str(out / "mkdocs.yml"))
     config = config.plugins.on_config(config)
     extensions = list(config.markdown_extensions)

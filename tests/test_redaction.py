@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.redaction import (
+from sourcebook.redaction import (
     REDACTED,
     holds_secret,
     is_secret_path,

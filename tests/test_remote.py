@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.remote import detect, from_remote, from_repo_url, source_links
+from generator.pages.remote import detect, from_remote, from_repo_url, source_links
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from generator.facts import FileFacts, SourceFile, Symbol
-from generator.render import (
+from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.pages.markdown import (
     build_nav,
     code_block,
     inline_text,
@@ -25,7 +25,7 @@ from generator.render import (
     source_location,
     table_cell,
 )
-from generator.write import (
+from generator.pages.writer import (
     ExtractiveWriter,
     FileContext,
     FileDraft,
@@ -336,7 +336,7 @@ def test_signature_is_coloured_like_the_source_blocks() -> None:
 
 
 def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
-    from generator.render import site_footer
+    from generator.pages.markdown import site_footer
 
     extractive = site_footer(["extractive/1-636e796e"], 0, 10)
     assert "no language model was used" in extractive
@@ -352,8 +352,53 @@ def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
 
 
 def test_symbol_index_title_keeps_a_quote_in_a_name_inside_the_attribute() -> None:
-    from generator.render import _index_rows
+    from generator.pages.markdown import _index_rows
 
     rows = _index_rows([_symbol('f" onmouseover="x')], {'f" onmouseover="x': "sym-f"})
     assert 'title="f&quot; onmouseover=&quot;x"' in rows
     assert 'title="f" onmouseover' not in rows  # the text itself stays element content
+
+
+def test_setters_and_overloads_show_their_name_and_what_they_are_never_a_suffix() -> None:
+    source = ("class Config:\n"  # 1
+              "    @property\n    def timeout(self) -> int:\n        return 1\n\n"  # 2-5
+              "    @timeout.setter\n    def timeout(self, value: int) -> None:\n        pass\n\n"  # 6-9
+              "@t.overload\ndef load(x: int) -> int: ...\n"  # 10-11
+              "@t.overload\ndef load(x: str) -> str: ...\n"  # 12-13
+              "def load(x):\n    return x\n")  # 14-15
+
+    def symbol(qualname: str, start: int, end: int, kind: str = "method",
+               parent: str | None = "Config") -> Symbol:
+        name = qualname.split("~", maxsplit=1)[0].rsplit(".", 1)[-1]
+        return Symbol(name, qualname, kind, "pkg/app.py", start, end,  # type: ignore[arg-type]
+                      f"def {name}()", "Doc.", parent)
+
+    facts = FileFacts(file=SourceFile("pkg/app.py", "python", 10, "abc"),
+                      symbols=[symbol("Config", 1, 8, "class", None), symbol("Config.timeout", 2, 4),
+                               symbol("Config.timeout~2", 6, 8), symbol("load", 10, 11, "function", None),
+                               symbol("load~2", 12, 13, "function", None),
+                               symbol("load~3", 14, 15, "function", None)],
+                      line_count=15)
+    ctx = FileContext(facts=facts, page_id="files/pkg/app.py.md", module="pkg", source=source)
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/pkg/index.md")
+    assert "~2" not in _text(md)
+    assert "~3" not in _text(md)
+    assert '#### Config.timeout { #sym-config-timeout-2 data-kind="method" }' in md  # the anchor stays unique
+    assert "*property*" in md
+    assert "*property setter*" in md
+    assert "*function overload*" in md
+    assert 'title="Config.timeout">.timeout</a></td><td>property setter</td>' in md
+    assert "### load { #sym-load-3 data-kind=\"function\" }\n\n*function* ·" in md  # the implementation
+
+
+def test_an_init_py_page_title_has_an_id_the_sanitizer_keeps() -> None:
+    facts = FileFacts(file=SourceFile("pkg/__init__.py", "python", 10, "abc"), symbols=[], line_count=3)
+    ctx = FileContext(facts=facts, page_id="files/pkg/__init__.py.md", module="pkg")
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/pkg/index.md")
+    # the default id `__init__py` starts with `__`, which html_sanitize drops: the page's own links broke
+    assert "# &#95;&#95;init&#95;&#95;.py { #page-init-py }\n" in md
+    app = render_file_page(_file_ctx(), ExtractiveWriter().file_page(_file_ctx()), writer_id="extractive/1",
+                           module_page="modules/pkg/index.md")
+    assert "\n# app.py\n" in app  # other titles keep their default id

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import build
-from generator.rst import LinkResolver, render_rst
+from generator.markup.rst import LinkResolver, render_rst
 from sourcebook.config import load_config
 from tests.servers import static_site
 from tests.test_browser import CHROMIUM, _open, _page
@@ -130,8 +130,8 @@ def test_home_page_renders_a_readme_rst(tmp_path: Path) -> None:
 def test_markdown_readme_images_become_words_or_links() -> None:
     import markdown
 
-    from generator.render import render_overview_page
-    from generator.write import OverviewContext, OverviewDraft
+    from generator.pages.markdown import render_overview_page
+    from generator.pages.writer import OverviewContext, OverviewDraft
 
     readme = ("# Widgets\n\nSmall widgets.\n\n## Install\n\n[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)\n"
               "![logo](https://example.com/logo.png) and ![local](docs/arch.png)\n\n"
@@ -207,7 +207,7 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
     # --check computes the same key (the symbols the document names are part of it): nothing is stale
     assert build(load_config(root, overrides={"out_dir": str(out)}), check=True).stale == []
     # the document is the doc file's own text: indexed as that file, not again as its page
-    from generator.render import index_text
+    from generator.pages.markdown import index_text
 
     indexed = index_text((out / "docs" / "files" / "docs" / "guide.rst.md").read_text(encoding="utf-8"))
     assert "Hand-written words" not in indexed
@@ -217,7 +217,7 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
 
 
 def test_document_cache_renders_a_text_once_while_its_links_resolve_the_same(tmp_path: Path) -> None:
-    from generator.doc_html import DocumentCache
+    from generator.markup.doc_html import DocumentCache
 
     calls: list[str] = []
 

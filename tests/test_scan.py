@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import scan as scan_mod
-from generator.scan import decode, file_kind, read_source, scan
+from generator.analyze import scan as scan_mod
+from generator.analyze.scan import decode, file_kind, read_source, scan
 from sourcebook.config import Config
 from sourcebook.errors import AccessError, NotFoundError
 
@@ -370,8 +370,8 @@ def test_utf16_and_utf32_sources_are_decoded_by_their_bom(make_repo: MakeRepo, c
     assert _paths(root) == ["ok.py", "wide.py"]  # not "binary", though full of NUL bytes
     text = decode(raw)
     assert text == UTF16_SOURCE.replace("\r\n", "\n")
-    from generator.facts import SourceFile
-    from generator.parse import extract
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.parse import extract
 
     facts = extract(SourceFile("wide.py", "python", len(raw), ""), raw)
     assert {s.qualname for s in facts.symbols} == {"greet_in_utf16", "WideThing"}

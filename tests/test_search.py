@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from answer.search import SEARCH_TYPES, SearchResult, rank_files, search_codebase
-from generator.index import IndexStore, index_repository, open_index
-from generator.memos import Memo
+from generator.index.memos import Memo
+from generator.index.store import IndexStore, index_repository, open_index
 from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
 from tests.test_index import FakeEmbedder
@@ -140,7 +140,7 @@ def test_non_ascii_query_matches_non_ascii_text(store: IndexStore) -> None:
 @pytest.mark.parametrize("scope", ["' OR 1=1 --", "src/web%", "src/web_", "src/web/_", "%", "_",
                                    "nothing/here", "src' OR path LIKE '%", "\\", "src/web/\\%"])
 def test_sql_looking_and_wildcard_scopes_never_widen(store: IndexStore, scope: str) -> None:
-    from generator.sql import prefix_filter
+    from sourcebook.sql import prefix_filter
 
     for table in ("chunks", "files", "symbols"):  # the SQL filter alone, before any Python-side check
         assert store.table(table).count_rows(prefix_filter("path", scope)) == 0

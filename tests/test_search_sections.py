@@ -1,4 +1,5 @@
-"""generator/search_sections.py gives the sections Material's own search parser gives: on every page of a
+"""generator/site/material/search_sections.py gives the sections Material's own search parser gives: on every
+page of a
 generated site, on the corner cases its quirks make, and on random tag soup."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import pytest
 from material.plugins.search.plugin import Parser
 
 from generator.build import build
-from generator.html_tokens import tokens
-from generator.publish import RENDER_CACHE_DIR
-from generator.render_cache import CONTENT_DIR
-from generator.search_sections import _sections, sections
+from generator.markup.html_tokens import tokens
+from generator.site.material.search_sections import _sections, sections
+from generator.site.publish import RENDER_CACHE_DIR
+from generator.site.render_cache import CONTENT_DIR
 from sourcebook.config import load_config
 
 
@@ -120,7 +121,7 @@ def test_random_tag_soup_matches_materials_parser() -> None:
 
 @pytest.mark.slow
 def test_every_page_of_a_generated_site_matches_materials_parser(tmp_path: Path) -> None:
-    from generator.render_cache import RenderCache
+    from generator.site.render_cache import RenderCache
 
     root = tmp_path / "repo"
     (root / "pkg").mkdir(parents=True)
@@ -141,7 +142,7 @@ def test_every_page_of_a_generated_site_matches_materials_parser(tmp_path: Path)
 
 
 def test_the_fallback_for_pages_materials_parser_rejects_keeps_headings_and_text() -> None:
-    from generator.search_sections import sections, without_kept_tags
+    from generator.site.material.search_sections import sections, without_kept_tags
 
     html = '<ul><li><p>intro <code>x</code></p><h2 id="use">Use it</h2><pre>run()</pre></li></ul>'
     plain = without_kept_tags(html)

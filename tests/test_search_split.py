@@ -1,4 +1,4 @@
-"""The split search index (generator/search_split.py) through a real `mkdocs build --strict` and a real
+"""The split search index (generator/site/search_split.py) through a real `mkdocs build --strict` and a real
 chromium: pages load titles only; the first search loads the body texts once and finds words that only the
 body holds, over http and from file://."""
 

@@ -1,4 +1,5 @@
-"""The incremental site engine (generator/site_engine.py) against real `mkdocs build --strict` semantics: a
+"""The incremental site engine (generator/site/material/engine.py) against real `mkdocs build --strict`
+semantics: a
 site updated through the render cache equals a clean build of the same tree, whatever changed and whatever
 the worker count, renders only what changed, and fails (leaving the old site) exactly when a clean build
 would."""
@@ -19,9 +20,9 @@ from typing import Any
 import pytest
 
 from generator.build import build
-from generator.publish import RENDER_CACHE_DIR, build_site
-from generator.render_cache import MANIFEST
-from generator.site_engine import LAST_BUILD
+from generator.site.material.engine import LAST_BUILD
+from generator.site.publish import RENDER_CACHE_DIR, build_site
+from generator.site.render_cache import MANIFEST
 from sourcebook.config import load_config
 from sourcebook.errors import SiteBuildError
 
@@ -37,7 +38,7 @@ def _repo(root: Path, files: int = 6) -> Path:
             f"def f{i}(x):\n    \"\"\"Return x, {i}.\"\"\"\n    return x\n\n\nclass C{i}:\n"
             f"    def run(self) -> int:\n        return {i}\n")
     (root / "pkg" / "sub" / "deep.py").write_text('"""Deep."""\n\n\ndef deep():\n    pass\n')
-    # a reST document: its page shows it rendered (generator/rst.py), with an outline into its sections
+    # a reST document: its page shows it rendered (generator/markup/rst.py), with an outline into its sections
     (root / "docs").mkdir()
     (root / "docs" / "guide.rst").write_text(
         "Guide\n=====\n\nStart with ``f0``.\n\nInstalling\n----------\n\n* one\n* two\n\n"
@@ -239,7 +240,7 @@ def _alive(pid: int) -> bool:
 
 def test_render_workers_die_with_a_killed_build(built: tuple[Path, Path], tmp_path: Path) -> None:
     _, out = built
-    proc = subprocess.Popen([sys.executable, "-m", "generator.site_engine", str(out / "mkdocs.yml"),
+    proc = subprocess.Popen([sys.executable, "-m", "generator.site.material.engine", str(out / "mkdocs.yml"),
                              str(tmp_path / "site"), "--cache", str(tmp_path / "cache"), "--workers", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=out)
     deadline = time.monotonic() + 120
@@ -287,7 +288,7 @@ def test_the_reused_markdown_converter_renders_what_mkdocs_page_render_does(buil
     from mkdocs.structure.files import get_files
     from mkdocs.structure.pages import Page
 
-    from generator.site_engine import render_markdown
+    from generator.site.material.engine import render_markdown
 
     _, out = built
     config = load_mkdocs_config(str(out / "mkdocs.yml"))
@@ -316,7 +317,7 @@ def test_the_engines_attribute_lookup_answers_as_jinjas() -> None:
     import jinja2
     from mkdocs.structure.nav import Section
 
-    from generator.site_engine import _fast_getattr
+    from generator.site.material.engine import _fast_getattr
 
     class Items:
         def __getitem__(self, key: str) -> str:
@@ -351,7 +352,7 @@ def test_the_engines_attribute_lookup_answers_as_jinjas() -> None:
 def test_search_attributes_go_as_materials_pattern_takes_them() -> None:
     import re
 
-    from generator.site_engine import without_search_attributes
+    from generator.site.material.engine import without_search_attributes
 
     spec = re.compile(r"\s?data-search-\w+=\"[^\"]+\"")  # Material's on_page_context
     for text in ["", '<h2 id="a" data-search-boost="3">A</h2>', '<p  data-search-exclude="">x</p>',

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.source_view import highlighted_lines, merged_spans
+from generator.pages.source_view import highlighted_lines, merged_spans
 
 
 def _statement_spans(text: str) -> list[tuple[int, int]]:

@@ -1,4 +1,5 @@
-"""generator/theme_blocks.py: the theme's folder-only blocks from the per-folder memo give every page (and the
+"""generator/site/material/theme_blocks.py: the theme's folder-only blocks from the per-folder memo give every
+page (and the
 404 page, rendered without it) the bytes the templates render without it; super() still reaches the parent
 block (sourcebook's main.html rewrites Material's config block)."""
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import theme_blocks
+from generator.site.material import theme_blocks
 from tests.test_nav_items import _project, _site
 
 

@@ -1,4 +1,4 @@
-from generator.tokens import identifiers, path_terms, query_terms, split_identifier, terms, token_text
+from generator.index.tokens import identifiers, path_terms, query_terms, split_identifier, terms, token_text
 
 
 def test_camel_and_snake_split_and_kept_whole():

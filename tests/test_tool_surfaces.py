@@ -20,7 +20,9 @@ from answer.mcp_server import create_server
 from answer.tool_contracts import BY_NAME, TOOLS
 from answer.tools import Tools
 from answer.workspace import load_workspace
-from sourcebook import cli_answer, cli_search, cli_tools
+from sourcebook.cli import answer as cli_answer
+from sourcebook.cli import search as cli_search
+from sourcebook.cli import tools as cli_tools
 from tests.repo_files import write_files
 from tests.servers import sourcebook_serve
 

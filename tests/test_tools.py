@@ -10,7 +10,7 @@ import pytest
 
 from answer.context import count_tokens
 from answer.tools import Tools, build_tree, match_symbols
-from generator.memos import Memo
+from generator.index.memos import Memo
 from sourcebook.errors import AccessError, IndexStoreError, NotFoundError, UsageError
 
 CORE = '''"""The engine and its helpers."""

@@ -1,4 +1,5 @@
-"""Topic pages (generator/topics.py, generator/llm_topics.py): an Architecture page and "How it works" flows
+"""Topic pages (generator/pages/topics.py, generator/pages/llm/topics.py): an Architecture page and "How it
+works" flows
 planned from the graph, LLM-written with validated sources; none without a model (the extractive draft is
 the outline a small model fills part by part, and a failed model page's fallback)."""
 
@@ -12,15 +13,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from generator.analysis import analyze
+from generator.analyze.analysis import analyze
+from generator.analyze.plan import load_state
 from generator.build import build
-from generator.llm_drafts import Catalog, Known, LLMTopicDraft
-from generator.llm_writer import LLMWriter
-from generator.pages import topic_contexts
-from generator.plan import load_state
-from generator.provider import OpenAIChatModel
-from generator.topics import extractive_topic, flow_diagram
+from generator.pages.llm.drafts import Catalog, Known, LLMTopicDraft
+from generator.pages.llm.writer import LLMWriter
+from generator.pages.stages import topic_contexts
+from generator.pages.topics import extractive_topic, flow_diagram
 from sourcebook.config import Config, load_config
+from sourcebook.provider import OpenAIChatModel
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name, request_text
 from tests.servers import static_site
 from tests.test_browser import CHROMIUM, MERMAID_CDN, _mermaid_svg_texts, _open, _page
@@ -157,7 +158,7 @@ def test_topic_pages_are_written_by_a_model_or_not_at_all(make_repo: Callable[..
 
 def test_dry_run_estimates_topic_pages_without_calling(make_repo: Callable[..., Path],
                                                        fake_llm: FakeLLM) -> None:
-    from generator.llm_run import estimate_run
+    from generator.pages.llm.run import estimate_run
 
     config = _configure(make_repo(REPO), fake_llm)
     writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.remote import from_repo_url
+from generator.pages.remote import from_repo_url
 from sourcebook.config import load_config, untrusted_settings
 from sourcebook.errors import ConfigError
 from tests.fake_llm import FakeLLM, page_writer_responder
@@ -251,7 +251,7 @@ def test_a_committed_page_state_cannot_prune_files_outside_docs(make_repo: Calla
 
 
 def test_page_ids_are_paths_inside_docs() -> None:
-    from generator.plan import is_page_id
+    from generator.analyze.plan import is_page_id
 
     for good in ("index.md", "files/pkg/core.py.md", "modules/pkg/index.md", "files/a b.md"):
         assert is_page_id(good), good
@@ -319,7 +319,7 @@ def test_unusable_output_directories_get_one_line(make_repo: Callable[..., Path]
 
 
 def test_an_include_glob_matching_nothing_keeps_the_wiki_and_index(make_repo: Callable[..., Path]) -> None:
-    from generator.index import DATA_TABLES, open_index
+    from generator.index.store import DATA_TABLES, open_index
 
     repo = make_repo({**SOURCE, "sourcebook.toml": '[embed]\nprovider = "none"\n'})
     proc = _cli("build", str(repo), "--no-site")

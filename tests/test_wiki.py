@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.anchors import symbol_anchor
+from generator.analyze.plan import load_state
 from generator.build import build
-from generator.plan import load_state
-from generator.render import index_text
+from generator.pages.anchors import symbol_anchor
+from generator.pages.markdown import index_text
 from sourcebook.config import load_config
 
 REPO: dict[str, str | bytes] = {

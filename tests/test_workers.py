@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
+import re
+import sys
+import threading
+import time
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from generator.build import build
-from generator.workers import WorkerError, ordered_map
+from sourcebook import workers as workers_module
 from sourcebook.config import load_config
+from sourcebook.workers import StallError, WorkerError, Workers, chunked_map, fork_hazard, ordered_map
+
+
+@pytest.fixture(autouse=True)
+def _lance_loaded_by_other_tests_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other tests of this process load LanceDB, whose runtime (and its event-loop thread) forbids forking
+    (workers.fork_hazard). These tests of the fan-out fork anyway, as the suite always did: they never use
+    Lance. Any other thread still stops a fork."""
+    def hazard() -> str | None:
+        others = [t.name for t in threading.enumerate() if t is not threading.current_thread()
+                  and t.is_alive() and not t.name.startswith("LanceDB")]
+        return f"{len(others)} other thread(s) running ({', '.join(sorted(others))})" if others else None
+
+    monkeypatch.setattr(workers_module, "fork_hazard", hazard)
 
 
 def _slow_square(n: int) -> tuple[int, int]:
@@ -78,8 +98,113 @@ def _fails_at_42(n: int) -> int:
 
 
 def test_an_error_in_a_worker_is_raised_here() -> None:
-    with pytest.raises(ValueError, match="bad item 42"):
+    # item 42 raises here (the error itself) or in a worker (one WorkerError naming the item and the cause)
+    with pytest.raises((ValueError, WorkerError), match="bad item 42"):
         list(ordered_map(_fails_at_42, list(range(200)), 2, min_items=10))
+
+
+def _fails_in_a_worker(parent: int) -> Callable[[int], int]:
+    def fn(n: int) -> int:
+        if os.getpid() != parent and n % 5 == 0:
+            raise ValueError(f"bad item {n}")
+        return n
+    return fn
+
+
+def test_an_error_in_a_worker_names_the_item_and_the_cause_in_one_line() -> None:
+    with pytest.raises(WorkerError) as caught:
+        list(ordered_map(_fails_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10,
+                         describe=lambda n: f"the page of item {n}"))
+    message = str(caught.value)
+    assert re.fullmatch(r"the page of item \d+: ValueError: bad item \d+", message), message
+    assert "\n" not in message
+
+
+def _sleeps_in_a_worker(parent: int) -> Callable[[int], int]:
+    def fn(n: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(60)  # a hung render (or a lock never released)
+        return n
+    return fn
+
+
+def test_a_worker_that_finishes_nothing_fails_the_stage_within_the_stall_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCEBOOK_STALL_SECONDS", "1.5")
+    started = time.monotonic()
+    with pytest.raises(StallError, match=r"item \d+: no worker finished anything for 2 s"):
+        list(ordered_map(_sleeps_in_a_worker(os.getpid()), list(range(200)), 2, min_items=10,
+                         describe=lambda n: f"item {n}"))
+    assert time.monotonic() - started < 30  # the sleeping worker was killed, not waited for
+
+
+def test_no_fork_while_another_thread_runs(caplog: pytest.LogCaptureFixture) -> None:
+    """A thread inside subprocess at a fork hangs the parent for ever (its exec-status pipe is inherited):
+    with another thread alive, the work is done here."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="asks-the-provider")
+    other.start()
+    try:
+        assert "asks-the-provider" in (fork_hazard() or "")
+        with caplog.at_level(logging.INFO, logger="sourcebook.workers"):
+            pids = {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)}
+    finally:
+        stop.set()
+        other.join()
+    assert pids == {os.getpid()}
+    assert "not forking workers" in caplog.text
+
+
+def test_no_fork_once_lance_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers_module, "fork_hazard", fork_hazard)  # the real check, Lance included
+    monkeypatch.setitem(sys.modules, "lance", types.ModuleType("lance"))
+    assert fork_hazard() is not None
+    assert {pid for _, pid in ordered_map(_slow_square, list(range(300)), 2, min_items=10)} == {os.getpid()}
+    with Workers({"square": _slow_square}, 2) as workers:
+        assert workers.workers == 0
+        assert {pid for _, pid in workers.map("square", list(range(300)))} == {os.getpid()}
+
+
+def test_workers_are_forked_before_the_first_item_is_drawn() -> None:
+    """Items may come from a generator that starts threads (a model writer's): the workers exist by then,
+    so the fork never meets those threads."""
+    seen: list[int] = []
+
+    def items() -> Iterator[int]:
+        seen.append(len(multiprocessing.active_children()))
+        pool = threading.Thread(target=lambda: None)
+        pool.start()
+        pool.join()
+        yield from range(300)
+
+    results = list(ordered_map(_slow_square, items(), 2, min_items=10, expected=300))
+    assert [r for r, _ in results] == [n * n for n in range(300)]
+    assert seen == [1]  # the worker was running when the first item was drawn
+    assert len({pid for _, pid in results}) == 2
+
+
+def _square_or_fail(n: int) -> int:
+    if n == 77:
+        raise KeyError("no page 77")
+    return n * n
+
+
+def test_chunked_map_runs_every_item_in_the_workers_in_order_and_names_a_failure() -> None:
+    def started(parent: int) -> None:
+        return None
+
+    assert list(chunked_map(_pid_square, list(range(100)), 2, chunk=4, initializer=started)) == [
+        (n * n, True) for n in range(100)]
+    with pytest.raises(WorkerError, match=r"page 77: KeyError: 'no page 77'"):
+        list(chunked_map(_square_or_fail, list(range(100)), 2, chunk=4, initializer=started,
+                         describe=lambda n: f"page {n}"))
+
+
+_PARENT = os.getpid()
+
+
+def _pid_square(n: int) -> tuple[int, bool]:
+    return n * n, os.getpid() != _PARENT
 
 
 def _dies_in_a_worker(parent: int) -> Callable[[int], int]:
@@ -141,7 +266,7 @@ def test_extractive_drafts_made_in_the_render_workers_equal_drafts_made_here(
         make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """The extractive writer's file drafts are made where each page is rendered (pages.drafts_where_rendered),
     a forked worker too; any other writer's are made in this process. Same pages, same state."""
-    from generator.write import ExtractiveWriter
+    from generator.pages.writer import ExtractiveWriter
 
     class HereOnly(ExtractiveWriter):  # the same prose and id, drafted by this process as a model's would be
         pass
@@ -167,7 +292,7 @@ def test_extractive_drafts_made_in_the_render_workers_equal_drafts_made_here(
 
 
 def test_workers_fork_once_and_run_the_jobs_named_then_in_order() -> None:
-    from generator.workers import Workers
+    from sourcebook.workers import Workers
 
     state = {"offset": 1000}  # what the jobs read: as it was at the fork, in the workers
 
@@ -187,7 +312,7 @@ def test_workers_fork_once_and_run_the_jobs_named_then_in_order() -> None:
 
 
 def test_workers_of_one_process_or_few_items_run_here() -> None:
-    from generator.workers import Workers
+    from sourcebook.workers import Workers
 
     with Workers({"square": _slow_square}, 1) as alone:
         assert alone.workers == 0
@@ -205,7 +330,7 @@ def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> 
     import time
 
     code_root = str(Path(__file__).resolve().parents[1])
-    cmd = [sys.executable, "-m", "generator.site_engine", str(tmp_path / "missing.yml"),
+    cmd = [sys.executable, "-m", "generator.site.material.engine", str(tmp_path / "missing.yml"),
            str(tmp_path / "site")]
     orphan = subprocess.run([*cmd, "--parent", "1"], cwd=code_root, capture_output=True, check=False,
                             timeout=60)
@@ -215,7 +340,7 @@ def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> 
     # goes with it
     starter = ("import os, subprocess, sys, time\n"
                "child = subprocess.Popen([sys.executable, '-c', 'import os, sys, time\\n"
-               "from generator.workers import die_with_parent\\n"
+               "from sourcebook.workers import die_with_parent\\n"
                "die_with_parent(int(sys.argv[1]))\\nprint(os.getpid(), flush=True)\\ntime.sleep(120)', "
                "str(os.getpid())], stdout=subprocess.PIPE, text=True)\n"
                "print(child.stdout.readline().strip(), flush=True)\ntime.sleep(120)\n")

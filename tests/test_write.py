@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.facts import FileFacts, Heading, Import, SourceFile, Symbol
-from generator.write import (
+from generator.analyze.facts import FileFacts, Heading, Import, SourceFile, Symbol
+from generator.pages.writer import (
     EntryPoint,
     ExtractiveWriter,
     FileContext,

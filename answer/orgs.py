@@ -1,0 +1,345 @@
+"""Organisations: one server, several tenants, each with its own tokens and its own index databases.
+
+`sourcebook serve --orgs ORGS.toml` reads:
+
+    [orgs.acme]
+    token_sha256 = "9f86d08…"          # sha256 hex of a bearer token, or a list of them; never the token
+    index_root = "/srv/sourcebook/acme"  # or s3://bucket/acme, gs://…, az://…
+    max_file_bytes = 1000000             # optional push limits (answer/push_index.py)
+    max_request_bytes = 32000000
+    max_files = 20000
+
+    [orgs.globex]
+    token_sha256 = ["…", "…"]
+    index_root = "s3://globex-index/sb"
+
+Each repository of an organisation is its own LanceDB database at `<index_root>/<repo>`, created by the first
+push of files to it; each organisation is answered by its own `Tools` (own open indexes, caches, state
+folders), so nothing one organisation's request touches is another's. The bearer token selects the
+organisation (its sha256 compared with every configured hash in constant time, all of them every time); no
+or a wrong token is 401; a repository of another organisation is looked up under the caller's own root
+only, so it answers exactly what a repository that does not exist answers. Storage credentials come from
+the server's environment (LanceDB reads AWS_* / GOOGLE_* / AZURE_* itself), never from a request.
+
+`OrgRouter.reload()` (on SIGHUP in `sourcebook serve`) re-reads the file: organisations whose settings are
+unchanged keep their warm state; a file that no longer parses keeps the previous configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import re
+import threading
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answer.push_index import PushLimits
+from answer.workspace import Workspace
+from sourcebook.errors import ConfigError, NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from answer.tools import Tools
+    from sourcebook.config import Config
+
+log = logging.getLogger(__name__)
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_LIMITS = ("max_file_bytes", "max_request_bytes", "max_files")
+
+
+@dataclass(frozen=True)
+class OrgSpec:
+    name: str
+    token_hashes: tuple[str, ...]
+    index_root: str  # an absolute path or an object-store prefix, without a trailing slash
+    limits: PushLimits = field(default_factory=PushLimits)
+
+
+def token_sha256(token: str) -> str:
+    """What an orgs file holds for `token`."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
+    """The organisations of a parsed orgs file; every problem reported at once (ConfigError). Pure but for
+    resolving relative local roots against `base`."""
+    problems: list[str] = []
+    orgs = data.get("orgs")
+    for key in data:
+        if key != "orgs":
+            problems.append(f"orgs file: unknown setting {key!r}")
+    if not isinstance(orgs, dict) or not orgs:
+        raise ConfigError([*problems, "orgs file: an [orgs.<name>] table with at least one organisation is "
+                                      "required"])
+    out: dict[str, OrgSpec] = {}
+    owner: dict[str, str] = {}
+    roots: dict[str, str] = {}
+    for name, spec in orgs.items():
+        where = f"orgs.{name}"
+        if not _NAME.match(name):
+            problems.append(f"{where}: invalid name (letters, digits, _ . -)")
+            continue
+        if not isinstance(spec, dict):
+            problems.append(f"{where}: must be a table")
+            continue
+        for key in spec:
+            if key not in {"token_sha256", "index_root", *_LIMITS}:
+                problems.append(f"{where}: unknown setting {key!r}" + (
+                    " (the file holds token_sha256, the hash, never the token)" if key == "token" else ""))
+        raw = spec.get("token_sha256")
+        hashes = [raw] if isinstance(raw, str) else raw
+        if not isinstance(hashes, list) or not hashes or not all(isinstance(h, str) for h in hashes):
+            problems.append(f"{where}: token_sha256 must be a sha256 hex string or a list of them")
+            continue
+        hashes = [h.strip().lower() for h in hashes]
+        for h in hashes:
+            if not _SHA256.match(h):
+                problems.append(f"{where}: token_sha256 {h[:12]!r}… is not 64 hex digits")
+            elif h in owner and owner[h] != name:
+                problems.append(f"{where}: a token hash is also {owner[h]}'s (a token must select one "
+                                "organisation)")
+            owner.setdefault(h, name)
+        root = spec.get("index_root")
+        if not isinstance(root, str) or not root.strip():
+            problems.append(f"{where}: index_root (a path or an s3:// gs:// az:// prefix) is required")
+            continue
+        root = _root(root.strip(), base)
+        for other, other_root in roots.items():
+            if root == other_root or root.startswith(other_root + "/") or other_root.startswith(root + "/"):
+                problems.append(f"{where}: index_root overlaps {other}'s ({other_root}): each organisation "
+                                "needs its own")
+        roots[name] = root
+        limits = {}
+        for key in _LIMITS:
+            value = spec.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                problems.append(f"{where}: {key} must be a positive integer")
+            else:
+                limits[key] = value
+        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits))
+    if problems:
+        raise ConfigError(problems)
+    return out
+
+
+def _root(raw: str, base: Path) -> str:
+    if "://" in raw:
+        scheme = raw.split("://", 1)[0].lower()
+        if scheme not in {"s3", "gs", "az", "file"}:
+            raise ConfigError(f"index_root {raw!r}: unsupported scheme {scheme!r} (s3, gs, az or a path)")
+        return raw.rstrip("/")
+    path = Path(raw).expanduser()
+    return str((base / path if not path.is_absolute() else path).resolve())
+
+
+def load_orgs(path: Path | str) -> dict[str, OrgSpec]:
+    file = Path(path)
+    try:
+        with file.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the orgs file ({exc.strerror or exc})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: {exc}") from exc
+    return parse_orgs(data, file.parent.resolve())
+
+
+# ---------------------------------------------------------------- one organisation's repositories
+
+
+class OrgWorkspace(Workspace):
+    """The repositories under one organisation's index root: each `<index_root>/<alias>` that holds an index,
+    found when first named (so an object store needs no listing) and created by a push."""
+
+    def __init__(self, org: OrgSpec, env: dict[str, str] | None = None) -> None:
+        self.org = org
+        self.entries = {}
+        self._env = env
+        self._configs: dict[str, Config] = {}
+        self._known: set[str] = set()
+        self._lock = threading.Lock()
+
+    def uri(self, alias: str) -> str:
+        return f"{self.org.index_root}/{alias}"
+
+    def _exists(self, alias: str) -> bool:
+        from generator.index.store import outage_errors, read_index_state
+
+        if alias in self._known:
+            return True
+        try:
+            found = read_index_state(self.uri(alias)) is not None
+        except outage_errors() as exc:
+            log.warning("org %s: cannot look up %s: %s", self.org.name, alias, exc)
+            found = False
+        if found:
+            with self._lock:
+                self._known.add(alias)
+        return found
+
+    @property
+    def aliases(self) -> list[str]:
+        found = set(self._known)
+        if "://" not in self.org.index_root and os.path.isdir(self.org.index_root):
+            found |= {name for name in os.listdir(self.org.index_root)
+                      if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+        return sorted(found)
+
+    @property  # type: ignore[override]
+    def default(self) -> str | None:
+        aliases = self.aliases
+        return aliases[0] if len(aliases) == 1 else None
+
+    @default.setter
+    def default(self, value: str | None) -> None:  # Workspace.__init__'s assignment; never called here
+        raise AttributeError("an organisation's default repository is its only one")
+
+    def alias_for(self, repo: str | None) -> str:
+        if repo is None or repo == "":
+            aliases = self.aliases
+            if len(aliases) == 1:
+                return aliases[0]
+            if not aliases:
+                raise NotFoundError("this organisation has no repositories yet: push files to /index")
+            raise UsageError(f"repo is required: this organisation has {len(aliases)} repositories "
+                             f"({', '.join(aliases[:20])})")
+        if not isinstance(repo, str):
+            raise UsageError("repo must be a string alias")
+        # a name that is no valid alias, and one of another organisation, answer what a missing one does
+        if not _NAME.match(repo) or not self._exists(repo):
+            shown = repo if len(repo) <= 80 else repo[:80] + "…"
+            raise NotFoundError(f"unknown repository {shown!r}")
+        return repo
+
+    def create(self, repo: str | None) -> str:
+        """The alias a push writes to: an existing repository, or a new one under this root."""
+        if repo is None or repo == "":
+            return self.alias_for(None)
+        if not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all":
+            raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all')")
+        with self._lock:
+            self._known.add(repo)
+        return repo
+
+    def resolve(self, repo: str | None = None) -> Config:
+        from sourcebook.config import detached_state_dir, load_config
+
+        alias = self.alias_for(repo)
+        with self._lock:
+            if alias not in self._configs:
+                uri = self.uri(alias)
+                state = detached_state_dir(uri, self._env)
+                self._configs[alias] = load_config(
+                    state, overrides={"out_dir": str(state), "index_uri": uri, "checkout": False},
+                    env=self._env)
+            return self._configs[alias]
+
+
+# ---------------------------------------------------------------- the router
+
+
+@dataclass
+class _Tenant:
+    spec: OrgSpec
+    tools: Tools
+    app: ASGIApp
+
+
+class OrgRouter:
+    """The ASGI app of `serve --orgs`: authenticates the bearer token, then hands the request to that
+    organisation's own app (the HTTP API over its own Tools)."""
+
+    def __init__(self, path: Path | str, max_body_bytes: int, env: dict[str, str] | None = None) -> None:
+        self.path = Path(path)
+        self.max_body_bytes = max_body_bytes
+        self.env = env
+        self._tenants: dict[str, _Tenant] = {}
+        self._hashes: list[tuple[bytes, str]] = []
+        self._lock = threading.Lock()
+        self.reload(strict=True)
+
+    @property
+    def orgs(self) -> list[str]:
+        return sorted(self._tenants)
+
+    def reload(self, strict: bool = False) -> bool:
+        """Re-read the orgs file; False (and the previous configuration kept) when it does not load."""
+        try:
+            specs = load_orgs(self.path)
+        except ConfigError as exc:
+            if strict:
+                raise
+            log.error("orgs file %s not reloaded, the previous configuration stays: %s", self.path, exc)
+            return False
+        with self._lock:
+            tenants = {}
+            for name, spec in specs.items():
+                old = self._tenants.get(name)
+                same = old is not None and (old.spec.index_root, old.spec.limits) == (spec.index_root,
+                                                                                        spec.limits)
+                tenants[name] = _Tenant(spec, old.tools, old.app) if same and old else self._tenant(spec)
+            self._tenants = tenants
+            self._hashes = [(bytes.fromhex(h), name) for name, spec in specs.items()
+                            for h in spec.token_hashes]
+        log.info("orgs: %s", ", ".join(sorted(specs)))
+        return True
+
+    def _tenant(self, spec: OrgSpec) -> _Tenant:
+        from answer.http_api import create_app
+        from answer.tools import Tools
+
+        tools = Tools(OrgWorkspace(spec, self.env))
+        tools.push_limits = spec.limits
+        tools.long_lived = True  # a server: every repository it opens ranks in memory
+        app = create_app(tools, token=None, max_body_bytes=self.max_body_bytes, serve_wiki=False,
+                         vouched=True)
+        return _Tenant(spec, tools, app)
+
+    def org_for(self, authorization: bytes) -> str | None:
+        """The organisation a `Bearer <token>` header selects, or None. Every configured hash is compared,
+        in constant time, whatever matched: the time taken says nothing about which or how many."""
+        scheme, _, value = authorization.partition(b" ")
+        value = value.strip()
+        if scheme.lower() != b"bearer" or not value:
+            return None
+        digest = hashlib.sha256(value).digest()
+        found = None
+        for expected, name in self._hashes:
+            if hmac.compare_digest(digest, expected):
+                found = name
+        return found
+
+    def tenant(self, name: str) -> _Tenant:
+        return self._tenants[name]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from answer.http_api import _send_json
+
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        headers = dict(scope.get("headers") or [])
+        name = self.org_for(headers.get(b"authorization", b""))
+        tenant = self._tenants.get(name) if name is not None else None
+        if tenant is None:
+            await _send_json(send, 401, {"error": "Unauthorized", "message": "missing or wrong bearer token"},
+                             extra=[(b"www-authenticate", b"Bearer")])
+            return
+        await tenant.app(scope, receive, send)

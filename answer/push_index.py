@@ -1,0 +1,249 @@
+"""Files pushed by a client: `POST /index {"repo", "files": [{"path", "content", "encoding"}], "prune"}`.
+
+The server has no checkout of the repository: the request carries the content, which is validated as a whole
+before anything is written (`check_push`, pure), classified like `scan` would classify a file on disk
+(binary, vendored, lock files, generated: skipped with the reason), parsed here, and written to the caller's
+index through the same `update_index` as every other run. Unchanged content hashes are skipped, so
+re-sending a whole tree is cheap; `prune` makes the call a full sync (indexed files the request does not name
+are deleted). A pushed path that is now skipped leaves the index even without `prune`, as a file that turned
+binary on disk would.
+
+Repository content is untrusted input: a path is relative POSIX, without `..`, `.`, empty segments, NUL,
+backslashes or a drive letter; per-file and per-request size caps bound what one request may make the server
+parse and hold. A refused request names every bad entry (400) and writes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
+
+if TYPE_CHECKING:
+    from answer.repo_state import RepoState
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.manifests import Manifests
+
+log = logging.getLogger(__name__)
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+MAX_PATH_CHARS = 1024
+
+
+@dataclass(frozen=True)
+class PushLimits:
+    """What one push may carry (an orgs file's `max_file_bytes` / `max_request_bytes` / `max_files`)."""
+
+    max_file_bytes: int = 1_000_000
+    max_request_bytes: int = 32_000_000
+    max_files: int = 20_000
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """One accepted entry: its path and raw bytes."""
+
+    path: str
+    raw: bytes
+
+
+def path_problem(path: Any) -> str | None:
+    """Why `path` cannot name a file of a pushed repository, or None when it can. Pure."""
+    if not isinstance(path, str) or not path:
+        return "the path is empty"
+    if len(path) > MAX_PATH_CHARS:
+        return f"the path is longer than {MAX_PATH_CHARS} characters"
+    if "\0" in path:
+        return "the path contains a NUL byte"
+    if "\\" in path:
+        return "the path contains a backslash (use '/')"
+    if path.startswith("/"):
+        return "the path is absolute (give it relative to the repository root)"
+    if _DRIVE.match(path):
+        return "the path starts with a drive letter"
+    if any(ord(c) < 32 for c in path):
+        return "the path contains a control character"
+    parts = path.split("/")
+    if ".." in parts:
+        return "the path climbs out with '..'"
+    if "" in parts or "." in parts:
+        return "the path has an empty or '.' segment"
+    return None
+
+
+def check_push(files: Sequence[Any], limits: PushLimits) -> list[Pushed]:
+    """The decoded entries of a push, or RequestRefused naming every bad entry (nothing is written then).
+
+    Each entry is a mapping or model with `path`, `content` and `encoding` ("utf-8" or "base64")."""
+    problems: list[str] = []
+    if len(files) > limits.max_files:
+        raise RequestRefused([f"files: {len(files)} entries, more than the {limits.max_files} one push "
+                              "may carry (push in several requests; prune only on the last)"])
+    seen: set[str] = set()
+    out: list[Pushed] = []
+    total = 0
+    for n, entry in enumerate(files):
+        item = entry if isinstance(entry, dict) else entry.model_dump()
+        path, content, encoding = item.get("path"), item.get("content"), item.get("encoding") or "utf-8"
+        label = f"files[{n}] {path!r}" if isinstance(path, str) else f"files[{n}]"
+        problem = path_problem(path)
+        if problem is not None or not isinstance(path, str):
+            problems.append(f"{label}: {problem}")
+            continue
+        if path in seen:
+            problems.append(f"{label}: the path is given twice")
+            continue
+        seen.add(path)
+        if not isinstance(content, str):
+            problems.append(f"{label}: content must be a string")
+            continue
+        try:
+            raw = _decoded(content, encoding)
+        except ValueError as exc:
+            problems.append(f"{label}: {exc}")
+            continue
+        if len(raw) > limits.max_file_bytes:
+            problems.append(f"{label}: {len(raw):,} bytes, more than the {limits.max_file_bytes:,} "
+                            "a file may have")
+            continue
+        total += len(raw)
+        out.append(Pushed(path, raw))
+    if total > limits.max_request_bytes:
+        problems.append(f"files: {total:,} bytes in all, more than the {limits.max_request_bytes:,} one push "
+                        "may carry (push in several requests; prune only on the last)")
+    if problems:
+        raise RequestRefused(problems)
+    return out
+
+
+def _decoded(content: str, encoding: str) -> bytes:
+    if encoding == "base64":
+        try:
+            return base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("content is not valid base64") from None
+    if encoding == "utf-8":
+        try:
+            return content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("content is not valid UTF-8 text (lone surrogates)") from None
+    raise ValueError(f"unknown encoding {encoding!r} (utf-8 or base64)")
+
+
+def classify(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
+    """(the SourceFile scan would accept, None) or (None, the reason scan would skip it). Pure."""
+    from generator.analyze import scan
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+
+    if scan._in_pruned_dir(path):
+        return None, "version-control or output folder"
+    if scan._vendored_prefix(path) is not None:
+        return None, scan.REASON_VENDORED
+    reason = scan._name_reason(path.rsplit("/", 1)[-1])
+    language = detect_language(path)
+    if reason is None and language is None:
+        reason = scan.REASON_UNSUPPORTED
+    if reason is not None:
+        return None, reason
+    if b"\0" in raw[:scan.BINARY_SNIFF_BYTES] and not scan._wide_text(raw):
+        return None, scan.REASON_BINARY
+    if scan._is_generated(raw):
+        return None, scan.REASON_GENERATED
+    return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
+                      kind=scan.file_kind(path, language)), None
+
+
+class PushTarget(Protocol):
+    """What a push writes through (answer.tools.Tools): the workspace and each repository's state."""
+
+    workspace: Any
+
+    def state(self, repo: str | None) -> RepoState: ...
+
+
+def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune: bool,
+               limits: PushLimits) -> dict[str, Any]:
+    """Write the pushed files to the repository's index; the reply counts what was done and why."""
+    from answer.repo_state import indexed_source, reusable_hashes
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import decode
+    from generator.index.embed import get_embedder
+    from generator.index.store import update_index
+    from sourcebook.lock import output_lock
+
+    entries = check_push(files, limits)  # refused as a whole before the repository is even created
+    create = getattr(tools.workspace, "create", None)
+    if create is not None:  # an organisation's workspace: a push is how a repository comes to exist
+        repo = create(repo)
+    st = tools.state(repo)
+    config = st.config
+    if config.checkout:
+        raise UsageError(f"repository {st.alias!r} is a checkout on this server: index it with `paths` "
+                         "(pushed files would disagree with the files on disk)")
+    accepted: list[SourceFile] = []
+    skipped: list[dict[str, str]] = []
+    raws: dict[str, bytes] = {}
+    for entry in entries:
+        source, reason = classify(entry.path, entry.raw)
+        if source is None:
+            skipped.append({"path": entry.path, "reason": reason or "skipped"})
+        else:
+            accepted.append(source)
+            raws[entry.path] = entry.raw
+    embedder = get_embedder(config.embed)
+    with st.index_lock, output_lock(config.out_dir):
+        known = reusable_hashes(st, embedder)
+        try:
+            rows = st.indexed_paths()
+        except IndexStoreError:  # unreadable: this push rebuilds the index from what it carries
+            rows = {}
+        changed = [f for f in accepted if known.get(f.path) != f.sha]
+        facts = {}
+        texts = {}
+        for f in changed:
+            facts[f.path] = extract(f, raws[f.path])
+            texts[f.path] = decode(raws[f.path])
+        named = {e.path for e in entries}
+        keep = [] if prune else [indexed_source(rows[p]) for p in sorted(rows) if p not in named]
+        final = sorted([*accepted, *keep], key=lambda f: f.path)
+        deleted = sorted(set(rows) - {f.path for f in final})
+        manifests = _manifests(entries, prune, st)
+        # always a prune over the exact final file list: a pushed path now skipped leaves the index too
+        report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
+                              manifests=manifests)
+        st.invalidate()
+    log.info("push to %s: %d indexed, %d unchanged, %d deleted, %d skipped", st.alias, len(changed),
+             len(accepted) - len(changed), len(deleted), len(skipped))
+    return {"repo": st.alias, "prune": prune, "requested": [e.path for e in entries][:200],
+            "report": asdict(report), "removed": deleted[:1000], "not_found": [], "skipped": skipped[:200],
+            "pushed": {"indexed": len(changed), "unchanged": len(accepted) - len(changed),
+                       "deleted": len(deleted), "skipped": len(skipped)}}
+
+
+def _manifests(entries: Sequence[Pushed], prune: bool, st: Any) -> Manifests | None:
+    """The manifests to store: a full sync's own; otherwise the stored ones with the pushed ones over them
+    (None keeps the stored ones when the push carries none)."""
+    from generator.analyze.manifests import Manifests, is_manifest, read_manifests
+    from generator.analyze.scan import decode
+
+    pushed = {e.path: decode(e.raw) for e in entries if is_manifest(e.path)}
+    if prune:
+        return read_manifests(pushed)
+    if not pushed:
+        return None
+    try:
+        store = st.store_or_none()
+    except IndexStoreError:
+        store = None
+    stored = Manifests.from_json(store.meta.get("manifests")) if store is not None else Manifests()
+    new = read_manifests(pushed)
+    return Manifests(go={**stored.go, **new.go}, js={**stored.js, **new.js},
+                          rust={**stored.rust, **new.rust})

@@ -1,0 +1,235 @@
+"""Counts, on every page of built wikis, what trips a reader: links that land nowhere, raw markup, suffixes.
+
+    PYTHONPATH=$PWD .venv/bin/python bench/wiki_audit.py OUT_OR_REPO... [--build] [--examples 5]
+
+Each argument is a build's output folder (holding site/) or a repository (its .sourcebook/site is read;
+with --build, `sourcebook build --no-index` writes it first). Only the article of each page is read for
+text (the nav and header are the theme's); links are read everywhere on the page. One row per site:
+
+- top_links: a link whose label is code (a symbol's name) to a page without a fragment: it lands on the
+  page's top, not on the symbol
+- broken_anchor: a link to a fragment the target page has no element for (or to a page that does not exist)
+- root_abs: an href starting with `/` (breaks under a sub-path and from disk)
+- raw_*: markup shown as text outside code: `::: name` directives, `[x]: url` reference definitions,
+  `:role:` text, `**`, `!!!`, a ` * ` list mark, a stray backtick
+- suffix: a `~N` qualname suffix in visible text (titles and headings included)
+- big_diagram: a Mermaid diagram with more than 25 nodes
+- unreachable: a page under files/ no link chain from index.html reaches
+- thin: an article with fewer than 200 characters of text
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+KINDS = ("top_links", "broken_anchor", "root_abs", "raw_directive", "raw_refdef", "raw_role", "raw_bold",
+         "raw_admonition", "raw_listmark", "raw_backtick", "suffix", "big_diagram", "unreachable", "thin")
+_RAW = {
+    "raw_directive": re.compile(r"(?:^|\n)\s*:::\s*[\w.]+|\.\. [\w:-]+::"),
+    "raw_refdef": re.compile(r"\[[^\]\n]+\]:\s*\S"),
+    "raw_role": re.compile(r":[a-z][\w:-]*:`"),
+    "raw_bold": re.compile(r"\*\*"),
+    "raw_admonition": re.compile(r"!!!"),
+    "raw_listmark": re.compile(r"(?:^|\s)\*\s+\S"),
+    "raw_backtick": re.compile(r"`"),
+}
+_SUFFIX = re.compile(r"\w~\d+\b")
+_NODE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*[\[({>]", re.M)
+_SKIP_TEXT = frozenset({"code", "pre", "script", "style", "svg", "kbd", "samp"})
+_VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "source", "wbr", "area", "base", "col"})
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str, bool]] = []  # href, label text, in the article
+        self.text: list[str] = []  # visible article text outside code
+        self.all_text: list[str] = []  # visible article text, code included
+        self.title = ""
+        self.diagrams: list[str] = []
+        self._stack: list[str] = []
+        self._article = 0
+        self._skip = 0
+        self._link: list[object] | None = None
+        self._in_title = False
+        self._mermaid = -1
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if a.get("name") and tag == "a":
+            self.ids.add(a["name"])
+        if tag in _VOID:
+            return
+        self._stack.append(tag)
+        if tag == "article":
+            self._article += 1
+        if tag == "title":
+            self._in_title = True
+        if "mermaid" in a.get("class", "").split():
+            self._mermaid = len(self._stack)
+            self.diagrams.append("")
+        if tag in _SKIP_TEXT:
+            self._skip += 1
+        if tag == "a" and "href" in a:
+            self._link = [a["href"], "", self._article > 0]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _VOID or tag not in self._stack:
+            return
+        while self._stack:
+            top = self._stack.pop()
+            if top == "article":
+                self._article -= 1
+            if top in _SKIP_TEXT:
+                self._skip -= 1
+            if top == "title":
+                self._in_title = False
+            if top == "a" and self._link is not None:
+                href, label, code = self._link
+                self.links.append((str(href), str(label), bool(code)))
+                self._link = None
+            if self._mermaid > len(self._stack):
+                self._mermaid = -1
+            if top == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+        if self._mermaid > 0:
+            self.diagrams[-1] += data
+        if self._link is not None:
+            self._link[1] = str(self._link[1]) + data
+        if self._article > 0 and self._mermaid < 0:
+            self.all_text.append(data)
+            if not self._skip:
+                self.text.append(data)
+
+
+def _names_symbol(label: str, target: str) -> bool:
+    """A link label naming a symbol, not the file it points to (`Foo.bar`, `main.rs: Foo`, `run()`)."""
+    label = label.strip()
+    base = target.rsplit("/", 1)[-1].removesuffix(".html")
+    stem = base.rsplit(".", 1)[0]
+    if not label or "/" in label or label in (base, stem):
+        return False
+    if base.endswith((".md", ".rst", ".txt")) or (stem == "__init__" and "." in label):
+        return False  # a document's own links go to pages, and `pkg.sub` names a package's __init__ page
+    if label.rsplit(".", 1)[-1] == stem:
+        return False  # a module's dotted name: its page's top is where it is
+    if " " in label.split(":")[-1].strip():
+        return False
+    return bool(re.fullmatch(r"(?:[\w.-]+: )?[\w$.~]+(?:\(\))?", label))
+
+
+def _site_dir(arg: Path, build: bool) -> Path:
+    if (arg / "site" / "index.html").exists() and not build:
+        return arg / "site"
+    out = arg / ".sourcebook"
+    if build:
+        subprocess.run([sys.executable, "-c", "from sourcebook.cli import main; main()", "build", str(arg),
+                        "--no-index"], check=True, stdout=subprocess.DEVNULL)
+    return out / "site"
+
+
+def audit(site: Path, examples: int = 0) -> Counter[str]:
+    counts: Counter[str] = Counter(dict.fromkeys(KINDS, 0))
+    pages: dict[str, _Page] = {}
+    for path in sorted(site.rglob("*.html")):
+        rel = path.relative_to(site).as_posix()
+        if rel.startswith(("assets/", "search/")):
+            continue
+        parser = _Page()
+        parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+        pages[rel] = parser
+    shown: dict[str, int] = defaultdict(int)
+
+    def hit(kind: str, page: str, detail: str) -> None:
+        counts[kind] += 1
+        if shown[kind] < examples:
+            shown[kind] += 1
+            print(f"  [{kind}] {page}: {detail[:160]}")
+
+    edges: dict[str, set[str]] = defaultdict(set)
+    for rel, page in pages.items():
+        base = "http://site/" + rel
+        for href, label, in_article in page.links:
+            if href.startswith("/") and not href.startswith("//"):
+                hit("root_abs", rel, href)
+                continue
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
+                continue
+            target = urlsplit(urljoin(base, href))
+            tpath = unquote(target.path).removeprefix("/")
+            if tpath == "" or tpath.endswith("/"):
+                tpath += "index.html"
+            tpage = pages.get(tpath)
+            if tpage is None:
+                if not (site / tpath).exists():
+                    hit("broken_anchor", rel, f"{href} (no page)")
+                continue
+            edges[rel].add(tpath)
+            if target.fragment:
+                if unquote(target.fragment) not in tpage.ids:
+                    hit("broken_anchor", rel, href)
+            elif in_article and tpath.startswith("files/") and _names_symbol(label, tpath):
+                hit("top_links", rel, f"{label.strip()} -> {href}")
+        text = "".join(page.text)
+        for kind, rx in _RAW.items():
+            for m in rx.finditer(text):
+                hit(kind, rel, text[max(0, m.start() - 50):m.end() + 50].replace("\n", " "))
+        visible = page.title + "\n" + "".join(page.all_text)
+        for m in _SUFFIX.finditer(visible):
+            hit("suffix", rel, visible[max(0, m.start() - 40):m.end() + 20].replace("\n", " "))
+        for diagram in page.diagrams:
+            nodes = set(_NODE.findall(diagram)) - {"graph", "classDiagram", "flowchart", "subgraph", "end",
+                                                   "class", "style", "classDef", "click", "linkStyle"}
+            if len(nodes) > 25:
+                hit("big_diagram", rel, f"{len(nodes)} nodes")
+        if rel != "404.html" and len(" ".join(text.split())) < 200:
+            hit("thin", rel, " ".join(text.split())[:100])
+    seen = {"index.html"}
+    todo = ["index.html"]
+    while todo:
+        for nxt in edges.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    for rel in pages:
+        if rel.startswith("files/") and rel not in seen:
+            hit("unreachable", rel, "")
+    counts["pages"] = len(pages)
+    return counts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paths", nargs="+", type=Path)
+    ap.add_argument("--build", action="store_true", help="build each repository's site first")
+    ap.add_argument("--examples", type=int, default=0, help="print up to N examples of each finding")
+    args = ap.parse_args()
+    rows = []
+    for arg in args.paths:
+        site = _site_dir(arg, args.build)
+        if args.examples:
+            print(f"{arg}:")
+        rows.append((arg.name, audit(site, args.examples)))
+    cols = ("pages", *KINDS)
+    print("site".ljust(14) + " ".join(c.removeprefix("raw_")[:9].rjust(9) for c in cols))
+    for name, counts in rows:
+        print(name[:13].ljust(14) + " ".join(str(counts[c]).rjust(9) for c in cols))
+
+
+if __name__ == "__main__":
+    main()

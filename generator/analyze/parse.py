@@ -1,0 +1,667 @@
+"""Facts from one source file: symbols, imports and references, extracted with tree-sitter.
+
+`extract` is pure: bytes in, FileFacts out. What counts as a definition, an import or a reference is data
+(generator/analyze/queries/<language>.scm); the conventions around them (doc comments, wrappers, visibility)
+are in
+generator/analyze/parse_rules.py; documentation files (Markdown, RST, text) are read by
+generator/markup/documents.py.
+A syntax error never raises: the tree-sitter tree still holds everything outside the broken region, and the
+file gets a "path:line: syntax error" warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Node, Parser, Query, QueryCursor, Tree
+from tree_sitter_language_pack import get_language, get_parser
+
+from generator.analyze.boilerplate import strip_boilerplate
+from generator.analyze.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
+from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
+from generator.analyze.parse_rules import LanguageRules
+from generator.analyze.scan import decode
+from generator.markup import documents as docs
+
+log = logging.getLogger(__name__)
+
+_MAX_SIGNATURE = 300
+# only big files pay for the progress callback; normal code parses at ~10 MB/s, pathological input 100x slower
+_BUDGET_FROM = 256_000
+_BUDGET_BASE = 2.0
+_BUDGET_PER_MB = 8.0
+_KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
+_LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
+_PREAMBLE = frozenset({"php_tag", "text"})  # nodes before a file's first comment that say nothing
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+@dataclass(frozen=True)
+class _Tools:
+    parser: Parser
+    # One query for definitions, imports and references: one walk of the tree is cheaper than two,
+    # and matches keep a definition's name and body together.
+    query: Query
+
+
+@cache
+def _tools(language: str) -> _Tools | None:
+    """The parser and the compiled query of a language, built once per process."""
+    grammar = GRAMMARS.get(language)
+    if grammar is None:
+        return None
+    source = query_source(language)
+    if source is None:
+        return None
+    lang = get_language(grammar)  # type: ignore[arg-type]
+    return _Tools(get_parser(grammar), Query(lang, source))  # type: ignore[arg-type]
+
+
+def query_source(name: str, _seen: frozenset[str] = frozenset()) -> str | None:
+    """The text of queries/<name>.scm with its `; inherits: a, b` files prepended (shared patterns)."""
+    query_file = resources.files("generator.analyze") / "queries" / f"{name}.scm"
+    if not query_file.is_file() or name in _seen:
+        return None
+    text = query_file.read_text(encoding="utf-8")
+    first = text.split("\n", 1)[0]
+    parts = []
+    if first.startswith("; inherits:"):
+        for parent in first.split(":", 1)[1].split(","):
+            inherited = query_source(parent.strip(), _seen | {name})
+            if inherited:
+                parts.append(inherited)
+    parts.append(text)
+    return "\n".join(parts)
+
+
+def extract(file: SourceFile, source: bytes) -> FileFacts:
+    """Everything we can learn about one file from its bytes. Never raises on malformed input."""
+    text = decode(source)
+    facts = FileFacts(file=file, line_count=count_lines(text))
+    if not text:
+        return facts
+    if file.language in DOC_LANGUAGES:
+        doc = docs.read_document(text, file.language or "text")
+        facts.title, facts.headings, facts.docstring = doc.title, doc.headings, doc.first_paragraph
+        return facts
+    tools = _tools(file.language) if file.language else None
+    if tools is None:
+        return facts
+    language = file.language or ""
+    data = text.encode("utf-8")
+    tree = _parse(tools.parser, data)
+    if tree is not None and tree.root_node.has_error and language == "c" and file.path.endswith(".h"):
+        # a .h file is as often C++ as C; keep the C++ reading when it parses cleanly
+        cpp = _tools("cpp")
+        cpp_tree = _parse(cpp.parser, data) if cpp is not None else None
+        if cpp is not None and cpp_tree is not None and not cpp_tree.root_node.has_error:
+            tools, tree, language = cpp, cpp_tree, "cpp"
+    if tree is None:
+        facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
+        log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
+        return facts
+    _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
+    return facts
+
+
+def _parse(parser: Parser, data: bytes) -> Tree | None:
+    """Parse, giving up (None) on pathological input after a budget that grows with the file size."""
+    if len(data) < _BUDGET_FROM:
+        return parser.parse(data)
+    view = memoryview(data)
+    deadline = time.monotonic() + _BUDGET_BASE + _BUDGET_PER_MB * len(data) / 1e6
+
+    def past_deadline(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        tree = parser.parse(lambda offset, _point: view[offset:], progress_callback=past_deadline)
+    except ValueError:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
+        tree = None
+    if tree is None:
+        parser.reset()  # a cancelled parse would otherwise resume on the next call
+        return None
+    # A tree built from a callback has no source attached, and text predicates (#match?) need it:
+    # re-parse from bytes reusing the finished tree, which costs a tenth of the first parse.
+    return parser.parse(data, old_tree=tree)
+
+
+@dataclass
+class _Def:
+    node: Node  # the definition node the query captured
+    name: str
+    kind: str
+    body: Node | None
+    receiver: str | None
+    pattern: int = 0  # index of the query pattern that produced it
+    outer: Node | None = None  # node including decorators/export/attributes
+    qualname: str = ""
+    parent: str | None = None
+    public: bool = True
+
+
+class _Extraction:
+    """One pass over one tree: collect query matches, then turn them into facts."""
+
+    def __init__(self, file: SourceFile, data: bytes, rules: LanguageRules, facts: FileFacts) -> None:
+        self.file = file
+        self.path = file.path
+        self.data = data
+        self.rules = rules
+        self.facts = facts
+        self.name_ids: set[int] = set()  # definition names are not references to themselves
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    def run(self, root: Node, tools: _Tools) -> None:
+        if root.has_error:
+            self.facts.warnings.append(f"{self.path}:{_first_error_line(root)}: syntax error")
+        defs: dict[int, _Def] = {}
+        imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]] = {}
+        calls: list[Node] = []
+        used: list[Node] = []
+        bases: list[Node] = []
+        # a name (`x`, `self.x`; "return" for a function's result) and the type it is given
+        binds: list[tuple[Node, str, str | None]] = []
+        for pattern, caps in QueryCursor(tools.query).matches(root):
+            found = caps.get("ref.call")
+            if found is not None:
+                calls += found
+                continue
+            found = caps.get("ref.name")
+            if found is not None:
+                used += found
+                continue
+            found = caps.get("ref.base")
+            if found is not None:
+                bases += found
+                continue
+            found = caps.get("bind.name") or caps.get("bind.returns")
+            if found is not None:
+                fixed = "return" if "bind.returns" in caps else None  # `def f() -> Cls`
+                annotation = caps.get("bind.type")
+                made = caps.get("bind.call")
+                if annotation:  # `x: Cls`: an instance of Cls
+                    binds.append((found[0], receiver_text(self.text(annotation[0])), fixed))
+                elif made:  # `x = Cls()`: an instance of Cls if Cls is a class, else what it returns
+                    binds.append((found[0], receiver_text(self.text(made[0])) + "()", fixed))
+                continue
+            if "name" in caps:
+                kind = next((k[4:] for k in caps if k.startswith("def.")), None)
+                if kind is not None:
+                    self._add_def(defs, kind, caps, pattern)
+            elif "import.module" in caps or "import.mod" in caps:
+                self._add_import(imports, caps)
+        ordered = self._resolve(defs)
+        refs: list[tuple[int, Node, str, tuple[str | None, str] | None]] = []
+        name_ids = self.name_ids
+        for found, ref_kind in ((calls, "call"), (used, "name"), (bases, "base")):
+            seen: set[int] = set()
+            for n in found:
+                # several patterns may name the same node (a base class is also an argument)
+                node_id = n.id
+                if node_id not in seen and node_id not in name_ids:
+                    seen.add(node_id)
+                    refs.append((n.start_byte, n, ref_kind, None))
+        for n, type_text, fixed in binds:
+            refs.append((n.start_byte, n, "bind", (fixed, type_text)))
+        self.facts.symbols = [self._symbol(d) for d in ordered]
+        self.facts.imports = [
+            Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
+                   aliases=tuple(dict.fromkeys(aliases)))
+            for (_key, module), (line, names, aliases) in imports.items()
+        ]
+        self.facts.references = self._references(refs, ordered)
+        self.facts.docstring = self._module_docstring(root, {(d.outer or d.node).start_byte for d in ordered})
+
+    # ---- collecting
+
+    def _add_def(self, defs: dict[int, _Def], kind: str, caps: dict[str, list[Node]], pattern: int) -> None:
+        node = caps[f"def.{kind}"][0]
+        name_nodes = caps.get("name")
+        if not name_nodes or kind not in _KINDS:
+            return
+        receiver = _type_name(self.text(caps["receiver"][0])) if "receiver" in caps else None
+        body = caps["body"][0] if "body" in caps else None
+        existing = defs.get(node.id)
+        if existing is not None:
+            # a node several patterns match: the pattern written first in the .scm file is the more specific
+            existing.receiver = existing.receiver or receiver
+            if pattern < existing.pattern:
+                existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
+            return
+        self.name_ids.add(name_nodes[0].id)
+        name = self.text(name_nodes[0]).strip()
+        if name:
+            defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
+
+    def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
+                    caps: dict[str, list[Node]]) -> None:
+        if "import.mod" in caps:  # a module declaration (`mod foo;`) imports the file that holds it
+            module_node = caps["import.mod"][0]
+            module = "mod::" + self.text(module_node).strip()
+        else:
+            module_node = caps["import.module"][0]
+            module = self.rules.module_text(self.text(module_node))
+        stmt = caps["import"][0] if "import" in caps else module_node
+        if not module:
+            return
+        if "import.wildcard" in caps and not module.endswith("*"):
+            module += ".*"
+        key = (stmt.id, module)
+        _line, names, aliases = imports.setdefault(key, (stmt.start_point.row + 1, [], []))
+        named = [_last_name(self.text(n)) for n in caps.get("import.name", ())]
+        names.extend(named)
+        alias = caps.get("import.alias")
+        if alias:  # `from m import a as b`, `import a.b as c`: the name the file uses instead
+            aliases.append((named[0] if named else module, self.text(alias[0]).strip()))
+
+    # ---- symbols
+
+    def _resolve(self, defs: dict[int, _Def]) -> list[_Def]:
+        """Parents, qualified names (unique per file), kinds and visibility, in source order."""
+        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        by_qualname: dict[str, _Def] = {}
+        seen: dict[str, int] = {}
+        stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
+        for d in ordered:
+            d.outer = self._outer(d.node, self.rules.wrappers)
+            start = d.node.start_byte
+            while stack and stack[-1].node.end_byte <= start:
+                stack.pop()
+            parent = stack[-1] if stack else None
+            stack.append(d)
+            if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
+                d.parent = d.receiver
+                recv = by_qualname.get(d.receiver)
+                parent = recv
+            elif parent is not None:
+                d.parent = parent.qualname
+            if d.kind == "function" and d.parent is not None and (
+                d.receiver or (parent is not None and parent.kind in self.rules.class_kinds)
+            ):
+                d.kind = "method"
+            base = f"{d.parent}.{d.name}" if d.parent else d.name
+            count = seen.get(base, 0) + 1
+            seen[base] = count
+            # overloads, property setters and conditional definitions share a name: keep each, unambiguously
+            d.qualname = base if count == 1 else f"{base}~{count}"
+            d.public = self.rules.public(d.name, d.node) and (parent is None or parent.public)
+            by_qualname[d.qualname] = d
+        return ordered
+
+    @staticmethod
+    def _outer(node: Node, wrappers: frozenset[str]) -> Node:
+        """Climb through wrapper nodes (decorators, export, a lone declarator's declaration)."""
+        while node.parent is not None and node.parent.type in wrappers:
+            siblings = [c for c in node.parent.named_children if c.type == node.type]
+            if len(siblings) > 1:
+                break
+            node = node.parent
+        return node
+
+    def _symbol(self, d: _Def) -> Symbol:
+        outer = d.outer or d.node
+        start_row = outer.start_point.row
+        if self.rules.attribute_types:  # `#[derive(...)]`, `[Serializable]` belong to the item's span
+            before = outer.prev_sibling
+            while before is not None and before.type in self.rules.attribute_types:
+                start_row = before.start_point.row
+                before = before.prev_sibling
+        return Symbol(
+            name=d.name,
+            qualname=d.qualname,
+            kind=d.kind,  # type: ignore[arg-type]
+            path=self.path,
+            start_line=start_row + 1,
+            end_line=_end_line(outer),
+            signature=self._signature(d),
+            docstring=self._docstring(d),
+            parent=d.parent,
+            public=d.public,
+        )
+
+    def _signature(self, d: _Def) -> str:
+        start_node = self._outer(d.node, self.rules.signature_wrappers)
+        start = start_node.start_byte
+        if d.body is not None and d.body.start_byte > start:
+            end, tail = d.body.start_byte, self.rules.signature_tail
+        else:
+            newline = self.data.find(b"\n", d.node.start_byte, d.node.end_byte)
+            # a first line that opens a block ends where the block begins ("type Shape interface {")
+            end = newline if newline != -1 else d.node.end_byte
+            tail = "{" if "{" in self.rules.signature_tail else ""
+        # comments in a multi-line parameter list and decorators of an exported class are not signature
+        pieces, pos = [], start
+        raw = self.data[start:end].rstrip()
+        search = (b"\n" in raw and any(m in raw for m in self.rules.comment_markers)) or bool(
+            self.rules.signature_skip and (b"@" in raw or b"[" in raw))
+        for comment in self._skipped_between(start_node, start, end) if search else ():
+            pieces.append(self.data[pos:comment.start_byte])
+            pos = comment.end_byte
+        pieces.append(self.data[pos:end])
+        return clean_signature(b"".join(pieces).decode("utf-8", errors="replace"), tail)
+
+    def _skipped_between(self, node: Node, start: int, end: int) -> list[Node]:
+        found: list[Node] = []
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            for child in current.children:
+                if child.start_byte >= end or child.end_byte <= start:
+                    continue
+                if child.type in self.rules.comment_types or child.type in self.rules.signature_skip:
+                    found.append(child)
+                elif child.child_count:
+                    stack.append(child)
+        return sorted(found, key=lambda n: n.start_byte)
+
+    def _docstring(self, d: _Def) -> str:
+        if self.rules.doc_style == "python" and d.body is not None:
+            return _python_docstring(self, d.body)
+        return self._leading_comment(d.outer or d.node)
+
+    def _leading_comment(self, anchor: Node) -> str:
+        comment_types = self.rules.comment_types
+        # a definition first in a body (Ruby) has its comment before the body node
+        while anchor.prev_sibling is None and anchor.parent is not None \
+                and anchor.parent.start_byte == anchor.start_byte:
+            anchor = anchor.parent
+        node = anchor.prev_sibling
+        expect_row = anchor.start_point.row
+        # some grammars attach a comment to the end of the node before (Kotlin's import list)
+        while node is not None and node.type not in comment_types and node.child_count \
+                and node.type not in self.rules.attribute_types and node.end_point.row >= expect_row - 1:
+            node = node.children[-1]
+        while node is not None and node.type in self.rules.attribute_types:
+            expect_row = node.start_point.row
+            node = node.prev_sibling
+        block: list[Node] = []
+        while node is not None and node.type in comment_types and node.end_point.row >= expect_row - 1:
+            before = node.prev_sibling
+            if before is not None and before.type not in comment_types \
+                    and before.end_point.row == node.start_point.row:
+                break  # a trailing comment on a line of code belongs to that line
+            block.append(node)
+            expect_row = node.start_point.row
+            node = before
+        block.reverse()
+        return strip_boilerplate(clean_comment(self._comment_lines(block))) if block else ""
+
+    def _comment_lines(self, block: list[Node]) -> str:
+        """A block of line comments as one text, a line each: Rust's and Ruby's line-comment nodes hold their
+        newline, and a second one between them read as a blank line, a paragraph break after every line."""
+        return "\n".join(self.text(n).rstrip("\r\n") for n in block)
+
+    def _module_docstring(self, root: Node, def_starts: set[int]) -> str:
+        if self.rules.doc_style == "python":
+            doc = _python_docstring(self, root)
+            if doc:
+                return doc
+        children = root.children
+        comment_types = self.rules.comment_types
+        i = 0
+        while i < len(children) and children[i].type in _PREAMBLE:
+            i += 1
+        while i < len(children):
+            if children[i].type not in comment_types:
+                return ""
+            block = [children[i]]
+            while i + 1 < len(children) and children[i + 1].type in comment_types \
+                    and children[i + 1].start_point.row <= block[-1].end_point.row + 1:
+                i += 1
+                block.append(children[i])
+            i += 1
+            first = self.text(block[0])
+            text = strip_boilerplate(clean_comment(self._comment_lines(block)))
+            if not text or first.startswith("#!") or _LICENSE.search(text):
+                continue
+            if first.startswith(("//!", "/*!")):  # Rust inner doc comments document the module itself
+                return text
+            following = children[i] if i < len(children) else None
+            # a comment glued to the first definition documents that definition, not the file
+            if following is not None and following.start_byte in def_starts \
+                    and following.start_point.row <= block[-1].end_point.row + 1:
+                return ""
+            return text
+        return ""
+
+    # ---- references
+
+    def _references(self, refs: list[tuple[int, Node, str, tuple[str | None, str] | None]],
+                    defs: list[_Def]) -> list[Reference]:
+        """Each reference with the qualname of the innermost definition around it."""
+        refs.sort(key=lambda r: r[0])
+        spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
+        out: list[Reference] = []
+        stack: list[tuple[int, int, str]] = []
+        i, n_spans, data, path = 0, len(spans), self.data, self.path
+        builtin_names = self.rules.builtin_names
+        binds: list[Reference] = []
+        for pos, node, kind, bound_to in refs:
+            while i < n_spans and spans[i][0] <= pos:
+                while stack and stack[-1][1] <= spans[i][0]:
+                    stack.pop()
+                stack.append(spans[i])
+                i += 1
+            while stack and stack[-1][1] <= pos:
+                stack.pop()
+            text = data[pos:node.end_byte].decode("utf-8", errors="replace")
+            if bound_to is not None:  # a binding: the name as written ("x", "self.x") and its type
+                bound = bound_to[0] or receiver_text(text)
+                if bound != "?":
+                    binds.append(Reference(path, bound, node.start_point.row + 1, "bind",
+                                           stack[-1][2] if stack else None, bound_to[1]))
+                continue
+            name = text if text.isidentifier() else _last_name(text)
+            receiver = self._receiver(node)
+            # a bare builtin (`len(x)`) is never the repository's; a method of the name (`self.open()`) may be
+            if name and (receiver is not None or name not in builtin_names):
+                out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
+                                     stack[-1][2] if stack else None, receiver))
+        return out + _telling_binds(binds, builtin_names)
+
+    def _receiver(self, node: Node) -> str | None:
+        """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
+        parent = node.parent
+        if parent is None:
+            return None
+        for field in _RECEIVER_FIELDS.get(parent.type, ()):
+            obj = parent.child_by_field_name(field)
+            if obj is not None and obj.start_byte < node.start_byte:
+                text = receiver_text(self.text(obj))
+                callee = _CALLEE_FIELD.get(obj.type)
+                fn = obj.child_by_field_name(callee) if callee and text != "super" else None
+                if fn is not None:  # `Engine().start()`: what was called tells the receiver's type
+                    called = receiver_text(self.text(fn))
+                    return called + "()" if called not in ("?", "super") else "?"
+                return text
+        return None
+
+
+# ---- small pure helpers
+
+
+def _may_tell(type_text: str, builtin_names: frozenset[str]) -> bool:
+    """Whether a binding may tell a repository class: a CapWords name (`Cls`, `Cls()`), or a call of a
+    function that may declare what it returns (`make()`, not `dict()`); `x: int` never does."""
+    last = type_text.removesuffix("()").rsplit(".", 1)[-1]
+    if last[:1].isupper():
+        return True
+    return type_text.endswith("()") and last != "?" and last not in builtin_names
+
+
+def _telling_binds(binds: list[Reference], builtin_names: frozenset[str]) -> list[Reference]:
+    """The bindings that may tell a variable's class (see _may_tell): a variable none of whose bindings
+    may is left out. One that also holds something else keeps that binding as "?" / "?()", so its type
+    stays unknown, not wrong."""
+    by_variable: dict[tuple[str | None, str], list[Reference]] = {}
+    for b in binds:  # an attribute (`self.x`) is one variable across the methods that assign it
+        by_variable.setdefault((None if b.name.startswith("self.") else b.scope, b.name), []).append(b)
+    out: list[Reference] = []
+    for group in by_variable.values():
+        if any(_may_tell(b.receiver or "", builtin_names) for b in group):
+            out += [b if _may_tell(b.receiver or "", builtin_names) else replace(
+                b, receiver="?()" if (b.receiver or "").endswith("()") else "?") for b in group]
+    return out
+
+# member-access node types -> the fields that may hold what the member is accessed on, across the grammars
+_RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
+    "attribute": ("object",),  # Python
+    "member_expression": ("object",),  # JavaScript, TypeScript
+    "method_invocation": ("object",),  # Java
+    "field_access": ("object",),
+    "selector_expression": ("operand",),  # Go
+    "field_expression": ("value", "argument"),  # Rust and Scala; C and C++
+    "scoped_identifier": ("path",),  # Rust a::b()
+    "qualified_identifier": ("scope",),  # C++ a::b()
+    "member_access_expression": ("expression",),  # C#
+    "member_call_expression": ("object",),  # PHP
+    "nullsafe_member_call_expression": ("object",),
+    "scoped_call_expression": ("scope",),
+    "call": ("receiver",),  # Ruby (Python's call has no such field)
+}
+# call node types -> the field naming what is called (a receiver `Engine()` is an Engine if Engine is a class)
+_CALLEE_FIELD = {"call": "function", "call_expression": "function", "new_expression": "constructor",
+                 "object_creation_expression": "type"}
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*")
+_SUPER_CALL = re.compile(r"super\s*\([^()]*\)")
+_MAX_RECEIVER = 120
+
+
+def receiver_text(text: str) -> str:
+    """A receiver as the call graph reads it: a dotted name ("self", "os.path", "this"), "super", or "?".
+    (A call's result is the called dotted name plus "()", see _Extraction._receiver.)"""
+    if text.isidentifier():  # the common case: `self`, `cls`, `os`, `this`
+        return text
+    text = text.strip()
+    if _SUPER_CALL.fullmatch(text):
+        return "super"
+    text = text.removeprefix("$")  # PHP's $this
+    if len(text) <= _MAX_RECEIVER and _DOTTED.fullmatch(text):
+        return text.replace("::", ".").replace("->", ".")
+    return "?"
+
+_WS = re.compile(r"\s+")
+_OPEN_SPACE = re.compile(r"([(\[]) ")
+_CLOSE_SPACE = re.compile(r",? ([)\]])")
+
+
+def clean_signature(raw: str, tail: str = "") -> str:
+    """One line, as written: whitespace collapsed, the body opener dropped, overly long text cut."""
+    sig = _WS.sub(" ", raw).strip() if ("\n" in raw or "  " in raw or "\t" in raw) else raw.strip()
+    if "( " in sig or "[ " in sig:
+        sig = _OPEN_SPACE.sub(r"\1", sig)
+    if " )" in sig or " ]" in sig:
+        sig = _CLOSE_SPACE.sub(r"\1", sig)
+    sig = sig.rstrip("; ")
+    if tail:
+        sig = sig.rstrip(tail + " ")
+    if len(sig) > _MAX_SIGNATURE:
+        sig = sig[:_MAX_SIGNATURE - 1].rstrip() + "…"
+    return sig
+
+
+_BLOCK_END = re.compile(r"(?<=\*/)\s*\n")
+_STAR_PREFIX = re.compile(r"^\s*\*+ ?")
+_LINE_PREFIX = re.compile(r"^\s*(//[/!]?|#+|--)\s?")
+
+
+def clean_comment(text: str) -> str:
+    """The prose of a comment block, comment markers removed, indentation normalised."""
+    text = text.strip()
+    lines: list[str] = []
+    for raw_chunk in _BLOCK_END.split(text):
+        chunk = raw_chunk.strip()
+        if chunk.startswith("/*"):
+            body = chunk[2:].lstrip("*!")
+            body = body.removesuffix("*/")
+            lines.extend(_STAR_PREFIX.sub("", line) for line in body.splitlines())
+        else:
+            lines.extend(_LINE_PREFIX.sub("", line) for line in chunk.splitlines())
+    cleaned = cleandoc("\n".join(lines)).strip()
+    if cleaned.startswith("<summary>"):  # C# XML docs: the summary element is the prose
+        cleaned = re.sub(r"</?summary>", "", cleaned).strip()
+    return cleaned
+
+
+_INDENT = re.compile(r"^[ \t]*(?=\S)", re.MULTILINE)
+_LEADING_BLANK_LINES = re.compile(r"^(?:[ \t]*\n)+")
+
+
+def cleandoc(text: str) -> str:
+    """inspect.cleandoc without a Python loop per line: docstrings are many and long."""
+    if "\n" not in text:
+        return text.strip()
+    first, rest = text.expandtabs().split("\n", 1)
+    # the indentation of the first non-blank line is the margin unless some line is indented less
+    found = _INDENT.search(rest)
+    margin = len(found.group()) if found else 0
+    if margin and re.search(f"(?m)^[ ]{{0,{margin - 1}}}\\S", rest):
+        margin = min(len(m) for m in _INDENT.findall(rest))
+    if margin:
+        rest = re.sub(f"(?m)^[ ]{{0,{margin}}}", "", rest)
+    return _LEADING_BLANK_LINES.sub("", first.strip() + "\n" + rest).rstrip()
+
+
+def _python_docstring(ex: _Extraction, body: Node) -> str:
+    child = body.named_child(0) if body.named_child_count else None
+    while child is not None and child.type == "comment":
+        child = child.next_named_sibling
+    if child is not None and child.type == "expression_statement" and child.named_child_count == 1:
+        child = child.named_child(0)
+    if child is not None and child.type == "string":
+        return _string_value(ex.text(child))
+    return ""
+
+
+def _string_value(literal: str) -> str:
+    body = literal.lstrip("rRuUbBfF")
+    for quote in ('"""', "'''", '"', "'"):
+        if body.startswith(quote) and body.endswith(quote) and len(body) >= 2 * len(quote):
+            body = body[len(quote):-len(quote)]
+            break
+    return cleandoc(body)
+
+
+def _last_name(text: str) -> str:
+    text = text.strip()
+    for sep in ("::", "->", ".", "\\", "/"):
+        if sep in text:
+            text = text.rsplit(sep, 1)[-1]
+    return text.strip()
+
+
+def _type_name(text: str) -> str:
+    """`*Server`, `Foo<T>`, `&mut Bar` -> the bare type name used in qualnames."""
+    text = re.sub(r"<.*|\[.*", "", text.strip())
+    text = re.sub(r"^[&*\s]*(mut\s+|dyn\s+)?", "", text)
+    return _last_name(text)
+
+
+def _end_line(node: Node) -> int:
+    """1-based last line; a node that ends with its newline (a #define) ends on the line before."""
+    end = node.end_point
+    last = end.row + 1 if end.column > 0 else end.row
+    return max(last, node.start_point.row + 1)
+
+
+def _first_error_line(root: Node) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return node.start_point.row + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return root.start_point.row + 1

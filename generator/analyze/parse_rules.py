@@ -1,0 +1,152 @@
+"""The rules the parse engine applies around the tree-sitter queries, and the helpers languages share.
+
+The queries (generator/analyze/queries/<language>.scm) say *what* is a definition, an import or a reference; a
+language's LanguageRules say how it writes the surrounding conventions: where doc comments live, which
+nodes wrap a definition (decorators, `export`), how visibility is spelled, and how an import path is
+written. Each language's rules are part of its LanguageSpec (generator/analyze/languages.py).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+DocStyle = str  # "python" (first string in the body) or "comment" (comments right above)
+
+
+def _text(node: Node) -> str:
+    raw = node.text
+    return raw.decode("utf-8", errors="replace") if raw is not None else ""
+
+
+def _modifier_text(node: Node) -> str:
+    """The text of a definition's modifier children (Java/C#/Kotlin/PHP/TS spell visibility there)."""
+    parts = []
+    for child in node.children:
+        if child.type in _MODIFIER_TYPES:
+            parts.append(_text(child))
+        elif child.type in ("body", "block", "class_body", "declaration_list"):
+            break
+    return " ".join(parts)
+
+
+_MODIFIER_TYPES = frozenset({
+    "modifiers", "modifier", "accessibility_modifier", "visibility_modifier", "visibility_modifier_list",
+    "storage_class_specifier", "private", "protected", "public", "static",
+})
+
+
+_PRIVATE = re.compile(r"\b(private|internal|fileprivate)\b")
+_PRIVATE_OR_PROTECTED = re.compile(r"\b(private|protected)\b")
+
+
+def public_by_name(name: str, node: Node) -> bool:
+    if name.startswith("__") and name.endswith("__"):
+        return True
+    return not name.startswith(("_", "#"))
+
+
+def public_go(name: str, node: Node) -> bool:
+    return name[:1].isupper()
+
+
+def public_rust(name: str, node: Node) -> bool:
+    if any(c.type == "visibility_modifier" for c in node.children):
+        return True
+    # trait items and trait-impl methods are as visible as the trait itself
+    parent = node.parent
+    while parent is not None and parent.type in ("declaration_list", "attribute_item"):
+        parent = parent.parent
+    if parent is not None and parent.type == "trait_item":
+        return True
+    return bool(parent is not None and parent.type == "impl_item" and parent.child_by_field_name("trait"))
+
+
+def public_modifiers(name: str, node: Node) -> bool:
+    mods = _modifier_text(node)
+    if _PRIVATE.search(mods):
+        return False
+    return public_by_name(name, node)
+
+
+def public_php(name: str, node: Node) -> bool:
+    return not _PRIVATE_OR_PROTECTED.search(_modifier_text(node))
+
+
+def public_c(name: str, node: Node) -> bool:
+    return "static" not in _modifier_text(node) and not name.startswith("_")
+
+
+def _strip_quotes(text: str) -> str:
+    return text.strip().strip("\"'`<>")
+
+
+def module_as_written(text: str) -> str:
+    return text.strip()
+
+
+def module_compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def module_java(text: str) -> str:
+    text = re.sub(r"^\s*import\s+(static\s+)?", "", text).strip().rstrip(";").strip()
+    return re.sub(r"\s+", "", text)
+
+
+def module_kotlin(text: str) -> str:
+    text = re.sub(r"^\s*import\s+", "", text).strip().split("\n", 1)[0]
+    text = re.sub(r"\s*(/[/*].*)?$", "", text)
+    return re.sub(r"\s+as\s+\w+$", "", text).strip()
+
+
+def module_csharp(text: str) -> str:
+    text = re.sub(r"^\s*(global\s+)?using\s+(static\s+)?", "", text).strip().rstrip(";").strip()
+    return text.split("=", 1)[-1].strip()
+
+
+@dataclass(frozen=True)
+class LanguageRules:
+    doc_style: DocStyle = "comment"
+    # node types that wrap a definition: the doc comment sits above them and the span includes them
+    wrappers: frozenset[str] = frozenset()
+    # wrappers whose text belongs in the signature ("export function f(...)")
+    signature_wrappers: frozenset[str] = frozenset()
+    comment_types: frozenset[str] = frozenset({"comment"})
+    # how a comment starts: a signature containing none of these has no comment to drop
+    comment_markers: tuple[bytes, ...] = (b"//", b"/*")
+    # siblings between a doc comment and its definition that do not break the link (attributes)
+    attribute_types: frozenset[str] = frozenset()
+    # container node types a nested definition is a member of, even if not captured as a symbol
+    public: Callable[[str, Node], bool] = public_by_name
+    module_text: Callable[[str], str] = _strip_quotes
+    # characters stripped from the end of a signature ("{" of a body, ":" of a Python block)
+    signature_tail: str = "{:"
+    # nodes left out of a signature (decorators of an exported class, Java annotations)
+    signature_skip: frozenset[str] = frozenset()
+    # names a reference never resolves to inside a repository (the language's builtins): not recorded
+    builtin_names: frozenset[str] = frozenset()
+    class_kinds: frozenset[str] = field(
+        default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
+    )
+
+
+PYTHON_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+JS_BUILTINS = frozenset({
+    "require", "parseInt", "parseFloat", "isNaN", "setTimeout", "clearTimeout", "setInterval",
+    "clearInterval", "Promise", "Error", "TypeError", "Array", "Object", "String", "Number", "Boolean",
+    "Map", "Set", "Date", "RegExp", "Symbol", "JSON", "Math", "console",
+})
+GO_BUILTINS = frozenset({
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+    "new", "panic", "print", "println", "real", "recover",
+})
+
+JS_WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration"})
+JS_DOC_WRAPPERS = JS_WRAPPERS | {"expression_statement"}  # `exports.f = function` and `namespace X`

@@ -1,0 +1,590 @@
+"""Which symbol each reference names: the edges of the call graph ("Calls", "Called by", "Tested by").
+
+Pure: FileFacts and the resolved imports in, {referrer: Counter(referenced symbol)} out.
+
+Python references are bound the way the interpreter binds names, as far as a static reading can tell:
+- `f()` or a bare name: the enclosing functions' own definitions, the file's top level, then what the
+  file imports (following a package's re-exports, `from .app import Flask as Flask`) or star-imports;
+- `Cls()` links to the class itself;
+- `self.m()` / `cls.m()`: the enclosing class's method, else the first base (depth first, in order) that
+  defines it, bases resolved like any other name;
+- `x.m()` when `x` has a known class: annotated (`x: Cls`, `def f(x: Cls)`), assigned an instance
+  (`x = Cls()`) or the result of a function or method that declares its return type (`-> Cls`), or an
+  attribute given a type in the class or by `self.x = ...` in a method; a variable given two unrelated
+  types (or something unknown besides) has no known class;
+- `super().m()`: the first base that defines `m`;
+- `Name.m()`, `module.f()`, `pkg.mod.Cls.m()`: the dotted receiver resolved to a class or a module of the
+  repository, then the member in it;
+- a receiver of unknown type (a local variable, a parameter, `self.attr`, a call's result): no edge,
+  unless the name is defined exactly once in the repository's Python and is not a name the standard
+  types' methods use (`get`, `pop`, `append`, `items`, ...): then the one definition is the only candidate
+  a reader would suspect too. A receiver bound by an import the repository does not hold (`os.path.join`)
+  never links, and neither does `self.m()` when `m` is not found but the class has a base from outside.
+An honest "no edge" is preferred to a plausible wrong one: a reader follows these links.
+
+Other languages keep linking by name (same file, then imported files, then a name unique in the
+repository), except that `this.m()` / `self.m()` link to the enclosing class's own member when it has one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from generator.analyze.facts import FileFacts, Reference
+from generator.analyze.resolve import FAMILY
+from generator.analyze.resolve import parent_dir as _dir
+
+__all__ = ["COMMON_METHOD_NAMES", "SymbolKey", "Symbols", "resolve_references"]
+
+SymbolKey = tuple[str, str]  # (path, qualname); qualname "" stands for the file's top level
+_Entity = tuple[str, str, str]  # ("sym", path, qualname) or ("mod", path, "")
+
+# A name defined in more files than this is too generic to link by name alone ("get", "run", "__init__").
+COMMON_NAME_FILES = 5
+# Of the files a referrer imports, at most this many may define the name for the link to be trusted.
+MAX_IMPORTED_CANDIDATES = 3
+# Re-export hops followed from an import to the definition (package __init__ -> submodule -> ...).
+_MAX_HOPS = 4
+_CLS_FIRST = re.compile(r"\(\s*cls\s*[,:)]")
+_NAMESPACES = frozenset({"class", "function", "method"})
+_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
+
+
+def _methods_of(*types: type) -> set[str]:
+    return {n for t in types for n in dir(t)}
+
+
+# Method names any object of the standard types answers to, and the verbs every library reuses: a call on
+# a receiver of unknown type with one of these names says nothing about which definition runs.
+COMMON_METHOD_NAMES: frozenset[str] = frozenset(
+    _methods_of(dict, list, set, frozenset, str, bytes, bytearray, int, float, tuple, object, BaseException)
+    | {n for n in dir(builtins) if not n.startswith("_")}
+    | {
+        "add", "append", "apply", "call", "cancel", "clear", "close", "connect", "copy", "create", "debug",
+        "decode", "delete", "dispatch", "dump", "dumps", "emit", "encode", "error", "exception", "execute",
+        "fileno", "flush", "get", "handle", "info", "init", "load", "loads", "log", "match", "open",
+        "parse", "pop", "process", "put", "read", "readline", "readlines", "register", "release",
+        "acquire", "remove", "render", "reset", "result", "run", "save", "search", "seek", "send", "set",
+        "setup", "start", "stop", "submit", "teardown", "tell", "update", "validate", "wait", "warning",
+        "write", "writelines", "group", "sub", "name", "value", "iter", "next", "items", "keys",
+        "values", "join", "split", "strip", "setdefault", "extend", "insert", "discard", "sort",
+    }
+)
+
+
+@dataclass
+class Symbols:
+    """Every lookup over the repository's symbols, built in one pass."""
+
+    by_name: dict[str, list[SymbolKey]]  # name -> definitions (module pseudo-symbols excluded)
+    files_defining: dict[str, int]  # name -> how many files define it
+    name_of: dict[SymbolKey, str]
+    kind_of: dict[SymbolKey, str]
+    top_level: dict[str, set[str]]  # file -> names defined at its top level
+    members: dict[SymbolKey, dict[str, str]]  # (file, parent qualname or "") -> name -> qualname
+    classmethods: set[SymbolKey] = field(default_factory=set)  # methods whose first parameter is `cls`
+
+    @classmethod
+    def index(cls, facts: Sequence[FileFacts]) -> Symbols:
+        by_name: dict[str, list[SymbolKey]] = defaultdict(list)
+        name_of: dict[SymbolKey, str] = {}
+        kind_of: dict[SymbolKey, str] = {}
+        top_level: dict[str, set[str]] = {}
+        members: dict[SymbolKey, dict[str, str]] = defaultdict(dict)
+        classmethods: set[SymbolKey] = set()
+        for f in facts:
+            path = f.path
+            top: set[str] = set()
+            for s in f.symbols:
+                key = (path, s.qualname)
+                name_of[key] = s.name
+                kind_of[key] = s.kind
+                if s.parent is None:
+                    top.add(s.name)
+                if s.kind != "module":
+                    by_name[s.name].append(key)
+                    members[(path, s.parent or "")].setdefault(s.name, s.qualname)
+                if s.kind == "method" and _CLS_FIRST.search(s.signature):
+                    classmethods.add(key)
+            top_level[path] = top
+        files_defining = {name: len({p for p, _ in keys}) for name, keys in by_name.items()}
+        return cls(by_name=by_name, files_defining=files_defining, name_of=name_of, kind_of=kind_of,
+                   top_level=top_level, members=members, classmethods=classmethods)
+
+
+def _enclosing(symbols: Symbols, path: str, scope: str, kinds: frozenset[str]) -> str | None:
+    """The innermost symbol around `scope` (itself included) whose kind is one of `kinds`."""
+    q = scope
+    while q:
+        if symbols.kind_of.get((path, q)) in kinds:
+            return q
+        q = q.rpartition(".")[0]
+    return None
+
+
+def _module_name(path: str) -> str:
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return _dir(path).rsplit("/", 1)[-1] if stem == "__init__" else stem
+
+
+# ------------------------------------------------------------------------------------------------ python
+
+
+class _Python:
+    """Binds Python references to the repository's definitions (the rules are in the module docstring)."""
+
+    def __init__(self, facts: Sequence[FileFacts], symbols: Symbols,
+                 names_from: Mapping[str, Mapping[str, set[str]]], renamed: Mapping[tuple[str, str], str],
+                 resolved: Mapping[str, Mapping[str, list[str]]]) -> None:
+        self.symbols = symbols
+        self.members = symbols.members
+        self.kind_of = symbols.kind_of
+        self.names_from = names_from
+        self.renamed = renamed
+        self.files = {f.path for f in facts}
+        self.unique: dict[str, SymbolKey] = {}
+        python_keys: dict[str, list[SymbolKey]] = defaultdict(list)
+        for f in facts:
+            if FAMILY.get(f.file.language or "") == "python":
+                for s in f.symbols:
+                    if s.kind != "module":
+                        python_keys[s.name].append((f.path, s.qualname))
+        for name, keys in python_keys.items():
+            if len(keys) == 1 and name not in COMMON_METHOD_NAMES and not name.startswith("__"):
+                self.unique[name] = keys[0]
+        # `import a.b` binds `a`; a receiver "a.b" names that module
+        self.plain: dict[str, dict[str, list[str]]] = defaultdict(dict)
+        self.plain_heads: dict[str, set[str]] = defaultdict(set)  # `import a.b` binds `a`
+        # file -> names bound by its imports that resolve to no file of the repository
+        self.external: dict[str, set[str]] = defaultdict(set)
+        self.base_refs: dict[SymbolKey, list[Reference]] = defaultdict(list)
+        # (file, scope) -> variable -> the types it is given there (annotations "Cls", calls "Cls()")
+        self.variables: dict[SymbolKey, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        # (file, class) -> attribute -> (scope, type): `self.x = Cls()` in a method, `x: Cls` in the body
+        self.attributes: dict[SymbolKey, dict[str, list[tuple[str, str]]]] = defaultdict(
+            lambda: defaultdict(list))
+        for f in facts:
+            for imp in f.imports:
+                files = resolved.get(f.path, {}).get(imp.module)
+                aliases = [alias for _, alias in imp.aliases]
+                if imp.names:
+                    if not files:
+                        self.external[f.path].update(imp.names, aliases)
+                elif files:
+                    self.plain[f.path][imp.module] = files
+                    self.plain_heads[f.path].add(imp.module.split(".", 1)[0])
+                    self._add_parent_packages(f.path, imp.module, files[0])
+                    for alias in aliases:  # `import pkg.mod as m`
+                        self.plain[f.path][alias] = files
+                        self.plain_heads[f.path].add(alias)
+                else:
+                    self.external[f.path].update(aliases or [imp.module.split(".", 1)[0]])
+            for ref in f.references:
+                if ref.kind == "base" and ref.scope:
+                    self.base_refs[(f.path, ref.scope)].append(ref)
+                elif ref.kind == "bind" and ref.receiver:
+                    self._add_binding(f.path, ref)
+        self._type_cache: dict[tuple[str, str, tuple[str, ...]], SymbolKey | None] = {}
+        self._in_module_cache: dict[tuple[str, str], _Entity | None] = {}
+        self._mro_cache: dict[SymbolKey, tuple[list[SymbolKey], bool]] = {}
+
+    def _add_parent_packages(self, path: str, module: str, file: str) -> None:
+        """`import a.b.c` binds `a`, and `a.b` names a package too: their __init__ files, found by going
+        up from the file `a.b.c` resolved to."""
+        parts = module.split(".")
+        base = file[: -len("/__init__.py")] if file.endswith("/__init__.py") else file.rsplit(".", 1)[0]
+        for k in range(len(parts) - 1, 0, -1):
+            base = _dir(base)
+            package = f"{base}/__init__.py" if base else "__init__.py"
+            if package not in self.files:
+                return
+            self.plain[path].setdefault(".".join(parts[:k]), [package])
+
+    # ---- the types names are given
+
+    def _add_binding(self, path: str, ref: Reference) -> None:
+        scope, type_text = ref.scope or "", ref.receiver or ""
+        while scope and self.kind_of.get((path, scope)) not in _NAMESPACES:
+            scope = scope.rpartition(".")[0]  # `LIMIT = Cls()` is a constant symbol: bound in its module
+        head, _, attr = ref.name.partition(".")
+        if not attr:
+            if self.kind_of.get((path, scope)) == "class":  # `x: Cls` in a class body: an attribute
+                self.attributes[(path, scope)][head].append((scope, type_text))
+            self.variables[(path, scope)][head].append(type_text)
+        elif head == "self" and "." not in attr:
+            cls = _enclosing(self.symbols, path, scope, frozenset({"class"}))
+            if cls is not None:
+                self.attributes[(path, cls)][attr].append((scope, type_text))
+
+    def type_of(self, path: str, scope: str, types: Sequence[str]) -> SymbolKey | None:
+        """The class an instance given these types is of: annotations win over calls; several classes
+        agree when one is a base of all the others (the declared interface); anything else is unknown."""
+        key = (path, scope, tuple(types))
+        if key in self._type_cache:
+            return self._type_cache[key]
+        self._type_cache[key] = None  # `x = x.copy()`-style cycles end here
+        annotations = [t for t in types if not t.endswith("()")]
+        classes: set[SymbolKey] = set()
+        for text in dict.fromkeys(annotations or types):
+            if text.endswith("()"):
+                cls = self.result(path, scope, text[:-2])
+            else:
+                found = self.dotted(path, scope, text.split("."))
+                cls = (found[1], found[2]) if found is not None and found[0] == "sym" else None
+            if cls is None or self.kind_of.get(cls) != "class":
+                return None
+            classes.add(cls)
+        common = [c for c in classes if all(c in self.mro(d)[0] for d in classes)]
+        result = common[0] if len(common) == 1 else None
+        self._type_cache[key] = result
+        return result
+
+    def variable(self, path: str, scope: str, name: str) -> SymbolKey | None:
+        """The class of variable `name` as seen from `scope`: given a type in an enclosing function or at
+        the top level (this file's, or the module it is imported from)."""
+        q, innermost = scope, True
+        while True:
+            if innermost or self.kind_of.get((path, q)) != "class":
+                types = self.variables.get((path, q), {}).get(name)
+                if types:
+                    return self.type_of(path, q, types)
+            if not q:
+                break
+            innermost = False
+            q = q.rpartition(".")[0]
+        imported = self.names_from.get(path, {}).get(name)
+        if imported and self.members.get((path, ""), {}).get(name) is None:
+            original = self.renamed.get((path, name), name)
+            for target in sorted(imported):
+                if _module_name(target) == original:
+                    return None  # `from . import cli`: the module, not its `cli` variable
+                types = self.variables.get((target, ""), {}).get(original)
+                if types:
+                    return self.type_of(target, "", types)
+        return None
+
+    def attribute(self, cls: SymbolKey, attr: str) -> SymbolKey | None:
+        """The class of `instance.attr` for an instance of `cls`, from the first class in its MRO that
+        gives the attribute a type."""
+        for c in self.mro(cls)[0]:
+            given = self.attributes.get(c, {}).get(attr)
+            if given:
+                scopes = {scope for scope, _ in given}
+                scope = min(scopes, key=len)
+                return self.type_of(c[0], scope, [t for _, t in given])
+        return None
+
+    def callee(self, path: str, scope: str, parts: list[str]) -> SymbolKey | None:
+        """What a dotted name being called names: a method of a typed object (`self.m`, `app.m`), or a
+        class or function of the repository."""
+        if len(parts) > 1:
+            owner = self.instance(path, scope, parts[:-1])
+            if owner is not None:
+                return self.lookup(owner, parts[-1])
+        found = self.dotted(path, scope, parts)
+        return (found[1], found[2]) if found is not None and found[0] == "sym" else None
+
+    def result(self, path: str, scope: str, called: str) -> SymbolKey | None:
+        """The class of what calling `called` gives: an instance of the class it names, or what the
+        function or method declares it returns (`def request_context(...) -> RequestContext`)."""
+        key = self.callee(path, scope, called.split("."))
+        if key is None:
+            return None
+        kind = self.kind_of.get(key)
+        if kind == "class":
+            return key
+        returns = self.variables.get(key, {}).get("return") if kind in ("function", "method") else None
+        return self.type_of(key[0], key[1], returns) if returns else None
+
+    def instance(self, path: str, scope: str, parts: list[str]) -> SymbolKey | None:
+        """The class of the object a dotted receiver names (`self`, `app`, `self.session_interface`)."""
+        if parts[0] in ("self", "cls"):
+            q = _enclosing(self.symbols, path, scope, frozenset({"class"}))
+            cls = (path, q) if q is not None else None
+        else:
+            cls = self.variable(path, scope, parts[0])
+        for attr in parts[1:]:
+            if cls is None:
+                return None
+            cls = self.attribute(cls, attr)
+        return cls
+
+    # ---- names in modules
+
+    def in_module(self, file: str, name: str, hops: int = 0) -> _Entity | None:
+        """What `file.name` is: its own top-level definition, or what it imports under that name."""
+        key = (file, name)
+        if key in self._in_module_cache:
+            return self._in_module_cache[key]
+        self._in_module_cache[key] = None  # an import cycle ends here
+        found = self._in_module(file, name, hops)
+        self._in_module_cache[key] = found
+        return found
+
+    def _in_module(self, file: str, name: str, hops: int) -> _Entity | None:
+        q = self.members.get((file, ""), {}).get(name)
+        if q is not None:
+            return ("sym", file, q)
+        if hops >= _MAX_HOPS:
+            return None
+        imported = self.names_from.get(file, {})
+        original = self.renamed.get((file, name), name)
+        for target in sorted(imported.get(name, ())):
+            if _module_name(target) == original:
+                return ("mod", target, "")
+            found = self.in_module(target, original, hops + 1)
+            if found is not None:
+                return found
+        for target in sorted(imported.get("*", ())):
+            found = self.in_module(target, name, hops + 1)
+            if found is not None:
+                return found
+        if file.endswith("/__init__.py"):  # a submodule of a package: `pkg.sub` after `import pkg`
+            base = file[: -len("__init__.py")] + name
+            for candidate in (base + ".py", base + "/__init__.py"):
+                if candidate in self.files:
+                    return ("mod", candidate, "")
+        return None
+
+    # ---- classes
+
+    def mro(self, cls: SymbolKey,
+            visiting: frozenset[SymbolKey] = frozenset()) -> tuple[list[SymbolKey], bool]:
+        """The class and its known bases, depth first in order; and whether some base lies outside."""
+        cached = self._mro_cache.get(cls)
+        if cached is not None:
+            return cached
+        order, open_ended = [cls], False
+        path, qual = cls
+        outer = qual.rpartition(".")[0]
+        for ref in self.base_refs.get(cls, ()):
+            base = self.entity(path, outer, ref.receiver, ref.name)
+            if base is None or base[0] != "sym" or self.kind_of.get((base[1], base[2])) != "class":
+                open_ended = True
+                continue
+            key = (base[1], base[2])
+            if key in visiting or key == cls:
+                continue
+            sub, sub_open = self.mro(key, visiting | {cls})
+            open_ended = open_ended or sub_open
+            order += [k for k in sub if k not in order]
+        self._mro_cache[cls] = (order, open_ended)
+        return order, open_ended
+
+    def lookup(self, cls: SymbolKey, name: str, *, skip_self: bool = False) -> SymbolKey | None:
+        order, _ = self.mro(cls)
+        for c in order[1:] if skip_self else order:
+            q = self.members.get(c, {}).get(name)
+            if q is not None:
+                return (c[0], q)
+        return None
+
+    # ---- names in scope
+
+    def bare(self, path: str, scope: str, name: str) -> _Entity | None:
+        """A bare name: the enclosing functions' definitions (a class body only from inside it), the
+        file's top level, then its imports."""
+        q, innermost = scope, True
+        while q:
+            if innermost or self.kind_of.get((path, q)) != "class":
+                hit = self.members.get((path, q), {}).get(name)
+                if hit is not None:
+                    return ("sym", path, hit)
+            innermost = False
+            q = q.rpartition(".")[0]
+        return self.in_module(path, name)
+
+    def member(self, entity: _Entity, name: str) -> _Entity | None:
+        kind, path, qual = entity
+        if kind == "mod":
+            return self.in_module(path, name)
+        if self.kind_of.get((path, qual)) == "class":
+            hit = self.lookup((path, qual), name)
+            return ("sym", hit[0], hit[1]) if hit is not None else None
+        return None
+
+    def dotted(self, path: str, scope: str, parts: list[str]) -> _Entity | None:
+        entity: _Entity | None = None
+        rest = parts[1:]
+        plain = self.plain.get(path)
+        if plain:
+            for k in range(len(parts), 0, -1):
+                files = plain.get(".".join(parts[:k]))
+                if files:
+                    entity, rest = ("mod", files[0], ""), parts[k:]
+                    break
+        if entity is None:
+            entity = self.bare(path, scope, parts[0])
+        for part in rest:
+            if entity is None:
+                return None
+            entity = self.member(entity, part)
+        return entity
+
+    def entity(self, path: str, scope: str, receiver: str | None, name: str) -> _Entity | None:
+        if receiver is None:
+            return self.bare(path, scope, name)
+        if receiver in ("?", "super"):
+            return None
+        base = self.dotted(path, scope, receiver.split("."))
+        return self.member(base, name) if base is not None else None
+
+    # ---- a reference
+
+    def targets(self, path: str, ref: Reference) -> list[SymbolKey]:
+        receiver, scope, name = ref.receiver, ref.scope or "", ref.name
+        instance_of: str | None = None  # the class the receiver is an instance (or the class) of
+        cls_path = path
+        if receiver == "super":
+            instance_of = _enclosing(self.symbols, path, scope, frozenset({"class"}))
+        elif receiver is not None and receiver != "?" and not receiver.endswith("()"):
+            typed = self.instance(path, scope, receiver.split("."))
+            if typed is not None:
+                cls_path, instance_of = typed
+        elif receiver is not None and receiver.endswith("()"):  # `Engine().start()`, `make().start()`
+            made = self.result(path, scope, receiver[:-2])
+            if made is not None:
+                cls_path, instance_of = made
+            elif receiver.split(".", 1)[0] in self.external.get(path, ()):
+                return []  # `requests_mock.get().x()`: something from outside the repository
+            else:
+                return self._unique(name)  # a function's result: its type is unknown
+        if instance_of is not None:
+            hit = self.lookup((cls_path, instance_of), name, skip_self=receiver == "super")
+            if hit is not None:
+                return [hit]
+            if receiver not in ("self", "cls") or self.mro((cls_path, instance_of))[1]:
+                # set dynamically (__getattr__), or defined in a base from outside the repository
+                return []
+            return self._unique(name)  # a mixin calling what the classes it is mixed into define
+        found = self.entity(path, scope, receiver, name)
+        if found is not None:
+            return [(found[1], found[2])] if found[0] == "sym" else []
+        if receiver is None and name == "cls":  # `cls(...)` in a classmethod: the class being defined
+            method = _enclosing(self.symbols, path, scope, frozenset({"method"}))
+            if method is not None and (path, method) in self.symbols.classmethods:
+                return [(path, method.rpartition(".")[0])]
+            return []
+        if receiver is None or receiver == "super":
+            return []  # a bare name that is not the repository's: a local, a parameter, a builtin
+        head = receiver.split(".", 1)[0]
+        if head in self.external.get(path, ()):
+            return []  # `os.path.join`, `t.cast`: bound by an import from outside the repository
+        parts = receiver.split(".")
+        base = self.dotted(path, scope, parts)
+        if base is not None:  # a module, class or function of the repository that lacks `name`
+            if base[0] == "sym" and self.kind_of.get((base[1], base[2])) not in _NAMESPACES:
+                # a module-level constant (`mark = MarkGenerator()`): its class, if it was given one
+                cls = self.variable(base[1], "", base[2])
+                hit = self.lookup(cls, name) if cls is not None else None
+                return [hit] if hit is not None else []
+            return []
+        if head in self.plain_heads.get(path, ()):
+            return []  # `import pkg` then `pkg.a.b.m()`: a chain through the repository that breaks
+        known = self.bare(path, scope, head)
+        if known is not None and (known[0] == "mod" or self.kind_of.get((known[1], known[2])) in _NAMESPACES):
+            # a module or class of the repository that does not define `name`, or a function (decorated
+            # into some other object, like a click command, or shadowed by a parameter: either way unknown)
+            return []
+        return self._unique(name)  # a variable, a parameter, an attribute, a result: its type is unknown
+
+    def _unique(self, name: str) -> list[SymbolKey]:
+        hit = self.unique.get(name)
+        return [hit] if hit is not None else []
+
+
+# ----------------------------------------------------------------------------------------- every language
+
+
+def resolve_references(
+    facts: Sequence[FileFacts], symbols: Symbols, depends_on: Mapping[str, list[str]],
+    resolved: Mapping[str, Mapping[str, list[str]]],
+) -> dict[SymbolKey, Counter[SymbolKey]]:
+    """Link each reference to the symbols it names (see the module docstring for how, per language)."""
+    family = {f.path: FAMILY.get(f.file.language or "") for f in facts}
+    package_of = {f.path: _dir(f.path) for f in facts if family[f.path] in ("go", "jvm")}
+    by_name, files_defining = symbols.by_name, symbols.files_defining
+    same_package: dict[str, set[str]] = defaultdict(set)
+    for p, d in package_of.items():
+        same_package[d].add(p)
+    # file -> imported name -> the files that import resolved to ("from .app import Flask")
+    names_from: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    renamed: dict[tuple[str, str], str] = {}  # (file, alias) -> the name imported under it
+    for f in facts:
+        for imp in f.imports:
+            files = resolved.get(f.path, {}).get(imp.module, ())
+            for name in imp.names:
+                names_from[f.path][name].update(files)
+            for name, alias in imp.aliases:
+                if name in imp.names and renamed.setdefault((f.path, alias), name) == name:
+                    names_from[f.path][alias].update(files)
+                else:  # one alias for two names (`... as cls` in two functions): neither is trusted
+                    renamed[(f.path, alias)] = ""
+    python = _Python([f for f in facts if family[f.path] == "python"], symbols, names_from, renamed,
+                     resolved) if any(fam == "python" for fam in family.values()) else None
+
+    calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
+    for f in facts:
+        fam = family[f.path]
+        imported = set(depends_on.get(f.path, ()))
+        if f.path in package_of:
+            imported |= same_package[package_of[f.path]]
+        cache: dict[str, list[SymbolKey]] = {}
+        bound: dict[tuple[str | None, str | None, str], list[SymbolKey]] = {}  # the same use, once a file
+        for ref in f.references:
+            if ref.kind == "bind":
+                continue  # what a name holds, not a use: its annotation or call is a reference of its own
+            if fam == "python" and python is not None:
+                use = (ref.scope, ref.receiver, ref.name)
+                found = bound.get(use)
+                if found is None:
+                    found = bound[use] = python.targets(f.path, ref)
+                targets = found
+            else:
+                own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
+                if own is not None:
+                    targets = [own]
+                else:
+                    cached = cache.get(ref.name)
+                    if cached is None:
+                        generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
+                        cached = cache[ref.name] = _link(
+                            ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
+                            names_from=names_from, generic=generic)
+                    targets = cached
+            source = (f.path, ref.scope or "")
+            for target in targets:
+                if target != source:
+                    calls[source][target] += 1
+    return calls
+
+
+def _own_member(symbols: Symbols, path: str, ref: Reference) -> SymbolKey | None:
+    """`this.m()` / `self.m()`: the enclosing class's (struct's, impl's) own member `m`, if it has one."""
+    cls = _enclosing(symbols, path, ref.scope or "", _CLASS_KINDS)
+    if cls is None:
+        return None
+    q = symbols.members.get((path, cls), {}).get(ref.name)
+    return (path, q) if q is not None else None
+
+
+def _link(name: str, path: str, *, fam: str | None, by_name: Mapping[str, list[SymbolKey]],
+          family: Mapping[str, str | None], imported: set[str],
+          names_from: Mapping[str, Mapping[str, set[str]]], generic: bool) -> list[SymbolKey]:
+    """By name alone: same file, then the imported files (and their re-exports), then a unique name."""
+    candidates = [k for k in by_name.get(name, ()) if family.get(k[0]) == fam]
+    targets = [k for k in candidates if k[0] == path]
+    if targets or generic:
+        return targets  # a generic name ("get", "__init__") is trusted only within its own file
+    via = set(names_from.get(path, {}).get(name, ()))
+    for mid in imported:
+        via |= names_from.get(mid, {}).get(name, set())  # one re-export hop
+    for pool in (via, imported):
+        targets = [k for k in candidates if k[0] in pool]
+        if targets and len({p for p, _ in targets}) <= MAX_IMPORTED_CANDIDATES:
+            return targets
+    return candidates if len(candidates) == 1 else []

@@ -1,0 +1,1 @@
+"""The search index: chunks, code-aware tokens, vectors and LanceDB tables."""

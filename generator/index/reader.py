@@ -1,0 +1,115 @@
+"""The read side of the index: its Lance tables opened at pinned versions with pylance, not lancedb.
+
+Why: a LanceDB table is a Lance dataset (`<index uri>/<table>.lance`), and every query the answer side makes
+(full-text match, nearest vectors, filtered scans, counts) runs in the same Lance engine either way. What
+differs is the Python layer around it: `import lancedb` also loads its REST-namespace client, its
+embedding-function registry and its `overrides` decorators, ~0.6-1.0 s that a one-shot `sourcebook ask`
+paid before its first query; `import lance` costs ~0.15 s on top of pyarrow and numpy (bench/cold_ask.py).
+Writers (generator/index/store.py) still use lancedb; readers open here exactly the versions its meta row
+names,
+so the publish protocol described there is unchanged, on a disk and in a bucket alike.
+
+Scores are LanceDB's own: same index files, same BM25, same L2 distances (tests/test_index_reader.py
+compares them query by query against lancedb).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+META_TABLE = "meta"
+
+
+def _lance() -> Any:
+    # Lance's Rust side logs deprecation chatter to stderr; our own logging reports what matters
+    os.environ.setdefault("LANCE_LOG", "error")
+    import lance
+
+    return lance
+
+
+def table_uri(uri: str, name: str) -> str:
+    """Where LanceDB keeps table `name` of the database at `uri` (a path or an object-store URI)."""
+    return f"{uri.rstrip('/')}/{name}.lance"
+
+
+def _exists(uri: str, name: str) -> bool | None:
+    """Whether the table is there: known for a path on this machine, None (try opening) for a bucket."""
+    if "://" in uri:
+        return None
+    return (Path(uri) / f"{name}.lance").exists()
+
+
+class TableReader:
+    """One table at one version: the few reads the answer side needs, each one Lance scan."""
+
+    def __init__(self, dataset: Any) -> None:
+        self._ds = dataset
+
+    @property
+    def version(self) -> int:
+        return int(self._ds.version)
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._ds.schema
+
+    def count(self, where: str | None = None) -> int:
+        return int(self._ds.count_rows(filter=where) if where else self._ds.count_rows())
+
+    def scan(self, columns: Sequence[str], where: str | None = None, limit: int | None = None) -> pa.Table:
+        """`columns` of the rows matching `where` (all rows without it), in storage order."""
+        return self._ds.to_table(columns=list(columns), filter=where, limit=limit)
+
+    def nearest(self, vector: Sequence[float], columns: Sequence[str], *, limit: int,
+                where: str | None = None) -> pa.Table:
+        """The `limit` rows nearest to `vector` by L2 distance (LanceDB's default metric), `_distance` last;
+        `where` filters before ranking (LanceDB's prefilter)."""
+        cols = [c for c in columns if c != "_distance"]
+        return self._ds.to_table(columns=[*cols, "_distance"], filter=where, prefilter=bool(where),
+                                 nearest={"column": "vector", "q": list(vector), "k": limit})
+
+    def match(self, text: str, column: str, columns: Sequence[str], *, limit: int,
+              where: str | None = None) -> pa.Table:
+        """The best `limit` rows for `text` by the table's persisted full-text index on `column` (BM25,
+        terms OR'ed), `_score` last; `where` filters before ranking."""
+        from lance.query import MatchQuery
+
+        cols = [c for c in columns if c != "_score"]
+        return self._ds.to_table(columns=[*cols, "_score"], filter=where, prefilter=bool(where), limit=limit,
+                                 full_text_query=MatchQuery(text, column))
+
+
+def open_table(uri: str, name: str, version: int | None, options: dict[str, str]) -> TableReader:
+    """Table `name` at `version` (None: the latest). Raises what Lance raises (ValueError when the table or
+    version is not there, OSError on storage errors)."""
+    lance = _lance()
+    kwargs: dict[str, Any] = {"storage_options": options} if options else {}
+    if version is not None:
+        kwargs["version"] = int(version)
+    return TableReader(lance.dataset(table_uri(uri, name), **kwargs))
+
+
+def read_state(uri: str, options: dict[str, str]) -> dict[str, Any] | None:
+    """The meta row's state (the publish pointer: which version of each table is complete), or None when
+    the index has no meta table yet."""
+    if _exists(uri, META_TABLE) is False:
+        return None
+    try:
+        meta = open_table(uri, META_TABLE, None, options)
+    except ValueError as exc:
+        if "not found" in str(exc).lower():  # a bucket without the table: Lance's only way of saying so
+            return None
+        raise
+    for row in meta.scan(["key", "value"]).to_pylist():
+        if row["key"] == "state":
+            value = json.loads(row["value"])
+            return value if isinstance(value, dict) else None
+    return None

@@ -1,0 +1,457 @@
+"""A docstring -> Markdown for its symbol's section: parameter tables, admonitions, examples, linked names.
+
+Python docstrings are parsed by griffe's Google, NumPy and Sphinx parsers (the style is detected from the
+text; nothing is imported or run). Doc comments of other languages get the same structures where their
+conventions are simple: JSDoc/TSDoc and Javadoc tags (`@param`, `@returns`, `@throws`, `@example`,
+`{@link}`), RustDoc sections (`# Examples`, `# Panics`, `# Errors`) and GoDoc paragraphs and code.
+
+`render_docstring` is pure: text in, Markdown out. The output has been through
+safe_markdown.sanitize_markdown, whose only trusted links are the ones made here (resolver URLs and http(s)
+links).
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from generator.analyze.boilerplate import lead_sentences, strip_title
+from generator.analyze.languages import spec_for
+from generator.markup.docmarkup import (
+    ADMONITIONS,
+    Block,
+    BlockRenderer,
+    Flavor,
+    Inline,
+    Resolver,
+    admonition,
+    code_block,
+    code_span,
+    escape,
+    label_block,
+    plain_line,
+    reference_definitions,
+)
+from generator.markup.safe_markdown import sanitize_markdown
+
+log = logging.getLogger(__name__)
+
+
+
+def render_docstring(text: str, language: str | None, resolve: Resolver | None = None) -> str:
+    """Markdown for a docstring written in `language`'s conventions; `resolve(name)` -> URL or None."""
+
+    text = text.strip("\n")
+    if not text.strip():
+        return ""
+    if _too_costly(text):
+        return _verbatim(text)
+    lang = language or ""
+    spec = spec_for(lang)  # its docstring flavor and code fence (generator/analyze/languages.py)
+    flavor: Flavor = spec.doc_flavor
+    text, definitions = reference_definitions(text)
+    inline = Inline(resolve or (lambda _name: None), flavor, definitions=definitions)
+    renderer = BlockRenderer(inline, flavor, spec.code_fence)
+    if lang == "csharp" and _XML_DOC.search(text):
+        text = _xml_doc_as_tags(text)
+    if lang == "python":
+        blocks = _python(text, renderer)
+    elif spec.doc_tags and _TAG_LINE.search(text):
+        blocks = _tagged(text, renderer)
+    elif lang == "rust":
+        blocks = _rust(text, renderer)
+    else:
+        blocks = renderer.render(_javadoc_html(text, renderer.code_lang) if flavor == "javadoc" else text)
+    markdown = "\n\n".join(b.markdown for b in blocks if b.markdown.strip())
+    links = inline.links
+    return sanitize_markdown(markdown, lambda url: url if url in links else None).strip()
+
+
+# Python-Markdown's inline pass rebuilds a paragraph's text at each match (an entity, a bracket, an emphasis
+# mark, a backslash escape...): a docstring of 300,000 `[` (each written as &#91;) held the site stage for
+# hours. A docstring this long, or this full of such characters, is shown as written, escaped, in a <pre>
+# block Markdown leaves alone (generator/site/material/raw_blocks.py): its reader loses the formatting, not
+# the text.
+# Real docstrings are far under both (flask's longest: ~5 kB).
+MAX_RENDERED_CHARS = 100_000
+MAX_MARKUP_CHARS = 5_000
+VERBATIM_CHARS = 100_000  # of such a docstring shown: escaped, <= ~500 KB (site/page_budget.py: 900 KB)
+_MARKUP_CHARS = re.compile(r"[\[\]*_`\\&<>#|~{}]")
+
+
+def _too_costly(text: str) -> bool:
+    return len(text) > MAX_RENDERED_CHARS or len(_MARKUP_CHARS.findall(text)) > MAX_MARKUP_CHARS
+
+
+def _verbatim(text: str) -> str:
+    cut = len(text) > VERBATIM_CHARS
+    note = f", its first {VERBATIM_CHARS:,} characters" if cut else ""
+    body = html.escape(text[:VERBATIM_CHARS], quote=False)
+    return (f"*This docstring is shown as written{note}: it is too long or too full of markup to format.*"
+            f'\n\n<pre class="sb-docstring"><code>{body}</code></pre>')
+
+
+_SUMMARY_END = re.compile(r"^\s*(?:[@\\][A-Za-z]+\b|:[A-Za-z][\w ]*:(?!`)|\.\. )", re.M)
+
+
+def docstring_summary(text: str, limit: int = 200) -> str:
+    """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
+    para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
+    para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
+    line = plain_line(lead_sentences(para))
+    if len(line) > limit:
+        line = line[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return line
+
+
+# -- Python: griffe ------------------------------------------------------------------------------------------
+
+
+@cache
+def _griffe() -> Any:
+    import griffe
+
+    return griffe
+
+
+def _python(text: str, renderer: BlockRenderer) -> list[Block]:
+    griffe = _griffe()
+    text, trailing = _split_sphinx_trailer(text)
+    docstring = griffe.Docstring(text)
+    style, _ = griffe.infer_docstring_style(docstring)
+    if style is None:
+        return renderer.render(text) + renderer.render(trailing)
+    parse = {"google": griffe.parse_google, "numpy": griffe.parse_numpy, "sphinx": griffe.parse_sphinx}
+    options: dict[str, Any] = {"warnings": False}
+    if style.value == "google":
+        options["returns_named_value"] = False  # `Returns: str: text` names a type more often than a value
+    try:
+        sections = parse[style.value](docstring, **options)
+    except Exception as exc:  # noqa: BLE001 -- a docstring griffe cannot read is shown as prose, not lost
+        log.debug("griffe could not parse a docstring (%s): %s", style.value, exc)
+        return renderer.render(text) + renderer.render(trailing)
+    blocks: list[Block] = []
+    rtype = _sphinx_rtype_only(style.value, text, sections, renderer)
+    for section in sections:
+        blocks += _section(section, renderer)
+        if section.kind.value == "parameters":
+            blocks, rtype = blocks + rtype, []
+    return blocks + rtype + renderer.render(trailing)
+
+
+def _sphinx_rtype_only(style: str, text: str, sections: Sequence[Any],
+                       renderer: BlockRenderer) -> list[Block]:
+    """`:rtype:` without `:returns:` (requests does this) still says what is returned; griffe drops it."""
+    if style != "sphinx" or any(s.kind.value == "returns" for s in sections):
+        return []
+    m = re.search(r"^:rtype:\s*(.+)$", text, re.M)
+    return [parameter_table("Returns", [("", m.group(1).strip(), "", "")], renderer)] if m else []
+
+
+_SPHINX_FIELD = re.compile(r"^:(param|parameter|arg|argument|key|keyword|type|returns?|rtype|raises?|except|"
+                           r"exception|var|ivar|cvar|vartype|yields?|ytype|meta)\b", re.M)
+
+
+def _split_sphinx_trailer(text: str) -> tuple[str, str]:
+    """Directives after a Sphinx field list (`.. note::` at the end) -> rendered after the sections, not
+    swallowed into the last field's description."""
+    first = _SPHINX_FIELD.search(text)
+    if not first:
+        return text, ""
+    lines = text[first.start():].split("\n")
+    head = text[:first.start()]
+    kept: list[str] = []
+    trailer: list[str] = []
+    in_trailer = False
+    for line in lines:
+        if line.startswith(".. "):
+            in_trailer = True
+        elif line.startswith(":") and _SPHINX_FIELD.match(line):
+            in_trailer = False
+        (trailer if in_trailer else kept).append(line)
+    return head + "\n".join(kept), "\n".join(trailer)
+
+
+_TABLE_TITLES = {"parameters": "Parameters", "other parameters": "Other parameters",
+                 "attributes": "Attributes", "returns": "Returns", "yields": "Yields",
+                 "receives": "Receives", "raises": "Raises", "warns": "Warns",
+                 "type parameters": "Type parameters", "type aliases": "Type aliases",
+                 "classes": "Classes", "functions": "Functions", "modules": "Modules"}
+
+
+def _section(section: Any, renderer: BlockRenderer) -> list[Block]:
+    kind = section.kind.value.replace("-", " ")
+    if kind == "text":
+        return renderer.render(section.value)
+    if kind == "examples":
+        blocks: list[Block] = [label_block(section.title or "Examples")]
+        for part_kind, part in section.value:
+            if part_kind.value == "examples":
+                blocks.append(Block(code_block(part, "pycon"), code=True))
+            else:
+                blocks += renderer.render(part)
+        return blocks
+    if kind == "admonition":
+        value = section.value
+        name = (value.annotation or "note").lower()
+        if name in ("example", "examples"):  # Google's singular `Example:` is an admonition to griffe
+            return [label_block(section.title or "Example"), *renderer.render(value.description or "")]
+        title = section.title or name.capitalize()
+        return admonition(ADMONITIONS.get(name, "note"), title, renderer.render(value.description or ""))
+    if kind == "deprecated":
+        value = section.value
+        title = f"Deprecated since version {value.version}" if value.version else "Deprecated"
+        return admonition("warning", title, renderer.render(value.description or ""))
+    title = section.title or _TABLE_TITLES.get(kind, kind.capitalize())
+    rows = []
+    for item in section.value:
+        name = getattr(item, "name", "") or ""
+        annotation = getattr(item, "annotation", None)
+        default = getattr(item, "value", None) if kind in ("parameters", "other parameters") else None
+        description = getattr(item, "description", "") or ""
+        rows.append((name, str(annotation) if annotation else "", str(default) if default else "",
+                     description))
+    if kind in ("raises", "warns"):
+        rows = [("", a or n, d, desc) for n, a, d, desc in rows]
+    return [parameter_table(title, rows, renderer)]
+
+
+def parameter_table(title: str, rows: Sequence[tuple[str, str, str, str]], renderer: BlockRenderer) -> Block:
+    """(name, type, default, description) rows -> a labelled Markdown table; empty columns are left out."""
+    has_name = any(r[0] for r in rows)
+    has_type = any(r[1] for r in rows)
+    header = (["Name"] if has_name else []) + (["Type"] if has_type else []) + ["Description"]
+    lines = [f"**{escape(title)}**", "", "| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)]
+    for name, annotation, default, description in rows:
+        cells = []
+        if has_name:
+            cells.append(code_span(name) if name else "")
+        if has_type:
+            cells.append(_type_cell(annotation, renderer.inline) if annotation else "")
+        text = renderer.inline.text(" ".join(description.split()))
+        if default:
+            text = (text + " " if text else "") + "Default: " + code_span(default) + "."
+        cells.append(text)
+        lines.append("| " + " | ".join(c or " " for c in cells) + " |")
+    return Block("\n".join(lines))
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _type_cell(annotation: str, inline: Inline) -> str:
+    """A type as code; a bare (dotted) name links to its symbol when the resolver knows it."""
+    annotation = " ".join(annotation.split())
+    if _TYPE_NAME.fullmatch(annotation):
+        return inline.xref(annotation)
+    return code_span(annotation)
+
+
+# -- JSDoc / TSDoc / Javadoc / Doxygen tags ------------------------------------------------------------------
+
+_TAG_LINE = re.compile(r"^\s*[@\\](param|arg|argument|returns?|throws?|exception|example|deprecated|see|"
+                       r"since|yields?|remarks|note|typeParam|template|property|prop|brief|retval)\b", re.M)
+_ANY_TAG = re.compile(r"^\s*[@\\]([A-Za-z]+)\b[ \t]?(.*)$")
+_JS_TYPE = re.compile(r"^\{((?:[^{}]|\{[^{}]*\})*)\}\s*")
+
+
+def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
+    javadoc = renderer.flavor == "javadoc"
+    lines = (_javadoc_html(text, renderer.code_lang) if javadoc else text).split("\n")
+    description: list[str] = []
+    tags: list[tuple[str, list[str]]] = []
+    in_example = False
+    for line in lines:
+        m = _ANY_TAG.match(line)
+        # inside @example a line starting with `@` is code (a decorator), unless it is a known tag
+        if m and not (in_example and not _TAG_LINE.match(line)):
+            tags.append((m.group(1), [m.group(2)]))
+            in_example = m.group(1) == "example"
+        elif tags:
+            tags[-1][1].append(line)
+        else:
+            description.append(line)
+    blocks = renderer.render("\n".join(description))
+    tables: dict[str, list[tuple[str, str, str, str]]] = {}
+    after: list[Block] = []
+    for tag, body_lines in tags:
+        tag_name = tag.lower()
+        body = "\n".join(body_lines).strip()
+        if tag_name == "brief":
+            blocks = renderer.render(body) + blocks
+        elif tag_name in ("param", "arg", "argument", "property", "prop", "typeparam", "template"):
+            title = {"property": "Properties", "prop": "Properties", "typeparam": "Type parameters",
+                     "template": "Type parameters"}.get(tag_name, "Parameters")
+            tables.setdefault(title, []).append(_param_row(body))
+        elif tag_name in ("return", "returns", "retval", "yield", "yields"):
+            kind, rest = _js_type(body)
+            if not kind and renderer.code_lang == "php":  # phpDoc: `@return Type description`
+                kind, _, rest = rest.partition(" ")
+            title = "Yields" if tag_name.startswith("yield") else "Returns"
+            tables.setdefault(title, []).append(("", kind, "", rest))
+        elif tag_name in ("throws", "throw", "exception"):
+            kind, rest = _js_type(body)
+            if not kind and not javadoc and renderer.code_lang not in ("java", "kotlin", "php"):
+                tables.setdefault("Raises", []).append(("", "", "", rest))
+                continue
+            if not kind:
+                kind, _, rest = rest.partition(" ")
+            tables.setdefault("Raises", []).append(("", kind, "", rest))
+        elif tag_name == "example":
+            caption = re.match(r"\s*<caption>(.*?)</caption>\s*", body, re.S)
+            if caption:
+                body = body[caption.end():]
+            after.append(label_block(caption.group(1) if caption else "Example"))
+            after.append(Block(code_block(_dedent_code(body), renderer.code_lang), code=True))
+        elif tag_name == "deprecated":
+            after += admonition("warning", "Deprecated", renderer.render(body))
+        elif tag_name == "since":
+            after += admonition("info", f"Added in version {body.split()[0] if body else ''}".strip(), [])
+        elif tag_name in ("remarks", "note"):
+            after += admonition("note", "Note", renderer.render(body))
+        elif tag_name == "see":
+            after.append(Block("**See also**: " + renderer.inline.text(_see_target(body))))
+    for title in ("Type parameters", "Parameters", "Properties", "Returns", "Yields", "Raises"):
+        if title in tables:
+            blocks.append(parameter_table(title, tables[title], renderer))
+    return blocks + after
+
+
+def _js_type(body: str) -> tuple[str, str]:
+    m = _JS_TYPE.match(body.strip())
+    if m:
+        return m.group(1).strip(), body.strip()[m.end():]
+    return "", body.strip()
+
+
+def _param_row(body: str) -> tuple[str, str, str, str]:
+    kind, rest = _js_type(body)
+    php = re.match(r"([^\s$]+)\s+(&?\.{0,3}\$\w+)\s*(.*)$", rest, re.S)  # phpDoc: `Type $name desc`
+    if php and not kind:
+        return (php.group(2), php.group(1), "", php.group(3))
+    m = re.match(r"(\[[^\]]*\]|<[^>]*>|[\w$.]+)\s*(?:-\s+)?(.*)$", rest, re.S)
+    if not m:
+        return ("", kind, "", rest)
+    name, desc = m.group(1), m.group(2)
+    default = ""
+    if name.startswith("["):  # JSDoc optional parameter: [name] or [name=default]
+        name, _, default = name[1:-1].partition("=")
+    return (name.strip(), kind, default.strip(), desc)
+
+
+def _see_target(body: str) -> str:
+    body = body.strip()
+    if body.startswith(("{@link", "http", "<a ", "[", "`")):
+        return body
+    target, _, rest = body.partition(" ")
+    return f"{{@link {target}}} {rest}".strip()
+
+
+def _dedent_code(text: str) -> str:
+    lines = text.split("\n")
+    margins = [len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()]
+    margin = min(margins, default=0)
+    return "\n".join(ln[margin:] for ln in lines).strip("\n")
+
+
+_XML_DOC = re.compile(r"<(param|returns|exception|remarks|example|typeparam|value)\b")
+
+
+def _xml_doc_as_tags(text: str) -> str:
+    """C# XML documentation -> the tag form `_tagged` reads (`<param name="x">` -> `@param x`)."""
+    import html as html_lib
+
+    def attr(tag: str, name: str) -> str:
+        m = re.search(name + r'\s*=\s*"([^"]*)"', tag)
+        return m.group(1) if m else ""
+
+    def element(m: re.Match[str]) -> str:
+        tag, head, body = m.group(1).lower(), m.group(2), " ".join(m.group(3).split())
+        if tag == "param":
+            return f"\n@param {attr(head, 'name')} {body}\n"
+        if tag == "typeparam":
+            return f"\n@typeParam {attr(head, 'name')} {body}\n"
+        if tag in ("returns", "value"):
+            return f"\n@returns {body}\n"
+        if tag == "exception":
+            return f"\n@throws {{{attr(head, 'cref')}}} {body}\n"
+        if tag == "remarks":
+            return f"\n@remarks {body}\n"
+        return f"\n@example\n{html_lib.unescape(m.group(3)).strip()}\n"
+
+    text = re.sub(r"<code>(.*?)</code>", lambda m: "\n```csharp\n" + m.group(1).strip("\n") + "\n```\n", text,
+                  flags=re.S)
+    text = re.sub(r"<(param|typeparam|returns|value|exception|remarks|example)\b([^>]*)>(.*?)</\1>", element,
+                  text, flags=re.S)
+    text = re.sub(r'<see\s+(?:c|lang)?ref\s*=\s*"(?:\w:)?([^"]*)"\s*/>', r"{@link \1}", text)
+    text = re.sub(r'<paramref\s+name\s*=\s*"([^"]*)"\s*/>', r"`\1`", text)
+    text = re.sub(r"<c>(.*?)</c>", r"`\1`", text, flags=re.S)
+    text = re.sub(r"</?para\s*/?>", "\n\n", text)
+    return re.sub(r"</?summary>", "", text)
+
+
+_PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S | re.I)
+_HTML_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")
+_HTML_INLINE = {"code": "``", "tt": "``", "b": "**", "strong": "**", "i": "*", "em": "*"}
+
+
+def _javadoc_html(text: str, lang: str) -> str:
+    """The HTML Javadoc allows -> the plain conventions the block renderer reads; other tags dropped."""
+    import html as html_lib
+
+    def pre(inner: str) -> str:
+        body = re.sub(r"^\s*\{@code\s?(.*)\}\s*$", r"\1", inner, flags=re.S)
+        return f"\n```{lang}\n" + html_lib.unescape(body).strip("\n") + "\n```\n"
+
+    def tag(m: re.Match[str]) -> str:
+        name = m.group(1).lower()
+        if name == "p" or name in ("ul", "ol", "br", "div"):
+            return "\n\n" if name == "p" else "\n"
+        if name == "li":
+            return "" if m.group(0).startswith("</") else "\n- "
+        return _HTML_INLINE.get(name, "")
+
+    parts = _PRE.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(pre(part))
+        else:
+            out.append(html_lib.unescape(_HTML_TAG.sub(tag, part)))
+    return "".join(out)
+
+
+# -- RustDoc -------------------------------------------------------------------------------------------------
+
+_RUST_SECTIONS = {"panics": ("warning", "Panics"), "safety": ("danger", "Safety")}
+
+
+def _rust(text: str, renderer: BlockRenderer) -> list[Block]:
+    """Markdown with `# Heading` sections: Panics and Safety become admonitions, the rest labelled."""
+    chunks: list[tuple[str, list[str]]] = [("", [])]
+    fence = ""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
+        heading = re.match(r"^#\s+(.+?)\s*$", line) if not fence else None
+        if heading:
+            chunks.append((heading.group(1), []))
+        else:
+            chunks[-1][1].append(line)
+    blocks = renderer.render("\n".join(chunks[0][1]))
+    for title, body_lines in chunks[1:]:
+        body = "\n".join(body_lines)
+        special = _RUST_SECTIONS.get(title.strip().lower())
+        if special:
+            blocks += admonition(special[0], special[1], renderer.render(body))
+        else:
+            blocks.append(label_block(title))
+            blocks += renderer.render(body)
+    return blocks
+

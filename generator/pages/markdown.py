@@ -1,0 +1,742 @@
+"""Contexts + drafts -> Markdown pages and the site's mkdocs.yml, through the Jinja2 templates in templates/.
+
+Everything that comes from the repository (names, signatures, docstrings, README, writer prose) is treated as
+untrusted text: inline text is HTML-escaped and Markdown-neutralised, docstrings and signatures go into code
+blocks, prose keeps its Markdown but loses raw HTML and any relative link MkDocs could not resolve. A
+`<script>` in a docstring is therefore shown, never run, and `mkdocs build --strict` never sees a dead link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+
+from generator.analyze.facts import Symbol
+from generator.analyze.languages import spec_for
+from generator.markup.docmarkup import code_span
+from generator.markup.safe_markdown import (
+    CODE_SPAN,
+    LinkResolver,
+    escape_markdown,
+    inline_text,
+    sanitize_markdown,
+)
+from generator.pages.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
+from generator.pages.call_links import FileRefs
+from generator.pages.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
+from generator.pages.orientation import Orientation, readme_intro
+from generator.pages.remote import SourceLinks
+from generator.pages.source_view import (
+    PAGE_SOURCE_BUDGET,
+    highlighted,
+    highlighted_lines,
+    source_block,
+    source_left_out,
+)
+from generator.pages.writer import (
+    FileContext,
+    FileDraft,
+    ModuleContext,
+    ModuleDraft,
+    OverviewContext,
+    OverviewDraft,
+    TopicDraft,
+    first_paragraph,
+)
+from generator.site.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
+from sourcebook.data_files import data_dir
+
+RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this module's bytes count too
+
+# -- where the templates and the theme layer live -----------------------------------------------------------
+
+
+@cache
+def heading_id(title: str) -> str:
+    """An explicit `{ #id }` for a page title whose default id would start with `__` (`__init__.py`,
+    `__main__.py`): the sanitizer drops such ids (Material's own parts are `__search`, `__drawer`...), so the
+    title's permalink and Material's "skip to content" link would land nowhere. Other titles keep theirs."""
+    if not title.lstrip().startswith("_"):
+        return ""
+    return " { #page-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "top") + " }"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell,
+                       code=code_span, block=code_block, rich=rich_cell,
+                       doc=doc_block, sig=signature_block, first=first_paragraph,
+                       tojson=lambda v: json.dumps(v, ensure_ascii=False))
+    return env
+
+
+@cache
+def render_version() -> str:
+    """Part of every page key: changes when a template or any code that writes pages changes (the pages
+    stage's import closure: this module, docstring and reST rendering, anchors, cross-references, diagrams,
+    the sanitizing Markdown helpers...)."""
+    from sourcebook.code_version import stage_version
+
+    version = stage_version("generator.pages.stages", "generator.pages.markdown",
+                            data=(data_dir("templates"),))
+    return hashlib.sha256(f"{RENDER_LOGIC_VERSION}\0{version}".encode()).hexdigest()[:16]
+
+
+# -- escaping ------------------------------------------------------------------------------------------------
+
+def table_cell(value: object, limit: int = 300) -> str:
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return inline_text(text)
+
+
+def rich_cell(value: object, limit: int = 300) -> str:
+    """Like table_cell, but code spans (the extractive writer makes them) become escaped <code> elements."""
+    text = " ".join(str(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    out, pos = [], 0
+    for m in CODE_SPAN.finditer(text):
+        out.append(escape_markdown(text[pos:m.start()]))
+        inner = m.group(0)[len(m.group(1)):-len(m.group(1))].strip()
+        out.append(f"<code>{escape_markdown(inner)}</code>")
+        pos = m.end()
+    out.append(escape_markdown(text[pos:]))
+    return "".join(out)
+
+
+def code_block(value: object, lang: str = "text") -> str:
+    """A fenced code block whose fence is longer than any backtick run inside: the text is shown verbatim."""
+    text = str(value).rstrip("\n")
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def signature_block(value: object, language: str = "text") -> str:
+    """A signature, highlighted here with Pygments, as the HTML Material styles (`div.highlight`), coloured
+    like the source blocks (source_view.highlighted: names and punctuation plain, a third of the tags).
+
+    Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
+    """
+    return _signature_html(" ".join(str(value).split()), language)
+
+
+@lru_cache(maxsize=8192)
+def _signature_html(code: str, language: str) -> str:
+    # a quarter of a big tree's signatures repeat (`def __init__(self)`, `def setUp(self)`): made once each
+    body = highlighted(code, language)
+    lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
+    return (f'<div class="language-{lang} highlight"><pre><span></span>'
+            f"<code>{body.rstrip()}</code></pre></div>")
+
+
+def doc_block(value: object) -> str:
+    """A docstring shown verbatim: escaped text in a <pre> block we write ourselves.
+
+    Cheaper than a fenced block (no syntax highlighter runs over prose) and just as inert: every `<`, `>`
+    and `&` of the text is escaped, and Markdown does not look inside a raw <pre> block.
+    """
+    text = html.escape(str(value).strip("\n"), quote=False)
+    return f'<pre class="sb-docstring"><code>{text}</code></pre>'
+
+
+def prose(text: str | None) -> str:
+    """Writer prose: Markdown kept, HTML and relative links removed (writers may only link via templates)."""
+    return sanitize_markdown(text or "").strip()
+
+
+def prose_line(text: str | None) -> str:
+    """Writer prose for one list item: joined into one line *before* sanitizing, so a fence in it is text
+    (joined afterwards, a kept `~~~` block would become inline text and its HTML raw HTML)."""
+    return sanitize_markdown(" ".join((text or "").split())).replace("\n", " ").strip()
+
+
+# -- links ---------------------------------------------------------------------------------------------------
+
+
+def relative_link(from_page: str, to_page: str) -> str:
+    """A relative URL from one docs-relative page id to another, percent-encoded where needed."""
+    return page_href(from_page, to_page)
+
+
+def source_location(path: str, start: int, end: int, links: SourceLinks | str | None) -> str:
+    """Markdown for where a span lives: a link with source links (or a repo_url), else path and lines."""
+    if isinstance(links, str):
+        from generator.pages.remote import from_repo_url
+
+        links = from_repo_url(links) if links else None
+    if links is not None:
+        return f"[{inline_text(path)}:{start}]({links.url(path, start, end)})"
+    return f"{code_span(path)}, lines {start}-{end}" if end != start else f"{code_span(path)}, line {start}"
+
+
+# -- mermaid -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Diagram:
+    nodes: list[tuple[str, str, str]]  # (id, label, css class)
+    edges: list[tuple[str, str]]
+    links: Mapping[str, str] = field(default_factory=dict)  # node id -> site URL
+    left_out: str = ""  # in words: what did not fit
+
+    def __str__(self) -> str:
+        lines = ["graph LR"]
+        lines += [f"  {nid}[{mermaid_label(label)}]" for nid, label, _ in self.nodes]
+        lines += [f"  {a} --> {b}" for a, b in self.edges]
+        classes: dict[str, list[str]] = {}
+        for nid, _, css in self.nodes:
+            classes.setdefault(css, []).append(nid)
+        lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
+        lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
+        lines += [f'  click {nid} href "{url}"' for nid, url in self.links.items()]
+        return "\n".join(lines)
+
+
+def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
+                   modules: Mapping[str, str] | None = None) -> Diagram | None:
+    """The module's files and submodules and what they import, at most MAX_EDGES arrows (the strongest
+    ends kept, the rest counted); nodes link to their pages when `pages` (files) / `modules` are given."""
+    ids: dict[str, str] = {}
+    nodes: list[tuple[str, str, str]] = []
+    links: dict[str, str] = {}
+    subs = {s.path: s.page_id for s in ctx.submodules}
+
+    def node(key: str, label: str, css: str, page: str | None) -> str:
+        if key not in ids:
+            ids[key] = f"n{len(ids)}"
+            nodes.append((ids[key], label, css))
+            if page:
+                links[ids[key]] = page_url(page, ctx.page_id)
+        return ids[key]
+
+    def inside(path: str) -> str:
+        if path in subs:
+            return node(path, posixpath.basename(path) + "/", "sub", subs[path])
+        return node(path, posixpath.basename(path), "", (pages or {}).get(path))
+
+    weights: dict[tuple[str, str], int] = {}
+    for a, b in ctx.internal_edges:
+        weights[(a, b)] = 1
+    for a, mod in ctx.external_edges:
+        weights[(a, "ext:" + mod)] = 1
+    kept, cut = cap_edges(weights, MAX_EDGES)
+    edges = set()
+    for a, b in kept:
+        if b.startswith("ext:"):
+            mod = b[4:]
+            edges.add((inside(a), node(b, (mod or ".") + "/", "ext", (modules or {}).get(mod))))
+        else:
+            edges.add((inside(a), inside(b)))
+    if not edges:
+        return None
+    return Diagram(nodes, sorted(edges), links, f"{cut} more import arrows left out" if cut else "")
+
+
+# -- pages ---------------------------------------------------------------------------------------------------
+
+
+def provenance(draft: FileDraft | ModuleDraft | OverviewDraft | TopicDraft, writer_id: str) -> str:
+    if draft.written_by == "llm":
+        model = writer_id.split("/")[1] if writer_id.count("/") >= 1 else writer_id
+        return (f"Prose on this page was written by an LLM ({inline_text(model)}) "
+                "from facts extracted from the code.")
+    return "Prose on this page was extracted from the code (docstrings and structure); no LLM was used."
+
+
+_CALLABLE_KINDS = frozenset({"function", "method", "macro"})
+
+
+def _ref_label(key: tuple[str, str], here: str) -> str:
+    path, qualname = key[0], shown_qualname(key[1])
+    if path == here:
+        return qualname
+    return f"{posixpath.basename(path)}: {qualname}" if qualname else path
+
+
+def _ref_links(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: str,
+               index: SymbolIndex | None) -> str:
+    """Comma-separated Markdown links to symbols' sections (code spans when a target has no page)."""
+    items = _ref_items(keys, more, here, page_id, index, link=lambda href, name: f"[{name}]({href})")
+    return ", ".join(items)
+
+
+def _ref_items(keys: Sequence[tuple[str, str]], more: int, here: str, page_id: str, index: SymbolIndex | None,
+               *, link: Callable[[str, str], str]) -> list[str]:
+    """Each symbol's name, as `link(href, name)` when it has a section on a page, then "and N more"."""
+    out = []
+    seen: set[str] = set()
+    for key in keys:
+        href = index.href(page_id, *key) if index else None
+        name = inline_text(_ref_label(key, here))  # the CSS sets names in the code font
+        if name in seen:
+            continue  # an overload or setter of a name already listed: the reader sees one name once
+        seen.add(name)
+        out.append(link(href, name) if href else name)
+    if more:
+        out.append(f"and {more} more")
+    return out
+
+
+def _ref_html(label: str, keys: Sequence[tuple[str, str]], more: int, *, here: str, page_id: str,
+              index: SymbolIndex | None) -> str:
+    """A section's "Calls:" (or "Called by:", "Tested by:") line as one raw HTML paragraph: links to the
+    symbols' sections, plain names when a target has no page. Raw HTML rather than Markdown links: Markdown's
+    inline pass over thousands of them was a fifth of its time on flask's pages. Links are the built site's
+    URLs (MkDocs rewrites no link in raw HTML); names are escaped like any inline text."""
+    out = _ref_items(keys, more, here, page_id, index,
+                     link=lambda href, name: f'<a href="{html.escape(site_href(href))}">{name}</a>')
+    return (f'<p class="sb-refs" data-search-exclude><strong>{label}:</strong> {", ".join(out)}</p>'
+            if out else "")
+
+
+_DECORATOR_KINDS = ((re.compile(r"@(?:\w+\.)*overload\b"), "overload"),
+                    (re.compile(r"@\w+\.setter\b"), "setter"),
+                    (re.compile(r"@\w+\.deleter\b"), "deleter"),
+                    (re.compile(r"@(?:\w+\.)*(?:cached_)?property\b"), "property"))
+
+
+def shown_kind(s: Symbol, source_lines: Sequence[str]) -> str:
+    """A symbol's kind as a reader should see it: a Python method under `@property` is a property, one
+    under `@x.setter` that property's setter, `@overload` an overload."""
+    for line in source_lines[max(s.start_line - 1, 0):s.start_line + 9]:
+        stripped = line.strip()
+        if not stripped.startswith("@"):
+            break
+        for pattern, what in _DECORATOR_KINDS:
+            if pattern.match(stripped):
+                if what == "property":
+                    return "property"
+                return f"property {what}" if what != "overload" else f"{s.kind} overload"
+    return s.kind  # the implementation after its overloads, or one of a name's conditional definitions
+
+
+def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],
+                kind_of: Callable[[Symbol], str] = lambda s: s.kind) -> str:
+    """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
+    short name (`.get`), so the name column stays narrow; names never wrap inside, and search skips it."""
+    from generator.markup.docstrings import docstring_summary
+
+    listed = {s.qualname: s for s in symbols}
+    rows = []
+    for s in sorted(symbols, key=lambda s: (s.start_line, s.qualname)):
+        depth, parent = 0, s.parent
+        while parent in listed:
+            depth += 1
+            parent = listed[parent].parent
+        # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
+        summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
+        shown = shown_qualname(s.qualname)
+        name = inline_text("." + s.name if depth else shown)
+        title = inline_text(shown).replace('"', "&quot;")  # a quote in a name must not end the attribute
+        link = f'<a href="#{anchors[s.qualname]}" title="{title}">{name}</a>'
+        rows.append(f'<tr><td class="sb-depth-{min(depth, 3)}">{link}</td>'
+                    f"<td>{inline_text(kind_of(s))}</td><td>{summary}</td></tr>")
+    return ('<div class="sb-index" data-search-exclude><table class="sb-index-table"><thead><tr>'
+            '<th>Symbol</th><th>Kind</th>'
+            f"<th>Summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+# Material's search boost per file kind (front matter): code pages, whose sections are the symbols, first
+SEARCH_BOOST = {"code": 3, "test": 1, "doc": 1, "config": 0.5}
+# Sections that only point elsewhere (other files' symbol names, page links): indexed, they made a test
+# page or a folder page look like the code it merely links to
+_NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Entry points"
+                                  r"|Most-used abstractions|Where to start reading)\n.*?(?=^## |\Z)",
+                                  re.S | re.M)
+_MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
+_SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
+                                r'<div class="language-[\w+-]+ highlight"><pre><span></span>'
+                                r"<code>(.*?)</code>")
+# a section's highlighted signature: the symbol index (rebuilt as a table) already carries it as text
+_SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight"><pre><span></span><code>.*?'
+                              r"</code></pre></div>$\n?", re.S | re.M)
+_OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#(?:rst|md)-[\w-]+\)")
+_KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+# a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
+# closing marker is the template's own; it is inside the <div>: Markdown moves a comment after a raw block
+# past whatever follows)
+_DOCUMENT = re.compile(
+    r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^<!-- /sb-document --></div>$\n?', re.S | re.M)
+_SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
+_REFS_PARAGRAPH = re.compile(r'^<p class="sb-refs" data-search-exclude><strong>.*</p>\n?', re.M)
+_FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
+_INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>$', re.M)
+_INDEX_ROW = re.compile(r'<tr><td[^>]*><a href="#([\w-]+)" title="([^"]*)">.*?</a></td><td>(.*?)</td>'
+                        r"<td>(.*?)</td></tr>")
+# what a match of each of these must hold (index_text skips a pattern whose literal the page lacks)
+_NEEDED = {_DOCUMENT: '<div class="sb-document', _SOURCE_BLOCK: '<details class="note sb-source"',
+           _MERMAID_CLICK: "  click ", _REFS_PARAGRAPH: '<p class="sb-refs" data-search-exclude><strong>',
+           _SIGNATURE_BLOCK: '<div class="language-',
+           _INDEX_TABLE: '<div class="sb-index" data-search-exclude>'}
+# the start of a navigation section, unanchored: a literal prefix re skips ahead to
+_NAVIGATION_HEADING = re.compile(r"## (?:Code it exercises|Class hierarchy|Entry points"
+                                 r"|Most-used abstractions|Where to start reading)\n")
+
+
+def _plain(fragment: str, sep: str = " ") -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", sep, fragment)).split())
+
+
+def index_text(markdown: str) -> str:
+    """A page's Markdown as the search index stores it: without front matter, the rendered source, the
+    cross-reference lines and the link-only sections (the code is indexed as code; repeated here it would make
+    every page look like its callers), and with the symbol index as the Markdown table of names, kinds,
+    signatures and summaries that file pages carried before (measured: retrieval stays as it was)."""
+    signatures = {a: _plain(sig, "") for a, sig in _SECTION_SIGNATURE.findall(markdown)}  # adjacent tokens
+
+    def table(m: re.Match[str]) -> str:
+        rows = [f"| [{table_cell(_plain(name))}](#{anchor}) | {table_cell(_plain(kind))} "
+                f"| <code>{table_cell(signatures.get(anchor, ''))}</code> | {table_cell(_plain(summary))} |"
+                for anchor, name, kind, summary in _INDEX_ROW.findall(m.group(0))]
+        return "| Symbol | Kind | Signature | Summary |\n|---|---|---|---|\n" + "\n".join(rows)
+
+    text = _removed(_SOURCE_BLOCK, _removed(_DOCUMENT, _FRONT_MATTER.sub("", markdown)))
+    if _NAVIGATION_HEADING.search(text):
+        text = _NAVIGATION_SECTIONS.sub("", text)
+    text = _removed(_REFS_PARAGRAPH, _KIND_ATTR.sub(r"\1 }", _removed(_MERMAID_CLICK, text)))
+    if "](http" in text:
+        text = _FORGE_LINK.sub(r"\1", text)  # a new commit must not make every page a new row to embed
+    # markup is not words: a test page's 60 signatures in <span>s made it a long document of "span class
+    # nf p" (the symbol index carries each signature as text), and its headings spelled names as Markdown
+    # escapes them ("test&#95;url&#95;for"). The symbol index is then rebuilt exactly as retrieval was tuned
+    # on (the same table as before; unescaping it too measured worse: flask MRR 0.879)
+    text = _removed(_SIGNATURE_BLOCK, text).replace("&#95;", "_")
+    if "](#" in text:
+        text = _OUTLINE_LINK.sub(r"\1", text)  # a doc's outline: its headings' words, not their anchors
+    return _INDEX_TABLE.sub(table, text) if _NEEDED[_INDEX_TABLE] in text else text
+
+
+def _removed(pattern: re.Pattern[str], text: str) -> str:
+    """`pattern.sub("", text)`, skipped when the text lacks the literal every match starts with: a pattern
+    anchored at ^ (re.M) is tried at every position of the page, which made most of index_text's time."""
+    return pattern.sub("", text) if _NEEDED[pattern] in text else text
+
+
+def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:
+    """Where a symbol's own Source block ends: before its first member that has a section of its own."""
+    members = [c.start_line for c in children.get(s.qualname, []) if c.public and c.start_line > s.start_line]
+    return min([s.end_line, *(m - 1 for m in members)])
+
+
+def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
+    """`end` moved up past blank lines (the gap before a member's section)."""
+    while end > start and end <= len(lines) and not re.sub(r"<[^>]+>", "", lines[end - 1]).strip():
+        end -= 1
+    return end
+
+
+def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
+                     repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
+                     index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None,
+                     document: str = "") -> str:
+    """`links`: where source lines live on the forge (repo_url is the older form of the same);
+    `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
+    `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
+    it only the page's own symbols are linked). With `ctx.source` set, each section carries its source.
+    `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py)."""
+    from generator.markup.docstrings import render_docstring
+    from generator.pages.remote import from_repo_url
+
+    if links is None and repo_url:
+        links = from_repo_url(repo_url)
+    symbols = ctx.ordered_symbols()
+    public = [s for s in symbols if s.public]
+    kinds = {s.qualname: s.kind for s in symbols}
+    # the index lists the file's API: top-level symbols and members of classes and the like; functions
+    # nested inside functions are implementation detail and appear only in their parent's section
+    table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
+    anchors = anchor_ids(symbols)
+    children: dict[str | None, list[Symbol]] = {}
+    for s in symbols:
+        children.setdefault(s.parent, []).append(s)
+    shown = {s.qualname for s in public}
+    # a public symbol gets its section under its parent's, or at the top when the parent has none (private)
+    top = [s for s in public if s.parent is None or s.parent not in shown]
+    notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
+    facts = ctx.facts
+    lang = _fence_lang(facts.file.language)
+    # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
+    spans = [(s.start_line, _source_end(s, children)) for s in public]
+    lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "", spans)
+             if ctx.source and public else [])
+    file_refs = refs or FileRefs()
+    budget = [PAGE_SOURCE_BUDGET]  # what is left of it; sections are rendered in page order
+
+    def where(s: Symbol) -> str:
+        return source_location(ctx.path, s.start_line, s.end_line, links)
+
+    def source(s: Symbol) -> str:
+        if not lines:
+            return ""
+        end = _trim_blank(lines, s.start_line, _source_end(s, children))
+        more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
+        block = source_block(lines, s.start_line, end, lang, more_url=more)
+        if len(block) > budget[0]:
+            budget[0] = 0  # from the first block that does not fit on: one cut, not a patchwork
+            return source_left_out(s.start_line, end, more_url=more) if block else ""
+        budget[0] -= len(block)
+        return block
+
+    def ref_lines(s: Symbol) -> list[str]:
+        r = file_refs.symbols.get(s.qualname)
+        if r is None:
+            return []
+        rows = [("Calls", r.calls, r.more_calls), ("Called by", r.called_by, r.more_called_by),
+                ("Tested by", r.tested_by, r.more_tested_by)]
+        lines = [_ref_html(label, keys, more, here=ctx.path, page_id=ctx.page_id, index=index)
+                 for label, keys, more in rows]
+        return [line for line in lines if line]
+
+    exercised: dict[str, list[tuple[str, str]]] = {}
+    for key in file_refs.exercises:
+        exercised.setdefault(key[0], []).append(key)
+    exercises = [(path, _ref_links(keys, 0, path, ctx.page_id, index),
+                  index.href(ctx.page_id, path) if index else None)
+                 for path, keys in sorted(exercised.items())]
+    resolve = resolve_symbol or own_symbols_resolver(ctx)
+    source_lines = ctx.source.split("\n") if ctx.source and facts.file.language == "python" else []
+    kinds_shown = {s.qualname: shown_kind(s, source_lines) for s in symbols}
+
+    def kind_of(s: Symbol) -> str:
+        return kinds_shown.get(s.qualname, s.kind)
+
+    return _environment().get_template("file.md.j2").render(
+        shown=shown_qualname, kind_of=kind_of,
+        docstring=lambda text: render_docstring(text, facts.file.language, resolve),
+        ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
+        index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
+        anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
+        where=where, source=source, refs=ref_lines, exercises=exercises,
+        more_exercises=file_refs.more_exercises,
+        file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
+        lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
+        document=document, outline=document_outline(document) if document else [],
+        document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
+
+
+_DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="((?:rst|md)-[\w-]+)">(.*?)</h\1>', re.S)
+
+
+def document_outline(document: str) -> list[tuple[int, str, str]]:
+    """(depth from 0, anchor, text) of a rendered document's headings (rst.py puts each section's id on its
+    heading, md_html.py gives each heading an `md-` id): the page's outline as links, since Material's table
+    of contents does not see raw HTML. A level never deepens by more than one, so the nested list stays a
+    list."""
+    out: list[tuple[int, str, str]] = []
+    for level, anchor, inner in _DOCUMENT_HEADING.findall(document):
+        depth = min(int(level) - 3, out[-1][0] + 1 if out else 0)
+        out.append((depth, anchor, _plain(inner)))
+    return out
+
+
+def own_symbols_resolver(ctx: FileContext) -> LinkResolver:
+    """Names in a file's docstrings -> the sections of that file's own symbols (nothing else)."""
+    from generator.pages.name_links import NameIndex, page_resolver
+
+    names = NameIndex.build({ctx.path: ctx.facts}, {ctx.path: ctx.page_id})
+    return page_resolver(names, ctx.path, ctx.page_id, {}, relative_link)
+
+
+def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
+                       file_anchors: Mapping[tuple[str, str], str] | None = None,
+                       file_pages: Mapping[str, str] | None = None,
+                       module_pages: Mapping[str, str] | None = None, hierarchy: Graph | None = None,
+                       imports: Graph | None = None) -> str:
+    """`hierarchy`: the module's classes and what they inherit from (diagrams.class_hierarchy); `imports`:
+    its import diagram drawn from the whole graph (diagrams.module_imports), else one from `ctx`'s edges."""
+    pages = dict(file_pages or {})
+    for f in ctx.files:
+        pages.setdefault(f.path, f.page_id)
+    diagram: Graph | Diagram | None = imports or module_diagram(ctx, pages, module_pages)
+    return _environment().get_template("module.md.j2").render(
+        ctx=ctx, draft=draft, diagram=(diagram.mermaid() if isinstance(diagram, Graph) else str(diagram))
+        if diagram else "",
+        diagram_note=diagram.left_out if diagram else "",
+        hierarchy=hierarchy.mermaid() if hierarchy else "",
+        hierarchy_note=hierarchy.left_out if hierarchy else "",
+        link=lambda page_id: relative_link(ctx.page_id, page_id), pages=pages,
+        entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
+
+
+@dataclass(frozen=True)
+class _Row:
+    """A linked line of the overview: what it is, where it goes, what it says."""
+
+    name: str = ""
+    how: str = ""
+    label: str = ""
+    href: str | None = None
+    path: str = ""
+    qualname: str = ""
+    kind: str = ""
+    used_from: int = 0
+    summary: str = ""
+
+
+def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_id: str,
+                         resolve: LinkResolver | None = None, file_pages: Mapping[str, str] | None = None,
+                         file_anchors: Mapping[tuple[str, str], str] | None = None,
+                         orient: Orientation | None = None, index: SymbolIndex | None = None,
+                         summaries: Mapping[str, str] | None = None,
+                         topics: Sequence[tuple[str, str, str]] = ()) -> str:
+    """`orient`: entry points, most-used abstractions, the architecture diagram and a reading order
+    (generator/pages/orientation.py); `index` links them to symbol sections; `topics`: (title, page id, what
+    it
+    covers) of the topic pages, linked under "Read next"."""
+    is_rst = ctx.readme_path.lower().endswith((".rst", ".rest"))
+
+    def readme_html(text: str) -> str:
+        if is_rst:
+            from generator.markup.rst import render_rst
+
+            # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
+            return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
+        from generator.markup.md_html import nest_lists
+
+        # the site's Markdown nests lists by four spaces; a README written for GitHub nests them by two
+        nested = "\n".join(nest_lists(text.split("\n")))
+        return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
+
+    readme = readme_html(ctx.readme) if ctx.readme else ""
+    o = orient or Orientation()
+    summaries = summaries or {}
+
+    def href(path: str, qualname: str = "") -> str | None:
+        if index is not None:
+            return index.href(OVERVIEW_PAGE, path, qualname)
+        page = (file_pages or {}).get(path)
+        return relative_link(OVERVIEW_PAGE, page) if page else None
+
+    entries = [_Row(name=e.name, how=e.how, label=f"{e.path}: {e.qualname}" if e.qualname else e.path,
+                    href=href(e.path, e.qualname)) for e in o.entries]
+    abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
+                         summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
+    start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
+    intro_text = o.readme_intro or readme_intro(ctx.readme)
+    intro = readme_html(intro_text) if intro_text else ""
+    readme_page = href(ctx.readme_path) if ctx.readme_path else None
+    return _environment().get_template("overview.md.j2").render(
+        ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),
+        pages=dict(file_pages or {}),
+        entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
+        readme_intro=intro, readme_page=readme_page,
+        readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
+        diagram=o.diagram.mermaid() if o.diagram else "",
+        diagram_note=o.diagram.left_out if o.diagram else "",
+        diagram_files=o.diagram is not None and o.diagram.unit == "files",
+        entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
+        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
+
+
+OVERVIEW_PAGE = "index.md"
+
+
+def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index: SymbolIndex) -> str:
+    """A validated `path:start-end` citation as a link to the innermost symbol section holding its first
+    line (the section shows that source), else to the file's page; plain text when the file has no page."""
+    path, _, lines = source.rpartition(":")
+    start = int(lines.split("-", 1)[0]) if lines.split("-", 1)[0].isdigit() else 0
+    f = facts.get(path)
+    holders = [s for s in (f.symbols if f is not None else ())
+               if s.public and s.start_line <= start <= s.end_line]
+    qualname = min(holders, key=lambda s: (s.end_line - s.start_line, s.qualname)).qualname if holders else ""
+    href = index.href(page_id, path, qualname)
+    label = inline_text(source)
+    return f"[{label}]({href})" if href else f"<code>{html.escape(source)}</code>"
+
+
+def render_topic_page(ctx: Any, draft: Any, *, writer_id: str, facts: Mapping[str, Any], index: SymbolIndex,
+                      diagram: Graph | None = None) -> str:
+    """A topic page (generator/pages/topics.py): its diagram, then the draft's sections, each ending in its
+    linked sources."""
+    sections = [{"heading": s.heading, "body": s.body,
+                 "sources": [topic_source_link(src, ctx.page_id, facts, index) for src in s.sources]}
+                for s in draft.sections if s.sources]
+    return _environment().get_template("topic.md.j2").render(
+        ctx=ctx, draft=draft, title=ctx.title, sections=sections,
+        diagram=diagram.mermaid() if diagram else "", diagram_note=diagram.left_out if diagram else "",
+        diagram_files=diagram is not None and diagram.unit == "files",
+        link=lambda to: relative_link(ctx.page_id, to), prose=prose, provenance=provenance(draft, writer_id))
+
+
+def _fence_lang(language: str | None) -> str:
+    return spec_for(language).code_fence if language else "text"
+
+
+# -- the site configuration ----------------------------------------------------------------------------------
+
+
+
+# the hooks every generated site runs (MkDocs puts their folder on sys.path: it holds that one module)
+HOOKS_FILE = Path(__file__).resolve().parent.parent / "site" / "hooks" / "mkdocs_hooks.py"
+
+
+def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
+                      theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
+                      extra_javascript: Sequence[str] = (), mermaid_js: str = "",
+                      footer: str = "") -> str:
+    """`mermaid_js`: docs-relative URL of a local mermaid.js (generator.site.publish.mermaid_asset's; "" =
+    none,
+    Material's CDN). Its hashed name makes a new mermaid.js a new config, so a new site. The caller looks it
+    up: importing the site's publisher here would put the whole site stage in the page renderer's code
+    version (sourcebook/code_version.py), re-rendering every page on a site-only change.
+    `footer`: plain words on how the site was made (site_footer), shown at the bottom of every page."""
+    # loaded before Material's components mount: with window.mermaid defined it skips its CDN fetch
+    scripts = ([mermaid_js] if mermaid_js else []) + list(extra_javascript)
+    return _environment().get_template("mkdocs.yml.j2").render(
+        # Material prints site_name as HTML, once inside a double-quoted attribute: escape quotes too
+        site_name=html.escape(site_name), nav=json.dumps(nav, ensure_ascii=False),
+        repo_url=_repo_home(repo_url), theme_dir=theme_dir, docs_dir=docs_dir, site_dir=site_dir,
+        extra_javascript=scripts, hooks_file=str(HOOKS_FILE),
+        footer=html.escape(" ".join(footer.split())))
+
+
+def site_footer(writer_ids: Sequence[str], llm_pages: int, total_pages: int) -> str:
+    """How the pages were made, in plain words (not a writer id such as `extractive/1-636e796e`).
+
+    The footer is on every page, so it names no page count: a count would change with each page the model
+    (re)writes and make the render cache wrap every page of the site again. It changes only between none,
+    some and all pages written by a model, or with the models; each page's own header says how its prose
+    was made."""
+    facts = "Symbols, signatures, source and links come straight from the code."
+    models = sorted({w.split("/")[1] for w in writer_ids if w.startswith("llm/") and w.count("/") >= 1})
+    if not llm_pages or not models:
+        return (f"Generated by sourcebook. Prose was taken from the code's docstrings and structure; "
+                f"no language model was used. {facts}")
+    if llm_pages >= total_pages:
+        return (f"Generated by sourcebook. Prose on all pages was written by a language model "
+                f"({', '.join(models)}) from facts extracted from the code. {facts}")
+    return (f"Generated by sourcebook. Prose on some pages (each says so at its top) was written by a "
+            f"language model ({', '.join(models)}) from facts extracted from the code; the rest was taken "
+            f"from docstrings. {facts}")
+
+
+def _repo_home(repo_url: str) -> str:
+    """https://github.com/o/r/blob/<ref>/ -> https://github.com/o/r (the theme's repository link)."""
+    if not repo_url:
+        return ""
+    parts = urlsplit(repo_url)
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.netloc and len(segments) >= 2:
+        return f"{parts.scheme}://{parts.netloc}/{segments[0]}/{segments[1]}"
+    return ""

@@ -1,0 +1,334 @@
+"""What the home page shows a newcomer besides prose: what the project is (the README's opening), how it is
+started (entry points), what the rest of the code leans on (most-used abstractions), how its packages
+connect (an architecture diagram), and where to start reading.
+
+Rendering inputs only, like xref.py: derived from facts, the graph and the manifests, part of the overview's
+page key but never of its draft key, so they never ask a writer for new prose.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
+from generator.analyze.facts import FileFacts
+from generator.pages.diagrams import Graph, architecture, file_architecture
+from generator.site.nav import Group, dir_group, file_group
+
+MAX_ABSTRACTIONS = 8
+README_INTRO_LINES = 40
+_ABSTRACT_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "function"})
+
+
+@dataclass(frozen=True)
+class Abstraction:
+    path: str
+    qualname: str
+    kind: str
+    used_from: int  # distinct other files referencing it
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Orientation:
+    entries: tuple[Entry, ...] = ()
+    abstractions: tuple[Abstraction, ...] = ()
+    diagram: Graph | None = None
+    start_reading: tuple[str, ...] = ()  # file paths, in reading order
+    readme_intro: str = ""
+
+    def key(self) -> str:
+        return repr((self.entries, self.abstractions, self.diagram.mermaid() if self.diagram else "",
+                     self.diagram.left_out if self.diagram else "", self.diagram.unit if self.diagram else "",
+                     self.start_reading,
+                     self.readme_intro))
+
+
+_RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
+_BADGES = re.compile(r"\s*(\[?!\[[^\]]*\]\([^)]*\)\]?(\([^)]*\))?\s*)+")
+
+
+def readme_intro(text: str, max_lines: int = README_INTRO_LINES) -> str:
+    """The README's opening: its title dropped (the page has one), then up to its next section heading
+    (Markdown `#` or a reST underline), at most `max_lines` lines; badge and image lines dropped (they need
+    the network)."""
+    out: list[str] = []
+    lines = text.replace("\r\n", "\n").split("\n")
+    headings = 0
+    fence = False
+    skip = 0
+    in_image = False
+    for i, line in enumerate(lines):
+        if skip:
+            skip -= 1
+            continue
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        after = lines[i + 2] if i + 2 < len(lines) else ""
+        over = _RULE.fullmatch(line) and _RULE.fullmatch(after)
+        underline = bool(line.strip()) and _RULE.fullmatch(nxt)
+        if not fence and (re.match(r"^#{1,6}\s", line) or underline or over):
+            headings += 1
+            if headings > 1:
+                break
+            skip = 2 if over else (1 if underline else 0)
+            continue  # the title
+        if line.startswith((".. image::", ".. figure::")):
+            in_image = True
+            continue
+        if in_image and line.startswith((" ", "\t")) and line.strip():
+            continue  # the image's :target: / :align: options
+        in_image = False
+        if _BADGES.fullmatch(line):
+            continue
+        out.append(line)
+        if len(out) >= max_lines:
+            break
+    return "\n".join(out).strip()
+
+
+def manifest_texts(root: Path, paths: Iterable[str]) -> dict[str, str]:
+    """The manifests among the repository's files (at most three levels deep), read from disk."""
+    out = {}
+    for path in paths:
+        if posixpath.basename(path) in MANIFESTS and path.count("/") <= 2:
+            try:
+                out[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+    return out
+
+
+def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
+    """The files that may define command-line groups (entry_points.cli_sources), read from disk."""
+    out = {}
+    for path in cli_sources(facts):
+        try:
+            out[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return out
+
+
+_GROUP_RANK = {"source": 0, "docs": 1, "tests": 2, "examples": 3, "tooling": 4}
+
+
+_NESTED: dict[str, Group] = {"tests": "tests", "test": "tests", "testing": "tests", "__tests__": "tests",
+                              "docs": "docs", "doc": "docs", "documentation": "docs",
+                              "examples": "examples", "example": "examples"}
+
+
+def folder_group(directory: str) -> Group:
+    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs or
+    examples folder is one too (a monorepo's `pylint/tests/`; only these unmistakable names, since
+    `_pytest/config/` is code); a dot-folder anywhere is tooling."""
+    parts = directory.split("/")
+    if any(p.startswith(".") for p in parts):
+        return "tooling"
+    group = dir_group(parts[0])
+    if group != "source":
+        return group
+    return next((_NESTED[p.lower()] for p in parts[1:] if p.lower() in _NESTED), "source")
+
+
+def path_group(path: str, kind: str = "code") -> Group:
+    """A file's group: its folder's, or at the root its own (nav.file_group: setup.py is tooling)."""
+    return folder_group(posixpath.dirname(path)) if "/" in path else file_group(path, kind)
+
+
+def pass_through(directory: str, children: Mapping[str, tuple[Sequence[str], Sequence[str]]]) -> bool:
+    """A folder with no files of its own and one subfolder (`src/` holding `flask/`): its subfolder stands
+    for it wherever folders are listed for orientation."""
+    files, subdirs = children.get(directory, ((), ()))
+    return not files and len(subdirs) == 1
+
+
+def orientation_folders(children: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+                        importance: Mapping[str, float], file_rank: Mapping[str, float],
+                        code_dirs: Iterable[str], *, limit: int = 10, per_group: int = 1) -> list[str]:
+    """The folders a newcomer should know, for "Most important modules": pass-through folders collapsed
+    into their child; the source packages first, ranked by their own files (a container such as `src/`
+    holding one shim and two packages ranks below the packages), then at most `per_group` each of docs,
+    tests and examples, ranked by their whole tree (its top folder first), each of these groups keeping a
+    place however many source packages there are. Tooling, dot-folders and folders of the source group
+    holding no code (`ext/` of logos) only when nothing else exists. `code_dirs`: folders with code below."""
+    has_code = set(code_dirs)
+
+    def group(d: str) -> Group:
+        g = folder_group(d)
+        return "tooling" if g == "source" and d not in has_code else g
+
+    def weight(d: str) -> float:
+        if group(d) == "source":
+            return sum(file_rank.get(f, 0.0) for f in children[d][0])
+        return importance.get(d, 0.0)
+
+    folders = [d for d in children if d and not pass_through(d, children)]
+    folders.sort(key=lambda d: (_GROUP_RANK[group(d)], -round(weight(d), 9), d))
+    if any(group(d) != "tooling" for d in folders):
+        folders = [d for d in folders if group(d) != "tooling"]
+    others: list[str] = []
+    for g in ("docs", "tests", "examples"):
+        others += [d for d in folders if group(d) == g][:per_group]
+    reserved = len({group(d) for d in others})  # one place for each of docs, tests, examples present
+    source = [d for d in folders if group(d) not in ("docs", "tests", "examples")]
+    source = source[:max(limit - reserved, 1)]
+    return (source + others)[:limit]
+
+
+def _is_source(path: str) -> bool:
+    """A file of the project's own code: not under tests, docs, examples or tooling folders."""
+    return "/" not in path or folder_group(posixpath.dirname(path)) == "source"
+
+
+def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], list[tuple[str, str]]],
+              limit: int = MAX_ABSTRACTIONS) -> list[Abstraction]:
+    """Public symbols of the project's own code referenced from the most other code files (tests, examples
+    and tooling neither count as users nor as candidates)."""
+    from generator.markup.docstrings import docstring_summary
+
+    rows = []
+    for path, f in facts.items():
+        if f.file.kind != "code" or not _is_source(path):
+            continue
+        for s in f.symbols:
+            if not s.public or s.kind not in _ABSTRACT_KINDS or s.parent is not None:
+                continue
+            users = {p for p, _ in callers.get((path, s.qualname), ()) if p != path
+                     and p in facts and facts[p].file.kind == "code"}
+            if len(users) >= 2:
+                rows.append(Abstraction(path, s.qualname, s.kind, len(users),
+                                        docstring_summary(s.docstring, 160)))
+    rows.sort(key=lambda a: (-a.used_from, a.kind != "class", a.path, a.qualname))
+    return rows[:limit]
+
+
+MIN_PACKAGE_NODES = 6  # a package diagram with fewer boxes (or no arrows) orients nobody: draw files instead
+MAX_START = 5
+_API_ROOTS = frozenset({"__init__.py", "index.js", "index.mjs", "index.cjs", "index.ts", "index.tsx",
+                        "index.jsx", "lib.rs"})
+_API_KINDS = frozenset({"class", "function", "interface", "struct", "trait", "enum", "type"})
+MAX_API_FILES = 10
+_LAUNCHER_LINES = 12  # an entry file this short (`__main__.py` calling cli.main) is read through what it runs
+
+
+def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on: Mapping[str, Iterable[str]],
+               importance: Mapping[str, float], roots: int = 2) -> list[str]:
+    """The public API of the `roots` most important top-level packages: the files defining the classes and
+    functions their root module (`__init__.py`, `index.js`, `lib.rs`) re-exports by name (constants, module
+    objects and version strings are not where reading starts), callers before what they call: the files
+    leading (through imports) to more of the others first, then those giving users more code. None when
+    they are more than MAX_API_FILES (pytest's root re-exports from 30 plugins: no small surface)."""
+    source = set(files)
+    found = [p for p in source if posixpath.basename(p) in _API_ROOTS]
+    dirs = {posixpath.dirname(p) for p in found}
+
+    def top(path: str) -> bool:
+        d = posixpath.dirname(posixpath.dirname(path))
+        while d:
+            if d in dirs:
+                return False
+            d = posixpath.dirname(d)
+        return True
+
+    chosen = sorted((p for p in found if top(p)),
+                    key=lambda p: (-importance.get(posixpath.dirname(p), 0.0), p))[:roots]
+    api: list[str] = []
+    for root in chosen:
+        names = {n for imp in facts[root].imports for n in imp.names} if root in facts else set()
+        for q in depends_on.get(root, ()):
+            if q in source and q not in found and q not in api and q in facts and any(
+                    s.public and s.parent is None and s.kind in _API_KINDS and s.name in names
+                    for s in facts[q].symbols):
+                api.append(q)
+    if not api or len(api) > MAX_API_FILES:
+        return []  # a root re-exporting from dozens of files has no small surface to start at
+    members = set(api)
+    imports = {p: {q for q in depends_on.get(p, ()) if q in members and q != p} for p in api}
+
+    def reach(p: str) -> int:  # how many of the other API files p leads to, through imports
+        seen, todo = {p}, [p]
+        while todo:
+            for q in imports[todo.pop()]:
+                if q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+        return len(seen) - 1
+
+    def size(p: str) -> int:  # lines of the classes and functions p gives the package's users
+        return sum(s.end_line - s.start_line + 1 for s in facts[p].symbols
+                   if s.public and s.parent is None and s.kind in _API_KINDS)
+
+    return sorted(api, key=lambda p: (-reach(p), -size(p), p))
+
+
+def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions: Sequence[Abstraction],
+                  ranked: Sequence[str], facts: Mapping[str, FileFacts],
+                  depends_on: Mapping[str, Iterable[str]], limit: int = MAX_START) -> list[str]:
+    """Where a newcomer starts: the public API (up to three files), then the entry points (a launcher of a
+    few lines replaced by the files it runs), then the most-used abstractions, then the most important
+    files."""
+    entry_files: list[str] = []
+    launchers: set[str] = set()
+    for e in entries:
+        f = facts.get(e.path)
+        if f is not None and f.line_count and f.line_count <= _LAUNCHER_LINES and not e.qualname:
+            launchers.add(e.path)
+            entry_files += [q for q in depends_on.get(e.path, ())
+                            if q in facts and facts[q].file.kind == "code"]
+        else:
+            entry_files.append(e.path)
+    out: list[str] = []
+    for path in [*api[:3], *entry_files[:2], *(a.path for a in abstractions), *ranked]:
+        if path not in out and path not in launchers:
+            out.append(path)
+    return out[:limit]
+
+
+def own_code(files: Iterable[str], facts: Mapping[str, FileFacts]) -> list[str]:
+    """The project's own code files: not tests, docs, examples, tooling or root scripts like setup.py."""
+    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
+
+
+def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
+                     depends_on: Mapping[str, Iterable[str]], importance: Mapping[str, float],
+                     from_page: str) -> Graph | None:
+    """The architecture diagram of the home and Architecture pages: the source packages and their imports,
+    or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
+    file by file (`code`: own_code; `files`: file page ids). Without source packages, every non-tooling
+    one."""
+    def source_package(d: str) -> bool:
+        return folder_group(d) == "source"
+
+    diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page, keep=source_package)
+    if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
+        by_file = file_architecture(code, depends_on, files, from_page)
+        if by_file is not None:
+            return by_file
+    if diagram is None:
+        diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
+                               keep=lambda d: folder_group(d) != "tooling")
+    return diagram
+
+
+def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
+                graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
+                readme: str, sources: Mapping[str, str] | None = None) -> Orientation:
+    """`sources`: the texts of the files that may define command-line groups (cli_texts)."""
+    entries = find_entry_points(manifests, facts, sources=sources)
+    abstractions = most_used(facts, graph.callers)
+
+    code = own_code(files, facts)
+    diagram = overview_diagram(modules=modules, files=files, code=code, depends_on=graph.depends_on,
+                               importance=importance, from_page="index.md")
+    api = public_api(code, facts, graph.depends_on, importance)
+    start = reading_order(api=api, entries=entries, abstractions=abstractions,
+                          ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on)
+    return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
+                       start_reading=tuple(start), readme_intro=readme_intro(readme))

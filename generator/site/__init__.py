@@ -1,0 +1,1 @@
+"""The generated Markdown built into a static MkDocs Material site."""

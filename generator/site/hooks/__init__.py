@@ -1,0 +1,1 @@
+"""The MkDocs hooks every generated site runs (this folder goes on sys.path: keep it to one module)."""

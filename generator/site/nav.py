@@ -1,0 +1,115 @@
+"""The site's navigation, ordered the way a reader looks for things: the source code first, then the
+repository's docs, tests and examples, and tooling (dot-folders, scripts, CI, root config files) last.
+
+Folders with a single subfolder and no files of their own (`src/` holding `flask/`) are collapsed into one
+entry (`src/flask/`). Every folder and file is in the nav, so every page's path is shown; what one page shows
+of it is capped per level by generator/site/light_nav.py (a 300-file folder shows a window of its files and a
+link
+to the folder's page, which lists every file).
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from collections.abc import Mapping
+from typing import Any, Literal
+
+NavItem = str | dict[str, Any]
+Group = Literal["source", "docs", "tests", "examples", "tooling"]
+
+_DOCS = frozenset({"docs", "doc", "documentation", "manual", "guide", "guides", "website", "site-docs"})
+_TESTS = frozenset({"tests", "test", "testing", "spec", "specs", "__tests__", "t", "e2e", "integration"})
+_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "demo", "demos", "tutorial", "tutorials",
+                       "cookbook", "benchmarks", "benchmark", "bench", "playground"})
+_TOOLING = frozenset({"scripts", "script", "tools", "tool", "ci", "build", "dist", "config", "configs",
+                      "etc", "hack", "contrib", "deploy", "deployment", "docker", "requirements", "vendor",
+                      "third_party", "thirdparty", "extern", "external", "artwork", "assets", "changelog",
+                      "changes", "news", "licenses"})
+_DOC_EXT = (".md", ".rst", ".txt", ".adoc", ".markdown", "license", "copying", "authors", "notice")
+_TOOLING_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py", "manage.py",
+                            "dodo.py", "gulpfile.js", "gruntfile.js", "webpack.config.js", "rollup.config.js",
+                            "vite.config.js", "vite.config.ts", "jest.config.js", "babel.config.js",
+                            "eslint.config.js", "build.rs", "makefile", "dockerfile", "justfile"})
+GROUP_TITLES = {"docs": "Docs", "tests": "Tests", "examples": "Examples", "tooling": "Tooling"}
+
+
+def dir_group(name: str) -> Group:
+    """The group of a top-level folder, by its name."""
+    low = name.lower()
+    if low.startswith(".") or low in _TOOLING:
+        return "tooling"
+    if low in _DOCS:
+        return "docs"
+    if low in _TESTS or low.startswith(("test_", "tests_")):
+        return "tests"
+    if low in _EXAMPLES:
+        return "examples"
+    return "source"
+
+
+def file_group(path: str, kind: str = "code") -> Group:
+    """The group of a file at the repository root, by its name and kind (code, doc, test, config); root
+    documents (README, CHANGES, LICENSE) go with the repository's papers at the end."""
+    name = posixpath.basename(path).lower()
+    if kind == "test" or name.startswith("test_"):
+        return "tests"
+    if name in _TOOLING_FILES or name.startswith(".") or kind == "config":
+        return "tooling"
+    if kind == "doc" or name.endswith(_DOC_EXT):
+        return "tooling"  # README, CHANGES, LICENSE at the root: the repository's papers, not its docs/
+    return "source"
+
+
+def _title(name: str) -> str:
+    # Material prints a nav title as HTML: `<img onerror=…>.py` is a legal file name
+    return html.escape(name)
+
+
+def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
+              children: Mapping[str, tuple[list[str], list[str]]],
+              kinds: Mapping[str, str] | None = None) -> list[NavItem]:
+    """Overview; source folders and files; Docs; Tests; Examples; Tooling (with the repository root's page).
+
+    With `navigation.indexes` a folder's page is its section's own page; each HTML page renders only its own
+    path through this tree, capped per level (generator/site/light_nav.py), which keeps big trees cheap.
+    """
+    kinds = kinds or {}
+
+    def collapse(directory: str) -> str:
+        """The deepest folder reached through folders that hold exactly one subfolder and no files."""
+        while True:
+            direct, subdirs = children[directory]
+            if direct or len(subdirs) != 1:
+                return directory
+            directory = subdirs[0]
+
+    def section(directory: str, label_from: str) -> NavItem:
+        end = collapse(directory)
+        label = posixpath.relpath(end, label_from) if label_from else end
+        direct, subdirs = children[end]
+        items: list[NavItem] = [modules[end]]
+        items += [section(d, end) for d in subdirs]
+        items += [{_title(posixpath.basename(p)): files[p]} for p in direct]
+        return {_title(label) + "/": items}
+
+    nav: list[NavItem] = [{"Overview": "index.md"}]
+    if "" not in modules:
+        return nav
+    root_files, root_dirs = children[""]
+    grouped: dict[Group, list[NavItem]] = {g: [] for g in ("source", "docs", "tests", "examples", "tooling")}
+    for d in root_dirs:
+        grouped[dir_group(d)].append(section(d, ""))
+    for p in root_files:
+        grouped[file_group(p, kinds.get(p, "code"))].append({_title(p): files[p]})
+    nav += grouped["source"]
+    for group in ("docs", "tests", "examples"):
+        items = grouped[group]
+        if len(items) == 1 and isinstance(items[0], dict) and all(
+                isinstance(v, list) for v in items[0].values()):
+            nav += items  # one folder (`tests/`): its own entry, no group around it
+        elif items:
+            nav.append({GROUP_TITLES[group]: items})
+    # the repository root's own page opens the last group: it lists every top-level file and folder
+    nav.append({"Repository and tooling": [modules[""], *grouped["tooling"]]})
+    return nav

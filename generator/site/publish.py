@@ -1,0 +1,279 @@
+"""The generated Markdown -> a static MkDocs Material site (`mkdocs build --strict`)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from sourcebook.atomic import atomic_copy, atomic_write_text
+from sourcebook.data_files import data_dir
+from sourcebook.errors import ConfigError, NotOwnedError, SiteBuildError
+
+log = logging.getLogger(__name__)
+
+MKDOCS_FILE = "mkdocs.yml"
+THEME_DIR = "theme"
+DOCS_DIR = "docs"
+SITE_DIR = "site"
+# Where `make setup` puts the pinned mermaid.min.js (outside git); see the Makefile's MERMAID_* variables.
+MERMAID_SOURCE = Path(sys.prefix) / "share" / "sourcebook" / "mermaid" / "mermaid.min.js"
+# Inside docs_dir rather than the theme: the root mkdocs.yml (dogfood) shares the docs but not the theme copy.
+MERMAID_DIR = "assets/sourcebook"
+
+
+@dataclass(frozen=True)
+class MermaidAsset:
+    """The local mermaid.js a site ships; its name carries a content hash: a new file, a new config."""
+
+    source: Path
+    name: str  # mermaid-<sha12>.min.js
+
+    @property
+    def url(self) -> str:
+        return f"{MERMAID_DIR}/{self.name}"
+
+
+def mermaid_asset(source: Path | None = None) -> MermaidAsset | None:
+    """The installed mermaid.min.js (default MERMAID_SOURCE), or None: then Material fetches mermaid from its
+    CDN, as before."""
+    source = MERMAID_SOURCE if source is None else source
+    if not source.is_file():
+        _log_cdn_once(str(source))
+        return None
+    stat = source.stat()
+    return MermaidAsset(source, f"mermaid-{_sha12(str(source), stat.st_size, stat.st_mtime_ns)}.min.js")
+
+
+@cache
+def _sha12(path: str, size: int, mtime_ns: int) -> str:
+    # keyed by size and mtime: 3 MB hashed once per process, not once per build
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+@cache
+def _log_cdn_once(path: str) -> None:
+    log.info("no local mermaid.js at %s (run `make setup`): diagrams will load mermaid from Material's CDN, "
+             "so they show as source text offline", path)
+
+
+def install_mermaid(docs_dir: Path, asset: MermaidAsset | None) -> None:
+    """Copy `asset` into the docs' assets; drop copies of other versions (and all of them when None)."""
+    target = docs_dir / MERMAID_DIR
+    if target.is_dir():
+        for old in target.glob("mermaid-*.min.js"):
+            if asset is None or old.name != asset.name:
+                old.unlink()
+    if asset is not None and not (target / asset.name).is_file():
+        target.mkdir(parents=True, exist_ok=True)
+        atomic_copy(asset.source, target / asset.name)
+
+
+# -- directories sourcebook owns -----------------------------------------------------------------------------
+# theme/ and site/ are replaced wholesale on every build. Each carries this marker, and a directory without it
+# is never replaced or deleted: an --out that happens to hold someone's own `site/` folder stays intact.
+
+OWNED_MARKER = ".sourcebook-owned"
+_MARKER_TEXT = "Created by sourcebook, which replaces this directory on every build.\n"
+# names of the build's working copies next to their target: .site.new-<pid>-<random>, .site.old-<pid>-<random>
+_WORK_NAME = re.compile(r"^\.(?P<target>[\w-]+)\.(?:new|old)-(?P<pid>\d+)-\w+$")
+
+
+def claim(directory: Path) -> None:
+    """Mark `directory` (which sourcebook just created) as sourcebook's."""
+    (directory / OWNED_MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+
+
+def check_owned(directory: Path) -> None:
+    """Raise NotOwnedError unless `directory` is absent or a real directory sourcebook created."""
+    if directory.is_symlink():
+        raise NotOwnedError(str(directory), "is a symbolic link")
+    if not directory.exists():
+        return
+    if not directory.is_dir():
+        raise NotOwnedError(str(directory), "is not a directory")
+    if (directory / OWNED_MARKER).is_file() or _made_before_markers(directory):
+        return
+    raise NotOwnedError(str(directory), f"has no {OWNED_MARKER} marker")
+
+
+def _made_before_markers(directory: Path) -> bool:
+    # Sites and themes written before the marker existed carry sourcebook's generator tag in their pages.
+    for page in (directory / "index.html", directory / "main.html"):
+        if page.is_file() and '<meta name="generator" content="sourcebook">' in page.read_text(
+                encoding="utf-8", errors="replace")[:20_000]:
+            return True
+    return False
+
+
+def replace_owned_dir(target: Path, fill: Callable[[Path], object]) -> None:
+    """Make a new `target`: `fill(tmp)` writes it into a fresh sibling directory, which then takes the old
+    one's place. Until that swap the old directory is untouched, so a failed or killed `fill` (mkdocs) leaves
+    it complete; the swap itself is two renames on one filesystem."""
+    check_owned(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(target)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-{os.getpid()}-", dir=target.parent))
+    try:
+        claim(work)  # first, so that a copy left by a killed run is recognisably sourcebook's
+        fill(work)
+        claim(work)  # and again, in case `fill` cleaned the directory
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
+            os.replace(target, old / target.name)
+            try:
+                os.replace(work, target)
+            except OSError:
+                os.replace(old / target.name, target)  # put the old one back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Working copies of `target` from runs that were killed (their process is gone), marked as ours."""
+    for sibling in target.parent.glob(f".{target.name}.*-*"):
+        m = _WORK_NAME.match(sibling.name)
+        if not m or m.group("target") != target.name or sibling.is_symlink() or _alive(int(m.group("pid"))):
+            continue
+        marked = (sibling / OWNED_MARKER).is_file() or (sibling / target.name / OWNED_MARKER).is_file()
+        if marked:
+            log.info("removing %s, left by an interrupted build", sibling)
+            shutil.rmtree(sibling, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def install_theme(out_dir: Path) -> Path:
+    """Copy the shared theme layer (site/) next to the generated mkdocs.yml, and the local mermaid.js (if any)
+    into its docs; returns the theme directory."""
+    target = out_dir / THEME_DIR
+    source = data_dir("site")
+    replace_owned_dir(target, lambda work: shutil.copytree(source, work, dirs_exist_ok=True))
+    install_mermaid(out_dir / DOCS_DIR, mermaid_asset())
+    return target
+
+
+# Material's CDN copy of mermaid: allowed (this one file) only for a site built without the local mermaid.js
+MERMAID_CDN_URL = "https://unpkg.com/mermaid@11/dist/mermaid.min.js"
+
+
+def site_csp(*, connect: str = "'self'", cdn_mermaid: bool = False) -> str:
+    """The Content-Security-Policy a built site is served with. `connect`: where its scripts may send
+    requests (`sourcebook serve` narrows it to the wiki's own URL prefix: the search index lives there, the
+    API does not).
+
+    - script-src 'self': no inline script and no inline event handler runs, whatever the HTML holds (the
+      theme layer has no inline script: site/partials/javascripts/);
+    - style-src 'unsafe-inline': mermaid writes <style> into its diagrams (styles cannot run script, and
+      the sanitizer keeps `style=` out of the content);
+    - img-src https: README badges; data: Material's icons;
+    - form-action 'self', base-uri 'none', frame-ancestors 'none', object-src 'none'."""
+    scripts = "'self'" + (f" {MERMAID_CDN_URL}" if cdn_mermaid else "")
+    return "; ".join([
+        "default-src 'none'", f"script-src {scripts}", f"worker-src {scripts}",
+        "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https:", "font-src 'self' data:",
+        f"connect-src {connect}", "manifest-src 'self'", "form-action 'self'", "base-uri 'none'",
+        "frame-ancestors 'none'", "object-src 'none'",
+    ])
+
+
+def site_headers(site_dir: Path, *, connect: str = "'self'") -> dict[str, str]:
+    """Response headers for any file of the built site at `site_dir` (its CSP and two hardening headers)."""
+    assets = site_dir / MERMAID_DIR
+    local_mermaid = assets.is_dir() and any(assets.glob("mermaid-*.min.js"))
+    return {"content-security-policy": site_csp(connect=connect, cdn_mermaid=not local_mermaid),
+            "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+
+
+def write_config(out_dir: Path, text: str) -> Path:
+    path = out_dir / MKDOCS_FILE
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        atomic_write_text(path, text)
+    return path
+
+
+def build_site(config_file: Path, *, site_dir: Path | None = None, strict: bool = True,
+               timeout_s: float = 900.0, workers: int | None = None, cache_dir: Path | None = None) -> str:
+    """Build the site with this interpreter (generator/site/material/engine.py: MkDocs' build through a render
+    cache,
+    in `workers` processes, default SOURCEBOOK_SITE_WORKERS or the usable CPUs) into a fresh directory that
+    then replaces `site_dir` (default: `site` next to the config, mkdocs' own default); returns the build's
+    log, raises SiteBuildError. A failed, timed-out or killed build leaves the previous site as it was.
+
+    `cache_dir` (default: cache/site next to the config) keeps each page's renders for the next build;
+    unchanged pages of the new site are hard links to them, so the swap copies nothing."""
+    target = config_file.parent / SITE_DIR if site_dir is None else site_dir
+    cache = config_file.parent / RENDER_CACHE_DIR if cache_dir is None else cache_dir
+    # no symbolic link may lead the cache out of the output folder (or out of the caller's own cache_dir)
+    within = config_file.parent if cache_dir is None else cache_dir
+    count = site_workers() if workers is None else workers
+    log_text: list[str] = []
+    replace_owned_dir(target, lambda work: log_text.append(
+        _run_engine(config_file, work, cache, within, strict=strict, timeout_s=timeout_s, workers=count)))
+    return log_text[0]
+
+
+RENDER_CACHE_DIR = "cache/site"
+
+
+def site_workers(env: Mapping[str, str] | None = None) -> int:
+    """SOURCEBOOK_SITE_WORKERS (a positive number), else the CPUs this process may use."""
+    from generator.site.material.engine import WORKERS_ENV, default_workers
+
+    raw = (os.environ if env is None else env).get(WORKERS_ENV, "").strip()
+    if not raw:
+        return default_workers()
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{WORKERS_ENV}={raw!r}: expected a positive number of render processes")
+    return int(raw)
+
+
+def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *, strict: bool,
+                timeout_s: float, workers: int) -> str:
+    cmd = [sys.executable, "-m", "generator.site.material.engine", str(config_file), str(site_dir),
+           "--cache", str(cache), "--within", str(within), "--workers", str(workers),
+           "--parent", str(os.getpid())]
+    if not strict:
+        cmd.append("--no-strict")
+    # the engine is this checkout's, whatever the working directory (it imports generator/ by name)
+    code_root = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get("PYTHONPATH", "")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=code_root + (os.pathsep + path if path else ""))
+    log.info("running %s", " ".join(cmd))
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout_s, check=False,
+                              cwd=config_file.parent)
+    except subprocess.TimeoutExpired as exc:
+        raise SiteBuildError(f"mkdocs build timed out after {timeout_s:.0f} s") from exc
+    output = (proc.stdout or "") + (proc.stderr or "")
+    if proc.returncode != 0:
+        raise SiteBuildError(f"mkdocs build failed (exit {proc.returncode}):\n{output.strip()}")
+    for line in output.splitlines():
+        if line.startswith("WARNING"):  # one --strict lets through: a page over its render budget
+            log.warning("site: %s", line.partition("-")[2].strip())
+    return output

@@ -1,0 +1,5 @@
+"""`python -m sourcebook.cli`."""
+
+from sourcebook.cli import main
+
+main()

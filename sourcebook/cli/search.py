@@ -1,0 +1,111 @@
+"""`sourcebook search`, `sourcebook index` and `sourcebook eval`: the index and retrieval from the shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from answer.tool_contracts import BY_NAME
+from sourcebook.cli.contract import tool_options
+from sourcebook.cli.paths import (
+    chosen_path,
+    index_uri_option,
+    path_argument_and_option,
+    path_option,
+)
+
+_ROOT_HELP = "Repository root (default: the repository around the working directory)."
+
+
+@click.command("index")
+@path_argument_and_option()
+@index_uri_option
+@click.option("--prune/--no-prune", default=True, show_default=True,
+              help="Remove indexed files that no longer exist.")
+@click.option("--reset", is_flag=True,
+              help="Re-point the index at this checkout: prune even when it is not the one the index was "
+                   "built from (another git remote or folder, or no files found; refused otherwise).")
+@click.option("--lock-wait", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+              help="When another build or index run is writing the same output folder, wait at most this "
+                   "long (default: until it finishes; 0: exit at once).")
+def index_command(path: str | None, path_option: str | None, prune: bool, reset: bool,
+                  lock_wait: float | None) -> None:
+    """Build or update the search index of PATH (no wiki pages are written).
+
+    Embedding inputs go to the embedder you configure (SOURCEBOOK_EMBEDDER and SOURCEBOOK_EMBED_* or the
+    user config file; the default runs locally); the repository's own config cannot choose a remote one.
+    """
+    path = chosen_path(path, path_option)
+    from generator.index.store import index_repository
+    from sourcebook.config import load_config
+
+    report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait, reset=reset)
+    vectors = (f"{report.embedded} embedded, {report.embed_reused} reused ({report.embedder})"
+               if report.embedder != "none" else "no vectors (full-text only)")
+    click.echo(f"indexed {report.files_total} files: {report.files_indexed} new or changed, "
+               f"{report.files_unchanged} unchanged, {report.files_deleted} removed; "
+               f"{report.chunks_written} chunks, {report.symbols_written} symbols; {vectors}; "
+               f"{report.seconds:.2f}s" + (f" (rebuilt: {report.rebuilt})" if report.rebuilt else ""))
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+@click.command("search")
+@tool_options(BY_NAME["search_codebase"], argument="query")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (what MCP and HTTP return).")
+@path_option(dest="root", help_text=_ROOT_HELP, file_okay=False)
+@index_uri_option
+def search_command(as_json: bool, root: str | None, **values: Any) -> None:
+    """Search the index: ranked files and spans for QUERY."""
+    from sourcebook.cli.tools import run_tool
+
+    data = run_tool("search_codebase", root, values, require_index=True)
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for note in data["notes"]:
+        click.echo(f"note: {note}", err=True)
+    if not data["files"]:
+        click.echo("no results")
+        return
+    click.echo("files:")
+    for i, f in enumerate(data["files"], start=1):
+        click.echo(f"{i:3}. {f['path']}  ({f['score']:.4f}; {', '.join(f['tiers'])})")
+    click.echo("spans:")
+    for h in data["hits"]:
+        label = f"  {h['symbol']}" if h["symbol"] else ""
+        click.echo(f"  {h['path']}:{h['start_line']}-{h['end_line']}{label}  ({', '.join(h['tiers'])})")
+
+
+@click.command("eval")
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
+@index_uri_option
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON line per question.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+def eval_command(questions: str, repo: str | None, out: str | None, limit: int) -> None:
+    """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
+    from answer.evaluate import format_metrics, load_questions, run, score
+    from generator.index.store import index_repository, open_index
+    from sourcebook.config import load_config
+
+    config = load_config(Path(chosen_path(option=repo)))
+    asked = load_questions(questions)  # a malformed file fails before any indexing
+    if not Path(config.index_location).exists() and "://" not in config.index_location:
+        click.echo(f"no index at {config.index_location}: building it first", err=True)
+        index_repository(config)
+    store = open_index(config)
+    outcomes = run(store, asked, limit=limit)
+    if out:
+        with Path(out).open("w", encoding="utf-8") as fh:
+            for outcome in outcomes:
+                fh.write(json.dumps(outcome.as_json()) + "\n")
+    metrics = score(outcomes)
+    click.echo(format_metrics(metrics))
+
+
+COMMANDS = [search_command, index_command, eval_command]

@@ -1,0 +1,132 @@
+"""`sourcebook serve` (the HTTP API + wiki) and `sourcebook mcp` (the MCP server, stdio or HTTP)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from sourcebook.cli.paths import index_uri_option, path_argument_and_option, reader_path
+
+
+@click.command("serve")
+@path_argument_and_option(file_okay=True)
+@index_uri_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
+              help="Bearer token required on every request (required for a non-loopback --host).")
+@click.option("--max-body", default=1_000_000, show_default=True, type=click.IntRange(1),
+              help="Largest request body accepted, in bytes (larger: 413).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
+              help="Worker processes (each opens its own index handles; more cores, more memory).")
+@click.option("--orgs", "orgs_file", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Serve organisations (answer/orgs.py): each its own token hashes and index root; the "
+                   "bearer token selects the organisation. Re-read on SIGHUP.")
+def serve_command(path: str | None, path_option: str | None, host: str, port: int,  # noqa: PLR0917
+                  token: str | None, max_body: int, workers: int, orgs_file: str | None) -> None:
+    """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
+    its OpenAPI schema (/docs) and the built wiki (/wiki/) for PATH.
+
+    /ask sends the question and the evidence it found, redacted, to the LLM you
+    configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
+    the repository's own config); without one nothing leaves the machine. The wiki
+    is served under a strict CSP, and no web page can POST /remember or /index
+    without the token.
+
+    With --index-uri and no checkout (no PATH, none around the working
+    directory), every tool answers from the index alone."""
+    if orgs_file is not None:
+        _serve_orgs(orgs_file, path or path_option, host, port, token, max_body, workers)
+        return
+    path = reader_path(path, path_option)
+    import uvicorn
+
+    from answer import http_api
+    from answer.workspace import load_workspace
+
+    http_api.check_bind(host, token)
+    local_only = http_api.is_loopback(host) and not token
+    aliases = load_workspace(path).aliases  # report a bad path or workspace before binding
+    click.echo(f"sourcebook API for {', '.join(aliases)} on http://{host}:{port} "
+               f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
+    if workers > 1:
+        if path is not None:
+            os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
+        os.environ[http_api.MAX_BODY_ENV] = str(max_body)
+        os.environ[http_api.LOCAL_ONLY_ENV] = "1" if local_only else "0"
+        if token:
+            os.environ[http_api.TOKEN_ENV] = token
+        import socket
+
+        from uvicorn.supervisors import Multiprocess
+
+        config = uvicorn.Config("answer.http_api:app_from_env", factory=True, workers=workers, host=host,
+                                port=port, log_level="warning")
+        sock = config.bind_socket()
+        # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response
+        # waits ~40 ms for a delayed ACK (measured: /health 1 ms single-process, 45 ms with workers).
+        # Accepted connections inherit the option from the listening socket.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        Multiprocess(config, sockets=[sock]).run()
+        return
+    from answer.tools import Tools
+
+    tools = Tools.for_path(path)
+    tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
+    app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
+                token: str | None, max_body: int, workers: int) -> None:
+    """`serve --orgs`: every request is an organisation's, selected by its token (answer/orgs.py)."""
+    import signal
+
+    import uvicorn
+
+    from answer.orgs import OrgRouter
+    from sourcebook.errors import UsageError
+
+    if path is not None or token:
+        raise UsageError("--orgs serves the organisations' own indexes with their own tokens: give no PATH "
+                         "and no --token")
+    if workers > 1:
+        raise UsageError("--orgs serves with one worker process (--workers 1)")
+    router = OrgRouter(orgs_file, max_body_bytes=max_body)
+    # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
+    click.echo(f"sourcebook API for organisations {', '.join(router.orgs)} on http://{host}:{port} "
+               "(bearer token per organisation; SIGHUP re-reads the orgs file)", err=True)
+    uvicorn.run(router, host=host, port=port, log_level="warning")
+
+
+@click.command("mcp")
+@path_argument_and_option(file_okay=True)
+@index_uri_option
+@click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
+@click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
+              help="Bearer token for --http (required for a non-loopback --host).")
+def mcp_command(path: str | None, path_option: str | None, use_http: bool, host: str,  # noqa: PLR0917
+                port: int, token: str | None) -> None:
+    """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…).
+
+    get_answer sends the question and the evidence it found, redacted, to the LLM you
+    configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
+    the repository's own config); without one nothing leaves the machine.
+    With --index-uri and no checkout, every tool answers from the index alone."""
+    path = reader_path(path, path_option)
+    from answer.mcp_server import run_http, run_stdio
+    from answer.tools import Tools
+
+    tools = Tools.for_path(path)
+    if use_http:
+        run_http(tools, host, port, token=token)
+    else:
+        os.environ.setdefault("NO_COLOR", "1")
+        run_stdio(tools)
+
+
+COMMANDS = [serve_command, mcp_command]
