@@ -5,7 +5,7 @@ no-change rerun asks nothing; a build stopped by SIGTERM in the middle of the fi
 equals a clean build.
 
 Why flask and not requests: the files stage forks its workers only from 2 x 32 pages to write
-(generator/workers.py, MIN_ITEMS_PER_PROCESS), and requests' sdist has 52 file pages, so it never fans out.
+(sourcebook/workers.py, MIN_ITEMS_PER_PROCESS), and requests' sdist has 52 file pages, so it never fans out.
 flask's has 206: one forked worker at 2 processes, three at 4, while the provider's threads are asking.
 
 Every build is a subprocess with its own process group and a deadline: a build that hangs fails its test
@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from generator.index import open_index
-from generator.plan import load_state
+from generator.analyze.plan import load_state
+from generator.index.store import open_index
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder
 from tests.object_store import MotoS3
