@@ -90,3 +90,77 @@ def test_a_committed_workspace_file_cannot_serve_folders_outside_its_repository(
         assert status == 200
         assert b"def parse" in body
     assert not (tmp_path / "loot-out").exists()
+
+
+# ---------------------------------------------------------------- (5) regex search has a time budget
+
+REPORTED = r"(\w+\s?)*Z"  # the issue's: minutes with re on a 28-letter word, instant with `regex`
+CATASTROPHIC = r"(a|aa)+$"  # backtracks without end in either engine: 60 a's are ~10^12 ways to split
+BACKTRACK_BAIT = {"sourcebook.toml": '[embed]\nprovider = "none"\n',
+                  "pkg/__init__.py": "", "pkg/words.py": "WORDS = '" + "a" * 60 + "!'\n"}
+
+
+def test_a_catastrophic_regex_is_a_400_and_the_server_keeps_answering(make_repo: Callable[..., Path]) -> None:
+    import threading
+    import time
+    import urllib.parse
+
+    repo = make_repo(BACKTRACK_BAIT)
+    assert _cli("index", str(repo)).returncode == 0
+    with sourcebook_serve(repo) as url:
+        query = urllib.parse.urlencode({"q": CATASTROPHIC, "type": "regex"})
+        result: dict[str, object] = {}
+
+        def search() -> None:
+            started = time.monotonic()
+            result["status"], result["body"] = _get(f"{url}/search?{query}", timeout=60)
+            result["seconds"] = time.monotonic() - started
+
+        worker = threading.Thread(target=search)
+        worker.start()
+        time.sleep(0.3)  # the search is under way
+        health = []
+        while worker.is_alive():
+            started = time.monotonic()
+            status, _ = _get(f"{url}/health", timeout=10)
+            health.append((status, time.monotonic() - started))
+            time.sleep(0.05)
+        worker.join()
+        assert result["status"] == 400, result
+        assert b"budget" in result["body"]  # type: ignore[operator]
+        assert result["seconds"] < 5  # type: ignore[operator]
+        assert health, "the search ended before /health was asked"
+        assert all(status == 200 for status, _ in health)
+        assert max(seconds for _, seconds in health) < 0.5, health
+        started = time.monotonic()
+        status, body = _get(f"{url}/search?{urllib.parse.urlencode({'q': REPORTED, 'type': 'regex'})}")
+        assert status in {200, 400}, body
+        assert time.monotonic() - started < 3
+        # an ordinary pattern still answers
+        status, body = _get(f"{url}/search?{urllib.parse.urlencode({'q': 'WORDS = .a+', 'type': 'regex'})}")
+        assert status == 200
+        assert b"pkg/words.py" in body
+
+
+def test_a_catastrophic_regex_over_mcp_is_a_tool_error_in_seconds(make_repo: Callable[..., Path]) -> None:
+    import asyncio
+    import time
+
+    from mcp import Client, StdioServerParameters
+
+    repo = make_repo(BACKTRACK_BAIT)
+    assert _cli("index", str(repo)).returncode == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "sourcebook.cli", "mcp", str(repo)],
+                                   env=env)
+
+    async def run() -> tuple[object, float]:
+        async with Client(params) as client:
+            started = time.monotonic()
+            result = await client.call_tool("search_codebase", {"query": CATASTROPHIC, "type": "regex"})
+            return result, time.monotonic() - started
+
+    result, seconds = asyncio.run(asyncio.wait_for(run(), timeout=120))
+    assert result.is_error  # type: ignore[attr-defined]
+    assert "budget" in result.content[0].text  # type: ignore[attr-defined]
+    assert seconds < 5
