@@ -164,3 +164,46 @@ def test_a_catastrophic_regex_over_mcp_is_a_tool_error_in_seconds(make_repo: Cal
     assert result.is_error  # type: ignore[attr-defined]
     assert "budget" in result.content[0].text  # type: ignore[attr-defined]
     assert seconds < 5
+
+
+# ---------------------------------------------------------------- (6) costly calls need intent
+
+def test_other_sites_pages_cannot_spend_the_users_provider_calls(make_repo: Callable[..., Path],
+                                                                 fake_llm: FakeLLM) -> None:
+    import urllib.parse
+
+    repo = make_repo({**SOURCE, "sourcebook.toml": '[embed]\nprovider = "none"\n'})
+    assert _cli("index", str(repo)).returncode == 0
+    env = {"SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake"}
+    question = urllib.parse.urlencode({"q": "what does parse do?"})
+    with sourcebook_serve(repo, env=env) as url:
+        # <img src=".../ask?q=..."> on a page elsewhere
+        status, _ = _get(f"{url}/ask?{question}", {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Dest": "image"})
+        assert status == 403
+        status, _ = _get(f"{url}/ask?{question}", {"Origin": "http://evil.example"})
+        assert status == 403
+        # a cross-site form posting nothing but the query string, and the same form from a browser that
+        # sends no Sec-Fetch headers (Origin only), and a form body with no browser headers at all
+        for headers in ({"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+                        {"Origin": "null"}, {}):
+            form = urllib.request.Request(f"{url}/ask?{question}", data=b"", method="POST",
+                                          headers={"Content-Type": "application/x-www-form-urlencoded",
+                                                   **headers})
+            try:
+                with urllib.request.urlopen(form, timeout=30) as response:
+                    status = response.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            assert status in {403, 415}, headers
+        assert fake_llm.requests == []
+        # the wiki's own ask box (same origin) and an agent's client still get answers from the provider
+        status, body = _get(f"{url}/ask?{question}", {"Sec-Fetch-Site": "same-origin",
+                                                      "Origin": url})
+        assert status == 200, body
+        assert fake_llm.requests
+        calls = len(fake_llm.requests)
+        request = urllib.request.Request(f"{url}/ask", data=json.dumps({"q": "and parse?"}).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200
+        assert len(fake_llm.requests) > calls
