@@ -48,7 +48,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from answer.tool_contracts import TOOLS, ToolSpec
-from generator.publish import site_headers
+from generator.publish import owned_here, site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
 
@@ -334,6 +334,11 @@ class _Wiki(StaticFiles):
         await super().check_config()
 
     async def get_response(self, path: str, scope: Scope) -> Response:
+        # on every request, not once (check_config): the folder may be swapped under a running server
+        if not owned_here(Path(str(self.directory))):
+            # a site committed with the repository would run its script on this origin, next to /ask
+            raise HTTPException(404, "the wiki here was not built by this user (it may have come with the "
+                                     "repository): run `sourcebook build`, which sets it aside")
         if path == ASK_MARKER:
             # tells the ask box (site/assets/sourcebook/ask.js) that /ask answers behind this wiki; a static
             # copy of the site has no such file, so it shows no box
@@ -347,7 +352,8 @@ class _Wiki(StaticFiles):
         # the state-changing ones above all, stays out of the pages' reach
         origin = f"{scope.get('scheme', 'http')}://{host}"
         connect = f"{origin}{self.mount}/ {origin}/ask" if _HOST.match(host) else "'self'"
-        response.headers.update(site_headers(Path(str(self.directory)), connect=connect))
+        img = f"{origin}{self.mount}/ data:" if _HOST.match(host) else "'self' data:"
+        response.headers.update(site_headers(Path(str(self.directory)), connect=connect, img=img))
         return response
 
 

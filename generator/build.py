@@ -66,10 +66,12 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     if site and not check:
-        from generator.publish import THEME_DIR, check_owned
+        from generator.publish import THEME_DIR, check_owned, set_aside_foreign
 
-        # before any page is written (or paid for): theme/ and site/ are replaced at the end
+        # before any page is written (or paid for): theme/ and site/ are replaced at the end; a committed
+        # one (sourcebook's, not this user's) is moved aside first, so the build replaces it
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
+            set_aside_foreign(directory)
             check_owned(directory)
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)

@@ -207,3 +207,46 @@ def test_other_sites_pages_cannot_spend_the_users_provider_calls(make_repo: Call
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.status == 200
         assert len(fake_llm.requests) > calls
+
+
+# ---------------------------------------------------------------- (3) a committed site is never served
+
+def test_a_committed_site_is_not_served_and_the_next_build_sets_it_aside(make_repo: Callable[..., Path],
+                                                                        tmp_path: Path) -> None:
+    repo = make_repo({**SOURCE, "README.md": "# Demo\n\nA demo.\n"})
+    # the attacker's build (another user's key), with a script added: what a commit of .sourcebook/ carries
+    attacker = {"XDG_STATE_HOME": str(tmp_path / "attacker-state")}
+    assert _cli("build", str(repo), "--no-index", env=attacker).returncode == 0
+    site = repo / ".sourcebook" / "site"
+    (site / "evil.js").write_text("fetch('/ask?repo=other&q=secrets')", encoding="utf-8")
+    with sourcebook_serve(repo) as url:
+        for page in ("/wiki/", "/wiki/index.html", "/wiki/evil.js"):
+            status, body = _get(url + page)
+            assert status == 404, page
+            assert b"fetch(" not in body
+    built = _cli("build", str(repo), "--no-index")
+    assert built.returncode == 0, built.stderr
+    assert "was not built by this user" in built.stderr
+    assert not (site / "evil.js").exists()
+    aside = [p for p in site.parent.iterdir() if p.name.startswith(".site.not-ours-")]
+    assert len(aside) == 1
+    assert (aside[0] / "site" / "evil.js").is_file()  # moved, not deleted
+    with sourcebook_serve(repo) as url:
+        status, body = _get(f"{url}/wiki/")
+        assert status == 200
+        status, _ = _get(f"{url}/wiki/evil.js")
+        assert status == 404
+        request = urllib.request.Request(f"{url}/wiki/")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            csp = response.headers["content-security-policy"]
+        img = next(part for part in csp.split("; ") if part.startswith("img-src"))
+        assert "https:" not in img.split()  # no image URL elsewhere to carry what a script read
+
+
+def test_an_unmarked_committed_site_is_never_served(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**SOURCE, ".sourcebook/site/index.html": "<script src='evil.js'></script>",
+                      ".sourcebook/site/evil.js": "fetch('/ask?q=x')"})
+    with sourcebook_serve(repo) as url:
+        status, body = _get(f"{url}/wiki/evil.js")
+        assert status == 404
+        assert b"fetch(" not in body
