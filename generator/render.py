@@ -24,7 +24,7 @@ import jinja2
 
 from generator.anchors import SymbolIndex, anchor_ids, page_href
 from generator.data_files import data_dir
-from generator.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
+from generator.diagrams import MAX_EDGES, Graph, cap_edges, click_url, mermaid_label, page_url, site_href
 from generator.docmarkup import code_span
 from generator.facts import Symbol
 from generator.languages import spec_for
@@ -201,7 +201,7 @@ class Diagram:
             classes.setdefault(css, []).append(nid)
         lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
         lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
-        lines += [f'  click {nid} href "{url}"' for nid, url in self.links.items()]
+        lines += [f'  click {nid} href "{click_url(url)}"' for nid, url in self.links.items()]
         return "\n".join(lines)
 
 

@@ -250,3 +250,36 @@ def test_an_unmarked_committed_site_is_never_served(make_repo: Callable[..., Pat
         status, body = _get(f"{url}/wiki/evil.js")
         assert status == 404
         assert b"fetch(" not in body
+
+
+# ---------------------------------------------------------------- (4) Mermaid only from the wiki's diagrams
+
+OVERLAY = ('%%{init: {"themeCSS": ".node rect {position: fixed; inset: 0}"}}%%\n'
+           'graph TD\n  A["Session expired: sign in again"] --> B\n  click A "https://evil.example/login"\n')
+
+
+def test_mermaid_from_a_repository_is_shown_as_code(make_repo: Callable[..., Path]) -> None:
+    import re
+
+    repo = make_repo({
+        "README.md": (f'# Demo\n\nA demo.\n\n<pre class="mermaid">{OVERLAY}</pre>\n\n'
+                      f"```mermaid\n{OVERLAY}```\n\n"
+                      f'<div class="mermaid">{OVERLAY}</div>\n'),
+        "docs/guide.rst": "Guide\n=====\n\n.. raw:: html\n\n   <pre class=\"mermaid\">%%{init: {}}%%</pre>\n",
+        "pkg/__init__.py": "from pkg import core\n", "pkg/core.py": "from pkg import util\n\n\ndef f():\n"
+        "    return util.g()\n", "pkg/util.py": "def g():\n    return 1\n",
+        # a file name is a diagram label: a directive spelled there must stay text too
+        "pkg/x%%{init: {}}%%.py": "import pkg.core\n"})
+    built = _cli("build", str(repo), "--no-index")
+    assert built.returncode == 0, built.stderr
+    site = repo / ".sourcebook" / "site"
+    blocks = []
+    for page in site.rglob("*.html"):
+        blocks += re.findall(r'class="[^"]*mermaid[^"]*"[^>]*>(.*?)</(?:pre|div)>', page.read_text(), re.S)
+    assert blocks, "no generated diagram at all: the test would pass by showing nothing"
+    for body in blocks:
+        assert "%%" not in body
+        assert "themeCSS" not in body
+        assert "evil.example" not in body
+    home = (site / "index.html").read_text()
+    assert "themeCSS" in home  # shown, as text
