@@ -283,3 +283,30 @@ def test_mermaid_from_a_repository_is_shown_as_code(make_repo: Callable[..., Pat
         assert "evil.example" not in body
     home = (site / "index.html").read_text()
     assert "themeCSS" in home  # shown, as text
+
+
+# ---------------------------------------------------------------- (6) the Low items
+
+def test_an_absurd_max_file_bytes_in_the_repository_config_is_clamped(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**SOURCE, "sourcebook.toml": "max_file_bytes = 100000000000\n"})
+    built = _cli("build", str(repo), "--no-site")
+    assert built.returncode == 0, built.stderr
+    assert "Traceback" not in built.stderr
+    assert "max_file_bytes=100000000000 (clamped" in built.stderr
+
+
+def test_a_lone_surrogate_is_a_400_not_a_500(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**SOURCE, "sourcebook.toml": '[embed]\nprovider = "none"\n'})
+    assert _cli("index", str(repo)).returncode == 0
+    with sourcebook_serve(repo) as url:
+        for path, body in (("/remember", b'{"text": "fact \\ud800 here"}'),
+                           ("/ask", b'{"question": "what \\udfff"}')):
+            request = urllib.request.Request(url + path, data=body, method="POST",
+                                             headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    status, reply = response.status, response.read()
+            except urllib.error.HTTPError as exc:
+                status, reply = exc.code, exc.read()
+            assert status == 400, (path, reply)
+            assert b"surrogate" in reply
