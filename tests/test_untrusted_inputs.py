@@ -310,3 +310,13 @@ def test_a_lone_surrogate_is_a_400_not_a_500(make_repo: Callable[..., Path]) -> 
                 status, reply = exc.code, exc.read()
             assert status == 400, (path, reply)
             assert b"surrogate" in reply
+
+
+def test_a_committed_state_file_is_one_line_not_a_traceback(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo({**SOURCE, ".sourcebook/state": "a file, not a folder"})
+    built = _cli("build", str(repo), "--no-site")
+    assert built.returncode != 0
+    assert "Traceback" not in built.stderr
+    errors = [line for line in built.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, built.stderr
+    assert "state" in errors[0]
