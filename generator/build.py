@@ -60,15 +60,33 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
                           site_workers=site_workers)
 
 
+_OUTPUT_FOLDERS = ("state", "docs", "cache", "index", "site", "theme")
+
+
+def _check_output_folders(config: Config) -> None:
+    """One line, before any work, for a file where sourcebook keeps a folder (a committed `.sourcebook/state`
+    file ended the build in a NotADirectoryError traceback at its first write)."""
+    from sourcebook.errors import ConfigError
+
+    files = [config.out_dir / name for name in _OUTPUT_FOLDERS
+             if (config.out_dir / name).exists() and not (config.out_dir / name).is_dir()]
+    if files:
+        raise ConfigError(f"{', '.join(map(str, files))}: a file where sourcebook keeps a folder; "
+                          "move it away (or pass --out DIR)")
+
+
 def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: bool, index: bool,
                progress: Progress | None, site_workers: int | None = None) -> BuildReport:
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
+    _check_output_folders(config)
     if site and not check:
-        from generator.site.publish import THEME_DIR, check_owned
+        from generator.site.publish import THEME_DIR, check_owned, set_aside_foreign
 
-        # before any page is written (or paid for): theme/ and site/ are replaced at the end
+        # before any page is written (or paid for): theme/ and site/ are replaced at the end; a committed
+        # one (sourcebook's, not this user's) is moved aside first, so the build replaces it
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
+            set_aside_foreign(directory)
             check_owned(directory)
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)

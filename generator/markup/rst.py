@@ -91,7 +91,7 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
     from docutils import nodes
     from docutils.core import publish_doctree, publish_from_doctree
 
-    from generator.markup.html_sanitize import sanitize_content
+    from generator.markup.html_sanitize import sanitize_document
 
     doctree = publish_doctree(text, settings=settings)
     if len(doctree) == 1 and isinstance(doctree[0], nodes.system_message) and text.strip():
@@ -120,7 +120,7 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
             section[0]["ids"], section["ids"] = list(section["ids"]), []
     body = publish_from_doctree(doctree, writer="html5", settings=settings)
     html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
-    return sanitize_content(html).strip()
+    return sanitize_document(html).strip()
 
 
 def xref_targets(text: str) -> set[str]:

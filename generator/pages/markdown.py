@@ -34,7 +34,15 @@ from generator.markup.safe_markdown import (
 )
 from generator.pages.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
 from generator.pages.call_links import FileRefs
-from generator.pages.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
+from generator.pages.diagrams import (
+    MAX_EDGES,
+    Graph,
+    cap_edges,
+    click_url,
+    mermaid_label,
+    page_url,
+    site_href,
+)
 from generator.pages.orientation import Orientation, readme_intro
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
@@ -205,7 +213,7 @@ class Diagram:
             classes.setdefault(css, []).append(nid)
         lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
         lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
-        lines += [f'  click {nid} href "{url}"' for nid, url in self.links.items()]
+        lines += [f'  click {nid} href "{click_url(url)}"' for nid, url in self.links.items()]
         return "\n".join(lines)
 
 
