@@ -151,11 +151,11 @@ def _where(*clauses: str | None) -> str | None:
 
 
 # Two ways to rank full text (and vectors, below) with the same scores (answer/bm25.py scores as LanceDB):
-# - LanceDB's own FTS index, persisted with the index: nothing to build, ~2.5 ms of CPU per query;
-# - an in-memory BM25 of the table's tokens: ~0.3 ms per query, but building it costs about a second per
-#   10k chunks (stemming every token), paid once per process and index version.
+# - LanceDB's own FTS index, persisted with the index: nothing to build, slower per query;
+# - an in-memory BM25 of the table's tokens: faster per query, but building it stems every token, paid once
+#   per process and index version.
 # A one-shot process (`sourcebook ask`, an agent shelling out) asks once: it uses the persisted index and
-# never builds (flask, cold ask: retrieve 1.2-1.7 s -> 0.2-0.4 s). A long-lived one (serve, mcp) builds the
+# never builds (docs/performance.md, one-shot ask). A long-lived one (serve, mcp) builds the
 # in-memory BM25 at warm-up (`use_in_memory_ranking`), or by itself once it has run IN_MEMORY_AFTER queries.
 # The semantic tier's vector matrix follows the same rule: a one-shot process asks LanceDB for the nearest
 # rows instead of loading every chunk's vector and text.
@@ -918,8 +918,8 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
     if type == "regex":
         return {"regex": _regex(store, query, scope, limit)}
     lists: dict[str, list[_Cand]] = {}
-    # one tier after another: the whole search costs ~15 ms of CPU, and under concurrent requests the
-    # cores are the limit, so handing tiers to threads only adds scheduling cost (measured: +2 ms a query)
+    # one tier after another: under concurrent requests the cores are the limit, so handing tiers to
+    # threads only adds scheduling cost (docs/performance.md)
     for tier in TIERS:
         if type not in (tier.name, "hybrid"):
             continue

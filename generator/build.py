@@ -344,7 +344,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     from generator.site.publish import build_site, install_theme, write_config
 
     install_theme(config.out_dir)
-    # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
+    # a generous limit, far above what mkdocs needs per page: it only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
                timeout_s=600.0 + 0.5 * len(all_ids), workers=workers)
     if fingerprint is None:

@@ -31,7 +31,7 @@ from generator.markup import documents as docs
 log = logging.getLogger(__name__)
 
 _MAX_SIGNATURE = 300
-# only big files pay for the progress callback; normal code parses at ~10 MB/s, pathological input 100x slower
+# only big files pay for the progress callback; pathological input parses far slower than normal code
 _BUDGET_FROM = 256_000
 _BUDGET_BASE = 2.0
 _BUDGET_PER_MB = 8.0

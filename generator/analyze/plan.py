@@ -439,8 +439,8 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | 
     """Write the state file: json.dumps({"version", "pages"}, indent=0), byte for byte.
 
     A build saves every few seconds while it writes pages, and encoding every row each time was quadratic
-    (the monorepo's 13,000 rows took 0.6 s a save). With indent=0 a nested value's text does not depend on
-    its depth, so each row is encoded alone and its text kept in `memo` while the row is the same object; a
+    (seconds of a big tree's build: docs/performance.md). With indent=0 a nested value's text does not depend
+    on its depth, so each row is encoded alone and its text kept in `memo` while the row is the same object; a
     caller that changes a row in place drops its entry (PageSink does)."""
     memo = {} if memo is None else memo
     rows = []

@@ -153,8 +153,8 @@ class CacheUpdate:
     def rows(self, stored: Mapping[str, list[str]] | None = None, *, verdicts: dict[str, str] | None = None,
              only: Container[str] | None = None) -> Iterator[dict[str, str]]:
         """The rows to store, one at a time, given the stored `{id: [sha, ...]}`. A page stored exactly as
-        it is now is taken as it is: the secret rules ran when it was first published (they cost ~6 ms a
-        page, which a no-change build of 100k pages must not pay). `verdicts` (page id -> what the rules
+        it is now is taken as it is: the secret rules ran when it was first published (a cost per page
+        that a no-change build of 100k pages must not pay). `verdicts` (page id -> what the rules
         let out) is filled on a first pass and read on a later one, which then scans nothing again;
         `only`: just the rows of these ids."""
         stored = stored or {}

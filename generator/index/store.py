@@ -40,8 +40,8 @@ makes
 its rows here, as before.
 
 Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
-embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (a
-12k-file monorepo's index step rose ~1.3 GB above the build holding them, and ~0.5 GB streamed).
+embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (on a
+12k-file monorepo holding them cost more than the rest of the build: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ EMBED_BATCH = 256
 # A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
 # changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
 # into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
-# A small table is not a cheap one: the files table holds every file's text (pytest: 582 rows, a rebuild
-# 0.69 s against 0.13 s to fold a one-file edit in; all four tables 2.2 s against 0.5 s): only tables too
+# A small table is not a cheap one: the files table holds every file's text (a rebuild costs several times
+# folding a one-file edit in: docs/performance.md): only tables too
 # small for a few changed rows to stay under FTS_DRIFT are rebuilt on every change.
 FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
@@ -136,7 +136,7 @@ class IndexStore:
     """An open, consistent index: tables at the versions of the last complete run, plus its metadata.
 
     Reads go through generator/index/reader.py (pylance, no lancedb import: a one-shot CLI process pays
-    ~0.15 s of import instead of ~0.6-1.0 s); `db` and `table()` open the same versions with lancedb, lazily,
+    a fraction of lancedb's import time); `db` and `table()` open the same versions with lancedb, lazily,
     for this module's writers and for tests.
     """
 
@@ -646,8 +646,8 @@ def _existing(tbl: Any, columns: list[str], where: str | None = None,
 
 def _stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
     """hash -> stored vector (a float32 row of one array), for the rows `where` selects. Not to_pylist: a
-    256-dim vector as a list of Python floats is ~8 KB, as a float32 row 1 KB (the monorepo's 39k chunks and
-    13k pages held ~430 MB of float objects in the index step)."""
+    256-dim vector as a list of Python floats is ~8 KB, as a float32 row 1 KB (a big tree's chunks and
+    pages held hundreds of MB of float objects in the index step)."""
     if not tbl.count_rows():
         return {}
     query = tbl.search().select(["hash", "vector"])
@@ -927,8 +927,7 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
 def _cleanup(tbl: Any, keep_s: float) -> None:
     """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
     earlier in the run still needs once the meta row names its newest version. optimize() again did the
-    same but first re-planned compaction and re-merged the full-text index (pytest's four tables after a
-    one-file edit: 0.92 s against 0.03 s)."""
+    same but first re-planned compaction and re-merged the full-text index, for nothing."""
     with warnings.catch_warnings():
         # deprecated in favour of optimize(), which is exactly the work this avoids; UserWarning: see below
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -1436,7 +1435,7 @@ def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
             open_table(uri, name, int(version), storage_options(uri))
         tables = _open_pinned(uri, meta, storage_options(uri))
         # and no key twice (what runs racing before the lock left; the full run heals it): one column read
-        # per table, ~15 ms on pytest's 12k rows
+        # per table
         for name, tbl in tables.items():
             keys = tbl.scan([_KEYS[name]]).column(0)
             if pc.count_distinct(keys).as_py() != len(keys):
@@ -1498,8 +1497,8 @@ def read_build_cache(config: Config) -> list[dict[str, Any]]:
 
 class BuildCacheReader:
     """The shared build cache at the version the meta row names, opened once, read whole or a few rows at a
-    time: a build that rewrites three pages asks for three rows, not for every page's Markdown (pytest:
-    0.6-0.8 s of a one-edit build; the monorepo's cache holds ~13k pages)."""
+    time: a build that rewrites three pages asks for three rows, not for every page's Markdown (the monorepo's
+    cache holds a page per file)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config

@@ -195,8 +195,8 @@ def _scheme(url: str) -> str:
         return ""
 
 
-# A cheap look (~0.2 ms for a Material page) for anything the parser below could object to (and some it will
-# not); the parser, ~10 ms a page in pure Python, then runs only where it found something. Each check covers
+# A cheap look for anything the parser below could object to (and some it will not); the parser, pure
+# Python and far slower a page, then runs only where it found something. Each check covers
 # one rule of _Auditor, on the lowercased page:
 # an event handler, or a style to look into, after a character that can precede an attribute name (matched
 # with it: a pattern opening with a character set lets the regex engine skip ahead, a lookbehind does not)

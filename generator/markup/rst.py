@@ -48,7 +48,7 @@ _AUTODOC = frozenset({"autoclass", "autofunction", "automethod", "autoexception"
                       "exception", "attribute", "data", "decorator", "property"})
 _ROLE_USE = re.compile(r"(?<![\w`]):(?:[A-Za-z][\w.+-]*:)?([A-Za-z][\w.+-]*):`([^`]+)`")
 # line-bound ([ \t], not \s): `^\s*` ran across blank lines from every line start, quadratic in a run of them
-# (20,000 empty lines: 0.3 s per pattern; a hostile megabyte of them, minutes)
+# (a hostile megabyte of blank lines took minutes: docs/performance.md)
 _AUTODOC_USE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(?:auto\w+|class|function|method|exception|data"
                           r"|attribute|decorator|property)::[ \t]*([\w.]+)", re.M)
 _MODULE_USE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([\w.]+)", re.M)

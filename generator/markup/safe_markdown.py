@@ -113,10 +113,10 @@ def _sanitize_segment(text: str, resolve: LinkResolver, images: bool = True) -> 
 
 
 # Python-Markdown looks for the `]` that closes each `[` (to the end of its paragraph when none does), so a
-# run of 30,000 `[` in a README or a docstring held the site stage for 160 s, and a megabyte of them for
-# days. Brackets nested deeper than this, and any `[` that nothing closes, are written as `&#91;`: the same
-# character on the page, one Markdown never scans from. A text with fewer `[` than the threshold is left as
-# it is: its scans are short.
+# long run of `[` in a README or a docstring held the site stage for minutes, and a megabyte of them for
+# days (docs/performance.md). Brackets nested deeper than this, and any `[` that nothing closes, are written
+# as `&#91;`: the same character on the page, one Markdown never scans from. A text with fewer `[` than the
+# threshold is left as it is: its scans are short.
 MAX_BRACKET_DEPTH = 4
 _BRACKET_THRESHOLD = 100
 

@@ -70,8 +70,8 @@ D = TypeVar("D", bound=BaseModel)
 R = TypeVar("R")
 
 SAVE_EVERY_S = 5.0  # page state is also saved this often while pages are written
-# a file page rendered by a forked worker only (workers.ordered_map's `heavy`): on the monorepo every page of
-# a larger file took 0.1-1.7 s to render (reST changelogs, 400 kB modules), every smaller one under 0.45 s
+# a file page rendered by a forked worker only (workers.ordered_map's `heavy`): on the monorepo the pages of
+# larger files (reST changelogs, 400 kB modules) were the slow ones to render (docs/performance.md)
 HEAVY_PAGE_BYTES = 50_000
 README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
 
