@@ -22,11 +22,12 @@ from pydantic import BaseModel
 from generator.analyze.analysis import Analysis, analyze
 from generator.analyze.factcache import cache_path
 from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
-from generator.build_report import BuildReport, Progress
+from generator.build_report import BuildReport, Progress, file_changes
 from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.pages.anchors import SymbolIndex
 from generator.pages.index_inputs import PageInputs
 from generator.pages.kinds import PAGE_KINDS, StaleCheck
-from generator.pages.stages import PageRun, PageSink, file_changes
+from generator.pages.stages import PageRun, PageSink
 from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
@@ -129,7 +130,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
-                  analysis.symbols, processes=processes)
+                  SymbolIndex.build(facts.values(), plan.files), processes=processes)
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
@@ -173,7 +174,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 notify("index", 0, 1)
                 from generator.index.embed import get_embedder
                 from generator.index.store import update_index
-                from generator.pages.llm.writer import facts_with_docstrings
+                from generator.pages.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
                 generated = {p: pages.state[pid].docstrings
@@ -307,7 +308,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
     processes (generator/site/publish.py's build_site)."""
-    from generator.pages.markdown import build_nav, render_mkdocs_yml, site_footer
+    from generator.pages.markdown import render_mkdocs_yml, site_footer
+    from generator.site.nav import build_nav
     from generator.site.publish import THEME_DIR, mermaid_asset
     from sourcebook.data_files import data_dir
     from sourcebook.local_key import keyed, local_key

@@ -31,7 +31,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from generator.analyze.plan import PageState, is_page_id
+from generator.analyze.plan import CachedPage, PageState, is_page_id
 from sourcebook.redaction import holds_secret, redact_text
 
 log = logging.getLogger(__name__)
@@ -254,12 +254,6 @@ def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
 
 
 # -- reading -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CachedPage:
-    state: PageState
-    markdown: str | None  # None: cached without its Markdown (it must be rendered again)
 
 
 def decode_page(row: Mapping[str, Any]) -> CachedPage | None:

@@ -64,13 +64,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from generator.analyze.checkout import checkout_identity, head_commit
 from generator.analyze.facts import FileFacts, PageRecord, SourceFile
 from generator.analyze.manifests import Manifests
 from generator.index.chunks import Chunk, chunk_file
 from generator.index.memos import Memos
 from generator.index.reader import TableReader, open_table, read_state
 from generator.index.tokens import path_terms, token_text
-from generator.pages.remote import checkout_identity, head_commit
 from sourcebook.errors import IndexMissingError, IndexSourceError, IndexStoreError, SourcebookError
 from sourcebook.redaction import is_secret_path
 from sourcebook.sql import in_list

@@ -62,7 +62,6 @@ from generator.pages.writer import (
     TopicDraft,
     first_paragraph,
 )
-from generator.site.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from sourcebook.data_files import data_dir
 
 RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this module's bytes count too
@@ -699,7 +698,7 @@ def _fence_lang(language: str | None) -> str:
 HOOKS_FILE = Path(__file__).resolve().parent.parent / "site" / "hooks" / "mkdocs_hooks.py"
 
 
-def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
+def render_mkdocs_yml(*, site_name: str, nav: list[str | dict[str, Any]], repo_url: str = "",
                       theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
                       extra_javascript: Sequence[str] = (), mermaid_js: str = "",
                       footer: str = "") -> str:

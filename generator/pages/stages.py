@@ -18,27 +18,25 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from generator.analyze.facts import FileFacts
 from generator.analyze.plan import (
     OVERVIEW_ID,
+    CachedPage,
     PagePlan,
     PageState,
     StateMemo,
     draft_key,
-    file_context,
     is_stale,
-    module_context,
     orphan_pages,
-    overview_context,
     page_key,
     retry_wait,
     save_state,
-    stable_key,
 )
+from generator.pages.contexts import file_context, module_context, overview_context, stable_key
 from generator.pages.writer import (
     ExtractiveWriter,
     FileDraft,
@@ -46,14 +44,15 @@ from generator.pages.writer import (
     OverviewDraft,
     PageWriter,
     TopicDraft,
+    apply_docstrings,
+    generated_docstrings,
 )
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
-    from generator.build_report import BuildReport, FileChanges, Progress
-    from generator.index.build_cache import SharedCache
+    from generator.analyze.analysis import Notify
     from generator.markup.doc_html import DocumentCache, DocumentRender
     from generator.pages.anchors import SymbolIndex
     from generator.pages.call_links import FileRefs, XrefIndex
@@ -76,11 +75,34 @@ HEAVY_PAGE_BYTES = 50_000
 README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
 
 
+class PageReport(Protocol):
+    """The part of the build's report the page stages fill in (generator/build_report.py BuildReport): the
+    build passes its report in; pages never import the build stage."""
+
+    pages_written: list[str]
+    pages_unchanged: int
+    pages_restored: list[str]
+    drafts_reused: list[str]
+    write_failures: list[str]
+    kept_prose: list[str]
+
+
+class CachedPages(Protocol):
+    """The shared build cache as the page stages read it (generator/index/build_cache.py SharedCache, which
+    the build opens and passes in: pages and the index are siblings)."""
+
+    def page(self, page_id: str) -> CachedPage | None: ...
+
+    def matches(self, page_id: str, key: str) -> bool: ...
+
+    def summary(self, page_id: str) -> str | None: ...
+
+
 class PageSink:
     """Renders drafts to docs/, remembers keys and summaries in the page state, deletes orphans."""
 
-    def __init__(self, config: Config, state: dict[str, PageState], report: BuildReport,
-                 shared: SharedCache | None = None) -> None:
+    def __init__(self, config: Config, state: dict[str, PageState], report: PageReport,
+                 shared: CachedPages | None = None) -> None:
         self.config = config
         self.docs = config.docs_dir
         self.state = state
@@ -243,7 +265,7 @@ def _remove_empty_dirs(directory: Path, stop: Path) -> None:
 
 
 def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
-            report: BuildReport) -> T:
+            report: PageReport) -> T:
     """The writer's draft, or the extractive one marked as a fallback when the writer fails for this page."""
     try:
         return write(ctx)
@@ -302,7 +324,7 @@ class PageRun:
     graph: Any  # generator.analyze.graph.RepoGraph
     writer: PageWriter
     pages: PageSink
-    notify: Progress
+    notify: Notify
     texts: Mapping[str, str]
     skipped: int
     symbols: SymbolIndex  # the analysis's, built once for every page kind
@@ -345,7 +367,6 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
 
 
 def write_file_pages(run: PageRun) -> None:
-    from generator.pages.llm.writer import apply_docstrings, generated_docstrings
     from generator.pages.markdown import relative_link, render_file_page, render_version
     from generator.pages.name_links import NameIndex, page_resolver
     from sourcebook.workers import ordered_map
@@ -806,7 +827,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
     without a model (writes_topics)."""
     from generator.pages.markdown import render_topic_page, render_version
-    from generator.pages.topics import extractive_topic
+    from generator.pages.topics import excerpts, extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
@@ -837,8 +858,6 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             return stored
         if write_topic is None:  # not reached: writes_topics() checked it
             return extractive_topic(ctx)
-        from generator.pages.llm.topics import excerpts
-
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
         ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text))
         draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
@@ -854,23 +873,6 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
         notify("topics", n, len(todo))
     return topics
-
-
-def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *, limit: int = 20
-                 ) -> FileChanges:
-    """Files added, changed or deleted since the previous build, at most `limit` of each kind (a mass
-    change is one commit, not a history).
-
-    `previous` maps each file documented by the last build to its content hash then. The answer side keeps
-    them as dated facts (answer/episodes.py `record_changes`, called by `sourcebook build`).
-    """
-    from generator.build_report import FileChanges
-
-    changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
-    return FileChanges(
-        changed=changed[:limit],
-        added=[p for p in sorted(facts) if p not in previous][:limit],
-        deleted=[p for p in sorted(previous) if p not in facts][:limit])
 
 
 def file_text(root: Path, path: str) -> str:

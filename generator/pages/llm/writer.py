@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import jinja2
 from pydantic import BaseModel
 
-from generator.analyze.facts import FileFacts, Symbol
+from generator.analyze.facts import Symbol
 from generator.pages.llm.drafts import (
     SECTION_HELP,
     DocstringsOnly,
@@ -138,26 +138,6 @@ def _environment() -> jinja2.Environment:
 def render_prompt(kind: str, **values: Any) -> str:
     text = _environment().get_template(TEMPLATES[kind]).render(**values)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-def generated_docstrings(draft: FileDraft) -> dict[str, str]:
-    """qualname -> docstring the LLM wrote for an undocumented symbol (empty for other drafts)."""
-    return {n.qualname: n.explanation for n in getattr(draft, "docstrings", ())}
-
-
-def apply_docstrings(facts: FileFacts, generated: Mapping[str, str]) -> FileFacts:
-    """`facts` with generated docstrings on symbols that have none (docstring_source="llm")."""
-    if not generated:
-        return facts
-    symbols = [dataclasses.replace(s, docstring=generated[s.qualname], docstring_source="llm")
-               if s.qualname in generated and not s.docstring else s for s in facts.symbols]
-    return dataclasses.replace(facts, symbols=symbols)
-
-
-def facts_with_docstrings(facts: Mapping[str, FileFacts],
-                          generated: Mapping[str, Mapping[str, str]]) -> dict[str, FileFacts]:
-    """Every file's facts with its generated docstrings applied (what the index stores)."""
-    return {path: apply_docstrings(f, generated.get(path, {})) for path, f in facts.items()}
 
 
 def _messages(text: str) -> list[dict[str, str]]:
