@@ -184,7 +184,11 @@ def router_from_env() -> OrgRouter:
 
 class OrgWorkspace(Workspace):
     """The repositories under one organisation's index root: each `<index_root>/<alias>` that holds an index,
-    found when first named (so an object store needs no listing) and created by a push."""
+    found when first named and created by a push. A local root is listed as a folder; an object-store root
+    through the marks its pushes leave (generator.index.store.mark_database), re-listed at most every
+    LIST_EVERY_S: so every worker, and a restarted server, knows an organisation's only repository."""
+
+    LIST_EVERY_S = 2.0
 
     def __init__(self, org: OrgSpec, env: dict[str, str] | None = None) -> None:
         self.org = org
@@ -192,6 +196,7 @@ class OrgWorkspace(Workspace):
         self._env = env
         self._configs: dict[str, Config] = {}
         self._known: set[str] = set()
+        self._listed: tuple[float, set[str]] = (float("-inf"), set())
         self._lock = threading.Lock()
 
     def uri(self, alias: str) -> str:
@@ -215,10 +220,35 @@ class OrgWorkspace(Workspace):
     @property
     def aliases(self) -> list[str]:
         found = set(self._known)
-        if "://" not in self.org.index_root and os.path.isdir(self.org.index_root):
-            found |= {name for name in os.listdir(self.org.index_root)
-                      if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+        if "://" not in self.org.index_root:
+            if os.path.isdir(self.org.index_root):
+                found |= {name for name in os.listdir(self.org.index_root)
+                          if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+        else:
+            found |= self._marked()
         return sorted(found)
+
+    def _marked(self) -> set[str]:
+        import time
+
+        from generator.index.store import marked_databases, outage_errors
+
+        at, names = self._listed
+        if time.monotonic() - at < self.LIST_EVERY_S:
+            return names
+        try:
+            names = {n for n in marked_databases(self.org.index_root) if _NAME.match(n)}
+        except outage_errors() as exc:  # the store is down: the repositories named so far
+            log.warning("org %s: cannot list %s: %s", self.org.name, self.org.index_root, exc)
+        self._listed = (time.monotonic(), names)
+        return names
+
+    def published(self, alias: str) -> None:
+        """A push wrote `<root>/<alias>`: on an object store, mark it so that listings find it."""
+        from generator.index.store import mark_database
+
+        if "://" in self.org.index_root:
+            mark_database(self.org.index_root, alias)
 
     @property  # type: ignore[override]
     def default(self) -> str | None:
@@ -250,8 +280,11 @@ class OrgWorkspace(Workspace):
         """The alias a push writes to: an existing repository, or a new one under this root."""
         if repo is None or repo == "":
             return self.alias_for(None)
-        if not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all":
-            raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all')")
+        # not ".lance": on an object store such a folder would read as a table of the root's listing
+        if (not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all"
+                or repo.lower().endswith(".lance")):
+            raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all', not "
+                             "ending in .lance)")
         with self._lock:
             self._known.add(repo)
         return repo

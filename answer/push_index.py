@@ -233,6 +233,9 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
         report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
                               manifests=manifests, commit=recorded)
         st.invalidate()
+        published = getattr(tools.workspace, "published", None)
+        if published is not None:  # an organisation's workspace lists what its pushes made
+            published(st.alias)
     log.info("push to %s: %d indexed, %d unchanged, %d deleted, %d skipped", st.alias, len(changed),
              len(accepted) - len(changed), len(deleted), len(skipped))
     now = recorded if recorded is not None else stored_commit

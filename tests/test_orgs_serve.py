@@ -33,8 +33,8 @@ MARKER_B = "ibexwombat_globex_s3"
 ACME = {"lib/pump.py": (f'"""The {MARKER_A} pump."""\n\n\ndef prime_pump(litres):\n'
                         '    """Fill the pump."""\n    return flow(litres)\n\n\n'
                         'def flow(litres):\n    return litres * 3\n')}
-GLOBEX = {"svc/billing.py": (f'"""The {MARKER_B} billing."""\n\n\nclass Invoice:\n'
-                             '    """One bill."""\n\n    def total(self, lines):\n        return sum(lines)\n'),
+GLOBEX = {"svc/billing.py": (f'"""The {MARKER_B} billing."""\n\n\nclass Invoice:\n    """One bill."""\n\n'
+                             '    def total(self, lines):\n        return sum(lines)\n'),
           "README.md": f"# Globex\n\nBilling ({MARKER_B}).\n"}
 
 
@@ -50,14 +50,16 @@ def _write_orgs(path: Path, root_a: Path, root_b: str, extra_a: str | None = Non
 
 
 def _children(pid: int) -> list[int]:
+    """The supervisor's worker processes (multiprocessing's spawned children, not its resource tracker)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmdline:
                 found.append(int(entry))
     return found
 
@@ -144,7 +146,7 @@ def _data(result: Any) -> dict[str, Any]:
 
 
 def test_several_workers_serve(server: dict[str, Any]) -> None:
-    assert len(_children(server["proc"].pid)) >= 2
+    assert len(_children(server["proc"].pid)) == 2
 
 
 def test_the_s3_org_pushes_searches_and_reads_through_http(server: dict[str, Any],
@@ -237,9 +239,10 @@ def test_mcp_over_http_answers_each_org_from_its_own_index(server: dict[str, Any
     assert got["tree"]["commit"] == "0a1b2c3d4e5f"
     assert got["file"]["content"] == GLOBEX["svc/billing.py"]
     # acme's repository, asked for with globex's token, is exactly a repository that does not exist
-    assert got["theirs"].is_error and got["missing"].is_error
+    assert got["theirs"].is_error
+    assert got["missing"].is_error
     theirs, missing = got["theirs"].content[0].text, got["missing"].content[0].text
-    assert theirs.startswith("NotFoundError (404)")
+    assert "NotFoundError (404): unknown repository" in theirs
     assert theirs == missing.replace("nosuchrepo", "pumps")
     assert MARKER_A not in theirs
 
@@ -258,7 +261,8 @@ def test_a_push_through_mcp_lands_in_the_callers_org(server: dict[str, Any], pus
     files = [{"path": "tools/gauge.py", "content": "def read_gauge():\n    return 7\n"}]
 
     async def push(client: Client) -> dict[str, Any]:
-        return _data(await client.call_tool("index", {"repo": "gauges", "files": files, "commit": "feedbeef"}))
+        return _data(await client.call_tool("index", {"repo": "gauges", "files": files,
+                                                      "commit": "feedbeef"}))
 
     reply = _mcp(server, TOKEN_B, push)
     assert (reply["pushed"]["indexed"], reply["commit"]) == (1, "feedbeef")
@@ -279,7 +283,8 @@ def test_mcp_without_an_orgs_token_is_refused(server: dict[str, Any], token: str
     reply = httpx.post(server["url"] + "/mcp", json=initialize, timeout=30,
                        headers={**headers, "Accept": "application/json, text/event-stream"})
     assert reply.status_code == 401
-    assert MARKER_A not in reply.text and MARKER_B not in reply.text
+    assert MARKER_A not in reply.text
+    assert MARKER_B not in reply.text
 
     async def tools(client: Client) -> Any:
         return await client.list_tools()

@@ -468,6 +468,33 @@ def _table_names(db: Any) -> set[str]:
     return set(names)
 
 
+# A folder of databases on an object store (an organisation's index root, answer/orgs.py) has no directory
+# listing LanceDB offers: each database is marked by an empty table of this name prefix at the root, which
+# the root's table listing returns.
+_MARK_PREFIX = "db-"
+
+
+def mark_database(root: str, name: str) -> None:
+    """Record that `<root>/<name>` holds a database (idempotent; concurrent marks of one name agree)."""
+    import pyarrow as pa
+
+    db = connect(root)
+    db.create_table(_MARK_PREFIX + name, schema=pa.schema([("name", pa.string())]), exist_ok=True)
+
+
+def marked_databases(root: str) -> list[str]:
+    """The names `mark_database` recorded under `root` ([] when the root holds nothing yet)."""
+    db = connect(root)
+    names: list[str] = []
+    token = None
+    while True:
+        result = db.list_tables(page_token=token) if token else db.list_tables()
+        names += [n for n in getattr(result, "tables", result) if n.startswith(_MARK_PREFIX)]
+        token = getattr(result, "page_token", None)
+        if not token:
+            return sorted(n[len(_MARK_PREFIX):] for n in names)
+
+
 def _read_meta(db: Any) -> dict[str, Any] | None:
     if META_TABLE not in _table_names(db):
         return None
