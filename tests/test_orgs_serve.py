@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,11 @@ def test_the_s3_org_pushes_searches_and_reads_through_http(server: dict[str, Any
     assert lexical[0][0] == "svc/billing.py"
     tree = _call(server, TOKEN_B, "GET", "/structure").json()
     assert (tree["repo"], tree["files"], tree["commit"]) == ("billing", 2, "0a1b2c3d4e5f")
+    # no synthesizer: the grounding spans come back as citations, degraded; POST takes `query`
+    ask = _call(server, TOKEN_B, "POST", "/ask", json={"query": "what is an Invoice total?"})
+    assert ask.status_code == 200, ask.text
+    assert ask.json()["degraded"] == "no-llm-provider"
+    assert "svc/billing.py" in ask.json()["citations"]
 
 
 def _hits(server: dict[str, Any], token: str, query: str, kind: str) -> list[tuple[str, str | None]]:
@@ -316,3 +322,61 @@ def test_sighup_under_workers_keeps_a_broken_file_out_and_takes_a_good_one(serve
     for _ in range(6):
         assert _call(server, new_token, "GET", "/health").status_code == 200
     assert _call(server, TOKEN_B, "GET", "/structure", params={"repo": "billing"}).json()["files"] == 2
+
+
+@pytest.mark.slow  # ~40 s: the server answers each call after the store client's ~5 s of retries, in turn
+def test_the_object_store_stopped_mid_serve_is_an_outage_on_every_endpoint(tmp_path: Path) -> None:
+    """Its own moto server, stopped under a running `serve --orgs` after a push: every endpoint answers
+    200 with `degraded` set, never a 5xx, never "not indexed"."""
+    with MotoS3() as moto:
+        bucket = moto.bucket()
+        orgs = tmp_path / "orgs.toml"
+        _write_orgs(orgs, tmp_path / "acme-db", f"{bucket}/globex")
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))
+               and k not in AWS_KEYS}
+        env.update({**moto.env, "XDG_STATE_HOME": str(tmp_path / "state"), "SOURCEBOOK_EMBEDDER": "none",
+                    "SOURCEBOOK_INDEX_REFRESH_S": "0.2"})
+        proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", "--orgs", str(orgs),
+                                 "--port", str(port)], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        server = {"url": f"http://127.0.0.1:{port}"}
+        try:
+            _eventually(lambda: _expect(_ok_status(server), True), timeout_s=60)
+            push = _call(server, TOKEN_B, "POST", "/index", json={"repo": "billing", "files": _files(GLOBEX)})
+            assert push.status_code == 200, push.text
+            moto.__exit__(None, None, None)
+            time.sleep(0.5)  # past the refresh interval: the next request looks at the store again
+            # side by side, though the server answers them one after the other: each waits out the store
+            # client's retries (~5 s against a closed port)
+            with ThreadPoolExecutor(len(OUTAGE_CALLS)) as pool:
+                replies = list(pool.map(lambda call: _outage_call(server, *call), OUTAGE_CALLS))
+            for (_method, path, _args), reply in zip(OUTAGE_CALLS, replies, strict=True):
+                assert reply.status_code == 200, (path, reply.text)
+                assert reply.json().get("degraded"), (path, reply.text)
+                assert "not in the index" not in reply.text
+                assert "not indexed" not in reply.text
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
+OUTAGE_CALLS = [("GET", "/structure", {"repo": "billing"}),
+                ("GET", "/file", {"repo": "billing", "path": "svc/billing.py"}),
+                ("GET", "/search", {"repo": "billing", "q": "Invoice"}),
+                ("GET", "/context", {"repo": "billing", "q": "Invoice"}),
+                ("GET", "/symbol", {"repo": "billing", "name": "Invoice"}),
+                ("POST", "/ask", {"repo": "billing", "query": "what is an Invoice?"})]
+
+
+def _outage_call(server: dict[str, Any], method: str, path: str, args: dict[str, str]) -> httpx.Response:
+    if method == "GET":
+        return _call(server, TOKEN_B, method, path, params=args)
+    return _call(server, TOKEN_B, method, path, json=args)
+
+
+def _ok_status(server: dict[str, Any]) -> bool:
+    try:
+        return _call(server, TOKEN_B, "GET", "/health").status_code == 200
+    except httpx.TransportError as exc:
+        raise AssertionError("not up yet") from exc
