@@ -106,6 +106,9 @@ class IndexRequest(ToolRequest):
     files: list[PushedFile] | None = Field(None, description=(
         "Files pushed by the client (a server with no checkout): written to the repository's index, "
         "unchanged content hashes skipped; with prune, a full sync. Instead of `paths`."))
+    commit: str | None = Field(None, description=(
+        "With `files`: the commit the pushed tree is (a SHA or tag), recorded with the index and reported "
+        "by structure, read_file, get_symbol and get_context."))
 
 
 class RememberRequest(ToolRequest):
@@ -276,6 +279,7 @@ class IndexReply(ToolReply):
     not_found: list[str]
     skipped: list[SkippedFile]
     pushed: PushCounts | None = None  # a push of files (`files`): what it did
+    commit: str | None = None  # a push of files: the commit the index now records ("" or None: unknown)
 
 
 class RememberReply(ToolReply):

@@ -468,6 +468,33 @@ def _table_names(db: Any) -> set[str]:
     return set(names)
 
 
+# A folder of databases on an object store (an organisation's index root, answer/orgs.py) has no directory
+# listing LanceDB offers: each database is marked by an empty table of this name prefix at the root, which
+# the root's table listing returns.
+_MARK_PREFIX = "db-"
+
+
+def mark_database(root: str, name: str) -> None:
+    """Record that `<root>/<name>` holds a database (idempotent; concurrent marks of one name agree)."""
+    import pyarrow as pa
+
+    db = connect(root)
+    db.create_table(_MARK_PREFIX + name, schema=pa.schema([("name", pa.string())]), exist_ok=True)
+
+
+def marked_databases(root: str) -> list[str]:
+    """The names `mark_database` recorded under `root` ([] when the root holds nothing yet)."""
+    db = connect(root)
+    names: list[str] = []
+    token = None
+    while True:
+        result = db.list_tables(page_token=token) if token else db.list_tables()
+        names += [n for n in getattr(result, "tables", result) if n.startswith(_MARK_PREFIX)]
+        token = getattr(result, "page_token", None)
+        if not token:
+            return sorted(n[len(_MARK_PREFIX):] for n in names)
+
+
 def _read_meta(db: Any) -> dict[str, Any] | None:
     if META_TABLE not in _table_names(db):
         return None
@@ -1028,7 +1055,7 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
                  pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
                  manifests: Manifests | None = None, build_cache: CacheUpdate | None = None,
-                 processes: int = 1, reset: bool = False) -> IndexReport:
+                 processes: int = 1, reset: bool = False, commit: str | None = None) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
     Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
@@ -1040,11 +1067,13 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     module docstring). A storage failure is an IndexStoreError (one line); the next run resumes from the last
     complete state. A run that would prune or rebuild the index from a place that is not the checkout it
     was built from is refused before anything is written (IndexSourceError, see `check_source`) unless
-    `reset`.
+    `reset`. `commit`: the commit the rows describe, as a client pushing files names it
+    (answer/push_index.py); None records the checkout's HEAD, or keeps the stored one
+    when there is no checkout.
     """
     try:
         return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests,
-                             build_cache=build_cache, processes=processes, reset=reset)
+                             build_cache=build_cache, processes=processes, reset=reset, commit=commit)
     except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
         log.debug("index write failed", exc_info=True)
         raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
@@ -1139,7 +1168,7 @@ class IndexWriter:
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
                build_cache: CacheUpdate | None, inputs: str = "",
-               origin: dict[str, str] | None = None) -> None:
+               origin: dict[str, str] | None = None, commit: str | None = None) -> None:
         """Publish the run: store the build cache, refresh the full-text indexes of the tables written and
         compact them, then write the meta row naming every table's new version; older versions go after."""
         from generator.analyze.factcache import parser_version
@@ -1190,7 +1219,7 @@ class IndexWriter:
             # drawn when the index is created, kept by every later run: the owner mark covers it
             "index_id": meta.get("index_id") or secrets.token_hex(16),
             # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
-            "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
+            "commit": _recorded_commit(config, commit, meta),
             "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
             "inputs": inputs,  # what this run was given (inputs_fingerprint): the next run may skip
             # the checkout the rows came from: a later run elsewhere may not prune them (check_source)
@@ -1215,11 +1244,18 @@ class IndexWriter:
                         config.index_keep_s)
 
 
+def _recorded_commit(config: Config, commit: str | None, meta: dict[str, Any]) -> str:
+    """The commit a publish records: the one given, else the checkout's HEAD, else the stored one."""
+    if commit is not None:
+        return commit
+    return head_commit(config.root) if config.checkout else str(meta.get("commit") or "")
+
+
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
                   build_cache: CacheUpdate | None = None, processes: int = 1,
-                  reset: bool = False) -> IndexReport:
+                  reset: bool = False, commit: str | None = None) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
@@ -1228,7 +1264,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     if not reset:
         check_source(config, published, origin, files, prune=prune, embedder=embedder)
     fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
-                                     build_cache=build_cache)
+                                     build_cache=build_cache, commit=commit)
     if fingerprint is not None and _published_with(config, fingerprint, embedder, published):
         report.unchanged, report.files_unchanged = True, len(files)
         report.seconds = time.perf_counter() - started
@@ -1239,13 +1275,14 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
                       build_cache=build_cache) as rows:
         return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                           manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
-                          report=report, started=started, origin=origin)
+                          report=report, started=started, origin=origin, commit=commit)
 
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                source: PageSource | None, embedder: Embedder | None, prune: bool, *, texts: dict[str, str],
                manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: _RowWorkers,
-               report: IndexReport, started: float, origin: dict[str, str] | None = None) -> IndexReport:
+               report: IndexReport, started: float, origin: dict[str, str] | None = None,
+               commit: str | None = None) -> IndexReport:
     """The writing part of `_update_index`: every table brought in step, then published."""
     writer = IndexWriter(config, embedder, report, rows=rows)
 
@@ -1278,7 +1315,7 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
                                     text_of=_embed_text_of, cache={}, embedder=None, report=report,
                                     expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
-                  inputs=inputs, origin=origin)
+                  inputs=inputs, origin=origin, commit=commit)
     if source is not None:
         source.save()
     report.seconds = time.perf_counter() - started
@@ -1289,7 +1326,8 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
 
 def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                        pages: PageSource | None, embedder: Embedder | None, prune: bool, *,
-                       manifests: Manifests | None, build_cache: CacheUpdate | None) -> str | None:
+                       manifests: Manifests | None, build_cache: CacheUpdate | None,
+                       commit: str | None = None) -> str | None:
     """One digest of everything a run would write, or None when it cannot tell (records given whole, a
     ledger to publish): the files' paths, hashes and kinds under this parser (their facts and texts
     follow from those), the generated docstrings, the pages' state rows and Markdown (page_inputs.py:
@@ -1304,7 +1342,7 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
         "schema": SCHEMA_VERSION, "parser": parser_version(), "code": _code_version(), "prune": prune,
         "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
         "manifests": manifests.to_json() if manifests is not None else None,
-        "commit": head_commit(config.root) if config.checkout else None,
+        "commit": commit if commit is not None else head_commit(config.root) if config.checkout else None,
         "pages": page_part, "cache": build_cache is not None,
     }, sort_keys=True).encode())
     for f in sorted(files, key=lambda f: f.path):
