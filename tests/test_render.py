@@ -402,3 +402,26 @@ def test_an_init_py_page_title_has_an_id_the_sanitizer_keeps() -> None:
     app = render_file_page(_file_ctx(), ExtractiveWriter().file_page(_file_ctx()), writer_id="extractive/1",
                            module_page="modules/pkg/index.md")
     assert "\n# app.py\n" in app  # other titles keep their default id
+
+
+def test_unexported_go_functions_methods_and_types_get_sections_and_are_indexed() -> None:
+    from generator.pages.anchors import SymbolIndex
+
+    def go(qualname: str, kind: str, public: bool, parent: str | None = None) -> Symbol:
+        return Symbol(qualname.rsplit(".", 1)[-1], qualname, kind, "tree.go", 3, 9,  # type: ignore[arg-type]
+                      f"func {qualname}()", "", parent, public)
+
+    facts = FileFacts(file=SourceFile("tree.go", "go", 10, "abc"),
+                      symbols=[go("node", "struct", False), go("node.findRoute", "method", False, "node"),
+                               go("patNextSegment", "function", False), go("Walk", "function", True),
+                               go("mSTUB", "constant", False)], line_count=40)
+    ctx = FileContext(facts=facts, page_id="files/tree.go.md", module="")
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/index.md")
+    for heading in ("### node { #sym-node ", "#### node.findRoute { #sym-node-findroute ",
+                    "### patNextSegment { #sym-patnextsegment ", "### Walk { #sym-walk "):
+        assert heading in md
+    assert "mSTUB {" not in md  # an unexported constant stays out
+    index = SymbolIndex.build([facts], {"tree.go": "files/tree.go.md"})
+    assert index.href("files/x.go.md", "tree.go", "node.findRoute") == "tree.go.md#sym-node-findroute"
+    assert index.href("files/x.go.md", "tree.go", "mSTUB") is None

@@ -13,7 +13,7 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -32,7 +32,7 @@ from generator.markup.safe_markdown import (
     inline_text,
     sanitize_markdown,
 )
-from generator.pages.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
+from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_href, shown_qualname
 from generator.pages.call_links import FileRefs
 from generator.pages.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
 from generator.pages.orientation import Orientation, readme_intro
@@ -430,9 +430,10 @@ def _removed(pattern: re.Pattern[str], text: str) -> str:
     return pattern.sub("", text) if _NEEDED[pattern] in text else text
 
 
-def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:
+def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]], sectioned: Container[str]) -> int:
     """Where a symbol's own Source block ends: before its first member that has a section of its own."""
-    members = [c.start_line for c in children.get(s.qualname, []) if c.public and c.start_line > s.start_line]
+    members = [c.start_line for c in children.get(s.qualname, []) if c.qualname in sectioned
+               and c.start_line > s.start_line]
     return min([s.end_line, *(m - 1 for m in members)])
 
 
@@ -458,7 +459,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     if links is None and repo_url:
         links = from_repo_url(repo_url)
     symbols = ctx.ordered_symbols()
-    public = [s for s in symbols if s.public]
+    language = ctx.facts.file.language
+    public = [s for s in symbols if has_section(s, language)]  # the symbols with a section
+    sectioned = {s.qualname for s in public}
     kinds = {s.qualname: s.kind for s in symbols}
     # the index lists the file's API: top-level symbols and members of classes and the like; functions
     # nested inside functions are implementation detail and appear only in their parent's section
@@ -474,7 +477,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     facts = ctx.facts
     lang = _fence_lang(facts.file.language)
     # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
-    spans = [(s.start_line, _source_end(s, children)) for s in public]
+    spans = [(s.start_line, _source_end(s, children, sectioned)) for s in public]
     lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "", spans)
              if ctx.source and public else [])
     file_refs = refs or FileRefs()
@@ -486,7 +489,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     def source(s: Symbol) -> str:
         if not lines:
             return ""
-        end = _trim_blank(lines, s.start_line, _source_end(s, children))
+        end = _trim_blank(lines, s.start_line, _source_end(s, children, sectioned))
         more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
         block = source_block(lines, s.start_line, end, lang, more_url=more)
         if len(block) > budget[0]:
@@ -519,7 +522,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         return kinds_shown.get(s.qualname, s.kind)
 
     return _environment().get_template("file.md.j2").render(
-        shown=shown_qualname, kind_of=kind_of,
+        shown=shown_qualname, kind_of=kind_of, sectioned=sectioned,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
@@ -658,7 +661,7 @@ def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index
     start = int(lines.split("-", 1)[0]) if lines.split("-", 1)[0].isdigit() else 0
     f = facts.get(path)
     holders = [s for s in (f.symbols if f is not None else ())
-               if s.public and s.start_line <= start <= s.end_line]
+               if has_section(s, f.file.language) and s.start_line <= start <= s.end_line]
     qualname = min(holders, key=lambda s: (s.end_line - s.start_line, s.qualname)).qualname if holders else ""
     href = index.href(page_id, path, qualname)
     label = inline_text(source)
