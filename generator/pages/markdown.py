@@ -660,8 +660,8 @@ def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index
     path, _, lines = source.rpartition(":")
     start = int(lines.split("-", 1)[0]) if lines.split("-", 1)[0].isdigit() else 0
     f = facts.get(path)
-    holders = [s for s in (f.symbols if f is not None else ())
-               if has_section(s, f.file.language) and s.start_line <= start <= s.end_line]
+    holders = [s for s in f.symbols if has_section(s, f.file.language)
+               and s.start_line <= start <= s.end_line] if f is not None else []
     qualname = min(holders, key=lambda s: (s.end_line - s.start_line, s.qualname)).qualname if holders else ""
     href = index.href(page_id, path, qualname)
     label = inline_text(source)
