@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from generator.analyze.manifests import project_name
 from generator.analyze.plan import (
     OVERVIEW_ID,
     PageState,
@@ -170,7 +171,7 @@ def _stale_overview(check: StaleCheck) -> None:
     """The overview is stale when any page above is, else by its key."""
     config, a = check.config, check.analysis
     readme_path, readme = root_readme(config, a.plan)
-    octx = overview_context(config.site_name or config.root.name, a.plan, a.facts, a.graph,
+    octx = overview_context(project_name(config.root, config.site_name), a.plan, a.facts, a.graph,
                             summaries=check.summaries, readme=readme, readme_path=readme_path,
                             skipped_count=len(a.skipped))
     okey = overview_render_key(check.version, overview_orientation(config, a.plan, a.facts, a.graph, readme),
