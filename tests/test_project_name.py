@@ -31,3 +31,14 @@ def test_project_name_falls_back_to_the_folder_and_yields_to_the_configured_name
     (repo / "go.mod").write_text("module github.com/acme/router/v2\n")
     assert project_name(repo) == "router"
     assert project_name(repo, "Configured") == "Configured"
+
+
+def test_the_root_manifest_describes_the_project() -> None:
+    from generator.analyze.manifests import manifest_description
+
+    pyproject = '[project]\nname = "x"\ndescription = "HTTP  for\\nhumans."\n'
+    both = {"pyproject.toml": pyproject, "package.json": '{"description": "other"}'}
+    assert manifest_description(both) == "HTTP for humans."
+    cargo = '[package]\nname = "w"\ndescription = "Walk dirs."\n'
+    assert manifest_description({"Cargo.toml": cargo}) == "Walk dirs."
+    assert manifest_description({"go.mod": "module a/b\n"}) == ""

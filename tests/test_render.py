@@ -425,3 +425,28 @@ def test_unexported_go_functions_methods_and_types_get_sections_and_are_indexed(
     index = SymbolIndex.build([facts], {"tree.go": "files/tree.go.md"})
     assert index.href("files/x.go.md", "tree.go", "node.findRoute") == "tree.go.md#sym-node-findroute"
     assert index.href("files/x.go.md", "tree.go", "mSTUB") is None
+
+
+def test_home_page_shows_the_readme_opening_once_and_skips_announcements_and_filler() -> None:
+    readme = ("# Demo\n\n[![GoDoc Widget]][GoDoc]\n\n---\n\n**Documentation**: https://demo.example\n\n"
+              "📢 Demo 3.0 is out! Read the release notes.\n\n"
+              "Demo is a small [ASGI][asgi] toolkit for building services.\n\n"
+              "## Usage\n\nCall it.\n\n" + "More usage.\n\n" * 20 + "[asgi]: https://asgi.example/\n"
+              "[GoDoc]: https://godoc.example/\n")
+    ctx = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md",
+                          languages=(("python", 2),), file_count=2, symbol_count=3,
+                          description="A toolkit for services.")
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    assert md.count("is a small") == 1  # not in the lead, not again in the README further down
+    lead = md.split("## What it is")[0]
+    assert "A toolkit for services." in lead  # the manifest's description leads
+    intro = md.split("## What it is\n")[1].split("\n## ")[0]
+    assert "3.0 is out" not in md.split("## From README.md")[0]  # the announcement is not the opening
+    assert "Documentation" not in intro
+    assert "GoDoc Widget" not in intro
+    assert "---" not in intro
+    # the intro's reference link resolves: its definition, from the README's end, comes with it
+    assert "[asgi]: https://asgi.example/" in intro
+    assert "### Usage" in md  # the rest of the README, from its next section on
+    no_description = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md")
+    assert "is a small" not in ExtractiveWriter().overview(no_description).summary

@@ -119,6 +119,7 @@ def read_manifests(texts: Mapping[str, str]) -> Manifests:
 
 _NAME_MANIFESTS = ("pyproject.toml", "package.json", "Cargo.toml", "go.mod", "setup.cfg")
 _MAX_NAME = 80
+_MAX_DESCRIPTION = 300
 
 
 def manifest_project_name(texts: Mapping[str, str]) -> str | None:
@@ -158,20 +159,47 @@ def _project_name(manifest: str, text: str) -> str | None:
         if len(parts) > 1 and parts[-1][:1] == "v" and parts[-1][1:].isdigit():
             parts.pop()
         return parts[-1] if parts else None
-    in_metadata = False  # setup.cfg
+    return _setup_cfg(text, "name")
+
+
+def manifest_description(texts: Mapping[str, str]) -> str:
+    """The project's one-line description from its root manifest (pyproject's [project] or Poetry's
+    description, package.json's, Cargo.toml's [package]'s, setup.cfg's [metadata]); "" when none has one."""
+    for name in _NAME_MANIFESTS:
+        text = texts.get(name)
+        if text is None or name == "go.mod":
+            continue
+        try:
+            if name == "package.json":
+                data = json.loads(text)
+                tables: list[Any] = [data]
+            elif name == "setup.cfg":
+                tables = [{"description": _setup_cfg(text, "description")}]
+            else:
+                data = tomllib.loads(text)
+                tables = [data.get("project"), (data.get("tool") or {}).get("poetry"), data.get("package")]
+        except (ValueError, tomllib.TOMLDecodeError):
+            continue
+        for table in tables:
+            if isinstance(table, dict) and isinstance(table.get("description"), str):
+                found = " ".join(table["description"].split())[:_MAX_DESCRIPTION]
+                if found:
+                    return found
+    return ""
+
+
+def _setup_cfg(text: str, key: str) -> str | None:
+    in_metadata = False
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("["):
             in_metadata = stripped == "[metadata]"
-        elif in_metadata and stripped.split("=", 1)[0].strip() == "name" and "=" in stripped:
+        elif in_metadata and "=" in stripped and stripped.split("=", 1)[0].strip() == key:
             return stripped.split("=", 1)[1].strip()
     return None
 
 
-def project_name(root: Path, configured: str = "") -> str:
-    """The site's name: the configured one, else the root manifest's project name, else the folder's."""
-    if configured:
-        return configured
+def _root_manifests(root: Path) -> dict[str, str]:
     texts: dict[str, str] = {}
     for name in _NAME_MANIFESTS:
         path = root / name
@@ -180,4 +208,16 @@ def project_name(root: Path, configured: str = "") -> str:
                 texts[name] = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    return manifest_project_name(texts) or root.resolve().name
+    return texts
+
+
+def project_name(root: Path, configured: str = "") -> str:
+    """The site's name: the configured one, else the root manifest's project name, else the folder's."""
+    if configured:
+        return configured
+    return manifest_project_name(_root_manifests(root)) or root.resolve().name
+
+
+def project_description(root: Path) -> str:
+    """The root manifest's description of the project ("" without one)."""
+    return manifest_description(_root_manifests(root))

@@ -298,7 +298,7 @@ def _ancestors(path: str) -> list[str]:
 
 def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
                      summaries: Mapping[str, str], readme: str, readme_path: str,
-                     skipped_count: int = 0) -> OverviewContext:
+                     skipped_count: int = 0, description: str = "") -> OverviewContext:
     from generator.pages.orientation import orientation_folders, path_group
 
     importance = module_importance(plan, graph)
@@ -321,7 +321,7 @@ def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFac
         languages=tuple(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
         entry_points=_top_entry_points(facts.values(), graph, 10, first=lambda p: not group(p)),
         file_count=len(facts), symbol_count=sum(len(f.symbols) for f in facts.values()),
-        skipped_count=skipped_count)
+        skipped_count=skipped_count, description=description)
 
 
 # -- keys and state ------------------------------------------------------------------------------------------

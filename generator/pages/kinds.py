@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from generator.analyze.manifests import project_name
+from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import (
     OVERVIEW_ID,
     PageState,
@@ -173,7 +173,7 @@ def _stale_overview(check: StaleCheck) -> None:
     readme_path, readme = root_readme(config, a.plan)
     octx = overview_context(project_name(config.root, config.site_name), a.plan, a.facts, a.graph,
                             summaries=check.summaries, readme=readme, readme_path=readme_path,
-                            skipped_count=len(a.skipped))
+                            skipped_count=len(a.skipped), description=project_description(config.root))
     okey = overview_render_key(check.version, overview_orientation(config, a.plan, a.facts, a.graph, readme),
                                topic_links(check.topics))
     if check.stale or check.changed(OVERVIEW_ID, page_key(octx.fingerprint(), check.writer.id, okey)):

@@ -35,7 +35,7 @@ from generator.markup.safe_markdown import (
 from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_href, shown_qualname
 from generator.pages.call_links import FileRefs
 from generator.pages.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
-from generator.pages.orientation import Orientation, readme_intro
+from generator.pages.orientation import Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
@@ -536,6 +536,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
 
 
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*\S")
 _DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="((?:rst|md)-[\w-]+)">(.*?)</h\1>', re.S)
 
 
@@ -620,8 +621,15 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         nested = "\n".join(nest_lists(text.split("\n")))
         return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
 
-    readme = readme_html(ctx.readme) if ctx.readme else ""
     o = orient or Orientation()
+    intro_text = o.readme_intro or readme_intro(ctx.readme)
+    # below the intro, the rest of the README: each paragraph of it once on the page
+    rest = readme_rest(ctx.readme) if intro_text else ctx.readme
+    if intro_text and not is_rst:
+        # the intro's `[text][ref]` links are defined further down, usually at the README's end
+        definitions = [line for line in ctx.readme.split("\n") if _REFERENCE_DEFINITION.match(line)]
+        intro_text = "\n\n".join([intro_text, "\n".join(definitions)]) if definitions else intro_text
+    readme = readme_html(rest) if rest else ""
     summaries = summaries or {}
 
     def href(path: str, qualname: str = "") -> str | None:
@@ -635,7 +643,6 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
-    intro_text = o.readme_intro or readme_intro(ctx.readme)
     intro = readme_html(intro_text) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
@@ -643,7 +650,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         pages=dict(file_pages or {}),
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
         readme_intro=intro, readme_page=readme_page,
-        readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
+        readme_truncated=bool(readme),
         diagram=o.diagram.mermaid() if o.diagram else "",
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from generator.analyze.facts import FileFacts
-from generator.analyze.manifests import project_name
+from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import (
     OVERVIEW_ID,
     PagePlan,
@@ -738,7 +738,7 @@ def write_overview(run: PageRun) -> None:
     readme_path, readme = root_readme(config, plan)
     ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
                            summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
-                           skipped_count=run.skipped)
+                           skipped_count=run.skipped, description=project_description(config.root))
     orient = overview_orientation(config, plan, facts, graph, readme)
     reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages))) \
         if writes_topics(writer) else []

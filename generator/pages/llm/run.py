@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.analyze.manifests import project_name
+from generator.analyze.manifests import project_description, project_name
 from generator.pages.llm.writer import LLMWriter
 from sourcebook.config import Config
 
@@ -135,7 +135,8 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
         readme_path, readme = root_readme(config, plan)
         page("overview", overview_context(
             project_name(config.root, config.site_name), plan, facts, graph, summaries=summaries,
-            readme=readme, readme_path=readme_path, skipped_count=len(analysis.skipped)))
+            readme=readme, readme_path=readme_path, skipped_count=len(analysis.skipped),
+            description=project_description(config.root)))
     from generator.pages.llm.drafts import LLMTopicDraft, TopicPartOnly
     from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, excerpts, topic_prompt
     from generator.pages.stages import topic_contexts
