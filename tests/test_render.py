@@ -95,7 +95,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert '#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init data-kind="method" }' in md
     assert 'href="#sym-helper-inner"' not in md  # a function inside a function is not in the file's index
     assert '#### helper.inner { #sym-helper-inner data-kind="function" }' in md  # ... but has its section
-    assert '<div class="language-python highlight">' in md
+    assert '<div class="language-python highlight sb-signature">' in md
     assert "class Evil(Base)" in _text(md)  # highlighted by Pygments, same text
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md
@@ -320,7 +320,7 @@ def test_signature_html_is_escaped_by_the_highlighter() -> None:
     block = signature_block('def f(a="<script>x</script>") -> None', "python")
     assert "<script>" not in block
     assert "&lt;script&gt;" in block
-    assert block.startswith('<div class="language-python highlight"><pre><span></span><code>')
+    assert block.startswith('<div class="language-python highlight sb-signature"><pre><span></span><code>')
     assert "&lt;T&gt;" in signature_block("fn id<T>(x: T) -> T", "no-such-language")
 
 
@@ -450,3 +450,22 @@ def test_home_page_shows_the_readme_opening_once_and_skips_announcements_and_fil
     assert "### Usage" in md  # the rest of the README, from its next section on
     no_description = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md")
     assert "is a small" not in ExtractiveWriter().overview(no_description).summary
+
+
+def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
+    from generator.pages.markdown import wrap_signature
+
+    long = ("def __init__(self, *, auth: Auth | None = None, headers: dict[str, str] = {'a': 'b, c'}, "
+            "http2: bool = False) -> None")
+    assert wrap_signature(long) == ("def __init__(\n    self,\n    *,\n    auth: Auth | None = None,\n"
+                                    "    headers: dict[str, str] = {'a': 'b, c'},\n    http2: bool = False,\n"
+                                    ") -> None")
+    go = "func (mx *Mux) Handle(pattern string, handler http.Handler, opts map[string]func(a, b int) error)"
+    assert wrap_signature(go, trailing_comma=False).split("\n") == [  # the receiver is not the list to wrap
+        "func (mx *Mux) Handle(", "    pattern string,", "    handler http.Handler,",
+        "    opts map[string]func(a, b int) error", ")"]
+    assert wrap_signature("def f(a, b)") == "def f(a, b)"  # short: one line
+    html_block = signature_block(long, "python")
+    assert 'class="language-python highlight sb-signature"' in html_block
+    assert "\n" not in html_block  # one line of Markdown: its line breaks are character references
+    assert "\n    http2" in _text(html_block)

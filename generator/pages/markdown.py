@@ -134,16 +134,72 @@ def signature_block(value: object, language: str = "text") -> str:
 
     Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
     """
-    return _signature_html(" ".join(str(value).split()), language)
+    code = wrap_signature(" ".join(str(value).split()), trailing_comma=language == "python")
+    return _signature_html(code, language)
+
+
+SIGNATURE_WIDTH = 80  # longer signatures are wrapped one parameter per line (what a code column shows uncut)
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def wrap_signature(code: str, width: int = SIGNATURE_WIDTH, *, trailing_comma: bool = True) -> str:
+    """A one-line signature longer than `width` with one parameter per line, indented, the way mkdocstrings
+    and Black show it (`def f(\n    a: int,\n    b: str = "x",\n) -> R`): a reader sees every parameter
+    without scrolling a box cut in the middle. The first bracketed list with two or more parameters is
+    wrapped (a Go method's receiver is skipped); commas inside brackets and strings stay put; a signature
+    without one, or whose brackets do not balance, stays one line."""
+    if len(code) <= width:
+        return code
+    start = code.find("(")
+    while start >= 0:
+        found = _parameters(code, start)
+        if found is None:
+            return code
+        parts, end = found
+        if len(parts) >= 2:
+            comma = "," if trailing_comma else ""
+            body = ",\n".join(f"    {p}" for p in parts)
+            return f"{code[:start + 1]}\n{body}{comma}\n{code[end:]}"
+        start = code.find("(", end)
+    return code
+
+
+def _parameters(code: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level comma-separated items of the bracket opened at `start`, and where it closes."""
+    parts: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    piece = start + 1
+    for i in range(start + 1, len(code)):
+        ch = code[i]
+        if quote:
+            if ch == quote and code[i - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{" or (ch == "<" and code[i - 1:i].isalnum()):  # `List<Map<K, V>>`: a generic's commas
+            stack.append(_OPENERS[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+        elif ch == ")" and not stack:
+            last = code[piece:i].strip()
+            return ([*parts, last] if last else parts), i
+        elif ch == "," and not stack:
+            parts.append(code[piece:i].strip())
+            piece = i + 1
+    return None
 
 
 @lru_cache(maxsize=8192)
 def _signature_html(code: str, language: str) -> str:
     # a quarter of a big tree's signatures repeat (`def __init__(self)`, `def setUp(self)`): made once each
-    body = highlighted(code, language)
+    # a wrapped signature's line breaks as character references: the block stays one line of Markdown,
+    # which is what the raw-block guard (site/material/raw_blocks.py) and the search text read
+    body = highlighted(code, language).rstrip().replace("\n", "&#10;")
     lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
-    return (f'<div class="language-{lang} highlight"><pre><span></span>'
-            f"<code>{body.rstrip()}</code></pre></div>")
+    return (f'<div class="language-{lang} highlight sb-signature"><pre><span></span>'
+            f"<code>{body}</code></pre></div>")
 
 
 def doc_block(value: object) -> str:
@@ -362,11 +418,11 @@ _NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Ent
                                   re.S | re.M)
 _MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
 _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
-                                r'<div class="language-[\w+-]+ highlight"><pre><span></span>'
-                                r"<code>(.*?)</code>")
+                                r'<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre>'
+                                r"<span></span><code>(.*?)</code>")
 # a section's highlighted signature: the symbol index (rebuilt as a table) already carries it as text
-_SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight"><pre><span></span><code>.*?'
-                              r"</code></pre></div>$\n?", re.S | re.M)
+_SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre><span></span>'
+                              r"<code>.*?</code></pre></div>$\n?", re.S | re.M)
 _OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#(?:rst|md)-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
