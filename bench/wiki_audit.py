@@ -95,7 +95,7 @@ class _Page(HTMLParser):
             self.paragraphs.append("")
         if tag == "div" and "highlight" in a.get("class", "").split() and self._hl < 0:
             self._hl = len(self._stack)
-            self.highlights.append("")
+            self.highlights.append("\0sig" if "sb-signature" in a.get("class", "").split() else "")
         if tag == "a" and "href" in a:
             self._link = [a["href"], "", self._article > 0]
 
@@ -229,7 +229,13 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
                     hit("repeated", rel, norm)
                 seen_paragraphs.add(norm)
         for block in page.highlights:
-            if _SIGNATURE_START.match(block) and any(len(line) > 100 for line in block.split("\n")):
+            # a signature block: marked sb-signature, or (older sites) a one-line highlight; a symbol's
+            # source block has many lines, and its long lines are the repository's own
+            lines = block.strip("\n").split("\n")
+            if not (block.startswith("\0sig") or len(lines) == 1):
+                continue
+            lines = block.removeprefix("\0sig").strip("\n").split("\n")
+            if _SIGNATURE_START.match(lines[0]) and any(len(line) > 100 for line in lines):
                 hit("long_sig", rel, block)
         if rel != "404.html" and len(" ".join(text.split())) < 200:
             hit("thin", rel, " ".join(text.split())[:100])

@@ -465,6 +465,8 @@ def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
         "func (mx *Mux) Handle(", "    pattern string,", "    handler http.Handler,",
         "    opts map[string]func(a, b int) error", ")"]
     assert wrap_signature("def f(a, b)") == "def f(a, b)"  # short: one line
+    cut = "def f(" + ", ".join(f"p{i}: int = {i}" for i in range(12)) + ", flag: bool = Fa…"
+    assert wrap_signature(cut).endswith("\n    p11: int = 11,\n    flag: bool = Fa…,\n)")
     html_block = signature_block(long, "python")
     assert 'class="language-python highlight sb-signature"' in html_block
     assert "\n" not in html_block  # one line of Markdown: its line breaks are character references

@@ -30,7 +30,7 @@ from generator.markup import documents as docs
 
 log = logging.getLogger(__name__)
 
-_MAX_SIGNATURE = 300
+_MAX_SIGNATURE = 1200  # a constructor of 15 typed parameters fits: a page wraps it, never cuts it
 # only big files pay for the progress callback; normal code parses at ~10 MB/s, pathological input 100x slower
 _BUDGET_FROM = 256_000
 _BUDGET_BASE = 2.0

@@ -153,6 +153,10 @@ def wrap_signature(code: str, width: int = SIGNATURE_WIDTH, *, trailing_comma: b
     start = code.find("(")
     while start >= 0:
         found = _parameters(code, start)
+        if found is None and code.endswith("…"):  # cut by the parser's bound: wrap what is there
+            found = _parameters(code + ")", start)
+            if found is not None:
+                code += ")"
         if found is None:
             return code
         parts, end = found
