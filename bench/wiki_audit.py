@@ -16,6 +16,9 @@ text (the nav and header are the theme's); links are read everywhere on the page
 - big_diagram: a Mermaid diagram with more than 25 nodes
 - unreachable: a page under files/ no link chain from index.html reaches
 - thin: an article with fewer than 200 characters of text
+- repeated: a paragraph (80+ characters) shown more than once on the same page
+- long_sig: a signature (a highlighted block opening with def/class/func/fn/...) with a line over 100
+  characters: cut in a scroll box instead of wrapped one parameter per line
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 KINDS = ("top_links", "broken_anchor", "root_abs", "raw_directive", "raw_refdef", "raw_role", "raw_bold",
-         "raw_admonition", "raw_listmark", "raw_backtick", "suffix", "big_diagram", "unreachable", "thin")
+         "raw_admonition", "raw_listmark", "raw_backtick", "suffix", "big_diagram", "unreachable", "thin",
+         "repeated", "long_sig")
+_SIGNATURE_START = re.compile(
+    r"\s*(?:async\s+)?(?:def|class|func|fn|function|pub|public|private|protected|export)\b")
 _RAW = {
     "raw_directive": re.compile(r"(?:^|\n)\s*:::\s*[\w.]+|\.\. [\w:-]+::"),
     "raw_refdef": re.compile(r"\[[^\]\n]+\]:\s*\S"),
@@ -55,6 +61,10 @@ class _Page(HTMLParser):
         self.all_text: list[str] = []  # visible article text, code included
         self.title = ""
         self.diagrams: list[str] = []
+        self.paragraphs: list[str] = []  # the text of each <p> of the article
+        self.highlights: list[str] = []  # the text of each highlighted code block (div.highlight)
+        self._p = -1
+        self._hl = -1
         self._stack: list[str] = []
         self._article = 0
         self._skip = 0
@@ -80,6 +90,12 @@ class _Page(HTMLParser):
             self.diagrams.append("")
         if tag in _SKIP_TEXT:
             self._skip += 1
+        if tag == "p" and self._article > 0 and self._p < 0:
+            self._p = len(self._stack)
+            self.paragraphs.append("")
+        if tag == "div" and "highlight" in a.get("class", "").split() and self._hl < 0:
+            self._hl = len(self._stack)
+            self.highlights.append("\0sig" if "sb-signature" in a.get("class", "").split() else "")
         if tag == "a" and "href" in a:
             self._link = [a["href"], "", self._article > 0]
 
@@ -100,6 +116,10 @@ class _Page(HTMLParser):
                 self._link = None
             if self._mermaid > len(self._stack):
                 self._mermaid = -1
+            if self._p > len(self._stack):
+                self._p = -1
+            if self._hl > len(self._stack):
+                self._hl = -1
             if top == tag:
                 break
 
@@ -108,6 +128,10 @@ class _Page(HTMLParser):
             self.title += data
         if self._mermaid > 0:
             self.diagrams[-1] += data
+        if self._p > 0:
+            self.paragraphs[-1] += data
+        if self._hl > 0:
+            self.highlights[-1] += data
         if self._link is not None:
             self._link[1] = str(self._link[1]) + data
         if self._article > 0 and self._mermaid < 0:
@@ -197,6 +221,22 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
                                                    "class", "style", "classDef", "click", "linkStyle"}
             if len(nodes) > 25:
                 hit("big_diagram", rel, f"{len(nodes)} nodes")
+        seen_paragraphs: set[str] = set()
+        for para in page.paragraphs:
+            norm = " ".join(para.split())
+            if len(norm) >= 80:
+                if norm in seen_paragraphs:
+                    hit("repeated", rel, norm)
+                seen_paragraphs.add(norm)
+        for block in page.highlights:
+            # a signature block: marked sb-signature, or (older sites) a one-line highlight; a symbol's
+            # source block has many lines, and its long lines are the repository's own
+            lines = block.strip("\n").split("\n")
+            if not (block.startswith("\0sig") or len(lines) == 1):
+                continue
+            lines = block.removeprefix("\0sig").strip("\n").split("\n")
+            if _SIGNATURE_START.match(lines[0]) and any(len(line) > 100 for line in lines):
+                hit("long_sig", rel, block)
         if rel != "404.html" and len(" ".join(text.split())) < 200:
             hit("thin", rel, " ".join(text.split())[:100])
     seen = {"index.html"}

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.analyze.manifests import project_description, project_name
 from generator.pages.llm.writer import LLMWriter
 from sourcebook.config import Config
 
@@ -26,8 +27,8 @@ def writer_from_config(config: Config, *, max_pages: int | None = None,
     chat = get_chat_model(config.llm)
     if chat is None:
         return None
-    return LLMWriter(chat, repo_name=config.site_name or config.root.name, concurrency=config.llm.concurrency,
-                     max_pages=max_pages, max_cost=max_cost)
+    return LLMWriter(chat, repo_name=project_name(config.root, config.site_name),
+                     concurrency=config.llm.concurrency, max_pages=max_pages, max_cost=max_cost)
 
 
 @dataclass
@@ -127,8 +128,9 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     if OVERVIEW_ID in stale:
         readme_path, readme = root_readme(config, plan)
         page("overview", overview_context(
-            config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
-            readme_path=readme_path, skipped_count=len(analysis.skipped)))
+            project_name(config.root, config.site_name), plan, facts, graph, summaries=summaries,
+            readme=readme, readme_path=readme_path, skipped_count=len(analysis.skipped),
+            description=project_description(config.root)))
     from generator.pages.llm.drafts import LLMTopicDraft, TopicPartOnly
     from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, topic_prompt
     from generator.pages.stages import topic_contexts

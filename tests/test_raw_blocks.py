@@ -89,8 +89,9 @@ def test_pages_convert_to_the_same_html_with_their_blocks_stashed(make_repo: Cal
     # the code page's blocks are stored by the extension: signatures, calls, source, the index (the test would
     # pass vacuously if no shape matched any more)
     code = _body(out / "docs/files/pkg/core.py.md")
-    shapes = sum(code.count(s) for s in ('<div class="language-python highlight">', '<p class="sb-refs"',
-                                         '<details class="note sb-source"', '<div class="sb-index"'))
+    shapes = sum(code.count(s) for s in ('<div class="language-python highlight sb-signature">',
+                                         '<p class="sb-refs"', '<details class="note sb-source"',
+                                         '<div class="sb-index"'))
     assert shapes >= 9
     assert stored["files/pkg/core.py.md"] == shapes
     doc = _body(out / "docs/files/docs/guide.rst.md")

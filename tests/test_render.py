@@ -95,7 +95,7 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert '#### Evil.&#95;&#95;init&#95;&#95; { #sym-evil-init data-kind="method" }' in md
     assert 'href="#sym-helper-inner"' not in md  # a function inside a function is not in the file's index
     assert '#### helper.inner { #sym-helper-inner data-kind="function" }' in md  # ... but has its section
-    assert '<div class="language-python highlight">' in md
+    assert '<div class="language-python highlight sb-signature">' in md
     assert "class Evil(Base)" in _text(md)  # highlighted by Pygments, same text
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md
@@ -320,7 +320,7 @@ def test_signature_html_is_escaped_by_the_highlighter() -> None:
     block = signature_block('def f(a="<script>x</script>") -> None', "python")
     assert "<script>" not in block
     assert "&lt;script&gt;" in block
-    assert block.startswith('<div class="language-python highlight"><pre><span></span><code>')
+    assert block.startswith('<div class="language-python highlight sb-signature"><pre><span></span><code>')
     assert "&lt;T&gt;" in signature_block("fn id<T>(x: T) -> T", "no-such-language")
 
 
@@ -402,3 +402,72 @@ def test_an_init_py_page_title_has_an_id_the_sanitizer_keeps() -> None:
     app = render_file_page(_file_ctx(), ExtractiveWriter().file_page(_file_ctx()), writer_id="extractive/1",
                            module_page="modules/pkg/index.md")
     assert "\n# app.py\n" in app  # other titles keep their default id
+
+
+def test_unexported_go_functions_methods_and_types_get_sections_and_are_indexed() -> None:
+    from generator.pages.anchors import SymbolIndex
+
+    def go(qualname: str, kind: str, public: bool, parent: str | None = None) -> Symbol:
+        return Symbol(qualname.rsplit(".", 1)[-1], qualname, kind, "tree.go", 3, 9,  # type: ignore[arg-type]
+                      f"func {qualname}()", "", parent, public)
+
+    facts = FileFacts(file=SourceFile("tree.go", "go", 10, "abc"),
+                      symbols=[go("node", "struct", False), go("node.findRoute", "method", False, "node"),
+                               go("patNextSegment", "function", False), go("Walk", "function", True),
+                               go("mSTUB", "constant", False)], line_count=40)
+    ctx = FileContext(facts=facts, page_id="files/tree.go.md", module="")
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/index.md")
+    for heading in ("### node { #sym-node ", "#### node.findRoute { #sym-node-findroute ",
+                    "### patNextSegment { #sym-patnextsegment ", "### Walk { #sym-walk "):
+        assert heading in md
+    assert "mSTUB {" not in md  # an unexported constant stays out
+    index = SymbolIndex.build([facts], {"tree.go": "files/tree.go.md"})
+    assert index.href("files/x.go.md", "tree.go", "node.findRoute") == "tree.go.md#sym-node-findroute"
+    assert index.href("files/x.go.md", "tree.go", "mSTUB") is None
+
+
+def test_home_page_shows_the_readme_opening_once_and_skips_announcements_and_filler() -> None:
+    readme = ("# Demo\n\n[![GoDoc Widget]][GoDoc]\n\n---\n\n**Documentation**: https://demo.example\n\n"
+              "📢 Demo 3.0 is out! Read the release notes.\n\n"
+              "Demo is a small [ASGI][asgi] toolkit for building services.\n\n"
+              "## Usage\n\nCall it.\n\n" + "More usage.\n\n" * 20 + "[asgi]: https://asgi.example/\n"
+              "[GoDoc]: https://godoc.example/\n")
+    ctx = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md",
+                          languages=(("python", 2),), file_count=2, symbol_count=3,
+                          description="A toolkit for services.")
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    assert md.count("is a small") == 1  # not in the lead, not again in the README further down
+    lead = md.split("## What it is")[0]
+    assert "A toolkit for services." in lead  # the manifest's description leads
+    intro = md.split("## What it is\n")[1].split("\n## ")[0]
+    assert "3.0 is out" not in md.split("## From README.md")[0]  # the announcement is not the opening
+    assert "Documentation" not in intro
+    assert "GoDoc Widget" not in intro
+    assert "---" not in intro
+    # the intro's reference link resolves: its definition, from the README's end, comes with it
+    assert "[asgi]: https://asgi.example/" in intro
+    assert "### Usage" in md  # the rest of the README, from its next section on
+    no_description = OverviewContext(repo_name="demo", readme=readme, readme_path="README.md")
+    assert "is a small" not in ExtractiveWriter().overview(no_description).summary
+
+
+def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
+    from generator.pages.markdown import wrap_signature
+
+    long = ("def __init__(self, *, auth: Auth | None = None, headers: dict[str, str] = {'a': 'b, c'}, "
+            "http2: bool = False) -> None")
+    assert wrap_signature(long) == ("def __init__(\n    self,\n    *,\n    auth: Auth | None = None,\n"
+                                    "    headers: dict[str, str] = {'a': 'b, c'},\n    http2: bool = False,\n"
+                                    ") -> None")
+    go = "func (mx *Mux) Handle(pattern string, handler http.Handler, opts map[string]func(a, b int) error)"
+    assert wrap_signature(go, trailing_comma=False).split("\n") == [  # the receiver is not the list to wrap
+        "func (mx *Mux) Handle(", "    pattern string,", "    handler http.Handler,",
+        "    opts map[string]func(a, b int) error", ")"]
+    assert wrap_signature("def f(a, b)") == "def f(a, b)"  # short: one line
+    cut = "def f(" + ", ".join(f"p{i}: int = {i}" for i in range(12)) + ", flag: bool = Fa…"
+    assert wrap_signature(cut).endswith("\n    p11: int = 11,\n    flag: bool = Fa…,\n)")
+    html_block = signature_block(long, "python")
+    assert 'class="language-python highlight sb-signature"' in html_block
+    assert "\n" not in html_block  # one line of Markdown: its line breaks are character references
+    assert "\n    http2" in _text(html_block)

@@ -87,7 +87,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         rules=LanguageRules(
             wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
             signature_wrappers=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
-            public=public_go, builtin_names=GO_BUILTINS)),
+            public=public_go, builtin_names=GO_BUILTINS, lowercase_types=True)),
     LanguageSpec(
         "rust", (".rs",), grammar="rust", resolver="rust",
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),

@@ -15,6 +15,7 @@ import posixpath
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -114,3 +115,109 @@ def read_manifests(texts: Mapping[str, str]) -> Manifests:
         except (ValueError, tomllib.TOMLDecodeError) as exc:
             log.warning("%s: unreadable manifest (%s); its imports resolve as external", path, exc)
     return out
+
+
+_NAME_MANIFESTS = ("pyproject.toml", "package.json", "Cargo.toml", "go.mod", "setup.cfg")
+_MAX_NAME = 80
+_MAX_DESCRIPTION = 300
+
+
+def manifest_project_name(texts: Mapping[str, str]) -> str | None:
+    """The project's name as its root manifest spells it: pyproject's [project].name (or Poetry's),
+    package.json's name, Cargo.toml's [package].name, go.mod's module path's last element (a major-version
+    suffix skipped: `github.com/go-chi/chi/v5` -> chi), setup.cfg's [metadata] name. Pure: {file name: text}
+    of the repository's top folder in; None when none names it."""
+    for name in _NAME_MANIFESTS:
+        text = texts.get(name)
+        if text is None:
+            continue
+        try:
+            found = _project_name(name, text)
+        except (ValueError, tomllib.TOMLDecodeError):
+            continue
+        found = " ".join((found or "").split())[:_MAX_NAME]
+        if found:
+            return found
+    return None
+
+
+def _project_name(manifest: str, text: str) -> str | None:
+    if manifest == "pyproject.toml":
+        data = tomllib.loads(text)
+        for table in (data.get("project"), (data.get("tool") or {}).get("poetry")):
+            if isinstance(table, dict) and isinstance(table.get("name"), str):
+                return str(table["name"])
+        return None
+    if manifest == "package.json":
+        data = json.loads(text)
+        return data["name"] if isinstance(data, dict) and isinstance(data.get("name"), str) else None
+    if manifest == "Cargo.toml":
+        package = tomllib.loads(text).get("package")
+        return package["name"] if isinstance(package, dict) and isinstance(package.get("name"), str) else None
+    if manifest == "go.mod":
+        parts = [p for p in (go_module(text) or "").split("/") if p]
+        if len(parts) > 1 and parts[-1][:1] == "v" and parts[-1][1:].isdigit():
+            parts.pop()
+        return parts[-1] if parts else None
+    return _setup_cfg(text, "name")
+
+
+def manifest_description(texts: Mapping[str, str]) -> str:
+    """The project's one-line description from its root manifest (pyproject's [project] or Poetry's
+    description, package.json's, Cargo.toml's [package]'s, setup.cfg's [metadata]); "" when none has one."""
+    for name in _NAME_MANIFESTS:
+        text = texts.get(name)
+        if text is None or name == "go.mod":
+            continue
+        try:
+            if name == "package.json":
+                data = json.loads(text)
+                tables: list[Any] = [data]
+            elif name == "setup.cfg":
+                tables = [{"description": _setup_cfg(text, "description")}]
+            else:
+                data = tomllib.loads(text)
+                tables = [data.get("project"), (data.get("tool") or {}).get("poetry"), data.get("package")]
+        except (ValueError, tomllib.TOMLDecodeError):
+            continue
+        for table in tables:
+            if isinstance(table, dict) and isinstance(table.get("description"), str):
+                found = " ".join(table["description"].split())[:_MAX_DESCRIPTION]
+                if found:
+                    return found
+    return ""
+
+
+def _setup_cfg(text: str, key: str) -> str | None:
+    in_metadata = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_metadata = stripped == "[metadata]"
+        elif in_metadata and "=" in stripped and stripped.split("=", 1)[0].strip() == key:
+            return stripped.split("=", 1)[1].strip()
+    return None
+
+
+def _root_manifests(root: Path) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for name in _NAME_MANIFESTS:
+        path = root / name
+        try:
+            if path.is_file() and path.stat().st_size <= 1 << 20:
+                texts[name] = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return texts
+
+
+def project_name(root: Path, configured: str = "") -> str:
+    """The site's name: the configured one, else the root manifest's project name, else the folder's."""
+    if configured:
+        return configured
+    return manifest_project_name(_root_manifests(root)) or root.resolve().name
+
+
+def project_description(root: Path) -> str:
+    """The root manifest's description of the project ("" without one)."""
+    return manifest_description(_root_manifests(root))

@@ -30,7 +30,7 @@ from generator.analyze.scan import decode
 
 log = logging.getLogger(__name__)
 
-_MAX_SIGNATURE = 300
+_MAX_SIGNATURE = 1200  # a constructor of 15 typed parameters fits: a page wraps it, never cuts it
 # only big files pay for the progress callback; pathological input parses far slower than normal code
 _BUDGET_FROM = 256_000
 _BUDGET_BASE = 2.0
@@ -187,7 +187,7 @@ class _Extraction:
             if found is not None:
                 bases += found
                 continue
-            found = caps.get("bind.name") or caps.get("bind.returns")
+            found = caps.get("bind.name") or caps.get("bind.returns") or caps.get("bind.local")
             if found is not None:
                 fixed = "return" if "bind.returns" in caps else None  # `def f() -> Cls`
                 annotation = caps.get("bind.type")
@@ -196,6 +196,8 @@ class _Extraction:
                     binds.append((found[0], receiver_text(self.text(annotation[0])), fixed))
                 elif made:  # `x = Cls()`: an instance of Cls if Cls is a class, else what it returns
                     binds.append((found[0], receiver_text(self.text(made[0])) + "()", fixed))
+                elif "bind.local" in caps:  # a local of unknown type: it shadows the package's names
+                    binds += [(n, "?", None) for n in found]
                 continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
@@ -470,7 +472,7 @@ class _Extraction:
             if name and (receiver is not None or name not in builtin_names):
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
                                      stack[-1][2] if stack else None, receiver))
-        return out + _telling_binds(binds, builtin_names)
+        return out + _telling_binds(binds, builtin_names, self.rules.lowercase_types)
 
     def _receiver(self, node: Node) -> str | None:
         """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
@@ -493,26 +495,29 @@ class _Extraction:
 # ---- small pure helpers
 
 
-def _may_tell(type_text: str, builtin_names: frozenset[str]) -> bool:
+def _may_tell(type_text: str, builtin_names: frozenset[str], lowercase_types: bool = False) -> bool:
     """Whether a binding may tell a repository class: a CapWords name (`Cls`, `Cls()`), or a call of a
-    function that may declare what it returns (`make()`, not `dict()`); `x: int` never does."""
+    function that may declare what it returns (`make()`, not `dict()`); `x: int` never does (in Go, whose
+    unexported types are lower case, any named type may: the predeclared ones are never captured)."""
     last = type_text.removesuffix("()").rsplit(".", 1)[-1]
-    if last[:1].isupper():
+    if last[:1].isupper() or (lowercase_types and last != "?" and last.isidentifier()):
         return True
     return type_text.endswith("()") and last != "?" and last not in builtin_names
 
 
-def _telling_binds(binds: list[Reference], builtin_names: frozenset[str]) -> list[Reference]:
+def _telling_binds(binds: list[Reference], builtin_names: frozenset[str],
+                   lowercase_types: bool = False) -> list[Reference]:
     """The bindings that may tell a variable's class (see _may_tell): a variable none of whose bindings
-    may is left out. One that also holds something else keeps that binding as "?" / "?()", so its type
+    may is left out (except in Go, whose call graph also reads which names are locals). One that also
+    holds something else keeps that binding as "?" / "?()", so its type
     stays unknown, not wrong."""
     by_variable: dict[tuple[str | None, str], list[Reference]] = {}
     for b in binds:  # an attribute (`self.x`) is one variable across the methods that assign it
         by_variable.setdefault((None if b.name.startswith("self.") else b.scope, b.name), []).append(b)
     out: list[Reference] = []
     for group in by_variable.values():
-        if any(_may_tell(b.receiver or "", builtin_names) for b in group):
-            out += [b if _may_tell(b.receiver or "", builtin_names) else replace(
+        if lowercase_types or any(_may_tell(b.receiver or "", builtin_names, lowercase_types) for b in group):
+            out += [b if _may_tell(b.receiver or "", builtin_names, lowercase_types) else replace(
                 b, receiver="?()" if (b.receiver or "").endswith("()") else "?") for b in group]
     return out
 
@@ -523,6 +528,7 @@ _RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
     "method_invocation": ("object",),  # Java
     "field_access": ("object",),
     "selector_expression": ("operand",),  # Go
+    "qualified_type": ("package",),  # Go `http.Handler`: a type of another package
     "field_expression": ("value", "argument"),  # Rust and Scala; C and C++
     "scoped_identifier": ("path",),  # Rust a::b()
     "qualified_identifier": ("scope",),  # C++ a::b()

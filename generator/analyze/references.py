@@ -22,6 +22,9 @@ Python references are bound the way the interpreter binds names, as far as a sta
   never links, and neither does `self.m()` when `m` is not found but the class has a base from outside.
 An honest "no edge" is preferred to a plausible wrong one: a reader follows these links.
 
+Go references are bound by type (see _Go): receivers, parameters, locals, struct fields and package names;
+a receiver of a type from outside the repository (`t *testing.T`, `sync.Pool`) never links.
+
 Other languages keep linking by name (same file, then imported files, then a name unique in the
 repository), except that `this.m()` / `self.m()` link to the enclosing class's own member when it has one.
 """
@@ -497,6 +500,233 @@ class _Python:
         return [hit] if hit is not None else []
 
 
+# ---------------------------------------------------------------------------------------------------- go
+
+_GO_TYPE_KINDS = frozenset({"struct", "interface", "type"})
+_GO_FUNC_KINDS = frozenset({"function", "method"})
+_EXTERNAL = ("", "\0external")  # a type of another module (net/http, testing): nothing of ours runs
+_GoType = tuple[str, str]  # (package directory, type name)
+# The standard library's interface methods and testing helpers: a call of one on a receiver of unknown
+# type is most likely the library's (`w.WriteHeader`, `t.Helper`), never evidence for one of ours.
+_GO_STD_METHODS = frozenset({
+    "ServeHTTP", "String", "Error", "Unwrap", "Is", "As", "Len", "Less", "Swap", "Header", "WriteHeader",
+    "Flush", "Hijack", "Push", "Context", "WithContext", "Value", "Done", "Err", "Deadline", "Lock",
+    "Unlock", "RLock", "RUnlock", "Do", "Store", "Load", "Range", "Helper", "Fatal", "Fatalf", "Errorf",
+    "Log", "Logf", "Skip", "Skipf", "Cleanup", "Parallel", "Name", "Failed", "FailNow", "ResetTimer",
+    "StopTimer", "StartTimer", "ReportAllocs", "Query", "Method", "URL", "Cookie", "FormValue", "Body",
+    "Next", "Scan", "Bytes", "Int", "Bool", "Float", "Duration", "Now", "Since", "Sprintf", "Printf",
+})
+
+
+def _go_package_name(module: str) -> str:
+    """The name a Go import binds without an alias: the path's last element, skipping a major-version
+    suffix (`chi/v5` -> chi, `yaml.v3` -> yaml) and a `go-` prefix (`go-chi` spelled as a package)."""
+    parts = [p for p in module.split("/") if p]
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts.pop()
+    last = re.sub(r"\.v\d+$", "", parts[-1] if parts else "")
+    return last.removeprefix("go-").replace("-", "_")
+
+
+class _Go:
+    """Binds Go references by type: a selector's operand is typed from the method's receiver, the
+    function's parameters, `var x T`, `x := T{}` / `&T{}` / `x.(*T)`, `x := f()` (f's declared result) and
+    struct fields; a package name resolves to that package's top level. A receiver of a type from outside
+    the repository (`t *testing.T`, `r *http.Request`, `p *sync.Pool`) or an external package never links.
+    A call through an interface links to the interface's method, not to its implementers. A receiver of
+    unknown type links only when the method name is defined once in the repository and is not one of the
+    standard library's interface or helper names."""
+
+    def __init__(self, facts: Sequence[FileFacts], symbols: Symbols,
+                 resolved: Mapping[str, Mapping[str, list[str]]]) -> None:
+        self.symbols = symbols
+        self.kind_of = symbols.kind_of
+        self.files_in: dict[str, list[str]] = defaultdict(list)
+        for f in facts:
+            self.files_in[_dir(f.path)].append(f.path)
+        self.top: dict[str, dict[str, SymbolKey]] = defaultdict(dict)
+        self.methods: dict[_GoType, dict[str, SymbolKey]] = defaultdict(dict)
+        method_keys: dict[str, list[SymbolKey]] = defaultdict(list)
+        for f in facts:
+            d = _dir(f.path)
+            for s in f.symbols:
+                key = (f.path, s.qualname)
+                if s.parent is None:
+                    self.top[d].setdefault(s.name, key)
+                elif s.kind == "method":
+                    self.methods[(d, s.parent)].setdefault(s.name, key)
+                    method_keys[s.name].append(key)
+        self.unique = {n: keys[0] for n, keys in method_keys.items() if len(keys) == 1
+                       and n not in _GO_STD_METHODS and n.lower() not in COMMON_METHOD_NAMES}
+        # file -> the name an import binds -> the package directory, or None for another module's package
+        self.aliases: dict[str, dict[str, str | None]] = defaultdict(dict)
+        for f in facts:
+            for imp in f.imports:
+                named = [alias for _, alias in imp.aliases]
+                alias = named[0] if named else _go_package_name(imp.module)
+                if alias in ("_", "."):
+                    continue
+                files = resolved.get(f.path, {}).get(imp.module)
+                self.aliases[f.path][alias] = _dir(files[0]) if files else None
+        # (file, scope) -> variable -> [(line, type text)]; (package dir, struct) -> field -> type text
+        self.variables: dict[SymbolKey, dict[str, list[tuple[int, str]]]] = defaultdict(
+            lambda: defaultdict(list))
+        self.fields: dict[_GoType, dict[str, tuple[str, str]]] = defaultdict(dict)
+        self.returns: dict[SymbolKey, str] = {}
+        for f in facts:
+            for ref in f.references:
+                if ref.kind == "bind" and ref.receiver:
+                    self._add_binding(f.path, ref)
+        self._call_cache: dict[tuple[str, str, str], _GoType | None] = {}
+
+    def _add_binding(self, path: str, ref: Reference) -> None:
+        scope, type_text = ref.scope or "", ref.receiver or ""
+        if ref.name == "return":
+            self.returns[(path, scope)] = type_text
+            return
+        kind = self.kind_of.get((path, scope))
+        if kind in _GO_TYPE_KINDS and "." not in scope:
+            self.fields[(_dir(path), scope)].setdefault(ref.name, (path, type_text))
+            return
+        while scope and self.kind_of.get((path, scope)) not in _GO_FUNC_KINDS:
+            scope = scope.rpartition(".")[0]  # `var x T` at the top level: a package variable
+        self.variables[(path, scope)][ref.name].append((ref.line, type_text))
+
+    # ---- types
+
+    def named_type(self, path: str, text: str) -> _GoType | None:
+        """The type a name as written in `path` denotes: `T` of this package, `pkg.T` of an imported one."""
+        head, _, rest = text.partition(".")
+        if not rest:
+            d = _dir(path)
+            key = self.top.get(d, {}).get(head)
+            return (d, head) if key is not None and self.kind_of.get(key) in _GO_TYPE_KINDS else None
+        if head not in self.aliases.get(path, {}):
+            return None
+        d2 = self.aliases[path][head]
+        if d2 is None:
+            return _EXTERNAL
+        key = self.top.get(d2, {}).get(rest)
+        return (d2, rest) if key is not None and self.kind_of.get(key) in _GO_TYPE_KINDS else None
+
+    def type_of(self, path: str, text: str, scope: str, line: int) -> _GoType | None:
+        if text.endswith("()"):
+            return self.call_result(path, scope, text[:-2], line)
+        return self.named_type(path, text)
+
+    def call_result(self, path: str, scope: str, called: str, line: int) -> _GoType | None:
+        key = (path, scope, called)
+        if key in self._call_cache:
+            return self._call_cache[key]
+        self._call_cache[key] = None  # `x := x.f()`-style cycles end here
+        receiver, _, name = called.rpartition(".")
+        hits = self.targets(path, Reference(path, name, line, "call", scope or None, receiver or None))
+        result: _GoType | None = None
+        if receiver and not hits and self._receiver_type(path, scope, receiver, line) == _EXTERNAL:
+            result = _EXTERNAL
+        elif not hits and receiver in self.aliases.get(path, {}) and self.aliases[path][receiver] is None:
+            result = _EXTERNAL  # `httptest.NewServer()`
+        elif len(hits) == 1:
+            target = hits[0]
+            if self.kind_of.get(target) in _GO_TYPE_KINDS:
+                result = (_dir(target[0]), target[1])  # a conversion `T(x)`
+            elif target in self.returns:
+                result = self.named_type(target[0], self.returns[target])
+        self._call_cache[key] = result
+        return result
+
+    def variable(self, path: str, scope: str, name: str, line: int) -> _GoType | None:
+        """The type of `name` in `scope`: the binding nearest above the use (a closure's parameter
+        shadows the function's variable below it), else a package variable."""
+        q = scope
+        while True:
+            given = self.variables.get((path, q), {}).get(name)
+            if given:
+                before = [g for g in given if g[0] < line] or [g for g in given if g[0] == line]
+                if not before:
+                    return None
+                last = max(g[0] for g in before)
+                # `x, err := f()`: the typed binding of the line wins over the untyped one of the same name
+                texts = {t for ln, t in before if ln == last}
+                types = {self.type_of(path, t, q, last) for t in (texts - {"?"} or texts)}
+                return types.pop() if len(types) == 1 else None
+            if not q:
+                break
+            q = q.rpartition(".")[0]
+        for other in self.files_in.get(_dir(path), ()):
+            given = self.variables.get((other, ""), {}).get(name)
+            if given:
+                types = {self.type_of(other, t, "", ln) for ln, t in given}
+                return types.pop() if len(types) == 1 else None
+        return None
+
+    def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
+        q = scope
+        while q:
+            if any(ln <= line for ln, _ in self.variables.get((path, q), {}).get(name, ())):
+                return True
+            q = q.rpartition(".")[0]
+        return False
+
+    def field(self, typ: _GoType, name: str) -> _GoType | None:
+        if typ == _EXTERNAL:
+            return _EXTERNAL
+        given = self.fields.get(typ, {}).get(name)
+        return self.named_type(given[0], given[1]) if given else None
+
+    def _receiver_type(self, path: str, scope: str, receiver: str, line: int) -> _GoType | None:
+        if receiver.endswith("()"):
+            return self.call_result(path, scope, receiver[:-2], line)
+        parts = receiver.split(".")
+        head = parts[0]
+        typ = self.variable(path, scope, head, line)
+        rest = parts[1:]
+        if typ is None:
+            aliases = self.aliases.get(path, {})
+            if head in aliases:
+                if aliases[head] is None:
+                    return _EXTERNAL
+                if not rest:
+                    return None
+                d2, rest = aliases[head] or "", rest[1:]
+                typ = next((self.variable(f, "", parts[1], 0) for f in self.files_in.get(d2, ())), None)
+            else:
+                typ = self.named_type(path, head)  # `T.Method`: a method expression
+        for part in rest:
+            if typ is None or typ == _EXTERNAL:
+                return typ
+            typ = self.field(typ, part)
+        return typ
+
+    # ---- a reference
+
+    def targets(self, path: str, ref: Reference) -> list[SymbolKey]:
+        receiver, scope, name = ref.receiver, ref.scope or "", ref.name
+        if receiver is None:  # Go names another package's members only through its name
+            if self.is_local(path, scope, name, ref.line):
+                return []  # `for endpoints := range ...`: a local shadowing the package's type
+            hit = self.top.get(_dir(path), {}).get(name)
+            return [hit] if hit is not None else []
+        if receiver == "?":
+            return self._unique(name)
+        aliases = self.aliases.get(path, {})
+        if receiver in aliases and not self.is_local(path, scope, receiver, ref.line):
+            d2 = aliases[receiver]
+            hit = self.top.get(d2, {}).get(name) if d2 is not None else None
+            return [hit] if hit is not None else []
+        typ = self._receiver_type(path, scope, receiver, ref.line)
+        if typ is None:
+            return self._unique(name)  # a local or a field of unknown type
+        if typ == _EXTERNAL:
+            return []
+        hit = self.methods.get(typ, {}).get(name)
+        return [hit] if hit is not None else []  # a field holding a func, or a method of an embedded type
+
+    def _unique(self, name: str) -> list[SymbolKey]:
+        hit = self.unique.get(name)
+        return [hit] if hit is not None else []
+
+
 # ----------------------------------------------------------------------------------------- every language
 
 
@@ -526,6 +756,8 @@ def resolve_references(
                     renamed[(f.path, alias)] = ""
     python = _Python([f for f in facts if family[f.path] == "python"], symbols, names_from, renamed,
                      resolved) if any(fam == "python" for fam in family.values()) else None
+    go_facts = [f for f in facts if family[f.path] == "go"]
+    go = _Go(go_facts, symbols, resolved) if go_facts else None
 
     calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
     for f in facts:
@@ -543,6 +775,12 @@ def resolve_references(
                 found = bound.get(use)
                 if found is None:
                     found = bound[use] = python.targets(f.path, ref)
+                targets = found
+            elif fam == "go" and go is not None:
+                use = (ref.scope, ref.receiver, ref.name)
+                found = bound.get(use)
+                if found is None or ref.receiver not in (None, "?"):
+                    found = bound[use] = go.targets(f.path, ref)  # a variable's type depends on the line
                 targets = found
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None

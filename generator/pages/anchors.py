@@ -33,6 +33,17 @@ def shown_qualname(qualname: str) -> str:
     return _VARIANT.sub("", qualname) if "~" in qualname else qualname
 
 
+# Go's unexported functions, methods and types are most of a package's code (a file of 15 functions may
+# export 4): a reader following a call link or reading the file wants them, so they get sections too.
+_UNEXPORTED_SECTIONED = {"go": frozenset({"function", "method", "struct", "interface", "type"})}
+
+
+def has_section(s: Symbol, language: str | None) -> bool:
+    """Whether a symbol gets a section on its file page (and so can be linked to): public ones, and in
+    the languages above the unexported definitions of the kinds listed."""
+    return s.public or s.kind in _UNEXPORTED_SECTIONED.get(language or "", ())
+
+
 def anchor_ids(symbols: Iterable[Symbol]) -> dict[str, str]:
     """qualname -> a unique anchor id for its section on the file page.
 
@@ -79,7 +90,9 @@ class SymbolIndex:
         anchors: dict[tuple[str, str], str] = {}
         for f in facts:
             ids = anchor_ids(f.symbols)
-            anchors.update({(f.path, s.qualname): ids[s.qualname] for s in f.symbols if s.public})
+            language = f.file.language
+            anchors.update({(f.path, s.qualname): ids[s.qualname] for s in f.symbols
+                            if has_section(s, language)})
         return cls(pages=pages, anchors=anchors)
 
     def href(self, from_page: str, path: str, qualname: str = "") -> str | None:

@@ -14,6 +14,7 @@ from generator.analyze.facts import FileFacts
 
 SymbolKey = tuple[str, str]  # (path, qualname); qualname "" = the file's top level
 
+_DATA_KINDS = frozenset({"constant", "variable"})
 LINK_LIMIT = 12  # per list: a symbol called from 200 places links the first dozen and counts the rest
 
 
@@ -55,13 +56,18 @@ class XrefIndex:
     is_test: Mapping[str, bool]
     calls: Mapping[SymbolKey, list[SymbolKey]]
     callers: Mapping[SymbolKey, list[SymbolKey]]
+    # constants and variables: a reference to one is a use, not a call (`paint(colorRed)` does not call
+    # colorRed), so they are in no "Calls" or "Called by" list
+    data: frozenset[SymbolKey] = frozenset()
 
     @classmethod
     def build(cls, all_facts: Mapping[str, FileFacts], calls: Mapping[SymbolKey, list[SymbolKey]],
               callers: Mapping[SymbolKey, list[SymbolKey]]) -> XrefIndex:
         return cls(symbols_of={p: frozenset(s.qualname for s in f.symbols) for p, f in all_facts.items()},
                    is_test={p: f.file.kind == "test" for p, f in all_facts.items()},
-                   calls=calls, callers=callers)
+                   calls=calls, callers=callers,
+                   data=frozenset((p, s.qualname) for p, f in all_facts.items() for s in f.symbols
+                                  if s.kind in _DATA_KINDS))
 
     def known(self, key: SymbolKey) -> bool:
         names = self.symbols_of.get(key[0])
@@ -70,11 +76,13 @@ class XrefIndex:
     def file_refs(self, facts: FileFacts, *, limit: int = LINK_LIMIT) -> FileRefs:
         """The cross-references of one file. Links point at known symbols or at a file's top level
         ("" qualname: the reference sits outside any symbol, e.g. a test module's body)."""
-        path, is_test, known = facts.path, self.is_test, self.known
+        path, is_test, known, data = facts.path, self.is_test, self.known, self.data
         out: dict[str, SymbolRefs] = {}
         for s in facts.symbols:
             me = (path, s.qualname)
-            outgoing = {k for k in self.calls.get(me, ()) if k != me and k[1] and known(k)}
+            if me in data:
+                continue
+            outgoing = {k for k in self.calls.get(me, ()) if k != me and k[1] and known(k) and k not in data}
             incoming = {k for k in self.callers.get(me, ()) if k != me and known(k)}
             tests = {k for k in incoming if is_test.get(k[0], False) and k[0] != path}
             if not (outgoing or incoming):

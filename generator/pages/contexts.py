@@ -132,7 +132,7 @@ def _ancestors(path: str) -> list[str]:
 
 def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
                      summaries: Mapping[str, str], readme: str, readme_path: str,
-                     skipped_count: int = 0) -> OverviewContext:
+                     skipped_count: int = 0, description: str = "") -> OverviewContext:
     importance = module_importance(plan, graph)
     code_dirs = {d for p, f in facts.items() if f.file.kind == "code" for d in _ancestors(p)}
     top_dirs = orientation_folders(plan.children, importance, graph.file_rank, code_dirs)
@@ -153,7 +153,7 @@ def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFac
         languages=tuple(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
         entry_points=_top_entry_points(facts.values(), graph, 10, first=lambda p: not group(p)),
         file_count=len(facts), symbol_count=sum(len(f.symbols) for f in facts.values()),
-        skipped_count=skipped_count)
+        skipped_count=skipped_count, description=description)
 
 
 def stable_key(ctx: Any, writer_id: str) -> str:

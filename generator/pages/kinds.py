@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
 from generator.pages.contexts import file_context, module_context, overview_context
 from generator.pages.stages import (
@@ -172,9 +173,9 @@ def _stale_overview(check: StaleCheck) -> None:
     """The overview is stale when any page above is, else by its key."""
     config, a = check.config, check.analysis
     readme_path, readme = root_readme(config, a.plan)
-    octx = overview_context(config.site_name or config.root.name, a.plan, a.facts, a.graph,
+    octx = overview_context(project_name(config.root, config.site_name), a.plan, a.facts, a.graph,
                             summaries=check.summaries, readme=readme, readme_path=readme_path,
-                            skipped_count=len(a.skipped))
+                            skipped_count=len(a.skipped), description=project_description(config.root))
     okey = overview_render_key(check.version, overview_orientation(config, a.plan, a.facts, a.graph, readme),
                                topic_links(check.topics))
     if check.stale or check.changed(OVERVIEW_ID, page_key(octx.fingerprint(), check.writer.id, okey)):

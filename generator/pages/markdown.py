@@ -13,7 +13,7 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -32,7 +32,7 @@ from generator.markup.safe_markdown import (
     inline_text,
     sanitize_markdown,
 )
-from generator.pages.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
+from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_href, shown_qualname
 from generator.pages.call_links import FileRefs
 from generator.pages.diagrams import (
     MAX_EDGES,
@@ -43,7 +43,7 @@ from generator.pages.diagrams import (
     page_url,
     site_href,
 )
-from generator.pages.orientation import Orientation, readme_intro
+from generator.pages.orientation import Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
@@ -141,16 +141,76 @@ def signature_block(value: object, language: str = "text") -> str:
 
     Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
     """
-    return _signature_html(" ".join(str(value).split()), language)
+    code = wrap_signature(" ".join(str(value).split()), trailing_comma=language == "python")
+    return _signature_html(code, language)
+
+
+SIGNATURE_WIDTH = 80  # longer signatures are wrapped one parameter per line (what a code column shows uncut)
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def wrap_signature(code: str, width: int = SIGNATURE_WIDTH, *, trailing_comma: bool = True) -> str:
+    """A one-line signature longer than `width` with one parameter per line, indented, the way mkdocstrings
+    and Black show it (`def f(\n    a: int,\n    b: str = "x",\n) -> R`): a reader sees every parameter
+    without scrolling a box cut in the middle. The first bracketed list with two or more parameters is
+    wrapped (a Go method's receiver is skipped); commas inside brackets and strings stay put; a signature
+    without one, or whose brackets do not balance, stays one line."""
+    if len(code) <= width:
+        return code
+    start = code.find("(")
+    while start >= 0:
+        found = _parameters(code, start)
+        if found is None and code.endswith("…"):  # cut by the parser's bound: wrap what is there
+            found = _parameters(code + ")", start)
+            if found is not None:
+                code += ")"
+        if found is None:
+            return code
+        parts, end = found
+        if len(parts) >= 2:
+            comma = "," if trailing_comma else ""
+            body = ",\n".join(f"    {p}" for p in parts)
+            return f"{code[:start + 1]}\n{body}{comma}\n{code[end:]}"
+        start = code.find("(", end)
+    return code
+
+
+def _parameters(code: str, start: int) -> tuple[list[str], int] | None:
+    """The top-level comma-separated items of the bracket opened at `start`, and where it closes."""
+    parts: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    piece = start + 1
+    for i in range(start + 1, len(code)):
+        ch = code[i]
+        if quote:
+            if ch == quote and code[i - 1] != "\\":
+                quote = ""
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{" or (ch == "<" and code[i - 1:i].isalnum()):  # `List<Map<K, V>>`: a generic's commas
+            stack.append(_OPENERS[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+        elif ch == ")" and not stack:
+            last = code[piece:i].strip()
+            return ([*parts, last] if last else parts), i
+        elif ch == "," and not stack:
+            parts.append(code[piece:i].strip())
+            piece = i + 1
+    return None
 
 
 @lru_cache(maxsize=8192)
 def _signature_html(code: str, language: str) -> str:
     # a quarter of a big tree's signatures repeat (`def __init__(self)`, `def setUp(self)`): made once each
-    body = highlighted(code, language)
+    # a wrapped signature's line breaks as character references: the block stays one line of Markdown,
+    # which is what the raw-block guard (site/material/raw_blocks.py) and the search text read
+    body = highlighted(code, language).rstrip().replace("\n", "&#10;")
     lang = re.sub(r"[^a-z0-9+-]", "", language.lower()) or "text"
-    return (f'<div class="language-{lang} highlight"><pre><span></span>'
-            f"<code>{body.rstrip()}</code></pre></div>")
+    return (f'<div class="language-{lang} highlight sb-signature"><pre><span></span>'
+            f"<code>{body}</code></pre></div>")
 
 
 def doc_block(value: object) -> str:
@@ -369,11 +429,11 @@ _NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Ent
                                   re.S | re.M)
 _MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
 _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
-                                r'<div class="language-[\w+-]+ highlight"><pre><span></span>'
-                                r"<code>(.*?)</code>")
+                                r'<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre>'
+                                r"<span></span><code>(.*?)</code>")
 # a section's highlighted signature: the symbol index (rebuilt as a table) already carries it as text
-_SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight"><pre><span></span><code>.*?'
-                              r"</code></pre></div>$\n?", re.S | re.M)
+_SIGNATURE_BLOCK = re.compile(r'^<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre><span></span>'
+                              r"<code>.*?</code></pre></div>$\n?", re.S | re.M)
 _OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#(?:rst|md)-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
@@ -437,9 +497,10 @@ def _removed(pattern: re.Pattern[str], text: str) -> str:
     return pattern.sub("", text) if _NEEDED[pattern] in text else text
 
 
-def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]]) -> int:
+def _source_end(s: Symbol, children: Mapping[str | None, list[Symbol]], sectioned: Container[str]) -> int:
     """Where a symbol's own Source block ends: before its first member that has a section of its own."""
-    members = [c.start_line for c in children.get(s.qualname, []) if c.public and c.start_line > s.start_line]
+    members = [c.start_line for c in children.get(s.qualname, []) if c.qualname in sectioned
+               and c.start_line > s.start_line]
     return min([s.end_line, *(m - 1 for m in members)])
 
 
@@ -465,7 +526,9 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     if links is None and repo_url:
         links = from_repo_url(repo_url)
     symbols = ctx.ordered_symbols()
-    public = [s for s in symbols if s.public]
+    language = ctx.facts.file.language
+    public = [s for s in symbols if has_section(s, language)]  # the symbols with a section
+    sectioned = {s.qualname for s in public}
     kinds = {s.qualname: s.kind for s in symbols}
     # the index lists the file's API: top-level symbols and members of classes and the like; functions
     # nested inside functions are implementation detail and appear only in their parent's section
@@ -481,7 +544,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     facts = ctx.facts
     lang = _fence_lang(facts.file.language)
     # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
-    spans = [(s.start_line, _source_end(s, children)) for s in public]
+    spans = [(s.start_line, _source_end(s, children, sectioned)) for s in public]
     lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "", spans)
              if ctx.source and public else [])
     file_refs = refs or FileRefs()
@@ -493,7 +556,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     def source(s: Symbol) -> str:
         if not lines:
             return ""
-        end = _trim_blank(lines, s.start_line, _source_end(s, children))
+        end = _trim_blank(lines, s.start_line, _source_end(s, children, sectioned))
         more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
         block = source_block(lines, s.start_line, end, lang, more_url=more)
         if len(block) > budget[0]:
@@ -526,7 +589,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         return kinds_shown.get(s.qualname, s.kind)
 
     return _environment().get_template("file.md.j2").render(
-        shown=shown_qualname, kind_of=kind_of,
+        shown=shown_qualname, kind_of=kind_of, sectioned=sectioned,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
@@ -540,6 +603,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
 
 
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*\S")
 _DOCUMENT_HEADING = re.compile(r'<h([3-6]) id="((?:rst|md)-[\w-]+)">(.*?)</h\1>', re.S)
 
 
@@ -624,8 +688,15 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         nested = "\n".join(nest_lists(text.split("\n")))
         return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
 
-    readme = readme_html(ctx.readme) if ctx.readme else ""
     o = orient or Orientation()
+    intro_text = o.readme_intro or readme_intro(ctx.readme)
+    # below the intro, the rest of the README: each paragraph of it once on the page
+    rest = readme_rest(ctx.readme) if intro_text else ctx.readme
+    if intro_text and not is_rst:
+        # the intro's `[text][ref]` links are defined further down, usually at the README's end
+        definitions = [line for line in ctx.readme.split("\n") if _REFERENCE_DEFINITION.match(line)]
+        intro_text = "\n\n".join([intro_text, "\n".join(definitions)]) if definitions else intro_text
+    readme = readme_html(rest) if rest else ""
     summaries = summaries or {}
 
     def href(path: str, qualname: str = "") -> str | None:
@@ -639,7 +710,6 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
-    intro_text = o.readme_intro or readme_intro(ctx.readme)
     intro = readme_html(intro_text) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
@@ -647,7 +717,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         pages=dict(file_pages or {}),
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
         readme_intro=intro, readme_page=readme_page,
-        readme_truncated=bool(readme) and len(intro_text) + 200 < len(ctx.readme),
+        readme_truncated=bool(readme),
         diagram=o.diagram.mermaid() if o.diagram else "",
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",
@@ -664,8 +734,8 @@ def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index
     path, _, lines = source.rpartition(":")
     start = int(lines.split("-", 1)[0]) if lines.split("-", 1)[0].isdigit() else 0
     f = facts.get(path)
-    holders = [s for s in (f.symbols if f is not None else ())
-               if s.public and s.start_line <= start <= s.end_line]
+    holders = [s for s in f.symbols if has_section(s, f.file.language)
+               and s.start_line <= start <= s.end_line] if f is not None else []
     qualname = min(holders, key=lambda s: (s.end_line - s.start_line, s.qualname)).qualname if holders else ""
     href = index.href(page_id, path, qualname)
     label = inline_text(source)

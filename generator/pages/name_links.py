@@ -39,7 +39,7 @@ class NameIndex:
 
     @classmethod
     def build(cls, facts: Mapping[str, FileFacts], pages: Mapping[str, str]) -> NameIndex:
-        from generator.pages.anchors import anchor_ids  # the one anchor scheme the pages use
+        from generator.pages.anchors import anchor_ids, has_section  # the one anchor scheme the pages use
 
         index = cls(pages={p: pages[p] for p in facts if p in pages})
         for path in sorted(facts):
@@ -50,7 +50,7 @@ class NameIndex:
             anchors = anchor_ids(f.symbols)
             own: dict[str, Target] = {}
             for s in f.symbols:
-                if not s.public or s.qualname in own:
+                if not has_section(s, f.file.language) or s.qualname in own:
                     continue
                 target = Target(path, page, anchors[s.qualname])
                 own[_dotted(s.qualname)] = target

@@ -50,13 +50,48 @@ class Orientation:
 
 
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
-_BADGES = re.compile(r"\s*(\[?!\[[^\]]*\]\([^)]*\)\]?(\([^)]*\))?\s*)+")
+_BADGES = re.compile(r"\s*(\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?\s*)+")
+# a line that is only a horizontal rule, or a label and a link ("**Documentation**: https://...")
+_FILLER = re.compile(r"\s*(?:[-*_]\s*){3,}|\s*(?:\*\*|__)?[\w ]{1,30}(?:\*\*|__)?\s*:\s*(?:<?https?://\S+>?|\[[^\]]*\]\([^)]*\)|<a\s[^>]*>[^<]*</a>)\s*")
+# a paragraph announcing a release or news, not saying what the project is ("v3 is out!", "📢 We are
+# happy to announce ...", "**Note**: version 2.0 drops ..."): a README's first paragraph is often one
+_ANNOUNCEMENT = re.compile(
+    r"^\W*(?:(?:\*\*|__)?(?:news|announcement|announcing|update|note|important|attention|heads[- ]up)\b"
+    r"|(?:we(?:'re| are)\s+)?(?:happy|excited|pleased|proud)\s+to\s+announce)"
+    r"|\b(?:v?\d+\.\d+(?:\.\d+)?|version\s+\d+|\w+\s+\d+)\s+(?:is|has been)\s+(?:now\s+)?"
+    r"(?:out|released|available|here)\b"
+    r"|^\W*(?:released?|new(?: release)?)\b.{0,40}\bv?\d+\.\d+",
+    re.I)
+
+
+def is_announcement(paragraph: str) -> bool:
+    """Whether a README paragraph is a release or news announcement (see _ANNOUNCEMENT)."""
+    return bool(_ANNOUNCEMENT.search(" ".join(paragraph.split())[:300]))
+
+
+def _drop_announcements(text: str) -> str:
+    """`text` minus its leading paragraphs that announce releases or news."""
+    paragraphs = re.split(r"\n[ \t]*\n", text.strip("\n"))
+    while paragraphs and is_announcement(paragraphs[0]):
+        paragraphs.pop(0)
+    return "\n\n".join(paragraphs)
 
 
 def readme_intro(text: str, max_lines: int = README_INTRO_LINES) -> str:
     """The README's opening: its title dropped (the page has one), then up to its next section heading
     (Markdown `#` or a reST underline), at most `max_lines` lines; badge and image lines dropped (they need
-    the network)."""
+    the network), and rules, "Documentation: <url>" lines and leading release announcements too."""
+    intro, _ = _split_readme(text, max_lines)
+    return _drop_announcements(intro)
+
+
+def readme_rest(text: str, max_lines: int = README_INTRO_LINES) -> str:
+    """The README after the part readme_intro shows (from its next section heading on): what the home page
+    shows below the intro, so no paragraph of it appears twice."""
+    return _split_readme(text, max_lines)[1]
+
+
+def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
     out: list[str] = []
     lines = text.replace("\r\n", "\n").split("\n")
     headings = 0
@@ -76,7 +111,7 @@ def readme_intro(text: str, max_lines: int = README_INTRO_LINES) -> str:
         if not fence and (re.match(r"^#{1,6}\s", line) or underline or over):
             headings += 1
             if headings > 1:
-                break
+                return "\n".join(out).strip(), "\n".join(lines[i:]).strip()
             skip = 2 if over else (1 if underline else 0)
             continue  # the title
         if line.startswith((".. image::", ".. figure::")):
@@ -85,12 +120,12 @@ def readme_intro(text: str, max_lines: int = README_INTRO_LINES) -> str:
         if in_image and line.startswith((" ", "\t")) and line.strip():
             continue  # the image's :target: / :align: options
         in_image = False
-        if _BADGES.fullmatch(line):
+        if _BADGES.fullmatch(line) or (not fence and _FILLER.fullmatch(line)):
             continue
         out.append(line)
         if len(out) >= max_lines:
-            break
-    return "\n".join(out).strip()
+            return "\n".join(out).strip(), "\n".join(lines[i + 1:]).strip()
+    return "\n".join(out).strip(), ""
 
 
 def manifest_texts(root: Path, paths: Iterable[str]) -> dict[str, str]:

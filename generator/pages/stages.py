@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from generator.analyze.facts import FileFacts
+from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import (
     OVERVIEW_ID,
     CachedPage,
@@ -756,9 +757,9 @@ def write_overview(run: PageRun) -> None:
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
 
     readme_path, readme = root_readme(config, plan)
-    ctx = overview_context(config.site_name or config.root.name, plan, facts, graph,
+    ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
                            summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
-                           skipped_count=run.skipped)
+                           skipped_count=run.skipped, description=project_description(config.root))
     orient = overview_orientation(config, plan, facts, graph, readme)
     reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages))) \
         if writes_topics(writer) else []
@@ -790,7 +791,7 @@ def topic_contexts(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts
     from generator.pages.orientation import cli_texts, manifest_texts, most_used
     from generator.pages.topics import plan_topics
 
-    return plan_topics(repo=config.site_name or config.root.name, facts=facts, graph=graph,
+    return plan_topics(repo=project_name(config.root, config.site_name), facts=facts, graph=graph,
                        modules=plan.modules,
                        entries=find_entry_points(manifest_texts(config.root, plan.files), facts,
                                                  sources=cli_texts(config.root, facts)),

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.analyze.facts import FileFacts
-from generator.pages.anchors import anchor_ids
+from generator.pages.anchors import anchor_ids, has_section
 from generator.pages.remote import SourceLinks
 from sourcebook.atomic import atomic_write_text
 
@@ -28,7 +28,8 @@ def wiki_map(files: Mapping[str, str], facts: Mapping[str, FileFacts],
     symbols: dict[str, list[list[Any]]] = {}
     for path, f in facts.items():
         ids = anchor_ids(f.symbols)
-        rows = [[s.start_line, s.end_line, ids[s.qualname]] for s in f.symbols if s.public]
+        rows = [[s.start_line, s.end_line, ids[s.qualname]] for s in f.symbols
+                if has_section(s, f.file.language)]
         if rows:
             symbols[path] = rows
     return {"pages": {p: site_url(pid) for p, pid in files.items()}, "symbols": symbols,

@@ -193,11 +193,13 @@ class OverviewContext:
     file_count: int = 0
     symbol_count: int = 0
     skipped_count: int = 0
+    description: str = ""  # the manifest's one-line description of the project
 
     def fingerprint(self) -> str:
         return "\x1f".join(["overview", self.repo_name, self.readme, self.readme_path, repr(self.top_modules),
                             repr(self.top_files), repr(self.languages), repr(self.entry_points),
-                            str(self.file_count), str(self.symbol_count), str(self.skipped_count)])
+                            str(self.file_count), str(self.symbol_count), str(self.skipped_count),
+                            *([self.description] if self.description else [])])
 
 
 # -- the interface -------------------------------------------------------------------------------------------
@@ -347,7 +349,14 @@ class ExtractiveWriter:
         return ModuleDraft(summary=" ".join(p for p in (lead, shape.strip()) if p) or "Empty module.")
 
     def overview(self, ctx: OverviewContext) -> OverviewDraft:
-        lead = plain_text(plain_line(first_paragraph(strip_boilerplate(_strip_markup(ctx.readme)))))
+        from generator.pages.orientation import is_announcement, readme_intro
+
+        # the home page shows the README's opening right below ("What it is"): the lead is the manifest's
+        # description, or the README's first paragraph only when the page has no intro to show it in
+        lead = plain_text(plain_line(ctx.description))
+        if not lead and not readme_intro(ctx.readme):
+            first = first_paragraph(strip_boilerplate(_strip_markup(ctx.readme)))
+            lead = "" if is_announcement(first) else plain_text(plain_line(first))
         langs = ", ".join(f"{lang} ({n})" for lang, n in ctx.languages[:6])
         shape = (f"The repository has {ctx.file_count} files and {ctx.symbol_count} symbols"
                  + (f" in {langs}" if langs else "") + ".")

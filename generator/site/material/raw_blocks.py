@@ -37,7 +37,8 @@ from markdown.util import AtomicString
 _BLOCK = re.compile(
     r"(?:(?<=\n\n)|\A)(?:"
     # a signature (render.signature_block): one line
-    r'<div class="language-[\w+-]+ highlight"><pre><span></span><code>[^\n]*?</code></pre></div>'
+    r'<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre><span></span><code>[^\n]*?</code>'
+    r"</pre></div>"
     # a symbol's source (source_view.source_block): its code lines, to the first </details>
     r'|<details class="note sb-source" data-search-exclude>[^<]*(?:<(?!/details>)[^<]*)*</details>'
     # a source block left out (source_view.source_left_out): one line
