@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,19 +40,29 @@ def sourcebook_serve(root: Path | None, timeout_s: float = 60.0, *, args: tuple[
                             stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.2)
+        wait_until_healthy(proc, url, timeout_s)
         yield url
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def wait_until_healthy(proc: subprocess.Popen[bytes], url: str, timeout_s: float = 60.0) -> None:
+    """Return once the server at `url` answers /health (any status: a server with tokens answers 401); a
+    server that dies first fails at once, with what it wrote to stderr when that is piped."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -20,7 +20,7 @@ import pytest
 from answer.orgs import parse_orgs, token_sha256
 from answer.push_index import PushLimits, check_push, classify, path_problem
 from sourcebook.errors import ConfigError, RequestRefused
-from tests.servers import free_port
+from tests.servers import free_port, wait_until_healthy
 
 TOKEN_A = "token-of-acme-0123456789"
 TOKEN_B = "token-of-globex-9876543210"
@@ -65,17 +65,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
                              "--port", str(port)], env=env, cwd=base, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{url}/health", timeout=2)
-            break
-        except httpx.TransportError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    wait_until_healthy(proc, url, 60)
     try:
         yield {"url": url, "proc": proc, "orgs": orgs, "base": base}
     finally:

@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from answer.orgs import token_sha256
 from tests.object_store import AWS_KEYS, MotoS3
-from tests.servers import free_port
+from tests.servers import free_port, wait_until_healthy
 
 TOKEN_A = "acme-token-for-the-local-org-1"
 TOKEN_B = "globex-token-for-the-s3-org-22"
@@ -82,17 +82,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, moto_s3: MotoS3) -> Iterato
                              "--port", str(port), "--workers", "2"], env=env, cwd=base,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            httpx.get(f"{url}/health", timeout=2)
-            break
-        except httpx.TransportError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+    wait_until_healthy(proc, url, 90)
     try:
         yield {"url": url, "proc": proc, "orgs": orgs, "base": base, "bucket": bucket, "moto": moto_s3}
     finally:
