@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, create_model, model_validator
 
+from generator.pages.llm.echo import echoed
 from generator.pages.writer import (
     FileDraft,
     ItemNote,
@@ -233,8 +234,44 @@ def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHA
     if _ECHO.search(outside):
         raise ValueError(f"{name} repeats the instructions ({_ECHO.search(outside).group(0)!r}) instead of "  # type: ignore[union-attr]
                          "describing the code: say what the code does")
+    copied = echoed(text, instruction_texts())
+    if copied is not None:
+        raise ValueError(f"{name} repeats the instructions ({_short_echo(copied)!r}) instead of describing "
+                         "the code: say what the code does")
     for match in _CODE_SPAN.finditer(text):
         _check_mention(name, match.group(2).strip(), known)
+
+
+def _short_echo(sentence: str) -> str:
+    return sentence if len(sentence) <= 80 else sentence[:77] + "..."
+
+
+def _descriptions(schema: Any) -> Iterable[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from _descriptions(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _descriptions(value)
+
+
+@cache
+def instruction_texts() -> tuple[str, ...]:
+    """What the model is told besides the templates: the re-ask message, the section guidance, and every
+    description Instructor sends in a reply model's schema (its docstring, its fields')."""
+    from sourcebook.provider import REASK_INSTRUCTION
+
+    texts = [REASK_INSTRUCTION.replace("{reason}", "\n"), *SECTION_HELP.values(), TOPIC_SUMMARY_HELP,
+             TOPIC_SECTION_HELP]
+    models = [m for m in globals().values() if isinstance(m, type) and issubclass(m, BaseModel)
+              and m.__module__ == __name__ and not m.__name__.startswith("_")]
+    models.extend(section_model(name) for name in SECTION_HELP)
+    for model in models:
+        texts.extend(_descriptions(model.model_json_schema()))
+    return tuple(dict.fromkeys(texts))
 
 
 def check_prose(name: str, text: str, known: Known, *, min_words: int = MIN_SUMMARY_WORDS,
@@ -488,6 +525,9 @@ SECTION_HELP = {
     "architecture": "3-5 sentences: the main parts and how a request or data flows through them.",
     "getting_started": "2-3 sentences: where a new reader should start reading, naming paths in backticks.",
 }
+TOPIC_SUMMARY_HELP = ("2-3 sentences: what this page explains and why a reader cares, naming the main "
+                      "symbols in backticks.")
+TOPIC_SECTION_HELP = "2-4 sentences: what happens in this part and why, naming its symbols in backticks."
 SECTION_FIELD = "explanation"  # the one field of every section_model, whatever the section
 
 

@@ -31,7 +31,15 @@ from typing import Any, Protocol, TypeVar
 import jinja2
 from pydantic import BaseModel
 
-from generator.pages.llm.drafts import MAX_TOPIC_SECTIONS, Catalog, Known, LLMTopicDraft, TopicPartOnly
+from generator.pages.llm.drafts import (
+    MAX_TOPIC_SECTIONS,
+    TOPIC_SECTION_HELP,
+    TOPIC_SUMMARY_HELP,
+    Catalog,
+    Known,
+    LLMTopicDraft,
+    TopicPartOnly,
+)
 from generator.pages.llm.excerpt import fit_lines
 from generator.pages.topics import TopicContext, extractive_topic
 from generator.pages.writer import TopicDraft, TopicSection
@@ -67,9 +75,8 @@ PART_OUTPUT_TOKENS = 120  # a typical one-part reply, for --dry-run estimates
 PART_REPLY_TOKENS = 300  # the cap of a one-part reply: a few sentences; a rambling small model stops early
 PART_SHARE = 0.5  # of the full prompt's budget: one part gets shorter evidence
 PART_EXCERPTS = 3  # code blocks shown with one part, at most
-SUMMARY_HELP = ("2-3 sentences: what this page explains and why a reader cares, naming the main symbols in "
-                "backticks.")
-SECTION_HELP = "2-4 sentences: what happens in this part and why, naming its symbols in backticks."
+SUMMARY_HELP = TOPIC_SUMMARY_HELP
+SECTION_HELP = TOPIC_SECTION_HELP
 
 
 @cache
