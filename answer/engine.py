@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
 from answer.citations import defining_paths, inline_paths
-from answer.claims import CodeFacts, check_claims, copied_share
 from answer.contract import (
     AnswerResponse,
     BestGuess,
@@ -52,6 +51,7 @@ from answer.synthesize import (
     evidence_budget_for,
     synthesize,
 )
+from sourcebook.claims import CodeFacts, check_claims, copied_share
 from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 

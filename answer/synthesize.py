@@ -139,7 +139,7 @@ def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths
 
     A reply that stops mid-sentence (claims.is_truncated) is asked for once more; the longer complete
     reply wins, and one still cut is returned marked `truncated` (graded never high)."""
-    from answer.claims import is_truncated
+    from sourcebook.claims import is_truncated
 
     messages = build_messages(question, evidence_text)
     reply = _ask(chat, messages, allowed_paths)

@@ -1,4 +1,4 @@
-"""Confidence an agent can trust: answers graded by their claims against the code (answer/claims.py), through
+"""Confidence an agent can trust: answers graded by their claims against the code (sourcebook/claims.py), through
 `ask` on the CLI and over HTTP, with scripted answers from the fake OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from answer.claims import CodeFacts, check_claims, copied_share, is_truncated
 from generator.pages.llm.writer import apply_docstrings
+from sourcebook.claims import CodeFacts, check_claims, copied_share, is_truncated
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, Reply, request_text
 

@@ -10,7 +10,9 @@ body (`return` and `raise` statements, calls, where output goes, literals). A cl
 - unsupported: the code shown does not bear it out (a call or exception the body never spells, a literal no
   code holds, a description of what is returned that leaves out the `raise` the body has).
 
-Plain-language claims beyond these shapes are not judged here. Every function is pure.
+Plain-language claims beyond these shapes are not judged here. Every function is pure. Shared by the answer
+engine (answer/engine.py grades answers) and the wiki writer (generator/pages/llm/topics.py checks "How it
+works" sections), so it lives in the core layer.
 """
 
 from __future__ import annotations
