@@ -1,5 +1,6 @@
-"""Confidence an agent can trust: answers graded by their claims against the code (sourcebook/claims.py), through
-`ask` on the CLI and over HTTP, with scripted answers from the fake OpenAI-compatible server on 127.0.0.1."""
+"""Confidence an agent can trust: answers graded by their claims against the code (sourcebook/claims.py),
+through `ask` on the CLI and over HTTP, with scripted answers from the fake OpenAI-compatible server on
+127.0.0.1."""
 
 from __future__ import annotations
 
