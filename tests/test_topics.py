@@ -5,6 +5,7 @@ the outline a small model fills part by part, and a failed model page's fallback
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -316,3 +317,70 @@ def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Call
             assert tools.errors(allow_urls=MERMAID_CDN) == []
         finally:
             tools.close()
+
+
+def test_topic_sections_whose_claims_the_code_contradicts_are_dropped_or_sent_back(
+        make_repo: Callable[..., Path], fake_llm: FakeLLM) -> None:
+    """"How it works" claims are checked like answers' (sourcebook/claims.py against the evidence's code):
+    a section saying `render` has a `pretty` parameter defaulting to True (it has no such parameter) or that
+    `handle` calls `dispatch` (its body never does) is dropped; the true section is published. A part asked
+    alone that contradicts the code is sent back, and keeps its extractive text when it stays false."""
+    def responder(body: dict[str, Any]) -> Reply:
+        text = request_text(body)
+        if request_schema_name(body) == "TopicPartOnly":
+            if 'You are explaining the part "' not in text:  # the summary: true
+                return Reply.ok({"explanation": "Running the demo starts `serve`, which hands each request "
+                                                "to `handle`."})
+            return Reply.ok({"explanation": "Here the `pretty` parameter of `render` defaults to `True`, "
+                                            "so each response is indented."})
+        if request_schema_name(body) != "LLMTopicDraft" or '"Architecture" page' in text:
+            return page_writer_responder(body)
+        cites = dict(re.findall(r"^- \[(\S+:\d+-\d+)\] (\S+)", text, re.M))
+        by_name = {v: k for k, v in cites.items()}
+        sections = [
+            {"heading": "Serving", "body": "`serve` calls `handle` with the port it is given.",
+             "sources": [by_name["serve"]]},
+            {"heading": "Rendering", "body": "The `pretty` parameter of `render` defaults to `True`, so "
+             "responses are indented.", "sources": [by_name["render"]]},
+            {"heading": "Dispatch", "body": "`handle` calls `dispatch` to route the parsed request.",
+             "sources": [by_name["handle"]]}]
+        return Reply.ok({"summary": "Running the demo starts `serve`, which hands each request to `handle`.",
+                         "sections": sections})
+
+    fake_llm.responder = responder
+    root = make_repo(REPO)
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    assert build(config, writer=writer, index=False).site_built
+    flow = (config.docs_dir / "topics/how-demo-runs.md").read_text()
+    assert "## Serving" in flow
+    assert "`serve` calls `handle`" in flow
+    assert "## Rendering" not in flow
+    assert "pretty" not in flow
+    assert "## Dispatch" not in flow
+    assert "dispatch" not in flow
+    assert writer.chat.ledger.pages
+    assert any(
+        p.label == "topic:topics/how-demo-runs.md" and p.rejected >= 2 for p in writer.chat.ledger.pages)
+
+    # part by part (the small-model path): each false part is re-asked, then keeps its extractive text
+    from generator.pages.llm.topics import bodies, catalog_of, code_facts, excerpts, write_topic_alone
+
+    ctx = next(t for t in _topics(root) if t.kind == "flow")
+
+    def text_of(path: str) -> str:
+        return (root / path).read_text()
+
+    ctx = dataclasses.replace(ctx, line_counts={p: len(text_of(p).splitlines())
+                                                for p in {s.path for s in ctx.evidence()}})
+    ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, text_of), bodies=bodies(ctx, text_of))
+    assert {f.name for f in code_facts(ctx)} >= {"serve", "handle", "render"}
+    before = len(fake_llm.requests)
+    draft = write_topic_alone(writer, ctx, catalog_of(ctx.line_counts, ctx))
+    assert draft.summary.startswith("Running the demo starts `serve`")
+    outline = extractive_topic(ctx).sections
+    assert [s.body for s in draft.sections] == [s.body for s in outline[:len(draft.sections)]]
+    assert not any("pretty" in s.body for s in draft.sections)
+    asked = [b for b in fake_llm.requests[before:] if request_schema_name(b) == "TopicPartOnly"]
+    reasks = [b for b in asked if "states what the code does not" in request_text(b)]
+    assert len(reasks) == len(draft.sections) >= 1  # each section sent back once (max_reasks=1)

@@ -837,10 +837,10 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             return stored
         if write_topic is None:  # not reached: writes_topics() checked it
             return extractive_topic(ctx)
-        from generator.pages.llm.topics import excerpts
+        from generator.pages.llm.topics import bodies, excerpts
 
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
-        ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text))
+        ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text), bodies=bodies(ctx, source_text))
         draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
         return pages.settle(ctx.page_id, draft, TopicDraft, stable_key(ctx, writer.id), dkey)
 

@@ -92,6 +92,7 @@ class TopicContext:
     # filled only when a model writes the page, never part of its key (like FileContext.source): the
     # evidence's source lines, and every analysed file's line count (what a citation is checked against)
     excerpts: tuple[tuple[str, str], ...] = ()
+    bodies: tuple[tuple[str, str], ...] = ()  # (cite, whole source) of each evidence symbol: claims' facts
     line_counts: Mapping[str, int] = field(default_factory=dict)
 
     def fingerprint(self) -> str:

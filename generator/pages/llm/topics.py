@@ -43,6 +43,7 @@ from generator.pages.llm.drafts import (
 from generator.pages.llm.excerpt import fit_lines
 from generator.pages.topics import TopicContext, extractive_topic
 from generator.pages.writer import TopicDraft, TopicSection
+from sourcebook.claims import CodeFacts
 from sourcebook.errors import ProviderOutputError
 from sourcebook.provider import estimate_prompt_tokens
 from sourcebook.redaction import redact_text
@@ -140,12 +141,35 @@ def excerpts(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[st
     return tuple(out)
 
 
+def bodies(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
+    """(cite, whole source lines) of each evidence symbol: what the page's claims about it are checked
+    against (never sent to the model, so not redacted)."""
+    out = []
+    lines_of: dict[str, list[str]] = {}
+    for s in ctx.evidence():
+        if s.path not in lines_of:
+            lines_of[s.path] = (text_of(s.path) or "").splitlines()
+        lines = lines_of[s.path][s.start - 1:s.end]
+        if lines and s.qualname:
+            out.append((s.cite, "\n".join(lines)))
+    return tuple(out)
+
+
+def code_facts(ctx: TopicContext) -> list[CodeFacts]:
+    """The evidence symbols as sourcebook/claims.py reads them: signature and whole body."""
+    body_of = dict(ctx.bodies)
+    return [CodeFacts(s.qualname, s.qualname.rsplit(".", 1)[-1], s.signature, body_of[s.cite])
+            for s in ctx.evidence() if s.qualname and s.cite in body_of]
+
+
 def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
     """The model's draft of one topic page (raises ProviderError / ProviderOutputError like every call).
 
     Names in the prose are checked like every page's (paths and file names must exist); members are not
     checked against the evidence, since a topic may mention any of a class's methods. Sources are checked
-    strictly (Catalog)."""
+    strictly (Catalog). What the prose says of an evidence symbol (its parameters and defaults, returns,
+    raises, output stream, calls, literals) is checked against its code like an answer's claims
+    (drafts.check_code_claims): a false section is dropped, a false summary or part is sent back."""
     catalog = catalog_of(ctx.line_counts, ctx)
     label = f"topic:{ctx.page_id}"
     if not writer.alone_mode("topic"):
@@ -161,7 +185,7 @@ def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
 
 def _known(ctx: TopicContext, catalog: Catalog, subject: str = "") -> Known:
     return Known.build(symbols=[s.qualname for s in ctx.evidence()], paths=[*ctx.paths, *catalog.lines],
-                       subject=f"{subject} {ctx.title} {ctx.repo}")
+                       subject=f"{subject} {ctx.title} {ctx.repo}", code=code_facts(ctx))
 
 
 def _outline(ctx: TopicContext) -> tuple[str, list[TopicSection]]:
