@@ -384,3 +384,51 @@ def test_topic_sections_whose_claims_the_code_contradicts_are_dropped_or_sent_ba
     asked = [b for b in fake_llm.requests[before:] if request_schema_name(b) == "TopicPartOnly"]
     reasks = [b for b in asked if "states what the code does not" in request_text(b)]
     assert len(reasks) == len(draft.sections) >= 1  # each section sent back once (max_reasks=1)
+
+
+OVERLOADED: dict[str, str | bytes] = {
+    "README.md": "# Term\n\nTerminal helpers.\n",
+    "pkg/__init__.py": '"""Terminal helpers."""\n',
+    "pkg/term.py": ('"""Prompting."""\nimport sys\n\n\ndef _fmt(text):\n    return text + ": "\n\n\n'
+                    'def _read(shown, hide):\n    return _strip(input(shown))\n\n\n'
+                    'def _strip(value):\n    return value.strip()\n\n\n'
+                    'def _check(value):\n    return _strip(value) or None\n\n\n'
+                    'if sys.platform == "win32":\n    def prompt(text):\n        """Ask on Windows."""\n'
+                    '        return input(text)\nelse:\n    def prompt(text, hide=False):\n'
+                    '        """Ask for a value."""\n        shown = _fmt(text)\n'
+                    '        value = _read(shown, hide)\n        return _check(value)\n'),
+    **{f"pkg/use{i}.py": f'"""User {i}."""\nfrom .term import prompt\n\n\ndef ask{i}():\n'
+                         f'    return prompt("name {i}")\n' for i in range(3)},
+}
+
+
+def test_overload_indexes_never_reach_titles_prose_or_nav(make_repo: Callable[..., Path],
+                                                         fake_llm: FakeLLM) -> None:
+    """parse.py names a name's second definition `prompt~2`: a reader never sees the `~2` (issue 27: the
+    title "How prompt~3 works"), neither in a topic's title, nav, extractive text, diagram nor the prompt
+    the model is shown, nor in model prose that copies it."""
+    root = make_repo(OVERLOADED)
+    qualnames = {s.qualname for t in _topics(root) for s in t.evidence()}
+    assert "prompt~2" in qualnames  # the analysis keeps both definitions apart
+
+    def responder(body: dict[str, Any]) -> Reply:
+        if request_schema_name(body) == "LLMTopicDraft":
+            cites = re.findall(r"^- \[(\S+:\d+-\d+)\]", request_text(body), re.M)
+            return Reply.ok({"summary": "`prompt~2` asks for a value and checks it with `_check`.",
+                             "sections": [{"heading": "How prompt~2 asks", "body": "`prompt~2` formats the "
+                                           "text, reads the reply and checks it.", "sources": cites[:1]}]})
+        return page_writer_responder(body)
+
+    fake_llm.responder = responder
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="term", concurrency=1)
+    assert build(config, writer=writer, index=False).site_built
+    pages = sorted((config.docs_dir / "topics").glob("*.md"))
+    assert any(p.name == "how-prompt-works.md" for p in pages), pages
+    for path in [*config.docs_dir.rglob("*.md"), config.out_dir / "mkdocs.yml"]:
+        assert not re.search(r"[A-Za-z_]~\d", path.read_text()), path
+    sent = "\n".join(request_text(b) for b in fake_llm.requests if request_schema_name(b) == "LLMTopicDraft")
+    assert sent
+    assert not re.search(r"\] prompt~\d", sent)  # the evidence lists the name a reader sees
+    state = load_state(config.out_dir)
+    assert all("~" not in s.title for s in state.values())

@@ -710,6 +710,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
 def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
     """(title, page id, what it covers) of each topic page, for the home page's "Read next"."""
     from generator.markup.docmarkup import code_span
+    from generator.pages.anchors import shown_qualname
 
     out = []
     for t in topics:
@@ -718,7 +719,7 @@ def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
         else:
             first = t.steps[0]
             about = (f"{len(t.steps)} functions in {len({s.path for s in t.steps})} files, starting at "
-                     f"{code_span(first.qualname or first.path)} in {code_span(first.path)}")
+                     f"{code_span(shown_qualname(first.qualname) or first.path)} in {code_span(first.path)}")
         out.append((t.title, t.page_id, about))
     return out
 

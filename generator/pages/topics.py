@@ -24,6 +24,7 @@ from generator.analyze.entry_points import Entry
 from generator.analyze.facts import FileFacts, Symbol
 from generator.markup.docmarkup import code_span
 from generator.markup.docstrings import docstring_summary
+from generator.pages.anchors import shown_qualname
 from generator.pages.diagrams import Graph, site_href
 from generator.pages.orientation import Abstraction
 from generator.pages.writer import TopicDraft, TopicSection
@@ -193,7 +194,7 @@ def trace(roots: Iterable[tuple[str, str]], calls: Mapping[tuple[str, str], list
 
 
 def _title_name(qualname: str) -> str:
-    return qualname or "the module"
+    return shown_qualname(qualname) or "the module"
 
 
 def plan_topics(*, repo: str, facts: Mapping[str, FileFacts], graph: Any, modules: Mapping[str, str],
@@ -242,7 +243,8 @@ def plan_topics(*, repo: str, facts: Mapping[str, FileFacts], graph: Any, module
             break
         steps, edges = flow([key])
         why = f"{users} other files call it, and it" if users else "it"
-        add(f"How {key[1]} works", f"{why} reaches much of the code", steps, edges)
+        # `prompt~3` tells one of a name's definitions apart inside the analysis; a reader sees `prompt`
+        add(f"How {shown_qualname(key[1])} works", f"{why} reaches much of the code", steps, edges)
     return topics
 
 
@@ -339,7 +341,7 @@ def _cite_list(steps: Iterable[Step], limit: int = 6) -> list[str]:
 
 
 def _said(s: Step) -> str:
-    name = code_span(s.qualname or s.path)
+    name = code_span(shown_qualname(s.qualname) or s.path)
     return f"{name} ({s.summary})" if s.summary else name
 
 
@@ -365,7 +367,8 @@ def extractive_topic(ctx: TopicContext) -> TopicDraft:
             then = [steps[j] for j in callees.get(i, ())]
             line = f"{_said(s)}"
             if then:
-                line += " calls " + ", ".join(code_span(t.qualname or t.path) for t in then[:5])
+                line += " calls " + ", ".join(code_span(shown_qualname(t.qualname) or t.path)
+                                              for t in then[:5])
                 line += f" and {len(then) - 5} more" if len(then) > 5 else ""
             sentences.append(line + ".")
         heading = f"In {path}"
@@ -396,7 +399,8 @@ def _extractive_architecture(ctx: TopicContext) -> TopicDraft:
                                          sources=_cite_list(p.key)))
     if ctx.entries:
         started = "; ".join(f"{code_span(e.name)} ({_plain(e.how)}) starts in {code_span(e.path)}"
-                         + (f" at {code_span(e.qualname)}" if e.qualname else "") for e in ctx.entries[:6])
+                         + (f" at {code_span(shown_qualname(e.qualname))}" if e.qualname else "")
+                         for e in ctx.entries[:6])
         sections.append(TopicSection(heading="How it is started", body=started + ".",
                                      sources=_cite_list(ctx.starts)))
     if ctx.abstractions:
@@ -416,8 +420,8 @@ def flow_diagram(ctx: TopicContext, href: Callable[[str, str], str | None]) -> G
     nodes = []
     for i, s in enumerate(ctx.steps):
         link = href(s.path, s.qualname)
-        nodes.append((f"s{i}", s.qualname or posixpath.basename(s.path), site_href(link) if link else "",
-                      s.path))
+        nodes.append((f"s{i}", shown_qualname(s.qualname) or posixpath.basename(s.path),
+                      site_href(link) if link else "", s.path))
     return Graph(nodes, [(f"s{a}", f"s{b}") for a, b in ctx.calls], direction="TD")
 
 

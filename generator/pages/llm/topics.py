@@ -31,6 +31,7 @@ from typing import Any, Protocol, TypeVar
 import jinja2
 from pydantic import BaseModel
 
+from generator.pages.anchors import shown_qualname
 from generator.pages.llm.drafts import (
     MAX_TOPIC_SECTIONS,
     TOPIC_SECTION_HELP,
@@ -94,7 +95,10 @@ def prompt_version() -> str:
 
 def _item(s: Any) -> str:
     sig = redact_text(s.signature)[:160]
-    return (f"[{s.cite}] {s.qualname or '(top level)'} ({s.kind})" + (f": {sig}" if sig else "")
+    # the reader's name (`prompt`, not `prompt~3`): the cite tells definitions apart, and what the model is
+    # shown it writes back
+    return (f"[{s.cite}] {shown_qualname(s.qualname) or '(top level)'} ({s.kind})"
+            + (f": {sig}" if sig else "")
             + (f" -- {redact_text(s.summary)}" if s.summary else ""))
 
 
@@ -103,7 +107,8 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
     then source excerpts (`ctx.excerpts`) while they fit."""
     evidence = ctx.evidence()
     items, omitted = fit_lines([_item(s) for s in evidence], budget // 3)
-    calls = [f"{ctx.steps[a].qualname} -> {ctx.steps[b].qualname}" for a, b in ctx.calls]
+    calls = [f"{shown_qualname(ctx.steps[a].qualname)} -> {shown_qualname(ctx.steps[b].qualname)}"
+             for a, b in ctx.calls]
     packages = [f"{p.path}/ ({p.files} files)" + (f": {redact_text(p.summary)}" if p.summary else "")
                 + (f"; imports {', '.join(d + '/' for d in p.imports)}" if p.imports else "")
                 for p in ctx.packages]
@@ -111,7 +116,8 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
                for e in ctx.entries]
     values: dict[str, Any] = {
         "repo": ctx.repo, "title": ctx.title, "kind": ctx.kind, "max_sections": MAX_TOPIC_SECTIONS,
-        "seed": ctx.steps[0].qualname if ctx.steps else "", "evidence": items, "omitted": omitted,
+        "seed": shown_qualname(ctx.steps[0].qualname) if ctx.steps else "", "evidence": items,
+        "omitted": omitted,
         "calls": fit_lines(calls, budget // 8)[0], "packages": fit_lines(packages, budget // 6)[0],
         "entries": fit_lines(entries, budget // 12)[0], "excerpts": [],
     }
@@ -158,7 +164,8 @@ def bodies(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[str,
 def code_facts(ctx: TopicContext) -> list[CodeFacts]:
     """The evidence symbols as sourcebook/claims.py reads them: signature and whole body."""
     body_of = dict(ctx.bodies)
-    return [CodeFacts(s.qualname, s.qualname.rsplit(".", 1)[-1], s.signature, body_of[s.cite])
+    return [CodeFacts(shown_qualname(s.qualname), shown_qualname(s.qualname).rsplit(".", 1)[-1], s.signature,
+                      body_of[s.cite])
             for s in ctx.evidence() if s.qualname and s.cite in body_of]
 
 
@@ -184,7 +191,8 @@ def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
 
 
 def _known(ctx: TopicContext, catalog: Catalog, subject: str = "") -> Known:
-    return Known.build(symbols=[s.qualname for s in ctx.evidence()], paths=[*ctx.paths, *catalog.lines],
+    names = [n for s in ctx.evidence() for n in (s.qualname, shown_qualname(s.qualname))]
+    return Known.build(symbols=names, paths=[*ctx.paths, *catalog.lines],
                        subject=f"{subject} {ctx.title} {ctx.repo}", code=code_facts(ctx))
 
 
@@ -271,4 +279,8 @@ def estimate_alone(ctx: TopicContext, prompt_chars: int) -> tuple[int, int, int]
 
 
 def catalog_of(lines: Mapping[str, int], ctx: TopicContext) -> Catalog:
-    return Catalog(lines=lines, named={s.qualname: s.cite for s in ctx.evidence() if s.qualname})
+    named = {s.qualname: s.cite for s in ctx.evidence() if s.qualname}
+    for s in ctx.evidence():  # the shown name cites its first definition
+        if s.qualname:
+            named.setdefault(shown_qualname(s.qualname), s.cite)
+    return Catalog(lines=lines, named=named)
