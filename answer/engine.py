@@ -375,6 +375,8 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
         lines = body.body.split("\n")
         if len(lines) > MAX_BODY_LINES:
             body = body.model_copy(update={"body": "\n".join(lines[:MAX_BODY_LINES]) + "\n…"})
+        if sym.docstring_source == "llm" and sym.docstring.strip():
+            body = body.model_copy(update={"generated_docstring": sym.docstring.strip()})
         bodies.append(body)
     return bodies
 

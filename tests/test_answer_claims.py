@@ -153,17 +153,30 @@ def test_false_answers_are_never_high_through_the_cli(kind: str, fresh: Path, fa
         assert "stops mid-sentence" in data["note"]
 
 
-def test_generated_docstring_never_reaches_the_model_and_is_labelled_nowhere_as_code(
+def test_generated_docstring_is_labelled_wherever_it_appears_after_the_code_and_never_supports(
         fresh: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Provenance (issue 27): the wiki model's docstring for `prompt` reaches the synthesis prompt only on a
+    labelled line after the code, `retrieval` marks it `docstring_source: "llm"`, `symbol_bodies` keeps it
+    apart from the live body, and an answer that copies it is never high."""
+    from answer.evidence import GENERATED_DOC_LABEL
+
     fake_llm.enqueue(_reply(FALSE["copied generated docstring"][1]))
     data = _cli_ask(fresh, PROMPT_Q, fake_llm, monkeypatch)
     sent = request_text(fake_llm.requests[0])
-    assert "def prompt(text, hide_input=False, default=None)" in sent
-    assert GENERATED[:40] not in sent
-    assert "LLM-written" in sent  # the prompt tells the model which text is which
-    for hit in data.get("retrieval") or []:
-        for sym in hit.get("symbols") or []:
-            assert GENERATED[:40] not in (sym.get("docstring") or "")
+    code_at = sent.index("def prompt(text, hide_input=False, default=None)")
+    lines = [line for line in sent.split("\n") if GENERATED[:40] in line]
+    assert lines  # shown, for orientation...
+    assert all(line.startswith(GENERATED_DOC_LABEL) for line in lines)  # ...only ever labelled
+    assert sent.index(GENERATED[:40]) > code_at  # ranked after the code
+    assert "LLM-written docstring" in sent.split("Question:")[0]  # the system prompt says which is which
+    labelled = [sym for hit in data.get("retrieval") or [] for sym in hit.get("symbols") or []
+                if GENERATED[:40] in (sym.get("docstring") or "")]
+    assert labelled
+    assert all(sym["docstring_source"] == "llm" for sym in labelled)
+    bodies = {body["qualname"]: body for body in data.get("symbol_bodies") or []}
+    assert all(GENERATED[:40] not in body["body"] for body in bodies.values())
+    assert bodies["prompt"]["generated_docstring"].startswith(GENERATED[:40])
+    assert data["confidence"] != "high"
     assert "LLM-written prose" in data["note"]
 
 
