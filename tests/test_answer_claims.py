@@ -239,3 +239,84 @@ def test_truncation_and_copies() -> None:
     assert copied_share("`prompt` " + GENERATED, [GENERATED]) > 0.8
     assert copied_share("`prompt` returns what `input` read, else `default`.", [GENERATED]) == 0.0
 
+
+
+# ---------------------------------------------------------------- other languages
+
+POLYGLOT = {
+    "net/dial.go": ("package net\n\n// Dial connects to the address.\nfunc Dial(network string, addr string, "
+                    "timeout int) (*Conn, error) {\n\tif addr == \"\" {\n\t\treturn nil, ErrNoAddr\n\t}\n"
+                    "\treturn open(network, addr, timeout)\n}\n"),
+    "web/request.ts": ("/** Sends a request. */\nexport function sendRequest(url: string, "
+                       "retries: number = 3, verbose?: boolean): Promise<Response> {\n"
+                       "  return fetch(url);\n}\n"),
+    "core/Calc.java": ("package core;\n\npublic class Calc {\n    /** Adds two numbers. */\n"
+                       "    public static int addNumbers(int left, int right) {\n"
+                       "        return left + right;\n    }\n}\n"),
+}
+POLY_Q = {"go": "What are the parameters of Dial?", "ts": "What does sendRequest take?",
+          "java": "What are the parameters of addNumbers?"}
+
+
+@pytest.fixture(scope="module")
+def polyglot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from generator.index.store import index_repository
+
+    root = tmp_path_factory.mktemp("poly") / "repo"
+    for rel, text in POLYGLOT.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    index_repository(load_config(root, overrides={"out_dir": str(root / ".sourcebook"),
+                                                  "embed": {"provider": "none"}}, env={}))
+    return root
+
+
+@pytest.mark.parametrize(("lang", "answer", "cited", "expect"), [
+    ("go", "`Dial` takes `network`, `addr` and a `timeout` parameter, and returns what `open` returns.",
+     "net/dial.go", "holds"),
+    ("go", "The `timeout` parameter of `Dial` defaults to `30`, so callers may leave it out.",
+     "net/dial.go", "low"),  # Go has no defaults: contradicted
+    ("go", "`Dial` takes a `deadline` parameter after the address and returns the connection.",
+     "net/dial.go", "low"),
+    ("ts", "`sendRequest` takes `url`; the `retries` parameter defaults to `3`, and `verbose` is optional.",
+     "web/request.ts", "holds"),
+    ("ts", "`sendRequest` takes `url`; the `retries` parameter defaults to `5` when it is not given.",
+     "web/request.ts", "low"),
+    # Java signatures are not read here: a parameter claim can be neither confirmed nor refuted
+    ("java", "`addNumbers` takes a `left` parameter and a `right` parameter and returns their sum.",
+     "core/Calc.java", "medium"),
+])
+def test_parameter_claims_in_other_languages_through_ask(polyglot: Path, fake_llm: FakeLLM,
+                                                         monkeypatch: pytest.MonkeyPatch, lang: str,
+                                                         answer: str, cited: str, expect: str) -> None:
+    """"holds": no claim is faulted (the grade is retrieval's); "low": a claim the signature contradicts;
+    "medium": a parameter claim about a signature the checker cannot read is capped below high."""
+    fake_llm.enqueue(Reply.ok({"answer": answer, "citations": [cited]}))
+    data = _cli_ask(polyglot, POLY_Q[lang], fake_llm, monkeypatch)
+    note = data.get("note") or ""
+    if expect == "holds":
+        assert "contradicts" not in note
+        assert "bear out" not in note
+        assert data["confidence"] != "low", note
+    elif expect == "low":
+        assert data["confidence"] == "low", note
+        assert "the code contradicts the answer" in note
+    else:
+        assert data["confidence"] != "high"
+        assert "cannot be read from its signature" in note
+
+
+def test_signatures_of_each_language_parse_to_parameters() -> None:
+    from sourcebook.claims import signature_params
+
+    assert signature_params("func (c *Client) Do(req *Request, opts ...Option) (*Response, error)") == {
+        "req": None, "opts": None}
+    assert signature_params("func Max[T any](a, b T) T") == {"a": None, "b": None}
+    assert signature_params("pub fn get(&self, key: &str, map: HashMap<String, u8>) -> Option<&V>") == {
+        "key": None, "map": None}
+    assert signature_params("function send(body, retries = 2, { timeout } = {})") == {
+        "body": None, "retries": "2"}
+    assert signature_params("def f(a, *, b=2, **kw)") == {"a": None, "b": "2", "kw": None}
+    assert signature_params("def g()") == {}
+    assert signature_params("public static int add(int a, int b)") is None  # not read: not judged
+    assert signature_params("func f(int, string)") is None
