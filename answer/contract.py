@@ -38,6 +38,8 @@ class SymbolEvidence(ContractModel):
     lines: tuple[int, int]
     signature: str = ""
     docstring: str | None = None
+    # "llm": `docstring` was written by the wiki's model (the code has none): orientation, never evidence
+    docstring_source: Literal["code", "llm"] | None = None
     excerpt: str | None = None
 
 
@@ -70,6 +72,8 @@ class SymbolBody(ContractModel):
     end_line: int
     body: str
     changed_since_index: bool | None = None
+    # the wiki model's docstring for a symbol whose code has none: labelled, after the code, never evidence
+    generated_docstring: str | None = None
 
 
 class BestGuess(ContractModel):

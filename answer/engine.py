@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from answer.cache import AnswerCache, cache_key
 from answer.citations import defining_paths, inline_paths
-from answer.claims import CodeFacts, check_claims, copied_share
 from answer.contract import (
     AnswerResponse,
     BestGuess,
@@ -52,6 +51,7 @@ from answer.synthesize import (
     evidence_budget_for,
     synthesize,
 )
+from sourcebook.claims import CodeFacts, check_claims, copied_share
 from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
 
@@ -375,6 +375,8 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
         lines = body.body.split("\n")
         if len(lines) > MAX_BODY_LINES:
             body = body.model_copy(update={"body": "\n".join(lines[:MAX_BODY_LINES]) + "\n…"})
+        if sym.docstring_source == "llm" and sym.docstring.strip():
+            body = body.model_copy(update={"generated_docstring": sym.docstring.strip()})
         bodies.append(body)
     return bodies
 

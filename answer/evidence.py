@@ -184,21 +184,30 @@ def _cut(text: str, limit: int) -> str:
 # LLM-written text shown to the model starts its line with this label; grading drops those lines
 # (support_text), so generated prose is never what supports a claim.
 GENERATED_LABEL = "(LLM-written wiki summary, may be wrong; not evidence)"
+GENERATED_DOC_LABEL = "(LLM-written docstring, may be wrong; not evidence)"
 
 
 def support_text(text: str) -> str:
     """`text` without its LLM-written lines."""
-    return "\n".join(line for line in text.split("\n") if GENERATED_LABEL not in line)
+    return "\n".join(line for line in text.split("\n")
+                     if GENERATED_LABEL not in line and GENERATED_DOC_LABEL not in line)
+
+
+def _generated_doc_line(qualname: str, docstring: str, limit: int) -> str:
+    return f"{GENERATED_DOC_LABEL} {qualname}: {' '.join(_cut(docstring.strip(), limit).split())}"
 
 
 def promoted_block(sym: SymbolInfo, source: str) -> str:
     body = excerpt_lines(source, sym.start_line, sym.end_line, PROMOTED_BODY_LINES) if source else ""
     parts = [f"### {sym.path}:{sym.start_line}-{sym.end_line} {sym.kind} {sym.qualname}"]
-    # a generated docstring is left out: a model copies it back as if the code said it
     if sym.code_docstring:
         parts.append(_cut(sym.code_docstring.strip(), PROMOTED_DOC_CHARS))
     if body:
         parts.append(f"```\n{body}\n```")
+    # a generated docstring comes after the code, on one labelled line: a model copies unlabelled prose
+    # back as if the code said it
+    if sym.docstring_source == "llm" and sym.docstring.strip():
+        parts.append(_generated_doc_line(sym.qualname, sym.docstring, PROMOTED_DOC_CHARS))
     return "\n".join(parts)
 
 
@@ -218,7 +227,7 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
         if sym.signature:
             line += f": {sym.signature}"
         parts.append(line)
-        if sym.docstring:
+        if sym.docstring and sym.docstring_source != "llm":
             parts.append(f"  {sym.docstring}")
         if sym.excerpt:
             parts.append("  ```\n" + "\n".join("  " + x for x in sym.excerpt.split("\n")) + "\n  ```")
@@ -232,6 +241,9 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
     if not shown and source:
         head = excerpt_lines(source, 1, HEAD_LINES, HEAD_LINES)
         parts.append(f"{ranked.path}:1-{HEAD_LINES}\n```\n{head}\n```")
+    for sym in symbols:  # generated docstrings after all the code, labelled
+        if sym.docstring and sym.docstring_source == "llm":
+            parts.append(_generated_doc_line(sym.qualname, sym.docstring, ENRICH_DOC_CHARS))
     if generated_page and page is not None:  # after the code, on one labelled line
         summary = " ".join(_cut(page.summary.strip(), 600).split())
         parts.append(f"{GENERATED_LABEL} {page.title} - {summary}")
@@ -355,10 +367,12 @@ def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidenc
     out = []
     for sym in syms[:ENRICH_MAX_SYMBOLS]:
         excerpt = excerpt_lines(source, sym.start_line, sym.end_line, ENRICH_EXCERPT_LINES) if source else ""
+        doc = _cut(" ".join(sym.docstring.split()), ENRICH_DOC_CHARS)
+        generated = sym.docstring_source == "llm"
         out.append(SymbolEvidence(
             qualname=sym.qualname, kind=sym.kind, lines=(sym.start_line, sym.end_line),
-            signature=sym.signature,
-            docstring=_cut(" ".join(sym.code_docstring.split()), ENRICH_DOC_CHARS) or None,
+            signature=sym.signature, docstring=doc or None,
+            docstring_source=("llm" if generated else "code") if doc else None,
             excerpt=excerpt or None))
     return out
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PROMPT_VERSION = "answer-prompt-2"
+PROMPT_VERSION = "answer-prompt-3"
 REPLY_TOKENS = 1024  # room kept for the answer itself
 PROMPT_OVERHEAD_CHARS = 1500  # system prompt, question, schema: kept out of the evidence budget
 CHARS_PER_TOKEN = 3.0  # same pessimistic rule as the provider layer
@@ -31,8 +31,9 @@ SYSTEM_PROMPT = """You answer questions about a code repository for a coding age
 Use ONLY the evidence given. Every claim must come from it. Name the functions, classes and files involved
 exactly as the evidence spells them, and cite files inline as `path` (optionally `path:line`).
 `citations` lists the repository paths you relied on; each must be one of the evidence paths.
-Lines marked "LLM-written wiki summary" are generated prose for orientation: they may be wrong and are not
-evidence. State only what the code shows (signatures, defaults, return and raise statements, calls).
+Lines marked "LLM-written wiki summary" or "LLM-written docstring" are generated prose for orientation:
+they may be wrong and are not evidence. State only what the code shows (signatures, defaults, return and
+raise statements, calls).
 If the evidence does not answer the question, say exactly what it does not show rather than guessing.
 Be concise: a few sentences or a short list, ending with a complete sentence."""
 CONTINUE_PROMPT = ("Your answer stopped mid-sentence. Give the whole answer again, complete, in a few "
@@ -139,7 +140,7 @@ def synthesize(chat: ChatModel, question: str, evidence_text: str, allowed_paths
 
     A reply that stops mid-sentence (claims.is_truncated) is asked for once more; the longer complete
     reply wins, and one still cut is returned marked `truncated` (graded never high)."""
-    from answer.claims import is_truncated
+    from sourcebook.claims import is_truncated
 
     messages = build_messages(question, evidence_text)
     reply = _ask(chat, messages, allowed_paths)

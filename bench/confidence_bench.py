@@ -54,7 +54,7 @@ def _questions(path: Path) -> list[dict[str, Any]]:
 
 def _params(signature: str) -> list[tuple[str, str | None]]:
     """(name, default) of a one-line `def` header's simple parameters (the script's own parse, so that the
-    same script measures an engine without answer/claims.py)."""
+    same script measures an engine without sourcebook/claims.py)."""
     inner = signature[signature.find("(") + 1: signature.rfind(")")]
     out = []
     for part in re.split(r",\s*(?![^()\[\]]*[)\]])", inner):

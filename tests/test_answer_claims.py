@@ -1,5 +1,6 @@
-"""Confidence an agent can trust: answers graded by their claims against the code (answer/claims.py), through
-`ask` on the CLI and over HTTP, with scripted answers from the fake OpenAI-compatible server on 127.0.0.1."""
+"""Confidence an agent can trust: answers graded by their claims against the code (sourcebook/claims.py),
+through `ask` on the CLI and over HTTP, with scripted answers from the fake OpenAI-compatible server on
+127.0.0.1."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from answer.claims import CodeFacts, check_claims, copied_share, is_truncated
 from generator.pages.writer import apply_docstrings
+from sourcebook.claims import CodeFacts, check_claims, copied_share, is_truncated
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, Reply, request_text
 
@@ -152,17 +153,30 @@ def test_false_answers_are_never_high_through_the_cli(kind: str, fresh: Path, fa
         assert "stops mid-sentence" in data["note"]
 
 
-def test_generated_docstring_never_reaches_the_model_and_is_labelled_nowhere_as_code(
+def test_generated_docstring_is_labelled_wherever_it_appears_after_the_code_and_never_supports(
         fresh: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Provenance (issue 27): the wiki model's docstring for `prompt` reaches the synthesis prompt only on a
+    labelled line after the code, `retrieval` marks it `docstring_source: "llm"`, `symbol_bodies` keeps it
+    apart from the live body, and an answer that copies it is never high."""
+    from answer.evidence import GENERATED_DOC_LABEL
+
     fake_llm.enqueue(_reply(FALSE["copied generated docstring"][1]))
     data = _cli_ask(fresh, PROMPT_Q, fake_llm, monkeypatch)
     sent = request_text(fake_llm.requests[0])
-    assert "def prompt(text, hide_input=False, default=None)" in sent
-    assert GENERATED[:40] not in sent
-    assert "LLM-written" in sent  # the prompt tells the model which text is which
-    for hit in data.get("retrieval") or []:
-        for sym in hit.get("symbols") or []:
-            assert GENERATED[:40] not in (sym.get("docstring") or "")
+    code_at = sent.index("def prompt(text, hide_input=False, default=None)")
+    lines = [line for line in sent.split("\n") if GENERATED[:40] in line]
+    assert lines  # shown, for orientation...
+    assert all(line.startswith(GENERATED_DOC_LABEL) for line in lines)  # ...only ever labelled
+    assert sent.index(GENERATED[:40]) > code_at  # ranked after the code
+    assert "LLM-written docstring" in sent.split("Question:")[0]  # the system prompt says which is which
+    labelled = [sym for hit in data.get("retrieval") or [] for sym in hit.get("symbols") or []
+                if GENERATED[:40] in (sym.get("docstring") or "")]
+    assert labelled
+    assert all(sym["docstring_source"] == "llm" for sym in labelled)
+    bodies = {body["qualname"]: body for body in data.get("symbol_bodies") or []}
+    assert all(GENERATED[:40] not in body["body"] for body in bodies.values())
+    assert bodies["prompt"]["generated_docstring"].startswith(GENERATED[:40])
+    assert data["confidence"] != "high"
     assert "LLM-written prose" in data["note"]
 
 
@@ -225,3 +239,84 @@ def test_truncation_and_copies() -> None:
     assert copied_share("`prompt` " + GENERATED, [GENERATED]) > 0.8
     assert copied_share("`prompt` returns what `input` read, else `default`.", [GENERATED]) == 0.0
 
+
+
+# ---------------------------------------------------------------- other languages
+
+POLYGLOT = {
+    "net/dial.go": ("package net\n\n// Dial connects to the address.\nfunc Dial(network string, addr string, "
+                    "timeout int) (*Conn, error) {\n\tif addr == \"\" {\n\t\treturn nil, ErrNoAddr\n\t}\n"
+                    "\treturn open(network, addr, timeout)\n}\n"),
+    "web/request.ts": ("/** Sends a request. */\nexport function sendRequest(url: string, "
+                       "retries: number = 3, verbose?: boolean): Promise<Response> {\n"
+                       "  return fetch(url);\n}\n"),
+    "core/Calc.java": ("package core;\n\npublic class Calc {\n    /** Adds two numbers. */\n"
+                       "    public static int addNumbers(int left, int right) {\n"
+                       "        return left + right;\n    }\n}\n"),
+}
+POLY_Q = {"go": "What are the parameters of Dial?", "ts": "What does sendRequest take?",
+          "java": "What are the parameters of addNumbers?"}
+
+
+@pytest.fixture(scope="module")
+def polyglot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from generator.index.store import index_repository
+
+    root = tmp_path_factory.mktemp("poly") / "repo"
+    for rel, text in POLYGLOT.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    index_repository(load_config(root, overrides={"out_dir": str(root / ".sourcebook"),
+                                                  "embed": {"provider": "none"}}, env={}))
+    return root
+
+
+@pytest.mark.parametrize(("lang", "answer", "cited", "expect"), [
+    ("go", "`Dial` takes `network`, `addr` and a `timeout` parameter, and returns what `open` returns.",
+     "net/dial.go", "holds"),
+    ("go", "The `timeout` parameter of `Dial` defaults to `30`, so callers may leave it out.",
+     "net/dial.go", "low"),  # Go has no defaults: contradicted
+    ("go", "`Dial` takes a `deadline` parameter after the address and returns the connection.",
+     "net/dial.go", "low"),
+    ("ts", "`sendRequest` takes `url`; the `retries` parameter defaults to `3`, and `verbose` is optional.",
+     "web/request.ts", "holds"),
+    ("ts", "`sendRequest` takes `url`; the `retries` parameter defaults to `5` when it is not given.",
+     "web/request.ts", "low"),
+    # Java signatures are not read here: a parameter claim can be neither confirmed nor refuted
+    ("java", "`addNumbers` takes a `left` parameter and a `right` parameter and returns their sum.",
+     "core/Calc.java", "medium"),
+])
+def test_parameter_claims_in_other_languages_through_ask(polyglot: Path, fake_llm: FakeLLM,
+                                                         monkeypatch: pytest.MonkeyPatch, lang: str,
+                                                         answer: str, cited: str, expect: str) -> None:
+    """"holds": no claim is faulted (the grade is retrieval's); "low": a claim the signature contradicts;
+    "medium": a parameter claim about a signature the checker cannot read is capped below high."""
+    fake_llm.enqueue(Reply.ok({"answer": answer, "citations": [cited]}))
+    data = _cli_ask(polyglot, POLY_Q[lang], fake_llm, monkeypatch)
+    note = data.get("note") or ""
+    if expect == "holds":
+        assert "contradicts" not in note
+        assert "bear out" not in note
+        assert data["confidence"] != "low", note
+    elif expect == "low":
+        assert data["confidence"] == "low", note
+        assert "the code contradicts the answer" in note
+    else:
+        assert data["confidence"] != "high"
+        assert "cannot be read from its signature" in note
+
+
+def test_signatures_of_each_language_parse_to_parameters() -> None:
+    from sourcebook.claims import signature_params
+
+    assert signature_params("func (c *Client) Do(req *Request, opts ...Option) (*Response, error)") == {
+        "req": None, "opts": None}
+    assert signature_params("func Max[T any](a, b T) T") == {"a": None, "b": None}
+    assert signature_params("pub fn get(&self, key: &str, map: HashMap<String, u8>) -> Option<&V>") == {
+        "key": None, "map": None}
+    assert signature_params("function send(body, retries = 2, { timeout } = {})") == {
+        "body": None, "retries": "2"}
+    assert signature_params("def f(a, *, b=2, **kw)") == {"a": None, "b": "2", "kw": None}
+    assert signature_params("def g()") == {}
+    assert signature_params("public static int add(int a, int b)") is None  # not read: not judged
+    assert signature_params("func f(int, string)") is None

@@ -641,3 +641,39 @@ def test_rest_roles_and_overload_suffixes_are_cleaned_from_model_prose() -> None
     assert draft.summary == "Defines `App`; `App.run` calls `echo` with `message`: the text."
     assert "~" not in (draft.how_it_works or "")
     assert ":func:" not in draft.summary
+
+
+@pytest.mark.parametrize("text", [
+    "The function names are listed exactly as provided in backticks.",  # published on five pages (issue 27)
+    "Symbols and paths are named only if they are listed, written exactly as listed.",
+    "It keeps the same structure, fixing exactly these problems and keeping everything else.",
+    "`App` is documented here. Only the facts and code given here are used.",  # one echo is enough
+])
+def test_sentences_overlapping_the_prompts_own_instructions_are_filler(text: str) -> None:
+    """Measured overlap with the instruction sentences (echo.py), not a phrase list: paraphrases too."""
+    known = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"])
+    with pytest.raises(ValueError, match="repeats the instructions"):
+        check_text("summary", text, known)
+
+
+@pytest.mark.parametrize("text", [
+    "Serialize data as JSON and write it to a file named by the caller.",
+    "Register a function to run before each request, so `App` can open its database first.",
+    "Lists every path in the cookie jar, in the order they were set.",
+])
+def test_real_prose_about_code_is_not_taken_for_an_echo(text: str) -> None:
+    known = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"])
+    check_text("summary", text, known)
+
+
+def test_an_echo_in_a_fake_provider_draft_is_dropped_from_the_page() -> None:
+    """Through the draft model the writer validates replies with: an optional section that echoes the
+    prompt is dropped and listed, the rest of the page kept."""
+    known = Known.build(symbols=["App"], top=["App"], paths=["pkg/app.py"], subject="pkg/app.py")
+    draft = LLMFileDraft.model_validate(
+        {"summary": "`App` builds the application and routes its requests.",
+         "how_it_works": "Plain Markdown sentences are used, with no headings, no HTML and no tables."},
+        context=known.as_context())
+    assert draft.how_it_works is None
+    assert any("repeats the instructions" in d for d in draft.dropped)
+    assert draft.summary.startswith("`App` builds")

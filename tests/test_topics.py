@@ -5,6 +5,7 @@ the outline a small model fills part by part, and a failed model page's fallback
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -316,3 +317,119 @@ def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Call
             assert tools.errors(allow_urls=MERMAID_CDN) == []
         finally:
             tools.close()
+
+
+def test_topic_sections_whose_claims_the_code_contradicts_are_dropped_or_sent_back(
+        make_repo: Callable[..., Path], fake_llm: FakeLLM) -> None:
+    """"How it works" claims are checked like answers' (sourcebook/claims.py against the evidence's code):
+    a section saying `render` has a `pretty` parameter defaulting to True (it has no such parameter) or that
+    `handle` calls `dispatch` (its body never does) is dropped; the true section is published. A part asked
+    alone that contradicts the code is sent back, and keeps its extractive text when it stays false."""
+    def responder(body: dict[str, Any]) -> Reply:
+        text = request_text(body)
+        if request_schema_name(body) == "TopicPartOnly":
+            if 'You are explaining the part "' not in text:  # the summary: true
+                return Reply.ok({"explanation": "Running the demo starts `serve`, which hands each request "
+                                                "to `handle`."})
+            return Reply.ok({"explanation": "Here the `pretty` parameter of `render` defaults to `True`, "
+                                            "so each response is indented."})
+        if request_schema_name(body) != "LLMTopicDraft" or '"Architecture" page' in text:
+            return page_writer_responder(body)
+        cites = dict(re.findall(r"^- \[(\S+:\d+-\d+)\] (\S+)", text, re.M))
+        by_name = {v: k for k, v in cites.items()}
+        sections = [
+            {"heading": "Serving", "body": "`serve` calls `handle` with the port it is given.",
+             "sources": [by_name["serve"]]},
+            {"heading": "Rendering", "body": "The `pretty` parameter of `render` defaults to `True`, so "
+             "responses are indented.", "sources": [by_name["render"]]},
+            {"heading": "Dispatch", "body": "`handle` calls `dispatch` to route the parsed request.",
+             "sources": [by_name["handle"]]}]
+        return Reply.ok({"summary": "Running the demo starts `serve`, which hands each request to `handle`.",
+                         "sections": sections})
+
+    fake_llm.responder = responder
+    root = make_repo(REPO)
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)
+    assert build(config, writer=writer, index=False).site_built
+    flow = (config.docs_dir / "topics/how-demo-runs.md").read_text()
+    assert "## Serving" in flow
+    assert "`serve` calls `handle`" in flow
+    assert "## Rendering" not in flow
+    assert "pretty" not in flow
+    assert "## Dispatch" not in flow
+    assert "dispatch" not in flow
+    assert writer.chat.ledger.pages
+    assert any(
+        p.label == "topic:topics/how-demo-runs.md" and p.rejected >= 2 for p in writer.chat.ledger.pages)
+
+    # part by part (the small-model path): each false part is re-asked, then keeps its extractive text
+    from generator.pages.llm.topics import catalog_of, code_facts, write_topic_alone
+    from generator.pages.topics import bodies, excerpts
+
+    ctx = next(t for t in _topics(root) if t.kind == "flow")
+
+    def text_of(path: str) -> str:
+        return (root / path).read_text()
+
+    ctx = dataclasses.replace(ctx, line_counts={p: len(text_of(p).splitlines())
+                                                for p in {s.path for s in ctx.evidence()}})
+    ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, text_of), bodies=bodies(ctx, text_of))
+    assert {f.name for f in code_facts(ctx)} >= {"serve", "handle", "render"}
+    before = len(fake_llm.requests)
+    draft = write_topic_alone(writer, ctx, catalog_of(ctx.line_counts, ctx))
+    assert draft.summary.startswith("Running the demo starts `serve`")
+    outline = extractive_topic(ctx).sections
+    assert [s.body for s in draft.sections] == [s.body for s in outline[:len(draft.sections)]]
+    assert not any("pretty" in s.body for s in draft.sections)
+    asked = [b for b in fake_llm.requests[before:] if request_schema_name(b) == "TopicPartOnly"]
+    reasks = [b for b in asked if "states what the code does not" in request_text(b)]
+    assert len(reasks) == len(draft.sections) >= 1  # each section sent back once (max_reasks=1)
+
+
+OVERLOADED: dict[str, str | bytes] = {
+    "README.md": "# Term\n\nTerminal helpers.\n",
+    "pkg/__init__.py": '"""Terminal helpers."""\n',
+    "pkg/term.py": ('"""Prompting."""\nimport sys\n\n\ndef _fmt(text):\n    return text + ": "\n\n\n'
+                    'def _read(shown, hide):\n    return _strip(input(shown))\n\n\n'
+                    'def _strip(value):\n    return value.strip()\n\n\n'
+                    'def _check(value):\n    return _strip(value) or None\n\n\n'
+                    'if sys.platform == "win32":\n    def prompt(text):\n        """Ask on Windows."""\n'
+                    '        return input(text)\nelse:\n    def prompt(text, hide=False):\n'
+                    '        """Ask for a value."""\n        shown = _fmt(text)\n'
+                    '        value = _read(shown, hide)\n        return _check(value)\n'),
+    **{f"pkg/use{i}.py": f'"""User {i}."""\nfrom .term import prompt\n\n\ndef ask{i}():\n'
+                         f'    return prompt("name {i}")\n' for i in range(3)},
+}
+
+
+def test_overload_indexes_never_reach_titles_prose_or_nav(make_repo: Callable[..., Path],
+                                                         fake_llm: FakeLLM) -> None:
+    """parse.py names a name's second definition `prompt~2`: a reader never sees the `~2` (issue 27: the
+    title "How prompt~3 works"), neither in a topic's title, nav, extractive text, diagram nor the prompt
+    the model is shown, nor in model prose that copies it."""
+    root = make_repo(OVERLOADED)
+    qualnames = {s.qualname for t in _topics(root) for s in t.evidence()}
+    assert "prompt~2" in qualnames  # the analysis keeps both definitions apart
+
+    def responder(body: dict[str, Any]) -> Reply:
+        if request_schema_name(body) == "LLMTopicDraft":
+            cites = re.findall(r"^- \[(\S+:\d+-\d+)\]", request_text(body), re.M)
+            return Reply.ok({"summary": "`prompt~2` asks for a value and checks it with `_check`.",
+                             "sections": [{"heading": "How prompt~2 asks", "body": "`prompt~2` formats the "
+                                           "text, reads the reply and checks it.", "sources": cites[:1]}]})
+        return page_writer_responder(body)
+
+    fake_llm.responder = responder
+    config = _configure(root, fake_llm)
+    writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="term", concurrency=1)
+    assert build(config, writer=writer, index=False).site_built
+    pages = sorted((config.docs_dir / "topics").glob("*.md"))
+    assert any(p.name == "how-prompt-works.md" for p in pages), pages
+    for path in [*config.docs_dir.rglob("*.md"), config.out_dir / "mkdocs.yml"]:
+        assert not re.search(r"[A-Za-z_]~\d", path.read_text()), path
+    sent = "\n".join(request_text(b) for b in fake_llm.requests if request_schema_name(b) == "LLMTopicDraft")
+    assert sent
+    assert not re.search(r"\] prompt~\d", sent)  # the evidence lists the name a reader sees
+    state = load_state(config.out_dir)
+    assert all("~" not in s.title for s in state.values())

@@ -732,6 +732,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
 def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
     """(title, page id, what it covers) of each topic page, for the home page's "Read next"."""
     from generator.markup.docmarkup import code_span
+    from generator.pages.anchors import shown_qualname
 
     out = []
     for t in topics:
@@ -740,7 +741,7 @@ def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
         else:
             first = t.steps[0]
             about = (f"{len(t.steps)} functions in {len({s.path for s in t.steps})} files, starting at "
-                     f"{code_span(first.qualname or first.path)} in {code_span(first.path)}")
+                     f"{code_span(shown_qualname(first.qualname) or first.path)} in {code_span(first.path)}")
         out.append((t.title, t.page_id, about))
     return out
 
@@ -828,7 +829,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
     without a model (writes_topics)."""
     from generator.pages.markdown import render_topic_page, render_version
-    from generator.pages.topics import excerpts, extractive_topic
+    from generator.pages.topics import bodies, excerpts, extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
@@ -860,7 +861,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
         if write_topic is None:  # not reached: writes_topics() checked it
             return extractive_topic(ctx)
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
-        ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text))
+        ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text), bodies=bodies(ctx, source_text))
         draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
         return pages.settle(ctx.page_id, draft, TopicDraft, stable_key(ctx, writer.id), dkey)
 

@@ -25,6 +25,7 @@ from generator.analyze.facts import FileFacts, Symbol
 from generator.analyze.groups import dir_group
 from generator.markup.docmarkup import code_span
 from generator.markup.docstrings import docstring_summary
+from generator.pages.anchors import shown_qualname
 from generator.pages.diagrams import Graph, site_href
 from generator.pages.orientation import Abstraction
 from generator.pages.writer import TopicDraft, TopicSection
@@ -93,6 +94,7 @@ class TopicContext:
     # filled only when a model writes the page, never part of its key (like FileContext.source): the
     # evidence's source lines, and every analysed file's line count (what a citation is checked against)
     excerpts: tuple[tuple[str, str], ...] = ()
+    bodies: tuple[tuple[str, str], ...] = ()  # (cite, whole source) of each evidence symbol: claims' facts
     line_counts: Mapping[str, int] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
@@ -193,7 +195,7 @@ def trace(roots: Iterable[tuple[str, str]], calls: Mapping[tuple[str, str], list
 
 
 def _title_name(qualname: str) -> str:
-    return qualname or "the module"
+    return shown_qualname(qualname) or "the module"
 
 
 def plan_topics(*, repo: str, facts: Mapping[str, FileFacts], graph: Any, modules: Mapping[str, str],
@@ -242,7 +244,8 @@ def plan_topics(*, repo: str, facts: Mapping[str, FileFacts], graph: Any, module
             break
         steps, edges = flow([key])
         why = f"{users} other files call it, and it" if users else "it"
-        add(f"How {key[1]} works", f"{why} reaches much of the code", steps, edges)
+        # `prompt~3` tells one of a name's definitions apart inside the analysis; a reader sees `prompt`
+        add(f"How {shown_qualname(key[1])} works", f"{why} reaches much of the code", steps, edges)
     return topics
 
 
@@ -339,7 +342,7 @@ def _cite_list(steps: Iterable[Step], limit: int = 6) -> list[str]:
 
 
 def _said(s: Step) -> str:
-    name = code_span(s.qualname or s.path)
+    name = code_span(shown_qualname(s.qualname) or s.path)
     return f"{name} ({s.summary})" if s.summary else name
 
 
@@ -365,7 +368,8 @@ def extractive_topic(ctx: TopicContext) -> TopicDraft:
             then = [steps[j] for j in callees.get(i, ())]
             line = f"{_said(s)}"
             if then:
-                line += " calls " + ", ".join(code_span(t.qualname or t.path) for t in then[:5])
+                line += " calls " + ", ".join(code_span(shown_qualname(t.qualname) or t.path)
+                                              for t in then[:5])
                 line += f" and {len(then) - 5} more" if len(then) > 5 else ""
             sentences.append(line + ".")
         heading = f"In {path}"
@@ -396,7 +400,8 @@ def _extractive_architecture(ctx: TopicContext) -> TopicDraft:
                                          sources=_cite_list(p.key)))
     if ctx.entries:
         started = "; ".join(f"{code_span(e.name)} ({_plain(e.how)}) starts in {code_span(e.path)}"
-                         + (f" at {code_span(e.qualname)}" if e.qualname else "") for e in ctx.entries[:6])
+                         + (f" at {code_span(shown_qualname(e.qualname))}" if e.qualname else "")
+                         for e in ctx.entries[:6])
         sections.append(TopicSection(heading="How it is started", body=started + ".",
                                      sources=_cite_list(ctx.starts)))
     if ctx.abstractions:
@@ -416,8 +421,8 @@ def flow_diagram(ctx: TopicContext, href: Callable[[str, str], str | None]) -> G
     nodes = []
     for i, s in enumerate(ctx.steps):
         link = href(s.path, s.qualname)
-        nodes.append((f"s{i}", s.qualname or posixpath.basename(s.path), site_href(link) if link else "",
-                      s.path))
+        nodes.append((f"s{i}", shown_qualname(s.qualname) or posixpath.basename(s.path),
+                      site_href(link) if link else "", s.path))
     return Graph(nodes, [(f"s{a}", f"s{b}") for a, b in ctx.calls], direction="TD")
 
 
@@ -444,5 +449,19 @@ def excerpts(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[st
             redacted[s.path] = redact_text(text_of(s.path) or "").splitlines()
         lines = redacted[s.path][s.start - 1:min(s.end, s.start + EXCERPT_LINES - 1)]
         if lines:
+            out.append((s.cite, "\n".join(lines)))
+    return tuple(out)
+
+
+def bodies(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
+    """(cite, whole source lines) of each evidence symbol: what the page's claims about it are checked
+    against (never sent to the model, so not redacted)."""
+    out = []
+    lines_of: dict[str, list[str]] = {}
+    for s in ctx.evidence():
+        if s.path not in lines_of:
+            lines_of[s.path] = (text_of(s.path) or "").splitlines()
+        lines = lines_of[s.path][s.start - 1:s.end]
+        if lines and s.qualname:
             out.append((s.cite, "\n".join(lines)))
     return tuple(out)

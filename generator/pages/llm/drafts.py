@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, create_model, model_validator
 
+from generator.pages.llm.echo import echoed
 from generator.pages.writer import (
     FileDraft,
     ItemNote,
@@ -40,6 +41,7 @@ from generator.pages.writer import (
     TopicDraft,
     TopicSection,
 )
+from sourcebook.claims import CodeFacts, check_claims
 
 MAX_FIELD_CHARS = 3000
 MAX_DOCSTRING_CHARS = 400
@@ -167,10 +169,12 @@ class Known:
     undocumented: frozenset[str] = frozenset()  # qualnames that may receive a generated docstring
     basenames: frozenset[str] = field(default=frozenset())
     name_words: frozenset[str] = frozenset()  # words of the page's own name: restating them is not content
+    code: tuple[CodeFacts, ...] = ()  # the named symbols' source: prose claims about them are checked
 
     @classmethod
     def build(cls, *, symbols: Iterable[str] = (), top: Iterable[str] = (), paths: Iterable[str] = (),
-              items: Iterable[str] = (), undocumented: Iterable[str] = (), subject: str = "") -> Known:
+              items: Iterable[str] = (), undocumented: Iterable[str] = (), subject: str = "",
+              code: Iterable[CodeFacts] = ()) -> Known:
         all_paths: set[str] = set()
         for raw in [*paths, *items]:
             p = norm_path(raw)
@@ -180,7 +184,7 @@ class Known:
         return cls(symbols=frozenset(symbols), top=frozenset(top), paths=frozenset(all_paths),
                    items=frozenset(norm_path(i) for i in items), undocumented=frozenset(undocumented),
                    basenames=frozenset(posixpath.basename(p) for p in all_paths),
-                   name_words=frozenset(_name_words(subject)))
+                   name_words=frozenset(_name_words(subject)), code=tuple(code))
 
     def as_context(self) -> dict[str, Any]:
         return {"known": self}
@@ -233,8 +237,55 @@ def check_text(name: str, text: str, known: Known, *, limit: int = MAX_FIELD_CHA
     if _ECHO.search(outside):
         raise ValueError(f"{name} repeats the instructions ({_ECHO.search(outside).group(0)!r}) instead of "  # type: ignore[union-attr]
                          "describing the code: say what the code does")
+    copied = echoed(text, instruction_texts())
+    if copied is not None:
+        raise ValueError(f"{name} repeats the instructions ({_short_echo(copied)!r}) instead of describing "
+                         "the code: say what the code does")
     for match in _CODE_SPAN.finditer(text):
         _check_mention(name, match.group(2).strip(), known)
+
+
+def check_code_claims(name: str, text: str, known: Known) -> None:
+    """Raise ValueError when `text` says of a named symbol what its code contradicts or does not bear out
+    (sourcebook/claims.py, the checks answers are graded by); nothing to do without `known.code`."""
+    if not known.code:
+        return
+    failed = check_claims(text, known.code, code_text="\n".join(f.body for f in known.code))
+    if failed:
+        raise ValueError(f"{name} states what the code does not: "
+                         + "; ".join(c.describe() for c in failed[:2]) + ". Say only what the code shows")
+
+
+def _short_echo(sentence: str) -> str:
+    return sentence if len(sentence) <= 80 else sentence[:77] + "..."
+
+
+def _descriptions(schema: Any) -> Iterable[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from _descriptions(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _descriptions(value)
+
+
+@cache
+def instruction_texts() -> tuple[str, ...]:
+    """What the model is told besides the templates: the re-ask message, the section guidance, and every
+    description Instructor sends in a reply model's schema (its docstring, its fields')."""
+    from sourcebook.provider import REASK_INSTRUCTION
+
+    texts = [REASK_INSTRUCTION.replace("{reason}", "\n"), *SECTION_HELP.values(), TOPIC_SUMMARY_HELP,
+             TOPIC_SECTION_HELP]
+    models = [m for m in globals().values() if isinstance(m, type) and issubclass(m, BaseModel)
+              and m.__module__ == __name__ and not m.__name__.startswith("_")]
+    models.extend(section_model(name) for name in SECTION_HELP)
+    for model in models:
+        texts.extend(_descriptions(model.model_json_schema()))
+    return tuple(dict.fromkeys(texts))
 
 
 def check_prose(name: str, text: str, known: Known, *, min_words: int = MIN_SUMMARY_WORDS,
@@ -488,6 +539,9 @@ SECTION_HELP = {
     "architecture": "3-5 sentences: the main parts and how a request or data flows through them.",
     "getting_started": "2-3 sentences: where a new reader should start reading, naming paths in backticks.",
 }
+TOPIC_SUMMARY_HELP = ("2-3 sentences: what this page explains and why a reader cares, naming the main "
+                      "symbols in backticks.")
+TOPIC_SECTION_HELP = "2-4 sentences: what happens in this part and why, naming its symbols in backticks."
 SECTION_FIELD = "explanation"  # the one field of every section_model, whatever the section
 
 
@@ -596,6 +650,7 @@ class LLMTopicDraft(TopicDraft, _Partial):
         if not isinstance(catalog, Catalog):
             raise ValueError("no catalog of citable sources")  # a programming error, not the model's
         check_prose("summary", self.summary, known)
+        check_code_claims("summary", self.summary, known)
         self.summary = self.summary.strip()
         kept: list[TopicSection] = []
         for i, section in enumerate(self.sections):
@@ -604,6 +659,7 @@ class LLMTopicDraft(TopicDraft, _Partial):
                 heading = " ".join(section.heading.replace("`", "").split()).strip("# ")
                 check_text(f"sections[{i}].heading", heading, known, limit=80)
                 check_text(f"sections[{i}].body", section.body, known, min_words=5)
+                check_code_claims(f"sections[{i}].body", section.body, known)
             except ValueError as exc:
                 self._drop(str(exc))
                 continue
@@ -671,6 +727,7 @@ class TopicPartOnly(_Cleaned):
         text = " ".join(self.explanation.split())
         # `known.name_words` holds the part's heading and the page title: restating them is refused
         check_prose("explanation", text, _known(info), min_words=MIN_SECTION_BODY_WORDS, limit=1500)
+        check_code_claims("explanation", text, _known(info))
         self.explanation = text
         return self
 

@@ -31,10 +31,20 @@ from typing import Any, Protocol, TypeVar
 import jinja2
 from pydantic import BaseModel
 
-from generator.pages.llm.drafts import MAX_TOPIC_SECTIONS, Catalog, Known, LLMTopicDraft, TopicPartOnly
+from generator.pages.anchors import shown_qualname
+from generator.pages.llm.drafts import (
+    MAX_TOPIC_SECTIONS,
+    TOPIC_SECTION_HELP,
+    TOPIC_SUMMARY_HELP,
+    Catalog,
+    Known,
+    LLMTopicDraft,
+    TopicPartOnly,
+)
 from generator.pages.llm.excerpt import fit_lines
 from generator.pages.topics import TopicContext, extractive_topic
 from generator.pages.writer import TopicDraft, TopicSection
+from sourcebook.claims import CodeFacts
 from sourcebook.errors import ProviderOutputError
 from sourcebook.provider import estimate_prompt_tokens
 from sourcebook.redaction import redact_text
@@ -66,9 +76,8 @@ PART_OUTPUT_TOKENS = 120  # a typical one-part reply, for --dry-run estimates
 PART_REPLY_TOKENS = 300  # the cap of a one-part reply: a few sentences; a rambling small model stops early
 PART_SHARE = 0.5  # of the full prompt's budget: one part gets shorter evidence
 PART_EXCERPTS = 3  # code blocks shown with one part, at most
-SUMMARY_HELP = ("2-3 sentences: what this page explains and why a reader cares, naming the main symbols in "
-                "backticks.")
-SECTION_HELP = "2-4 sentences: what happens in this part and why, naming its symbols in backticks."
+SUMMARY_HELP = TOPIC_SUMMARY_HELP
+SECTION_HELP = TOPIC_SECTION_HELP
 
 
 @cache
@@ -85,7 +94,10 @@ def prompt_version() -> str:
 
 def _item(s: Any) -> str:
     sig = redact_text(s.signature)[:160]
-    return (f"[{s.cite}] {s.qualname or '(top level)'} ({s.kind})" + (f": {sig}" if sig else "")
+    # the reader's name (`prompt`, not `prompt~3`): the cite tells definitions apart, and what the model is
+    # shown it writes back
+    return (f"[{s.cite}] {shown_qualname(s.qualname) or '(top level)'} ({s.kind})"
+            + (f": {sig}" if sig else "")
             + (f" -- {redact_text(s.summary)}" if s.summary else ""))
 
 
@@ -94,7 +106,8 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
     then source excerpts (`ctx.excerpts`) while they fit."""
     evidence = ctx.evidence()
     items, omitted = fit_lines([_item(s) for s in evidence], budget // 3)
-    calls = [f"{ctx.steps[a].qualname} -> {ctx.steps[b].qualname}" for a, b in ctx.calls]
+    calls = [f"{shown_qualname(ctx.steps[a].qualname)} -> {shown_qualname(ctx.steps[b].qualname)}"
+             for a, b in ctx.calls]
     packages = [f"{p.path}/ ({p.files} files)" + (f": {redact_text(p.summary)}" if p.summary else "")
                 + (f"; imports {', '.join(d + '/' for d in p.imports)}" if p.imports else "")
                 for p in ctx.packages]
@@ -102,7 +115,8 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
                for e in ctx.entries]
     values: dict[str, Any] = {
         "repo": ctx.repo, "title": ctx.title, "kind": ctx.kind, "max_sections": MAX_TOPIC_SECTIONS,
-        "seed": ctx.steps[0].qualname if ctx.steps else "", "evidence": items, "omitted": omitted,
+        "seed": shown_qualname(ctx.steps[0].qualname) if ctx.steps else "", "evidence": items,
+        "omitted": omitted,
         "calls": fit_lines(calls, budget // 8)[0], "packages": fit_lines(packages, budget // 6)[0],
         "entries": fit_lines(entries, budget // 12)[0], "excerpts": [],
     }
@@ -118,12 +132,22 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
     return re.sub(r"\n{3,}", "\n\n", template.render(**values)).strip()
 
 
+def code_facts(ctx: TopicContext) -> list[CodeFacts]:
+    """The evidence symbols as sourcebook/claims.py reads them: signature and whole body."""
+    body_of = dict(ctx.bodies)
+    return [CodeFacts(shown_qualname(s.qualname), shown_qualname(s.qualname).rsplit(".", 1)[-1], s.signature,
+                      body_of[s.cite])
+            for s in ctx.evidence() if s.qualname and s.cite in body_of]
+
+
 def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
     """The model's draft of one topic page (raises ProviderError / ProviderOutputError like every call).
 
     Names in the prose are checked like every page's (paths and file names must exist); members are not
     checked against the evidence, since a topic may mention any of a class's methods. Sources are checked
-    strictly (Catalog)."""
+    strictly (Catalog). What the prose says of an evidence symbol (its parameters and defaults, returns,
+    raises, output stream, calls, literals) is checked against its code like an answer's claims
+    (drafts.check_code_claims): a false section is dropped, a false summary or part is sent back."""
     catalog = catalog_of(ctx.line_counts, ctx)
     label = f"topic:{ctx.page_id}"
     if not writer.alone_mode("topic"):
@@ -138,8 +162,9 @@ def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:
 
 
 def _known(ctx: TopicContext, catalog: Catalog, subject: str = "") -> Known:
-    return Known.build(symbols=[s.qualname for s in ctx.evidence()], paths=[*ctx.paths, *catalog.lines],
-                       subject=f"{subject} {ctx.title} {ctx.repo}")
+    names = [n for s in ctx.evidence() for n in (s.qualname, shown_qualname(s.qualname))]
+    return Known.build(symbols=names, paths=[*ctx.paths, *catalog.lines],
+                       subject=f"{subject} {ctx.title} {ctx.repo}", code=code_facts(ctx))
 
 
 def _outline(ctx: TopicContext) -> tuple[str, list[TopicSection]]:
@@ -225,4 +250,8 @@ def estimate_alone(ctx: TopicContext, prompt_chars: int) -> tuple[int, int, int]
 
 
 def catalog_of(lines: Mapping[str, int], ctx: TopicContext) -> Catalog:
-    return Catalog(lines=lines, named={s.qualname: s.cite for s in ctx.evidence() if s.qualname})
+    named = {s.qualname: s.cite for s in ctx.evidence() if s.qualname}
+    for s in ctx.evidence():  # the shown name cites its first definition
+        if s.qualname:
+            named.setdefault(shown_qualname(s.qualname), s.cite)
+    return Catalog(lines=lines, named=named)

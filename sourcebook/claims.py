@@ -10,7 +10,9 @@ body (`return` and `raise` statements, calls, where output goes, literals). A cl
 - unsupported: the code shown does not bear it out (a call or exception the body never spells, a literal no
   code holds, a description of what is returned that leaves out the `raise` the body has).
 
-Plain-language claims beyond these shapes are not judged here. Every function is pure.
+Plain-language claims beyond these shapes are not judged here. Every function is pure. Shared by the answer
+engine (answer/engine.py grades answers) and the wiki writer (generator/pages/llm/topics.py checks "How it
+works" sections), so it lives in the core layer.
 """
 
 from __future__ import annotations
@@ -34,11 +36,23 @@ class CodeFacts:
 
     @property
     def params(self) -> dict[str, str | None]:
+        """Parameter -> default ({} when there are none or they cannot be read: see `params_known`)."""
+        return self.read_params() or {}
+
+    @property
+    def params_known(self) -> bool:
+        """False when the signature has parameters this module cannot read (a language it does not parse, a
+        class without `__init__`): claims about them can be neither confirmed nor refuted."""
+        return self.read_params() is not None
+
+    def read_params(self) -> dict[str, str | None] | None:
         header = self.signature or _def_line(self.body)
         if re.match(r"\s*class\s", _def_line(self.body)) or header.lstrip().startswith("class "):
             # a class is called with its __init__'s parameters; without one they are not known here
             init = re.search(r"^\s*def\s+__init__\s*\((?:[^()]|\([^()]*\))*\)", self.body, re.M)
-            return {k: v for k, v in signature_params(init.group(0)).items() if k != "self"} if init else {}
+            if init is None:
+                return None
+            return {k: v for k, v in (signature_params(init.group(0)) or {}).items() if k != "self"}
         return signature_params(header)
 
     @property
@@ -65,20 +79,20 @@ def _def_line(body: str) -> str:
     return match.group(0) if match else ""
 
 
-def _split_top(text: str) -> list[str]:
-    """`text` split at commas outside brackets and quotes."""
+def _split_top(text: str, angles: bool = False) -> list[str]:
+    """`text` split at commas outside brackets and quotes (and `<...>` generics when `angles`)."""
     parts: list[str] = []
     current: list[str] = []
     depth, quote = 0, ""
-    for ch in text:
+    for i, ch in enumerate(text):
         if quote:
             if ch == quote:
                 quote = ""
         elif ch in "'\"":
             quote = ch
-        elif ch in "([{":
+        elif ch in "([{" or (angles and ch == "<"):
             depth += 1
-        elif ch in ")]}":
+        elif ch in ")]}" or (angles and ch == ">" and text[i - 1:i] not in ("-", "=")):
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append("".join(current))
@@ -89,8 +103,83 @@ def _split_top(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def signature_params(signature: str) -> dict[str, str | None]:
-    """Parameter name -> default (source text) or None, from a Python-like signature; {} when none parse."""
+_GO_FUNC = re.compile(r"\s*func\s*(?:\((?:[^()]|\([^()]*\))*\)\s*)?\w*\s*(?:\[[^\]]*\]\s*)?(?=\()")
+_RUST_FN = re.compile(r"\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*"
+                      r"fn\s")
+_TS_FUNC = re.compile(r"\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|.*\)\s*(?::[^=]+)?=>|"
+                      r"\s*(?:(?:public|private|protected|static|readonly|abstract|async|get|set)\s+)*"
+                      r"[A-Za-z_$][\w$]*\s*(?:<[^>]*>)?\s*\([^)]*\)\s*(?::|\{|$)")
+
+
+def _param_list(signature: str, start: int) -> str:
+    depth, end = 0, -1
+    for i in range(start, len(signature)):
+        if signature[i] == "(":
+            depth += 1
+        elif signature[i] == ")":
+            depth -= 1
+            if depth == 0:
+                end = i
+                break
+    return signature[start + 1:end if end > 0 else len(signature)]
+
+
+def signature_params(signature: str) -> dict[str, str | None] | None:
+    """Parameter name -> default (source text) or None, from a signature as generator/analyze/facts.py
+    records it: Python, Go (receiver skipped, `a, b int` grouped, no defaults), Rust (`self` skipped, no
+    defaults), TypeScript and JavaScript (`x?: T = d`, destructured parameters skipped). {} when the
+    signature has no parameters; None when it has some this function cannot read."""
+    if _GO_FUNC.match(signature) and not signature.lstrip().startswith("function"):
+        return _go_params(_param_list(signature, _GO_FUNC.match(signature).end()))  # type: ignore[union-attr]
+    if _RUST_FN.match(signature):
+        return _rust_params(_param_list(signature, signature.find("(")))
+    if not re.match(r"\s*(?:async\s+)?def\s", signature) and _TS_FUNC.match(signature):
+        return _ts_params(_param_list(signature, signature.find("(")))
+    return _python_params(signature)
+
+
+def _go_params(inner: str) -> dict[str, str | None] | None:
+    parts = _split_top(inner)
+    if not parts:
+        return {}
+    if all(re.fullmatch(r"[\w.*\[\]]+", p) for p in parts):
+        return None  # unnamed parameters (`func(int, string)`): types only, no names to check a claim by
+    params: dict[str, str | None] = {}
+    for part in parts:
+        match = re.match(r"([A-Za-z_]\w*)(?:\s+\S.*)?$", part, re.S)
+        if match is None:
+            return None
+        params[match.group(1)] = None
+    return params
+
+
+def _rust_params(inner: str) -> dict[str, str | None] | None:
+    params: dict[str, str | None] = {}
+    for part in _split_top(inner, angles=True):
+        if re.fullmatch(r"&?\s*(?:'\w+\s+)?(?:mut\s+)?self(?:\s*:.*)?", part, re.S):
+            continue
+        match = re.match(r"(?:mut\s+)?([A-Za-z_]\w*)\s*:", part)
+        if match is None:
+            return None  # a pattern parameter (`(a, b): (u8, u8)`): not read here
+        params[match.group(1)] = None
+    return params
+
+
+def _ts_params(inner: str) -> dict[str, str | None] | None:
+    params: dict[str, str | None] = {}
+    for part in _split_top(inner, angles=True):
+        if part[:1] in "{[":
+            continue  # a destructured parameter binds the names inside it, not one name
+        match = re.match(r"(?:(?:public|private|protected|readonly)\s+)*(?:\.\.\.)?([A-Za-z_$][\w$]*)\??\s*"
+                         r"(?::(?:[^=]|=>)*)?(?:=\s*(.+))?$", part, re.S)
+        if match is None:
+            return None
+        params[match.group(1)] = match.group(2).strip() if match.group(2) else None
+    params.pop("this", None)
+    return params
+
+
+def _python_params(signature: str) -> dict[str, str | None] | None:
     start = signature.find("(")
     if start < 0:
         return {}
@@ -105,10 +194,15 @@ def signature_params(signature: str) -> dict[str, str | None]:
                 break
     inner = signature[start + 1:end if end > 0 else len(signature)]
     params: dict[str, str | None] = {}
-    for part in _split_top(inner):
+    parts = _split_top(inner)
+    for part in parts:
+        if part in ("*", "/"):
+            continue
         match = re.match(r"\*{0,2}([A-Za-z_]\w*)\s*(?::[^=]*)?(?:=\s*(.+))?$", part, re.S)
         if match:
             params[match.group(1)] = match.group(2).strip() if match.group(2) else None
+    if parts and not params:
+        return None  # parameters in a shape this module does not read (another language)
     return params
 
 
@@ -241,9 +335,23 @@ _RAISES = re.compile(r"(?i)\b(?:raises|throws|raising|throwing)\s+(?:an?\s+|the\
 _LITERAL = re.compile(r"`((?:\"[^\"`]{2,}\")|(?:'[^'`]{2,}'))`")
 
 
+def _unreadable(sentence: str, fact: CodeFacts, pattern: re.Pattern[str]) -> Iterable[ClaimCheck]:
+    """A parameter claim about a symbol whose parameters cannot be read is not borne out: not high."""
+    for match in pattern.finditer(sentence):
+        name = next((g for g in match.groups() if g), "")
+        if name and name != fact.name:
+            yield ClaimCheck("unsupported", _short(sentence),
+                             f"the parameters of {fact.qualname} cannot be read from its signature "
+                             f"({_short(fact.signature)!r}), so {name!r} is not checked")
+            return
+
+
 def _check_defaults(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
+    if not fact.params_known:
+        yield from _unreadable(sentence, fact, _DEFAULT)
+        return
     params = fact.params
-    if not params:
+    if not params and not _DEFAULT.search(sentence):
         return
     for match in _DEFAULT.finditer(sentence):
         name = match.group(1) or match.group(3)
@@ -263,9 +371,10 @@ def _check_defaults(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
 
 
 def _check_params(sentence: str, fact: CodeFacts) -> Iterable[ClaimCheck]:
+    if not fact.params_known:
+        yield from _unreadable(sentence, fact, _PARAM)
+        return
     params = fact.params
-    if not params:
-        return  # nothing parsed (a class without __init__, another language): no claim can be judged
     for match in _PARAM.finditer(sentence):
         name = match.group(1) or match.group(2)
         if name and name not in params and name != fact.name:
