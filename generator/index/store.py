@@ -1199,6 +1199,7 @@ class IndexWriter:
         published = ("parser", "manifests", "index_id", "commit", "inputs")
         if not (dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published)):
             return
+        state["sums"] = _file_sums(self.uri, versions, meta.get("sums"))  # what the next run verifies
         _write_meta(self._db, state, config.index_keep_s)  # the publish: one commit of the meta table
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
@@ -1210,8 +1211,9 @@ class IndexWriter:
         else:
             tables_now = dict(tables)
         if any(tables_now[name].version != versions[name] for name in tables_now):
-            _write_meta(self._db, {**state, "versions": {**versions, **{n: int(t.version)
-                                                                       for n, t in tables_now.items()}}},
+            versions = {**versions, **{n: int(t.version) for n, t in tables_now.items()}}
+            _write_meta(self._db, {**state, "versions": versions,
+                                   "sums": _file_sums(self.uri, versions, state["sums"])},
                         config.index_keep_s)
 
 
@@ -1224,6 +1226,9 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
     published = _published_state(config)  # read with Lance, before the workers fork
+    damage = recover_index(config)
+    if damage:
+        published = None
     origin = checkout_source(config)
     if not reset:
         check_source(config, published, origin, files, prune=prune, embedder=embedder)
@@ -1235,11 +1240,26 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
     # a cold run's workers fork here, before the writer imports LanceDB
-    with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
-                      build_cache=build_cache) as rows:
-        return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
-                          manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
-                          report=report, started=started, origin=origin)
+    try:
+        with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
+                          build_cache=build_cache) as rows:
+            report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
+                                manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
+                                rows=rows, report=report, started=started, origin=origin)
+    except outage_errors():
+        # a read failed mid-run: damage no checksum covered (set aside, then one fresh run), or an outage
+        damage = recover_index(config, deep=True)
+        if not damage:
+            raise
+        report = IndexReport(files_total=len(files), embedder=report.embedder)
+        with _row_workers(config, 1, facts, texts or {}, embedder=embedder, pages=source,
+                          build_cache=build_cache) as rows:
+            report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
+                                manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
+                                rows=rows, report=report, started=started, origin=origin)
+    if damage:
+        report.rebuilt = f"damaged index ({damage})"
+    return report
 
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
@@ -1337,6 +1357,24 @@ def _published_state(config: Config) -> dict[str, Any] | None:
         return read_state(uri, storage_options(uri))
     except outage_errors():
         return None
+
+
+def recover_index(config: Config, *, deep: bool = False) -> str | None:
+    """Set a damaged index at a local path aside before a run writes it (generator/index/recovery.py): the
+    reason, or None. `deep`: read every table in full too (after a read failed mid-run). Call it holding
+    the output lock."""
+    from generator.index.recovery import recover
+
+    uri = config.index_location
+    if is_remote(uri) or _is_local_missing(uri):
+        return None
+    return recover(uri, _published_state(config), deep=deep)
+
+
+def _file_sums(uri: str, versions: dict[str, int], previous: dict[str, Any] | None) -> dict[str, Any]:
+    from generator.index.recovery import file_sums
+
+    return file_sums(uri, versions, previous)
 
 
 def checkout_source(config: Config) -> dict[str, str] | None:
@@ -1626,10 +1664,14 @@ def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str |
         from generator.index.embed import get_embedder
 
         embedder = get_embedder(config.embed)
+    damage = recover_index(config)  # before anything reads it
     analysis = analyze(config, known=indexed_facts(config))
-    return update_index(config, analysis.files, analysis.facts, None,
-                        None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
-                        manifests=analysis.manifests, reset=reset)
+    report = update_index(config, analysis.files, analysis.facts, None,
+                          None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
+                          manifests=analysis.manifests, reset=reset)
+    if damage:
+        report.rebuilt = f"damaged index ({damage})"
+    return report
 
 
 # ---------------------------------------------------------------- the persisted analysis
@@ -1666,7 +1708,12 @@ def indexed_facts(config: Config) -> dict[tuple[str, str], FileFacts]:
         return {}
     if store.meta.get("parser") != parser_version():
         return {}
-    facts, _ = _stored_facts(store.rows("files", ["path", "sha", "facts"]))
+    try:
+        rows = store.rows("files", ["path", "sha", "facts"])
+    except outage_errors() as exc:  # a damaged index reuses nothing (the run's writer sets it aside)
+        log.info("no facts reused from the index: %s", exc)
+        return {}
+    facts, _ = _stored_facts(rows)
     return {(f.file.path, f.file.sha): f for f in facts}
 
 
