@@ -91,12 +91,10 @@ DATA_TABLES = ("chunks", "symbols", "files", "pages")
 META_TABLE = "meta"
 CACHE_TABLE = "build_cache"  # the shared build cache (index/build_cache.py), pinned by the meta row too
 EMBED_BATCH = 256
-# A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
-# changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
-# into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
-# A small table is not a cheap one: the files table holds every file's text (a rebuild costs several times
-# folding a one-file edit in: docs/performance.md): only tables too
-# small for a few changed rows to stay under FTS_DRIFT are rebuilt on every change.
+# A table's full-text index is rebuilt from scratch (exact BM25 statistics) when the run deleted rows of it
+# (a changed or removed file: `_has_deleted_rows` says why folding those in is not exact), when it is small,
+# or when the rows added since its last rebuild pass FTS_DRIFT of the table; otherwise (rows only added)
+# optimize() folds the new rows into it, which keeps the statistics exact.
 FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
 EMBED_CHARS = 2000  # text per chunk given to the embedder
@@ -924,6 +922,16 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
                                               remove_stop_words=False), replace=True)
 
 
+def _has_deleted_rows(tbl: Any) -> bool:
+    """Whether a fragment of `tbl` still holds rows deleted since it was written. Such rows stay in the
+    full-text index's BM25 statistics (document count, lengths, term frequencies) when new rows are folded
+    in: an edit then a revert left scores unlike a clean build's. And the fold cannot be followed by the
+    compaction that would drop them: Lance merges only fragments its index covers alike, and the new rows'
+    fragment is not covered until the fold. A rebuild covers every fragment, so the optimize() after it
+    compacts the deleted rows away, and the next run that only adds rows folds them into exact statistics."""
+    return any(f.metadata.deletion_file is not None for f in tbl.to_lance().get_fragments())
+
+
 def _cleanup(tbl: Any, keep_s: float) -> None:
     """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
     earlier in the run still needs once the meta row names its newest version. optimize() again did the
@@ -1153,7 +1161,8 @@ class IndexWriter:
             rows = tables[name].count_rows()
             # rows replaced count twice (their old rows left the index); deleted files' rows count once
             drift[name] = drift.get(name, 0) + 2 * self._changed_rows[name] + deleted
-            rebuild[name] = fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+            rebuild[name] = (fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+                             or _has_deleted_rows(tables[name]))
             if rebuild[name]:
                 drift[name] = 0
 
