@@ -58,6 +58,10 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
     from sourcebook.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
+        if index:  # before anything reads the index (the facts and the build cache it shares)
+            from generator.index.store import recover_index
+
+            recover_index(config)
         return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
                           site_workers=site_workers)
 

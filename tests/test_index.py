@@ -289,7 +289,7 @@ def test_only_the_index_module_imports_lancedb() -> None:
     assert importing == ["generator/index/store.py"]
 
 
-def test_a_small_change_folds_into_the_full_text_index_and_drift_forces_a_rebuild(repo, monkeypatch):
+def test_added_rows_fold_into_the_fts_index_and_deleted_rows_or_drift_force_a_rebuild(repo, monkeypatch):
     from answer.search import search_codebase
 
     config = load_config(repo)
@@ -302,16 +302,13 @@ def test_a_small_change_folds_into_the_full_text_index_and_drift_forces_a_rebuil
     real = ix._ensure_fts
     monkeypatch.setattr(ix, "_ensure_fts",
                         lambda tbl, rebuild: (rebuilt.append(str(rebuild)), real(tbl, rebuild)))
-    (repo / "pkg/app.py").write_text("def brand_new_function():\n    return 'zebra'\n")
+    (repo / "pkg/extra.py").write_text("def brand_new_function():\n    return 'zebra'\n")
     index_repository(config, embedder=None)
-    assert "True" not in rebuilt  # folded in by optimize(), not rebuilt
+    assert "True" not in rebuilt  # rows only added: folded in by optimize(), not rebuilt
     store = open_index(config)
     assert store.meta["fts_drift"]["files"] == 2
-    assert search_codebase(store, "zebra", type="lexical").files[0].path == "pkg/app.py"
-    # the replaced rows left the full-text index with their file: no chunk of pkg/app.py holds create_app
-    assert "pkg/app.py" not in [r["path"] for r in store.fts("chunks", "create_app", ["path"], limit=20)]
-    assert "pkg/app.py" in [r["path"] for r in store.fts("chunks", "zebra", ["path"], limit=20)]
-    monkeypatch.setattr(ix, "FTS_DRIFT", 0.0)  # past the drift limit: the next change rebuilds
+    assert search_codebase(store, "zebra", type="lexical").files[0].path == "pkg/extra.py"
+    # a changed file's old rows are deleted: folding would keep them in the BM25 statistics, so it rebuilds
     rebuilt.clear()
     (repo / "pkg/app.py").write_text("def brand_new_function():\n    return 'zebu'\n")
     index_repository(config, embedder=None)
@@ -319,3 +316,11 @@ def test_a_small_change_folds_into_the_full_text_index_and_drift_forces_a_rebuil
     store = open_index(config)
     assert store.meta["fts_drift"]["files"] == 0
     assert search_codebase(store, "zebu", type="lexical").files[0].path == "pkg/app.py"
+    # the replaced rows left the full-text index with their file: no chunk of pkg/app.py holds create_app
+    assert "pkg/app.py" not in [r["path"] for r in store.fts("chunks", "create_app", ["path"], limit=20)]
+    monkeypatch.setattr(ix, "FTS_DRIFT", 0.0)  # past the drift limit: even added rows rebuild
+    rebuilt.clear()
+    (repo / "pkg/more.py").write_text("def another():\n    return 'okapi'\n")
+    index_repository(config, embedder=None)
+    assert "True" in rebuilt
+    assert search_codebase(open_index(config), "okapi", type="lexical").files[0].path == "pkg/more.py"

@@ -43,7 +43,8 @@ def _published(config: Config, embedder: Any = "config", *, ordered: bool = True
     meta row but for what each run draws afresh, every full-text hit with its score, and the nearest rows."""
     store = open_index(config, embedder=embedder)
     out: dict[str, Any] = {"meta": {k: v for k, v in store.meta.items()
-                                    if k not in ("updated_at", "index_id", "owner", "versions", "fts_drift")}}
+                                    if k not in ("updated_at", "index_id", "owner", "versions", "fts_drift",
+                                                 "sums")}}
     for name in ix.DATA_TABLES:
         key = ix._KEYS[name]
         rows = store.rows(name, store.tables[name].schema.names)

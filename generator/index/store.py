@@ -91,12 +91,10 @@ DATA_TABLES = ("chunks", "symbols", "files", "pages")
 META_TABLE = "meta"
 CACHE_TABLE = "build_cache"  # the shared build cache (index/build_cache.py), pinned by the meta row too
 EMBED_BATCH = 256
-# A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
-# changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
-# into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
-# A small table is not a cheap one: the files table holds every file's text (a rebuild costs several times
-# folding a one-file edit in: docs/performance.md): only tables too
-# small for a few changed rows to stay under FTS_DRIFT are rebuilt on every change.
+# A table's full-text index is rebuilt from scratch (exact BM25 statistics) when the run deleted rows of it
+# (a changed or removed file: `_has_deleted_rows` says why folding those in is not exact), when it is small,
+# or when the rows added since its last rebuild pass FTS_DRIFT of the table; otherwise (rows only added)
+# optimize() folds the new rows into it, which keeps the statistics exact.
 FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
 EMBED_CHARS = 2000  # text per chunk given to the embedder
@@ -951,6 +949,16 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
                                               remove_stop_words=False), replace=True)
 
 
+def _has_deleted_rows(tbl: Any) -> bool:
+    """Whether a fragment of `tbl` still holds rows deleted since it was written. Such rows stay in the
+    full-text index's BM25 statistics (document count, lengths, term frequencies) when new rows are folded
+    in: an edit then a revert left scores unlike a clean build's. And the fold cannot be followed by the
+    compaction that would drop them: Lance merges only fragments its index covers alike, and the new rows'
+    fragment is not covered until the fold. A rebuild covers every fragment, so the optimize() after it
+    compacts the deleted rows away, and the next run that only adds rows folds them into exact statistics."""
+    return any(f.metadata.deletion_file is not None for f in tbl.to_lance().get_fragments())
+
+
 def _cleanup(tbl: Any, keep_s: float) -> None:
     """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
     earlier in the run still needs once the meta row names its newest version. optimize() again did the
@@ -1182,7 +1190,8 @@ class IndexWriter:
             rows = tables[name].count_rows()
             # rows replaced count twice (their old rows left the index); deleted files' rows count once
             drift[name] = drift.get(name, 0) + 2 * self._changed_rows[name] + deleted
-            rebuild[name] = fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+            rebuild[name] = (fresh or rows < FTS_SMALL_ROWS or drift[name] > FTS_DRIFT * rows
+                             or _has_deleted_rows(tables[name]))
             if rebuild[name]:
                 drift[name] = 0
 
@@ -1228,6 +1237,7 @@ class IndexWriter:
         published = ("parser", "manifests", "index_id", "commit", "inputs")
         if not (dirty or versions != meta.get("versions") or any(state[k] != meta.get(k) for k in published)):
             return
+        state["sums"] = _file_sums(self.uri, versions, meta.get("sums"))  # what the next run verifies
         _write_meta(self._db, state, config.index_keep_s)  # the publish: one commit of the meta table
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
@@ -1239,8 +1249,9 @@ class IndexWriter:
         else:
             tables_now = dict(tables)
         if any(tables_now[name].version != versions[name] for name in tables_now):
-            _write_meta(self._db, {**state, "versions": {**versions, **{n: int(t.version)
-                                                                       for n, t in tables_now.items()}}},
+            versions = {**versions, **{n: int(t.version) for n, t in tables_now.items()}}
+            _write_meta(self._db, {**state, "versions": versions,
+                                   "sums": _file_sums(self.uri, versions, state["sums"])},
                         config.index_keep_s)
 
 
@@ -1260,6 +1271,9 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
     published = _published_state(config)  # read with Lance, before the workers fork
+    damage = recover_index(config)
+    if damage:
+        published = None
     origin = checkout_source(config)
     if not reset:
         check_source(config, published, origin, files, prune=prune, embedder=embedder)
@@ -1271,11 +1285,28 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
     # a cold run's workers fork here, before the writer imports LanceDB
-    with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
-                      build_cache=build_cache) as rows:
-        return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
-                          manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
-                          report=report, started=started, origin=origin, commit=commit)
+    try:
+        with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
+                          build_cache=build_cache) as rows:
+            report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
+                                manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
+                                rows=rows, report=report, started=started, origin=origin,
+                                commit=commit)
+    except outage_errors():
+        # a read failed mid-run: damage no checksum covered (set aside, then one fresh run), or an outage
+        damage = recover_index(config, deep=True)
+        if not damage:
+            raise
+        report = IndexReport(files_total=len(files), embedder=report.embedder)
+        with _row_workers(config, 1, facts, texts or {}, embedder=embedder, pages=source,
+                          build_cache=build_cache) as rows:
+            report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
+                                manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
+                                rows=rows, report=report, started=started, origin=origin,
+                                commit=commit)
+    if damage:
+        report.rebuilt = f"damaged index ({damage})"
+    return report
 
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
@@ -1375,6 +1406,24 @@ def _published_state(config: Config) -> dict[str, Any] | None:
         return read_state(uri, storage_options(uri))
     except outage_errors():
         return None
+
+
+def recover_index(config: Config, *, deep: bool = False) -> str | None:
+    """Set a damaged index at a local path aside before a run writes it (generator/index/recovery.py): the
+    reason, or None. `deep`: read every table in full too (after a read failed mid-run). Call it holding
+    the output lock."""
+    from generator.index.recovery import recover
+
+    uri = config.index_location
+    if is_remote(uri) or _is_local_missing(uri):
+        return None
+    return recover(uri, _published_state(config), deep=deep)
+
+
+def _file_sums(uri: str, versions: dict[str, int], previous: dict[str, Any] | None) -> dict[str, Any]:
+    from generator.index.recovery import file_sums
+
+    return file_sums(uri, versions, previous)
 
 
 def checkout_source(config: Config) -> dict[str, str] | None:
@@ -1664,10 +1713,14 @@ def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str |
         from generator.index.embed import get_embedder
 
         embedder = get_embedder(config.embed)
+    damage = recover_index(config)  # before anything reads it
     analysis = analyze(config, known=indexed_facts(config))
-    return update_index(config, analysis.files, analysis.facts, None,
-                        None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
-                        manifests=analysis.manifests, reset=reset)
+    report = update_index(config, analysis.files, analysis.facts, None,
+                          None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
+                          manifests=analysis.manifests, reset=reset)
+    if damage:
+        report.rebuilt = f"damaged index ({damage})"
+    return report
 
 
 # ---------------------------------------------------------------- the persisted analysis
@@ -1704,7 +1757,12 @@ def indexed_facts(config: Config) -> dict[tuple[str, str], FileFacts]:
         return {}
     if store.meta.get("parser") != parser_version():
         return {}
-    facts, _ = _stored_facts(store.rows("files", ["path", "sha", "facts"]))
+    try:
+        rows = store.rows("files", ["path", "sha", "facts"])
+    except outage_errors() as exc:  # a damaged index reuses nothing (the run's writer sets it aside)
+        log.info("no facts reused from the index: %s", exc)
+        return {}
+    facts, _ = _stored_facts(rows)
     return {(f.file.path, f.file.sha): f for f in facts}
 
 
