@@ -537,7 +537,7 @@ class Tools:
             return push_files(self, repo, files, prune, self.push_limits)
         from generator.analyze.analysis import analyze
         from generator.index.embed import get_embedder
-        from generator.index.store import update_index
+        from generator.index.writer import update_index
 
         st = self.state(repo)
         config = st.config

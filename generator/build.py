@@ -80,7 +80,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     shared = shared_cache(config)
     with timer("scan+parse"):
         # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
-        from generator.index.store import indexed_facts
+        from generator.index.stored_analysis import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
         analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
@@ -154,7 +154,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             with timer("index"):
                 notify("index", 0, 1)
                 from generator.index.embed import get_embedder
-                from generator.index.store import update_index
+                from generator.index.writer import update_index
                 from generator.pages.llm.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
@@ -230,7 +230,7 @@ def _usable_cpus() -> int:
 
 def shared_cache(config: Config) -> SharedCache:
     """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
-    from generator.index.store import BuildCacheReader
+    from generator.index.cache_table import BuildCacheReader
 
     reader = BuildCacheReader(config)
     return SharedCache(reader.rows, reader.rows)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import generator.analyze.factcache
-import generator.index.store
+import generator.index.fingerprint
 import generator.markup.doc_html
 import generator.pages.index_inputs
 import generator.pages.markdown
@@ -29,7 +29,7 @@ from tests.repo_files import DEMO, write_files
 ROOT = Path(__file__).resolve().parent.parent
 _CACHED = (code_version.stage_version, generator.pages.markdown.render_version,
            generator.analyze.factcache.parser_version, generator.pages.index_inputs.code_version,
-           generator.index.store._code_version, generator.pages.writer._module_hash)
+           generator.index.fingerprint._code_version, generator.pages.writer._module_hash)
 
 
 def _forget() -> None:
@@ -64,9 +64,9 @@ KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
     "facts cache": (lambda base: generator.analyze.factcache.parser_version(),
                     ("generator.analyze.parse", "generator.analyze.factcache")),
     "index memo": (lambda base: generator.pages.index_inputs.code_version(),
-                   ("generator.pages.index_inputs", "generator.index.store", "generator.index.build_cache")),
-    "index rows": (lambda base: generator.index.store._code_version(),
-                   ("generator.index.store", "generator.index.build_cache")),
+                   ("generator.pages.index_inputs", "generator.index.writer", "generator.index.build_cache")),
+    "index rows": (lambda base: generator.index.fingerprint._code_version(),
+                   ("generator.index.writer", "generator.index.build_cache")),
     "documents": (lambda base: generator.markup.doc_html._code_version(),
                   ("generator.markup.doc_html", "generator.markup.md_html")),
     "site stamp": (lambda base: build_module.site_code_version(),
@@ -91,8 +91,11 @@ def test_closures_hold_the_modules_each_stage_really_imports() -> None:
     # name
     assert {"generator.site.material.engine", "generator.site.material.raw_blocks",
             "generator.markup.html_sanitize"} <= set(site)
-    index = import_closure(["generator.index.store"])
-    assert {"generator.index.chunks", "generator.index.tokens", "sourcebook.redaction"} <= set(index)
+    index = import_closure(["generator.index.writer"])
+    assert {"generator.index.chunks", "generator.index.tokens", "sourcebook.redaction",
+            "generator.index.rows", "generator.index.store", "generator.index.table_writes",
+            "generator.index.row_workers",
+            "generator.index.cache_table", "generator.index.fingerprint"} <= set(index)
     assert all(path.is_file() for path in pages.values())
 
 

@@ -5,7 +5,7 @@ Why: a LanceDB table is a Lance dataset (`<index uri>/<table>.lance`), and every
 differs is the Python layer around it: `import lancedb` also loads its REST-namespace client, its
 embedding-function registry and its `overrides` decorators, ~0.6-1.0 s that a one-shot `sourcebook ask`
 paid before its first query; `import lance` costs ~0.15 s on top of pyarrow and numpy (bench/cold_ask.py).
-Writers (generator/index/store.py) still use lancedb; readers open here exactly the versions its meta row
+Writers (generator/index/writer.py) still use lancedb; readers open here exactly the versions its meta row
 names,
 so the publish protocol described there is unchanged, on a disk and in a bucket alike.
 
