@@ -26,7 +26,8 @@ from generator.build_report import BuildReport, Progress
 from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
 from generator.pages.index_inputs import PageInputs
 from generator.pages.kinds import PAGE_KINDS, StaleCheck
-from generator.pages.stages import PageRun, PageSink, file_changes
+from generator.pages.page_sink import PageSink
+from generator.pages.stages import PageRun, file_changes
 from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
