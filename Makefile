@@ -3,8 +3,9 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 REPO ?= .
+FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup run test lint check clean browser
+.PHONY: setup run test lint check clean browser fixtures
 
 $(BIN)/sourcebook: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,8 +30,14 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 
-test: setup browser
-	$(BIN)/python -m pytest -q
+# The end-to-end tests' real repositories: the sdists of flask and requests, pinned by version and sha256 in
+# tests/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A failed
+# download or a hash that does not match stops here, with the reason: those tests never skip.
+fixtures: $(BIN)/sourcebook
+	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.real_repos
+
+test: setup browser fixtures
+	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m pytest -q
 
 lint: setup
 	$(BIN)/ruff check sourcebook generator answer tests bench

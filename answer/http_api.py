@@ -14,6 +14,8 @@ Security, in the order a request meets it (one ASGI middleware, before routing):
    `Sec-Fetch-Site`, which no page script can set or remove) is refused with 403. Agents, curl and the MCP
    bridge send neither. So neither a page elsewhere (a cross-site form) nor one served from /wiki/ itself
    can plant an episode that later answers would quote.
+4. Calls that spend provider calls (/ask) are refused (403) for a cross-site request unless the token
+   vouched for it, and a POST body other than JSON is a 415: a page elsewhere cannot spend the user's calls.
 A server bound to a non-loopback address without a token refuses to start (`check_bind`).
 
 The wiki under /wiki/ is served with a strict Content-Security-Policy (generator.site.publish.site_headers):
@@ -46,7 +48,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from answer.tool_contracts import TOOLS, ToolSpec
-from generator.site.publish import site_headers
+from generator.site.publish import owned_here, site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
 
@@ -174,6 +176,12 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 # cross-origin without a CORS preflight this server never grants: a web page cannot plant an episode
 # (later shown to agents) or trigger indexing through the user's browser.
 MUTATING_PATHS = frozenset({"/index", "/remember"})
+# Endpoints that spend the user's provider calls. Answers are read by the wiki's own ask box (a same-origin
+# GET), but a page elsewhere must not spend them: an <img src=".../ask?q=..."> or a cross-site form cost
+# the user three calls each. So no cross-site request (Sec-Fetch-Site cross-site/same-site, or an Origin
+# other than this server's), and a POST body only as JSON (a form's urlencoded or text/plain body is what
+# a page can send without a preflight).
+COSTLY_PATHS = frozenset({"/ask"})
 
 
 def _from_a_web_page(headers: dict[bytes, bytes]) -> bool:
@@ -183,6 +191,18 @@ def _from_a_web_page(headers: dict[bytes, bytes]) -> bool:
     both are forbidden header names, so a page cannot drop them."""
     site = headers.get(b"sec-fetch-site", b"").strip().lower()
     return b"origin" in headers or site not in {b"", b"none"}
+
+
+def _cross_site(headers: dict[bytes, bytes]) -> bool:
+    """True when a browser sent the request for a page of another origin (or an opaque one)."""
+    site = headers.get(b"sec-fetch-site", b"").strip().lower()
+    if site in {b"cross-site", b"same-site"}:
+        return True
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    origin_host = origin.strip().lower().partition(b"://")[2]
+    return origin_host != headers.get(b"host", b"").strip().lower()
 
 
 def _host_name(host_header: bytes) -> str:
@@ -234,6 +254,18 @@ class Guard:
                 return
             if announced > self.max_body_bytes:
                 await _send_json(send, 413, _too_large(self.max_body_bytes))
+                return
+        if scope.get("path") in COSTLY_PATHS:
+            if self.token is None and _cross_site(headers):
+                await _send_json(send, 403, {
+                    "error": "Forbidden",
+                    "message": "answers spend provider calls and are not given to other sites' pages; "
+                               "call the API from a client or the wiki's own ask box"})
+                return
+            ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+            if scope.get("method") == "POST" and ctype and ctype != b"application/json":
+                await _send_json(send, 415, {"error": "UnsupportedMediaType",
+                                             "message": "send a JSON body (Content-Type: application/json)"})
                 return
         if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
             if self.token is None and not self.vouched and _from_a_web_page(headers):
@@ -305,6 +337,11 @@ class _Wiki(StaticFiles):
         await super().check_config()
 
     async def get_response(self, path: str, scope: Scope) -> Response:
+        # on every request, not once (check_config): the folder may be swapped under a running server
+        if not owned_here(Path(str(self.directory))):
+            # a site committed with the repository would run its script on this origin, next to /ask
+            raise HTTPException(404, "the wiki here was not built by this user (it may have come with the "
+                                     "repository): run `sourcebook build`, which sets it aside")
         if path == ASK_MARKER:
             # tells the ask box (site/assets/sourcebook/ask.js) that /ask answers behind this wiki; a static
             # copy of the site has no such file, so it shows no box
@@ -318,7 +355,8 @@ class _Wiki(StaticFiles):
         # the state-changing ones above all, stays out of the pages' reach
         origin = f"{scope.get('scheme', 'http')}://{host}"
         connect = f"{origin}{self.mount}/ {origin}/ask" if _HOST.match(host) else "'self'"
-        response.headers.update(site_headers(Path(str(self.directory)), connect=connect))
+        img = f"{origin}{self.mount}/ data:" if _HOST.match(host) else "'self' data:"
+        response.headers.update(site_headers(Path(str(self.directory)), connect=connect, img=img))
         return response
 
 

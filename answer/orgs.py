@@ -21,8 +21,15 @@ or a wrong token is 401; a repository of another organisation is looked up under
 only, so it answers exactly what a repository that does not exist answers. Storage credentials come from
 the server's environment (LanceDB reads AWS_* / GOOGLE_* / AZURE_* itself), never from a request.
 
+MCP over streamable HTTP is at `/mcp` on the same server, behind the same token: the token selects the
+organisation, whose own MCP server (the agent tools over that organisation's Tools) answers. Stateless
+(each POST carries its JSON-RPC exchange, no server-side session): with several worker processes a
+client's next request may reach another one, which holds no session it could resume.
+
 `OrgRouter.reload()` (on SIGHUP in `sourcebook serve`) re-reads the file: organisations whose settings are
-unchanged keep their warm state; a file that no longer parses keeps the previous configuration.
+unchanged keep their warm state; a file that no longer parses keeps the previous configuration. With
+`--workers N` the supervisor checks the file first and then replaces the workers one by one (each reads
+it at start; a push is visible to the other workers within `index_refresh_s`).
 """
 
 from __future__ import annotations
@@ -38,11 +45,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from answer.push_index import PushLimits
 from answer.workspace import Workspace
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from answer.tools import Tools
@@ -154,12 +165,30 @@ def load_orgs(path: Path | str) -> dict[str, OrgSpec]:
     return parse_orgs(data, file.parent.resolve())
 
 
+ORGS_FILE_ENV = "SOURCEBOOK_ORGS_FILE"
+ORGS_HOST_ENV = "SOURCEBOOK_ORGS_HOST"
+
+
+def router_from_env() -> OrgRouter:
+    """App factory for `serve --orgs --workers N`: each worker process builds its own router (own Tools per
+    organisation) from the orgs file the supervisor checked."""
+    from answer.http_api import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENV
+
+    return OrgRouter(os.environ[ORGS_FILE_ENV],
+                     max_body_bytes=int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES),
+                     host=os.environ.get(ORGS_HOST_ENV) or "127.0.0.1")
+
+
 # ---------------------------------------------------------------- one organisation's repositories
 
 
 class OrgWorkspace(Workspace):
     """The repositories under one organisation's index root: each `<index_root>/<alias>` that holds an index,
-    found when first named (so an object store needs no listing) and created by a push."""
+    found when first named and created by a push. A local root is listed as a folder; an object-store root
+    through the marks its pushes leave (generator.index.store.mark_database), re-listed at most every
+    LIST_EVERY_S: so every worker, and a restarted server, knows an organisation's only repository."""
+
+    LIST_EVERY_S = 2.0
 
     def __init__(self, org: OrgSpec, env: dict[str, str] | None = None) -> None:
         self.org = org
@@ -167,6 +196,7 @@ class OrgWorkspace(Workspace):
         self._env = env
         self._configs: dict[str, Config] = {}
         self._known: set[str] = set()
+        self._listed: tuple[float, set[str]] = (float("-inf"), set())
         self._lock = threading.Lock()
 
     def uri(self, alias: str) -> str:
@@ -190,10 +220,35 @@ class OrgWorkspace(Workspace):
     @property
     def aliases(self) -> list[str]:
         found = set(self._known)
-        if "://" not in self.org.index_root and os.path.isdir(self.org.index_root):
-            found |= {name for name in os.listdir(self.org.index_root)
-                      if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+        if "://" not in self.org.index_root:
+            if os.path.isdir(self.org.index_root):
+                found |= {name for name in os.listdir(self.org.index_root)
+                          if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+        else:
+            found |= self._marked()
         return sorted(found)
+
+    def _marked(self) -> set[str]:
+        import time
+
+        from generator.index.store import marked_databases, outage_errors
+
+        at, names = self._listed
+        if time.monotonic() - at < self.LIST_EVERY_S:
+            return names
+        try:
+            names = {n for n in marked_databases(self.org.index_root) if _NAME.match(n)}
+        except outage_errors() as exc:  # the store is down: the repositories named so far
+            log.warning("org %s: cannot list %s: %s", self.org.name, self.org.index_root, exc)
+        self._listed = (time.monotonic(), names)
+        return names
+
+    def published(self, alias: str) -> None:
+        """A push wrote `<root>/<alias>`: on an object store, mark it so that listings find it."""
+        from generator.index.store import mark_database
+
+        if "://" in self.org.index_root:
+            mark_database(self.org.index_root, alias)
 
     @property  # type: ignore[override]
     def default(self) -> str | None:
@@ -225,8 +280,11 @@ class OrgWorkspace(Workspace):
         """The alias a push writes to: an existing repository, or a new one under this root."""
         if repo is None or repo == "":
             return self.alias_for(None)
-        if not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all":
-            raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all')")
+        # not ".lance": on an object store such a folder would read as a table of the root's listing
+        if (not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all"
+                or repo.lower().endswith(".lance")):
+            raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all', not "
+                             "ending in .lance)")
         with self._lock:
             self._known.add(repo)
         return repo
@@ -253,19 +311,27 @@ class _Tenant:
     spec: OrgSpec
     tools: Tools
     app: ASGIApp
+    mcp: ASGIApp  # this organisation's MCP server over streamable HTTP (/mcp)
+    mcp_manager: StreamableHTTPSessionManager
+    mcp_scope: anyio.CancelScope | None = None  # set once its session manager runs (first /mcp request)
 
 
 class OrgRouter:
     """The ASGI app of `serve --orgs`: authenticates the bearer token, then hands the request to that
     organisation's own app (the HTTP API over its own Tools)."""
 
-    def __init__(self, path: Path | str, max_body_bytes: int, env: dict[str, str] | None = None) -> None:
+    def __init__(self, path: Path | str, max_body_bytes: int, env: dict[str, str] | None = None,
+                 host: str = "127.0.0.1") -> None:
         self.path = Path(path)
         self.max_body_bytes = max_body_bytes
         self.env = env
+        self.host = host  # the bound address: the MCP transport's DNS-rebinding check follows it
         self._tenants: dict[str, _Tenant] = {}
         self._hashes: list[tuple[bytes, str]] = []
         self._lock = threading.Lock()
+        self._retired: list[_Tenant] = []  # replaced by a reload: their MCP managers stop at the next request
+        self._task_group: TaskGroup | None = None  # the lifespan's: the MCP session managers run in it
+        self._mcp_lock: anyio.Lock | None = None
         self.reload(strict=True)
 
     @property
@@ -287,7 +353,8 @@ class OrgRouter:
                 old = self._tenants.get(name)
                 same = old is not None and (old.spec.index_root, old.spec.limits) == (spec.index_root,
                                                                                         spec.limits)
-                tenants[name] = _Tenant(spec, old.tools, old.app) if same and old else self._tenant(spec)
+                tenants[name] = old if same and old else self._tenant(spec)
+            self._retired += [t for name, t in self._tenants.items() if tenants.get(name) is not t]
             self._tenants = tenants
             self._hashes = [(bytes.fromhex(h), name) for name, spec in specs.items()
                             for h in spec.token_hashes]
@@ -303,7 +370,16 @@ class OrgRouter:
         tools.long_lived = True  # a server: every repository it opens ranks in memory
         app = create_app(tools, token=None, max_body_bytes=self.max_body_bytes, serve_wiki=False,
                          vouched=True)
-        return _Tenant(spec, tools, app)
+        return _Tenant(spec, tools, app, *self._mcp_app(tools))
+
+    def _mcp_app(self, tools: Tools) -> tuple[ASGIApp, StreamableHTTPSessionManager]:
+        from answer.http_api import Guard
+        from answer.mcp_server import create_server
+
+        server = create_server(tools)
+        inner = server.streamable_http_app(stateless_http=True, host=self.host)
+        # the router vouched for the token; the guard still caps the body as the HTTP API's does
+        return Guard(inner, None, self.max_body_bytes, vouched=True), server.session_manager
 
     def org_for(self, authorization: bytes) -> str | None:
         """The organisation a `Bearer <token>` header selects, or None. Every configured hash is compared,
@@ -322,17 +398,49 @@ class OrgRouter:
     def tenant(self, name: str) -> _Tenant:
         return self._tenants[name]
 
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """Hold a task group open for the server's life: each organisation's MCP session manager runs in
+        it (a manager's task group must be entered and left by one task, never by a request's)."""
+        async with anyio.create_task_group() as group:
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    self._task_group = group
+                    self._mcp_lock = anyio.Lock()
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    self._task_group = None
+                    group.cancel_scope.cancel()
+                    break
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def _run_mcp(self, tenant: _Tenant, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        with anyio.CancelScope() as scope:
+            async with tenant.mcp_manager.run():
+                tenant.mcp_scope = scope
+                task_status.started()
+                await anyio.sleep_forever()
+
+    async def _mcp_ready(self, tenant: _Tenant) -> bool:
+        """Start the organisation's MCP session manager on its first /mcp request (an organisation added
+        by a reload gets one too); stop those of organisations a reload replaced."""
+        if self._task_group is None or self._mcp_lock is None:
+            return False  # no lifespan (a server that never started one): no MCP
+        async with self._mcp_lock:
+            retired, self._retired = self._retired, []
+            for old in retired:
+                if old.mcp_scope is not None:
+                    old.mcp_scope.cancel()
+            if tenant.mcp_scope is None:
+                await self._task_group.start(self._run_mcp, tenant)
+        return True
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from answer.http_api import _send_json
 
         if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await self._lifespan(receive, send)
+            return
         if scope["type"] != "http":
             return
         headers = dict(scope.get("headers") or [])
@@ -341,5 +449,12 @@ class OrgRouter:
         if tenant is None:
             await _send_json(send, 401, {"error": "Unauthorized", "message": "missing or wrong bearer token"},
                              extra=[(b"www-authenticate", b"Bearer")])
+            return
+        path = scope.get("path") or ""
+        if path == "/mcp" or path.startswith("/mcp/"):
+            if not await self._mcp_ready(tenant):
+                await _send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
+                return
+            await tenant.mcp(scope, receive, send)
             return
         await tenant.app(scope, receive, send)

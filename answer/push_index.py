@@ -1,4 +1,5 @@
-"""Files pushed by a client: `POST /index {"repo", "files": [{"path", "content", "encoding"}], "prune"}`.
+"""Files pushed by a client: `POST /index {"repo", "files": [{"path", "content", "encoding"}], "prune",
+"commit"}`.
 
 The server has no checkout of the repository: the request carries the content, which is validated as a whole
 before anything is written (`check_push`, pure), classified like `scan` would classify a file on disk
@@ -11,6 +12,11 @@ binary on disk would.
 Repository content is untrusted input: a path is relative POSIX, without `..`, `.`, empty segments, NUL,
 backslashes or a drive letter; per-file and per-request size caps bound what one request may make the server
 parse and hold. A refused request names every bad entry (400) and writes nothing.
+
+`commit` (optional) is what the client says the pushed tree is (a git SHA, a tag, any identifier without
+whitespace): it is recorded with the publish and every reply naming the index state reports it (`structure`,
+`file`, `symbol`, `context`). A push without one that changes the index clears the recorded commit, since
+the rows no longer describe it; one that changes nothing keeps it.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ log = logging.getLogger(__name__)
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 MAX_PATH_CHARS = 1024
+MAX_COMMIT_CHARS = 200
+_COMMIT = re.compile(rf"^[!-~]{{1,{MAX_COMMIT_CHARS}}}$")  # printable ASCII, no whitespace
 
 
 @dataclass(frozen=True)
@@ -78,11 +86,13 @@ def path_problem(path: Any) -> str | None:
     return None
 
 
-def check_push(files: Sequence[Any], limits: PushLimits) -> list[Pushed]:
+def check_push(files: Sequence[Any], limits: PushLimits, commit: Any = None) -> list[Pushed]:
     """The decoded entries of a push, or RequestRefused naming every bad entry (nothing is written then).
 
     Each entry is a mapping or model with `path`, `content` and `encoding` ("utf-8" or "base64")."""
     problems: list[str] = []
+    if commit is not None and not (isinstance(commit, str) and _COMMIT.match(commit)):
+        problems.append(f"commit: 1-{MAX_COMMIT_CHARS} printable characters without spaces (a SHA or a tag)")
     if len(files) > limits.max_files:
         raise RequestRefused([f"files: {len(files)} entries, more than the {limits.max_files} one push "
                               "may carry (push in several requests; prune only on the last)"])
@@ -169,8 +179,8 @@ class PushTarget(Protocol):
     def state(self, repo: str | None) -> RepoState: ...
 
 
-def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune: bool,
-               limits: PushLimits) -> dict[str, Any]:
+def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune: bool,  # noqa: PLR0917
+               limits: PushLimits, commit: str | None = None) -> dict[str, Any]:
     """Write the pushed files to the repository's index; the reply counts what was done and why."""
     from answer.repo_state import indexed_source, reusable_hashes
     from generator.analyze.parse import extract
@@ -179,7 +189,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     from generator.index.writer import update_index
     from sourcebook.lock import output_lock
 
-    entries = check_push(files, limits)  # refused as a whole before the repository is even created
+    entries = check_push(files, limits, commit)  # refused as a whole before the repository is even created
     create = getattr(tools.workspace, "create", None)
     if create is not None:  # an organisation's workspace: a push is how a repository comes to exist
         repo = create(repo)
@@ -201,6 +211,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     embedder = get_embedder(config.embed)
     with st.index_lock, output_lock(config.out_dir):
         known = reusable_hashes(st, embedder)
+        stored_commit = st.commit()  # the store reusable_hashes opened: no second read
         try:
             rows = st.indexed_paths()
         except IndexStoreError:  # unreadable: this push rebuilds the index from what it carries
@@ -216,13 +227,20 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
         final = sorted([*accepted, *keep], key=lambda f: f.path)
         deleted = sorted(set(rows) - {f.path for f in final})
         manifests = _manifests(entries, prune, st)
+        # a push that changes the rows without naming a commit: the stored one no longer describes them
+        recorded = commit if commit is not None else ("" if changed or deleted else None)
         # always a prune over the exact final file list: a pushed path now skipped leaves the index too
         report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
-                              manifests=manifests)
+                              manifests=manifests, commit=recorded)
         st.invalidate()
+        published = getattr(tools.workspace, "published", None)
+        if published is not None:  # an organisation's workspace lists what its pushes made
+            published(st.alias)
     log.info("push to %s: %d indexed, %d unchanged, %d deleted, %d skipped", st.alias, len(changed),
              len(accepted) - len(changed), len(deleted), len(skipped))
-    return {"repo": st.alias, "prune": prune, "requested": [e.path for e in entries][:200],
+    now = recorded if recorded is not None else stored_commit
+    return {"repo": st.alias, "prune": prune, "commit": now or None,
+            "requested": [e.path for e in entries][:200],
             "report": asdict(report), "removed": deleted[:1000], "not_found": [], "skipped": skipped[:200],
             "pushed": {"indexed": len(changed), "unchanged": len(accepted) - len(changed),
                        "deleted": len(deleted), "skipped": len(skipped)}}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -150,11 +151,11 @@ def _where(*clauses: str | None) -> str | None:
 
 
 # Two ways to rank full text (and vectors, below) with the same scores (answer/bm25.py scores as LanceDB):
-# - LanceDB's own FTS index, persisted with the index: nothing to build, ~2.5 ms of CPU per query;
-# - an in-memory BM25 of the table's tokens: ~0.3 ms per query, but building it costs about a second per
-#   10k chunks (stemming every token), paid once per process and index version.
+# - LanceDB's own FTS index, persisted with the index: nothing to build, slower per query;
+# - an in-memory BM25 of the table's tokens: faster per query, but building it stems every token, paid once
+#   per process and index version.
 # A one-shot process (`sourcebook ask`, an agent shelling out) asks once: it uses the persisted index and
-# never builds (flask, cold ask: retrieve 1.2-1.7 s -> 0.2-0.4 s). A long-lived one (serve, mcp) builds the
+# never builds (docs/performance.md, one-shot ask). A long-lived one (serve, mcp) builds the
 # in-memory BM25 at warm-up (`use_in_memory_ranking`), or by itself once it has run IN_MEMORY_AFTER queries.
 # The semantic tier's vector matrix follows the same rule: a one-shot process asks LanceDB for the nearest
 # rows instead of loading every chunk's vector and text.
@@ -453,20 +454,53 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     return _chunk_cands([t[3] for t in scored[:100]])
 
 
-def _regex(store: IndexStore, pattern: str, scope: str | None, limit: int) -> list[_Cand]:
+REGEX_BUDGET_S = 1.0  # CPU a regex search may take over all chunks; a pattern over it is a 400
+REGEX_BUDGET_ENV = "SOURCEBOOK_REGEX_BUDGET_S"
+
+
+def _compile_regex(pattern: str) -> Any:
+    """`pattern` compiled by the `regex` module (re's syntax, version 0), or a UsageError saying why not."""
+    import regex
+
     try:
-        compiled = re.compile(pattern, re.MULTILINE)
-    except re.error as exc:
+        return regex.compile(pattern, regex.MULTILINE | regex.VERSION0)
+    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
         raise UsageError(f"invalid regular expression {pattern!r}: {exc}") from exc
+
+
+def _regex_budget() -> float:
+    try:
+        return max(0.01, float(os.environ.get(REGEX_BUDGET_ENV) or REGEX_BUDGET_S))
+    except ValueError:
+        return REGEX_BUDGET_S
+
+
+def _regex(store: IndexStore, pattern: str, scope: str | None, limit: int) -> list[_Cand]:
+    """Lines matching `pattern`, within a time budget: the stdlib re has no limit, and a pattern that
+    backtracks without end (`(\\w+\\s?)*Z`, sent by any web page as an image URL) pinned a core for minutes.
+    The `regex` module stops a match at its timeout and releases the GIL meanwhile (concurrent=True), so
+    the server keeps answering other requests."""
+    compiled = _compile_regex(pattern)
+    budget = _regex_budget()
+    deadline = time.perf_counter() + budget
     out: list[_Cand] = []
-    for row in _chunk_texts(store):
-        if not _in_scope(row["path"], scope):
-            continue
-        for match in compiled.finditer(row["text"]):
-            line = row["start_line"] + row["text"].count("\n", 0, match.start())
-            out.append(_Cand(row["path"], line, line, row["symbol"], _line_of(row["text"], match.start())))
-            if len(out) >= limit * 10:
-                return out
+    try:
+        for row in _chunk_texts(store):
+            if not _in_scope(row["path"], scope):
+                continue
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise TimeoutError
+            for match in compiled.finditer(row["text"], concurrent=True, timeout=remaining):
+                line = row["start_line"] + row["text"].count("\n", 0, match.start())
+                out.append(_Cand(row["path"], line, line, row["symbol"],
+                                 _line_of(row["text"], match.start())))
+                if len(out) >= limit * 10:
+                    return out
+    except TimeoutError as exc:
+        raise UsageError(f"regular expression {pattern[:80]!r} took longer than its {budget:g} s budget "
+                         "(nested repetition such as (a+)* backtracks without end): simplify it, "
+                         "anchor it, or search lexically") from exc
     return out
 
 
@@ -884,8 +918,8 @@ def _collect(store: IndexStore, query: str, type: str, scope: str | None, *, lim
     if type == "regex":
         return {"regex": _regex(store, query, scope, limit)}
     lists: dict[str, list[_Cand]] = {}
-    # one tier after another: the whole search costs ~15 ms of CPU, and under concurrent requests the
-    # cores are the limit, so handing tiers to threads only adds scheduling cost (measured: +2 ms a query)
+    # one tier after another: under concurrent requests the cores are the limit, so handing tiers to
+    # threads only adds scheduling cost (docs/performance.md)
     for tier in TIERS:
         if type not in (tier.name, "hybrid"):
             continue
@@ -918,10 +952,7 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.notes.append("empty query")
         return result
     if type == "regex":
-        try:
-            re.compile(query)
-        except re.error as exc:
-            raise UsageError(f"invalid regular expression {query!r}: {exc}") from exc
+        _compile_regex(query)
     try:
         if store.count("files") == 0:
             # an index holding no file finds nothing: "no hit" must not read as "the code has none"

@@ -106,6 +106,9 @@ class IndexRequest(ToolRequest):
     files: list[PushedFile] | None = Field(None, description=(
         "Files pushed by the client (a server with no checkout): written to the repository's index, "
         "unchanged content hashes skipped; with prune, a full sync. Instead of `paths`."))
+    commit: str | None = Field(None, description=(
+        "With `files`: the commit the pushed tree is (a SHA or tag), recorded with the index and reported "
+        "by structure, read_file, get_symbol and get_context."))
 
 
 class RememberRequest(ToolRequest):
@@ -276,6 +279,7 @@ class IndexReply(ToolReply):
     not_found: list[str]
     skipped: list[SkippedFile]
     pushed: PushCounts | None = None  # a push of files (`files`): what it did
+    commit: str | None = None  # a push of files: the commit the index now records ("" or None: unknown)
 
 
 class RememberReply(ToolReply):
@@ -307,6 +311,12 @@ class ToolSpec:
 
     def parse(self, data: Mapping[str, Any]) -> ToolRequest:
         """The validated request, or a UsageError naming every bad argument on one line."""
+        # a lone surrogate (JSON's "\\ud800") is no text: it cannot be written to an episode file, a prompt
+        # or a log line, and failed there as a 500 with a traceback
+        unencodable = [name for name, value in data.items() if _unencodable(value)]
+        if unencodable:
+            raise UsageError(f"{self.name}: {', '.join(unencodable)}: not valid Unicode text "
+                             "(a lone surrogate)")
         try:
             return self.request.model_validate(dict(data))
         except ValidationError as exc:
@@ -318,6 +328,20 @@ class ToolSpec:
         """Run the tool: Tools.<name>(**fields). Tools methods take the request's fields by name."""
         result: dict[str, Any] = getattr(tools, self.name)(**request.model_dump())
         return result
+
+
+def _unencodable(value: Any) -> bool:
+    if isinstance(value, str):
+        if value.isascii():
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, list | tuple):
+        return any(_unencodable(item) for item in value)
+    return False
 
 
 TOOLS: tuple[ToolSpec, ...] = (

@@ -520,8 +520,9 @@ class Tools:
 
     # ------------------------------------------------------------ index
 
-    def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,
-              repo: str | None = None, files: Sequence[Any] | None = None) -> dict[str, Any]:
+    def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,  # noqa: PLR0917
+              repo: str | None = None, files: Sequence[Any] | None = None,
+              commit: str | None = None) -> dict[str, Any]:
         """Upsert the requested files (or the whole tree); with prune, indexed files not requested go.
 
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
@@ -534,11 +535,13 @@ class Tools:
 
             if paths:
                 raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
-            return push_files(self, repo, files, prune, self.push_limits)
+            return push_files(self, repo, files, prune, self.push_limits, commit=commit)
         from generator.analyze.analysis import analyze
         from generator.index.embed import get_embedder
         from generator.index.writer import update_index
 
+        if commit is not None:
+            raise UsageError("commit goes with pushed `files`: an index of a checkout records its HEAD")
         st = self.state(repo)
         config = st.config
         if not config.checkout:

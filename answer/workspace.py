@@ -7,8 +7,9 @@ A workspace file (`sourcebook-workspace.toml`) looks like:
     [repos.flask]
     path = "../eval-repos/flask"  # relative to the workspace file
     # any sourcebook.toml setting may follow, e.g. out_dir = "/var/cache/flask-sb"
-    # (a workspace file that lies inside one of its repositories may be that repository's, so its settings
-    # then pass the same trust boundary as a repository's own sourcebook.toml: see sourcebook/config.py)
+    # (a workspace file that lies inside any repository, at its root or below, may have been committed
+    # there: its settings then pass the same trust boundary as a repository's own sourcebook.toml (see
+    # sourcebook/config.py), and it may list only folders inside that repository)
 
     [repos.requests]
     path = "../eval-repos/requests"
@@ -20,6 +21,7 @@ repositories is not something the ranking or the confidence grading were built f
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -27,10 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sourcebook.config import INDEX_URI_ENV, Config, detached_state_dir, load_config
+from sourcebook.config import INDEX_URI_ENV, TRUST_ENV, Config, detached_state_dir, load_config
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
 
+log = logging.getLogger(__name__)
+
 WORKSPACE_FILE = "sourcebook-workspace.toml"
+# What marks a folder as a checkout: a workspace file at or below one may have come with the repository
+_VCS_MARKS = (".git", ".hg", ".svn")
 _ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -103,8 +109,22 @@ def _sanitize_alias(name: str) -> str:
     return cleaned[:64]
 
 
+def enclosing_repository(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` that is a checkout (holds .git, .hg or .svn), or None."""
+    for candidate in (folder, *folder.parents):
+        if any((candidate / mark).exists() for mark in _VCS_MARKS):
+            return candidate
+    return None
+
+
 def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None = None) -> Workspace:
-    """Build a Workspace from parsed TOML. Relative paths are taken from `base`. Reports every problem."""
+    """Build a Workspace from parsed TOML. Relative paths are taken from `base`. Reports every problem.
+
+    Trust comes from the user, never from a repository: a file whose folder lies inside a checkout (or
+    inside one of the folders it lists) may have been committed there, so unless the user opts in
+    (SOURCEBOOK_TRUST_REPO_CONFIG / --trust-repo-config) its settings pass the repository-config filter and
+    the folders it lists must lie inside that checkout; the others are dropped and named in one warning.
+    """
     problems: list[str] = []
     repos = data.get("repos")
     if not isinstance(repos, dict) or not repos:
@@ -124,8 +144,24 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
             problems.append(f"workspace: repos.{alias}: {root} is not a directory")
             continue
         entries.append(RepoEntry(alias, root.resolve(), settings))
-    if any(base.resolve().is_relative_to(e.root) for e in entries):
-        entries = [RepoEntry(e.alias, e.root, e.overrides, trusted=False) for e in entries]
+    environ = os.environ if env is None else env
+    trusted = environ.get(TRUST_ENV, "").strip().lower() in {"1", "true", "yes"}
+    base = base.resolve()
+    listed = [e.root for e in entries if base.is_relative_to(e.root)]
+    home = enclosing_repository(base) or (min(listed, key=lambda p: len(p.parts)) if listed else None)
+    outside: list[RepoEntry] = []
+    if home is not None and not trusted:
+        outside = [e for e in entries if not e.root.is_relative_to(home)]
+        if outside:
+            log.warning("%s lies inside the repository %s, so it may list only folders inside it: ignored "
+                        "%s; list them in a workspace file of your own outside any repository, or pass "
+                        "--trust-repo-config", base / WORKSPACE_FILE, home,
+                        ", ".join(f"repos.{e.alias} (path {str(e.root)!r})" for e in outside))
+        entries = [RepoEntry(e.alias, e.root, e.overrides, trusted=False) for e in entries
+                   if e.root.is_relative_to(home)]
+        if not entries and not problems:
+            problems.append(f"workspace: {base / WORKSPACE_FILE} lists no folder inside its own "
+                            f"repository {home}")
     default = data.get("default")
     if default is not None and not isinstance(default, str):
         problems.append("workspace: default must be an alias")
@@ -133,6 +169,8 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
     for key in data:
         if key not in {"repos", "default"}:
             problems.append(f"workspace: unknown setting {key!r}")
+    if default in {e.alias for e in outside}:
+        default = None  # the default named a folder dropped above: the first one kept instead
     if problems:
         raise ConfigError(problems)
     return Workspace(entries, default=default, env=env)

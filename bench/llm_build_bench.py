@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generator.analyze.plan import load_state
 from generator.build import BuildReport, build
-from generator.pages.llm.run import estimate_run
+from generator.build_llm import estimate_run
 from generator.pages.llm.writer import LLMWriter
 from generator.pages.writer import ExtractiveWriter
 from sourcebook.config import Config, load_config

@@ -22,12 +22,13 @@ from pydantic import BaseModel
 from generator.analyze.analysis import Analysis, analyze
 from generator.analyze.factcache import cache_path
 from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
-from generator.build_report import BuildReport, Progress
+from generator.build_report import BuildReport, Progress, file_changes
 from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.pages.anchors import SymbolIndex
 from generator.pages.index_inputs import PageInputs
 from generator.pages.kinds import PAGE_KINDS, StaleCheck
 from generator.pages.page_sink import PageSink
-from generator.pages.stages import PageRun, file_changes
+from generator.pages.stages import PageRun
 from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
@@ -61,15 +62,33 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
                           site_workers=site_workers)
 
 
+_OUTPUT_FOLDERS = ("state", "docs", "cache", "index", "site", "theme")
+
+
+def _check_output_folders(config: Config) -> None:
+    """One line, before any work, for a file where sourcebook keeps a folder (a committed `.sourcebook/state`
+    file ended the build in a NotADirectoryError traceback at its first write)."""
+    from sourcebook.errors import ConfigError
+
+    files = [config.out_dir / name for name in _OUTPUT_FOLDERS
+             if (config.out_dir / name).exists() and not (config.out_dir / name).is_dir()]
+    if files:
+        raise ConfigError(f"{', '.join(map(str, files))}: a file where sourcebook keeps a folder; "
+                          "move it away (or pass --out DIR)")
+
+
 def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: bool, index: bool,
                progress: Progress | None, site_workers: int | None = None) -> BuildReport:
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
+    _check_output_folders(config)
     if site and not check:
-        from generator.site.publish import THEME_DIR, check_owned
+        from generator.site.publish import THEME_DIR, check_owned, set_aside_foreign
 
-        # before any page is written (or paid for): theme/ and site/ are replaced at the end
+        # before any page is written (or paid for): theme/ and site/ are replaced at the end; a committed
+        # one (sourcebook's, not this user's) is moved aside first, so the build replaces it
         for directory in (config.out_dir / THEME_DIR, config.site_dir):
+            set_aside_foreign(directory)
             check_owned(directory)
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
@@ -112,7 +131,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
-                  analysis.symbols, processes=processes)
+                  SymbolIndex.build(facts.values(), plan.files), processes=processes)
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
@@ -156,7 +175,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 notify("index", 0, 1)
                 from generator.index.embed import get_embedder
                 from generator.index.writer import update_index
-                from generator.pages.llm.writer import facts_with_docstrings
+                from generator.pages.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
                 generated = {p: pages.state[pid].docstrings
@@ -290,7 +309,8 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
     processes (generator/site/publish.py's build_site)."""
-    from generator.pages.markdown import build_nav, render_mkdocs_yml, site_footer
+    from generator.pages.markdown import render_mkdocs_yml, site_footer
+    from generator.site.nav import build_nav
     from generator.site.publish import THEME_DIR, mermaid_asset
     from sourcebook.data_files import data_dir
     from sourcebook.local_key import keyed, local_key
@@ -327,7 +347,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     from generator.site.publish import build_site, install_theme, write_config
 
     install_theme(config.out_dir)
-    # mkdocs needs ~15 ms of CPU per page; the generous limit only guards against a hung process
+    # a generous limit, far above what mkdocs needs per page: it only guards against a hung process
     build_site(write_config(config.out_dir, yml), site_dir=config.site_dir,
                timeout_s=600.0 + 0.5 * len(all_ids), workers=workers)
     if fingerprint is None:

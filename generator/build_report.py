@@ -1,15 +1,17 @@
-"""What a build did (BuildReport) and how it reports progress: shared by build.py and pages.py, which
-would otherwise import each other."""
+"""What a build did (BuildReport), how it reports progress, and what changed since the last build.
+
+The page stages fill in their part of the report through a protocol of their own
+(generator/pages/stages.py `PageReport`): they never import the build stage."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.analyze.facts import Skipped
+from generator.analyze.facts import FileFacts, Skipped
 
 # stage, done, total (total 0 = unknown); called from the building thread only
 Progress = Callable[[str, int, int], None]
@@ -57,3 +59,18 @@ class BuildReport:
     @property
     def skip_reasons(self) -> dict[str, int]:
         return dict(Counter(s.reason for s in self.skipped).most_common())
+
+
+def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *, limit: int = 20
+                 ) -> FileChanges:
+    """Files added, changed or deleted since the previous build, at most `limit` of each kind (a mass
+    change is one commit, not a history).
+
+    `previous` maps each file documented by the last build to its content hash then. The answer side keeps
+    them as dated facts (answer/episodes.py `record_changes`, called by `sourcebook build`).
+    """
+    changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
+    return FileChanges(
+        changed=changed[:limit],
+        added=[p for p in sorted(facts) if p not in previous][:limit],
+        deleted=[p for p in sorted(previous) if p not in facts][:limit])

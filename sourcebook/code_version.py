@@ -84,7 +84,7 @@ def _import_nodes(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
 
 def _import_statements(source: bytes) -> list[ast.Import | ast.ImportFrom] | None:
     """The same statements as _import_nodes, from the lines that start one, each parsed alone (parsing the
-    whole module costs ~3 ms a module, ~0.2 s a build); None when the shape is unusual (an import after `;`
+    whole module costs far more, on every build); None when the shape is unusual (an import after `;`
     or `:`, a continued line, a nested TYPE_CHECKING test, a statement that does not parse alone): the
     caller then parses the whole module. Import-like lines in docstrings only add candidates."""
     if _ODD.search(source):

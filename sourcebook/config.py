@@ -30,6 +30,9 @@ from sourcebook.errors import ConfigError
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+# What a repository's own config may raise max_file_bytes to: a file is read whole, and a repository's
+# `max_file_bytes = 100000000000` ended every build in a MemoryError traceback (the user may set more)
+REPO_MAX_FILE_BYTES = 50_000_000
 DEFAULT_OUT_DIR = ".sourcebook"
 TRUST_ENV = "SOURCEBOOK_TRUST_REPO_CONFIG"
 # embedders that run on this machine: a repository may pick one of these, never a remote one
@@ -213,6 +216,9 @@ def untrusted_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], lis
             dropped.append(key)
         elif key == "out_dir" and isinstance(value, str) and _leaves_root(value):
             dropped.append(f"out_dir={value!r}")
+        elif key == "max_file_bytes" and isinstance(value, int | float) and value > REPO_MAX_FILE_BYTES:
+            kept[key] = REPO_MAX_FILE_BYTES
+            dropped.append(f"max_file_bytes={value!r} (clamped to {REPO_MAX_FILE_BYTES})")
         else:
             kept[key] = value
     return kept, dropped

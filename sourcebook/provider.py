@@ -74,7 +74,7 @@ def estimate_prompt_tokens(messages: Sequence[Message], response_model: type[Bas
 
 @cache
 def _schema_tokens(model: type[BaseModel]) -> int:
-    # pydantic rebuilds the JSON schema on every call (~10 ms); a model's schema never changes
+    # pydantic rebuilds the JSON schema on every call; a model's schema never changes
     return estimate_tokens(json.dumps(model.model_json_schema()))
 
 

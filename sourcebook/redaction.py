@@ -18,13 +18,18 @@ lean to redacting, but code that only mentions a secret (`password = request.for
 
 from __future__ import annotations
 
+import base64
+import binascii
+import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import translate
 
 REDACTED = "[REDACTED]"
+_Check = Callable[[re.Match[str]], bool]
 
 # Matched against the lower-cased file name (last path segment).
 _SECRET_NAMES = (
@@ -57,7 +62,7 @@ def is_secret_path(path: str) -> bool:
 # the rest of a line holding a key (a variable name, a URL with the key in it) often leaks part of it.
 # Specific vendors come before the generic shapes, so a hit is reported under the most useful name.
 # A leading \b is checked in Python instead (`word_start`): Python's re only skips ahead to a literal prefix
-# when the pattern starts with one, and \b in front made each pattern ~50x slower over a whole file.
+# when the pattern starts with one, and \b in front made each pattern far slower over a whole file.
 _KEY_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
     (name, re.compile(pattern.removeprefix(r"\b")), pattern.startswith(r"\b")) for name, pattern in (
         ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
@@ -75,6 +80,9 @@ _KEY_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("stripe-key", r"\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{20,})"),
         ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
         ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        # Twilio account and API key SIDs: `Client("AC…", "<auth token>")` holds the pair on one line
+        ("twilio-sid", r"\bAC[0-9a-f]{32}\b"),  # two patterns, each with a literal prefix to skip to
+        ("twilio-sid", r"\bSK[0-9a-f]{32}\b"),
         ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
         ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
         ("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
@@ -96,6 +104,136 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "npm-token": ("npm_",),
     "jwt": ("eyJ",),
 }
+
+
+def _basic_credentials(match: re.Match[str]) -> bool:
+    """`Basic <base64>` holding `user:password` (not "Basic usage" or "basic authentication")."""
+    token = match.group("b64")
+    try:
+        raw = base64.b64decode(token + "=" * (-len(token) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    _user, colon, password = raw.partition(b":")
+    return bool(colon) and bool(password) and all(32 <= byte < 127 for byte in raw)
+
+
+def _after(letters: str) -> _Check:
+    """A check that the match is preceded by one of `letters` (the pattern starts one letter into its word,
+    so that it begins with a literal)."""
+    return lambda match: match.start() > 0 and match.string[match.start() - 1] in letters
+
+
+def _paired_secret(letters: str) -> _Check:
+    """The second member of `auth=("admin", "x")` / `.login(user, "x")`: a literal password, not a template
+    name, a path, a message or a placeholder."""
+    def check(match: re.Match[str]) -> bool:
+        if not _after(letters)(match):
+            return False
+        value = match.group("secret")
+        if any(ch.isspace() for ch in value) or "/" in value or _FILE_NAME.fullmatch(value):
+            return False
+        return _literal_secret("password", value, "strong")
+    return check
+
+
+# Words no BIP-39 list holds and ordinary prose is full of: a run of words with none of these is a list
+_STOPWORDS = frozenset({
+    "the", "and", "for", "with", "that", "this", "from", "you", "your", "are", "was", "were", "have", "has",
+    "had", "not", "but", "will", "would", "should", "its", "into", "then", "than", "when", "what", "which",
+    "who", "how", "our", "they", "them", "their", "there", "these", "those", "his", "her", "she", "him",
+    "been", "being", "does", "did", "may", "must", "each", "such", "can", "use", "used", "using", "via",
+})
+_SEED_WORDS = 12  # the shortest BIP-39 phrase
+# What names a seed phrase near one (each a literal, so re skips ahead to it)
+_SEED_CONTEXT = tuple(re.compile(word) for word in (
+    "nemonic", "NEMONIC", "seed", "SEED", "hrase", "HRASE", "ecovery"))
+_SEED_WINDOW = 600  # characters after the naming word in which the phrase may start
+_SEED_RUN = re.compile(r"\b[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}")
+
+
+def _seed_phrases(text: str) -> list[re.Match[str]]:
+    """Runs of 12+ lower-case words holding 12 in a row with no function word, shortly after a word that
+    names a seed phrase (mnemonic, seed, recovery phrase)."""
+    hits = sorted(hit.start() for context in _SEED_CONTEXT for hit in context.finditer(text))
+    windows: list[list[int]] = []  # the text after each naming word, overlapping windows merged
+    for start in hits:
+        if windows and start <= windows[-1][1]:
+            windows[-1][1] = start + _SEED_WINDOW
+        else:
+            windows.append([start, start + _SEED_WINDOW])
+    found: list[re.Match[str]] = []
+    for start, end in windows:
+        for run in _SEED_RUN.finditer(text, start, min(len(text), end)):
+            words = run.group(0).split()
+            if any(not _STOPWORDS.intersection(words[i:i + _SEED_WORDS])
+                   and len(set(words[i:i + _SEED_WORDS])) >= _SEED_WORDS - 1
+                   for i in range(len(words) - _SEED_WORDS + 1)):
+                found.append(run)
+    return found
+
+
+def _prose_password(letters: str) -> _Check:
+    """`password is hunter22`, `**Password:** `S3cr3t!`, `--password hunter22`: a value with a digit or a
+    symbol among letters, not an identifier, attribute, path, template or placeholder."""
+    def check(match: re.Match[str]) -> bool:
+        text, start = match.string, match.start() - (1 if letters else 0)
+        if letters and (start < 0 or text[start] not in letters):
+            return False
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return False  # check_password(...), db_password: other rules judge names
+        if match.group("sep") == "=" and text[max(0, start - 1):start] != "-":
+            return False  # `password=x` is code, the assignment rule's to judge; `--password=x` a flag
+        value = match.group("value").rstrip(".,:;!?")
+        if len(value) < 6 or "/" in value or (not value[0].isalnum() and value[0] not in "!@$%^&*"):
+            return False
+        if _DOTTED.fullmatch(value) or ("_" in value and _IDENTIFIER.fullmatch(value)):
+            return False  # parts.password, new_password: code
+        if not any(ch.isalpha() for ch in value) or all(ch.isalpha() for ch in value):
+            return False
+        if _FILE_NAME.fullmatch(value):
+            return False
+        return _literal_secret("password", value, "strong")
+    return check
+
+
+_FILE_NAME = re.compile(r"[\w\-.]+\.(?:html?|txt|json|py|js|ts|md|rst|png|jpe?g|svg|ya?ml|xml|css|cfg|ini|"
+                        r"toml|sh|env|pem|key|crt|log)", re.IGNORECASE)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_PAIR_TAIL = (r"\s*[^,()\[\]\n]{1,120}?\s*,\s*[bBrRuU]{0,2}(?P<q>[\"'])(?P<secret>[^\"'\n]{4,200})(?P=q)")
+# a separator is required (prose: " is ", ": ", a space; a flag's "="): `password.encode`,
+# `password-required`, `[password,iam]` are code and text about passwords
+_PROSE_TAIL = (r"[*_]*(?P<sep>[ \t]+(?:is|was|to|of|be|set to|reads)[ \t]+|[ \t]*:[*_]*[ \t]*|=|[ \t]+)"
+               r"[`\"']?(?P<value>[^\s`\"',;()\[\]{}<>|]{6,64})")
+_BASIC_TAIL = r"\s+(?P<b64>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
+
+# Credentials that only their surroundings tell apart from ordinary text: each pattern finds a candidate,
+# its check decides. Every pattern starts with a literal (a word less its first letter, which the check
+# reads): re then skips ahead to it in C, where a leading [Aa] or (?i) made it try every position.
+_CHECKED_PATTERNS: tuple[tuple[str, re.Pattern[str], _Check], ...] = tuple(
+    (name, re.compile(pattern), check) for name, pattern, check in (
+        ("basic-auth", "Basic" + _BASIC_TAIL, _basic_credentials),
+        ("basic-auth", "basic" + _BASIC_TAIL, _basic_credentials),
+        ("credential-pair", r"uth(?:enticate)?(?:\s*[=:]\s*[(\[]|\s*\()" + _PAIR_TAIL, _paired_secret("aA")),
+        ("credential-pair", r"ogin\s*\(" + _PAIR_TAIL, _paired_secret("lL")),
+        ("credential-pair", r"red(?:s|entials)(?:\s*[=:]\s*[(\[]|\s*\()" + _PAIR_TAIL, _paired_secret("cC")),
+        ("prose-password", r"ass(?:word|wd|phrase|code)s?\b" + _PROSE_TAIL, _prose_password("Pp")),
+        ("prose-password", r"ASS(?:WORD|WD|PHRASE|CODE)S?\b" + _PROSE_TAIL, _prose_password("P")),
+    )
+)
+# A PEM body cut into short quoted fragments, one per line ("MIIEow..." "\n" + ...): a run of such lines,
+# random enough together, is a key even with no BEGIN line in sight
+# (a digit in it and nothing but joiners after it on its line: JSON's "key": "value" lines fail at once)
+_FRAGMENT_TAIL = r"[ \t]*[+,)]?[ \t]*\\?[ \t]*(?=\n|$)"
+_FRAGMENT_CANDIDATES = (
+    re.compile(r'"(?=[A-Za-z+/]{0,80}[0-9])(?P<frag>[A-Za-z0-9+/]{12,}={0,2})(?:\\n)?"' + _FRAGMENT_TAIL),
+    re.compile(r"'(?=[A-Za-z+/]{0,80}[0-9])(?P<frag>[A-Za-z0-9+/]{12,}={0,2})(?:\\n)?'" + _FRAGMENT_TAIL))
+_FRAGMENT_LINE = re.compile(r"[ \t]*[+(,]?[ \t]*[bBrRuU]?[\"'][A-Za-z0-9+/]{12,}={0,2}(?:\\n)?[\"']"
+                            r"[ \t]*[+,)]?[ \t]*\\?[ \t]*")
+_FRAGMENT_LINES = 3
+_FRAGMENT_ENTROPY = 5.0  # bits per character; less for short runs, which cannot reach it (see close())
+# `"-----BEGIN RSA PRIV" "ATE KEY-----"`: quotes and + between fragments of one line
+_FRAGMENT_JOIN = re.compile(r"[\"']\s*\+?\s*[\"']")
 _PRIVATE_BLOCK_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 _PRIVATE_BLOCK_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----")
 # Candidate tokens for the entropy check: long runs of base64/hex/url-safe characters.
@@ -108,11 +246,12 @@ _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
 _SECRETISH_WORD = re.compile(r"(?i)key|token|secret|passw|credential|auth|signature|salt")
+_WALLET_WORD = re.compile(r"(?i)key|secret|private|wallet|signer|account|mnemonic|seed")
 
 # -- name = value: YAML `db_password: x`, INI `password = x`, env `DB_PASSWORD=x`, code `api_key = "x"`, JSON,
 # PHP/Ruby `'token' => 'x'`, connection strings `Password=x;`. The name decides whether the value can be a
 # secret; the shape of the value decides whether it IS a literal or code that merely mentions one.
-# A cheap filter before the parse below; spelled out per case because (?i) makes re scan 6x slower.
+# A cheap filter before the parse below; spelled out per case because (?i) makes re scan much slower.
 _NAME_HINT = re.compile("|".join(w for word in ("pass", "pwd", "secret", "token", "key", "cred")
                                  for w in (word, word.upper(), word.capitalize())))
 _ASSIGN = re.compile(
@@ -148,6 +287,7 @@ _NON_VALUES = frozenset({
     "secret", "secrets", "password", "token", "redacted", "lambda", "self", "this", "new",
     "await", "async", "function", "return", "def", "var", "let", "const", "final",
     "read", "write", "admin",  # GitHub Actions `id-token: write` permissions
+    "test",  # a fixture's {"password": "test"}
 })
 _PLACEHOLDER = re.compile(r"(?i)^(.)\1*$|your[_\-\s]|xxx|example|placeholder|<[^>]*>|\.\.\.|\*\*\*")
 _TEMPLATE = re.compile(r"\{\{|\$\{|\$\(|%\(|%s|\{\}|^\$|^%|^!|^&|^\*|^\||^>|^~|^@")
@@ -315,6 +455,23 @@ def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
                 newline = text.find("\n", newline + 1, last)
             if first:
                 return _numbered(text, rules)
+    checked_hits = ((name, match) for name, pattern, check in _CHECKED_PATTERNS
+                    for match in pattern.finditer(text) if check(match))
+    seeds = (("seed-phrase", match) for match in _seed_phrases(text))
+    for name, match in itertools.chain(checked_hits, seeds):
+        begin = line_start(match.start())
+        rules.setdefault(begin, name)
+        newline = text.find("\n", match.start(), match.end())
+        while newline >= 0:
+            rules.setdefault(newline + 1, name)
+            newline = text.find("\n", newline + 1, match.end())
+        if first:
+            return _numbered(text, rules)
+    for begins in _fragment_runs(text):
+        for begin in begins:
+            rules.setdefault(begin, "key-fragments")
+        if first:
+            return _numbered(text, rules)
     checked: set[int] = set()
     for match in _NAME_HINT.finditer(text):
         begin = line_start(match.start())
@@ -342,12 +499,52 @@ def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
         # run stays in view for the closing \b
         for match in _HEX.finditer(text, run_start, run_end + 1):
             begin = line_start(match.start())
-            if (begin not in rules and _word_start(text, match.start())
-                    and _SECRETISH_WORD.search(line_at(begin))):
+            if begin in rules:
+                continue
+            if _word_start(text, match.start()):
+                secret = _SECRETISH_WORD.search(line_at(begin)) is not None
+            else:
+                # 0x + 64 hex digits: an Ethereum-style private key (`Wallet("0x…")`, `from_key("0x…")`)
+                secret = (text[match.start() - 2:match.start()] in ("0x", "0X")
+                          and match.end() - match.start() == 64 and _word_start(text, match.start() - 2)
+                          and _WALLET_WORD.search(line_at(begin)) is not None)
+            if secret:
                 rules[begin] = "hex-secret"
                 if first:
                     return _numbered(text, rules)
     return _numbered(text, rules)
+
+
+def _fragment_runs(text: str) -> list[list[int]]:
+    """Where each run of quoted base64 fragment lines starts (line starts), for runs that read as a key:
+    `_FRAGMENT_LINES` or more lines in a row whose fragments joined are near-random."""
+    lines: dict[int, tuple[int, str]] = {}  # line start -> (line end, fragment)
+    for candidate in _FRAGMENT_CANDIDATES:
+        for match in candidate.finditer(text):
+            begin = text.rfind("\n", 0, match.start()) + 1
+            end = text.find("\n", match.end())
+            end = len(text) if end < 0 else end
+            if begin not in lines and _FRAGMENT_LINE.fullmatch(text, begin, end):
+                lines[begin] = (end, match.group("frag"))
+    if len(lines) < _FRAGMENT_LINES:
+        return []
+    runs: list[list[int]] = []
+    run: list[int] = []
+    for begin in sorted(lines):
+        if run and lines[run[-1]][0] + 1 != begin:
+            runs.append(run)
+            run = []
+        run.append(begin)
+    runs.append(run)
+    return [run for run in runs
+            if len(run) >= _FRAGMENT_LINES and _reads_as_key("".join(lines[b][1] for b in run))]
+
+
+def _reads_as_key(joined: str) -> bool:
+    """Fragments joined: letters of both cases and digits, near-random (the threshold allows for the length:
+    a short text cannot reach the entropy of a long one)."""
+    return bool(_DIGIT.search(joined) and _UPPER.search(joined) and _LOWER.search(joined)
+                and shannon_entropy(joined) >= min(_FRAGMENT_ENTROPY, 0.85 * math.log2(len(joined))))
 
 
 def _numbered(text: str, rules: dict[int, str]) -> dict[int, str]:
@@ -372,11 +569,13 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
     out: list[str] = []
     found: list[Redaction] = []
     in_block = False
+    dashes = "-----" in text
     for index, line in enumerate(text.split("\n")):
-        if in_block or ("PRIVATE KEY" in line and _PRIVATE_BLOCK_BEGIN.search(line)):
+        if in_block or ("PRIVATE KEY" in line and _PRIVATE_BLOCK_BEGIN.search(line)) or (
+                dashes and "-----" in line and _block_begins(line)):
             if not in_block:
                 found.append(Redaction(index + 1, "private-key-block"))
-            in_block = not _PRIVATE_BLOCK_END.search(line)
+            in_block = not _PRIVATE_BLOCK_END.search(_joined(line))
             out.append(_marker(line, "private-key-block"))
             continue
         rule = rules.get(index)
@@ -394,7 +593,20 @@ def holds_secret(text: str) -> bool:
         return False
     if "PRIVATE KEY" in text and _PRIVATE_BLOCK_BEGIN.search(text):
         return True
+    if "-----" in text and any(_block_begins(line) for line in text.split("\n") if "-----" in line):
+        return True
     return bool(_line_rules(text, first=True))
+
+
+def _joined(line: str) -> str:
+    """`line` with quoted fragments joined (`"-----BEGIN RSA PRIV" "ATE KEY-----"`), when it has dashes."""
+    return _FRAGMENT_JOIN.sub("", line) if "-----" in line else line
+
+
+def _block_begins(line: str) -> bool:
+    if "PRIVATE KEY" in line and _PRIVATE_BLOCK_BEGIN.search(line):
+        return True
+    return "-----" in line and "BEGIN" in line and _PRIVATE_BLOCK_BEGIN.search(_joined(line)) is not None
 
 
 def redact_text(text: str) -> str:

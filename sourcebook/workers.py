@@ -1,7 +1,7 @@
 """CPU-bound build work spread over the cores: `ordered_map(fn, items, processes)` is `map(fn, items)` whose
 items are shared between this process and `processes - 1` forked workers, results in order.
 
-The file pages of a 12,000-file repository take a minute of CPU to render (syntax highlighting, reST, the
+The file pages of a 12,000-file repository take long to render (syntax highlighting, reST, the
 templates) and the build ran them on one core of two. Workers are forked, so `fn` and everything it reads
 (the facts, the symbol index, the plan) are inherited, not pickled: only an item goes out and a result comes
 back. This process renders too whenever the workers have enough queued, so `processes` counts it (one process
@@ -125,7 +125,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], processes: int, *,
 
     `expected`: how many items there are, when `items` is an iterator; below `min_items` per process no
     worker is forked. `fn` may be a closure: the workers inherit it. `heavy(item)`: an item this process
-    never takes itself (a page of a 400 kB changelog takes a second or two): a worker gets it however much
+    never takes itself (a page of a 400 kB changelog is a long one): a worker gets it however much
     it has queued, so the workers never run dry while this process is on one long item. `describe(item)`
     names an item in an error (a worker that raised, died or hung on it)."""
     count = expected if expected is not None else len(items) if isinstance(items, (list, tuple)) else 0

@@ -9,6 +9,7 @@ import pytest
 
 from tests.fake_llm import FakeLLM
 from tests.object_store import AWS_KEYS, MotoS3
+from tests.real_repos import FLASK, REQUESTS, FixtureUnavailable, Sdist, checkout
 from tests.repo_files import write_files
 
 
@@ -68,3 +69,38 @@ def s3_env(moto_s3: MotoS3, monkeypatch: pytest.MonkeyPatch) -> MotoS3:
     for key, value in moto_s3.env.items():
         monkeypatch.setenv(key, value)
     return moto_s3
+
+
+def _real_repo(spec: Sdist, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    try:
+        return checkout(spec, tmp_path_factory.mktemp(f"{spec.name}-sdist"))
+    except FixtureUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)  # a test on a real repository never skips for want of it
+
+
+@pytest.fixture(scope="session")
+def flask_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flask's pinned sdist (tests/real_repos.py), extracted and committed into a git checkout, once a
+    session. Shared: a test that writes into the tree builds with `out_dir` elsewhere or works on a copy."""
+    return _real_repo(FLASK, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def requests_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """requests' pinned sdist, as `flask_repo`."""
+    return _real_repo(REQUESTS, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def flask_wiki(flask_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """flask's wiki, extractive, with its site and no index, built once a session: its output folder
+    (docs/, site/). Read only: the browser tests serve its site, the page tests read its Markdown."""
+    from generator.build import build
+    from sourcebook.config import load_config
+
+    out = tmp_path_factory.mktemp("flask-wiki") / "out"
+    with pytest.MonkeyPatch.context() as patch:  # built before any test's own user config is set
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("flask-wiki-config")))
+        report = build(load_config(flask_repo, overrides={"out_dir": str(out)}), index=False)
+    assert report.site_dir == out / "site"
+    return out

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from generator.analyze.analysis import analyze
 from generator.analyze.manifests import Manifests, read_manifests
 from generator.build import build
+from generator.build_llm import estimate_run, writer_from_config
 from generator.index.store import open_index
 from generator.index.stored_analysis import load_analysis
-from generator.pages.llm.run import estimate_run, writer_from_config
 from sourcebook.cli import cli
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, page_writer_responder

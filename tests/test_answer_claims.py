@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from answer.claims import CodeFacts, check_claims, copied_share, is_truncated
-from generator.pages.llm.writer import apply_docstrings
+from generator.pages.writer import apply_docstrings
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, Reply, request_text
 

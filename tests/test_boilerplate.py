@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from generator.analyze.boilerplate import is_boilerplate, lead_sentences, strip_boilerplate, strip_title
+from generator.analyze.documents import read_document
 from generator.analyze.facts import SourceFile
 from generator.analyze.parse import extract
-from generator.markup.documents import read_document
 from generator.pages.writer import ExtractiveWriter, FileContext
 
 

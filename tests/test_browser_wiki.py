@@ -1,6 +1,7 @@
-"""The wiki in a real browser (Debian chromium over DevTools), on flask: Material's search puts the defining
-symbol's section in the top 3 for symbol queries, pages never overflow horizontally at 1280 px, Mermaid
-renders, and no console errors. (Topic pages need a model: tests/test_topics.py opens those.)"""
+"""The wiki in a real browser (Debian chromium over DevTools), on flask's pinned sdist (tests/real_repos.py,
+the session's `flask_wiki`): Material's search puts the defining symbol's section in the top 3 for symbol
+queries, pages never overflow horizontally at 1280 px, Mermaid renders, and no console errors. (Topic pages
+need a model: tests/test_topics.py opens those.)"""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from generator.build import build
-from sourcebook.config import load_config
 from tests.servers import static_site
 from tests.test_browser import (
     CHROMIUM,
@@ -23,22 +22,16 @@ from tests.test_browser import (
 )
 from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
 
-FLASK = Path("/work/eval-repos/flask")
-
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
-    pytest.mark.skipif(not (FLASK / "src" / "flask" / "app.py").is_file(), reason="no flask checkout"),
 ]
 
 
 @pytest.fixture(scope="module")
-def flask_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    out = tmp_path_factory.mktemp("flask-wiki")
-    report = build(load_config(FLASK, overrides={"out_dir": str(out)}), index=False)
-    assert report.site_dir is not None
-    with static_site(report.site_dir) as url:
+def flask_site(flask_wiki: Path) -> Iterator[str]:
+    with static_site(flask_wiki / "site") as url:
         yield url
 
 

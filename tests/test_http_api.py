@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from answer.http_api import check_bind, create_app, is_loopback
 from answer.tools import Tools
 from answer.workspace import WORKSPACE_FILE, load_workspace
-from generator.site.publish import MERMAID_CDN_URL
+from generator.site.publish import MERMAID_CDN_URL, claim
 from sourcebook.errors import AccessError
 
 FILES = {
@@ -52,6 +52,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     site = tools.state().config.site_dir
     site.mkdir(parents=True)
     (site / "index.html").write_text("<html><body>demo wiki</body></html>")
+    claim(site)  # as a build by this user marks it (a site without this user's mark is not served)
     return base
 
 

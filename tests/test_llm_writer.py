@@ -24,8 +24,16 @@ from generator.pages.llm.drafts import (
 )
 from generator.pages.llm.excerpt import GAP, excerpt, pick_parts, split_parts
 from generator.pages.llm.templates import prompt_version
-from generator.pages.llm.writer import LLMWriter, apply_docstrings, generated_docstrings
-from generator.pages.writer import FileContext, ModuleContext, OverviewContext, PageLink, PageWriter
+from generator.pages.llm.writer import LLMWriter
+from generator.pages.writer import (
+    FileContext,
+    ModuleContext,
+    OverviewContext,
+    PageLink,
+    PageWriter,
+    apply_docstrings,
+    generated_docstrings,
+)
 from sourcebook.config import LLMConfig
 from sourcebook.provider import OpenAIChatModel, estimate_prompt_tokens
 from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name

@@ -3,8 +3,9 @@ collapsed; every file in the nav (what each page shows of it is capped: tests/te
 
 from __future__ import annotations
 
+from generator.analyze.groups import dir_group, file_group
 from generator.analyze.plan import plan_pages
-from generator.site.nav import build_nav, dir_group, file_group
+from generator.site.nav import build_nav
 
 PATHS = [
     ".github/workflows/ci.yml", ".devcontainer/setup.sh", "src/pkg/__init__.py", "src/pkg/app.py",

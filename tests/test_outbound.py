@@ -9,6 +9,7 @@ proves redaction. Keys are assembled at run time so that this file does not trip
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -47,6 +48,19 @@ YAML_ADMIN = "hunter" + "Adm1n"  # admin_pass: "<this>"
 INI_PASSWORD = "ini" + "Passw0rd"
 ENV_TOKEN = "env" + "T0ken" + "Value"
 ENTROPY = "q8Zt2LmX9v" + "R4pW7nK3jH6dF1sA5gY0cB"
+# The forms the first rules missed (issue 25): pairs, Basic headers, 0x keys, seed phrases, Twilio, PEM
+# bodies in short fragments, a password in README prose
+TUPLE_PASSWORD = "tup" + "Le7Secret"
+LOGIN_PASSWORD = "smtp" + "Pass42x"
+BASIC_PASSWORD = "basic" + "Pw9xQ"
+BASIC = base64.b64encode(f"payments:{BASIC_PASSWORD}".encode()).decode()
+ETH_KEY = "4c0883a69102937d6231471b5dbb6204" + "fe5129617082792ae468d01a3f362318"
+SEED_PHRASE = "witch collapse practice feed shame open " + "despair creek road again ice least"
+TWILIO_SID = "AC" + "0f1e2d3c4b5a6978" * 2
+TWILIO_TOKEN = "9a8b7c6d5e4f3a2b" + "1c0d9e8f7a6b5c4d"
+PEM_FRAGMENTS = ["MIIEowIBAAKCAQEA" + "u1SU", "1LfVLPHCozMx" + "H2Mo4lgO", "EePzNm0tRgeL" + "ezV6ffAt",
+                 "0gunVTLw7onL" + "Rnrq0/Iz"]
+README_PASSWORD = "Adm1n" + "Pass!7"
 
 # (kind, the secret that must never be sent)
 PLANTED: list[tuple[str, str]] = [
@@ -57,6 +71,10 @@ PLANTED: list[tuple[str, str]] = [
     ("jwt", JWT.split(".")[1]), *[(f"pem-line-{i}", line) for i, line in enumerate(PEM_LINES)],
     ("dsn", DSN_PASSWORD), ("yaml", YAML_PASSWORD), ("yaml-quoted", YAML_ADMIN), ("ini", INI_PASSWORD),
     ("env", ENV_TOKEN), ("high-entropy", ENTROPY),
+    ("auth-tuple", TUPLE_PASSWORD), ("login-call", LOGIN_PASSWORD), ("basic-header", BASIC),
+    ("0x-private-key", ETH_KEY), ("seed-phrase", SEED_PHRASE[20:50]),
+    ("twilio-token", TWILIO_TOKEN), *[(f"pem-fragment-{i}", f) for i, f in enumerate(PEM_FRAGMENTS)],
+    ("readme-password", README_PASSWORD),
 ]
 
 SETTINGS_PY = f'''"""Deployment settings of the payments service: keys for every provider it talks to."""
@@ -83,6 +101,33 @@ TIMEOUT_SECONDS = 30  # marker-settings-bottom
 def payment_timeout():
     """Seconds before a payment request to the provider is abandoned."""
     return TIMEOUT_SECONDS
+'''
+
+_PEM_FRAGMENT_LINES = "".join(f'    "{fragment}"\n' for fragment in PEM_FRAGMENTS)
+CLIENTS_PY = f'''"""Clients of the payments service's partners (marker-clients-top)."""
+
+import requests
+from twilio.rest import Client
+from web3 import Account
+
+
+def fetch_rates(url):
+    """Today's exchange rates from the partner."""
+    return requests.get(url, auth=("payments", "{TUPLE_PASSWORD}"))
+
+
+def send_receipt(server, user):
+    """Log in to the mail server before sending a receipt."""
+    server.login(user, "{LOGIN_PASSWORD}")
+
+
+HEADERS = {{"Authorization": "Basic {BASIC}"}}
+SIGNER = Account.from_key("0x{ETH_KEY}")
+SMS = Client("{TWILIO_SID}", "{TWILIO_TOKEN}")
+WALLET_MNEMONIC = "{SEED_PHRASE}"
+PARTNER_KEY = (
+{_PEM_FRAGMENT_LINES})
+TIMEOUT = 5  # marker-clients-bottom
 '''
 
 SIGNING_PY = f'''"""Request signing for the payments service."""
@@ -116,6 +161,8 @@ Run it with the environment below (marker-readme):
 
     API_TOKEN={ENV_TOKEN}
     payments serve
+
+The staging admin password is `{README_PASSWORD}`; change it after the first login.
 """
 
 # A file that holds secrets by its name is never sent, even where no line rule would catch its values.
@@ -129,11 +176,12 @@ FILES: dict[str, str | bytes] = {
     "payments/__init__.py": '"""The payments service."""\n',
     "payments/settings.py": SETTINGS_PY,
     "payments/signing.py": SIGNING_PY,
+    "payments/clients.py": CLIENTS_PY,
     "config/app.yaml": APP_YAML,
     "config/app.ini": APP_INI,
 }
 MARKERS = ("marker-settings-top", "marker-settings-bottom", "marker-signing", "marker-yaml-top",
-           "marker-ini-top", "marker-readme")
+           "marker-ini-top", "marker-readme", "marker-clients-top", "marker-clients-bottom")
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,7 @@ from sourcebook.redaction import (
     scan_line,
     shannon_entropy,
 )
+from tests.redaction_corpus import NEAR_MISSES, SECRETS
 
 # Keys assembled at run time so that this file itself does not trip secret scanners.
 AWS_ID = "AKIA" + "Q3EXAMPLE7ABCDEFG"[:16]
@@ -192,3 +193,22 @@ def test_each_line_a_rule_trips_is_found_and_holds_secret_agrees(text: str, rule
     found = redact(text)[1]
     assert {r.line: r.rule for r in found} == rules
     assert holds_secret(text) == bool(rules)
+
+
+# ---------------------------------------------------------------- the corpus (tests/redaction_corpus.py)
+
+@pytest.mark.parametrize(("form", "text"), SECRETS,
+                         ids=[f"{form}-{i}" for i, (form, _) in enumerate(SECRETS)])
+def test_every_credential_form_in_the_corpus_is_redacted(form: str, text: str) -> None:
+    cleaned, found = redact(text)
+    assert found, (form, text)
+    kept = [line for line in cleaned.splitlines() if REDACTED not in line]
+    # what stays is framing (a bracket, a blank line, a prose line before the phrase), never the secret part
+    assert all(len(line.strip()) <= 25 and not any(ch.isdigit() for ch in line) for line in kept), kept
+    assert holds_secret(text)
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_misses_in_the_corpus_are_left_alone(text: str) -> None:
+    assert redact(text) == (text, [])
+    assert not holds_secret(text)

@@ -9,7 +9,6 @@ import pytest
 
 from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.pages.markdown import (
-    build_nav,
     code_block,
     inline_text,
     mermaid_label,
@@ -34,6 +33,7 @@ from generator.pages.writer import (
     PageLink,
     SymbolNote,
 )
+from generator.site.nav import build_nav
 
 EVIL = "Does <script>alert('x')</script> things | with `ticks` and *stars*\nand [a link](x.md)."
 

@@ -51,10 +51,11 @@ def _docs(out: Path) -> dict[str, bytes]:
 
 
 def _snapshot(site: Path) -> dict[str, bytes]:
-    """Every file of the site, with the sitemap's dates (the build day) taken out."""
+    """Every file of the site, with the sitemap's dates (the build day) taken out, and without the owner
+    marker (its mark is keyed to the site's path)."""
     files = {}
     for path in sorted(site.rglob("*")):
-        if not path.is_file():
+        if not path.is_file() or path.name == ".sourcebook-owned":
             continue
         data = path.read_bytes()
         if path.name == "sitemap.xml.gz":

@@ -158,7 +158,7 @@ def test_topic_pages_are_written_by_a_model_or_not_at_all(make_repo: Callable[..
 
 def test_dry_run_estimates_topic_pages_without_calling(make_repo: Callable[..., Path],
                                                        fake_llm: FakeLLM) -> None:
-    from generator.pages.llm.run import estimate_run
+    from generator.build_llm import estimate_run
 
     config = _configure(make_repo(REPO), fake_llm)
     writer = LLMWriter(OpenAIChatModel(config.llm), repo_name="demo", concurrency=1)

@@ -26,7 +26,6 @@ from sourcebook.errors import SourcebookError
 if TYPE_CHECKING:
     from generator.analyze.graph import RepoGraph
     from generator.analyze.plan import PagePlan
-    from generator.pages.anchors import SymbolIndex
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -60,14 +59,6 @@ class Analysis:
         from generator.analyze.plan import plan_pages
 
         return plan_pages(sorted(self.facts))
-
-    @cached_property
-    def symbols(self) -> SymbolIndex:
-        """Every public symbol's section, repository-wide: what file, module, overview and topic pages link
-        to (built once a run; it was built per page kind, four times a build)."""
-        from generator.pages.anchors import SymbolIndex
-
-        return SymbolIndex.build(self.facts.values(), self.plan.files)
 
     @classmethod
     def from_facts(cls, root: Path, facts: Iterable[FileFacts], manifests: Manifests) -> Analysis:

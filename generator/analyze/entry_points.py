@@ -114,7 +114,7 @@ def _cargo_bins(path: str, text: str, facts: Mapping[str, FileFacts]) -> list[En
 
 def _is_project_code(path: str) -> bool:
     """Not a test, example or tooling file: a `click.group` in a test fixture is nobody's entry point."""
-    from generator.site.nav import dir_group
+    from generator.analyze.groups import dir_group
 
     return "/" not in path or dir_group(path.split("/", 1)[0]) == "source"
 

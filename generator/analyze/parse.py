@@ -4,7 +4,7 @@
 (generator/analyze/queries/<language>.scm); the conventions around them (doc comments, wrappers, visibility)
 are in
 generator/analyze/parse_rules.py; documentation files (Markdown, RST, text) are read by
-generator/markup/documents.py.
+generator/analyze/documents.py.
 A syntax error never raises: the tree-sitter tree still holds everything outside the broken region, and the
 file gets a "path:line: syntax error" warning.
 """
@@ -21,17 +21,17 @@ from importlib import resources
 from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language, get_parser
 
+from generator.analyze import documents as docs
 from generator.analyze.boilerplate import strip_boilerplate
 from generator.analyze.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
 from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
 from generator.analyze.parse_rules import LanguageRules
 from generator.analyze.scan import decode
-from generator.markup import documents as docs
 
 log = logging.getLogger(__name__)
 
 _MAX_SIGNATURE = 300
-# only big files pay for the progress callback; normal code parses at ~10 MB/s, pathological input 100x slower
+# only big files pay for the progress callback; pathological input parses far slower than normal code
 _BUDGET_FROM = 256_000
 _BUDGET_BASE = 2.0
 _BUDGET_PER_MB = 8.0

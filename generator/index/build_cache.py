@@ -31,7 +31,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from generator.analyze.plan import PageState, is_page_id
+from generator.analyze.plan import CachedPage, PageState, is_page_id
 from sourcebook.redaction import holds_secret, redact_text
 
 log = logging.getLogger(__name__)
@@ -153,8 +153,8 @@ class CacheUpdate:
     def rows(self, stored: Mapping[str, list[str]] | None = None, *, verdicts: dict[str, str] | None = None,
              only: Container[str] | None = None) -> Iterator[dict[str, str]]:
         """The rows to store, one at a time, given the stored `{id: [sha, ...]}`. A page stored exactly as
-        it is now is taken as it is: the secret rules ran when it was first published (they cost ~6 ms a
-        page, which a no-change build of 100k pages must not pay). `verdicts` (page id -> what the rules
+        it is now is taken as it is: the secret rules ran when it was first published (a cost per page
+        that a no-change build of 100k pages must not pay). `verdicts` (page id -> what the rules
         let out) is filled on a first pass and read on a later one, which then scans nothing again;
         `only`: just the rows of these ids."""
         stored = stored or {}
@@ -254,12 +254,6 @@ def cache_update(state: Mapping[str, PageState], planned: Iterable[str],
 
 
 # -- reading -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CachedPage:
-    state: PageState
-    markdown: str | None  # None: cached without its Markdown (it must be rendered again)
 
 
 def decode_page(row: Mapping[str, Any]) -> CachedPage | None:

@@ -76,8 +76,8 @@ def read_build_cache(config: Config) -> list[dict[str, Any]]:
 
 class BuildCacheReader:
     """The shared build cache at the version the meta row names, opened once, read whole or a few rows at a
-    time: a build that rewrites three pages asks for three rows, not for every page's Markdown (pytest:
-    0.6-0.8 s of a one-edit build; the monorepo's cache holds ~13k pages)."""
+    time: a build that rewrites three pages asks for three rows, not for every page's Markdown (the monorepo's
+    cache holds a page per file)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config

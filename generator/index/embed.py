@@ -5,7 +5,8 @@ Providers (config `embed.provider`, env SOURCEBOOK_EMBEDDER):
   (generator/index/static_model.py). numpy only at run time, no download; README "Embeddings" says why it is
   the default.
 - `minilm`: the all-MiniLM-L6-v2 transformer itself through sentence-transformers. Optional: it needs torch
-  (`pip install torch==2.13.0 sentence-transformers`), and runs ~1,000x slower than `static` on a CPU.
+  (`pip install torch==2.13.0 sentence-transformers`), and runs orders of magnitude slower than `static` on a
+  CPU (docs/embeddings.md).
 - `openai`: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp server), batched,
   with transport retries; base URL, key and model from config or SOURCEBOOK_EMBED_* variables. Every text
   it sends passes `sourcebook.redaction.redact_text` first (the local embedders see the text as it is).
@@ -61,7 +62,7 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class StaticEmbedder:
-    """Mean of distilled static word-piece vectors. Loads its table on first use (~0.1 s)."""
+    """Mean of distilled static word-piece vectors. Loads its table on first use."""
 
     def __init__(self, dims: int | None = None) -> None:
         from generator.index import static_model

@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from generator.analyze.checkout import head_commit
 from generator.analyze.facts import FileFacts, SourceFile
 from generator.analyze.manifests import Manifests
 from generator.index.reader import open_table, read_state
@@ -22,7 +23,6 @@ from generator.index.store import (
     outage_errors,
     storage_options,
 )
-from generator.pages.remote import head_commit
 
 if TYPE_CHECKING:
     from generator.index.build_cache import CacheUpdate
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                        pages: PageSource | None, embedder: Embedder | None, prune: bool, *,
-                       manifests: Manifests | None, build_cache: CacheUpdate | None) -> str | None:
+                       manifests: Manifests | None, build_cache: CacheUpdate | None,
+                       commit: str | None = None) -> str | None:
     """One digest of everything a run would write, or None when it cannot tell (records given whole, a
     ledger to publish): the files' paths, hashes and kinds under this parser (their facts and texts
     follow from those), the generated docstrings, the pages' state rows and Markdown (page_inputs.py:
@@ -47,7 +48,7 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
         "schema": SCHEMA_VERSION, "parser": parser_version(), "code": _code_version(), "prune": prune,
         "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
         "manifests": manifests.to_json() if manifests is not None else None,
-        "commit": head_commit(config.root) if config.checkout else None,
+        "commit": commit if commit is not None else head_commit(config.root) if config.checkout else None,
         "pages": page_part, "cache": build_cache is not None,
     }, sort_keys=True).encode())
     for f in sorted(files, key=lambda f: f.path):
@@ -103,7 +104,7 @@ def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
             open_table(uri, name, int(version), storage_options(uri))
         tables = _open_pinned(uri, meta, storage_options(uri))
         # and no key twice (what runs racing before the lock left; the full run heals it): one column read
-        # per table, ~15 ms on pytest's 12k rows
+        # per table
         for name, tbl in tables.items():
             keys = tbl.scan([_KEYS[name]]).column(0)
             if pc.count_distinct(keys).as_py() != len(keys):

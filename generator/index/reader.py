@@ -3,8 +3,9 @@
 Why: a LanceDB table is a Lance dataset (`<index uri>/<table>.lance`), and every query the answer side makes
 (full-text match, nearest vectors, filtered scans, counts) runs in the same Lance engine either way. What
 differs is the Python layer around it: `import lancedb` also loads its REST-namespace client, its
-embedding-function registry and its `overrides` decorators, ~0.6-1.0 s that a one-shot `sourcebook ask`
-paid before its first query; `import lance` costs ~0.15 s on top of pyarrow and numpy (bench/cold_ask.py).
+embedding-function registry and its `overrides` decorators, which a one-shot `sourcebook ask` paid
+before its first query; `import lance` costs a fraction of that on top of pyarrow and numpy
+(bench/cold_ask.py; figures in docs/performance.md).
 Writers (generator/index/writer.py) still use lancedb; readers open here exactly the versions its meta row
 names,
 so the publish protocol described there is unchanged, on a disk and in a bucket alike.

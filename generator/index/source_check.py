@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from generator.analyze.checkout import checkout_identity
 from generator.analyze.facts import SourceFile
 from generator.index.reader import open_table
 from generator.index.store import SCHEMA_VERSION, _made_here, outage_errors, storage_options
-from generator.pages.remote import checkout_identity
 from sourcebook.errors import IndexSourceError
 
 if TYPE_CHECKING:

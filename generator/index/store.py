@@ -66,7 +66,7 @@ class IndexStore:
     """An open, consistent index: tables at the versions of the last complete run, plus its metadata.
 
     Reads go through generator/index/reader.py (pylance, no lancedb import: a one-shot CLI process pays
-    ~0.15 s of import instead of ~0.6-1.0 s); `db` and `table()` open the same versions with lancedb, lazily,
+    a fraction of lancedb's import time); `db` and `table()` open the same versions with lancedb, lazily,
     for the index's writers and for tests.
     """
 
@@ -249,6 +249,33 @@ def _table_names(db: Any) -> set[str]:
     return set(names)
 
 
+# A folder of databases on an object store (an organisation's index root, answer/orgs.py) has no directory
+# listing LanceDB offers: each database is marked by an empty table of this name prefix at the root, which
+# the root's table listing returns.
+_MARK_PREFIX = "db-"
+
+
+def mark_database(root: str, name: str) -> None:
+    """Record that `<root>/<name>` holds a database (idempotent; concurrent marks of one name agree)."""
+    import pyarrow as pa
+
+    db = connect(root)
+    db.create_table(_MARK_PREFIX + name, schema=pa.schema([("name", pa.string())]), exist_ok=True)
+
+
+def marked_databases(root: str) -> list[str]:
+    """The names `mark_database` recorded under `root` ([] when the root holds nothing yet)."""
+    db = connect(root)
+    names: list[str] = []
+    token = None
+    while True:
+        result = db.list_tables(page_token=token) if token else db.list_tables()
+        names += [n for n in getattr(result, "tables", result) if n.startswith(_MARK_PREFIX)]
+        token = getattr(result, "page_token", None)
+        if not token:
+            return sorted(n[len(_MARK_PREFIX):] for n in names)
+
+
 def _read_meta(db: Any) -> dict[str, Any] | None:
     if META_TABLE not in _table_names(db):
         return None
@@ -323,7 +350,8 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
         raise IndexMissingError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build "
                                 "it")
     if not config.index_chosen and not _made_here(meta):  # never served: see the module docstring
-        raise IndexStoreError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
+        # as good as none: a reader never serves it, and "not indexed" (not an outage) is what it is
+        raise IndexMissingError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise IndexStoreError(
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "

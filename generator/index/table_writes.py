@@ -3,8 +3,8 @@ batches and added in one commit; a path's rows replaced; doubled keys found; old
 cleaned up (the full-text index: store.py, the one module importing lancedb).
 
 Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
-embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (a
-12k-file monorepo's index step rose ~1.3 GB above the build holding them, and ~0.5 GB streamed).
+embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (on a
+12k-file monorepo holding them cost more than the rest of the build: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def _existing(tbl: Any, columns: list[str], where: str | None = None,
 
 def _stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
     """hash -> stored vector (a float32 row of one array), for the rows `where` selects. Not to_pylist: a
-    256-dim vector as a list of Python floats is ~8 KB, as a float32 row 1 KB (the monorepo's 39k chunks and
-    13k pages held ~430 MB of float objects in the index step)."""
+    256-dim vector as a list of Python floats is ~8 KB, as a float32 row 1 KB (a big tree's chunks and
+    pages held hundreds of MB of float objects in the index step)."""
     if not tbl.count_rows():
         return {}
     query = tbl.search().select(["hash", "vector"])
@@ -199,8 +199,7 @@ def _duplicated_paths(tbl: Any, name: str) -> set[str]:
 def _cleanup(tbl: Any, keep_s: float) -> None:
     """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
     earlier in the run still needs once the meta row names its newest version. optimize() again did the
-    same but first re-planned compaction and re-merged the full-text index (pytest's four tables after a
-    one-file edit: 0.92 s against 0.03 s)."""
+    same but first re-planned compaction and re-merged the full-text index, for nothing."""
     with warnings.catch_warnings():
         # deprecated in favour of optimize(), which is exactly the work this avoids; UserWarning: see below
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from generator.analyze.checkout import head_commit
 from generator.analyze.facts import FileFacts, PageRecord, SourceFile
 from generator.analyze.manifests import Manifests
 from generator.index.cache_table import _write_cache
@@ -59,7 +60,6 @@ from generator.index.table_writes import (
     _stored_vectors,
     _unique_rows,
 )
-from generator.pages.remote import head_commit
 from sourcebook.errors import IndexStoreError
 from sourcebook.sql import in_list
 
@@ -73,8 +73,8 @@ log = logging.getLogger(__name__)
 # A table's full-text index is rebuilt from scratch (exact BM25 statistics) when it is small or when the rows
 # changed since its last rebuild pass this share of the table; otherwise optimize() folds the changed rows
 # into it. Rebuilding every dirty table's FTS index on each run made a one-file edit pay for the whole tree.
-# A small table is not a cheap one: the files table holds every file's text (pytest: 582 rows, a rebuild
-# 0.69 s against 0.13 s to fold a one-file edit in; all four tables 2.2 s against 0.5 s): only tables too
+# A small table is not a cheap one: the files table holds every file's text (a rebuild costs several times
+# folding a one-file edit in: docs/performance.md): only tables too
 # small for a few changed rows to stay under FTS_DRIFT are rebuilt on every change.
 FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
@@ -133,7 +133,7 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
                  pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                  prune: bool = True, *, texts: dict[str, str] | None = None,
                  manifests: Manifests | None = None, build_cache: CacheUpdate | None = None,
-                 processes: int = 1, reset: bool = False) -> IndexReport:
+                 processes: int = 1, reset: bool = False, commit: str | None = None) -> IndexReport:
     """Bring the index in step with `files` (the current scan) and `pages`; return what was done.
 
     Files whose content hash matches the index (under the same parser version) are skipped. With `prune`,
@@ -145,11 +145,13 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     row_workers.py). A storage failure is an IndexStoreError (one line); the next run resumes from the last
     complete state. A run that would prune or rebuild the index from a place that is not the checkout it
     was built from is refused before anything is written (IndexSourceError, see `check_source`) unless
-    `reset`.
+    `reset`. `commit`: the commit the rows describe, as a client pushing files names it
+    (answer/push_index.py); None records the checkout's HEAD, or keeps the stored one
+    when there is no checkout.
     """
     try:
         return _update_index(config, files, facts, pages, embedder, prune, texts=texts, manifests=manifests,
-                             build_cache=build_cache, processes=processes, reset=reset)
+                             build_cache=build_cache, processes=processes, reset=reset, commit=commit)
     except (OSError, RuntimeError) as exc:  # LanceDB reports storage and commit failures as these
         log.debug("index write failed", exc_info=True)
         raise IndexStoreError(f"writing the index at {config.index_location} failed: {exc}; the index "
@@ -244,7 +246,7 @@ class IndexWriter:
 
     def commit(self, *, files: int, deleted: int, manifests: Manifests | None,
                build_cache: CacheUpdate | None, inputs: str = "",
-               origin: dict[str, str] | None = None) -> None:
+               origin: dict[str, str] | None = None, commit: str | None = None) -> None:
         """Publish the run: store the build cache, refresh the full-text indexes of the tables written and
         compact them, then write the meta row naming every table's new version; older versions go after."""
         from generator.analyze.factcache import parser_version
@@ -295,7 +297,7 @@ class IndexWriter:
             # drawn when the index is created, kept by every later run: the owner mark covers it
             "index_id": meta.get("index_id") or secrets.token_hex(16),
             # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
-            "commit": head_commit(config.root) if config.checkout else meta.get("commit", ""),
+            "commit": _recorded_commit(config, commit, meta),
             "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
             "inputs": inputs,  # what this run was given (inputs_fingerprint): the next run may skip
             # the checkout the rows came from: a later run elsewhere may not prune them (check_source)
@@ -320,11 +322,18 @@ class IndexWriter:
                         config.index_keep_s)
 
 
+def _recorded_commit(config: Config, commit: str | None, meta: dict[str, Any]) -> str:
+    """The commit a publish records: the one given, else the checkout's HEAD, else the stored one."""
+    if commit is not None:
+        return commit
+    return head_commit(config.root) if config.checkout else str(meta.get("commit") or "")
+
+
 def _update_index(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                   pages: Sequence[PageRecord] | PageSource | None, embedder: Embedder | None,
                   prune: bool, *, texts: dict[str, str] | None, manifests: Manifests | None,
                   build_cache: CacheUpdate | None = None, processes: int = 1,
-                  reset: bool = False) -> IndexReport:
+                  reset: bool = False, commit: str | None = None) -> IndexReport:
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
@@ -333,7 +342,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     if not reset:
         check_source(config, published, origin, files, prune=prune, embedder=embedder)
     fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
-                                     build_cache=build_cache)
+                                     build_cache=build_cache, commit=commit)
     if fingerprint is not None and _published_with(config, fingerprint, embedder, published):
         report.unchanged, report.files_unchanged = True, len(files)
         report.seconds = time.perf_counter() - started
@@ -344,13 +353,14 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
                       build_cache=build_cache) as rows:
         return _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                           manifests=manifests, build_cache=build_cache, inputs=fingerprint or "", rows=rows,
-                          report=report, started=started, origin=origin)
+                          report=report, started=started, origin=origin, commit=commit)
 
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                source: PageSource | None, embedder: Embedder | None, prune: bool, *, texts: dict[str, str],
                manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: _RowWorkers,
-               report: IndexReport, started: float, origin: dict[str, str] | None = None) -> IndexReport:
+               report: IndexReport, started: float, origin: dict[str, str] | None = None,
+               commit: str | None = None) -> IndexReport:
     """The writing part of `_update_index`: every table brought in step, then published."""
     writer = IndexWriter(config, embedder, report, rows=rows)
 
@@ -383,7 +393,7 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
                                     text_of=_embed_text_of, cache={}, embedder=None, report=report,
                                     expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
-                  inputs=inputs, origin=origin)
+                  inputs=inputs, origin=origin, commit=commit)
     if source is not None:
         source.save()
     report.seconds = time.perf_counter() - started

@@ -7,7 +7,7 @@ input: a run of 50,000 `[` (each one looks for its closing bracket), thousands o
 scan accepts (a megabyte) such a document held a build for hours. Under `cpu_budget` the rendering stops
 with `RenderBudgetExceeded` after CPU_SECONDS of this process's CPU time (not wall time: a loaded machine
 does not cut a document short), and the renderer shows the document as text instead, as it does for any
-document it cannot render. A real document takes milliseconds (flask's largest reST page: ~0.1 s).
+document it cannot render. A real document takes a small fraction of the budget (docs/performance.md).
 
 The budget is a CPU-time interval timer (ITIMER_PROF: user and system time), so it needs the main thread
 (where Python runs signal handlers): the build's, or a forked worker's. Elsewhere (a server's thread), and

@@ -76,10 +76,11 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
 # hours. A docstring this long, or this full of such characters, is shown as written, escaped, in a <pre>
 # block Markdown leaves alone (generator/site/material/raw_blocks.py): its reader loses the formatting, not
 # the text.
-# Real docstrings are far under both (flask's longest: ~5 kB).
+# Real docstrings are far under both (docs/performance.md).
 MAX_RENDERED_CHARS = 100_000
 MAX_MARKUP_CHARS = 5_000
-VERBATIM_CHARS = 100_000  # of such a docstring shown: escaped, <= ~500 KB (site/page_budget.py: 900 KB)
+# of such a docstring shown: escaped, <= ~500 KB (generator/site/page_budget.py: 900 KB)
+VERBATIM_CHARS = 100_000
 _MARKUP_CHARS = re.compile(r"[\[\]*_`\\&<>#|~{}]")
 
 

@@ -86,13 +86,59 @@ _FILTERED = re.compile(r"data-(?:md|clipboard|copy|preview|tabs)|(?:id|name)\s*=
 def sanitize_content(html: str) -> str:
     """A page's rendered content, cleaned to the allowlist (idempotent; harmless markup passes unchanged
     but for serialisation details such as `<br />` -> `<br>`)."""
-    return nh3.clean(
+    return guard_diagrams(nh3.clean(
         html, tags=set(TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
         generic_attribute_prefixes={"data-"},
         attribute_filter=_attribute_filter if _FILTERED.search(html) else None,
         url_schemes=set(URL_SCHEMES), filter_style_properties=set(STYLE_PROPERTIES),
         link_rel=None,  # the theme script sets rel on external links; keep the markup as Markdown wrote it
-        strip_comments=True)
+        strip_comments=True))
+
+
+def _document_attribute_filter(element: str, attribute: str, value: str) -> str | None:
+    if attribute == "class" and "mermaid" in value.lower():
+        kept = [c for c in value.split() if "mermaid" not in c.lower()]
+        value = " ".join(kept)
+        if not value:
+            return None
+    return _attribute_filter(element, attribute, value)
+
+
+def sanitize_document(html: str) -> str:
+    """A repository's document (README, reST) rendered to HTML, cleaned as `sanitize_content` does and with
+    no `mermaid` class: Mermaid draws every `.mermaid` element, `%%{init: {"themeCSS": …}}%%` directives
+    included (a full-window fake sign-in box), so only the wiki's own diagrams may carry it."""
+    return nh3.clean(
+        html, tags=set(TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
+        generic_attribute_prefixes={"data-"},
+        attribute_filter=_document_attribute_filter,
+        url_schemes=set(URL_SCHEMES), filter_style_properties=set(STYLE_PROPERTIES),
+        link_rel=None, strip_comments=True)
+
+
+# A diagram block as the mermaid fence writes it. One holding a directive (`%%`) or a click other than a
+# link to a relative page URL is shown as code: the final guard (the wiki's own diagrams have neither; their
+# labels write % as an entity code)
+_MERMAID_BLOCK = re.compile(r'<pre class="mermaid">(?P<body>.*?)</pre>', re.S)
+_TAG = re.compile(r"<[^>]*>")
+_SAFE_CLICK = re.compile(r'click\s+\w+\s+href\s+(?:"|&quot;)(?![a-zA-Z][a-zA-Z0-9+.-]*:|/)'
+                         r'[^"&<>\s]*(?:"|&quot;)')
+
+
+def _diagram_acts(body: str) -> bool:
+    if "%%" in body:
+        return True
+    lines = (_TAG.sub("", line).strip() for line in body.split("\n") if "click" in line.lower())
+    return any(line.lower().startswith("click") and not _SAFE_CLICK.fullmatch(line) for line in lines)
+
+
+def guard_diagrams(html: str) -> str:
+    """`html` with every Mermaid block that could act (a directive, a click that is not a relative link)
+    turned into a plain code block."""
+    if 'class="mermaid"' not in html:
+        return html
+    return _MERMAID_BLOCK.sub(lambda m: f"<pre>{m.group('body')}</pre>" if _diagram_acts(m.group("body"))
+                              else m.group(0), html)
 
 
 def sanitize_inline(html: str) -> str:
@@ -149,8 +195,8 @@ def _scheme(url: str) -> str:
         return ""
 
 
-# A cheap look (~0.2 ms for a Material page) for anything the parser below could object to (and some it will
-# not); the parser, ~10 ms a page in pure Python, then runs only where it found something. Each check covers
+# A cheap look for anything the parser below could object to (and some it will not); the parser, pure
+# Python and far slower a page, then runs only where it found something. Each check covers
 # one rule of _Auditor, on the lowercased page:
 # an event handler, or a style to look into, after a character that can precede an attribute name (matched
 # with it: a pattern opening with a character set lets the regex engine skip ahead, a lookbehind does not)

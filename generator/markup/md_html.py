@@ -27,7 +27,7 @@ from markdown.treeprocessors import Treeprocessor
 
 from generator.markup.doc_budget import RenderBudgetExceeded, cpu_budget
 from generator.markup.doc_links import LinkResolver, link_target
-from generator.markup.html_sanitize import sanitize_content
+from generator.markup.html_sanitize import sanitize_document
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,9 @@ def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_l
         # (RecursionError in nesting; over the CPU budget: generator/markup/doc_budget.py)
         md.reset()
         return _as_text(text, type(exc).__name__)
-    clean = sanitize_content(raw)
+    clean = sanitize_document(raw)
     ids = set(_ID.findall(clean))
-    return sanitize_content(_rewrite_tags(clean, resolve or (lambda _url: None), ids)).strip()
+    return sanitize_document(_rewrite_tags(clean, resolve or (lambda _url: None), ids)).strip()
 
 
 def _as_text(text: str, why: str) -> str:

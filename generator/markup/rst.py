@@ -48,7 +48,7 @@ _AUTODOC = frozenset({"autoclass", "autofunction", "automethod", "autoexception"
                       "exception", "attribute", "data", "decorator", "property"})
 _ROLE_USE = re.compile(r"(?<![\w`]):(?:[A-Za-z][\w.+-]*:)?([A-Za-z][\w.+-]*):`([^`]+)`")
 # line-bound ([ \t], not \s): `^\s*` ran across blank lines from every line start, quadratic in a run of them
-# (20,000 empty lines: 0.3 s per pattern; a hostile megabyte of them, minutes)
+# (a hostile megabyte of blank lines took minutes: docs/performance.md)
 _AUTODOC_USE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(?:auto\w+|class|function|method|exception|data"
                           r"|attribute|decorator|property)::[ \t]*([\w.]+)", re.M)
 _MODULE_USE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(?:current)?module::[ \t]*([\w.]+)", re.M)
@@ -91,7 +91,7 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
     from docutils import nodes
     from docutils.core import publish_doctree, publish_from_doctree
 
-    from generator.markup.html_sanitize import sanitize_content
+    from generator.markup.html_sanitize import sanitize_document
 
     doctree = publish_doctree(text, settings=settings)
     if len(doctree) == 1 and isinstance(doctree[0], nodes.system_message) and text.strip():
@@ -120,7 +120,7 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
             section[0]["ids"], section["ids"] = list(section["ids"]), []
     body = publish_from_doctree(doctree, writer="html5", settings=settings)
     html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
-    return sanitize_content(html).strip()
+    return sanitize_document(html).strip()
 
 
 def xref_targets(text: str) -> set[str]:

@@ -32,6 +32,7 @@ def inline_text(value: object) -> str:
 # whatever surrounds it: at column 0, followed by at most a language word. Anything laxer (indented, a tab,
 # an info string it rejects) stays text there, and raw HTML after it would reach the page.
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*\.?[\w#.+-]*[ \t]*$")
+_MERMAID_INFO = re.compile(r"^([`~]{3,}[ \t]*\.?)mermaid\b", re.I)
 # One line only, and not opened by an escaped backtick: a span the sanitizer keeps verbatim must be one that
 # Markdown also reads as code. Across lines it is not (a tag at the start of the next line opens an HTML
 # block first), and `\`` is a literal backtick, so either would shield raw HTML from the tag stripping.
@@ -112,10 +113,10 @@ def _sanitize_segment(text: str, resolve: LinkResolver, images: bool = True) -> 
 
 
 # Python-Markdown looks for the `]` that closes each `[` (to the end of its paragraph when none does), so a
-# run of 30,000 `[` in a README or a docstring held the site stage for 160 s, and a megabyte of them for
-# days. Brackets nested deeper than this, and any `[` that nothing closes, are written as `&#91;`: the same
-# character on the page, one Markdown never scans from. A text with fewer `[` than the threshold is left as
-# it is: its scans are short.
+# long run of `[` in a README or a docstring held the site stage for minutes, and a megabyte of them for
+# days (docs/performance.md). Brackets nested deeper than this, and any `[` that nothing closes, are written
+# as `&#91;`: the same character on the page, one Markdown never scans from. A text with fewer `[` than the
+# threshold is left as it is: its scans are short.
 MAX_BRACKET_DEPTH = 4
 _BRACKET_THRESHOLD = 100
 
@@ -172,7 +173,9 @@ def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: in
         if fence is None and m:
             flush()
             fence = m.group(1)[0] * len(m.group(1))
-            out.append(line)
+            # a ```mermaid fence would be drawn by Mermaid, %%{init}%% directives and all (a full-window
+            # themeCSS overlay): from a repository or a writer it is shown as the code it is
+            out.append(_MERMAID_INFO.sub(r"\1text", line))
         elif fence is not None:
             out.append(line)
             if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":

@@ -10,6 +10,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from generator.analyze.facts import FileFacts
 from generator.pages.anchors import page_href, shown_qualname
@@ -20,13 +21,20 @@ MAX_EDGES = 60
 # Mermaid reads `#code;` as a character: quotes and angle brackets would end the label or become markup, and
 # `_`/`*` runs become bold/italics in its Markdown-aware labels (`__init__.py` showed as a bold "init.py").
 _LABEL_CODES = {"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "_": "#95;", "*": "#42;", "`": "#96;",
-                "&": "#38;", "[": "#91;", "]": "#93;", "|": "#124;", "{": "#123;", "}": "#125;"}
+                "&": "#38;", "[": "#91;", "]": "#93;", "|": "#124;", "{": "#123;", "}": "#125;",
+                "%": "#37;"}  # %%{init: …}%% is a directive wherever it stands, a label included
 
 
 def mermaid_label(text: str) -> str:
     """A quoted Mermaid label: every character Mermaid could read as syntax or markup as an entity code."""
     text = " ".join(text.split())
     return '"' + "".join(_LABEL_CODES.get(c, c) for c in text) + '"'
+
+
+def click_url(url: str) -> str:
+    """A page URL for a Mermaid `click` line: percent-encoded (the same link to a browser), so a file name's
+    `%%{init: …}%%` or quote cannot become a directive or end the string."""
+    return quote(url, safe="/#.-_~")
 
 
 def page_url(page_id: str, from_page: str) -> str:
@@ -70,7 +78,7 @@ class Graph:
             if cluster:
                 lines.append("  end")
         lines += [f"  {a} --> {b}" for a, b in self.edges]
-        lines += [f'  click {nid} href "{url}"' for nid, _, url, _ in self.nodes if url]
+        lines += [f'  click {nid} href "{click_url(url)}"' for nid, _, url, _ in self.nodes if url]
         return "\n".join(lines)
 
 

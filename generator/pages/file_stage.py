@@ -12,9 +12,16 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
-from generator.analyze.plan import PageState, draft_key, file_context, page_key
+from generator.analyze.plan import PageState, draft_key, page_key
+from generator.pages.contexts import file_context
 from generator.pages.stages import PageRun, _map, _readme_resolver, _safely, _source_text
-from generator.pages.writer import ExtractiveWriter, FileDraft, PageWriter
+from generator.pages.writer import (
+    ExtractiveWriter,
+    FileDraft,
+    PageWriter,
+    apply_docstrings,
+    generated_docstrings,
+)
 from sourcebook.config import Config
 
 if TYPE_CHECKING:
@@ -26,8 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# a file page rendered by a forked worker only (workers.ordered_map's `heavy`): on the monorepo every page of
-# a larger file took 0.1-1.7 s to render (reST changelogs, 400 kB modules), every smaller one under 0.45 s
+# a file page rendered by a forked worker only (workers.ordered_map's `heavy`): on the monorepo the pages of
+# larger files (reST changelogs, 400 kB modules) were the slow ones to render (docs/performance.md)
 HEAVY_PAGE_BYTES = 50_000
 
 
@@ -67,7 +74,6 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
 
 
 def write_file_pages(run: PageRun) -> None:
-    from generator.pages.llm.writer import apply_docstrings, generated_docstrings
     from generator.pages.markdown import relative_link, render_file_page, render_version
     from generator.pages.name_links import NameIndex, page_resolver
     from sourcebook.workers import ordered_map

@@ -4,12 +4,11 @@ into index records only when asked.
 Why: the index stores a page as its state's fields plus `index_text(markdown)`, and the shared build cache
 stores its state and Markdown as they pass the secret rules. Both are functions of (state row, Markdown file)
 alone, and deriving them for every page (index_text's regexes, the cache rows' JSON, the secret rules) was
-most of the index step after a one-file edit (pytest: records 1.5 s and the cache's secret checks 0.6 s of a
-3.4 s step; the monorepo's 13k pages several times that). So each page gets a digest over its state row and
-its Markdown bytes, and a memo (`state/index-pages.json`) keeps what the last run derived per digest: the
-page's index-row hash, its build-cache row's sha and the secret rules' verdict. A page whose digest is in the
-memo is neither rendered for the index nor checked for secrets again; any other page is made as before. The
-digests together are also part of the index step's fingerprint (index.py: a build that changed nothing
+most of the index step after a one-file edit (docs/performance.md). So each page gets a digest over its state
+row and its Markdown bytes, and a memo (`state/index-pages.json`) keeps what the last run derived per digest:
+the page's index-row hash, its build-cache row's sha and the secret rules' verdict. A page whose digest is in
+the memo is neither rendered for the index nor checked for secrets again; any other page is made as before.
+The digests together are also part of the index step's fingerprint (index.py: a build that changed nothing
 leaves the index alone).
 
 The memo lives in the output folder, which the repository owns: it carries a mark keyed under this user's

@@ -14,15 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from generator.analyze.plan import (
-    OVERVIEW_ID,
-    PageState,
-    file_context,
-    inputs_changed,
-    module_context,
-    overview_context,
-    page_key,
-)
+from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
+from generator.pages.contexts import file_context, module_context, overview_context
 from generator.pages.file_stage import (
     document_key,
     file_render_inputs,
@@ -45,6 +38,7 @@ from generator.pages.overview_stage import (
     topic_links,
     write_overview,
 )
+from generator.pages.page_sink import CachedPages
 from generator.pages.stages import PageRun, file_text, module_readme
 from generator.pages.topic_stage import (
     topic_contexts,
@@ -58,7 +52,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from generator.analyze.analysis import Analysis
-    from generator.index.build_cache import SharedCache
+    from generator.pages.anchors import SymbolIndex
     from generator.pages.topics import TopicContext
     from generator.pages.writer import PageWriter
     from sourcebook.config import Config
@@ -74,7 +68,7 @@ class StaleCheck:
     analysis: Analysis
     state: Mapping[str, PageState]
     writer: PageWriter
-    cache: SharedCache
+    cache: CachedPages
     version: str  # the renderer's version (render.render_version)
     stale: set[str] = field(default_factory=set)
     planned: set[str] = field(default_factory=set)  # every page id a build would keep
@@ -94,6 +88,14 @@ class StaleCheck:
         if page_id in self.state and (self.docs / page_id).is_file():
             return self.state[page_id].summary
         return self.cache.summary(page_id) or (self.state[page_id].summary if page_id in self.state else "")
+
+    @cached_property
+    def symbols(self) -> SymbolIndex:
+        """Every public symbol's section, repository-wide (what module and topic pages link to), built once a
+        check."""
+        from generator.pages.anchors import SymbolIndex
+
+        return SymbolIndex.build(self.analysis.facts.values(), self.analysis.plan.files)
 
     @cached_property
     def summaries(self) -> dict[str, str]:
@@ -152,7 +154,7 @@ def _write_modules(run: PageRun) -> list[NavEntry]:
 def _stale_modules(check: StaleCheck) -> None:
     """A module is stale when a child is (its new summary is unknown until written), else by its key."""
     config, a, plan = check.config, check.analysis, check.analysis.plan
-    hierarchies = module_hierarchies(plan, a.facts, a.symbols)
+    hierarchies = module_hierarchies(plan, a.facts, check.symbols)
     import_diagrams = module_import_diagrams(plan, a.graph)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
@@ -192,7 +194,7 @@ def _stale_topics(check: StaleCheck) -> None:
     a = check.analysis
     for topic in check.topics:
         check.planned.add(topic.page_id)
-        diagram = topic_diagram(topic, a.plan, a.facts, a.graph, a.symbols)
+        diagram = topic_diagram(topic, a.plan, a.facts, a.graph, check.symbols)
         key = topic_key(topic, check.writer.id, check.version, diagram)
         if check.changed(topic.page_id, key):
             check.stale.add(topic.page_id)

@@ -34,7 +34,15 @@ from generator.markup.safe_markdown import (
 )
 from generator.pages.anchors import SymbolIndex, anchor_ids, page_href, shown_qualname
 from generator.pages.call_links import FileRefs
-from generator.pages.diagrams import MAX_EDGES, Graph, cap_edges, mermaid_label, page_url, site_href
+from generator.pages.diagrams import (
+    MAX_EDGES,
+    Graph,
+    cap_edges,
+    click_url,
+    mermaid_label,
+    page_url,
+    site_href,
+)
 from generator.pages.orientation import Orientation, readme_intro
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
@@ -54,7 +62,6 @@ from generator.pages.writer import (
     TopicDraft,
     first_paragraph,
 )
-from generator.site.nav import NavItem, build_nav  # noqa: F401 -- build_nav: re-exported for callers
 from sourcebook.data_files import data_dir
 
 RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this module's bytes count too
@@ -210,7 +217,7 @@ class Diagram:
             classes.setdefault(css, []).append(nid)
         lines += [f"  class {','.join(ids)} {css}" for css, ids in classes.items() if css]
         lines += ["  classDef ext stroke-dasharray: 4 3", "  classDef sub stroke-width:2px"]
-        lines += [f'  click {nid} href "{url}"' for nid, url in self.links.items()]
+        lines += [f'  click {nid} href "{click_url(url)}"' for nid, url in self.links.items()]
         return "\n".join(lines)
 
 
@@ -696,7 +703,7 @@ def _fence_lang(language: str | None) -> str:
 HOOKS_FILE = Path(__file__).resolve().parent.parent / "site" / "hooks" / "mkdocs_hooks.py"
 
 
-def render_mkdocs_yml(*, site_name: str, nav: list[NavItem], repo_url: str = "",
+def render_mkdocs_yml(*, site_name: str, nav: list[str | dict[str, Any]], repo_url: str = "",
                       theme_dir: str = "theme", docs_dir: str = "docs", site_dir: str = "site",
                       extra_javascript: Sequence[str] = (), mermaid_js: str = "",
                       footer: str = "") -> str:

@@ -8,7 +8,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
-from generator.analyze.plan import PagePlan, PageState, draft_key, module_context, page_key, stable_key
+from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
+from generator.pages.contexts import module_context, stable_key
 from generator.pages.stages import PageRun, _anchors, _map, _safely, _summaries, module_readme
 from generator.pages.writer import ExtractiveWriter, ModuleDraft
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
 from generator.analyze.facts import FileFacts
+from generator.analyze.groups import Group, dir_group, file_group
 from generator.pages.diagrams import Graph, architecture, file_architecture
-from generator.site.nav import Group, dir_group, file_group
 
 MAX_ABSTRACTIONS = 8
 README_INTRO_LINES = 40

@@ -8,15 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
-from generator.analyze.plan import (
-    OVERVIEW_ID,
-    PagePlan,
-    PageState,
-    draft_key,
-    overview_context,
-    page_key,
-    stable_key,
-)
+from generator.analyze.plan import OVERVIEW_ID, PagePlan, PageState, draft_key, page_key
+from generator.pages.contexts import overview_context, stable_key
 from generator.pages.stages import PageRun, _anchors, _readme_resolver, _safely, _summaries, module_readme
 from generator.pages.topic_stage import topic_contexts, writes_topics
 from generator.pages.writer import ExtractiveWriter, OverviewDraft

@@ -9,18 +9,21 @@ import dataclasses
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from generator.analyze.plan import PageState, StateMemo, is_stale, orphan_pages, retry_wait, save_state
+from generator.analyze.plan import (
+    CachedPage,
+    PageState,
+    StateMemo,
+    is_stale,
+    orphan_pages,
+    retry_wait,
+    save_state,
+)
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
-
-if TYPE_CHECKING:
-    from generator.build_report import BuildReport
-    from generator.index.build_cache import SharedCache
-
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +31,34 @@ D = TypeVar("D", bound=BaseModel)
 SAVE_EVERY_S = 5.0  # page state is also saved this often while pages are written
 
 
+class PageReport(Protocol):
+    """The part of the build's report the page stages fill in (generator/build_report.py BuildReport): the
+    build passes its report in; pages never import the build stage."""
+
+    pages_written: list[str]
+    pages_unchanged: int
+    pages_restored: list[str]
+    drafts_reused: list[str]
+    write_failures: list[str]
+    kept_prose: list[str]
+
+
+class CachedPages(Protocol):
+    """The shared build cache as the page stages read it (generator/index/build_cache.py SharedCache, which
+    the build opens and passes in: pages and the index are siblings)."""
+
+    def page(self, page_id: str) -> CachedPage | None: ...
+
+    def matches(self, page_id: str, key: str) -> bool: ...
+
+    def summary(self, page_id: str) -> str | None: ...
+
+
 class PageSink:
     """Renders drafts to docs/, remembers keys and summaries in the page state, deletes orphans."""
 
-    def __init__(self, config: Config, state: dict[str, PageState], report: BuildReport,
-                 shared: SharedCache | None = None) -> None:
+    def __init__(self, config: Config, state: dict[str, PageState], report: PageReport,
+                 shared: CachedPages | None = None) -> None:
         self.config = config
         self.docs = config.docs_dir
         self.state = state

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import logging
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import quote, urlsplit
 
+from generator.analyze.checkout import git as _git
+from generator.analyze.checkout import owner_repo
 from sourcebook.config import is_http_url
 
 log = logging.getLogger(__name__)
 
 Forge = Literal["github", "gitlab", "bitbucket", "gitea"]
 _SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
-# scp-like ssh remotes: git@host:owner/repo.git
-_SCP = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")
 
 
 @dataclass(frozen=True)
@@ -63,30 +62,9 @@ def forge_of(host: str) -> Forge | None:
     return None
 
 
-def _owner_repo(remote: str) -> tuple[str, str] | None:
-    """(host, "owner/repo") of an https or ssh remote URL; None for local paths and other schemes."""
-    remote = remote.strip()
-    parts = urlsplit(remote)
-    if parts.scheme in {"https", "http", "ssh", "git"}:
-        host, path = parts.hostname or "", parts.path
-    elif not parts.scheme or len(parts.scheme) > 1:  # `git@host:o/r` (a one-letter scheme is a drive)
-        m = _SCP.match(remote)
-        if not m or "/" in m.group(1) or remote.startswith(("/", ".")):
-            return None
-        host, path = m.group(1), m.group(2)
-    else:
-        return None
-    path = path.strip("/").removesuffix(".git").strip("/")
-    if not host or path.count("/") < 1 or any(not seg or seg in {".", ".."} for seg in path.split("/")):
-        return None
-    if not re.fullmatch(r"[\w.~/-]+", path) or not re.fullmatch(r"[\w.-]+", host):
-        return None
-    return host.lower(), path
-
-
 def from_remote(remote: str, commit: str) -> SourceLinks | None:
     """Source links for a git remote URL at `commit` (a full hash); None when the host is no known forge."""
-    found = _owner_repo(remote)
+    found = owner_repo(remote)
     if found is None or not _SHA.match(commit):
         return None
     host, path = found
@@ -111,32 +89,6 @@ def from_repo_url(repo_url: str) -> SourceLinks | None:
     segments = [s for s in parts.path.split("/") if s]
     home = f"{parts.scheme}://{parts.netloc}/{segments[0]}/{segments[1]}" if len(segments) >= 2 else ""
     return SourceLinks(base, forge, home)
-
-
-def _git(root: Path, *args: str) -> str:
-    try:
-        proc = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(root), *args],
-                              capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return proc.stdout.strip() if proc.returncode == 0 else ""
-
-
-def head_commit(root: Path) -> str:
-    """The commit checked out at `root` ("" outside git, or before the first commit)."""
-    return _git(root, "rev-parse", "--verify", "HEAD^{commit}")
-
-
-def checkout_identity(root: Path) -> tuple[str, str]:
-    """(remote, subdir) of the checkout at `root`: its origin (else first) remote as "host/owner/repo"
-    ("" without a forge-style one: no credentials or local paths are kept), and `root`'s folder inside
-    its git work tree ("" at the top, or outside git). What an index records of the place it was built
-    from; the same on every runner, unlike the absolute path."""
-    remotes = _git(root, "remote").split()
-    found = None
-    if remotes:
-        found = _owner_repo(_git(root, "remote", "get-url", "origin" if "origin" in remotes else remotes[0]))
-    return ("/".join(found) if found else "", _git(root, "rev-parse", "--show-prefix").strip("/"))
 
 
 def detect(root: Path) -> SourceLinks | None:

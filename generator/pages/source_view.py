@@ -15,8 +15,8 @@ from typing import Any
 
 MAX_LINES = 120  # per block; the rest is counted and, with source links, one click away
 # Source HTML per page. A page carries every public symbol's source; on huge or generated files (minified
-# JavaScript, 5,000-line modules) that alone made pages of 1-2.3 MB on the 12k-file bench tree. Past this,
-# a section says its source was left out instead (the forge link, when known, still shows it).
+# JavaScript, 5,000-line modules) that alone made pages of over a megabyte on the 12k-file bench tree. Past
+# this, a section says its source was left out instead (the forge link, when known, still shows it).
 PAGE_SOURCE_BUDGET = 300_000
 # Languages whose Pygments lexer is in its initial state at the first line of any statement the parser bounds
 # (no enclosing markup, no heredoc or template open across a definition): a symbol's lines lexed alone are
@@ -46,7 +46,7 @@ def formatter() -> Any:
 
 # Names, whitespace, punctuation and operators are left in the code's own colour: they are most of the tokens,
 # and every tag costs Markdown's and the search indexer's HTML parsers time on every build (a span per name
-# made the flask site's mkdocs run 1.7x slower). Keywords, strings, comments, definitions keep their colour.
+# made the flask site's mkdocs run much slower). Keywords, strings, comments, definitions keep their colour.
 _PLAIN_SPAN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
 
 

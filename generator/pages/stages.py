@@ -29,8 +29,9 @@ from sourcebook.config import Config
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
-    from generator.build_report import BuildReport, FileChanges, Progress
+    from generator.analyze.analysis import Notify
     from generator.pages.anchors import SymbolIndex
+    from generator.pages.page_sink import PageReport
 
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "rea
 
 
 def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
-            report: BuildReport) -> T:
+            report: PageReport) -> T:
     """The writer's draft, or the extractive one marked as a fallback when the writer fails for this page."""
     try:
         return write(ctx)
@@ -100,7 +101,7 @@ class PageRun:
     graph: Any  # generator.analyze.graph.RepoGraph
     writer: PageWriter
     pages: PageSink
-    notify: Progress
+    notify: Notify
     texts: Mapping[str, str]
     skipped: int
     symbols: SymbolIndex  # the analysis's, built once for every page kind
@@ -159,23 +160,6 @@ def _readme_resolver(plan: PagePlan, readme_path: str, page_id: str = "") -> Cal
         return None
 
     return resolve
-
-
-def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *, limit: int = 20
-                 ) -> FileChanges:
-    """Files added, changed or deleted since the previous build, at most `limit` of each kind (a mass
-    change is one commit, not a history).
-
-    `previous` maps each file documented by the last build to its content hash then. The answer side keeps
-    them as dated facts (answer/episodes.py `record_changes`, called by `sourcebook build`).
-    """
-    from generator.build_report import FileChanges
-
-    changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
-    return FileChanges(
-        changed=changed[:limit],
-        added=[p for p in sorted(facts) if p not in previous][:limit],
-        deleted=[p for p in sorted(previous) if p not in facts][:limit])
 
 
 def file_text(root: Path, path: str) -> str:

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
-from generator.analyze.plan import PagePlan, PageState, draft_key, page_key, stable_key
+from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
+from generator.pages.contexts import stable_key
 from generator.pages.stages import PageRun, _map, _safely, _source_text, _summaries
 from generator.pages.writer import PageWriter, TopicDraft
 from sourcebook.config import Config
@@ -64,7 +65,7 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
     without a model (writes_topics)."""
     from generator.pages.markdown import render_topic_page, render_version
-    from generator.pages.topics import extractive_topic
+    from generator.pages.topics import excerpts, extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
@@ -95,8 +96,6 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             return stored
         if write_topic is None:  # not reached: writes_topics() checked it
             return extractive_topic(ctx)
-        from generator.pages.llm.topics import excerpts
-
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
         ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text))
         draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)

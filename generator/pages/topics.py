@@ -22,12 +22,13 @@ from typing import Any, Literal
 
 from generator.analyze.entry_points import Entry
 from generator.analyze.facts import FileFacts, Symbol
+from generator.analyze.groups import dir_group
 from generator.markup.docmarkup import code_span
 from generator.markup.docstrings import docstring_summary
 from generator.pages.diagrams import Graph, site_href
 from generator.pages.orientation import Abstraction
 from generator.pages.writer import TopicDraft, TopicSection
-from generator.site.nav import dir_group
+from sourcebook.redaction import redact_text
 
 TOPIC_DIR = "topics"
 ARCHITECTURE_ID = f"{TOPIC_DIR}/architecture.md"
@@ -429,3 +430,19 @@ def architecture_diagram(ctx: TopicContext, *, modules: Mapping[str, str], files
     return overview_diagram(modules=modules, files=files, code=own_code(files, facts), depends_on=depends_on,
                             importance=importance, from_page=ctx.page_id)
 
+
+EXCERPT_LINES = 30  # of each cited symbol's source, at most
+
+
+def excerpts(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
+    """(cite, source lines) of each evidence symbol, at most EXCERPT_LINES lines each, redacted whole-file
+    first (a cut could shorten a secret below what the rules recognise)."""
+    out = []
+    redacted: dict[str, list[str]] = {}
+    for s in ctx.evidence():
+        if s.path not in redacted:
+            redacted[s.path] = redact_text(text_of(s.path) or "").splitlines()
+        lines = redacted[s.path][s.start - 1:min(s.end, s.start + EXCERPT_LINES - 1)]
+        if lines:
+            out.append((s.cite, "\n".join(lines)))
+    return tuple(out)

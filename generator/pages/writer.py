@@ -11,7 +11,9 @@ minus bulky source text (represented by the file's content hash), so plan.py can
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal, Protocol, runtime_checkable
@@ -398,3 +400,26 @@ class WriterStats:
     pages: int = 0
     failures: int = 0
     extra: dict[str, float] = field(default_factory=dict)
+
+
+# -- docstrings a writer generated (an LLM writer's FileDraft.docstrings), applied to the facts ---------
+
+
+def generated_docstrings(draft: FileDraft) -> dict[str, str]:
+    """qualname -> docstring the LLM wrote for an undocumented symbol (empty for other drafts)."""
+    return {n.qualname: n.explanation for n in getattr(draft, "docstrings", ())}
+
+
+def apply_docstrings(facts: FileFacts, generated: Mapping[str, str]) -> FileFacts:
+    """`facts` with generated docstrings on symbols that have none (docstring_source="llm")."""
+    if not generated:
+        return facts
+    symbols = [dataclasses.replace(s, docstring=generated[s.qualname], docstring_source="llm")
+               if s.qualname in generated and not s.docstring else s for s in facts.symbols]
+    return dataclasses.replace(facts, symbols=symbols)
+
+
+def facts_with_docstrings(facts: Mapping[str, FileFacts],
+                          generated: Mapping[str, Mapping[str, str]]) -> dict[str, FileFacts]:
+    """Every file's facts with its generated docstrings applied (what the index stores)."""
+    return {path: apply_docstrings(f, generated.get(path, {})) for path, f in facts.items()}

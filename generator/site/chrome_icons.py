@@ -2,9 +2,9 @@
 SVG repeated in every page.
 
 Material includes each icon's SVG file into the page wherever it shows it: ten of them in every page's
-header, nav title, search box and back-to-top button, ~2.2 KB a page (26 MB of the 12k-file bench tree's
-site). `stylesheet` turns the icons a sourcebook site's chrome uses into CSS classes whose mask is the icon as
-a data: URL (what Material itself does for its nav and admonition icons: it works from file:// and under the
+header, nav title, search box and back-to-top button, in every page of the site (docs/performance.md).
+`stylesheet` turns the icons a sourcebook site's chrome uses into CSS classes whose mask is the icon as a
+data: URL (what Material itself does for its nav and admonition icons: it works from file:// and under the
 site's CSP, whose img-src allows data:); `light_icons` replaces each inline copy of one of them in a page's
 chrome by an empty <svg> of that class, which keeps the element Material's CSS sizes and colours (the mask
 paints `currentcolor` through the icon's shape). Only an exact copy of a known icon file is replaced, so an

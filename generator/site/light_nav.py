@@ -3,9 +3,8 @@ siblings; the rest of a big folder is one "more" link to the folder's page, whic
 
 MkDocs hands Material the whole navigation for every page. With `navigation.prune` Material renders only the
 open branch, but every entry along it: a page in a 300-file folder carried 300 links, a page under a root
-with 200 folders 200 more (the issue measured 123 KB of nav per page on a 12k-file tree, 461 KB on 200
-folders x 100 files). `page_nav` builds, per page, a small stand-in tree of MkDocs' own structure classes
-that Material's unmodified templates render:
+with 200 folders 200 more (docs/performance.md). `page_nav` builds, per page, a small stand-in tree of MkDocs'
+own structure classes that Material's unmodified templates render:
 
 - closed sections are kept as a single chain to their first page (all Material's pruned link needs);
 - an open section keeps its index page, the entry on the path, and neighbours around it: up to `cap` on
@@ -27,10 +26,9 @@ from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page
 
 NAV_CAP = 12  # entries on the page's own level besides the section's index page and its "more" link
-# entries on each level above it: the ancestor on the path and its neighbours. On the 12k-file bench tree a
-# page 7 folders deep showed ~175 entries (24 KB) with 24 on every level; 24 + 8 gave a 14.8 KB median nav
-# and a 441 MB site (target 400 MB), 16 + 5 an 11.2 KB median (387 MB with the icons in one stylesheet);
-# 12 keeps room for heavier pages, the folder's page lists the rest
+# entries on each level above it: the ancestor on the path and its neighbours. Chosen on the 12k-file bench
+# tree for the site's size target (the sizes each pair gave: docs/performance.md); 12 keeps room for heavier
+# pages, the folder's page lists the rest
 ANCESTOR_CAP = 5
 
 
@@ -222,7 +220,7 @@ _NAV_TAG = re.compile(r"<nav\b|</nav>")
 def without_gaps(html: str) -> str:
     """`html` without the whitespace after each `>` and before each `<` (what `re.sub(r">\\s+|\\s+<", ...)`
     stripping each match leaves), by splitting on the marks: a regex whose match may start with any
-    whitespace character tries every position of the text (5x the CPU on a monorepo page's nav)."""
+    whitespace character tries every position of the text."""
     parts = html.split(">")
     html = ">".join([parts[0], *(part.lstrip() for part in parts[1:])])
     parts = html.split("<")

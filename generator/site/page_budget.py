@@ -3,9 +3,9 @@ so) when it alone would pass the page budget, and the theme's indentation around
 
 Measured on the 12k-file bench tree (issue 11): a file page with a few hundred symbols printed its table of
 contents twice (Material's sidebar and the copy it nests in the navigation for small screens; the theme is
-now set to print it once: `toc.integrate`) at ~230 bytes an entry, and six generated pages were over 1 MB of
-content (hundreds of symbols, each with its highlighted source). A reader of such a page navigates it by its
-symbol index, not by a sidebar of 500 names; and a page nobody can load in a browser helps no one.
+now set to print it once: `toc.integrate`), and some generated pages were over 1 MB of content (hundreds of
+symbols, each with its highlighted source). A reader of such a page navigates it by its symbol index, not by a
+sidebar of 500 names; and a page nobody can load in a browser helps no one.
 
 Pure functions on values: mkdocs_hooks.py calls them on each page's table of contents, content and output.
 """

@@ -91,9 +91,56 @@ _MARKER_TEXT = "Created by sourcebook, which replaces this directory on every bu
 _WORK_NAME = re.compile(r"^\.(?P<target>[\w-]+)\.(?:new|old)-(?P<pid>\d+)-\w+$")
 
 
-def claim(directory: Path) -> None:
-    """Mark `directory` (which sourcebook just created) as sourcebook's."""
-    (directory / OWNED_MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+_MARK_PREFIX = "mark: "
+
+
+def _owner_mark(target: Path) -> str | None:
+    """This user's mark for the directory at `target` (keyed with the local key; None without one): a
+    committed copy of the marker file cannot carry it, since no repository knows the key."""
+    from sourcebook.local_key import keyed, local_key
+
+    return keyed(b"sourcebook-owned\0" + str(target.absolute()).encode("utf-8"), local_key())
+
+
+def claim(directory: Path, target: Path | None = None) -> None:
+    """Mark `directory` (which sourcebook just created, and which will be `target`) as this user's."""
+    mark = _owner_mark(target or directory)
+    (directory / OWNED_MARKER).write_text(_MARKER_TEXT + (f"{_MARK_PREFIX}{mark}\n" if mark else ""),
+                                          encoding="utf-8")
+
+
+def owned_here(directory: Path) -> bool:
+    """Whether this user's sourcebook made `directory` (a real directory whose marker carries this user's
+    mark for this path). A site, theme or output committed with a repository never is: it is not served,
+    and the next build sets it aside."""
+    import hmac
+
+    marker = directory / OWNED_MARKER
+    if directory.is_symlink() or marker.is_symlink() or not marker.is_file():
+        return False
+    expected = _owner_mark(directory)
+    try:
+        text = marker.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    marks = [line[len(_MARK_PREFIX):].strip() for line in text.splitlines() if line.startswith(_MARK_PREFIX)]
+    return expected is not None and any(hmac.compare_digest(mark, expected) for mark in marks)
+
+
+def set_aside_foreign(directory: Path) -> Path | None:
+    """Move a sourcebook directory this user did not make (committed with the repository: its marker has no
+    mark of this user's, or it predates marks) out of the way, so the build replaces it; nothing is deleted.
+    Returns where it went, or None when there was nothing to move (absent, this user's, or not sourcebook's
+    at all: `check_owned` refuses that one)."""
+    if directory.is_symlink() or not directory.is_dir() or owned_here(directory):
+        return None
+    if not ((directory / OWNED_MARKER).is_file() or _made_before_markers(directory)):
+        return None
+    aside = Path(tempfile.mkdtemp(prefix=f".{directory.name}.not-ours-", dir=directory.parent))
+    os.replace(directory, aside / directory.name)
+    log.warning("%s was not built by this user (committed with the repository, or by an older sourcebook): "
+                "moved to %s and rebuilt", directory, aside / directory.name)
+    return aside / directory.name
 
 
 def check_owned(directory: Path) -> None:
@@ -127,9 +174,9 @@ def replace_owned_dir(target: Path, fill: Callable[[Path], object]) -> None:
     _remove_leftovers(target)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-{os.getpid()}-", dir=target.parent))
     try:
-        claim(work)  # first, so that a copy left by a killed run is recognisably sourcebook's
+        claim(work, target)  # first, so that a copy left by a killed run is recognisably sourcebook's
         fill(work)
-        claim(work)  # and again, in case `fill` cleaned the directory
+        claim(work, target)  # and again, in case `fill` cleaned the directory
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
             os.replace(target, old / target.name)
@@ -184,7 +231,7 @@ def install_theme(out_dir: Path) -> Path:
 MERMAID_CDN_URL = "https://unpkg.com/mermaid@11/dist/mermaid.min.js"
 
 
-def site_csp(*, connect: str = "'self'", cdn_mermaid: bool = False) -> str:
+def site_csp(*, connect: str = "'self'", cdn_mermaid: bool = False, img: str = "'self' data: https:") -> str:
     """The Content-Security-Policy a built site is served with. `connect`: where its scripts may send
     requests (`sourcebook serve` narrows it to the wiki's own URL prefix: the search index lives there, the
     API does not).
@@ -193,22 +240,24 @@ def site_csp(*, connect: str = "'self'", cdn_mermaid: bool = False) -> str:
       theme layer has no inline script: site/partials/javascripts/);
     - style-src 'unsafe-inline': mermaid writes <style> into its diagrams (styles cannot run script, and
       the sanitizer keeps `style=` out of the content);
-    - img-src https: README badges; data: Material's icons;
+    - img-src https: README badges; data: Material's icons (`sourcebook serve` narrows it to the wiki's own
+      URL prefix: an image URL elsewhere is a way out for what a script read);
     - form-action 'self', base-uri 'none', frame-ancestors 'none', object-src 'none'."""
     scripts = "'self'" + (f" {MERMAID_CDN_URL}" if cdn_mermaid else "")
     return "; ".join([
         "default-src 'none'", f"script-src {scripts}", f"worker-src {scripts}",
-        "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https:", "font-src 'self' data:",
+        "style-src 'self' 'unsafe-inline'", f"img-src {img}", "font-src 'self' data:",
         f"connect-src {connect}", "manifest-src 'self'", "form-action 'self'", "base-uri 'none'",
         "frame-ancestors 'none'", "object-src 'none'",
     ])
 
 
-def site_headers(site_dir: Path, *, connect: str = "'self'") -> dict[str, str]:
+def site_headers(site_dir: Path, *, connect: str = "'self'",
+                 img: str = "'self' data: https:") -> dict[str, str]:
     """Response headers for any file of the built site at `site_dir` (its CSP and two hardening headers)."""
     assets = site_dir / MERMAID_DIR
     local_mermaid = assets.is_dir() and any(assets.glob("mermaid-*.min.js"))
-    return {"content-security-policy": site_csp(connect=connect, cdn_mermaid=not local_mermaid),
+    return {"content-security-policy": site_csp(connect=connect, cdn_mermaid=not local_mermaid, img=img),
             "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
 
 

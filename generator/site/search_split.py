@@ -1,7 +1,7 @@
 """A search that loads: Material's one search index split into what the first search needs and the rest.
 
 Material's search plugin writes `search/search_index.json`: every section of every page with its full text
-(30 MB on a 12k-file tree), which every page fetched before a first search could run, plus, for file://,
+(tens of MB on a big tree), which every page fetched before a first search could run, plus, for file://,
 an identical `search_index.js` from the offline plugin. `split_site_index` rewrites it, after both plugins
 ran, into:
 

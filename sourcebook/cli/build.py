@@ -27,7 +27,7 @@ _STAGE_LABELS = {
 
 def make_writer(config: Config, options: dict[str, Any]) -> PageWriter:
     """The page writer this run uses: the LLM writer when a provider is configured, else extractive prose."""
-    from generator.pages.llm.run import writer_from_config
+    from generator.build_llm import writer_from_config
     from generator.pages.writer import ExtractiveWriter
 
     if not options.get("no_llm"):
@@ -241,7 +241,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
     from generator.pages.llm.writer import LLMWriter
 
     if isinstance(writer, LLMWriter):
-        from generator.pages.llm.run import finish_run
+        from generator.build_llm import finish_run
 
         console.print(finish_run(config, writer))
     if serve and report.site_dir is not None:
@@ -265,7 +265,7 @@ def _check_result(report: BuildReport, *, fail_on_fallback: bool) -> None:
 
 
 def _dry_run(config: Config, writer: PageWriter) -> None:
-    from generator.pages.llm.run import estimate_run
+    from generator.build_llm import estimate_run
     from generator.pages.llm.writer import LLMWriter
 
     if not isinstance(writer, LLMWriter):

@@ -65,7 +65,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
                                 port=port, log_level="warning")
         sock = config.bind_socket()
         # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response
-        # waits ~40 ms for a delayed ACK (measured: /health 1 ms single-process, 45 ms with workers).
+        # waits for a delayed ACK (docs/performance.md).
         # Accepted connections inherit the option from the listening socket.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         Multiprocess(config, sockets=[sock]).run()
@@ -80,25 +80,66 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
 def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
                 token: str | None, max_body: int, workers: int) -> None:
-    """`serve --orgs`: every request is an organisation's, selected by its token (answer/orgs.py)."""
+    """`serve --orgs`: every request is an organisation's, selected by its token (answer/orgs.py); the HTTP
+    API and MCP (streamable HTTP at /mcp) on one port."""
     import signal
 
     import uvicorn
 
-    from answer.orgs import OrgRouter
+    from answer.orgs import OrgRouter, load_orgs
     from sourcebook.errors import UsageError
 
     if path is not None or token:
         raise UsageError("--orgs serves the organisations' own indexes with their own tokens: give no PATH "
                          "and no --token")
+    names = sorted(load_orgs(orgs_file))  # a bad orgs file is reported before binding
+    click.echo(f"sourcebook API for organisations {', '.join(names)} on http://{host}:{port} "
+               f"(MCP at /mcp; bearer token per organisation; SIGHUP re-reads the orgs file"
+               f"{f'; {workers} workers' if workers > 1 else ''})", err=True)
     if workers > 1:
-        raise UsageError("--orgs serves with one worker process (--workers 1)")
-    router = OrgRouter(orgs_file, max_body_bytes=max_body)
+        _serve_orgs_workers(orgs_file, host, port, max_body, workers)
+        return
+    router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host)
     # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
     signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
-    click.echo(f"sourcebook API for organisations {', '.join(router.orgs)} on http://{host}:{port} "
-               "(bearer token per organisation; SIGHUP re-reads the orgs file)", err=True)
     uvicorn.run(router, host=host, port=port, log_level="warning")
+
+
+def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, workers: int) -> None:
+    """Worker processes, each with its own router (answer.orgs.router_from_env). On SIGHUP the supervisor
+    checks the orgs file and only then replaces the workers one by one (uvicorn keeps an old worker whose
+    replacement does not come up): a file that no longer parses leaves every worker as it was."""
+    import logging
+    import socket
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from answer import http_api
+    from answer.orgs import ORGS_FILE_ENV, ORGS_HOST_ENV, load_orgs
+    from sourcebook.errors import ConfigError
+
+    log = logging.getLogger("sourcebook.serve")
+    os.environ[ORGS_FILE_ENV] = os.path.abspath(orgs_file)
+    os.environ[ORGS_HOST_ENV] = host
+    os.environ[http_api.MAX_BODY_ENV] = str(max_body)
+
+    class Supervisor(Multiprocess):
+        def handle_hup(self) -> None:
+            try:
+                load_orgs(orgs_file)
+            except ConfigError as exc:
+                log.error("orgs file %s not reloaded, the workers keep the previous configuration: %s",
+                          orgs_file, exc)
+                click.echo(f"orgs file not reloaded: {exc}", err=True)
+                return
+            super().handle_hup()
+
+    config = uvicorn.Config("answer.orgs:router_from_env", factory=True, workers=workers, host=host,
+                            port=port, log_level="warning")
+    sock = config.bind_socket()
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see serve_command: no delayed-ACK wait
+    Supervisor(config, sockets=[sock]).run()
 
 
 @click.command("mcp")

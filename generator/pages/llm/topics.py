@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -61,7 +61,6 @@ class TopicAsker(Protocol):
 
 TOPIC_PROMPT = "topic_page.v1.j2"
 TOPIC_SECTION_PROMPT = "topic_section.v1.j2"
-EXCERPT_LINES = 30  # of each cited symbol's source, at most
 TOPIC_OUTPUT_TOKENS = 600  # a typical reply (summary + sections with sources), for --dry-run estimates
 PART_OUTPUT_TOKENS = 120  # a typical one-part reply, for --dry-run estimates
 PART_REPLY_TOKENS = 300  # the cap of a one-part reply: a few sentences; a rambling small model stops early
@@ -117,20 +116,6 @@ def topic_prompt(ctx: TopicContext, budget: int) -> str:
         values["excerpts"].append(block)
         room -= cost
     return re.sub(r"\n{3,}", "\n\n", template.render(**values)).strip()
-
-
-def excerpts(ctx: TopicContext, text_of: Callable[[str], str]) -> tuple[tuple[str, str], ...]:
-    """(cite, source lines) of each evidence symbol, at most EXCERPT_LINES lines each, redacted whole-file
-    first (a cut could shorten a secret below what the rules recognise)."""
-    out = []
-    redacted: dict[str, list[str]] = {}
-    for s in ctx.evidence():
-        if s.path not in redacted:
-            redacted[s.path] = redact_text(text_of(s.path) or "").splitlines()
-        lines = redacted[s.path][s.start - 1:min(s.end, s.start + EXCERPT_LINES - 1)]
-        if lines:
-            out.append((s.cite, "\n".join(lines)))
-    return tuple(out)
 
 
 def write_topic(writer: TopicAsker, ctx: TopicContext) -> TopicDraft:

@@ -29,11 +29,9 @@ module_pages.py and overview_page.py (each kind's prompts and draft), estimate.p
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from generator.analyze.facts import FileFacts
 from generator.pages.llm.estimate import Estimates
 from generator.pages.writer import (
     FileContext,
@@ -48,26 +46,6 @@ from sourcebook.provider import ChatModel
 
 if TYPE_CHECKING:
     from generator.pages.topics import TopicContext
-
-
-def generated_docstrings(draft: FileDraft) -> dict[str, str]:
-    """qualname -> docstring the LLM wrote for an undocumented symbol (empty for other drafts)."""
-    return {n.qualname: n.explanation for n in getattr(draft, "docstrings", ())}
-
-
-def apply_docstrings(facts: FileFacts, generated: Mapping[str, str]) -> FileFacts:
-    """`facts` with generated docstrings on symbols that have none (docstring_source="llm")."""
-    if not generated:
-        return facts
-    symbols = [dataclasses.replace(s, docstring=generated[s.qualname], docstring_source="llm")
-               if s.qualname in generated and not s.docstring else s for s in facts.symbols]
-    return dataclasses.replace(facts, symbols=symbols)
-
-
-def facts_with_docstrings(facts: Mapping[str, FileFacts],
-                          generated: Mapping[str, Mapping[str, str]]) -> dict[str, FileFacts]:
-    """Every file's facts with its generated docstrings applied (what the index stores)."""
-    return {path: apply_docstrings(f, generated.get(path, {})) for path, f in facts.items()}
 
 
 class LLMWriter(Estimates):

@@ -59,12 +59,13 @@ log = logging.getLogger("mkdocs.sourcebook.engine")
 budget_log = logging.getLogger("sourcebook.site_engine")  # not counted by --strict (see _Relay.show)
 # Python-Markdown over one page's Markdown: its costs that grow with the square of a hostile input (a
 # docstring of 300,000 `&#91;`, thousands of same headings) held the site stage for hours. A real page
-# takes well under a second (flask's largest: ~0.1 s); over this, in the process's main thread (the
-# engine's, or a forked worker's: generator/markup/doc_budget.py), the page is shown as text.
+# takes well under a second; over this, in the process's main thread (the engine's, or a forked worker's:
+# generator/markup/doc_budget.py), the page is shown as text.
 PAGE_CPU_SECONDS = 10.0
 PAGE_CPU_ENV = "SOURCEBOOK_PAGE_CPU_SECONDS"  # another budget (seconds), e.g. a test's
 AS_TEXT_CLASS = "sb-md-text"
-AS_TEXT_CHARS = 100_000  # of such a page's Markdown: escaped, <= ~500 KB (site/page_budget.py: 900 KB)
+# of such a page's Markdown: escaped, <= ~500 KB (generator/site/page_budget.py: 900 KB)
+AS_TEXT_CHARS = 100_000
 
 
 def default_workers() -> int:
@@ -217,8 +218,8 @@ def _theme_digest(dirs: Sequence[str]) -> str:
 
 def _fast_yaml() -> None:
     """MkDocs reads its config with PyYAML's pure-Python loader; use that loader's libyaml twin when PyYAML
-    has it (same documents, same tags): the generated nav is one flow sequence of every page, ~0.2 ms per
-    page to parse in Python."""
+    has it (same documents, same tags): the generated nav is one flow sequence of every page, slow to
+    parse in Python on a big tree."""
     import yaml
     from mkdocs.utils import yaml as mkdocs_yaml
 
@@ -406,7 +407,7 @@ def _run(config: Any, cache: Any, stats: BuildStats, workers: int) -> None:
         page.read_source(config)
         page.markdown = config.plugins.on_page_markdown(page.markdown, page=page, config=config, files=files)
         # the nav's title for the page: a search section with no heading is titled by it
-        # the Markdown by its own hash: JSON-escaping every page's text into the key cost 3x the hashing
+        # the Markdown by its own hash: JSON-escaping every page's text into the key cost more than hashing
         text = hashlib.sha256(page.markdown.encode("utf-8", "surrogatepass")).hexdigest()
         ckey = _digest(content_global, file.src_uri, file.url, text, page.meta, vars(page).get("title"))
         name = cache.name(ckey)
@@ -624,8 +625,8 @@ def _own_search(config: Any) -> Any:
 
 
 # Material's on_page_context removes r'\s?data-search-\w+="[^"]+"'; that pattern's optional first character
-# keeps the regex engine from skipping ahead to its literal part, so it tries every position of the page
-# (~80 ns a character: 70 ms for the monorepo's biggest page). The same matches, found from the literal part.
+# keeps the regex engine from skipping ahead to its literal part, so it tries every position of the page. The
+# same matches, found from the literal part.
 _SEARCH_ATTRIBUTE = re.compile(r"data-search-\w+=\"[^\"]+\"")
 
 

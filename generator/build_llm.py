@@ -74,16 +74,10 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     summaries do not exist yet), which is close because summaries are short.
     """
     from generator.analyze.analysis import analyze
-    from generator.analyze.plan import (
-        OVERVIEW_ID,
-        file_context,
-        load_state,
-        module_context,
-        overview_context,
-        retry_due,
-    )
+    from generator.analyze.plan import OVERVIEW_ID, load_state, retry_due
     from generator.analyze.scan import decode, read_source
     from generator.build import check_stale, shared_cache
+    from generator.pages.contexts import file_context, module_context, overview_context
     from generator.pages.overview_stage import root_readme
     from generator.pages.stages import module_readme
     from sourcebook.errors import SourcebookError
@@ -137,8 +131,9 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
             config.site_name or config.root.name, plan, facts, graph, summaries=summaries, readme=readme,
             readme_path=readme_path, skipped_count=len(analysis.skipped)))
     from generator.pages.llm.drafts import LLMTopicDraft, TopicPartOnly
-    from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, excerpts, topic_prompt
+    from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, topic_prompt
     from generator.pages.topic_stage import topic_contexts
+    from generator.pages.topics import excerpts
     from sourcebook.provider import estimate_prompt_tokens
 
     def text_of(path: str) -> str:
