@@ -186,7 +186,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     from generator.analyze.parse import extract
     from generator.analyze.scan import decode
     from generator.index.embed import get_embedder
-    from generator.index.store import update_index
+    from generator.index.writer import update_index
     from sourcebook.lock import output_lock
 
     entries = check_push(files, limits, commit)  # refused as a whole before the repository is even created

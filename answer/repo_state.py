@@ -259,7 +259,7 @@ class RepoState:
         Loaded from the index, never re-parsed from the repository: the same facts and manifests the build
         used, so the answer side's graph is the build's graph.
         """
-        from generator.index.store import load_analysis
+        from generator.index.stored_analysis import load_analysis
 
         store = self.store_or_none()
         if store is None:

@@ -543,7 +543,7 @@ def reference_graph(store: IndexStore) -> Any:
     store (shared with answer/repo_state.py through ANALYSIS)."""
     analysis = store.memos.get(ANALYSIS)
     if analysis is None:
-        from generator.index.store import load_analysis
+        from generator.index.stored_analysis import load_analysis
 
         analysis = store.memos.put(ANALYSIS, load_analysis(store))
     return analysis.graph

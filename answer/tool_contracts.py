@@ -274,7 +274,7 @@ class IndexReply(ToolReply):
     prune: bool
     reset: bool
     requested: list[str]
-    report: dict[str, Any]  # generator.index.store.IndexReport as a dict (owned by the build side)
+    report: dict[str, Any]  # generator.index.report.IndexReport as a dict (owned by the build side)
     removed: list[str]
     not_found: list[str]
     skipped: list[SkippedFile]

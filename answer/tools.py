@@ -538,7 +538,7 @@ class Tools:
             return push_files(self, repo, files, prune, self.push_limits, commit=commit)
         from generator.analyze.analysis import analyze
         from generator.index.embed import get_embedder
-        from generator.index.store import update_index
+        from generator.index.writer import update_index
 
         if commit is not None:
             raise UsageError("commit goes with pushed `files`: an index of a checkout records its HEAD")

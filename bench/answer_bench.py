@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.engine import AnswerContext, get_answer
 from answer.search import rank_files
-from generator.index.store import index_repository, open_index
+from generator.index.command import index_repository
+from generator.index.store import open_index
 from sourcebook.config import LLMConfig, load_config
 
 EVAL = Path("/work/shared/eval")

@@ -28,7 +28,7 @@ from generator.analyze.parse import extract  # noqa: E402
 from generator.analyze.scan import decode, read_source, scan  # noqa: E402
 from generator.index.chunks import chunk_file  # noqa: E402
 from generator.index.embed import Embedder, get_embedder  # noqa: E402
-from generator.index.store import chunk_embed_text  # noqa: E402
+from generator.index.rows import chunk_embed_text  # noqa: E402
 from sourcebook.config import EmbedConfig, load_config  # noqa: E402
 
 EVAL_REPOS = Path("/work/eval-repos")
@@ -133,7 +133,7 @@ def index_time(args: argparse.Namespace) -> None:
     """Cold index builds of --repo into temp dirs: the embedder's share of `sourcebook index` time."""
     import tempfile
 
-    from generator.index.store import index_repository
+    from generator.index.command import index_repository
 
     seconds, embedded = [], 0
     for _ in range(args.runs):

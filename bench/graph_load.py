@@ -20,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generator.analyze.facts import SourceFile
 from generator.analyze.graph import build_graph
 from generator.analyze.parse import extract
-from generator.index.store import IndexStore, _existing, load_analysis, open_index
+from generator.index.store import IndexStore, open_index
+from generator.index.stored_analysis import load_analysis
+from generator.index.table_writes import _existing
 from sourcebook.config import load_config
 
 

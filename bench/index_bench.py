@@ -21,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.search import rank_files
-from generator.index.store import index_repository, open_index
+from generator.index.command import index_repository
+from generator.index.store import open_index
 from sourcebook.config import load_config
 
 QUESTIONS = Path("/work/shared/eval/dev/swe_qa_dev.jsonl")

@@ -173,7 +173,7 @@ def main() -> None:
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("instructor").setLevel(logging.CRITICAL)
     if args.base_url:
-        logging.getLogger("generator.pages.llm.writer").setLevel(logging.INFO)  # drops, single-section asks
+        logging.getLogger("generator.pages.llm").setLevel(logging.INFO)  # drops, single-section asks
         real_model(args)
         return
 

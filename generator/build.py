@@ -28,7 +28,8 @@ from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, 
 from generator.pages.anchors import SymbolIndex
 from generator.pages.index_inputs import PageInputs
 from generator.pages.kinds import PAGE_KINDS, StaleCheck
-from generator.pages.stages import PageRun, PageSink
+from generator.pages.page_sink import PageSink
+from generator.pages.stages import PageRun
 from generator.pages.writer import ExtractiveWriter, PageWriter
 from sourcebook.atomic import atomic_write_text
 from sourcebook.config import Config
@@ -59,7 +60,7 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
 
     with output_lock(config.out_dir, wait=lock_wait):
         if index:  # before anything reads the index (the facts and the build cache it shares)
-            from generator.index.store import recover_index
+            from generator.index.writer import recover_index
 
             recover_index(config)
         return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
@@ -104,7 +105,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     shared = shared_cache(config)
     with timer("scan+parse"):
         # a fresh runner has no facts cache: the facts the shared index holds for the same files are reused
-        from generator.index.store import indexed_facts
+        from generator.index.stored_analysis import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
         analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
@@ -178,7 +179,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             with timer("index"):
                 notify("index", 0, 1)
                 from generator.index.embed import get_embedder
-                from generator.index.store import update_index
+                from generator.index.writer import update_index
                 from generator.pages.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
@@ -254,7 +255,7 @@ def _usable_cpus() -> int:
 
 def shared_cache(config: Config) -> SharedCache:
     """The build cache stored beside the index (build_cache.py), read only if a page is missing here."""
-    from generator.index.store import BuildCacheReader
+    from generator.index.cache_table import BuildCacheReader
 
     reader = BuildCacheReader(config)
     return SharedCache(reader.rows, reader.rows)

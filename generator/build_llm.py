@@ -79,7 +79,8 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     from generator.analyze.scan import decode, read_source
     from generator.build import check_stale, shared_cache
     from generator.pages.contexts import file_context, module_context, overview_context
-    from generator.pages.stages import module_readme, root_readme
+    from generator.pages.overview_stage import root_readme
+    from generator.pages.stages import module_readme
     from sourcebook.errors import SourcebookError
 
     # the same analysis `build` and `build --check` make, so all three agree on what is stale
@@ -133,7 +134,7 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
             description=project_description(config.root)))
     from generator.pages.llm.drafts import LLMTopicDraft, TopicPartOnly
     from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, topic_prompt
-    from generator.pages.stages import topic_contexts
+    from generator.pages.topic_stage import topic_contexts
     from generator.pages.topics import excerpts
     from sourcebook.provider import estimate_prompt_tokens
 

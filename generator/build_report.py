@@ -49,7 +49,7 @@ class BuildReport:
     fallbacks: list[str] = field(default_factory=list)  # --check: pages whose prose is a fallback
     site_built: bool = False
     site_dir: Path | None = None
-    index: Any = None  # generator.index.store.IndexReport when the index was updated
+    index: Any = None  # generator.index.report.IndexReport when the index was updated
     changes: FileChanges | None = None  # files added/changed/deleted since the last build (None: first one)
     timings: dict[str, float] = field(default_factory=dict)  # stage -> wall seconds
     # stage -> CPU seconds of this process and the children it waited for (the site engine, workers): the

@@ -13,7 +13,8 @@ from generator.analyze.analysis import analyze
 from generator.analyze.manifests import Manifests, read_manifests
 from generator.build import build
 from generator.build_llm import estimate_run, writer_from_config
-from generator.index.store import load_analysis, open_index
+from generator.index.store import open_index
+from generator.index.stored_analysis import load_analysis
 from sourcebook.cli import cli
 from sourcebook.config import load_config
 from tests.fake_llm import FakeLLM, page_writer_responder

@@ -74,7 +74,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository indexed as an LLM build leaves it: `prompt` carries a generated docstring."""
     from generator.analyze.parse import extract
     from generator.analyze.scan import read_source, scan
-    from generator.index.store import update_index
+    from generator.index.writer import update_index
 
     root = tmp_path_factory.mktemp("claims") / "repo"
     for rel, text in FILES.items():

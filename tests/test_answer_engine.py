@@ -100,7 +100,7 @@ GOOD = {"answer": "`DefaultJSONProvider.dumps` passes `ensure_ascii` to `json.du
 def _index(root: Path, out: Path) -> Config:
     from generator.analyze.parse import extract
     from generator.analyze.scan import read_source, scan
-    from generator.index.store import update_index
+    from generator.index.writer import update_index
 
     config = load_config(root, overrides={"out_dir": str(out)}, env={})
     result = scan(config)

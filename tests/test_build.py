@@ -282,7 +282,7 @@ def test_template_change_rerenders_from_stored_drafts_without_the_writer(
 
 KILLED_BUILD = """
 import os, sys
-import generator.pages.stages as pages
+import generator.pages.page_sink as pages
 from generator.pages.writer import FileDraft
 from sourcebook.config import load_config
 

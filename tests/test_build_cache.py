@@ -25,7 +25,8 @@ from generator.index.build_cache import (
     page_row,
     row_sha,
 )
-from generator.index.store import CACHE_TABLE, read_build_cache
+from generator.index.cache_table import read_build_cache
+from generator.index.store import CACHE_TABLE
 from generator.pages.llm.writer import LLMWriter
 from sourcebook.config import Config, load_config
 from sourcebook.provider import OpenAIChatModel
@@ -119,7 +120,9 @@ def _publish_rows(uri: str, change: Callable[[list[dict[str, Any]]], list[dict[s
     import lancedb
     import pyarrow as pa
 
-    from generator.index.store import _read_meta, _schema, _write_meta
+    from generator.index.rows import _schema
+    from generator.index.store import _read_meta
+    from generator.index.writer import _write_meta
 
     db = lancedb.connect(uri)
     meta = _read_meta(db)

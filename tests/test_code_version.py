@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import generator.analyze.factcache
-import generator.index.store
+import generator.index.fingerprint
 import generator.markup.doc_html
 import generator.pages.index_inputs
 import generator.pages.markdown
@@ -29,7 +29,7 @@ from tests.repo_files import DEMO, write_files
 ROOT = Path(__file__).resolve().parent.parent
 _CACHED = (code_version.stage_version, generator.pages.markdown.render_version,
            generator.analyze.factcache.parser_version, generator.pages.index_inputs.code_version,
-           generator.index.store._code_version, generator.pages.writer._module_hash)
+           generator.index.fingerprint._code_version, generator.pages.writer._module_hash)
 
 
 def _forget() -> None:
@@ -60,13 +60,14 @@ def _hooks(base: Path) -> list[str]:
 
 # each key that generated output is stored under, and the roots whose closure it must follow
 KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
-    "page markdown": (lambda base: generator.pages.markdown.render_version(), ("generator.pages.stages",)),
+    "page markdown": (lambda base: generator.pages.markdown.render_version(),
+                      generator.pages.markdown.PAGE_STAGES),
     "facts cache": (lambda base: generator.analyze.factcache.parser_version(),
                     ("generator.analyze.parse", "generator.analyze.factcache")),
     "index memo": (lambda base: generator.pages.index_inputs.code_version(),
-                   ("generator.pages.index_inputs", "generator.index.store", "generator.index.build_cache")),
-    "index rows": (lambda base: generator.index.store._code_version(),
-                   ("generator.index.store", "generator.index.build_cache")),
+                   ("generator.pages.index_inputs", "generator.index.writer", "generator.index.build_cache")),
+    "index rows": (lambda base: generator.index.fingerprint._code_version(),
+                   ("generator.index.writer", "generator.index.build_cache")),
     "documents": (lambda base: generator.markup.doc_html._code_version(),
                   ("generator.markup.doc_html", "generator.markup.md_html")),
     "site stamp": (lambda base: build_module.site_code_version(),
@@ -78,7 +79,7 @@ KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
 
 
 def test_closures_hold_the_modules_each_stage_really_imports() -> None:
-    pages = import_closure(["generator.pages.stages"])
+    pages = import_closure(list(generator.pages.markdown.PAGE_STAGES))
     # the module a hand-kept list once missed, and the page layout's other helpers
     for name in ("generator.markup.safe_markdown", "generator.pages.markdown", "generator.markup.docstrings",
                  "generator.markup.rst", "generator.pages.name_links", "generator.pages.diagrams",
@@ -93,8 +94,11 @@ def test_closures_hold_the_modules_each_stage_really_imports() -> None:
     # name
     assert {"generator.site.material.engine", "generator.site.material.raw_blocks",
             "generator.markup.html_sanitize"} <= set(site)
-    index = import_closure(["generator.index.store"])
-    assert {"generator.index.chunks", "generator.index.tokens", "sourcebook.redaction"} <= set(index)
+    index = import_closure(["generator.index.writer"])
+    assert {"generator.index.chunks", "generator.index.tokens", "sourcebook.redaction",
+            "generator.index.rows", "generator.index.store", "generator.index.table_writes",
+            "generator.index.row_workers",
+            "generator.index.cache_table", "generator.index.fingerprint"} <= set(index)
     assert all(path.is_file() for path in pages.values())
 
 

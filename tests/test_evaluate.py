@@ -4,7 +4,8 @@ import pytest
 
 from answer.evaluate import Outcome, Question, load_questions, reciprocal_rank, run, score
 from answer.search import rank_files
-from generator.index.store import index_repository, open_index
+from generator.index.command import index_repository
+from generator.index.store import open_index
 from sourcebook.config import load_config
 from sourcebook.errors import UsageError
 

@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 
 from generator.index import store as ix
-from generator.index.store import index_repository, open_index, update_index
+from generator.index import writer as index_writer
+from generator.index.command import index_repository
+from generator.index.store import open_index
+from generator.index.writer import update_index
 from sourcebook.config import load_config
 from sourcebook.errors import IndexStoreError
+from sourcebook.sql import in_list
 
 FILES = {
     "pkg/config.py": '"""Configuration loading."""\n\n\nclass Config(dict):\n    """Holds settings."""\n\n'
@@ -71,7 +75,7 @@ def test_build_then_open(repo):
     store = open_index(config)
     assert store.table("files").count_rows() == 4
     assert store.table("chunks").count_rows() >= 4
-    assert store.table("symbols").count_rows(ix.in_list("path", ["pkg/config.py"])) == 2
+    assert store.table("symbols").count_rows(in_list("path", ["pkg/config.py"])) == 2
     assert store.embedder is None
     assert "without vectors" in store.embedder_error
     paths = {r["path"] for r in store.table("chunks").to_arrow().to_pylist()}
@@ -99,7 +103,7 @@ def test_incremental_unchanged_changed_deleted_and_versions_cleaned(repo):
     assert all("pkg/app.py" in text for text in emb.calls)
     store = open_index(config, embedder=emb)
     assert store.table("files").count_rows() == 3
-    assert store.table("chunks").count_rows(ix.in_list("path", ["docs/usage.md"])) == 0
+    assert store.table("chunks").count_rows(in_list("path", ["docs/usage.md"])) == 0
     texts = " ".join(r["text"] for r in store.table("chunks").to_arrow().to_pylist())
     assert "changed" in texts
     for name in ix.DATA_TABLES:
@@ -129,7 +133,7 @@ def test_other_schema_version_is_detected_and_rebuilt(repo):
     index_repository(config, embedder=None)
     store = open_index(config)
     state = dict(store.meta, schema_version=ix.SCHEMA_VERSION + 1)
-    ix._write_meta(store.db, state)
+    index_writer._write_meta(store.db, state)
     with pytest.raises(IndexStoreError, match="schema version"):
         open_index(config)
     report = index_repository(config, embedder=None)
@@ -163,7 +167,7 @@ def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
 
     # a context, not undo(): undo would also restore conftest's XDG_STATE_HOME (another user's key)
     with monkeypatch.context() as patched:
-        patched.setattr(ix, "_write_meta", crash)
+        patched.setattr(index_writer, "_write_meta", crash)
         with pytest.raises(KeyboardInterrupt):
             index_repository(config, embedder=None)
     store = open_index(config)  # the previous complete state
@@ -175,7 +179,7 @@ def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
     assert report.files_indexed == 1
     store = open_index(config)
     assert search_codebase(store, "zebra", type="lexical").files[0].path == "pkg/app.py"
-    assert store.table("chunks").count_rows(ix.in_list("path", ["pkg/app.py"])) == 1
+    assert store.table("chunks").count_rows(in_list("path", ["pkg/app.py"])) == 1
 
 
 def test_pages_indexed_and_pruned_with_their_file(repo):
@@ -230,7 +234,7 @@ def test_files_without_facts_or_texts_are_read_and_parsed_here(repo):
     assert report.files_indexed == 4
     assert report.symbols_written >= 3  # parsed here: Config, Config.from_file, create_app, test_create_app
     store = open_index(config)
-    assert store.table("symbols").count_rows(ix.in_list("qualname", ["Config.from_file"])) == 1
+    assert store.table("symbols").count_rows(in_list("qualname", ["Config.from_file"])) == 1
 
 
 def test_damaged_index_is_a_clear_error(repo):
@@ -254,7 +258,7 @@ def _plant_duplicates(config) -> None:
         tbl = db.open_table(name)
         tbl.add(tbl.to_arrow())
         meta["versions"][name] = tbl.version
-    ix._write_meta(db, meta)
+    index_writer._write_meta(db, meta)
 
 
 def test_rows_doubled_by_racing_runs_are_healed_by_the_next_run(repo):
@@ -293,14 +297,15 @@ def test_added_rows_fold_into_the_fts_index_and_deleted_rows_or_drift_force_a_re
     from answer.search import search_codebase
 
     config = load_config(repo)
-    monkeypatch.setattr(ix, "FTS_SMALL_ROWS", 0)  # the fixture's tables are tiny: judge them by drift alone
-    monkeypatch.setattr(ix, "FTS_DRIFT", 1000.0)
+    # the fixture's tables are tiny: judge them by drift alone
+    monkeypatch.setattr(index_writer, "FTS_SMALL_ROWS", 0)
+    monkeypatch.setattr(index_writer, "FTS_DRIFT", 1000.0)
     index_repository(config, embedder=None)
     # a new index: every table rebuilt, nothing drifted
     assert set(open_index(config).meta["fts_drift"].values()) == {0}
     rebuilt: list[str] = []
     real = ix._ensure_fts
-    monkeypatch.setattr(ix, "_ensure_fts",
+    monkeypatch.setattr(index_writer, "_ensure_fts",
                         lambda tbl, rebuild: (rebuilt.append(str(rebuild)), real(tbl, rebuild)))
     (repo / "pkg/extra.py").write_text("def brand_new_function():\n    return 'zebra'\n")
     index_repository(config, embedder=None)
@@ -318,7 +323,7 @@ def test_added_rows_fold_into_the_fts_index_and_deleted_rows_or_drift_force_a_re
     assert search_codebase(store, "zebu", type="lexical").files[0].path == "pkg/app.py"
     # the replaced rows left the full-text index with their file: no chunk of pkg/app.py holds create_app
     assert "pkg/app.py" not in [r["path"] for r in store.fts("chunks", "create_app", ["path"], limit=20)]
-    monkeypatch.setattr(ix, "FTS_DRIFT", 0.0)  # past the drift limit: even added rows rebuild
+    monkeypatch.setattr(index_writer, "FTS_DRIFT", 0.0)  # past the drift limit: even added rows rebuild
     rebuilt.clear()
     (repo / "pkg/more.py").write_text("def another():\n    return 'okapi'\n")
     index_repository(config, embedder=None)

@@ -1,6 +1,6 @@
 """An incremental index converges to a clean build's (issue 25, item 7): build, edit a file, revert it, and
 every full-text score equals a clean build's. Rows deleted from a table used to stay in its full-text
-statistics when the new rows were folded in (generator/index/store.py `_has_deleted_rows`)."""
+statistics when the new rows were folded in (generator/index/writer.py `_has_deleted_rows`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.index import store as ix
+from generator.index import writer as index_writer
 from generator.index.tokens import token_text
 from sourcebook.config import load_config
 
@@ -29,7 +30,7 @@ def _files() -> dict[str, str]:
     """More files than FTS_SMALL_ROWS (a smaller table is rebuilt on every change), each its own words."""
     rnd = random.Random(25)
     out = {}
-    for i in range(ix.FTS_SMALL_ROWS + 20):
+    for i in range(index_writer.FTS_SMALL_ROWS + 20):
         words = [rnd.choice(WORDS) for _ in range(rnd.randint(8, 40))]
         out[f"pkg/m{i:03d}.py"] = (f'def f{i}(x):\n    """{" ".join(words)}."""\n    return x + {i}\n')
     return out

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import generator.index.store as ix
+from generator.index import command as index_command
+from generator.index import store as ix
+from generator.index import stored_analysis
+from generator.index import writer as index_writer
 from sourcebook.config import load_config
 from sourcebook.errors import IndexStoreError
 
@@ -66,7 +69,7 @@ def _plant(index_dir: Path, attacker: Path, monkeypatch: pytest.MonkeyPatch) -> 
         chunks.update(where="path = 'pkg/config.py'", values={"text": PLANTED_TEXT, "tokens": PLANT})
         meta = ix._read_meta(db)
         assert meta is not None
-        ix._write_meta(db, {**meta, "versions": {**meta["versions"], "chunks": chunks.version}})
+        index_writer._write_meta(db, {**meta, "versions": {**meta["versions"], "chunks": chunks.version}})
 
 
 @pytest.fixture
@@ -132,7 +135,8 @@ def test_a_committed_index_is_refused_by_readers_and_rebuilt_by_index(
     monkeypatch.setenv("XDG_STATE_HOME", str(victim))  # the in-process readers (serve, MCP) refuse it too
     with pytest.raises(IndexStoreError, match="not made by this user"):
         ix.open_index(load_config(repo), embedder=None)
-    assert ix.indexed_facts(load_config(repo)) == {}  # nor are its stored facts reused by analyze
+    # nor are its stored facts reused by analyze
+    assert stored_analysis.indexed_facts(load_config(repo)) == {}
     from answer.repo_state import RepoState
 
     assert RepoState("demo", load_config(repo)).store_or_none() is None  # "not indexed" for serve/MCP
@@ -173,13 +177,13 @@ def test_without_a_local_key_no_index_is_trusted(make_repo: Callable[..., Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(FILES)
     config = load_config(repo)
-    ix.index_repository(config, embedder=None)
+    index_command.index_repository(config, embedder=None)
     assert ix.open_index(config, embedder=None).meta["owner"]
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.delenv("HOME", raising=False)
     with pytest.raises(IndexStoreError, match="no local key"):
         ix.open_index(config, embedder=None)
-    report = ix.index_repository(config, embedder=None)
+    report = index_command.index_repository(config, embedder=None)
     assert report.rebuilt == "not made by this user"
     with pytest.raises(IndexStoreError, match="no local key"):  # an unmarked index is never read either
         ix.open_index(config, embedder=None)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from generator.index import store as ix
+from generator.index.command import index_repository
 from generator.index.reader import read_state
-from generator.index.store import index_repository, open_index, read_index_state
+from generator.index.store import open_index, read_index_state
 from sourcebook.config import load_config
 from sourcebook.sql import prefix_filter
 from tests.test_index import FILES as INDEX_FILES
@@ -41,7 +42,7 @@ def _embedder() -> FakeEmbedder:
 def store(make_repo):
     from generator.analyze.analysis import analyze
     from generator.analyze.facts import PageRecord
-    from generator.index.store import update_index
+    from generator.index.writer import update_index
 
     config = load_config(make_repo(FILES))
     analysis = analyze(config)

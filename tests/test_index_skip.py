@@ -15,6 +15,7 @@ from generator.build import build
 from generator.index import store as ix
 from generator.index.build_cache import PAGE_PREFIX, SharedCache
 from generator.index.store import open_index
+from generator.index.tokens import token_text
 from generator.pages.index_inputs import MEMO_NAME, PageInputs
 from sourcebook.config import Config, load_config
 from tests.test_index_stream import FILES, _edit, _published
@@ -52,7 +53,7 @@ def test_a_build_that_changed_nothing_leaves_the_index_untouched_and_answering(m
     assert _table_versions(config) == files
     assert _normalised(config) == published
     store = open_index(config, embedder=None)
-    assert "svc/mod_3.py" in [r["path"] for r in store.fts("chunks", ix.token_text("handler_3_2"), ["path"],
+    assert "svc/mod_3.py" in [r["path"] for r in store.fts("chunks", token_text("handler_3_2"), ["path"],
                                                            limit=5)]
 
 

@@ -21,12 +21,12 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-import generator.index.store as ix
 from answer.http_api import create_app
 from answer.mcp_server import create_server
 from answer.tools import Tools
 from answer.workspace import single
-from generator.index.store import index_repository
+from generator.index import store as ix
+from generator.index.command import index_repository
 from sourcebook.config import load_config
 from sourcebook.errors import IndexSourceError
 from tests.repo_files import write_files

@@ -12,10 +12,15 @@ import numpy as np
 import pytest
 
 from generator.build import build
+from generator.index import row_workers, table_writes
+from generator.index import rows as index_rows
 from generator.index import store as ix
-from generator.index.store import index_repository, open_index
+from generator.index.command import index_repository
+from generator.index.reader import open_table
+from generator.index.store import open_index
+from generator.index.tokens import token_text
 from sourcebook.config import Config, load_config
-from sourcebook.errors import ProviderError
+from sourcebook.errors import IndexStoreError, ProviderError
 from tests.test_index import FakeEmbedder
 
 
@@ -46,21 +51,21 @@ def _published(config: Config, embedder: Any = "config", *, ordered: bool = True
                                     if k not in ("updated_at", "index_id", "owner", "versions", "fts_drift",
                                                  "sums")}}
     for name in ix.DATA_TABLES:
-        key = ix._KEYS[name]
+        key = index_rows._KEYS[name]
         rows = store.rows(name, store.tables[name].schema.names)
         for row in rows:
             if row.get("vector") is not None:
                 row["vector"] = np.asarray(row["vector"], dtype=np.float32).tobytes().hex()
         out[name] = rows if ordered else sorted(rows, key=lambda row: row[key])
         out[f"fts:{name}"] = {q: sorted((r[key], round(r["_score"], 4))
-                                        for r in store.fts(name, ix.token_text(q), [key], limit=1000))
+                                        for r in store.fts(name, token_text(q), [key], limit=1000))
                               for q in QUERIES}
         if store.vector_dim(name) and store.embedder is not None:
             out[f"near:{name}"] = {q: sorted((r[key], round(r["_distance"], 4)) for r in store.nearest(
                 name, store.embedder.embed([q])[0].tolist(), [key], limit=1000)) for q in QUERIES}
     version = store.meta["versions"].get(ix.CACHE_TABLE)
     if version is not None:
-        cache = ix.open_table(store.uri, ix.CACHE_TABLE, int(version), {})
+        cache = open_table(store.uri, ix.CACHE_TABLE, int(version), {})
         out["cache"] = cache.scan(["id", "key", "value", "sha"]).to_pylist()
     return json.dumps(out, sort_keys=True)
 
@@ -80,17 +85,17 @@ def test_rows_streamed_in_many_small_batches_store_and_find_what_one_batch_does(
     expected = _published(whole)
     assert report.index.cache_written >= 20
     # every table in batches of 3 rows, the embedder asked for 4 texts at a time: many batches each
-    monkeypatch.setattr(ix, "WRITE_BATCH_ROWS", 3)
-    monkeypatch.setattr(ix, "EMBED_BATCH", 4)
+    monkeypatch.setattr(table_writes, "WRITE_BATCH_ROWS", 3)
+    monkeypatch.setattr(table_writes, "EMBED_BATCH", 4)
     batches: list[int] = []
-    record_batches = ix._record_batches
+    record_batches = table_writes._record_batches
 
     def counted(rows: Any, schema: Any) -> Any:
         for batch in record_batches(rows, schema):
             batches.append(batch.num_rows)
             yield batch
 
-    monkeypatch.setattr(ix, "_record_batches", counted)
+    monkeypatch.setattr(table_writes, "_record_batches", counted)
     small = load_config(repo, overrides={"out_dir": str(tmp_path / "small")})
     streamed = build(small, site=False).index
     assert streamed is not None
@@ -133,8 +138,8 @@ def test_a_failure_mid_stream_raises_itself_and_leaves_the_previous_index(
     index_repository(config, embedder=FakeEmbedder())
     before = _published(config, FakeEmbedder(), ordered=False)
     _edit(repo)
-    monkeypatch.setattr(ix, "WRITE_BATCH_ROWS", 2)
-    monkeypatch.setattr(ix, "EMBED_BATCH", 2)
+    monkeypatch.setattr(table_writes, "WRITE_BATCH_ROWS", 2)
+    monkeypatch.setattr(table_writes, "EMBED_BATCH", 2)
     failing = FailingEmbedder(fail_on=4, error=error)  # after batches of the chunk stream were written
     with pytest.raises(type(error)) as raised:
         index_repository(config, embedder=failing)
@@ -157,8 +162,8 @@ def test_a_failure_after_some_tables_were_written_leaves_the_previous_index(
     index_repository(config, embedder=None)
     before = _published(config, None, ordered=False)
     _edit(repo)
-    monkeypatch.setattr(ix, "WRITE_BATCH_ROWS", 2)
-    file_row = ix.file_row
+    monkeypatch.setattr(table_writes, "WRITE_BATCH_ROWS", 2)
+    file_row = index_rows.file_row
     made: list[str] = []
 
     def failing_file_row(facts: Any, text: str) -> dict[str, Any]:
@@ -168,8 +173,8 @@ def test_a_failure_after_some_tables_were_written_leaves_the_previous_index(
         return file_row(facts, text)
 
     with monkeypatch.context() as patched:
-        patched.setattr(ix, "file_row", failing_file_row)
-        with pytest.raises(ix.IndexStoreError, match="disk full"):
+        patched.setattr(row_workers, "file_row", failing_file_row)
+        with pytest.raises(IndexStoreError, match="disk full"):
             index_repository(config, embedder=None)
     assert _published(config, None, ordered=False) == before
     index_repository(config, embedder=None)

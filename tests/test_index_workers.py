@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import build
-from generator.index import store as ix
+from generator.index import row_workers
 from sourcebook.config import load_config
 from tests.test_index_stream import FILES, _published
 
@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = """
 import json, os, sys
 from pathlib import Path
-import generator.index.build_cache as build_cache, generator.index.store as ix
-ix.FILES_PER_ITEM = ix.PAGES_PER_ITEM = ix.MIN_SPREAD_ITEMS = build_cache.PAGES_PER_ITEM = 2
+import generator.index.build_cache as build_cache, generator.index.row_workers as row_workers
+import generator.index.writer as index_writer
+index_writer.FILES_PER_ITEM = index_writer.PAGES_PER_ITEM = row_workers.MIN_SPREAD_ITEMS = 2
+build_cache.PAGES_PER_ITEM = 2
 notes = Path(sys.argv[3])
 def noted(name, fn):
     def made(*args):
@@ -36,7 +38,7 @@ def noted(name, fn):
         return fn(*args)
     return made
 for name in ("chunk_row", "file_row", "page_row"):
-    setattr(ix, name, noted(name, getattr(ix, name)))
+    setattr(row_workers, name, noted(name, getattr(row_workers, name)))
 build_cache._verdict = noted("cache", build_cache._verdict)
 from generator.build import build
 from sourcebook.config import load_config
@@ -77,14 +79,14 @@ def test_only_a_cold_run_in_a_process_without_lancedb_forks(
         make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import lancedb  # noqa: F401  - as any earlier index test in this process did
 
-    assert not ix.forks_safely()  # a process holding LanceDB's runtime forks nothing
+    assert not row_workers.forks_safely()  # a process holding LanceDB's runtime forks nothing
     repo = make_repo(FILES)
     config = load_config(repo, overrides={"out_dir": str(tmp_path / "out")})
-    assert ix._row_processes(config, 4) == 1
-    monkeypatch.setattr(ix, "forks_safely", lambda: True)  # as in a fresh CLI process
-    assert ix._row_processes(config, 4) == 4  # no index yet
-    assert ix._row_processes(config, 1) == 1
+    assert row_workers._row_processes(config, 4) == 1
+    monkeypatch.setattr(row_workers, "forks_safely", lambda: True)  # as in a fresh CLI process
+    assert row_workers._row_processes(config, 4) == 4  # no index yet
+    assert row_workers._row_processes(config, 1) == 1
     build(config, site=False, site_workers=1)
-    assert ix._row_processes(config, 4) == 1  # an index to update: its rows are few, made here
+    assert row_workers._row_processes(config, 4) == 1  # an index to update: its rows are few, made here
     remote = load_config(repo, overrides={"out_dir": str(tmp_path / "out"), "index_uri": "s3://bucket/index"})
-    assert ix._row_processes(remote, 4) == 1
+    assert row_workers._row_processes(remote, 4) == 1

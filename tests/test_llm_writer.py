@@ -23,7 +23,8 @@ from generator.pages.llm.drafts import (
     section_model,
 )
 from generator.pages.llm.excerpt import GAP, excerpt, pick_parts, split_parts
-from generator.pages.llm.writer import LLMWriter, prompt_version
+from generator.pages.llm.templates import prompt_version
+from generator.pages.llm.writer import LLMWriter
 from generator.pages.writer import (
     FileContext,
     ModuleContext,
@@ -127,7 +128,7 @@ def test_invalid_optional_entries_are_dropped_and_the_draft_kept(fake_llm: FakeL
                        {"qualname": "make_app", "explanation": "Create an App."}],
     }))
     writer = writer_for(fake_llm, max_reasks=1)
-    with caplog.at_level("INFO", logger="generator.pages.llm.writer"):
+    with caplog.at_level("INFO", logger="generator.pages.llm"):
         draft = writer.file_page(file_ctx())
     assert fake_llm.calls == 1  # no re-ask: only optional entries were wrong
     assert (draft.written_by, draft.fallback) == ("llm", False)

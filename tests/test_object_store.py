@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.index.store import index_repository, open_index, storage_options
+from generator.index.command import index_repository
+from generator.index.store import open_index, storage_options
 from sourcebook.config import load_config
 from sourcebook.errors import ConfigError, IndexStoreError, UsageError
 from tests.object_store import DEMO_FILES, MotoS3

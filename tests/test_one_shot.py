@@ -8,8 +8,9 @@ import pytest
 
 from answer import evidence, search
 from answer.engine import AnswerContext, get_answer
+from generator.index.command import index_repository
 from generator.index.memos import Memo
-from generator.index.store import index_repository, open_index
+from generator.index.store import open_index
 from sourcebook.config import load_config
 from sourcebook.sql import contains_any
 

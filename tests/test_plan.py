@@ -141,7 +141,7 @@ def test_very_long_names_are_shortened_uniquely() -> None:
 def test_page_sink_saves_a_row_changed_in_place_after_an_earlier_save(tmp_path: Path) -> None:
     """A fallback page waiting out its backoff counts down in place: the memo of its encoded row goes."""
     from generator.build_report import BuildReport
-    from generator.pages.stages import PageSink
+    from generator.pages.page_sink import PageSink
     from sourcebook.config import load_config
 
     config = load_config(tmp_path, overrides={"out_dir": str(tmp_path / "out")}, env={})

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from answer.search import SEARCH_TYPES, SearchResult, rank_files, search_codebase
+from generator.index.command import index_repository
 from generator.index.memos import Memo
-from generator.index.store import IndexStore, index_repository, open_index
+from generator.index.store import IndexStore, open_index
 from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
 from tests.test_index import FakeEmbedder

@@ -19,7 +19,7 @@ from generator.analyze.plan import load_state
 from generator.build import build
 from generator.pages.llm.drafts import Catalog, Known, LLMTopicDraft
 from generator.pages.llm.writer import LLMWriter
-from generator.pages.stages import topic_contexts
+from generator.pages.topic_stage import topic_contexts
 from generator.pages.topics import extractive_topic, flow_diagram
 from sourcebook.config import Config, load_config
 from sourcebook.provider import OpenAIChatModel

@@ -3,8 +3,8 @@ the LLM ledgers, stored beside the index so that a build on another machine reus
 
 Why beside the index: a CI runner starts with an empty output folder, and the index URI (`index_uri`,
 e.g. `s3://bucket/prefix`) is the one place every runner and server already reaches with the store's own
-credentials. The cache is a table of that LanceDB database (generator/index/store.py writes it), published in
-the
+credentials. The cache is a table of that LanceDB database (generator/index/cache_table.py writes it),
+published in the
 same meta-row commit as the index tables: readers see the cache and the index of one complete build, never
 half of a newer one, and a run that dies half way is rolled back with the rest.
 

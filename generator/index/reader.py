@@ -6,7 +6,7 @@ differs is the Python layer around it: `import lancedb` also loads its REST-name
 embedding-function registry and its `overrides` decorators, which a one-shot `sourcebook ask` paid
 before its first query; `import lance` costs a fraction of that on top of pyarrow and numpy
 (bench/cold_ask.py; figures in docs/performance.md).
-Writers (generator/index/store.py) still use lancedb; readers open here exactly the versions its meta row
+Writers (generator/index/writer.py) still use lancedb; readers open here exactly the versions its meta row
 names,
 so the publish protocol described there is unchanged, on a disk and in a bucket alike.
 

@@ -43,7 +43,7 @@ def code_version() -> str:
     secret rules), with the build-cache rows it publishes."""
     from sourcebook.code_version import stage_version
 
-    version = stage_version("generator.pages.index_inputs", "generator.index.store",
+    version = stage_version("generator.pages.index_inputs", "generator.index.writer",
                             "generator.index.build_cache")
     return hashlib.sha256(f"index-pages 1\0{version}".encode()).hexdigest()[:32]
 

@@ -4,7 +4,7 @@ its writer, and its part of `--check`.
 The order of PAGE_KINDS is the order of the build: module pages read their children's fresh summaries, the
 overview reads the modules', the topic pages read the overview's neighbours. `build()` runs the writers in
 this order and `check_stale` asks the kinds for their stale pages in the same order, so a new kind of page is
-one entry here (its writer and its key live in pages.py, as the others' do).
+one entry here (its writer and its key live in its stage module, file_stage.py and the others).
 """
 
 from __future__ import annotations
@@ -17,30 +17,34 @@ from typing import TYPE_CHECKING
 from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
 from generator.pages.contexts import file_context, module_context, overview_context
-from generator.pages.stages import (
-    CachedPages,
-    PageRun,
+from generator.pages.file_stage import (
     document_key,
     file_render_inputs,
     file_render_key,
-    file_text,
     is_rendered_document,
-    module_hierarchies,
-    module_import_diagrams,
-    module_readme,
-    module_render_key,
-    overview_orientation,
-    overview_render_key,
     page_links,
     repository_reader,
+    write_file_pages,
+)
+from generator.pages.module_stage import (
+    module_hierarchies,
+    module_import_diagrams,
+    module_render_key,
+    write_module_pages,
+)
+from generator.pages.overview_stage import (
+    overview_orientation,
+    overview_render_key,
     root_readme,
+    topic_links,
+    write_overview,
+)
+from generator.pages.page_sink import CachedPages
+from generator.pages.stages import PageRun, file_text, module_readme
+from generator.pages.topic_stage import (
     topic_contexts,
     topic_diagram,
     topic_key,
-    topic_links,
-    write_file_pages,
-    write_module_pages,
-    write_overview,
     write_topic_pages,
     writes_topics,
 )

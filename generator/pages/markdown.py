@@ -91,6 +91,12 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+# the modules that write pages (each page kind's stage, and the state they share)
+PAGE_STAGES = ("generator.pages.stages", "generator.pages.page_sink", "generator.pages.file_stage",
+               "generator.pages.module_stage", "generator.pages.overview_stage",
+               "generator.pages.topic_stage")
+
+
 @cache
 def render_version() -> str:
     """Part of every page key: changes when a template or any code that writes pages changes (the pages
@@ -98,8 +104,7 @@ def render_version() -> str:
     the sanitizing Markdown helpers...)."""
     from sourcebook.code_version import stage_version
 
-    version = stage_version("generator.pages.stages", "generator.pages.markdown",
-                            data=(data_dir("templates"),))
+    version = stage_version(*PAGE_STAGES, "generator.pages.markdown", data=(data_dir("templates"),))
     return hashlib.sha256(f"{RENDER_LOGIC_VERSION}\0{version}".encode()).hexdigest()[:16]
 
 

@@ -39,7 +39,7 @@ def index_command(path: str | None, path_option: str | None, prune: bool, reset:
     user config file; the default runs locally); the repository's own config cannot choose a remote one.
     """
     path = chosen_path(path, path_option)
-    from generator.index.store import index_repository
+    from generator.index.command import index_repository
     from sourcebook.config import load_config
 
     report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait, reset=reset)
@@ -90,7 +90,8 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
 def eval_command(questions: str, repo: str | None, out: str | None, limit: int) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
     from answer.evaluate import format_metrics, load_questions, run, score
-    from generator.index.store import index_repository, open_index
+    from generator.index.command import index_repository
+    from generator.index.store import open_index
     from sourcebook.config import load_config
 
     config = load_config(Path(chosen_path(option=repo)))

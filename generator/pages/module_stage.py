@@ -1,0 +1,109 @@
+"""Module pages, bottom-up one depth level at a time (every module sees its submodules' fresh summaries), with
+their class hierarchy and import diagrams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from generator.analyze.facts import FileFacts
+from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
+from generator.pages.contexts import module_context, stable_key
+from generator.pages.stages import PageRun, _anchors, _map, _safely, _summaries, module_readme
+from generator.pages.writer import ExtractiveWriter, ModuleDraft
+
+if TYPE_CHECKING:
+    from generator.pages.anchors import SymbolIndex
+    from generator.pages.diagrams import Graph
+
+
+def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts], index: SymbolIndex
+                       ) -> Callable[[str], Graph | None]:
+    """directory -> the class hierarchy diagram of its direct files (None when nothing inherits)."""
+    from generator.pages.diagrams import class_hierarchy, class_index, site_href
+
+    classes = class_index(facts)
+
+    def hierarchy(directory: str) -> Graph | None:
+        page = plan.modules[directory]
+
+        def href(path: str, qualname: str) -> str | None:
+            link = index.href(page, path, qualname)
+            return site_href(link) if link else None
+
+        files = [facts[p] for p in plan.children[directory][0] if p in facts]
+        return class_hierarchy(files, classes, href)
+
+    return hierarchy
+
+
+def module_import_diagrams(plan: PagePlan, graph: Any) -> Callable[[str], Graph | None]:
+    """directory -> its import diagram (diagrams.module_imports: capped, subpackages folded, clustered)."""
+    from generator.pages.diagrams import module_imports
+
+    def imports(directory: str) -> Graph | None:
+        files, subdirs = plan.children[directory]
+        # the diagram reads the imports of the module's files and its subpackages' only: those, not all
+        below = plan.files_under(directory)
+        depends_on = {p: graph.depends_on[p] for p in below if p in graph.depends_on}
+        return module_imports(directory, files=files, subdirs=subdirs, depends_on=depends_on,
+                              pages=plan.files, modules=plan.modules, from_page=plan.modules[directory])
+
+    return imports
+
+
+def module_render_key(base: str, hierarchy: Graph | None, imports: Graph | None = None) -> str:
+    """The rendering part of a module page's key (its diagrams are drawn from facts, not prose)."""
+    return (base + ("\x1f" + hierarchy.mermaid() if hierarchy else "")
+            + ("\x1e" + imports.mermaid() + imports.left_out if imports else ""))
+
+
+def write_module_pages(run: PageRun) -> None:
+    """Bottom-up, one depth level at a time, so every module sees its submodules' fresh summaries."""
+    from generator.pages.markdown import render_module_page, render_version
+
+    config, plan, facts, graph, writer, pages, notify = (
+        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+
+    version = render_version()
+    extractive = ExtractiveWriter()
+    anchors = _anchors(facts)
+    hierarchies = module_hierarchies(plan, facts, run.symbols)
+    import_diagrams = module_import_diagrams(plan, graph)
+    ordered = plan.bottom_up_modules()
+    levels: dict[int, list[str]] = {}
+    for d in ordered:
+        levels.setdefault(d.count("/") + 1 if d else 0, []).append(d)
+    done = 0
+    for depth in sorted(levels, reverse=True):
+        summaries = _summaries(plan, pages)
+        todo = []
+        for d in levels[depth]:
+            ctx = module_context(d, plan, facts, graph, summaries=summaries,
+                                 readme=module_readme(config, plan, d)[1] if d else "")
+            hierarchy, imports = hierarchies(d), import_diagrams(d)
+            key = page_key(ctx.fingerprint(), writer.id, module_render_key(version, hierarchy, imports))
+            if not pages.fresh(ctx.page_id, key):
+                todo.append((ctx, key, (hierarchy, imports)))
+
+        def write(item: tuple[Any, str, Any]) -> ModuleDraft:
+            ctx = item[0]
+            stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
+            if stored is not None:
+                return stored
+            draft = _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
+            return pages.settle(ctx.page_id, draft, ModuleDraft, stable_key(ctx, writer.id),
+                                draft_key(ctx.fingerprint(), writer.id))
+
+        for (ctx, key, (hierarchy, imports)), draft in zip(todo, _map(write, todo, writer.concurrency),
+                                                           strict=True):
+            markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
+                                          file_pages=plan.files, module_pages=plan.modules,
+                                          hierarchy=hierarchy, imports=imports)
+            pages.put(ctx.page_id, key, markdown, PageState(
+                key=key, kind="module", title=ctx.title, target_path=ctx.path, summary=draft.summary,
+                written_by=draft.written_by, retry=draft.fallback),
+                dkey=draft_key(ctx.fingerprint(), writer.id), draft=draft, stable=stable_key(ctx, writer.id))
+        done += len(levels[depth])
+        notify("modules", done, len(ordered))

@@ -1,0 +1,93 @@
+"""The home page: the overview draft from the README and the top modules, with its orientation (entry points,
+abstractions, reading order) and the topic pages it links to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from generator.analyze.facts import FileFacts
+from generator.analyze.manifests import project_description, project_name
+from generator.analyze.plan import OVERVIEW_ID, PagePlan, PageState, draft_key, page_key
+from generator.pages.contexts import overview_context, stable_key
+from generator.pages.stages import PageRun, _anchors, _readme_resolver, _safely, _summaries, module_readme
+from generator.pages.topic_stage import topic_contexts, writes_topics
+from generator.pages.writer import ExtractiveWriter, OverviewDraft
+from sourcebook.config import Config
+
+if TYPE_CHECKING:
+    from generator.pages.orientation import Orientation
+    from generator.pages.topics import TopicContext
+
+
+def root_readme(config: Config, plan: PagePlan) -> tuple[str, str]:
+    found = module_readme(config, plan, "")
+    return found if found[0] else ("", "")
+
+
+def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
+                         readme: str) -> Orientation:
+    """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
+    from generator.analyze.plan import module_importance
+    from generator.pages.orientation import cli_texts, manifest_texts, orientation
+
+    return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
+                       importance=module_importance(plan, graph),
+                       manifests=manifest_texts(config.root, plan.files), readme=readme,
+                       sources=cli_texts(config.root, facts))
+
+
+def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
+    """(title, page id, what it covers) of each topic page, for the home page's "Read next"."""
+    from generator.markup.docmarkup import code_span
+    from generator.pages.anchors import shown_qualname
+
+    out = []
+    for t in topics:
+        if t.kind == "architecture":
+            about = "the source packages, what each imports, how the project is started"
+        else:
+            first = t.steps[0]
+            about = (f"{len(t.steps)} functions in {len({s.path for s in t.steps})} files, starting at "
+                     f"{code_span(shown_qualname(first.qualname) or first.path)} in {code_span(first.path)}")
+        out.append((t.title, t.page_id, about))
+    return out
+
+
+def overview_render_key(version: str, orient: Orientation, topics: Sequence[tuple[str, str, str]]) -> str:
+    """The rendering part of the home page's key: its orientation and the topic pages it links to."""
+    return version + "\x1f" + orient.key() + "\x1f" + repr(list(topics))
+
+
+def write_overview(run: PageRun) -> None:
+    from generator.pages.markdown import render_overview_page, render_version
+
+    config, plan, facts, graph, writer, pages, notify = (
+        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+
+    readme_path, readme = root_readme(config, plan)
+    ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
+                           summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
+                           skipped_count=run.skipped, description=project_description(config.root))
+    orient = overview_orientation(config, plan, facts, graph, readme)
+    reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages))) \
+        if writes_topics(writer) else []
+    key = page_key(ctx.fingerprint(), writer.id, overview_render_key(render_version(), orient, reading))
+    notify("overview", 0, 1)
+    if not pages.fresh(OVERVIEW_ID, key):
+        dkey = draft_key(ctx.fingerprint(), writer.id)
+        draft: OverviewDraft | None = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft)
+        if draft is None:
+            written = _safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
+            draft = pages.settle(OVERVIEW_ID, written, OverviewDraft, stable_key(ctx, writer.id), dkey)
+        markdown = render_overview_page(ctx, draft, writer_id=writer.id,
+                                        resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
+                                        file_anchors=_anchors(facts), orient=orient,
+                                        index=run.symbols,
+                                        summaries=_summaries(plan, pages), topics=reading)
+        pages.put(OVERVIEW_ID, key, markdown, PageState(
+            key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
+            written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,
+            stable=stable_key(ctx, writer.id))
+    notify("overview", 1, 1)
