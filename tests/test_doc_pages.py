@@ -419,6 +419,8 @@ def test_mkdocstrings_directives_link_to_their_symbols_with_summaries(tmp_path: 
     for raw in (":::", "options:", "show_root_heading", ":docstring:", ":members:", "???"):
         assert raw not in api, raw
     assert "The runner." in api
+    # nor in the page's summary, drawn from the document's first words
+    assert ":::" not in _article(out / "site" / "files" / "docs" / "api.md.html").replace(api, "")
     # the summary is part of the page's key: a new docstring re-renders the page that documents it
     (root / "pkg" / "core.py").write_text(AUTODOC_FILES["pkg/core.py"].replace("Runs `jobs`", "Starts jobs"),
                                           encoding="utf-8")
