@@ -376,3 +376,57 @@ def test_rst_title_after_labels_and_admonition_arguments_with_roles() -> None:
     assert "Fixtures reference" not in html
     assert '<p class="admonition-title">See also</p>\n<p>the how-to and <em>more</em></p>' in html
     assert ":ref:" not in html
+
+
+AUTODOC_FILES: dict[str, str | bytes] = {
+    "README.md": "# Widgets\n\nWidgets, documented by mkdocstrings.\n",
+    "pkg/__init__.py": '"""Widgets."""\nfrom pkg.core import Runner\n',
+    "pkg/core.py": ('"""Core."""\n\n\nclass Runner:\n    """Runs `jobs` in order.\n\n    More text.\n'
+                    '    """\n\n    def run(self) -> None:\n        pass\n'),
+    "docs/api.md": """\
+# API
+
+??? abstract "API Reference"
+    ::: pkg.core.Runner
+        options:
+            show_root_heading: true
+            filters:
+                - "__init__"
+
+The runner.
+
+::: pkg.Runner
+    :docstring:
+    :members: run
+
+::: pkg.gone.Nothing
+""",
+}
+
+
+@pytest.mark.slow
+def test_mkdocstrings_directives_link_to_their_symbols_with_summaries(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "repo", AUTODOC_FILES)
+    out = tmp_path / "out"
+    _build(root, out)
+    api = _document(out / "site" / "files" / "docs" / "api.md.html")
+    link = ('<p class="sb-autodoc"><a href="../pkg/core.py.html#sym-runner"><code>{}</code></a>: '
+            "Runs <code>jobs</code> in order.</p>")
+    assert link.format("pkg.core.Runner") in api  # inside the collapsible `???` block
+    assert link.format("pkg.Runner") in api  # re-exported by the package: the class where it is defined
+    assert '<p class="sb-autodoc"><code>pkg.gone.Nothing</code></p>' in api  # no such symbol: code only
+    assert '<details class="abstract">\n<summary>API Reference</summary>' in api
+    for raw in (":::", "options:", "show_root_heading", ":docstring:", ":members:", "???"):
+        assert raw not in api, raw
+    assert "The runner." in api
+    # nor in the page's summary, drawn from the document's first words
+    assert ":::" not in _article(out / "site" / "files" / "docs" / "api.md.html").replace(api, "")
+    # the summary is part of the page's key: a new docstring re-renders the page that documents it
+    (root / "pkg" / "core.py").write_text(AUTODOC_FILES["pkg/core.py"].replace("Runs `jobs`", "Starts jobs"),
+                                          encoding="utf-8")
+    check = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                            "--check"], capture_output=True, text=True, check=False)
+    assert check.returncode == 1
+    assert "docs/api.md" in check.stdout + check.stderr
+    _build(root, out)
+    assert "Starts jobs in order.</p>" in _document(out / "site" / "files" / "docs" / "api.md.html")

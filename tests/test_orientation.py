@@ -371,3 +371,40 @@ def test_a_monorepos_nested_tests_and_docs_are_not_source_packages() -> None:
     assert folder_group("src/pkg/.cache") == "tooling"
     assert path_group("setup.py") == "tooling"
     assert path_group("xarray/xarray/tests/test_x.py") == "tests"
+
+
+# a library whose root module re-exports nothing: what its README's code uses is its API; the console script
+# prints (its helpers are what most files call), a private helper module is the most-used abstraction
+NO_REEXPORTS: dict[str, str | bytes] = {
+    "README.md": ("# Fetch\n\nFetches things.\n\n## Use\n\n```python\nfrom fetch.client import Client\n\n"
+                  "client = Client(retries=2)\nfetch.connect('x')\n```\n"),
+    "pyproject.toml": '[project]\nname = "fetch"\n[project.scripts]\nfetch = "fetch.cli:main"\n',
+    "fetch/__init__.py": '"""Fetch."""\n',
+    "fetch/_util.py": "def quote(x):\n    return repr(x)\n",
+    "fetch/printing.py": ("from ._util import quote\n\n\ndef show(x):\n    print(quote(x))\n\n\n"
+                          "def warn(x):\n    print('!', quote(x))\n"),
+    "fetch/cli.py": ("from .printing import show, warn\nfrom ._util import quote\n"
+                     "from .client import Client\n\n\ndef main():\n"
+                     "    show(Client().get(quote('a')))\n    warn('done')\n"),
+    "fetch/client.py": ("from ._util import quote\nfrom .transport import connect\n\n\nclass Client:\n"
+                        "    def __init__(self, retries=0):\n        self.t = connect(quote('h'))\n\n"
+                        "    def get(self, url):\n        return self.t.send(url)\n"),
+    "fetch/transport.py": ("from ._util import quote\n\n\nclass Transport:\n    def send(self, url):\n"
+                           "        return quote(url)\n\n\ndef connect(host: str) -> Transport:\n"
+                           "    return Transport()\n"),
+}
+
+
+def test_reading_starts_at_what_the_readme_uses_not_at_cli_print_helpers(
+        make_repo: Callable[..., Path]) -> None:
+    from generator.analyze.analysis import analyze
+    from generator.pages.overview_stage import overview_orientation, root_readme
+
+    config = load_config(make_repo(NO_REEXPORTS))
+    a = analyze(config, save_cache=False)
+    orient = overview_orientation(config, a.plan, a.facts, a.graph, root_readme(config, a.plan)[1])
+    start = list(orient.start_reading)
+    # the README's Client first, then what its `fetch.connect` names (and the type connect returns lives
+    # in the same file), then the console script's file; the private `_util.py` never, though most used
+    assert start[:3] == ["fetch/client.py", "fetch/transport.py", "fetch/cli.py"]
+    assert "fetch/_util.py" not in start

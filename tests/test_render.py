@@ -96,7 +96,9 @@ def test_file_page_escapes_docstrings_and_keeps_tables_intact() -> None:
     assert 'href="#sym-helper-inner"' not in md  # a function inside a function is not in the file's index
     assert '#### helper.inner { #sym-helper-inner data-kind="function" }' in md  # ... but has its section
     assert '<div class="language-python highlight sb-signature">' in md
-    assert "class Evil(Base)" in _text(md)  # highlighted by Pygments, same text
+    # highlighted by Pygments, same text; the class as its __init__ is called, its bases beside its kind
+    assert "class Evil(a: int | None = `x`)" in _text(md)
+    assert "*class* · bases: `Base` ·" in md
     assert "[pkg/util.py](util.py.md)" in md
     assert "[main.py](../main.py.md)" in md
     assert "extracted from the code" in md
@@ -384,7 +386,7 @@ def test_setters_and_overloads_show_their_name_and_what_they_are_never_a_suffix(
                           module_page="modules/pkg/index.md")
     assert "~2" not in _text(md)
     assert "~3" not in _text(md)
-    assert '#### Config.timeout { #sym-config-timeout-2 data-kind="method" }' in md  # the anchor stays unique
+    assert '#### Config.timeout { #sym-config-timeout-2 data-kind="property setter" }' in md  # anchor unique
     assert "*property*" in md
     assert "*property setter*" in md
     assert "*function overload*" in md
@@ -471,3 +473,58 @@ def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
     assert 'class="language-python highlight sb-signature"' in html_block
     assert "\n" not in html_block  # one line of Markdown: its line breaks are character references
     assert "\n    http2" in _text(html_block)
+
+
+CONSTRUCTED = '''import dataclasses
+from typing import ClassVar
+
+
+class Client(BaseClient):
+    """A client."""
+
+    def __init__(self, auth=None, *, params: dict | None = None) -> None:
+        self.auth = auth
+
+    @property
+    def timeout(self) -> float:
+        """The timeout."""
+        return 1.0
+
+    @timeout.setter
+    def timeout(self, value: float) -> None:
+        pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    """A point.
+
+    x: not a field
+    """
+
+    kind: ClassVar[str] = "p"
+    x: int
+    y: int = 0  # the height
+
+    def norm(self) -> int:
+        return self.x
+'''
+
+
+def test_a_class_signature_shows_its_constructor_and_a_property_reads_as_one() -> None:
+    from generator.analyze.parse import extract
+
+    facts = extract(SourceFile("pkg/app.py", "python", len(CONSTRUCTED), "abc"), CONSTRUCTED.encode())
+    ctx = FileContext(facts=facts, page_id="files/pkg/app.py.md", module="pkg", source=CONSTRUCTED)
+    md = render_file_page(ctx, ExtractiveWriter().file_page(ctx), writer_id="extractive/1",
+                          module_page="modules/pkg/index.md")
+    signatures = [_text(line) for line in md.splitlines() if "sb-signature" in line]
+    # the class as it is called (self left out), its bases beside its kind; a dataclass by its fields
+    assert "class Client(auth=None, *, params: dict | None = None)" in signatures
+    assert "*class* · bases: `BaseClient` ·" in md
+    assert "class Point(x: int, y: int = 0)" in signatures  # no ClassVar, no docstring line, no comment
+    # a property: the attribute it reads as, and labelled a property in its heading's badge
+    assert "timeout: float" in signatures
+    assert '#### Client.timeout { #sym-client-timeout data-kind="property" }' in md
+    assert "def timeout(self, value: float) -> None" in signatures  # the setter stays a method
+    assert "def __init__(self, auth=None, *, params: dict | None = None) -> None" in signatures

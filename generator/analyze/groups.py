@@ -29,6 +29,8 @@ _TOOLING_FILES = frozenset({"setup.py", "conftest.py", "noxfile.py", "tasks.py",
 def dir_group(name: str) -> Group:
     """The group of a top-level folder, by its name."""
     low = name.lower()
+    if low.startswith("_") and not low.startswith("__"):
+        low = low[1:]  # `_examples/`, `_docs/`: kept out of Go's build (and Jekyll's) by the underscore
     if low.startswith(".") or low in _TOOLING:
         return "tooling"
     if low in _DOCS:

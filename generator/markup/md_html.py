@@ -1,16 +1,17 @@
 """A repository's Markdown document (README.md, docs/*.md) -> sanitized HTML for its page, offline and inert.
 
 Python-Markdown renders it with a fixed set of extensions that only make structure: tables, fenced code
-(highlighted by Pygments, as the site's own code blocks), admonitions, footnotes, strike-through, bare-URL
-links, and heading ids (prefixed `md-`, so the page's outline can link to them and they never meet the
-page's own ids). No extension that lets the text set attributes (attr_list: `{: onerror=... }` would reach
-the HTML) or read files. Two GitHub readings Python-Markdown lacks are added: lists nested by two spaces
-nest, and `> [!NOTE]` quotes are admonitions. Raw HTML in the text is left to Markdown and then cleaned by
-the site's one HTML sanitizer (html_sanitize); after it, links and images are rewritten on its regular
-output: relative links go through a resolver (a wiki page, or the link goes and its words stay),
-in-document `#anchors` follow the prefixed heading ids, and an image is never loaded (the site works
-offline): in a link (a badge) it becomes its alt text, a remote one a link to it labelled by its alt text
-(none: it goes), a local one its words.
+(highlighted by Pygments, as the site's own code blocks), admonitions and collapsible `???` blocks, footnotes,
+strike-through, bare-URL links, and heading ids (prefixed `md-`, so the page's outline can link to them and
+they never meet the page's own ids). No extension that lets the text set attributes (attr_list: `{:
+onerror=... }` would reach the HTML) or read files. Two GitHub readings Python-Markdown lacks are added: lists
+nested by two spaces nest, and `> [!NOTE]` quotes are admonitions; and mkdocstrings' `::: pkg.Name` directives
+become the name linked to its symbol's section. Raw HTML in the text is left to Markdown and then cleaned by
+the site's one HTML sanitizer (html_sanitize); after it, links and images are rewritten on its regular output:
+relative links go through a resolver (a wiki page, or the link goes and its words stay), in-document
+`#anchors` follow the prefixed heading ids, and an image is never loaded (the site works offline): in a link
+(a badge) it becomes its alt text, a remote one a link to it labelled by its alt text (none: it goes), a local
+one its words.
 """
 
 from __future__ import annotations
@@ -49,13 +50,17 @@ MAX_QUOTE_DEPTH = 100
 _QUOTES_TOO_DEEP = re.compile(rf"^[ \t]*(?:>[ \t]*){{{MAX_QUOTE_DEPTH + 1}}}", re.M)
 
 
-def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3) -> str:
+def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_level: int = 3,
+                    symbol: LinkResolver | None = None) -> str:
     """HTML for a Markdown document's body (headings start at h`heading_level`: the page has its own
     title and section), sanitized. `resolve`: a relative link -> a page's URL (None: the link goes, its
-    words stay)."""
+    words stay). `symbol`: a dotted name -> the URL of its symbol's section, for mkdocstrings/mkautodoc
+    `::: pkg.Name` directives (each becomes the name as code, linked when `symbol` knows it)."""
     if _QUOTES_TOO_DEEP.search(text):
         return _as_text(text, f"quotes nested over {MAX_QUOTE_DEPTH} deep")
     md = _markdown(heading_level)
+    autodoc: _Autodoc = md.treeprocessors["sb_autodoc"]
+    autodoc.symbol, autodoc.urls = symbol, set()
     try:
         with cpu_budget():
             raw = md.reset().convert(text)
@@ -63,9 +68,11 @@ def render_markdown(text: str, resolve: LinkResolver | None = None, *, heading_l
         # (RecursionError in nesting; over the CPU budget: generator/markup/doc_budget.py)
         md.reset()
         return _as_text(text, type(exc).__name__)
+    finally:
+        autodoc.symbol = None
     clean = sanitize_document(raw)
     ids = set(_ID.findall(clean))
-    return sanitize_document(_rewrite_tags(clean, resolve or (lambda _url: None), ids)).strip()
+    return sanitize_document(_rewrite_tags(clean, resolve or (lambda _url: None), ids, autodoc.urls)).strip()
 
 
 def _as_text(text: str, why: str) -> str:
@@ -82,7 +89,7 @@ def _markdown(heading_level: int) -> Any:
 
         made[heading_level] = markdown.Markdown(
             extensions=["tables", "admonition", "footnotes", "toc", "pymdownx.highlight",
-                        "pymdownx.superfences", "pymdownx.magiclink", "pymdownx.tilde"],
+                        "pymdownx.superfences", "pymdownx.magiclink", "pymdownx.tilde", "pymdownx.details"],
             extension_configs={
                 "toc": {"baselevel": heading_level, "permalink": False,
                         "slugify": lambda value, sep: ID_PREFIX + slugify_unicode(value, sep)},
@@ -100,7 +107,84 @@ def _markdown(heading_level: int) -> Any:
         made[heading_level].preprocessors.register(_NestedLists(), "sb_nested_lists", 27)
         # before inline parsing (20), while a paragraph's text is still as typed
         made[heading_level].treeprocessors.register(_GitHubAlerts(), "sb_github_alerts", 25)
+        made[heading_level].treeprocessors.register(_Autodoc(), "sb_autodoc", 24)
     return made[heading_level]
+
+
+# mkdocstrings' `::: pkg.mod.Name` (after an optional heading mark) and mkautodoc's; the lines indented
+# below it are its options (`options:` YAML, `:docstring:`, `:members:`), which only the plugin reads
+_AUTODOC_LINE = re.compile(r"^([ \t]*)(?:#{1,6}[ \t]*)?:::[ \t]*([A-Za-z_][\w.:-]*)[ \t]*$")
+
+
+def autodoc_names(text: str) -> set[str]:
+    """The names a Markdown document's `::: name` directives document (part of its page's key)."""
+    return {m.group(2) for line in text.split("\n") if (m := _AUTODOC_LINE.match(line))}
+
+
+class _Autodoc(Treeprocessor):
+    """A paragraph's `::: name` line and its option lines -> `<p class="sb-autodoc">` holding the name as
+    code, linked to its symbol's section when `symbol` resolves it (the page adds its summary: a summary
+    is no part of the document's cache entry); the paragraph's other lines stay paragraphs. `urls`: the
+    links made, which the link rewriting keeps as they are (they are the wiki's own pages)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.symbol: LinkResolver | None = None
+        self.urls: set[str] = set()
+
+    def run(self, root: Any) -> None:
+        from markdown.util import AtomicString
+
+        for parent in list(root.iter()):
+            for index in range(len(parent) - 1, -1, -1):
+                p = parent[index]
+                if p.tag != "p" or len(p) or ":::" not in (p.text or ""):
+                    continue
+                parts = self._split(p.text)
+                if len(parts) == 1 and not parts[0][0]:
+                    continue
+                parent.remove(p)
+                for offset, (name, body) in enumerate(parts):
+                    made = parent.makeelement("p", {"class": "sb-autodoc"} if name else {})
+                    if name:
+                        code = made.makeelement("code", {})
+                        code.text = AtomicString(name)
+                        url = self.symbol(name) if self.symbol is not None else None
+                        if url:
+                            url = re.sub(r"\.md(?=$|#)", ".html", url)
+                            self.urls.add(url)
+                            link = made.makeelement("a", {"href": url})
+                            link.append(code)
+                            made.append(link)
+                        else:
+                            made.append(code)
+                    else:
+                        made.text = body
+                    parent.insert(index + offset, made)
+
+    @staticmethod
+    def _split(text: str) -> list[tuple[str, str]]:
+        """(directive name, "") for each directive, ("", text) for the lines between them."""
+        out: list[tuple[str, str]] = []
+        lines: list[str] = []
+        indent = -1  # while >= 0: skipping the option lines of a directive indented this much
+        for line in text.split("\n"):
+            width = len(line) - len(line.lstrip(" \t"))
+            if indent >= 0 and line.strip() and width > indent:
+                continue
+            indent = -1
+            found = _AUTODOC_LINE.match(line)
+            if found is None:
+                lines.append(line)
+                continue
+            if any(x.strip() for x in lines):
+                out.append(("", "\n".join(lines).strip("\n")))
+            lines = []
+            out.append((found.group(2), ""))
+            indent = len(found.group(1))
+        if any(x.strip() for x in lines) or not out:
+            out.append(("", "\n".join(lines).strip("\n")))
+        return out
 
 
 # GitHub's alerts (`> [!NOTE]` opening a quote) and the admonition Material styles for each
@@ -193,8 +277,9 @@ def _attrs(text: str) -> dict[str, str]:
     return {name.lower(): html.unescape(value or "") for name, value in _ATTR.findall(text)}
 
 
-def _rewrite_tags(clean: str, resolve: LinkResolver, ids: set[str]) -> str:
-    """Links through the resolver, images to words or links; on sanitized HTML, where `<a>` never nests."""
+def _rewrite_tags(clean: str, resolve: LinkResolver, ids: set[str], own: set[str] | None = None) -> str:
+    """Links through the resolver, images to words or links; on sanitized HTML, where `<a>` never nests.
+    `own`: URLs of the wiki's symbol sections the renderer made, kept as they are."""
     state = {"in_link": False, "kept": False}
 
     def one(m: re.Match[str]) -> str:
@@ -203,7 +288,8 @@ def _rewrite_tags(clean: str, resolve: LinkResolver, ids: set[str]) -> str:
             if closing:
                 kept, state["in_link"], state["kept"] = state["kept"], False, False
                 return "</a>" if kept else ""
-            href = _link_target(attrs.get("href", ""), resolve, ids) if "href" in attrs else None
+            href = attrs.get("href", "") if attrs.get("href") in (own or ()) else \
+                _link_target(attrs.get("href", ""), resolve, ids) if "href" in attrs else None
             state["in_link"], state["kept"] = True, href is not None
             if href is None:
                 return ""  # its words stay; a raw `<a name=...>` anchor goes with it (rare, and nothing

@@ -6,8 +6,10 @@ forked workers when the build has them.
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
 import posixpath
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -170,6 +172,8 @@ def write_file_pages(run: PageRun) -> None:
             document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
                                         salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
             cached = "miss" if documents.misses > misses else "hit"
+            if ctx.facts.file.language == "markdown":
+                document = autodoc_summaries(document, doc_links[ctx.path])
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
                                     document=document)
@@ -219,7 +223,41 @@ def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
 
             body = "\n\n".join([body, *(read(p) or "" for p in included_files(f.path, body, read))])
         out.update(document_links(names, f.path, body))
+    elif is_rendered_document(f) and f.file.language == "markdown":
+        out.update(autodoc_links(names, f.path, text(f.path)))
     return out
+
+
+def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
+    """The symbols a Markdown document's `::: name` directives document, each with its summary (the page
+    shows it after the link, so a new summary re-renders the page)."""
+    from generator.markup.docstrings import docstring_summary
+    from generator.markup.md_html import autodoc_names
+
+    out = {}
+    for name in autodoc_names(text) if ":::" in text else ():
+        target = names.lookup(name, path)
+        if target is not None:
+            doc = names.docstrings.get((target.path, target.anchor), "")
+            out[name] = dataclasses.replace(target, summary=docstring_summary(doc, 160)) if doc else target
+    return out
+
+
+_AUTODOC_PARAGRAPH = re.compile(
+    r'(<p class="sb-autodoc">(?:<a href="[^"]*">)?<code>([^<]*)</code>(?:</a>)?)</p>')
+
+
+def autodoc_summaries(document: str, targets: Mapping[str, Target]) -> str:
+    """A rendered Markdown document with each `::: name` directive's link followed by that symbol's
+    summary (autodoc_links), as mkdocstrings would show its docstring: after the document cache, which
+    keeps links, not summaries."""
+    from generator.pages.markdown import rich_cell
+
+    def one(m: re.Match[str]) -> str:
+        target = targets.get(html.unescape(m.group(2)))
+        return f"{m.group(1)}: {rich_cell(target.summary)}</p>" if target and target.summary else m.group(0)
+
+    return _AUTODOC_PARAGRAPH.sub(one, document) if 'class="sb-autodoc"' in document else document
 
 
 def document_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
@@ -260,7 +298,7 @@ def document_renderer(f: FileFacts, read: Callable[[str], str | None]) -> Docume
     if f.file.language == "markdown":
         from generator.markup.md_html import render_markdown
 
-        return lambda text, link, _symbol: render_markdown(text, link)
+        return lambda text, link, symbol: render_markdown(text, link, symbol=symbol)
     from generator.markup.rst import render_rst
 
     return lambda text, link, symbol: render_rst(text, link, symbol=symbol, path=f.path, read=read)

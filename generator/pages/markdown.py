@@ -399,6 +399,63 @@ def shown_kind(s: Symbol, source_lines: Sequence[str]) -> str:
     return s.kind  # the implementation after its overloads, or one of a name's conditional definitions
 
 
+_DATACLASS = re.compile(r"@(?:\w+\.)*(?:dataclass|define|frozen|mutable|attrs|s)\b")
+_FIELD = re.compile(r"(\w+)\s*:\s*(.+?)\s*(?:=\s*(.+?))?\s*(?:#.*)?$")
+_PROPERTY_RETURNS = re.compile(r"\)\s*->\s*(.+?)\s*:?\s*$")
+
+
+def shown_signature(s: Symbol, members: Sequence[Symbol], source_lines: Sequence[str], kind: str) -> str:
+    """A Python symbol's signature as mkdocstrings shows it: a class called the way it is constructed
+    (`class Client(auth=None, timeout=5)`, from its `__init__`, `self` left out, or a dataclass's fields),
+    a property as the attribute it reads as (`timeout: float`). Anything else as written."""
+    if kind == "property":
+        returns = _PROPERTY_RETURNS.search(s.signature)
+        return f"{s.name}: {returns.group(1)}" if returns else s.name
+    if s.kind != "class":
+        return s.signature
+    init = next((m for m in members if m.name == "__init__" and m.kind == "method"), None)
+    if init is not None:
+        start = init.signature.find("(")
+        found = _parameters(init.signature, start) if start >= 0 else None
+        if found is not None:
+            # `self` (any bare first name) is not passed; `*args` or an annotated first one is
+            params = found[0][1:] if found[0] and found[0][0].isidentifier() else found[0]
+            return f"class {s.name}({', '.join(params)})"
+    fields = _dataclass_fields(s, source_lines)
+    return f"class {s.name}({', '.join(fields)})" if fields is not None else s.signature
+
+
+def _dataclass_fields(s: Symbol, source_lines: Sequence[str]) -> list[str] | None:
+    """A dataclass's (or attrs class's) fields as constructor parameters (`name: int = 0`), from the
+    annotated names of its body; ClassVar names and fields after methods are not parameters. None when the
+    class is no dataclass."""
+    decorators = [line.strip() for line in source_lines[max(s.start_line - 1, 0):s.start_line + 9]]
+    header = next((i for i, line in enumerate(decorators) if not line.startswith("@")), len(decorators))
+    if not any(_DATACLASS.match(line) for line in decorators[:header]):
+        return None
+    body = source_lines[s.start_line - 1 + header + 1:s.end_line]
+    indent = next((len(line) - len(line.lstrip()) for line in body if line.strip()), 0)
+    fields: list[str] = []
+    quote = ""
+    for line in body:
+        text = line.strip()
+        if quote:
+            quote = "" if quote in text else quote
+            continue
+        if text[:3] in ('"""', "'''"):
+            quote = text[:3] if text.count(text[:3]) == 1 else ""
+            continue
+        if not text or len(line) - len(line.lstrip()) != indent:
+            continue
+        if text.startswith(("def ", "async def ", "@", "class ")):
+            break
+        found = _FIELD.match(text)
+        if found and "ClassVar" not in found.group(2):
+            name, annotation, default = found.groups()
+            fields.append(f"{name}: {annotation}" + (f" = {default}" if default else ""))
+    return fields
+
+
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],
                 kind_of: Callable[[Symbol], str] = lambda s: s.kind) -> str:
     """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
@@ -593,8 +650,22 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     def kind_of(s: Symbol) -> str:
         return kinds_shown.get(s.qualname, s.kind)
 
+    def signature_of(s: Symbol) -> str:
+        if facts.file.language != "python":
+            return s.signature
+        return shown_signature(s, children.get(s.qualname, []), source_lines, kind_of(s))
+
+    def bases_of(s: Symbol) -> str:
+        """A Python class's bases as written, when its signature shows its constructor instead."""
+        if s.kind != "class" or signature_of(s) == s.signature:
+            return ""
+        start = s.signature.find("(")
+        found = _parameters(s.signature, start) if start >= 0 else None
+        return ", ".join(found[0]) if found else ""
+
     return _environment().get_template("file.md.j2").render(
-        shown=shown_qualname, kind_of=kind_of, sectioned=sectioned,
+        shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
+        bases_of=bases_of,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,

@@ -19,6 +19,7 @@ class Target:
     path: str
     page_id: str
     anchor: str = ""  # "" = the file's page itself (a module reference)
+    summary: str = ""  # the symbol's docstring summary, where a page shows it (a `::: name` directive)
 
 
 def module_names(path: str) -> list[str]:
@@ -36,6 +37,7 @@ class NameIndex:
     by_qualname: dict[str, list[Target]] = field(default_factory=dict)
     modules: dict[str, list[str]] = field(default_factory=dict)  # dotted module (any suffix) -> paths
     pages: dict[str, str] = field(default_factory=dict)  # path -> page id
+    docstrings: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, anchor) -> docstring
 
     @classmethod
     def build(cls, facts: Mapping[str, FileFacts], pages: Mapping[str, str]) -> NameIndex:
@@ -53,6 +55,8 @@ class NameIndex:
                 if not has_section(s, f.file.language) or s.qualname in own:
                     continue
                 target = Target(path, page, anchors[s.qualname])
+                if s.docstring:
+                    index.docstrings[(path, target.anchor)] = s.docstring
                 own[_dotted(s.qualname)] = target
                 index.by_qualname.setdefault(_dotted(s.qualname), []).append(target)
             index.by_file[path] = own

@@ -303,12 +303,98 @@ def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on:
     return sorted(api, key=lambda p: (-reach(p), -size(p), p))
 
 
+_README_CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
+_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)[ \t]?(.*)$", re.M)
+_RST_CODE = re.compile(r"(?:::|\.\. code(?:-block)?::[^\n]*)\n(?:[ \t]*\n)+((?:(?:[ \t]+[^\n]*)?\n)+)")
+_FROM_IMPORT = re.compile(r"\bfrom[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+)")
+_JS_IMPORT = re.compile(r"\b(?:import|const|let|var)\s*\{([^}]*)\}\s*(?:from|=\s*require\()")
+_IMPORT_PATH = re.compile(r"""\bimport[ \t]+([\w.]+)|["']([\w@./-]+)["']""")
+_QUALIFIED = re.compile(r"\b([A-Za-z_]\w*)(?:\.|::)([A-Za-z_]\w*)")
+_RETURNS = re.compile(r"\)\s*(?:->|:)?\s*([^{=]*)$")
+MAX_README_FILES = 3
+
+
+def _readme_code(readme: str) -> str:
+    """The code a README shows: fenced blocks, `>>>` sessions, reST literal and code blocks."""
+    parts = [m.group(2) for m in _README_CODE.finditer(readme)]
+    parts += [m.group(1) for m in _PROMPT.finditer(readme)]
+    parts += [m.group(1) for m in _RST_CODE.finditer(readme)]
+    return "\n".join(parts)
+
+
+def _is_private_file(path: str) -> bool:
+    """`_utils.py`, `_internal_utils.py`: a module its package keeps to itself (`__init__.py` is not)."""
+    base = posixpath.basename(path)
+    return base.startswith("_") and not base.startswith("__")
+
+
+def readme_api(readme: str, facts: Mapping[str, FileFacts], code: Iterable[str]) -> list[str]:
+    """The files defining what the README's code uses from the project, in the order it first uses them:
+    names it imports (`from starlette.applications import Starlette`, `import { Command } from`) and names
+    it reaches through a package (`requests.get`, `chi.NewRouter`, `middleware.Logger`), each a public
+    top-level class or function of the project's own code; a function's file is followed by the file of
+    the project type it returns (`func NewRouter() *Mux`: mux.go). What a user meets first, so where the
+    reading starts."""
+    text = _readme_code(readme)
+    if not text:
+        return []
+    own = [p for p in code if p in facts and not _is_private_file(p)]
+    defined: dict[str, list[tuple[str, Any]]] = {}
+    for path in own:
+        for s in facts[path].symbols:
+            if s.public and s.parent is None and s.kind in _API_KINDS:
+                defined.setdefault(s.name, []).append((path, s))
+    # what may qualify a name: the packages and modules the README imports, and the project's folders
+    imported = (m.group(1) or m.group(2) for m in _IMPORT_PATH.finditer(text))
+    qualifiers = {seg for path in imported for seg in re.split(r"[./]", path)
+                  if seg and not re.fullmatch(r"v\d+", seg)}
+    qualifiers |= {seg for p in own for seg in posixpath.dirname(p).split("/") if seg}
+    used: list[tuple[int, str, str]] = []  # (position, qualifier or module, name)
+    for m in _FROM_IMPORT.finditer(text):
+        used += [(m.start(), m.group(1), n.strip()) for n in m.group(2).split(",") if n.strip()]
+    for m in _JS_IMPORT.finditer(text):
+        used += [(m.start(), "", n.split(" as ")[0].strip()) for n in m.group(1).split(",") if n.strip()]
+    for m in _QUALIFIED.finditer(text):
+        if m.group(1) in qualifiers:
+            used.append((m.start(), m.group(1), m.group(2)))
+    out: list[str] = []
+
+    def names_of(path: str) -> set[str]:  # the folders and the module a file is reached by
+        return {*posixpath.dirname(path).split("/"), posixpath.splitext(posixpath.basename(path))[0]}
+
+    def where(name: str, near: str) -> tuple[str, Any] | None:
+        """The file defining `name`: the one `near` (a module path or qualifier) names, else the only one."""
+        found = defined.get(name, [])
+        parts = set(re.split(r"[./]", near)) - {""}
+        close = [c for c in found if parts & names_of(c[0])]
+        if close or len(found) == 1:
+            return min(close or found, key=lambda c: (c[0].count("/"), c[0]))
+        return None
+
+    for _pos, near, name in sorted(used, key=lambda u: u[0]):
+        hit = where(name, near)
+        if hit is None:
+            continue
+        path, symbol = hit
+        if path not in out:
+            out.append(path)
+        if symbol.kind == "function":
+            returns = _RETURNS.search(symbol.signature)
+            for word in re.findall(r"[A-Za-z_]\w*", returns.group(1) if returns else ""):
+                made = where(word, posixpath.dirname(path))
+                if made is not None and made[1].kind != "function" and made[0] not in out:
+                    out.append(made[0])
+    return out[:MAX_README_FILES]
+
+
 def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions: Sequence[Abstraction],
                   ranked: Sequence[str], facts: Mapping[str, FileFacts],
-                  depends_on: Mapping[str, Iterable[str]], limit: int = MAX_START) -> list[str]:
-    """Where a newcomer starts: the public API (up to three files), then the entry points (a launcher of a
-    few lines replaced by the files it runs), then the most-used abstractions, then the most important
-    files."""
+                  depends_on: Mapping[str, Iterable[str]], limit: int = MAX_START,
+                  readme: Sequence[str] = ()) -> list[str]:
+    """Where a newcomer starts: the files of what the README's code uses (readme_api), then the public API
+    (up to three files), then the entry points (a launcher of a few lines replaced by the files it runs:
+    for a library, its console scripts come after its API), then the most-used abstractions, then the most
+    important files; a package's private modules (`_utils.py`) only from the README or the API."""
     entry_files: list[str] = []
     launchers: set[str] = set()
     for e in entries:
@@ -320,8 +406,9 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
         else:
             entry_files.append(e.path)
     out: list[str] = []
-    for path in [*api[:3], *entry_files[:2], *(a.path for a in abstractions), *ranked]:
-        if path not in out and path not in launchers:
+    first = [*readme, *api[:3]]
+    for path in [*first, *entry_files[:2], *(a.path for a in abstractions), *ranked]:
+        if path not in out and path not in launchers and (path in first or not _is_private_file(path)):
             out.append(path)
     return out[:limit]
 
@@ -364,6 +451,7 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
                                importance=importance, from_page="index.md")
     api = public_api(code, facts, graph.depends_on, importance)
     start = reading_order(api=api, entries=entries, abstractions=abstractions,
-                          ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on)
+                          ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,
+                          readme=readme_api(readme, facts, code))
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
                        start_reading=tuple(start), readme_intro=readme_intro(readme))

@@ -234,10 +234,16 @@ _KIND_PLURAL = {"class": "classes", "function": "functions", "method": "methods"
                 "macro": "macros", "impl": "impl blocks", "field": "fields", "module": "modules"}
 
 
+_PLUGIN_BLOCK = re.compile(r"(?:!!!|\?\?\?\+?|:::)[ \t]")
+
+
 def first_paragraph(text: str, limit: int = 600) -> str:
     """The first blank-line-separated paragraph of `text`, on one line, cut at `limit` characters; a leading
     title and its underline are not a paragraph (boilerplate.strip_title), nor is a lead-in to an example."""
     text = strip_title(text).strip()
+    # an opening `??? abstract "API Reference"` / `::: pkg.Name` block is markup for a docs plugin: no words
+    while _PLUGIN_BLOCK.match(text):
+        text = text.split("\n\n", 1)[1].strip() if "\n\n" in text else ""
     if not text:
         return ""
     para = re.split(r"\n\s*\n", text, maxsplit=1)[0]
