@@ -360,8 +360,9 @@ def _wait_for_calls(fake: FakeLLM, proc: subprocess.Popen[bytes], calls: int, ti
 
 def test_sigterm_in_the_files_stage_then_a_rebuild_equals_a_clean_build(
         request: pytest.FixtureRequest, flask_repo: Path, fake_llm: FakeLLM, tmp_path: Path) -> None:
-    # a little slower than the reference's fake: the files stage (about 110 calls) lasts a few seconds
-    fake_llm.responder = lambda body: replace(page_writer_responder(body), delay_s=0.05)
+    # slower than the reference's fake, so the files stage (about 110 calls, four at a time) lasts well
+    # beyond the signal however loaded the machine is (at 0.05 s a call it could end before the signal)
+    fake_llm.responder = lambda body: replace(page_writer_responder(body), delay_s=0.3)
     out = tmp_path / "out"
     proc, log = _start(flask_repo, out, fake_llm, "2")
     try:

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from generator.pages.markdown import HOOKS_FILE
 from generator.site.material import engine as site_engine
 from generator.site.material import nav_items
 from generator.site.publish import install_theme
 from tests.nav_trees import write_nav_tree
 
-HOOKS = Path(site_engine.__file__).resolve().parent / "mkdocs_hooks.py"
+HOOKS = Path(HOOKS_FILE)
 
 
 def _project(root: Path, *, features: list[str], hooks: bool) -> Path:

@@ -1,7 +1,6 @@
 """generator/site/material/theme_blocks.py: the theme's folder-only blocks from the per-folder memo give every
-page (and the
-404 page, rendered without it) the bytes the templates render without it; super() still reaches the parent
-block (sourcebook's main.html rewrites Material's config block)."""
+page (and the 404 page, rendered without it) the bytes the templates render without it; super() still
+reaches the parent block (sourcebook's main.html rewrites Material's config block)."""
 
 from __future__ import annotations
 

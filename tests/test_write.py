@@ -83,7 +83,12 @@ def test_module_and_overview_summaries() -> None:
     assert draft.summary == "The package. `pkg/` contains 2 files. Main entry points: `App`."
     over = writer.overview(OverviewContext(repo_name="r", readme="# R\n\n[![b](x)](y)\n\nR does things.\n",
                                            languages=(("python", 3),), file_count=3, symbol_count=7))
-    assert over.summary == "R does things. The repository has 3 files and 7 symbols in python (3)."
+    # the home page shows the README's opening right below the summary: it is not repeated in the lead
+    assert over.summary == "The repository has 3 files and 7 symbols in python (3)."
+    described = writer.overview(OverviewContext(repo_name="r", readme="# R\n\nR does things.\n",
+                                                description="A library that does **things**.",
+                                                languages=(("python", 3),), file_count=3, symbol_count=7))
+    assert described.summary.startswith("A library that does things. The repository has 3 files")
 
 
 def test_draft_provenance_is_hidden_from_the_llm_schema() -> None:

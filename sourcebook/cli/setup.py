@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sourcebook.cli.paths import chosen_path, path_argument_and_option
+from sourcebook.cli.paths import chosen_path, index_uri_option, path_argument_and_option
 
 if TYPE_CHECKING:
     from sourcebook.cli.doctor import Check
@@ -92,6 +92,7 @@ def _doctor_table(found: list[Check]) -> Any:
 
 @click.command("doctor")
 @path_argument_and_option()
+@index_uri_option
 @click.option("--strict", is_flag=True, help="Exit 1 also when an optional piece is off (offline Mermaid, "
               "an LLM, chromium).")
 def doctor_command(path: str | None, path_option: str | None, strict: bool) -> None:
