@@ -71,6 +71,7 @@ from generator.index.chunks import Chunk, chunk_file
 from generator.index.memos import Memos
 from generator.index.reader import TableReader, open_table, read_state
 from generator.index.tokens import path_terms, token_text
+from generator.index.vectors import ensure_vector_index
 from sourcebook.errors import IndexMissingError, IndexSourceError, IndexStoreError, SourcebookError
 from sourcebook.redaction import is_secret_path
 from sourcebook.sql import in_list
@@ -187,6 +188,10 @@ class IndexStore:
         """Every row's `columns` as one Arrow table: what an in-memory ranking (BM25, a vector matrix) is
         built from in one read, without a Python dict per row."""
         return self.tables[table].scan(columns, where)
+
+    def vector_indexed(self, table: str) -> bool:
+        """Whether `table` has an ANN index on its vectors (a big table: generator/index/vectors.py)."""
+        return self.tables[table].vector_indexed
 
     def nearest(self, table: str, vector: Sequence[float], columns: list[str], *, limit: int,
                 where: str | None = None) -> list[dict[str, Any]]:
@@ -1188,6 +1193,7 @@ class IndexWriter:
 
         def refresh(name: str) -> None:
             _ensure_fts(tables[name], rebuild=rebuild[name])
+            ensure_vector_index(tables[name], name, config.ann_min_rows, rebuild=fresh)  # vectors.py
             tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
 
         cache_tbl = None
@@ -1343,7 +1349,7 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
         "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
         "manifests": manifests.to_json() if manifests is not None else None,
         "commit": commit if commit is not None else head_commit(config.root) if config.checkout else None,
-        "pages": page_part, "cache": build_cache is not None,
+        "pages": page_part, "cache": build_cache is not None, "ann_min_rows": config.ann_min_rows,
     }, sort_keys=True).encode())
     for f in sorted(files, key=lambda f: f.path):
         digest.update(f"{f.path}\x00{f.sha}\x00{f.language}\x00{f.kind}\x00{f.size}\n".encode(
