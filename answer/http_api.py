@@ -9,8 +9,10 @@ Security, in the order a request meets it (one ASGI middleware, before routing):
 1. When a token is configured, `Authorization: Bearer <token>` must match (constant-time compare) on every
    request, the schema and the wiki included; otherwise 401.
 2. Bodies larger than `max_body_bytes` are refused with 413, whether announced by Content-Length or streamed.
-3. State-changing calls (POST /index, POST /remember) take only JSON, and, unless the bearer token vouched for
-   the request, never from a web page: a request carrying the headers only browsers send (`Origin`,
+3. State-changing calls (POST /index, POST /remember) take only JSON (or, for POST /index, a tar archive:
+   `TarPushes`, capped by the push limits instead of `max_body_bytes`), and, unless the bearer token
+   vouched for the request, never from a web page: a request carrying the headers only browsers send
+   (`Origin`,
    `Sec-Fetch-Site`, which no page script can set or remove) is refused with 403. Agents, curl and the MCP
    bridge send neither. So neither a page elsewhere (a cross-site form) nor one served from /wiki/ itself
    can plant an episode that later answers would quote.
@@ -245,8 +247,9 @@ class Guard:
             await _send_json(send, 403, {"error": "Forbidden",
                                          "message": "Host not allowed: this server answers localhost only"})
             return
+        tar_push = _is_tar_push(scope, headers)
         length = headers.get(b"content-length")
-        if length is not None:
+        if length is not None and not tar_push:
             try:
                 announced = int(length)
             except ValueError:
@@ -275,10 +278,13 @@ class Guard:
                                "client, or serve with --token and send it"})
                 return
             ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-            if ctype != b"application/json":
+            if ctype != b"application/json" and not tar_push:
                 await _send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
                 return
+        if tar_push:  # TarPushes streams it to disk under the push's own cap (answer/push_index.py)
+            await self.app(scope, receive, send)
+            return
         seen = 0
 
         async def limited() -> Message:
@@ -294,6 +300,91 @@ class Guard:
             await self.app(scope, limited, send)
         except _BodyTooLarge:
             await _send_json(send, 413, _too_large(self.max_body_bytes))
+
+
+TAR_TYPES = frozenset({b"application/x-tar", b"application/tar"})
+_TAR_QUERY = frozenset({"repo", "prune", "commit"})
+
+
+def _is_tar_push(scope: Scope, headers: dict[bytes, bytes]) -> bool:
+    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+    return scope.get("method") == "POST" and scope.get("path") == "/index" and ctype in TAR_TYPES
+
+
+def _tar_query(query_string: bytes) -> tuple[str | None, bool, str | None]:
+    """repo, prune and commit of a tar push's query string; UsageError on anything else."""
+    from urllib.parse import parse_qs
+
+    query = parse_qs(query_string.decode("latin-1"), keep_blank_values=True)
+    unknown = sorted(set(query) - _TAR_QUERY)
+    if unknown:
+        raise UsageError(f"unknown query parameter(s) for a tar push: {', '.join(unknown)} "
+                         "(repo, prune, commit)")
+    prune_text = (query.get("prune") or ["false"])[-1].lower()
+    if prune_text not in {"", "0", "1", "false", "true", "no", "yes"}:
+        raise UsageError(f"prune: true or false, got {prune_text!r}")
+    repo = query["repo"][-1] or None if "repo" in query else None
+    commit = query["commit"][-1] if "commit" in query else None
+    return repo, prune_text in {"1", "true", "yes"}, commit
+
+
+class TarPushes:
+    """POST /index with a tar body (`Content-Type: application/x-tar`; repo, prune and commit in the query
+    string): the body is streamed to a temporary file on disk, refused with 413 as soon as it passes the
+    push's cap, and handed to `Tools.index_tar`, which checks its members as a JSON push's entries are.
+    Inside the Guard: the token and web-page checks have run. Any other request passes through."""
+
+    def __init__(self, app: ASGIApp, tools: Tools) -> None:
+        self.app = app
+        self.tools = tools
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not _is_tar_push(scope, dict(scope.get("headers") or [])):
+            await self.app(scope, receive, send)
+            return
+        import functools
+        import tempfile
+
+        import anyio.to_thread
+
+        from answer.push_index import tar_body_cap
+
+        cap = tar_body_cap(self.tools.push_limits)
+        try:
+            repo, prune, commit = _tar_query(scope.get("query_string", b""))
+        except UsageError as exc:
+            await _send_json(send, exc.http_status, error_payload(exc))
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if length.isdigit() and int(length) > cap:
+            await _send_json(send, 413, _too_large(cap))
+            return
+        with tempfile.TemporaryFile(prefix="sourcebook-push-") as spool:
+            seen = 0
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body = message.get("body", b"")
+                seen += len(body)
+                if seen > cap:
+                    await _send_json(send, 413, _too_large(cap))
+                    return
+                spool.write(body)
+                if not message.get("more_body"):
+                    break
+            spool.seek(0)
+            call = functools.partial(self.tools.index_tar, spool, repo=repo, prune=prune, commit=commit)
+            try:
+                reply, status = await anyio.to_thread.run_sync(call), 200
+            except SourcebookError as exc:
+                if exc.http_status >= 500:
+                    log.warning("%s: %s", type(exc).__name__, exc)
+                reply, status = error_payload(exc), exc.http_status
+            except Exception as exc:  # the boundary for bugs, as the app's own handler
+                log.error("unhandled error: %s", exc, exc_info=exc)
+                reply, status = {"error": "InternalError", "message": "internal error (logged)"}, 500
+        await _send_json(send, status, reply)
 
 
 class _BodyTooLarge(HTTPException):
@@ -424,6 +515,7 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
                                                    directory=tools.workspace.resolve(alias).site_dir,
                                                    html=True, check_dir=False), name=f"wiki-{alias}")
 
+    app.add_middleware(TarPushes, tools=tools)  # inside the guard (added later: outer)
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes, local_only=local_only,
                        vouched=vouched)
     return app

@@ -13,6 +13,11 @@ Repository content is untrusted input: a path is relative POSIX, without `..`, `
 backslashes or a drive letter; per-file and per-request size caps bound what one request may make the server
 parse and hold. A refused request names every bad entry (400) and writes nothing.
 
+A big tree may come as a tar archive instead (`POST /index?repo=…&prune=…&commit=…` with
+`Content-Type: application/x-tar`): the server streams the body to a temporary file (never the whole body in
+memory, and the body itself capped by `tar_body_cap`), then reads its members with the same rules
+(`check_tar`: regular files only, no links or devices).
+
 `commit` (optional) is what the client says the pushed tree is (a git SHA, a tag, any identifier without
 whitespace): it is recorded with the publish and every reply naming the index state reports it (`structure`,
 `file`, `symbol`, `context`). A push without one that changes the index clears the recorded commit, since
@@ -86,13 +91,17 @@ def path_problem(path: Any) -> str | None:
     return None
 
 
+def _commit_problems(commit: Any) -> list[str]:
+    if commit is not None and not (isinstance(commit, str) and _COMMIT.match(commit)):
+        return [f"commit: 1-{MAX_COMMIT_CHARS} printable characters without spaces (a SHA or a tag)"]
+    return []
+
+
 def check_push(files: Sequence[Any], limits: PushLimits, commit: Any = None) -> list[Pushed]:
     """The decoded entries of a push, or RequestRefused naming every bad entry (nothing is written then).
 
     Each entry is a mapping or model with `path`, `content` and `encoding` ("utf-8" or "base64")."""
-    problems: list[str] = []
-    if commit is not None and not (isinstance(commit, str) and _COMMIT.match(commit)):
-        problems.append(f"commit: 1-{MAX_COMMIT_CHARS} printable characters without spaces (a SHA or a tag)")
+    problems = _commit_problems(commit)
     if len(files) > limits.max_files:
         raise RequestRefused([f"files: {len(files)} entries, more than the {limits.max_files} one push "
                               "may carry (push in several requests; prune only on the last)"])
@@ -128,6 +137,74 @@ def check_push(files: Sequence[Any], limits: PushLimits, commit: Any = None) -> 
     if total > limits.max_request_bytes:
         problems.append(f"files: {total:,} bytes in all, more than the {limits.max_request_bytes:,} one push "
                         "may carry (push in several requests; prune only on the last)")
+    if problems:
+        raise RequestRefused(problems)
+    return out
+
+
+# A tar body's framing on top of its files' bytes: a 512-byte header per member, padding to 512, a pax header
+# (another 1 KB or so) for long names, the end-of-archive blocks and tar's 10 KB record rounding.
+TAR_BYTES_PER_MEMBER = 2048
+TAR_FIXED_BYTES = 20_480
+
+
+def tar_body_cap(limits: PushLimits) -> int:
+    """The largest tar body a push may send: its files' bytes within the request cap, plus tar's framing."""
+    return limits.max_request_bytes + limits.max_files * TAR_BYTES_PER_MEMBER + TAR_FIXED_BYTES
+
+
+def check_tar(fileobj: Any, limits: PushLimits, commit: Any = None) -> list[Pushed]:
+    """The entries of a tar archive (a file object, read from its start), checked as a JSON push's are, or
+    RequestRefused naming every bad member (nothing is written then).
+
+    Members must be regular files (folders are skipped: their files say where they are); a symbolic or hard
+    link, a device, a FIFO or anything else is refused, since extracting one could point outside the tree.
+    Nothing is extracted to disk: each regular member's bytes are read from the archive. A leading "./" (what
+    `tar -C dir -cf - .` writes) is dropped; then the path rules of `path_problem` apply."""
+    import tarfile
+
+    problems = _commit_problems(commit)
+    seen: set[str] = set()
+    out: list[Pushed] = []
+    total = members = 0
+    try:
+        with tarfile.open(fileobj=fileobj, mode="r:*") as archive:
+            for member in archive:  # one header at a time: a huge member list is never held at once
+                members += 1
+                name = member.name[2:] if member.name.startswith("./") else member.name
+                label = f"member {members} {member.name!r}"
+                if member.isdir():
+                    continue
+                if not member.isreg():
+                    kind = ("a symbolic link" if member.issym() else "a hard link" if member.islnk()
+                            else "a FIFO" if member.isfifo() else "a device" if member.isdev()
+                            else "not a file")  # isdev() is true of a FIFO too: asked second
+                    problems.append(f"{label}: {kind} (only regular files may be pushed)")
+                    continue
+                problem = path_problem(name)
+                if problem is not None:
+                    problems.append(f"{label}: {problem}")
+                    continue
+                if name in seen:
+                    problems.append(f"{label}: the path is given twice")
+                    continue
+                seen.add(name)
+                if len(seen) > limits.max_files:
+                    raise RequestRefused([f"files: more than the {limits.max_files} entries one push may "
+                                          "carry (push in several requests; prune only on the last)"])
+                if member.size > limits.max_file_bytes:
+                    problems.append(f"{label}: {member.size:,} bytes, more than the "
+                                    f"{limits.max_file_bytes:,} a file may have")
+                    continue
+                total += member.size
+                if total > limits.max_request_bytes:
+                    raise RequestRefused([*problems, f"files: more than the {limits.max_request_bytes:,} "
+                                          "bytes in all one push may carry (push in several requests; prune "
+                                          "only on the last)"])
+                data = archive.extractfile(member)
+                out.append(Pushed(name, data.read() if data is not None else b""))
+    except tarfile.TarError as exc:
+        raise RequestRefused([f"body: not a readable tar archive ({exc})"]) from None
     if problems:
         raise RequestRefused(problems)
     return out
@@ -180,8 +257,10 @@ class PushTarget(Protocol):
 
 
 def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune: bool,  # noqa: PLR0917
-               limits: PushLimits, commit: str | None = None) -> dict[str, Any]:
-    """Write the pushed files to the repository's index; the reply counts what was done and why."""
+               limits: PushLimits, commit: str | None = None,
+               checked: list[Pushed] | None = None) -> dict[str, Any]:
+    """Write the pushed files to the repository's index; the reply counts what was done and why.
+    `checked`: entries already validated (a tar push, `check_tar`) in place of `files`."""
     from answer.repo_state import indexed_source, reusable_hashes
     from generator.analyze.parse import extract
     from generator.analyze.scan import decode
@@ -189,7 +268,8 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     from generator.index.writer import update_index
     from sourcebook.lock import output_lock
 
-    entries = check_push(files, limits, commit)  # refused as a whole before the repository is even created
+    # refused as a whole before the repository is even created
+    entries = checked if checked is not None else check_push(files, limits, commit)
     create = getattr(tools.workspace, "create", None)
     if create is not None:  # an organisation's workspace: a push is how a repository comes to exist
         repo = create(repo)

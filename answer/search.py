@@ -654,6 +654,8 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[lis
 
 # Below this many rows the semantic tier ranks from an in-memory float32 matrix (one matrix-vector product,
 # no LanceDB round trip); above it the matrix would cost too much memory and LanceDB searches the table.
+# A table with an ANN index (generator/index/vectors.py, from config.ann_min_rows rows) is always searched
+# through that index instead.
 IN_MEMORY_VECTOR_ROWS = 200_000
 
 
@@ -675,6 +677,8 @@ def _vector_matrix(store: IndexStore, table: str, columns: list[str], path_colum
         return store.memos.get(key)
     if not store.memos.get(_MEMORY_WANTED):  # a one-shot process: LanceDB's own search (see above)
         return None
+    if store.vector_indexed(table):  # a big table: its ANN index beats a scan of the whole matrix
+        return store.memos.put(key, None)
     import numpy as np
 
     matrix: _VectorMatrix | None = None

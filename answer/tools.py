@@ -520,6 +520,14 @@ class Tools:
 
     # ------------------------------------------------------------ index
 
+    def index_tar(self, fileobj: Any, repo: str | None = None, prune: bool = False,
+                  commit: str | None = None) -> dict[str, Any]:
+        """`index` for files pushed as a tar archive (`fileobj`, read from its start): push_index.py."""
+        from answer.push_index import check_tar, push_files
+
+        entries = check_tar(fileobj, self.push_limits, commit)
+        return push_files(self, repo, [], prune, self.push_limits, commit=commit, checked=entries)
+
     def index(self, paths: Sequence[str] | None = None, prune: bool = False, reset: bool = False,  # noqa: PLR0917
               repo: str | None = None, files: Sequence[Any] | None = None,
               commit: str | None = None) -> dict[str, Any]:

@@ -30,6 +30,8 @@ from sourcebook.errors import ConfigError
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+# rows from which a publish gives a table's vectors an ANN index (generator/index/vectors.py)
+DEFAULT_ANN_MIN_ROWS = 100_000
 # What a repository's own config may raise max_file_bytes to: a file is read whole, and a repository's
 # `max_file_bytes = 100000000000` ended every build in a MemoryError traceback (the user may set more)
 REPO_MAX_FILE_BYTES = 50_000_000
@@ -89,6 +91,7 @@ class Config:
     index_refresh_s: float = 2.0  # how often a long-running reader looks for a newly published index
     index_keep_s: float = 600.0  # how long a superseded index version stays readable after a publish
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    ann_min_rows: int = DEFAULT_ANN_MIN_ROWS  # SOURCEBOOK_ANN_MIN_ROWS
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     site_name: str = ""
@@ -141,7 +144,7 @@ _ENV_LLM = {
 }
 INDEX_URI_ENV = "SOURCEBOOK_INDEX_URI"
 _ENV_TOP = {"index_uri": INDEX_URI_ENV, "index_refresh_s": "SOURCEBOOK_INDEX_REFRESH_S",
-            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S"}
+            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S", "ann_min_rows": "SOURCEBOOK_ANN_MIN_ROWS"}
 _ENV_EMBED = {
     "provider": ("SOURCEBOOK_EMBEDDER",),
     "base_url": ("SOURCEBOOK_EMBED_BASE_URL",),
@@ -321,6 +324,8 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
         problems.append("config: index_keep_s must be 0 or more")
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:
         problems.append("config: max_file_bytes must be positive")
+    if int(top.get("ann_min_rows", DEFAULT_ANN_MIN_ROWS)) <= 0:
+        problems.append("config: ann_min_rows must be positive")
     repo_url = str(top.get("repo_url", "") or "")
     if repo_url and not is_http_url(repo_url):
         shown = repo_url if len(repo_url) <= 60 else repo_url[:60] + "…"

@@ -284,7 +284,7 @@ def test_rows_doubled_by_racing_runs_are_healed_by_the_next_run(repo):
 
 
 def test_only_the_index_module_imports_lancedb() -> None:
-    """The storage seam: one module owns LanceDB (its reads, full-text queries and outage errors)."""
+    """The storage seam: one module owns LanceDB (its reads, full-text and vector indexes, outage errors)."""
     repo = Path(__file__).resolve().parents[1]
     importing = sorted(
         str(path.relative_to(repo)) for package in ("answer", "generator", "sourcebook")

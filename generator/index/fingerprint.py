@@ -49,7 +49,7 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
         "embedder": [embedder.id, embedder.dim] if embedder is not None else None,
         "manifests": manifests.to_json() if manifests is not None else None,
         "commit": commit if commit is not None else head_commit(config.root) if config.checkout else None,
-        "pages": page_part, "cache": build_cache is not None,
+        "pages": page_part, "cache": build_cache is not None, "ann_min_rows": config.ann_min_rows,
     }, sort_keys=True).encode())
     for f in sorted(files, key=lambda f: f.path):
         digest.update(f"{f.path}\x00{f.sha}\x00{f.language}\x00{f.kind}\x00{f.size}\n".encode(

@@ -53,6 +53,7 @@ class TableReader:
 
     def __init__(self, dataset: Any) -> None:
         self._ds = dataset
+        self._indexed: bool | None = None
 
     @property
     def version(self) -> int:
@@ -69,13 +70,26 @@ class TableReader:
         """`columns` of the rows matching `where` (all rows without it), in storage order."""
         return self._ds.to_table(columns=list(columns), filter=where, limit=limit)
 
+    @property
+    def vector_indexed(self) -> bool:
+        """Whether this version has an ANN index on `vector` (read from the manifest once)."""
+        if self._indexed is None:
+            self._indexed = any("vector" in (d.field_names or []) for d in self._ds.describe_indices())
+        return self._indexed
+
     def nearest(self, vector: Sequence[float], columns: Sequence[str], *, limit: int,
                 where: str | None = None) -> pa.Table:
         """The `limit` rows nearest to `vector` by L2 distance (LanceDB's default metric), `_distance` last;
-        `where` filters before ranking (LanceDB's prefilter)."""
+        `where` filters before ranking (LanceDB's prefilter). With an ANN index the search probes it
+        (vectors.py's settings) and re-ranks its shortlist by exact distance; without, a flat scan."""
         cols = [c for c in columns if c != "_distance"]
+        query: dict[str, Any] = {"column": "vector", "q": list(vector), "k": limit}
+        if self.vector_indexed:
+            from generator.index.vectors import probe_settings
+
+            query.update(probe_settings(self.count(), limit))
         return self._ds.to_table(columns=[*cols, "_distance"], filter=where, prefilter=bool(where),
-                                 nearest={"column": "vector", "q": list(vector), "k": limit})
+                                 nearest=query)
 
     def match(self, text: str, column: str, columns: Sequence[str], *, limit: int,
               where: str | None = None) -> pa.Table:

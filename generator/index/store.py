@@ -118,6 +118,10 @@ class IndexStore:
         built from in one read, without a Python dict per row."""
         return self.tables[table].scan(columns, where)
 
+    def vector_indexed(self, table: str) -> bool:
+        """Whether `table` has an ANN index on its vectors (a big table: generator/index/vectors.py)."""
+        return self.tables[table].vector_indexed
+
     def nearest(self, table: str, vector: Sequence[float], columns: list[str], *, limit: int,
                 where: str | None = None) -> list[dict[str, Any]]:
         """The `limit` rows of `table` nearest to `vector` (LanceDB's vector search), each with `_distance`;
@@ -393,3 +397,4 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     else:
         store.embedder_error = "index built without vectors (full-text only)"
     return store
+

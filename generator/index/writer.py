@@ -63,6 +63,7 @@ from generator.index.table_writes import (
     _stored_vectors,
     _unique_rows,
 )
+from generator.index.vectors import ensure_vector_index
 from sourcebook.errors import IndexStoreError
 from sourcebook.sql import in_list
 
@@ -268,6 +269,7 @@ class IndexWriter:
 
         def refresh(name: str) -> None:
             _ensure_fts(tables[name], rebuild=rebuild[name])
+            ensure_vector_index(tables[name], name, config.ann_min_rows, rebuild=fresh)  # vectors.py
             tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
 
         cache_tbl = None
