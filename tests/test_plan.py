@@ -143,7 +143,8 @@ def test_rows_without_this_users_mark_are_dropped_with_one_warning(
     with caplog.at_level(logging.WARNING):
         assert load_state(tmp_path) == {"files/d.py.md": state["files/d.py.md"]}
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1 and "ignored 5 page state row(s)" in warnings[0], warnings
+    assert len(warnings) == 1, warnings
+    assert "ignored 5 page state row(s)" in warnings[0]
 
     # another user (another local key) trusts none of this user's rows; without a key nothing is trusted
     save_state(tmp_path, state)
