@@ -95,10 +95,10 @@ def test_state_round_trip_and_staleness(tmp_path: Path) -> None:
 def test_state_file_is_the_plain_json_dump_and_a_memo_only_skips_unchanged_rows(tmp_path: Path) -> None:
     def signed(page_id: str, row: PageState) -> dict[str, object]:  # the row, then this user's mark over it
         fields = asdict(row)
-        text = json.dumps(fields, ensure_ascii=False, indent=0).encode()
+        text = json.dumps([page_id, fields], ensure_ascii=False, separators=(",", ":")).encode()
         key = local_key()
         assert key is not None
-        mark = hmac.new(key, b"sourcebook-page-state\0" + page_id.encode() + b"\0" + text, hashlib.sha256)
+        mark = hmac.new(key, b"sourcebook-page-state\0" + text, hashlib.sha256)
         return {**fields, "mark": mark.hexdigest()}
 
     def plain(state: dict[str, PageState]) -> str:  # what the state file always was, plus each row's mark

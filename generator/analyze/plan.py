@@ -286,7 +286,7 @@ def load_state(out_dir: Path) -> dict[str, PageState]:
         if not isinstance(row, dict):
             continue
         mark = row.pop(MARK_FIELD, None)
-        expected = _row_mark(page_id, _row_text(row), key)
+        expected = _row_mark(page_id, row, key)
         if not isinstance(mark, str) or expected is None or not hmac.compare_digest(mark, expected):
             unsigned += 1
             continue
@@ -334,30 +334,33 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | 
 MARK_FIELD = "mark"  # a stored row's owner mark; not a PageState field (the shared build cache has its own)
 
 
-def _row_mark(page_id: str, row_text: str, key: bytes | None) -> str | None:
+def _row_mark(page_id: str, row: Mapping[str, Any], key: bytes | None) -> str | None:
     """This user's mark over a row (its page id and every other field, drafts and summary included): a row
-    moved to another page, edited or made elsewhere never matches. None without a local key."""
-    data = b"sourcebook-page-state\0" + page_id.encode("utf-8", "surrogatepass") + b"\0"
-    return keyed(data + row_text.encode("utf-8", "surrogatepass"), key)
+    moved to another page, edited or made elsewhere never matches. None without a local key.
+
+    It signs the row's compact JSON, not the file's indent=0 text: json encodes compact text in C (indent
+    falls back to the pure-Python encoder), and a loaded row re-encodes to the same text (same order)."""
+    text = json.dumps([page_id, row], ensure_ascii=False, separators=(",", ":"))
+    return keyed(b"sourcebook-page-state\0" + text.encode("utf-8", "surrogatepass"), key)
 
 
 def _signed_row_json(page_id: str, row: PageState, key: bytes | None) -> str:
-    text = _row_json(row)
-    mark = _row_mark(page_id, text, key)
+    fields_ = _row_fields(row)
+    text = _row_text(fields_)
+    mark = _row_mark(page_id, fields_, key)
     if mark is None:
         return text
-    # the mark is appended as the last field of the text it signs ("{\n...\n}" with indent=0), so the row
-    # is encoded once; load_state re-encodes the parsed row without it, which gives back the same text
+    # the mark is appended as the row's last field ("{\n...\n}" with indent=0): the row is encoded once
     return f'{text[:-2]},\n"{MARK_FIELD}": "{mark}"\n}}'
+
+
+def _row_fields(row: PageState) -> dict[str, Any]:
+    # a shallow dict: asdict's deep copy of the drafts only to encode them took most of the time
+    return {f.name: getattr(row, f.name) for f in fields(row)}
 
 
 def _row_text(row: Mapping[str, Any]) -> str:
     return json.dumps(row, ensure_ascii=False, indent=0)
-
-
-def _row_json(row: PageState) -> str:
-    # a shallow dict: asdict's deep copy of the drafts only to encode them took most of the time
-    return _row_text({f.name: getattr(row, f.name) for f in fields(row)})
 
 
 MAX_RETRY_WAIT = 16  # runs: a page the model keeps failing is still retried at least this often
