@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import logging
 from dataclasses import asdict, replace
 from pathlib import Path
+
+import pytest
 
 from generator.analyze.plan import (
     OVERVIEW_ID,
@@ -21,6 +26,7 @@ from generator.analyze.plan import (
     stale_pages,
     state_path,
 )
+from sourcebook.local_key import local_key
 
 
 def test_file_ids_are_docs_relative_markdown_paths() -> None:
@@ -87,8 +93,16 @@ def test_state_round_trip_and_staleness(tmp_path: Path) -> None:
 
 
 def test_state_file_is_the_plain_json_dump_and_a_memo_only_skips_unchanged_rows(tmp_path: Path) -> None:
-    def plain(state: dict[str, PageState]) -> str:  # what the state file always was
-        rows = {k: asdict(v) for k, v in sorted(state.items())}
+    def signed(page_id: str, row: PageState) -> dict[str, object]:  # the row, then this user's mark over it
+        fields = asdict(row)
+        text = json.dumps([page_id, fields], ensure_ascii=False, separators=(",", ":")).encode()
+        key = local_key()
+        assert key is not None
+        mark = hmac.new(key, b"sourcebook-page-state\0" + text, hashlib.sha256)
+        return {**fields, "mark": mark.hexdigest()}
+
+    def plain(state: dict[str, PageState]) -> str:  # what the state file always was, plus each row's mark
+        rows = {k: signed(k, v) for k, v in sorted(state.items())}
         return json.dumps({"version": STATE_VERSION, "pages": rows}, ensure_ascii=False, indent=0)
 
     state = {"files/ü \"q\".py.md": PageState("k1", "file", "ü.py", "ü.py", "Ü, \u2028 and \"x\".",
@@ -110,6 +124,40 @@ def test_state_file_is_the_plain_json_dump_and_a_memo_only_skips_unchanged_rows(
     save_state(tmp_path, state, memo)
     assert set(memo) == set(state)
     assert load_state(tmp_path) == state
+
+
+def test_rows_without_this_users_mark_are_dropped_with_one_warning(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    state = {f"files/{n}.py.md": PageState("k", "file", n, n, f"{n} summary.", written_by="llm",
+                                             draft={"summary": f"{n} summary."}) for n in "abcde"}
+    save_state(tmp_path, state)
+    assert load_state(tmp_path) == state
+    data = json.loads(state_path(tmp_path).read_text(encoding="utf-8"))
+    rows = data["pages"]
+    rows["files/a.py.md"]["summary"] = "Attacker text."  # an edited summary
+    rows["files/b.py.md"]["draft"]["summary"] = "Attacker text."  # an edited draft
+    rows["files/c.py.md"] = {**rows["files/d.py.md"]}  # a signed row moved to another page
+    del rows["files/e.py.md"]["mark"]  # an unsigned row
+    rows["files/x.py.md"] = {**rows["files/d.py.md"], "mark": "0" * 64}  # a forged mark
+    state_path(tmp_path).write_text(json.dumps(data), encoding="utf-8")  # another layout: marks still hold
+    with caplog.at_level(logging.WARNING):
+        assert load_state(tmp_path) == {"files/d.py.md": state["files/d.py.md"]}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "ignored 5 page state row(s)" in warnings[0]
+
+    # another user (another local key) trusts none of this user's rows; without a key nothing is trusted
+    save_state(tmp_path, state)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user"))
+    assert load_state(tmp_path) == {}
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.delenv("HOME")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert load_state(tmp_path) == {}
+    assert "no local key" in caplog.text
+    save_state(tmp_path, state)  # stored without marks
+    assert "mark" not in state_path(tmp_path).read_text(encoding="utf-8")
 
 
 def test_retry_marks_a_page_stale_whatever_its_key(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ summaries without re-running their children.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import posixpath
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sourcebook.atomic import atomic_write_text
+from sourcebook.local_key import keyed, local_key
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +260,9 @@ def is_page_id(page_id: object) -> bool:
 
 
 def load_state(out_dir: Path) -> dict[str, PageState]:
+    """The page state as this user saved it. The file is as untrusted as the repository that may have
+    committed it: a row whose owner mark (see _row_mark) is not this user's is dropped, so its page is
+    written again instead of its stored drafts and summary being published as the user's model's prose."""
     path = state_path(out_dir)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -268,17 +273,33 @@ def load_state(out_dir: Path) -> dict[str, PageState]:
         return {}
     if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
         return {}
-    out = {}
-    for page_id, row in data.get("pages", {}).items():
+    pages = data.get("pages", {})
+    if not isinstance(pages, dict):
+        return {}
+    key = local_key()
+    out, unsigned = {}, 0
+    for page_id, row in pages.items():
         if not is_page_id(page_id):
-            # the state file is as untrusted as the repository that may have committed it: an id such as
-            # "../../../home/you/x" would be pruned as an orphan, i.e. unlinked outside docs/
+            # an id such as "../../../home/you/x" would be pruned as an orphan, i.e. unlinked outside docs/
             log.warning("%s: ignored a page id that is not a path inside docs/: %r", path, page_id[:80])
+            continue
+        if not isinstance(row, dict):
+            continue
+        mark = row.pop(MARK_FIELD, None)
+        expected = _row_mark(page_id, row, key)
+        if not isinstance(mark, str) or expected is None or not hmac.compare_digest(mark, expected):
+            unsigned += 1
             continue
         try:
             out[page_id] = PageState(**row)
         except TypeError:
             continue  # a row from another layout: that page is simply re-written
+    if unsigned:
+        why = ("there is no local key to check them with (make $XDG_STATE_HOME or ~/.local/state writable)"
+               if key is None else "they are not signed by this user (a state committed with the repository, "
+               "or written by an older sourcebook)")
+        log.warning("%s: ignored %d page state row(s), with their drafts and summaries: %s; those pages will "
+                    "be re-written", path, unsigned, why)
     return out
 
 
@@ -287,18 +308,20 @@ StateMemo = dict[str, tuple[PageState, str]]
 
 
 def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | None = None) -> None:
-    """Write the state file: json.dumps({"version", "pages"}, indent=0), byte for byte.
+    """Write the state file: json.dumps({"version", "pages"}, indent=0), byte for byte, each row signed
+    (its owner mark, the last field: see _row_mark; none without a local key).
 
     A build saves every few seconds while it writes pages, and encoding every row each time was quadratic
     (seconds of a big tree's build: docs/performance.md). With indent=0 a nested value's text does not depend
     on its depth, so each row is encoded alone and its text kept in `memo` while the row is the same object; a
     caller that changes a row in place drops its entry (PageSink does)."""
     memo = {} if memo is None else memo
+    key = local_key()
     rows = []
     for page_id, row in sorted(pages.items()):
         kept = memo.get(page_id)
         if kept is None or kept[0] is not row:
-            kept = (row, f"{json.dumps(page_id, ensure_ascii=False)}: {_row_json(row)}")
+            kept = (row, f"{json.dumps(page_id, ensure_ascii=False)}: {_signed_row_json(page_id, row, key)}")
             memo[page_id] = kept
         rows.append(kept[1])
     for page_id in [p for p in memo if p not in pages]:
@@ -308,9 +331,36 @@ def save_state(out_dir: Path, pages: Mapping[str, PageState], memo: StateMemo | 
     atomic_write_text(state_path(out_dir), text)
 
 
-def _row_json(row: PageState) -> str:
+MARK_FIELD = "mark"  # a stored row's owner mark; not a PageState field (the shared build cache has its own)
+
+
+def _row_mark(page_id: str, row: Mapping[str, Any], key: bytes | None) -> str | None:
+    """This user's mark over a row (its page id and every other field, drafts and summary included): a row
+    moved to another page, edited or made elsewhere never matches. None without a local key.
+
+    It signs the row's compact JSON, not the file's indent=0 text: json encodes compact text in C (indent
+    falls back to the pure-Python encoder), and a loaded row re-encodes to the same text (same order)."""
+    text = json.dumps([page_id, row], ensure_ascii=False, separators=(",", ":"))
+    return keyed(b"sourcebook-page-state\0" + text.encode("utf-8", "surrogatepass"), key)
+
+
+def _signed_row_json(page_id: str, row: PageState, key: bytes | None) -> str:
+    fields_ = _row_fields(row)
+    text = _row_text(fields_)
+    mark = _row_mark(page_id, fields_, key)
+    if mark is None:
+        return text
+    # the mark is appended as the row's last field ("{\n...\n}" with indent=0): the row is encoded once
+    return f'{text[:-2]},\n"{MARK_FIELD}": "{mark}"\n}}'
+
+
+def _row_fields(row: PageState) -> dict[str, Any]:
     # a shallow dict: asdict's deep copy of the drafts only to encode them took most of the time
-    return json.dumps({f.name: getattr(row, f.name) for f in fields(row)}, ensure_ascii=False, indent=0)
+    return {f.name: getattr(row, f.name) for f in fields(row)}
+
+
+def _row_text(row: Mapping[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, indent=0)
 
 
 MAX_RETRY_WAIT = 16  # runs: a page the model keeps failing is still retried at least this often
