@@ -112,6 +112,7 @@ _TS_FUNC = re.compile(r"\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|
 
 
 def _param_list(signature: str, start: int) -> str:
+    """What lies between the parenthesis at `start` and its match (to the end when it is unclosed)."""
     depth, end = 0, -1
     for i in range(start, len(signature)):
         if signature[i] == "(":
@@ -183,16 +184,7 @@ def _python_params(signature: str) -> dict[str, str | None] | None:
     start = signature.find("(")
     if start < 0:
         return {}
-    depth, end = 0, -1
-    for i in range(start, len(signature)):
-        if signature[i] == "(":
-            depth += 1
-        elif signature[i] == ")":
-            depth -= 1
-            if depth == 0:
-                end = i
-                break
-    inner = signature[start + 1:end if end > 0 else len(signature)]
+    inner = _param_list(signature, start)
     params: dict[str, str | None] = {}
     parts = _split_top(inner)
     for part in parts:

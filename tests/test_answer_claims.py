@@ -260,7 +260,7 @@ POLY_Q = {"go": "What are the parameters of Dial?", "ts": "What does sendRequest
 
 @pytest.fixture(scope="module")
 def polyglot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from generator.index.store import index_repository
+    from generator.index.command import index_repository
 
     root = tmp_path_factory.mktemp("poly") / "repo"
     for rel, text in POLYGLOT.items():
