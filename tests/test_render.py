@@ -528,3 +528,12 @@ def test_a_class_signature_shows_its_constructor_and_a_property_reads_as_one() -
     assert '#### Client.timeout { #sym-client-timeout data-kind="property" }' in md
     assert "def timeout(self, value: float) -> None" in signatures  # the setter stays a method
     assert "def __init__(self, auth=None, *, params: dict | None = None) -> None" in signatures
+
+
+def test_the_template_environment_is_made_once_per_process() -> None:
+    """A new Jinja environment per page compiles every template again: a misplaced decorator once made the
+    files stage of a 12k-file build 4x slower with the same output."""
+    from generator.pages.markdown import _environment
+
+    assert _environment() is _environment()
+    assert _environment().get_template("file.md.j2") is _environment().get_template("file.md.j2")

@@ -69,7 +69,6 @@ RENDER_LOGIC_VERSION = "2"  # the page layout's version; the templates' and this
 # -- where the templates and the theme layer live -----------------------------------------------------------
 
 
-@cache
 def heading_id(title: str) -> str:
     """An explicit `{ #id }` for a page title whose default id would start with `__` (`__init__.py`,
     `__main__.py`): the sanitizer drops such ids (Material's own parts are `__search`, `__drawer`...), so the
@@ -79,7 +78,10 @@ def heading_id(title: str) -> str:
     return " { #page-" + (re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "top") + " }"
 
 
+@cache
 def _environment() -> jinja2.Environment:
+    """The templates' environment, made once per process: each new one compiles every template again (the
+    files stage spent most of its time in Jinja's compiler when this was made per page)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
