@@ -299,3 +299,18 @@ def test_plain_mkdocs_build_of_the_generated_wiki_gives_the_same_site(hostile_si
     theirs = _snapshot(plain)
     assert sorted(ours) == sorted(theirs)
     assert [name for name in ours if ours[name] != theirs[name]] == []
+
+
+@pytest.mark.slow
+def test_the_switch_to_mkdocs_own_page_loop_builds_the_same_site(hostile_site: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """SOURCEBOOK_SITE_ENGINE=mkdocs turns every patch of MkDocs', Material's, Jinja's and Markdown's
+    internals off (the site is built by `mkdocs build`, through build_site): the same bytes."""
+    monkeypatch.setenv(generator.site.publish.ENGINE_ENV, "mkdocs")
+    plain = tmp_path / "plain"
+    log = build_site(hostile_site / "mkdocs.yml", site_dir=plain)
+    assert "generator.site.material.engine" not in log
+    ours, theirs = _snapshot(hostile_site / "site"), _snapshot(plain)
+    # each site's owner mark is keyed to its own path; everything else is byte for byte the same
+    assert ours.pop(generator.site.publish.OWNED_MARKER) != theirs.pop(generator.site.publish.OWNED_MARKER)
+    assert ours == theirs

@@ -304,13 +304,23 @@ def site_workers(env: Mapping[str, str] | None = None) -> int:
     return int(raw)
 
 
+# SOURCEBOOK_SITE_ENGINE=mkdocs: build with MkDocs' own page loop (`mkdocs build`), none of the site engine's
+# uses of MkDocs', Material's, Jinja's or Markdown's internals (generator/site/material/): the same bytes
+# (tests/test_publish.py compares the two), only slower, with no render cache and one process
+ENGINE_ENV = "SOURCEBOOK_SITE_ENGINE"
+
+
 def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *, strict: bool,
                 timeout_s: float, workers: int) -> str:
-    cmd = [sys.executable, "-m", "generator.site.material.engine", str(config_file), str(site_dir),
-           "--cache", str(cache), "--within", str(within), "--workers", str(workers),
-           "--parent", str(os.getpid())]
-    if not strict:
-        cmd.append("--no-strict")
+    if os.environ.get(ENGINE_ENV, "").strip().lower() == "mkdocs":
+        cmd = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config_file), "-d", str(site_dir),
+               *(["--strict"] if strict else [])]
+    else:
+        cmd = [sys.executable, "-m", "generator.site.material.engine", str(config_file), str(site_dir),
+               "--cache", str(cache), "--within", str(within), "--workers", str(workers),
+               "--parent", str(os.getpid())]
+        if not strict:
+            cmd.append("--no-strict")
     # the engine is this checkout's, whatever the working directory (it imports generator/ by name)
     code_root = str(Path(__file__).resolve().parents[2])
     path = os.environ.get("PYTHONPATH", "")
