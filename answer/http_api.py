@@ -247,7 +247,8 @@ class Guard:
             await _send_json(send, 403, {"error": "Forbidden",
                                          "message": "Host not allowed: this server answers localhost only"})
             return
-        tar_push = _is_tar_push(scope, headers)
+        ctype = _content_type(headers)
+        tar_push = _is_tar_push(scope, ctype)
         length = headers.get(b"content-length")
         if length is not None and not tar_push:
             try:
@@ -265,7 +266,6 @@ class Guard:
                     "message": "answers spend provider calls and are not given to other sites' pages; "
                                "call the API from a client or the wiki's own ask box"})
                 return
-            ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
             if scope.get("method") == "POST" and ctype and ctype != b"application/json":
                 await _send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
@@ -277,7 +277,6 @@ class Guard:
                     "message": "state-changing calls are not accepted from web pages; call the API from a "
                                "client, or serve with --token and send it"})
                 return
-            ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
             if ctype != b"application/json" and not tar_push:
                 await _send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
@@ -306,8 +305,12 @@ TAR_TYPES = frozenset({b"application/x-tar", b"application/tar"})
 _TAR_QUERY = frozenset({"repo", "prune", "commit"})
 
 
-def _is_tar_push(scope: Scope, headers: dict[bytes, bytes]) -> bool:
-    ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+def _content_type(headers: dict[bytes, bytes]) -> bytes:
+    """The request's media type, lower-case, without its parameters (b"" when none is given)."""
+    return headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+
+
+def _is_tar_push(scope: Scope, ctype: bytes) -> bool:
     return scope.get("method") == "POST" and scope.get("path") == "/index" and ctype in TAR_TYPES
 
 
@@ -339,7 +342,8 @@ class TarPushes:
         self.tools = tools
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _is_tar_push(scope, dict(scope.get("headers") or [])):
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        if scope["type"] != "http" or not _is_tar_push(scope, _content_type(headers)):
             await self.app(scope, receive, send)
             return
         import functools

@@ -46,7 +46,7 @@ def data_homes(env: Mapping[str, str] | None = None) -> list[Path]:
     return list(dict.fromkeys(homes))
 
 
-def _writable(folder: Path) -> bool:
+def writable(folder: Path) -> bool:
     """Whether `folder` exists and can be written, or could be created (its nearest existing parent can)."""
     probe = folder
     while not probe.exists():
@@ -60,7 +60,7 @@ def write_home(env: Mapping[str, str] | None = None) -> Path:
     """The data folder setup writes to: the first of `data_homes` that can be written (else the first one,
     so that the error names the install's own folder)."""
     homes = data_homes(env)
-    return next((home for home in homes if _writable(home)), homes[0])
+    return next((home for home in homes if writable(home)), homes[0])
 
 
 def find_asset(relative: str, env: Mapping[str, str] | None = None) -> Path | None:

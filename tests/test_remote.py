@@ -22,7 +22,7 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
     ("git@bitbucket.org:team/proj.git", f"https://bitbucket.org/team/proj/src/{SHA}/src/a.py#lines-3:9"),
     ("https://codeberg.org/fj/fj", f"https://codeberg.org/fj/fj/src/commit/{SHA}/src/a.py#L3-L9"),
     ("https://gitea.example.com/o/r.git", f"https://gitea.example.com/o/r/src/commit/{SHA}/src/a.py#L3-L9"),
-    ("/work/.mirror/pallets+flask/repo", None),  # a local path
+    ("/srv/mirrors/flask/repo", None),  # a local path
     ("file:///srv/git/flask.git", None),
     ("C:/repos/flask", None),
     ("https://github.com/onlyowner", None),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sourcebook.config import Config, EmbedConfig, LLMConfig
+from sourcebook.data_home import writable
 
 SETUP = "sourcebook setup"
 REMOTE_INDEX_TIMEOUT_S = 15.0
@@ -107,17 +108,6 @@ def llm_check(llm: LLMConfig) -> Check:
                  "evidence", "set SOURCEBOOK_LLM_BASE_URL and SOURCEBOOK_LLM_MODEL")
 
 
-def _writable_or_creatable(path: Path) -> bool:
-    import os
-
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            return False
-        probe = probe.parent
-    return probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
-
-
 def index_check(config: Config) -> Check:
     """Whether the index location can be read (and, for a local one not made yet, written)."""
     from generator.index.store import read_index_state
@@ -126,7 +116,7 @@ def index_check(config: Config) -> Check:
     uri = config.index_location
     build = f"sourcebook build {config.root}"
     if "://" not in uri and not Path(uri).exists():
-        if _writable_or_creatable(Path(uri)):
+        if writable(Path(uri)):
             return Check(name, False, f"none yet at {uri}", build)
         return Check(name, False, f"{uri} cannot be created (no write access)", "choose --index-uri or --out",
                      required=True)
