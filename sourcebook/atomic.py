@@ -34,8 +34,9 @@ def replace_with(path: Path, fill: Callable[[Path], object], *, mode: int | None
             try:
                 fill(tmp)
             except FileNotFoundError:
-                if path.parent.is_dir():
-                    raise
+                # the folder was missing when `fill` ran; another process writing a page of the same new
+                # folder may have made it since (so it can exist now): make sure it does, and try once
+                # more. A second miss is not the folder's (atomic_copy's source is gone): it is raised.
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fill(tmp)
             if mode is not None:

@@ -60,3 +60,43 @@ def test_a_temp_file_left_under_the_chosen_name_is_neither_used_nor_removed(
     assert target.read_bytes() == b"new"
     assert left.read_bytes() == b"someone else's"
     assert sorted(os.listdir(tmp_path)) == [".page.md.1-left.tmp", "page.md"]
+
+
+def test_a_folder_another_process_makes_between_the_miss_and_the_check_is_used(tmp_path: Path) -> None:
+    # the interleaving that failed 2 of 9 LLM builds of flask at 4 workers on a loaded machine: this
+    # process's open() missed the new folder, a worker made it for a sibling page, then this one looked
+    page = tmp_path / "files" / "tests" / "static" / "config.json.md"
+    calls = []
+
+    def fill(tmp: Path) -> None:
+        calls.append(tmp)
+        if len(calls) == 1:
+            page.parent.mkdir(parents=True)  # the other process, just after this one's miss
+            raise FileNotFoundError(2, "No such file or directory", str(tmp))
+        tmp.write_bytes(b"page")
+
+    replace_with(page, fill)
+    assert page.read_bytes() == b"page"
+    assert os.listdir(page.parent) == ["config.json.md"]
+
+
+def test_processes_writing_pages_of_one_new_folder_at_once_all_land(tmp_path: Path) -> None:
+    import multiprocessing
+
+    folders = [tmp_path / f"f{n}" / "deep" for n in range(400)]
+    context = multiprocessing.get_context("spawn")  # a clean interpreter: this test process runs threads
+    with context.Pool(4) as pool:
+        pool.starmap(_write_pages, [(folders, tag) for tag in range(4)])
+    for folder in folders:
+        assert sorted(os.listdir(folder)) == [f"page{tag}.md" for tag in range(4)]
+
+
+def _write_pages(folders: list[Path], tag: int) -> None:
+    for folder in folders:
+        atomic_write_text(folder / f"page{tag}.md", str(tag))
+
+
+def test_a_missing_source_is_still_an_error_when_its_folder_exists(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        atomic_copy(tmp_path / "gone.md", tmp_path / "out" / "copy.md")
+    assert os.listdir(tmp_path / "out") == []
