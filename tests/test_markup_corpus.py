@@ -109,3 +109,12 @@ def test_a_documents_links_to_repeated_headings_land() -> None:
     hrefs = re.findall(r'href="#([^"]*)"', out)
     assert len(hrefs) == 2
     assert set(hrefs) <= ids, (hrefs, ids)
+
+
+def test_a_folders_readme_that_opens_with_a_list_is_described_by_its_prose() -> None:
+    readme = "# Examples\n\n* Amazon Book Search\n* Uses `requests`\n\nEach example runs on its own.\n"
+    ctx = ModuleContext(path="examples", page_id="modules/examples/index.md", title="examples/",
+                        readme=readme)
+    summary = ExtractiveWriter().module_page(ctx).summary
+    assert summary.startswith("Each example runs on its own.")
+    assert "*" not in summary
