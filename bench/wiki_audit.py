@@ -11,7 +11,7 @@ text (the nav and header are the theme's); links are read everywhere on the page
 - broken_anchor: a link to a fragment the target page has no element for (or to a page that does not exist)
 - root_abs: an href starting with `/` (breaks under a sub-path and from disk)
 - raw_*: markup shown as text outside code: `::: name` directives, `[x]: url` reference definitions,
-  `:role:` text, `**`, `!!!` or `??? note`, a ` * ` list mark, a stray backtick
+  `:role:` text, `**bold**` (a closed pair), `!!!` or `??? note`, a ` * ` list mark, a stray backtick
 - suffix: a `~N` qualname suffix in visible text (titles and headings included)
 - big_diagram: a Mermaid diagram with more than 25 nodes
 - unreachable: a page under files/ no link chain from index.html reaches
@@ -41,7 +41,8 @@ _RAW = {
     "raw_directive": re.compile(r"(?:^|\n)\s*:::\s*[\w.]+|\.\. [\w:-]+::"),
     "raw_refdef": re.compile(r"\[[^\]\n]+\]:\s*\S"),
     "raw_role": re.compile(r":[a-z][\w:-]*:`"),
-    "raw_bold": re.compile(r"\*\*"),
+    # a closed pair: `**kwargs` or `2 ** n` in prose is the author's text, shown as GitHub shows it
+    "raw_bold": re.compile(r"\*\*(?=[^\s*])[^*\n]{0,100}?[^\s*]\*\*"),
     "raw_admonition": re.compile(r"!!!|\?\?\?\+? \w"),  # an admonition, or a collapsible one (`??? note`)
     "raw_listmark": re.compile(r"(?:^|\s)\*\s+\S"),
     "raw_backtick": re.compile(r"`"),

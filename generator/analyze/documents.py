@@ -18,6 +18,8 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.<>_!$%&,;?@|\\/])\1{2,}\s*$")
 _HTML_HEADING = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
+# a list item's first line (CommonMark: a bullet, or `1.`, opens a list even right after a paragraph line)
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 
 
 @dataclass
@@ -38,6 +40,8 @@ def read_document(text: str, language: str) -> Document:
 def _is_prose(paragraph: list[str]) -> bool:
     """A paragraph a reader would call the introduction: not markup, badges, tables or directives."""
     first = paragraph[0].lstrip()
+    if _LIST_ITEM.match(paragraph[0]):
+        return False  # a list is not an introduction: joined onto one line its marks would show as text
     if first.startswith(("<", "![", "[![", "|", "..", ":", "```", "~~~", "---", "===", "{")):
         return False
     if is_boilerplate("\n".join(paragraph)):  # a license header or a pragma describes nothing
@@ -103,6 +107,8 @@ def _markdown(text: str) -> Document:
             i += 1
             continue
         if line.strip():
+            if _LIST_ITEM.match(line) and paragraph and not _LIST_ITEM.match(paragraph[0]):
+                flush()  # the paragraph ends where a list starts ("Learn more:" / "* Docs: ...")
             paragraph.append(line)
         else:
             flush()

@@ -467,8 +467,10 @@ class BlockRenderer:
                 i, block = self._list(lines, i)
                 yield block
                 continue
-            if self.flavor == "rst" and indent and i > 0 and not lines[i - 1].strip():
-                j = _skip_indented(lines, i)  # a block quote: its content, one level up
+            if self.flavor in ("rst", "markdown") and indent and i > 0 and not lines[i - 1].strip():
+                # reST: a block quote; Markdown: a list item's further paragraphs and fences (indented to
+                # its text, where a fence at 4 spaces is no fence at the margin): their content, one level up
+                j = _skip_indented(lines, i)
                 yield from self._blocks([ln[indent:] if ln[:indent].isspace() else ln.lstrip()
                                          for ln in lines[i:j]])
                 i = j

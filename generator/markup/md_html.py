@@ -92,7 +92,9 @@ def _markdown(heading_level: int) -> Any:
                         "pymdownx.superfences", "pymdownx.magiclink", "pymdownx.tilde", "pymdownx.details"],
             extension_configs={
                 "toc": {"baselevel": heading_level, "permalink": False,
-                        "slugify": lambda value, sep: ID_PREFIX + slugify_unicode(value, sep)},
+                        # GitHub's ids, so the document's own `#links` land (its `-1` repeats: _link_target)
+                        "slugify": lambda value, sep: ID_PREFIX + (github_slug(value) or slugify_unicode(
+                            value, sep))},
                 # as the site's own code blocks (Material styles `.highlight`); no guessing: a plain
                 # fence stays plain
                 "pymdownx.highlight": {"use_pygments": True, "guess_lang": False,
@@ -225,6 +227,7 @@ def nest_lists(lines: list[str]) -> list[str]:
     out: list[str] = []
     items: list[tuple[int, int, int]] = []  # open items: (indent, new indent, content column)
     fence, shift, blank_before = "", 0, True
+    in_paragraph = False  # the last line was a paragraph's text
     for line in lines:
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
@@ -242,6 +245,13 @@ def nest_lists(lines: list[str]) -> list[str]:
             continue
         marker = _LIST_MARKER.match(line)
         opens = _FENCE_OPEN.match(line)
+        if marker and not items and not blank_before and in_paragraph and indent < 4 and \
+                _interrupts(marker, stripped):
+            # GitHub (CommonMark) opens a list right under a paragraph line ("Learn more:" / "* Docs:
+            # ..."); Python-Markdown needs a blank line first, or the items run on as the paragraph's text
+            out.append("")
+            blank_before = True
+        in_paragraph = False
         if marker and (items or (indent < 4 and blank_before)) and not _is_rule(stripped):
             while items and indent < items[-1][2]:
                 items.pop()
@@ -258,14 +268,45 @@ def nest_lists(lines: list[str]) -> list[str]:
             out.append(" " * new + stripped)
             if opens:
                 fence, shift = opens.group(2)[0] * len(opens.group(2)), new - indent
+                out[-1] = _plain_fence(out[-1], opens)
         else:
             if blank_before:
                 items.clear()  # text at the margin after a blank line ends the list
             out.append(line)
             if opens:
                 fence, shift = opens.group(2)[0] * len(opens.group(2)), 0
+                out[-1] = _plain_fence(out[-1], opens)
+            else:
+                in_paragraph = not items and not _BLOCK_LINE.match(stripped)
         blank_before = False
     return out
+
+
+_FENCE_LANG = re.compile(r"[{.\s]*([\w#+-]*)")
+
+
+def _plain_fence(line: str, opens: re.Match[str]) -> str:
+    """A fence's opening line with its language only: superfences takes no other info string, and
+    GitHub's `rust,no_run` or `rust ignore` (rustdoc's) would leave the fence as text."""
+    head = line[:len(line) - len(line.lstrip(" "))] + opens.group(2)
+    info = line.lstrip(" ")[len(opens.group(2)):]
+    if opens.group(2)[0] == "`" and "`" in info:
+        return line  # not a fence: an inline code span at a line's start (```x``` y)
+    m = _FENCE_LANG.match(info)
+    return head + (m.group(1) if m else "")
+
+
+# a line that is a block of its own, not a paragraph's text: a list after it needs no blank line inserted
+_BLOCK_LINE = re.compile(r"^(?:<|\||#{1,6}(?:\s|$)|>)")
+
+
+def _interrupts(marker: re.Match[str], stripped: str) -> bool:
+    """Whether a list item may open a list right after a paragraph line (CommonMark's rule): it has text,
+    is no rule (`- - -`), and an ordered one starts at 1 (`2019. was a year` stays prose)."""
+    text = stripped[len(marker.group(2)):].strip()
+    if not text or _is_rule(stripped):
+        return False
+    return not marker.group(2)[0].isdigit() or marker.group(2) == "1."
 
 
 def _is_rule(text: str) -> bool:
@@ -325,7 +366,92 @@ def _link_target(uri: str, resolve: LinkResolver, ids: set[str]) -> str | None:
         return link_target(uri, resolve)
     fragment = uri[1:]
     # GitHub's heading anchors (`#install`) name the prefixed ids Markdown gave the headings
-    for candidate in (fragment, ID_PREFIX + fragment, ID_PREFIX + fragment.lower()):
+    repeat = re.fullmatch(r"(.+)-(\d+)", fragment.lower())  # GitHub's `usage-1` is toc's `usage_1`
+    for candidate in (fragment, ID_PREFIX + fragment, ID_PREFIX + fragment.lower(),
+                      *([f"{ID_PREFIX}{repeat.group(1)}_{repeat.group(2)}"] if repeat else [])):
         if candidate in ids:
             return "#" + candidate
     return None
+
+
+# -- GitHub's heading anchors --------------------------------------------------------------------------------
+
+_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_SLUG_DROP = re.compile(r"[^\w\- ]")
+_INLINE_MARKUP = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)|<[^<>]+>|`")
+_FRAGMENT_LINK = re.compile(r"\]\(#([^()\s]+)\)")
+
+
+def github_slug(heading: str) -> str:
+    """The id GitHub gives a heading: its words lower-cased, punctuation but `-` and `_` dropped, each space
+    a `-` (`Node options such as --harmony` -> `node-options-such-as---harmony`: hyphens are not merged)."""
+    text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", heading).strip().lower()
+    return _SLUG_DROP.sub("", text).replace(" ", "-")
+
+
+def _atx_headings(lines: list[str]) -> list[tuple[int, str]]:
+    """(line index, heading text) of the ATX headings outside fenced code."""
+    found: list[tuple[int, str]] = []
+    fence = ""
+    for i, line in enumerate(lines):
+        opens = _FENCE_OPEN.match(line)
+        if fence:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            continue
+        if opens:
+            fence = opens.group(2)
+            continue
+        m = _ATX_HEADING.match(line)
+        if m:
+            found.append((i, m.group(2)))
+    return found
+
+
+def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
+    """`part` of a README (`whole`, or its tail from a heading on) with its ATX headings given the ids GitHub
+    gives them, prefixed `md-` (`{ #md-usage-1 }`, for the site's attr_list: never the page's own ids), and
+    its `(#usage-1)` links pointed at the headings of `shown` (the tail of `whole` the page shows; default
+    `part`); a link to a heading of `whole` the page leaves out (the title) goes to the page's top. GitHub
+    numbers a repeated heading's id (`usage`, `usage-1`); Python-Markdown's toc would write `usage_1`, and
+    merges hyphens, so a README's own table of contents broke."""
+    slugs: list[str] = []
+    seen: dict[str, int] = {}
+    for _, text in _atx_headings(whole.split("\n")):
+        base = github_slug(text)
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        slugs.append(base if n == 0 else f"{base}-{n}")
+
+    def tail(text: str) -> list[str]:
+        count = len(_atx_headings(text.split("\n")))
+        return slugs[len(slugs) - count:] if 0 < count <= len(slugs) else []
+
+    lines = part.split("\n")
+    for (i, _), slug in zip(_atx_headings(lines), tail(part), strict=False):
+        if slug:
+            lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug} }}"
+    on_page, known = set(tail(part if shown is None else shown)), set(slugs)
+
+    def target(m: re.Match[str]) -> str:
+        fragment = m.group(1).lower()
+        if fragment in on_page:
+            return f"](#{ID_PREFIX}{fragment})"
+        return "](#)" if fragment in known else m.group(0)
+
+    fence = ""
+    for i, line in enumerate(lines):
+        opens = _FENCE_OPEN.match(line)
+        if fence:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            continue
+        if opens:
+            fence = opens.group(2)
+            continue
+        if "](#" in line:
+            # outside code spans only: `[x](#y)` inside backticks is an example
+            pieces = re.split(r"(`+[^`]*`+)", line)
+            lines[i] = "".join(piece if piece.startswith("`") else _FRAGMENT_LINK.sub(target, piece)
+                               for piece in pieces)
+    return "\n".join(lines)

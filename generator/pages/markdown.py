@@ -122,15 +122,24 @@ def table_cell(value: object, limit: int = 300) -> str:
 def rich_cell(value: object, limit: int = 300) -> str:
     """Like table_cell, but code spans (the extractive writer makes them) become escaped <code> elements."""
     text = " ".join(str(value).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
     out, pos = [], 0
+    room = limit - 1 if len(text) > limit else len(text)
+    # the cut is made on the pieces, not the text: a span cut in two would show its backtick raw
     for m in CODE_SPAN.finditer(text):
-        out.append(escape_markdown(text[pos:m.start()]))
+        if m.start() >= room:
+            break
+        out.append(escape_markdown(text[pos:m.start()].rstrip() if m.end() > room else text[pos:m.start()]))
+        pos = m.end()
+        if m.end() > room:
+            break  # the span does not fit: the cell ends before it
         inner = m.group(0)[len(m.group(1)):-len(m.group(1))].strip()
         out.append(f"<code>{escape_markdown(inner)}</code>")
-        pos = m.end()
-    out.append(escape_markdown(text[pos:]))
+    else:
+        m = None
+    if m is None or m.start() >= room:
+        out.append(escape_markdown(text[pos:room].rstrip() if room < len(text) else text[pos:room]))
+    if room < len(text):
+        out.append("…")
     return "".join(out)
 
 
@@ -754,16 +763,16 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     covers) of the topic pages, linked under "Read next"."""
     is_rst = ctx.readme_path.lower().endswith((".rst", ".rest"))
 
-    def readme_html(text: str) -> str:
+    def readme_html(text: str, shown: str | None = None) -> str:
         if is_rst:
             from generator.markup.rst import render_rst
 
             # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
             return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
-        from generator.markup.md_html import nest_lists
+        from generator.markup.md_html import github_anchors, nest_lists
 
         # the site's Markdown nests lists by four spaces; a README written for GitHub nests them by two
-        nested = "\n".join(nest_lists(text.split("\n")))
+        nested = "\n".join(nest_lists(github_anchors(text, ctx.readme, shown).split("\n")))
         return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
 
     o = orient or Orientation()
@@ -788,7 +797,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
-    intro = readme_html(intro_text) if intro_text else ""
+    intro = readme_html(intro_text, rest) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),

@@ -234,6 +234,7 @@ _KIND_PLURAL = {"class": "classes", "function": "functions", "method": "methods"
                 "macro": "macros", "impl": "impl blocks", "field": "fields", "module": "modules"}
 
 
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
 _PLUGIN_BLOCK = re.compile(r"(?:!!!|\?\?\?\+?|:::)[ \t]")
 
 
@@ -246,7 +247,11 @@ def first_paragraph(text: str, limit: int = 600) -> str:
         text = text.split("\n\n", 1)[1].strip() if "\n\n" in text else ""
     if not text:
         return ""
-    para = re.split(r"\n\s*\n", text, maxsplit=1)[0]
+    # a list is not a description: joined onto one line, its marks would show as text ("* a * b")
+    paras = [p for p in re.split(r"\n\s*\n", text) if p.strip() and not _LIST_ITEM.match(p)]
+    if not paras:
+        return ""
+    para = re.split(r"\n(?= {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S)", paras[0], maxsplit=1)[0]
     para = lead_sentences(" ".join(line.strip() for line in para.splitlines()))
     if len(para) > limit:
         para = para[: limit - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,160 @@
+"""Checks the wiki-audit corpus (bench/corpus.toml) out at its pinned commits, from local mirrors only.
+
+    python bench/corpus.py checkout DEST [--mirrors /work/.mirror]
+    python bench/corpus.py list
+
+Each repository `owner/name` is read from its bare mirror `MIRRORS/owner+name/repo` (the `fetch` tool's
+layout; a bare git dir at `MIRRORS/owner+name` works too) and written to `DEST/name` with `git archive`:
+no network, no `.git` in the checkout. A folder already at `DEST/name` is reused when its files are exactly
+the commit's (same blob hashes; a build's `.sourcebook/` output aside), and refused otherwise, so a stale or
+edited checkout never passes for the pinned one. Then, e.g.:
+
+    PYTHONPATH=$PWD python bench/wiki_audit.py DEST/* --build
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+CORPUS = Path(__file__).with_name("corpus.toml")
+_IGNORED = frozenset({".sourcebook", ".git"})  # a build's output and a VCS dir are not the repository's files
+
+
+class CorpusError(Exception):
+    """A mirror, commit or checkout that does not match the corpus."""
+
+
+@dataclass(frozen=True)
+class Repo:
+    name: str  # owner/name
+    commit: str
+    language: str
+    style: str = ""
+
+    @property
+    def folder(self) -> str:
+        return self.name.split("/", 1)[1]
+
+
+def load(path: Path = CORPUS) -> list[Repo]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    repos = [Repo(r["name"], r["commit"], r["language"], r.get("style", "")) for r in data["repo"]]
+    folders = [r.folder for r in repos]
+    if len(set(folders)) != len(folders):
+        raise CorpusError("two corpus repositories share a folder name")
+    return repos
+
+
+def _git(git_dir: Path, *args: str) -> bytes:
+    proc = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, check=False)
+    if proc.returncode:
+        err = proc.stderr.decode(errors="replace").strip()
+        raise CorpusError(f"git {' '.join(args)} in {git_dir}: {err}")
+    return proc.stdout
+
+
+def mirror_of(repo: Repo, mirrors: Path) -> Path:
+    base = mirrors / repo.name.replace("/", "+")
+    for cand in (base / "repo", base):
+        if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
+            break
+    else:
+        raise CorpusError(f"no mirror of {repo.name} under {mirrors}: call `fetch github:{repo.name}` first")
+    probe = subprocess.run(["git", f"--git-dir={cand}", "cat-file", "-e", f"{repo.commit}^{{commit}}"],
+                           capture_output=True, check=False)
+    if probe.returncode:
+        raise CorpusError(f"the mirror of {repo.name} ({cand}) lacks commit {repo.commit}: call "
+                          f"`fetch github:{repo.name}` again, or pin a commit it holds")
+    return cand
+
+
+def _tree(git_dir: Path, commit: str) -> dict[str, tuple[str, str]]:
+    """Path -> (mode, blob sha) of every file of the commit (submodules aside)."""
+    out: dict[str, tuple[str, str]] = {}
+    for entry in _git(git_dir, "ls-tree", "-r", "-z", commit).split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.decode().split()
+        if kind == "blob":
+            out[path.decode("utf-8", "surrogateescape")] = (mode, sha)
+    return out
+
+
+def _blob_sha(path: Path) -> str:
+    data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() else path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def mismatches(folder: Path, tree: dict[str, tuple[str, str]]) -> list[str]:
+    """What differs between a folder and a commit's files: missing, changed and extra paths."""
+    found: set[str] = set()
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not (Path(root) == folder and d in _IGNORED)]
+        for name in files + [d for d in dirs if (Path(root) / d).is_symlink()]:
+            found.add((Path(root) / name).relative_to(folder).as_posix())
+    problems = [f"extra {p}" for p in sorted(found - tree.keys())]
+    problems += [f"missing {p}" for p in sorted(tree.keys() - found)]
+    problems += [f"changed {p}" for p in sorted(found & tree.keys()) if _blob_sha(folder / p) != tree[p][1]]
+    return problems
+
+
+def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
+    git_dir = mirror_of(repo, mirrors)
+    target = dest / repo.folder
+    tree = _tree(git_dir, repo.commit)
+    if target.exists():
+        problems = mismatches(target, tree)
+        if problems:
+            raise CorpusError(f"{target} exists but is not {repo.name}@{repo.commit[:12]} "
+                              f"({len(problems)} differences, e.g. {problems[0]}): "
+                              "remove it or pick another DEST")
+        return "reused"
+    part = dest / f".{repo.folder}.part"
+    if part.exists():
+        subprocess.run(["rm", "-rf", str(part)], check=True)
+    part.mkdir(parents=True)
+    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", "--format=tar", repo.commit],
+                            stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
+        tar.extractall(part, filter="data")  # repository content is untrusted: no absolute paths or escapes
+    if proc.wait():
+        raise CorpusError(f"git archive of {repo.name}@{repo.commit} failed")
+    part.rename(target)
+    return "checked out"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    co = sub.add_parser("checkout", help="check every corpus repository out into DEST/name")
+    co.add_argument("dest", type=Path)
+    co.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    sub.add_parser("list", help="print the corpus")
+    args = ap.parse_args(argv)
+    try:
+        repos = load()
+        if args.cmd == "list":
+            for r in repos:
+                print(f"{r.name:24} {r.commit} {r.language:11} {r.style}")
+            return 0
+        args.dest.mkdir(parents=True, exist_ok=True)
+        for r in repos:
+            print(f"{r.folder:16} {checkout(r, args.dest, args.mirrors)} at {r.commit[:12]}")
+    except CorpusError as exc:
+        print(f"corpus: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Raw markup the issue-22 corpus showed a reader: one cause per test, each through its real render path."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import markdown
+
+from generator.analyze.documents import read_document
+from generator.analyze.facts import FileFacts, SourceFile
+from generator.markup.docstrings import render_docstring
+from generator.markup.md_html import render_markdown
+from generator.pages.markdown import render_module_page, render_overview_page
+from generator.pages.writer import ExtractiveWriter, FileContext, ModuleContext, OverviewContext, PageLink
+
+
+def _visible(page_html: str) -> str:
+    """The words a reader sees outside code."""
+    no_code = re.sub(r"<(code|pre)\b.*?</\1>", "", page_html, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", no_code))
+
+
+def test_a_long_summary_is_cut_between_code_spans_never_inside_one() -> None:
+    summary = "Sections: " + ", ".join(f"`Section number {i}`" for i in range(40)) + "."
+    ctx = ModuleContext(path="docs", page_id="modules/docs/index.md", title="docs/",
+                        files=(PageLink("docs/a.md", "files/docs/a.md.md", "a.md", summary),))
+    md = render_module_page(ctx, ExtractiveWriter().module_page(ctx), writer_id="extractive/1")
+    row = next(line for line in md.split("\n") if "a.md" in line and "Sections" in line)
+    assert "…" in row
+    assert "`" not in _visible(markdown.markdown(row, extensions=["tables"]))
+    assert row.count("<code>") == row.count("</code>") >= 5
+
+
+def test_a_documents_summary_is_prose_not_a_list_run_together() -> None:
+    text = ("# Development Scripts\n\n* `scripts/install` - Install dependencies.\n"
+            "* `scripts/test` - Run the "
+            "tests.\n\nStyled after GitHub's scripts.\n")
+    doc = read_document(text, "markdown")
+    assert doc.first_paragraph == "Styled after GitHub's scripts."
+    # a paragraph ends where a list starts right under it, as GitHub reads it
+    doc = read_document("Learn more at the blog and..\n* Docs: https://x.org\n* Source: y\n",
+                        "markdown")
+    assert doc.first_paragraph == "Learn more at the blog and.."
+    facts = FileFacts(file=SourceFile("scripts/README.md", "markdown", 10, "abc", kind="doc"),
+                      docstring=read_document(text, "markdown").first_paragraph, title="Development Scripts")
+    summary = ExtractiveWriter().file_page(FileContext(facts=facts, page_id="files/scripts/README.md.md",
+                                                       module="scripts")).summary
+    assert "*" not in summary
+    assert summary.startswith("Styled after")
+
+
+def test_a_list_right_under_a_paragraph_line_is_a_list() -> None:
+    out = render_markdown("Learn more at the blog\n\nand..\n* Docs: https://x.org\n* Source: y\n\n"
+                          "Looking beyond REST:\n- [webrpc](https://w.org) - RPC\n- gRPC - protobufs\n")
+    assert out.count("<li>") == 4
+    assert "*" not in _visible(out)
+    assert "- gRPC" not in _visible(out)
+    # a rule and a setext underline under a paragraph stay what they are
+    out = render_markdown("para\n- - -\nmore\n\nTitle\n-----\n")
+    assert "<hr" in out
+    assert "<li>" not in out
+
+
+def test_a_fence_with_rustdoc_attributes_is_code() -> None:
+    out = render_markdown("Prints each entry:\n\n```rust,no_run\nuse walkdir::WalkDir;\n```\n\n"
+                          "```rust ignore\nfn a() {}\n```\n")
+    assert "```" not in out
+    assert out.count('class="language-rust highlight"') == 2
+
+
+def test_a_rust_doc_fence_inside_a_list_item_is_code() -> None:
+    doc = ("Both use cases:\n\n  - **Attaching context whose type is insignificant.**\n\n"
+           "    In other libraries it can be risky.\n\n    ```\n    # use anyhow::bail;\n"
+           "    use anyhow::Result;\n    fn main() {}\n    ```\n")
+    out = render_docstring(doc, "rust")
+    assert "```rust\nuse anyhow::Result;\nfn main() {}\n```" in out
+    assert "bail" not in out  # rustdoc's hidden `# ` lines stay hidden
+    page = markdown.markdown(out, extensions=["fenced_code"])
+    assert "```" not in _visible(page)
+
+
+def test_readme_links_to_repeated_headings_land_on_the_home_page() -> None:
+    readme = ("# Commander.js\n\nThe complete solution for command-line programs.\n\n## Contents\n\n"
+              "- [Commander.js](#commanderjs)\n- [Options](#options)\n"
+              "  - [More configuration](#more-configuration)\n- [Commands](#commands)\n"
+              "  - [More configuration](#more-configuration-1)\n"
+              "- [Node options such as `--harmony`](#node-options-such-as---harmony)\n\n"
+              "## Options\n\nText.\n\n### More configuration\n\nA.\n\n## Commands\n\nB.\n\n"
+              "### More configuration\n\nC.\n\n## Node options such as `--harmony`\n\nD.\n\n"
+              "Example: `[x](#options)` stays.\n")
+    ctx = OverviewContext(repo_name="commander", readme=readme, readme_path="README.md",
+                          languages=(("javascript", 2),), file_count=2, symbol_count=3)
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    # the site's own Markdown: toc and attr_list as in its mkdocs.yml
+    page = markdown.markdown(md, extensions=["toc", "attr_list", "tables"])
+    ids = set(re.findall(r'\sid="([^"]*)"', page))
+    hrefs = re.findall(r'href="#([^"]*)"', page)
+    assert {"md-more-configuration", "md-more-configuration-1", "md-node-options-such-as---harmony"} <= ids
+    assert len(hrefs) >= 6
+    assert all(h in ids or h == "" for h in hrefs), (hrefs, ids)
+    assert "[x](#options)" in page  # a link in a code span is an example, left alone
+
+
+def test_a_documents_links_to_repeated_headings_land() -> None:
+    out = render_markdown("[second](#usage-1) [flags](#node-options-such-as---harmony)\n\n## Usage\n\nA.\n\n"
+                          "## Usage\n\nB.\n\n## Node options such as `--harmony`\n")
+    ids = set(re.findall(r'\sid="([^"]*)"', out))
+    hrefs = re.findall(r'href="#([^"]*)"', out)
+    assert len(hrefs) == 2
+    assert set(hrefs) <= ids, (hrefs, ids)
+
+
+def test_a_folders_readme_that_opens_with_a_list_is_described_by_its_prose() -> None:
+    readme = "# Examples\n\n* Amazon Book Search\n* Uses `requests`\n\nEach example runs on its own.\n"
+    ctx = ModuleContext(path="examples", page_id="modules/examples/index.md", title="examples/",
+                        readme=readme)
+    summary = ExtractiveWriter().module_page(ctx).summary
+    assert summary.startswith("Each example runs on its own.")
+    assert "*" not in summary
