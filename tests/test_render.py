@@ -311,8 +311,10 @@ def test_nav_and_mkdocs_yml() -> None:
                    {"Repository and tooling": ["modules/index.md", {"r.md": "files/r.md.md"}]}]
     yml = render_mkdocs_yml(site_name='my "site" <b>', nav=nav, repo_url="https://github.com/o/r/blob/main/")
     assert 'site_name: "my &quot;site&quot; &lt;b&gt;"' in yml  # Material prints it as HTML
-    assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])}) == [
-        {"Overview": "index.md"}, {"&lt;i&gt;.py": "f.md"}, {"Repository and tooling": ["m.md"]}]
+    # a source file at the root: in the root package's folder node (escaped: Material prints titles as HTML)
+    assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])},
+                     root_name="<b>") == [{"Overview": "index.md"},
+                                          {"&lt;b&gt;/": ["m.md", {"&lt;i&gt;.py": "f.md"}]}]
     assert "navigation.prune" in yml
     assert "- navigation.sections" not in yml
     assert "repo_url: \"https://github.com/o/r\"" in yml
