@@ -320,8 +320,10 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     from sourcebook.data_files import data_dir
     from sourcebook.local_key import keyed, local_key
 
-    nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds),
-                    topics)
+    # the root package's folder node is named as the manifest names the project (go.mod's `chi`), not
+    # after a configured site name
+    nav = topic_nav(build_nav(modules=plan.modules, files=plan.files, children=plan.children, kinds=kinds,
+                              root_name=project_name(config.root)), topics)
     all_ids = plan.all_ids | {page_id for _, page_id in topics}
     from generator.pages.remote import source_links
 

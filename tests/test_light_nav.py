@@ -81,6 +81,12 @@ def test_the_top_level_is_capped_too_and_the_nav_stays_small(built: tuple[Path, 
     nav = _nav(site, "files/pkg/sub/b.py.html")
     areas = set(re.findall(r"area(\d\d)/", nav))
     assert 0 < len(areas) <= ANCESTOR_CAP  # 30 top-level folders above the page: a narrow window of them
+    # the rest: one link to a page that lists them all, the root's folder page (the home page lists none)
+    more = re.findall(r'<a href="([^"]+)" class="md-nav__link">\s*<span class="md-ellipsis">\s*(\d+) more',
+                      nav)
+    assert ("../../../modules/index.html", str(34 - ANCESTOR_CAP)) in more, more
+    root = (site / "modules/index.html").read_text(encoding="utf-8")
+    assert all(f"area{k:02}/" in root for k in range(30))
     assert "b.py" in nav
     assert "sub/" in nav
     assert ">\n" not in nav  # Material's indentation squeezed out

@@ -11,7 +11,7 @@ from pathlib import Path
 from generator.analyze.entry_points import find_entry_points
 from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
-from generator.pages.diagrams import architecture, base_names, cap_edges, mermaid_label
+from generator.pages.diagrams import NATURAL_SIZE, architecture, base_names, cap_edges, mermaid_label
 from generator.pages.orientation import readme_intro
 from sourcebook.config import load_config
 
@@ -191,7 +191,7 @@ def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> Non
     assert "shapes/&#95;&#95;main&#95;&#95;.py" not in start
     module = (config.docs_dir / "modules/shapes/index.md").read_text(encoding="utf-8")
     hierarchy = module.split("## Class hierarchy")[1].split("```mermaid\n")[1].split("```")[0]
-    assert hierarchy.startswith("graph BT")
+    assert hierarchy.startswith(NATURAL_SIZE + "\ngraph BT")  # drawn full size, not shrunk to fit
     assert re.search(r'click k\d+ href "../../files/shapes/base.py.html#sym-shape"', hierarchy)
     assert len(re.findall(r"k\d+ --> k\d+", hierarchy)) == 2  # Circle -> Shape, Square -> Shape
     assert re.search(r'click n\d+ href "../../files/shapes/circle.py.html"', module)  # clickable import graph

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from generator.analyze.facts import FileFacts, SourceFile, Symbol
+from generator.pages.diagrams import NATURAL_SIZE
 from generator.pages.markdown import (
     code_block,
     inline_text,
@@ -264,14 +265,14 @@ def test_mermaid_diagram_ids_are_sanitized_and_labels_quoted() -> None:
                         internal_edges=(('we ird/a"b<c>.py', "we ird/#x.py"), ("we ird/#x.py", "we ird/sub")),
                         external_edges=(("we ird/#x.py", "other/pkg"),))
     diagram = str(module_diagram(ctx))
-    assert diagram.startswith("graph LR\n")
+    assert diagram.startswith(NATURAL_SIZE + "\ngraph LR\n")
     node_lines = [line.strip() for line in diagram.splitlines()[1:] if "[" in line]
     assert all(re.fullmatch(r'n\d+\["[^"<>\n]*"\]', line) for line in node_lines), node_lines
     assert "a#quot;b#lt;c#gt;.py" in diagram
     assert mermaid_label("#x") == '"#35;x"'
     assert re.search(r"n\d+ --> n\d+", diagram)
     md = render_module_page(ctx, ExtractiveWriter().module_page(ctx), writer_id="extractive/1")
-    assert "```mermaid\ngraph LR" in md
+    assert "```mermaid\n" + NATURAL_SIZE + "\ngraph LR" in md
 
 
 def test_module_page_without_edges_has_no_diagram() -> None:
@@ -310,8 +311,10 @@ def test_nav_and_mkdocs_yml() -> None:
                    {"Repository and tooling": ["modules/index.md", {"r.md": "files/r.md.md"}]}]
     yml = render_mkdocs_yml(site_name='my "site" <b>', nav=nav, repo_url="https://github.com/o/r/blob/main/")
     assert 'site_name: "my &quot;site&quot; &lt;b&gt;"' in yml  # Material prints it as HTML
-    assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])}) == [
-        {"Overview": "index.md"}, {"&lt;i&gt;.py": "f.md"}, {"Repository and tooling": ["m.md"]}]
+    # a source file at the root: in the root package's folder node (escaped: Material prints titles as HTML)
+    assert build_nav(modules={"": "m.md"}, files={"<i>.py": "f.md"}, children={"": (["<i>.py"], [])},
+                     root_name="<b>") == [{"Overview": "index.md"},
+                                          {"&lt;b&gt;/": ["m.md", {"&lt;i&gt;.py": "f.md"}]}]
     assert "navigation.prune" in yml
     assert "- navigation.sections" not in yml
     assert "repo_url: \"https://github.com/o/r\"" in yml

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from generator.analyze.analysis import analyze
 from generator.analyze.plan import load_state
 from generator.build import build
+from generator.pages.diagrams import NATURAL_SIZE
 from generator.pages.llm.drafts import Catalog, Known, LLMTopicDraft
 from generator.pages.llm.writer import LLMWriter
 from generator.pages.topic_stage import topic_contexts
@@ -74,7 +75,7 @@ def test_a_flow_topic_follows_the_entry_point_through_the_calls(make_repo: Calla
 
     diagram = flow_diagram(flow, lambda path, qualname: f"../files/{path}.md#{qualname}")
     text = diagram.mermaid() if diagram else ""
-    assert text.startswith("graph TD")
+    assert text.startswith(NATURAL_SIZE + "\ngraph TD")
     assert 'subgraph c0["pkg/app.py"]' in text
     assert 'click s0 href "../files/pkg/cli.py.html#main"' in text
 

@@ -84,12 +84,15 @@ def file_page_ids(paths: Iterable[str]) -> dict[str, str]:
     return _assign(paths, make, lambda path: make(path, "-" + _short_hash(path)))
 
 
+ROOT_MODULE_PAGE = "modules/index.md"  # the repository root's folder page: every top-level file and folder
+
+
 def module_page_ids(dirs: Iterable[str]) -> dict[str, str]:
     """Directory path ("" = root) -> page id (`modules/src/flask/index.md`, root `modules/index.md`)."""
 
     def make(path: str, suffix: str = "") -> str:
         if not path:
-            return "modules/index.md"
+            return ROOT_MODULE_PAGE
         parts = [_safe_segment(p) for p in path.split("/")]
         parts[-1] += suffix
         return "modules/" + "/".join(parts) + "/index.md"

@@ -1,6 +1,11 @@
 """Diagrams people can read: the package-level architecture (at most 25 nodes, clustered by parent package,
 clickable), edge lists capped at ~60 (the strongest first, with what was left out said in words), and class
-hierarchies. Mermaid text only; labels are escaped so `__init__` stays `__init__` and nothing becomes markup.
+hierarchies (split into diagrams of at most 25 classes, file by file and subtree by subtree). Mermaid text
+only; labels are escaped so `__init__` stays `__init__` and nothing becomes markup.
+
+Every diagram is drawn at its natural size (NATURAL_SIZE): Mermaid's default fits an SVG to the column, so a
+wide diagram shrank until its labels were 2-7 px; drawn full size its labels keep Mermaid's 16 px and a wide
+one pans and zooms in its box (site/assets/sourcebook/diagram-zoom.js).
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from generator.pages.anchors import page_href, shown_qualname
 
 MAX_NODES = 25
 MAX_EDGES = 60
+# Mermaid's front matter: the diagram at its own size, not shrunk to the column (`useMaxWidth` is no key
+# Mermaid's `secure` list guards, and front matter is no `%%` directive: the wiki's diagrams hold none)
+NATURAL_SIZE = "---\nconfig:\n  flowchart:\n    useMaxWidth: false\n---"
 
 # Mermaid reads `#code;` as a character: quotes and angle brackets would end the label or become markup, and
 # `_`/`*` runs become bold/italics in its Markdown-aware labels (`__init__.py` showed as a bold "init.py").
@@ -63,9 +71,10 @@ class Graph:
     left_out: str = ""
     direction: str = "LR"
     unit: str = ""  # what a node is when a caption must say it: "files" for file_architecture
+    title: str = ""  # what this part of a split diagram shows ("errors.py, part 1 of 2"); "" when whole
 
     def mermaid(self) -> str:
-        lines = [f"graph {self.direction}"]
+        lines = [NATURAL_SIZE, f"graph {self.direction}"]
         clusters: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
         for node in self.nodes:
             clusters[node[3]].append(node)
@@ -170,10 +179,14 @@ def site_href(markdown_href: str) -> str:
 
 
 def class_hierarchy(files: Iterable[FileFacts], classes_by_name: ClassIndex,
-                    href: Callable[[str, str], str | None], *, max_edges: int = MAX_EDGES) -> Graph | None:
+                    href: Callable[[str, str], str | None], *,
+                    max_nodes: int = MAX_NODES) -> list[Graph]:
     """Classes of `files` and the repository classes they inherit from (resolved by name: the same file
-    first, then a name defined once in the repository); `href` gives a node's site URL."""
-    weights: dict[tuple[tuple[str, str], tuple[str, str]], int] = {}
+    first, then a name defined once in the repository); `href` gives a node's site URL. One diagram when
+    it has at most `max_nodes` classes; else one per file (a big file's hierarchy cut into subtrees, each
+    under the base it hangs from), small ones packed together, each diagram at most `max_nodes` classes
+    and titled with what it shows. [] when nothing inherits."""
+    edges: dict[tuple[str, str], str] = {}  # (class key, base key) -> the file of the subclass
     for f in files:
         for s in f.symbols:
             if s.kind not in {"class", "interface"}:
@@ -183,19 +196,118 @@ def class_hierarchy(files: Iterable[FileFacts], classes_by_name: ClassIndex,
                 same = [t for t in targets if t[0] == f.path]
                 target = same[0] if same else (targets[0] if len(targets) == 1 else None)
                 if target and target != (f.path, s.qualname):
-                    weights[((f.path, s.qualname), target)] = 1
-    if not weights:
-        return None
-    keyed = {(f"{a[0]}::{a[1]}", f"{b[0]}::{b[1]}"): w for (a, b), w in weights.items()}
-    edges, cut = cap_edges(keyed, max_edges)
-    names = sorted({x for e in edges for x in e})
+                    edges[(f"{f.path}::{s.qualname}", f"{target[0]}::{target[1]}")] = f.path
+    if not edges:
+        return []
+    every = {x for e in edges for x in e}
+    if len(every) <= max_nodes:
+        return [_hierarchy_graph(every, edges, href)]
+    parts: list[tuple[frozenset[str], str]] = []  # node set, the file it is drawn for
+    by_file: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for edge, path in edges.items():
+        by_file[path].append(edge)
+    for path in sorted(by_file):
+        parts += [(piece, path) for piece in tree_pieces(sorted(by_file[path]), max_nodes)]
+    packed: list[tuple[set[str], list[str]]] = []
+    for piece, path in parts:
+        if packed and len(packed[-1][0] | piece) <= max_nodes:
+            packed[-1][0].update(piece)
+            if packed[-1][1][-1] != path:
+                packed[-1][1].append(path)
+        else:
+            packed.append((set(piece), [path]))
+    pieces_of: Counter[str] = Counter(p for _, paths in packed for p in paths)
+    seen: Counter[str] = Counter()
+    graphs = []
+    for nodes, paths in packed:
+        words = []
+        for p in paths:
+            seen[p] += 1
+            name = posixpath.basename(p)
+            words.append(f"{name}, part {seen[p]} of {pieces_of[p]}" if pieces_of[p] > 1 else name)
+        graphs.append(_hierarchy_graph(nodes, {e: f for e, f in edges.items() if e[0] in nodes
+                                               and e[1] in nodes and f in paths}, href, "; ".join(words)))
+    return graphs
+
+
+def tree_pieces(edges: Sequence[tuple[str, str]], max_nodes: int = MAX_NODES) -> list[frozenset[str]]:
+    """The classes of an inheritance graph (`edges`: subclass -> base) in pieces of at most `max_nodes`:
+    each class hangs from its first base (a tree); a tree that fits is one piece, a bigger one is cut into
+    its subtrees, each drawn under the base it hangs from (a base with 40 direct subclasses: two pieces of
+    the base and 24 of them). Every tree edge is in some piece; small pieces are packed together."""
+    parent: dict[str, str] = {}
+    for child, base in edges:
+        if child not in parent and not _reaches(parent, base, child):
+            parent[child] = base
+    nodes = sorted({x for e in edges for x in e})
+    children: dict[str, list[str]] = defaultdict(list)
+    for child in nodes:
+        if child in parent:
+            children[parent[child]].append(child)
+    size: dict[str, int] = {}
+
+    def measure(node: str) -> int:
+        if node not in size:  # recursive: inheritance chains are a few classes deep, never hundreds
+            size[node] = 1 + sum(measure(c) for c in children[node])
+        return size[node]
+
+    def subtree(node: str) -> set[str]:
+        out, todo = set(), [node]
+        while todo:
+            n = todo.pop()
+            out.add(n)
+            todo += children[n]
+        return out
+
+    def pieces(node: str, above: str | None) -> list[frozenset[str]]:
+        context = {above} if above is not None else set()
+        if measure(node) + len(context) <= max_nodes:
+            return [frozenset(subtree(node) | context)]
+        found = [frozenset({node} | context)] if context else []
+        for c in children[node]:
+            found += pieces(c, node)
+        return _pack(found, max_nodes)
+
+    out: list[frozenset[str]] = []
+    for root in nodes:
+        if root not in parent:
+            out += pieces(root, None)
+    return _pack(out, max_nodes)
+
+
+def _reaches(parent: Mapping[str, str], start: str, goal: str) -> bool:
+    """Whether following first bases from `start` reaches `goal` (an edge to it would close a loop)."""
+    seen = set()
+    while start not in seen:
+        if start == goal:
+            return True
+        seen.add(start)
+        if start not in parent:
+            return False
+        start = parent[start]
+    return False
+
+
+def _pack(pieces: Sequence[frozenset[str]], max_nodes: int) -> list[frozenset[str]]:
+    """Consecutive pieces merged while their union stays within `max_nodes` (siblings share their base)."""
+    out: list[frozenset[str]] = []
+    for piece in pieces:
+        if out and len(out[-1] | piece) <= max_nodes:
+            out[-1] = out[-1] | piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _hierarchy_graph(nodes: Iterable[str], edges: Iterable[tuple[str, str]],
+                     href: Callable[[str, str], str | None], title: str = "") -> Graph:
+    names = sorted(nodes)
     ids = {k: f"k{i}" for i, k in enumerate(names)}
-    nodes = []
+    shown = []
     for k in names:
         path, qualname = k.split("::", 1)
-        nodes.append((ids[k], shown_qualname(qualname), href(path, qualname) or "", posixpath.basename(path)))
-    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges], f"{cut} more inheritance links left out" if cut
-                 else "", direction="BT")
+        shown.append((ids[k], shown_qualname(qualname), href(path, qualname) or "", posixpath.basename(path)))
+    return Graph(shown, [(ids[a], ids[b]) for a, b in sorted(edges)], direction="BT", title=title)
 
 
 MAX_OUTSIDE = 8  # other packages on a module's import diagram: the most linked ones

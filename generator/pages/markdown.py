@@ -36,6 +36,7 @@ from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_h
 from generator.pages.call_links import FileRefs
 from generator.pages.diagrams import (
     MAX_EDGES,
+    NATURAL_SIZE,
     Graph,
     cap_edges,
     click_url,
@@ -280,7 +281,7 @@ class Diagram:
     left_out: str = ""  # in words: what did not fit
 
     def __str__(self) -> str:
-        lines = ["graph LR"]
+        lines = [NATURAL_SIZE, "graph LR"]
         lines += [f"  {nid}[{mermaid_label(label)}]" for nid, label, _ in self.nodes]
         lines += [f"  {a} --> {b}" for a, b in self.edges]
         classes: dict[str, list[str]] = {}
@@ -717,7 +718,7 @@ def own_symbols_resolver(ctx: FileContext) -> LinkResolver:
 def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str,
                        file_anchors: Mapping[tuple[str, str], str] | None = None,
                        file_pages: Mapping[str, str] | None = None,
-                       module_pages: Mapping[str, str] | None = None, hierarchy: Graph | None = None,
+                       module_pages: Mapping[str, str] | None = None, hierarchy: Sequence[Graph] = (),
                        imports: Graph | None = None) -> str:
     """`hierarchy`: the module's classes and what they inherit from (diagrams.class_hierarchy); `imports`:
     its import diagram drawn from the whole graph (diagrams.module_imports), else one from `ctx`'s edges."""
@@ -729,8 +730,7 @@ def render_module_page(ctx: ModuleContext, draft: ModuleDraft, *, writer_id: str
         ctx=ctx, draft=draft, diagram=(diagram.mermaid() if isinstance(diagram, Graph) else str(diagram))
         if diagram else "",
         diagram_note=diagram.left_out if diagram else "",
-        hierarchy=hierarchy.mermaid() if hierarchy else "",
-        hierarchy_note=hierarchy.left_out if hierarchy else "",
+        hierarchies=[{"title": g.title, "mermaid": g.mermaid(), "note": g.left_out} for g in hierarchy],
         link=lambda page_id: relative_link(ctx.page_id, page_id), pages=pages,
         entry_anchor=lambda path, qualname: (file_anchors or {}).get((path, qualname), ""),
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))

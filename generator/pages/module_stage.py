@@ -4,7 +4,7 @@ their class hierarchy and import diagrams.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
@@ -19,13 +19,14 @@ if TYPE_CHECKING:
 
 
 def module_hierarchies(plan: PagePlan, facts: Mapping[str, FileFacts], index: SymbolIndex
-                       ) -> Callable[[str], Graph | None]:
-    """directory -> the class hierarchy diagram of its direct files (None when nothing inherits)."""
+                       ) -> Callable[[str], list[Graph]]:
+    """directory -> the class hierarchy diagrams of its direct files (at most 25 classes each; [] when
+    nothing inherits)."""
     from generator.pages.diagrams import class_hierarchy, class_index, site_href
 
     classes = class_index(facts)
 
-    def hierarchy(directory: str) -> Graph | None:
+    def hierarchy(directory: str) -> list[Graph]:
         page = plan.modules[directory]
 
         def href(path: str, qualname: str) -> str | None:
@@ -53,9 +54,9 @@ def module_import_diagrams(plan: PagePlan, graph: Any) -> Callable[[str], Graph 
     return imports
 
 
-def module_render_key(base: str, hierarchy: Graph | None, imports: Graph | None = None) -> str:
+def module_render_key(base: str, hierarchy: Sequence[Graph], imports: Graph | None = None) -> str:
     """The rendering part of a module page's key (its diagrams are drawn from facts, not prose)."""
-    return (base + ("\x1f" + hierarchy.mermaid() if hierarchy else "")
+    return (base + "".join("\x1f" + g.title + "\x1d" + g.mermaid() for g in hierarchy)
             + ("\x1e" + imports.mermaid() + imports.left_out if imports else ""))
 
 

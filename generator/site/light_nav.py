@@ -9,7 +9,9 @@ own structure classes that Material's unmodified templates render:
 - closed sections are kept as a single chain to their first page (all Material's pruned link needs);
 - an open section keeps its index page, the entry on the path, and neighbours around it: up to `cap` on
   the page's own level (its siblings), `ancestor_cap` on the levels above;
-- what does not fit becomes one Link to the nearest folder page (section index, else the site's home page).
+- what does not fit becomes one Link to the nearest folder page: the section's index, else (the top level
+  and its groups: Tests, Repository and tooling) the repository root's folder page, which lists every
+  top-level file and folder (the home page lists none of them).
 
 So what a page's nav shows depends only on its ancestors and the siblings in their windows, never on the rest
 of the tree: an edit elsewhere leaves the page's nav (and a render cache keyed on it: `nav_key`) unchanged.
@@ -24,6 +26,8 @@ from typing import Any
 
 from mkdocs.structure.nav import Link, Navigation, Section
 from mkdocs.structure.pages import Page
+
+from generator.analyze.plan import ROOT_MODULE_PAGE
 
 NAV_CAP = 12  # entries on the page's own level besides the section's index page and its "more" link
 # entries on each level above it: the ancestor on the path and its neighbours. Chosen on the 12k-file bench
@@ -49,9 +53,19 @@ def page_nav(nav: Navigation, page: Page | None, cap: int = NAV_CAP,
              ancestor_cap: int = ANCESTOR_CAP) -> PageNav:
     """`nav` as `page` shows it (see the module docstring); `page` None (a 404 page): every level closed."""
     path = _path_to(nav.items, page) if page is not None else []
-    home = nav.homepage
-    more_url = home.url if home is not None else ""
-    return PageNav(_level(nav.items, path, cap, more_url, ancestor_cap=ancestor_cap), home, nav.pages)
+    return PageNav(_level(nav.items, path, cap, top_folder_url(nav), ancestor_cap=ancestor_cap), nav.homepage,
+                   nav.pages)
+
+
+def top_folder_url(nav: Navigation) -> str:
+    """Where the top level's "more" link goes: the root's folder page, which is a top-level page or opens a
+    top-level section (generator/site/nav.py), so only those are read (not every page: this runs per page);
+    else the home page."""
+    for item in nav.items:
+        first = item.children[0] if isinstance(item, Section) and item.children else item
+        if isinstance(first, Page) and first.file.src_uri == ROOT_MODULE_PAGE:
+            return str(first.url)
+    return nav.homepage.url if nav.homepage is not None else ""
 
 
 def _path_to(items: Sequence[Any], page: Page) -> list[Any]:
@@ -144,8 +158,7 @@ class NavKeys:
 
     def __init__(self, nav: Navigation, cap: int = NAV_CAP, ancestor_cap: int = ANCESTOR_CAP) -> None:
         self.nav, self.cap, self.ancestor_cap = nav, cap, ancestor_cap
-        home = nav.homepage
-        self.more_url = home.url if home is not None else ""
+        self.more_url = top_folder_url(nav)
         self._closed: dict[tuple[int, int], bytes] = {}
         # per level (its items and index page): the entries and where each sits; per item, depth and state:
         # its line. Siblings share them, so a folder of n pages is not walked n times per page (quadratic)

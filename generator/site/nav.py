@@ -2,10 +2,11 @@
 repository's docs, tests and examples, and tooling (dot-folders, scripts, CI, root config files) last.
 
 Folders with a single subfolder and no files of their own (`src/` holding `flask/`) are collapsed into one
-entry (`src/flask/`). Every folder and file is in the nav, so every page's path is shown; what one page shows
-of it is capped per level by generator/site/light_nav.py (a 300-file folder shows a window of its files and a
-link
-to the folder's page, which lists every file).
+entry (`src/flask/`). Source files at the repository root (a Go module's root package: chi's `mux.go`) are a
+folder node named for the package (`chi/`), whose page is the root's folder page; the root's papers and
+config files stay under "Repository and tooling". Every folder and file is in the nav, so every page's path
+is shown; what one page shows of it is capped per level by generator/site/light_nav.py (a 300-file folder
+shows a window of its files and a link to the folder's page, which lists every file).
 """
 
 from __future__ import annotations
@@ -28,8 +29,12 @@ def _title(name: str) -> str:
 
 def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
               children: Mapping[str, tuple[list[str], list[str]]],
-              kinds: Mapping[str, str] | None = None) -> list[NavItem]:
-    """Overview; source folders and files; Docs; Tests; Examples; Tooling (with the repository root's page).
+              kinds: Mapping[str, str] | None = None, root_name: str = "") -> list[NavItem]:
+    """Overview; source folders; Docs; Tests; Examples; Tooling (with the repository root's page).
+
+    Source files at the root are one folder node, `root_name/` (the project's name; "root package" without
+    one), whose page is the root's folder page (it lists them); without them the root's page opens the
+    tooling group.
 
     With `navigation.indexes` a folder's page is its section's own page; each HTML page renders only its own
     path through this tree, capped per level (generator/site/light_nav.py), which keeps big trees cheap.
@@ -62,6 +67,11 @@ def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
         grouped[dir_group(d)].append(section(d, ""))
     for p in root_files:
         grouped[file_group(p, kinds.get(p, "code"))].append({_title(p): files[p]})
+    root_source = [item for item in grouped["source"] if not _is_section(item)]
+    if root_source:
+        label = _title(root_name) + "/" if root_name else "root package/"
+        grouped["source"] = [{label: [modules[""], *root_source]},
+                             *(item for item in grouped["source"] if _is_section(item))]
     nav += grouped["source"]
     for group in ("docs", "tests", "examples"):
         items = grouped[group]
@@ -70,6 +80,13 @@ def build_nav(*, modules: Mapping[str, str], files: Mapping[str, str],
             nav += items  # one folder (`tests/`): its own entry, no group around it
         elif items:
             nav.append({GROUP_TITLES[group]: items})
-    # the repository root's own page opens the last group: it lists every top-level file and folder
-    nav.append({"Repository and tooling": [modules[""], *grouped["tooling"]]})
+    # the repository root's own page lists every top-level file and folder: it opens the last group unless
+    # it is the root package's page
+    tooling = grouped["tooling"] if root_source else [modules[""], *grouped["tooling"]]
+    if tooling:
+        nav.append({"Repository and tooling": tooling})
     return nav
+
+
+def _is_section(item: NavItem) -> bool:
+    return isinstance(item, dict) and all(isinstance(v, list) for v in item.values())
