@@ -92,7 +92,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         "rust", (".rs",), grammar="rust", resolver="rust",
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),
                             attribute_types=frozenset({"attribute_item"}), public=public_rust,
-                            module_text=module_compact)),
+                            module_text=module_compact, lowercase_types=True)),
     LanguageSpec(
         "java", (".java",), grammar="java", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),

@@ -531,6 +531,7 @@ _RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
     "qualified_type": ("package",),  # Go `http.Handler`: a type of another package
     "field_expression": ("value", "argument"),  # Rust and Scala; C and C++
     "scoped_identifier": ("path",),  # Rust a::b()
+    "scoped_type_identifier": ("path",),  # Rust io::Error (a type of another module)
     "qualified_identifier": ("scope",),  # C++ a::b()
     "member_access_expression": ("expression",),  # C#
     "member_call_expression": ("object",),  # PHP

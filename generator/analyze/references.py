@@ -25,6 +25,9 @@ An honest "no edge" is preferred to a plausible wrong one: a reader follows thes
 Go references are bound by type (see _Go): receivers, parameters, locals, struct fields and package names;
 a receiver of a type from outside the repository (`t *testing.T`, `sync.Pool`) never links.
 
+Rust references are bound by type too (see generator/analyze/references_rust.py): paths, `use`s, `self`,
+typed parameters, `let`s and struct fields; a path into another crate (`Box::new`) never links.
+
 Other languages keep linking by name (same file, then imported files, then a name unique in the
 repository), except that `this.m()` / `self.m()` link to the enclosing class's own member when it has one.
 """
@@ -38,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from generator.analyze.facts import FileFacts, Reference
+from generator.analyze.references_rust import RustBinder
 from generator.analyze.resolve import FAMILY
 from generator.analyze.resolve import parent_dir as _dir
 
@@ -758,6 +762,8 @@ def resolve_references(
                      resolved) if any(fam == "python" for fam in family.values()) else None
     go_facts = [f for f in facts if family[f.path] == "go"]
     go = _Go(go_facts, symbols, resolved) if go_facts else None
+    rust_facts = [f for f in facts if family[f.path] == "rust"]
+    rust = RustBinder(rust_facts, resolved) if rust_facts else None
 
     calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
     for f in facts:
@@ -781,6 +787,12 @@ def resolve_references(
                 found = bound.get(use)
                 if found is None or ref.receiver not in (None, "?"):
                     found = bound[use] = go.targets(f.path, ref)  # a variable's type depends on the line
+                targets = found
+            elif fam == "rust" and rust is not None:
+                use = (ref.scope, ref.receiver, ref.name)
+                found = bound.get(use)
+                if found is None or ref.receiver not in (None, "?"):
+                    found = bound[use] = rust.targets(f.path, ref)  # a variable's type depends on the line
                 targets = found
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
