@@ -70,10 +70,12 @@ class ClassBinder:
         self.parent: dict[_Key, str | None] = {}
         # (file, parent or "") -> name -> [(start line, qualname)] in source order
         self.members: dict[_Key, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: defaultdict(list))
-        self.package: dict[str, list[str]] = defaultdict(list)  # Java: directory -> its files
+        # Java: package -> top-level name -> its first definition
+        self.package_types: dict[str, dict[str, _Key]] = defaultdict(dict)
         for f in facts:
-            self.package[_package(f.path)].append(f.path)
             for s in f.symbols:
+                if s.parent is None:
+                    self.package_types[_package(f.path)].setdefault(s.name, (f.path, s.qualname))
                 key = (f.path, s.qualname)
                 self.kind[key], self.parent[key] = s.kind, s.parent
                 if s.kind != "module":
@@ -218,10 +220,9 @@ class ClassBinder:
             if len(hits) == 1:
                 return hits.pop()
         if self.java and hops == 0:  # the classes of the file's own package
-            for other in self.package.get(_package(file), ()):
-                hit = self.member((other, ""), name)
-                if hit is not None and other != file:
-                    return ("sym", *hit)
+            hit = self.package_types.get(_package(file), {}).get(name)
+            if hit is not None and hit[0] != file:
+                return ("sym", *hit)
         return None
 
     def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
