@@ -43,6 +43,18 @@ public final class Util {
   void log() {}
 }
 """,
+    "src/main/java/p/Names.java": """package p;
+import java.lang.reflect.Type;
+public final class Names {
+  static String get(Class<?> c) { return ""; }
+  static String get(String name, String... more) { return name; }
+  static String get(Type t, String name) { return name; }
+  static String probe() {
+    get(String.class);
+    return get((Type) null, "x");
+  }
+}
+""",
     "src/test/java/p/CircleTest.java": """package p;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,6 +130,12 @@ def test_java_typed_locals_and_calls_through_a_base_type() -> None:
     assert "src/main/java/p/Shape.java::Shape.area" in test  # `Shape s`: the declared type's method
     assert "src/main/java/p/Square.java::Square.area" not in test
     assert "src/main/java/p/Square.java::Square.add" not in test  # `items.add`: a java.util.List's
+
+
+def test_java_overloads_by_the_arguments_number_and_shown_types() -> None:
+    probe = {t for s, t in _edges(JAVA) if s == "src/main/java/p/Names.java::Names.probe"}
+    names = "src/main/java/p/Names.java::Names"
+    assert probe == {f"{names}.get", f"{names}.get~3"}  # each call its own overload, not get~2 too
 
 
 def test_typescript_typed_parameters_results_and_this() -> None:

@@ -99,7 +99,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         "java", (".java",), grammar="java", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),
                             signature_skip=frozenset({"marker_annotation", "annotation"}),
-                            public=public_modifiers, module_text=module_java, lowercase_types=True)),
+                            public=public_modifiers, module_text=module_java, lowercase_types=True,
+                            call_arity=True)),
     LanguageSpec(
         "kotlin", (".kt", ".kts"), grammar="kotlin", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "multiline_comment", "comment"}),

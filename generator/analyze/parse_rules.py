@@ -136,6 +136,8 @@ class LanguageRules:
     # `n *node` tells the call graph something; in Python `x: int` never does. Also whether a local of
     # unknown type is kept, to shadow the definitions of the same name (the languages bound by type)
     lowercase_types: bool = False
+    # whether a call records its number of arguments (Java: which overload of a method it calls)
+    call_arity: bool = False
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )

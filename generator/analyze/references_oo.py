@@ -21,6 +21,7 @@ An honest "no edge" is preferred to a plausible wrong one: a reader follows thes
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -37,6 +38,16 @@ _EXTERNAL: _Entity = ("ext", "", "")
 _TYPE_KINDS = frozenset({"class", "interface", "enum", "type", "struct", "trait"})
 _FUNC_KINDS = frozenset({"function", "method"})
 _MAX_HOPS = 4
+Call = tuple[str, tuple[str, ...]] | None  # (the calling file, its arguments' shown types: Reference.args)
+# the parameter types a literal argument fits
+_NUMBERS = frozenset({"int", "long", "float", "double", "short", "byte", "Integer", "Long", "Float", "Double",
+                      "Number"})
+_LITERAL_FITS = {
+    "String": frozenset({"String", "CharSequence", "Comparable"}), "Class": frozenset({"Class", "Type"}),
+    "int": _NUMBERS, "double": frozenset({"double", "Double", "Number"}),
+    "char": frozenset({"char", "Character"}), "boolean": frozenset({"boolean", "Boolean"}),
+}
+_TYPE_PARAMETER_LIKE = frozenset({"T", "E", "K", "V", "R", "U"})  # a generic parameter takes anything
 
 
 def _scopes(scope: str) -> list[str]:
@@ -53,6 +64,37 @@ def _package(path: str) -> str:
     src/test/java/a/b are the same package `a.b`."""
     d = _dir(path) + "/"
     return d.rsplit("/java/", 1)[-1] if "/java/" in d else d.removeprefix("java/")
+
+
+def _parameters(signature: str, name: str) -> tuple[list[str], bool]:
+    """A method's parameter types as written, without type arguments (`Map<K, V> m` -> Map,
+    `final @A a.T... xs` -> a.T), and whether the last is variadic."""
+    start = signature.find(name + "(")
+    if start < 0:
+        return [], False
+    depth, current, parts = 0, "", []
+    for ch in signature[start + len(name) + 1:]:
+        if ch in "(<[":
+            depth += 1
+            continue
+        if ch in ")>]":
+            if depth == 0:
+                break
+            depth -= 1
+            continue
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        if depth == 0:
+            current += ch
+    if current.strip():
+        parts.append(current)
+    types = []
+    for part in parts:
+        words = [w for w in re.sub(r"@\w+(\.\w+)*", " ", part).replace("...", " ").split() if w != "final"]
+        types.append(words[-2] if len(words) >= 2 else "")
+    return types, "..." in signature[start:]
 
 
 def _stem(path: str) -> str:
@@ -72,12 +114,17 @@ class ClassBinder:
         self.members: dict[_Key, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: defaultdict(list))
         # Java: package -> top-level name -> its first definition
         self.package_types: dict[str, dict[str, _Key]] = defaultdict(dict)
+        # method -> (its parameters' type names, whether the last is variadic)
+        self.params: dict[_Key, tuple[list[str], bool]] = {}
+        self.imported_as: dict[str, dict[str, str]] = defaultdict(dict)  # Java: file -> simple name -> module
         for f in facts:
             for s in f.symbols:
                 if s.parent is None:
                     self.package_types[_package(f.path)].setdefault(s.name, (f.path, s.qualname))
                 key = (f.path, s.qualname)
                 self.kind[key], self.parent[key] = s.kind, s.parent
+                if s.kind == "method" and self.java:
+                    self.params[key] = _parameters(s.signature, s.name)
                 if s.kind != "module":
                     self.members[(f.path, s.parent or "")][s.name].append((s.start_line, s.qualname))
         # file -> name an import binds -> (files, the name in them as a dotted path); () files: external
@@ -86,6 +133,7 @@ class ClassBinder:
         self.static_globs: dict[str, list[_Key]] = defaultdict(list)  # `import static a.B.*`: classes
         for f in facts:
             for imp in f.imports:
+                self.imported_as[f.path].setdefault(imp.module.rsplit(".", 1)[-1], imp.module)
                 files = [p for p in resolved.get(f.path, {}).get(imp.module, []) if p in self.files]
                 if self.java:
                     self._add_java_import(f.path, imp.module, files)
@@ -150,16 +198,49 @@ class ClassBinder:
 
     # ---- definitions
 
-    def member(self, owner: _Key, name: str, line: int = 0) -> _Key | None:
+    def member(self, owner: _Key, name: str, line: int = 0, args: Call = None) -> _Key | None:
         """The definition `name` directly inside `owner` (a file's top level when its qualname is "");
-        in JavaScript/TypeScript the one nearest above `line` when several share the name."""
+        of Java's overloads the one `args` fit (see _overload); in JavaScript/TypeScript the one nearest
+        above `line` when several share the name."""
         found = self.members.get(owner, {}).get(name)
         if not found:
             return None
+        if args is not None and len(found) > 1:
+            return (owner[0], self._overload(owner[0], [q for _, q in found], args))
         if not self.java and line and len(found) > 1:
             above = [q for ln, q in found if ln <= line]
             return (owner[0], above[-1] if above else found[0][1])
         return (owner[0], found[0][1])
+
+    def _overload(self, path: str, overloads: list[str], call: tuple[str, tuple[str, ...]]) -> str:
+        """Of a method's overloads, the first whose parameters the call's arguments fit, by number and by
+        the types their syntax shows (a string literal, `X.class`, `new T()`, a cast), one taking exactly
+        that many arguments before a variadic one; the first overload when none fits."""
+        caller, args = call
+        fitting: list[tuple[bool, str]] = []
+        for q in overloads:
+            params, variadic = self.params.get((path, q), ([], False))
+            fixed = params[:-1] if variadic else params
+            if len(args) != len(params) and not (variadic and len(args) >= len(fixed)):
+                continue
+            if all(self._fits(caller, a, path, p) for a, p in zip(args, fixed, strict=False)):
+                fitting.append((len(args) != len(params) or variadic, q))
+        return min(fitting, key=lambda f: f[0])[1] if fitting else overloads[0]
+
+    def _fits(self, caller: str, arg: str, callee: str, param: str) -> bool:
+        simple = param.rsplit(".", 1)[-1]
+        if not arg or simple == "Object" or simple in _TYPE_PARAMETER_LIKE:
+            return True
+        if arg in _LITERAL_FITS:
+            return simple in _LITERAL_FITS[arg]
+        given = self.resolve_type(caller, "", arg, 0)
+        if given is not None and given[0] == "sym":  # a class of the repository: it or one of its bases
+            return simple in {q.rsplit(".", 1)[-1] for _, q in self.mro((given[1], given[2]))}
+        if arg.rsplit(".", 1)[-1] != simple:
+            return False
+        ours = arg if "." in arg else self.imported_as[caller].get(arg)
+        theirs = param if "." in param else self.imported_as[callee].get(param)
+        return ours is None or theirs is None or ours == theirs  # javax's TypeVariable is not reflect's
 
     def enclosing_class(self, path: str, scope: str) -> _Key | None:
         for q in _scopes(scope):
@@ -182,15 +263,16 @@ class ClassBinder:
         self._mro_cache[cls] = order
         return order
 
-    def lookup(self, cls: _Key, name: str, *, skip_self: bool = False) -> _Key | None:
+    def lookup(self, cls: _Key, name: str, *, skip_self: bool = False, args: Call = None) -> _Key | None:
         order = self.mro(cls)
         for c in order[1:] if skip_self else order:
-            hit = self.member(c, name)
+            hit = self.member(c, name, 0, args)
             if hit is not None:
                 return hit
         return None
 
-    def in_module(self, file: str, name: str, line: int = 0, hops: int = 0) -> _Entity | None:
+    def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
+                  args: Call = None) -> _Entity | None:
         """`name` at the top level of `file`: its own definition, or what it imports under that name."""
         hit = self.member((file, ""), name, line)
         if hit is not None:
@@ -202,16 +284,16 @@ class ClassBinder:
                 return _EXTERNAL
             for target in files:
                 found = self.in_module(target, chain[0], 0, hops + 1) if hops < _MAX_HOPS else None
-                for part in chain[1:]:
+                for n, part in enumerate(chain[1:], 2):
                     if found is None or found[0] != "sym":
                         break
-                    sub = self.lookup((found[1], found[2]), part)
+                    sub = self.lookup((found[1], found[2]), part, args=args if n == len(chain) else None)
                     found = ("sym", *sub) if sub is not None else None
                 if found is not None:
                     return found
             return None
         for cls in self.static_globs.get(file, ()):
-            sub = self.lookup(cls, name)
+            sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
         if hops < _MAX_HOPS:
@@ -229,7 +311,7 @@ class ClassBinder:
         return any(ln <= line for q in _scopes(scope)
                    for ln, _ in self.variables.get((path, q), {}).get(name, ()))
 
-    def bare(self, path: str, scope: str, name: str, line: int) -> _Entity | None:
+    def bare(self, path: str, scope: str, name: str, line: int, args: Call = None) -> _Entity | None:
         """A name used on its own, looked up lexically (see the module docstring)."""
         if self.is_local(path, scope, name, line):
             return None
@@ -237,14 +319,14 @@ class ClassBinder:
             key = (path, q)
             if self.kind.get(key) in _TYPE_KINDS:
                 if self.java:
-                    hit = self.lookup(key, name)
+                    hit = self.lookup(key, name, args=args)
                     if hit is not None:
                         return ("sym", *hit)
                 continue  # a JavaScript class's members are reached through `this` only
             hit = self.member(key, name, line)
             if hit is not None:
                 return ("sym", *hit)
-        return self.in_module(path, name, line)
+        return self.in_module(path, name, line, args=args)
 
     def resolve_type(self, path: str, scope: str, text: str, line: int) -> _Entity | None:
         """The class a type as written (`T`, `Outer.Inner`, `pkg.T`) denotes in `scope`."""
@@ -356,10 +438,11 @@ class ClassBinder:
     def _targets(self, path: str, ref: Reference) -> tuple[list[_Key], bool]:
         """The definitions `ref` names, and whether it names something from outside the repository."""
         receiver, scope, name = ref.receiver, ref.scope or "", ref.name
+        call = (path, ref.args) if ref.args is not None else None
         if receiver == "?":
             return [], False
         if receiver is None:
-            found = self.bare(path, scope, name, ref.line)
+            found = self.bare(path, scope, name, ref.line, call)
             if found is None or found[0] != "sym":
                 return [], found is not None
             key = (found[1], found[2])
@@ -371,12 +454,12 @@ class ClassBinder:
             return [key], False
         if receiver == "super":
             cls = self.enclosing_class(path, scope)
-            hit = self.lookup(cls, name, skip_self=True) if cls is not None else None
+            hit = self.lookup(cls, name, skip_self=True, args=call) if cls is not None else None
             return ([hit] if hit is not None else []), False
         entity = self.receiver(path, scope, receiver, ref.line)
         if entity is None or entity[0] == "ext":
             return [], entity is not None
-        hit = self.lookup((entity[1], entity[2]), name)
+        hit = self.lookup((entity[1], entity[2]), name, args=call)
         if hit is None:
             return [], False
         if self.kind.get(hit) == "method" and name == hit[1].rpartition(".")[0].rsplit(".", 1)[-1]:
