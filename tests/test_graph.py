@@ -175,8 +175,10 @@ def test_c_includes_resolve_relative_then_by_path_suffix() -> None:
 # -------------------------------------------------------------------------------------------- references
 
 
-def test_reference_resolution_by_name_prefers_same_file_then_imports_then_unique_name() -> None:
-    """Languages without Python's binding rules link by name (Python: tests/test_call_edges.py)."""
+def test_typescript_references_bind_lexically_and_through_imports() -> None:
+    """A TypeScript name links to what is in scope: the file's own definitions and what it imports (through
+    a package's re-export); a name it neither defines nor imports links nowhere, however unique it is
+    (tests/test_oo_calls.py has the typed rules)."""
     facts = [
         ff("pkg/index.ts", [("./core", ("Engine",))]),
         ff("pkg/core.ts", symbols=["Engine", "Engine.run", "helper"], refs=[("Engine.run", "helper")]),
@@ -189,12 +191,24 @@ def test_reference_resolution_by_name_prefers_same_file_then_imports_then_unique
     ]
     g = build_graph(facts)
     assert g.calls[("pkg/core.ts", "Engine.run")] == [("pkg/core.ts", "helper")]
-    assert g.calls[("pkg/user.ts", "main")] == [
-        ("pkg/core.ts", "Engine"), ("pkg/core.ts", "helper"), ("pkg/other.ts", "lonely")]
+    assert g.calls[("pkg/user.ts", "main")] == [("pkg/core.ts", "Engine")]
     assert g.calls[("pkg/user.ts", "")] == [("pkg/user.ts", "main")]
     assert g.calls[("app.ts", "")] == [("pkg/core.ts", "Engine")]
     assert ("web/x.go", "") not in g.calls
-    assert g.callers[("pkg/core.ts", "helper")] == [("pkg/core.ts", "Engine.run"), ("pkg/user.ts", "main")]
+    assert g.callers[("pkg/core.ts", "helper")] == [("pkg/core.ts", "Engine.run")]
+
+
+def test_reference_resolution_by_name_prefers_same_file_then_package_then_unique_name() -> None:
+    """Languages without binding rules of their own (Kotlin here) link by name."""
+    facts = [
+        ff("app/Main.kt", symbols=["main", "local"], refs=[("main", "local"), ("main", "helper"),
+                                                          ("main", "lonely"), ("main", "nothing")]),
+        ff("app/Util.kt", symbols=["helper"]),
+        ff("lib/Other.kt", symbols=["helper", "lonely"]),
+    ]
+    g = build_graph(facts)
+    assert g.calls[("app/Main.kt", "main")] == [
+        ("app/Main.kt", "local"), ("app/Util.kt", "helper"), ("lib/Other.kt", "lonely")]
 
 
 def test_generic_names_link_only_within_their_own_file() -> None:

@@ -48,7 +48,8 @@ def facts_to_json(f: FileFacts) -> dict[str, Any]:
                      y.parent, y.public, y.docstring_source] for y in f.symbols],
         "imports": [[i.path, i.module, list(i.names), i.line, [list(a) for a in i.aliases]]
                     for i in f.imports],
-        "references": [[r.path, r.name, r.line, r.kind, r.scope, r.receiver] for r in f.references],
+        "references": [[r.path, r.name, r.line, r.kind, r.scope, r.receiver]
+                       + ([list(r.args)] if r.args is not None else []) for r in f.references],
         "docstring": f.docstring, "title": f.title,
         "headings": [[h.level, h.text, h.line] for h in f.headings],
         "line_count": f.line_count, "warnings": list(f.warnings),
@@ -61,7 +62,8 @@ def facts_from_json(d: Mapping[str, Any]) -> FileFacts:
         symbols=[Symbol(*row) for row in d["symbols"]],
         imports=[Import(p, m, tuple(n), line, tuple((a, b) for a, b in aliases))
                  for p, m, n, line, aliases in d["imports"]],
-        references=[Reference(*row) for row in d["references"]],
+        references=[Reference(row[0], row[1], row[2], row[3], row[4], row[5],
+                              tuple(row[6]) if len(row) > 6 else None) for row in d["references"]],
         docstring=d["docstring"], title=d["title"],
         headings=[Heading(*row) for row in d["headings"]],
         line_count=d["line_count"], warnings=list(d["warnings"]))

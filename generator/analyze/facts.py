@@ -71,6 +71,9 @@ class Reference:
     # "this"), "super" for super()/super, the result of calling a dotted name ("Engine()"), "?" for any
     # other expression (a subscript, a literal, a chain of calls)
     receiver: str | None = None
+    # where the language picks an overload by its arguments (Java): a call's arguments, each as the type
+    # its syntax shows ("String" for a literal, `T` of `new T()` or `(T) x`) or "" when it shows none
+    args: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

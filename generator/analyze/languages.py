@@ -66,7 +66,8 @@ def _module_scala(text: str) -> str:
 _TS_RULES = LanguageRules(
     wrappers=JS_DOC_WRAPPERS | {"ambient_declaration"},
     signature_wrappers=JS_WRAPPERS | {"ambient_declaration"},
-    public=public_modifiers, builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}))
+    public=public_modifiers, builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
+    lowercase_types=True)
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
@@ -78,7 +79,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         "javascript", (".js", ".mjs", ".cjs", ".jsx"), grammar="javascript", resolver="js", fence="js",
         doc_tags=True,
         rules=LanguageRules(wrappers=JS_DOC_WRAPPERS, signature_wrappers=JS_WRAPPERS, public=public_modifiers,
-                            builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}))),
+                            builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
+                            lowercase_types=True)),
     LanguageSpec("typescript", (".ts", ".mts", ".cts"), grammar="typescript", resolver="js", fence="ts",
                  doc_tags=True, rules=_TS_RULES),
     LanguageSpec("tsx", (".tsx",), grammar="tsx", resolver="js", doc_tags=True, rules=_TS_RULES),
@@ -92,12 +94,13 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         "rust", (".rs",), grammar="rust", resolver="rust",
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),
                             attribute_types=frozenset({"attribute_item"}), public=public_rust,
-                            module_text=module_compact)),
+                            module_text=module_compact, lowercase_types=True)),
     LanguageSpec(
         "java", (".java",), grammar="java", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "block_comment"}),
                             signature_skip=frozenset({"marker_annotation", "annotation"}),
-                            public=public_modifiers, module_text=module_java)),
+                            public=public_modifiers, module_text=module_java, lowercase_types=True,
+                            call_arity=True)),
     LanguageSpec(
         "kotlin", (".kt", ".kts"), grammar="kotlin", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "multiline_comment", "comment"}),

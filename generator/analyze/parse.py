@@ -449,7 +449,7 @@ class _Extraction:
         out: list[Reference] = []
         stack: list[tuple[int, int, str]] = []
         i, n_spans, data, path = 0, len(spans), self.data, self.path
-        builtin_names = self.rules.builtin_names
+        builtin_names, arity = self.rules.builtin_names, self.rules.call_arity
         binds: list[Reference] = []
         for pos, node, kind, bound_to in refs:
             while i < n_spans and spans[i][0] <= pos:
@@ -470,9 +470,32 @@ class _Extraction:
             receiver = self._receiver(node)
             # a bare builtin (`len(x)`) is never the repository's; a method of the name (`self.open()`) may be
             if name and (receiver is not None or name not in builtin_names):
+                args = self._arguments(node) if arity and kind == "call" else None
                 out.append(Reference(path, name, node.start_point.row + 1, kind,  # type: ignore[arg-type]
-                                     stack[-1][2] if stack else None, receiver))
+                                     stack[-1][2] if stack else None, receiver, args))
         return out + _telling_binds(binds, builtin_names, self.rules.lowercase_types)
+
+    def _arguments(self, name: Node) -> tuple[str, ...] | None:
+        """The arguments of the call whose callee `name` is (`m` of `x.m(a, b)`, `T` of `new T<>(a)`), each
+        as the type its syntax shows (see Reference.args); None when `name` is not a call's callee."""
+        node = name
+        for _ in range(2):
+            below, up = node, node.parent
+            if up is None:
+                return None
+            node = up
+            arguments = node.child_by_field_name("arguments")
+            if arguments is not None and arguments.id != below.id:
+                return tuple(self._shown_type(c) for c in arguments.named_children if "comment" not in c.type)
+        return None
+
+    def _shown_type(self, arg: Node) -> str:
+        shown = _LITERAL_TYPES.get(arg.type)
+        if shown is not None:
+            return shown
+        typed = arg.type in ("cast_expression", "object_creation_expression")
+        typ = arg.child_by_field_name("type") if typed else None
+        return re.sub(r"<.*|\s+", "", self.text(typ)) if typ is not None else ""
 
     def _receiver(self, node: Node) -> str | None:
         """What a referenced name is accessed on (`obj` of `obj.name`), normalised; None for a bare name."""
@@ -521,6 +544,12 @@ def _telling_binds(binds: list[Reference], builtin_names: frozenset[str],
                 b, receiver="?()" if (b.receiver or "").endswith("()") else "?") for b in group]
     return out
 
+# literal node types -> the type a call's argument of that syntax has ("" for null: it fits any)
+_LITERAL_TYPES = {
+    "string_literal": "String", "text_block": "String", "class_literal": "Class", "null_literal": "",
+    "decimal_integer_literal": "int", "hex_integer_literal": "int", "character_literal": "char",
+    "decimal_floating_point_literal": "double", "true": "boolean", "false": "boolean",
+}
 # member-access node types -> the fields that may hold what the member is accessed on, across the grammars
 _RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
     "attribute": ("object",),  # Python
@@ -531,6 +560,7 @@ _RECEIVER_FIELDS: dict[str, tuple[str, ...]] = {
     "qualified_type": ("package",),  # Go `http.Handler`: a type of another package
     "field_expression": ("value", "argument"),  # Rust and Scala; C and C++
     "scoped_identifier": ("path",),  # Rust a::b()
+    "scoped_type_identifier": ("path",),  # Rust io::Error (a type of another module)
     "qualified_identifier": ("scope",),  # C++ a::b()
     "member_access_expression": ("expression",),  # C#
     "member_call_expression": ("object",),  # PHP

@@ -133,8 +133,11 @@ class LanguageRules:
     # names a reference never resolves to inside a repository (the language's builtins): not recorded
     builtin_names: frozenset[str] = frozenset()
     # whether a lower-case type name may be one of the repository's (Go's unexported `node`), so a binding
-    # `n *node` tells the call graph something; in Python `x: int` never does
+    # `n *node` tells the call graph something; in Python `x: int` never does. Also whether a local of
+    # unknown type is kept, to shadow the definitions of the same name (the languages bound by type)
     lowercase_types: bool = False
+    # whether a call records its number of arguments (Java: which overload of a method it calls)
+    call_arity: bool = False
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )

@@ -25,6 +25,12 @@ An honest "no edge" is preferred to a plausible wrong one: a reader follows thes
 Go references are bound by type (see _Go): receivers, parameters, locals, struct fields and package names;
 a receiver of a type from outside the repository (`t *testing.T`, `sync.Pool`) never links.
 
+Rust references are bound by type too (see generator/analyze/references_rust.py): paths, `use`s, `self`,
+typed parameters, `let`s and struct fields; a path into another crate (`Box::new`) never links.
+
+Java, JavaScript and TypeScript references are bound by scope and type (generator/analyze/references_oo.py):
+lexical lookup, imports, `this`/`super`, typed parameters, variables and fields, `new T()`.
+
 Other languages keep linking by name (same file, then imported files, then a name unique in the
 repository), except that `this.m()` / `self.m()` link to the enclosing class's own member when it has one.
 """
@@ -38,6 +44,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from generator.analyze.facts import FileFacts, Reference
+from generator.analyze.references_oo import ClassBinder
+from generator.analyze.references_rust import RustBinder
 from generator.analyze.resolve import FAMILY
 from generator.analyze.resolve import parent_dir as _dir
 
@@ -758,6 +766,15 @@ def resolve_references(
                      resolved) if any(fam == "python" for fam in family.values()) else None
     go_facts = [f for f in facts if family[f.path] == "go"]
     go = _Go(go_facts, symbols, resolved) if go_facts else None
+    rust_facts = [f for f in facts if family[f.path] == "rust"]
+    rust = RustBinder(rust_facts, resolved) if rust_facts else None
+    typed: dict[str, ClassBinder | RustBinder] = {"rust": rust} if rust is not None else {}
+    for fam_name, languages in (("jvm", ("java",)), ("js", ("javascript", "typescript", "tsx"))):
+        members = [f for f in facts if f.file.language in languages]
+        if members:
+            binder = ClassBinder(members, resolved, fam_name)
+            for lang in languages:
+                typed[lang] = binder
 
     calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
     for f in facts:
@@ -782,6 +799,9 @@ def resolve_references(
                 if found is None or ref.receiver not in (None, "?"):
                     found = bound[use] = go.targets(f.path, ref)  # a variable's type depends on the line
                 targets = found
+            elif (binder_of := typed.get(f.file.language or "")) is not None:
+                # a variable's type, and which local shadows a name, depend on the line: no memo
+                targets = binder_of.targets(f.path, ref)
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:

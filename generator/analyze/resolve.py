@@ -277,13 +277,18 @@ class _RustResolver:
                 if candidate in self.files:
                     return [candidate]
             return []
-        if imp.path not in self.crate_dir:
-            return []
-        crate, here = self.crate_dir[imp.path], self.mod_path[imp.path]
         parts = [p for p in spec.split("::") if p]
         if not parts:
             return []
         head = parts[0]
+        here: tuple[str, ...]
+        if imp.path not in self.crate_dir:
+            if head not in self.crates:
+                return []
+            # an integration test, example or build script uses the package's library by its name
+            crate, here = self.crates[head], ()
+        else:
+            crate, here = self.crate_dir[imp.path], self.mod_path[imp.path]
         if head == "crate":
             base: tuple[str, ...] = ()
             parts = parts[1:]

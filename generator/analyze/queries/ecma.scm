@@ -83,3 +83,22 @@
 (arguments (identifier) @ref.name)
 (decorator (identifier) @ref.name)
 (decorator (call_expression function: (identifier) @ref.name))
+
+; ---- bindings: `const x = new T()`, `const x = f()`, `this.x = new T()`, and locals of unknown type (they shadow)
+(variable_declarator name: (identifier) @bind.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @bind.type))
+(assignment_expression left: (member_expression object: (this)) @bind.name
+  right: (new_expression constructor: [(identifier) (member_expression)] @bind.type))
+(variable_declarator name: (identifier) @bind.name
+  value: (call_expression function: [(identifier) (member_expression)] @bind.call))
+(variable_declarator name: (identifier) @bind.local)
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @bind.local))
+(arrow_function parameter: (identifier) @bind.local)
+(catch_clause parameter: (identifier) @bind.local)
+; `const { Command, Option } = require('./lib/command.js')`: the names a require imports
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression
+    function: (identifier) @_require
+    arguments: (arguments . (string (string_fragment) @import.module)))
+  (#eq? @_require "require")) @import

@@ -27,3 +27,43 @@
 (marker_annotation name: (identifier) @ref.name)
 (annotation name: (identifier) @ref.name)
 (argument_list (identifier) @ref.name)
+
+; ---- bindings: the type a name holds (parameters, locals, fields, `for (T x : ..)`), what a method
+; declares it returns, and a class's bases (bound to the class's own name), for typed call resolution
+(formal_parameter
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]
+  name: (identifier) @bind.name)
+(local_variable_declaration
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]
+  declarator: (variable_declarator name: (identifier) @bind.name))
+(field_declaration
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]
+  declarator: (variable_declarator name: (identifier) @bind.name))
+(enhanced_for_statement
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]
+  name: (identifier) @bind.name)
+(method_declaration
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]
+  name: (identifier) @bind.returns)
+(class_declaration name: (identifier) @bind.name
+  superclass: (superclass [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+                           (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)]))
+(class_declaration name: (identifier) @bind.name
+  interfaces: (super_interfaces (type_list [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+                           (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)])))
+(interface_declaration name: (identifier) @bind.name
+  (extends_interfaces (type_list [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+                           (generic_type [(type_identifier) (scoped_type_identifier)] @bind.type)])))
+; locals of unknown type and type parameters: they shadow the names of the same spelling
+(formal_parameter name: (identifier) @bind.local)
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @bind.local))
+(lambda_expression parameters: (identifier) @bind.local)
+(inferred_parameters (identifier) @bind.local)
+(catch_formal_parameter name: (identifier) @bind.local)
+(enhanced_for_statement name: (identifier) @bind.local)
+(type_parameter (type_identifier) @bind.local)

@@ -7,3 +7,5 @@
 (field_definition
   property: (property_identifier) @name
   value: (arrow_function body: (_) @body)) @def.method
+(formal_parameters (identifier) @bind.local)
+(class_declaration name: (identifier) @bind.name (class_heritage (identifier) @bind.type))

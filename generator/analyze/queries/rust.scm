@@ -54,3 +54,44 @@
 ((type_identifier) @ref.name (#not-eq? @ref.name "Self"))
 (arguments (scoped_identifier name: (identifier) @ref.name))
 (arguments (identifier) @ref.name)
+
+; ---- bindings: the type a name holds (parameters, struct fields, `let x: T`, `let x = T::new()`,
+; `let x = T { .. }`) and what a function declares it returns, for typed call resolution
+(parameter
+  pattern: (identifier) @bind.name
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)
+         (reference_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)
+         (reference_type type: (generic_type type: [(type_identifier) (scoped_type_identifier)] @bind.type))
+         (reference_type type: (dynamic_type trait: [(type_identifier) (scoped_type_identifier)] @bind.type))])
+(field_declaration
+  name: (field_identifier) @bind.name
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)
+         (reference_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)])
+(let_declaration
+  pattern: (identifier) @bind.name
+  type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+         (generic_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)
+         (reference_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)])
+(let_declaration
+  pattern: (identifier) @bind.name
+  !type
+  value: [(call_expression function: [(identifier) (scoped_identifier)] @bind.call)
+          (struct_expression name: [(type_identifier) (scoped_type_identifier)] @bind.type)])
+(function_item
+  name: (identifier) @bind.returns
+  return_type: [(type_identifier) @bind.type (scoped_type_identifier) @bind.type
+                (generic_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)
+                (reference_type type: [(type_identifier) (scoped_type_identifier)] @bind.type)])
+; locals and generic parameters of unknown type: they shadow the items of the same name
+((let_declaration pattern: (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
+((tuple_pattern (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
+((tuple_struct_pattern (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
+((struct_pattern (field_pattern (identifier) @bind.local)) (#match? @bind.local "^[a-z_]"))
+((field_pattern name: (shorthand_field_identifier) @bind.local))
+((closure_parameters (identifier) @bind.local))
+((closure_parameters (parameter pattern: (identifier) @bind.local)))
+((for_expression pattern: (identifier) @bind.local))
+((match_pattern (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
+((type_parameter name: (type_identifier) @bind.local))

@@ -47,3 +47,22 @@
 (implements_clause (generic_type name: (type_identifier) @ref.name))
 (union_type (type_identifier) @ref.name)
 (array_type (type_identifier) @ref.name)
+
+; ---- bindings: typed parameters, variables and fields, declared results, bases, type parameters
+(required_parameter pattern: (identifier) @bind.name
+  type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(optional_parameter pattern: (identifier) @bind.name
+  type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(variable_declarator name: (identifier) @bind.name
+  type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(public_field_definition name: (property_identifier) @bind.name
+  type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(method_definition name: (property_identifier) @bind.returns
+  return_type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(function_declaration name: (identifier) @bind.returns
+  return_type: (type_annotation [(type_identifier) @bind.type (generic_type name: (type_identifier) @bind.type)]))
+(class_declaration name: (type_identifier) @bind.name
+  (class_heritage (extends_clause value: [(identifier) (member_expression)] @bind.type)))
+(required_parameter pattern: (identifier) @bind.local)
+(optional_parameter pattern: (identifier) @bind.local)
+(type_parameter name: (type_identifier) @bind.local)
