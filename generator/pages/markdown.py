@@ -389,9 +389,11 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
             edges.add((inside(a), inside(b)))
     if not edges:
         return None
-    return Diagram(nodes, sorted(edges), links,
-                   left_out_words(len(degree) - len(nodes), "less connected file or package", cut,
-                                  "weaker import arrow"))
+    hidden = len(degree) - len(nodes)
+    plural = "s" if hidden != 1 else ""
+    words = [f"{hidden} less connected file{plural} or package{plural} not shown"] if hidden else []
+    words += [left_out_words(0, "", cut, "weaker import arrow")] if cut else []
+    return Diagram(nodes, sorted(edges), links, "; ".join(words))
 
 
 # -- pages ---------------------------------------------------------------------------------------------------
