@@ -53,6 +53,7 @@ def test_a_go_root_package_page_is_named_for_the_module_and_lists_sources_first(
     page = (config.docs_dir / "modules/index.md").read_text(encoding="utf-8")
     assert re.search(r"^# chi/$", page, re.M), page[:600]  # was "# (repository root)"
     assert "repository root" not in page
+    assert "`chi/` contains 7 files and 2 submodules." in page  # was "`./` contains"
     headings = re.findall(r"^## (.+)$", page, re.M)
     tables = [h for h in headings if h in {"Files", "Source files", "Tests", "Repository and tooling"}]
     assert tables == ["Source files", "Tests", "Repository and tooling"]

@@ -369,7 +369,8 @@ class ExtractiveWriter:
             counts.append(f"{len(ctx.files)} file{'s' if len(ctx.files) != 1 else ''}")
         if ctx.submodules:
             counts.append(f"{len(ctx.submodules)} submodule{'s' if len(ctx.submodules) != 1 else ''}")
-        where = code_span((ctx.path or ".") + "/")
+        # the root by the name its page has when it is a package (`chi/`), else `./`
+        where = code_span(ctx.path + "/" if ctx.path else ctx.title if ctx.title.endswith("/") else "./")
         shape = f"{where} contains " + " and ".join(counts) + "." if counts else ""
         if ctx.entry_points:
             shape += " Main entry points: " + _listing([e.qualname for e in ctx.entry_points], 4) + "."
