@@ -106,3 +106,23 @@ def test_the_fallback_import_diagram_draws_at_most_25_boxes() -> None:
     assert 'n0["m00.py"]' in diagram or '"m00.py"' in diagram  # the hub, the most connected, is kept
     hidden = 46 - len(nodes)  # 40 files and 6 other packages, less those drawn
     assert f"For readability, {hidden} less connected files or packages not shown" in md
+
+
+def test_a_folder_table_cell_is_its_summarys_first_sentence_never_cut_in_code_or_a_link() -> None:
+    summaries = {
+        "a.py": "Calls `os.path. Join` on paths. It defines 2 functions.",  # a span holding ". J"
+        "b.py": "See [the guide. It helps](guide.md) first. Then more.",  # a link holding ". I"
+        "c.py": "* **Bold** lead item\n* second item",  # a list: no marks, no raw emphasis
+        "d.md": "Works, e.g. With Flask. Second sentence.",  # an abbreviation ends no sentence
+    }
+    files = tuple(PageLink(f"pkg/{name}", f"files/pkg/{name}.md", name, text) for name, text in summaries.items())
+    ctx = ModuleContext(path="pkg", page_id="modules/pkg/index.md", title="pkg/", files=files,
+                        submodules=(PageLink("pkg/sub", "modules/pkg/sub/index.md", "pkg/sub/",
+                                             "Sub things live here. `pkg/sub/` contains 3 files."),))
+    md = render_module_page(ctx, ExtractiveWriter().module_page(ctx), writer_id="extractive/1")
+    cells = dict(_table(md, "Files"))
+    assert cells["a.py"] == "Calls <code>os.path. Join</code> on paths."
+    assert cells["b.py"] == "See the guide. It helps first."
+    assert cells["c.py"] == "Bold lead item"
+    assert cells["d.md"] == "Works, e.g. With Flask."
+    assert dict(_table(md, "Submodules"))["pkg/sub/"] == "Sub things live here."
