@@ -27,8 +27,9 @@ GO_REPO = {
     "mux_test.go": "package chi\n\nimport \"testing\"\n\nfunc TestMux(t *testing.T) { NewMux() }\n",
     "Makefile": "all:\n\tgo test ./...\n",
     ".golangci.yml": "linters:\n  enable: [gofmt]\n",
-    "CHANGELOG.md": ("# Changelog\n\nchi dates back to 2016 with its original implementation. It was one of the "
-                     "first routers to adopt `context.Context`. Many releases followed, e.g. v5 in 2021.\n\n"
+    "CHANGELOG.md": ("# Changelog\n\nchi dates back to 2016 with its original implementation. It was one "
+                     "of the first routers to adopt `context.Context`. Many releases followed, "
+                     "e.g. v5 in 2021.\n\n"
                      "## v5.0.0\n\n- a fix. Another.\n"),
     "README.md": "# chi\n\nA router. Small and composable.\n",
     "middleware/logger.go": "// Package middleware holds handlers.\npackage middleware\n\n"
@@ -80,7 +81,8 @@ def test_a_go_root_package_page_is_named_for_the_module_and_lists_sources_first(
 def test_a_root_without_sources_is_the_projects_repository_root(make_repo: Callable[..., Path]) -> None:
     root = make_repo({"pyproject.toml": '[project]\nname = "shapes"\nversion = "1"\n',
                       "README.md": "# Shapes\n\nShapes draws shapes.\n",
-                      "shapes/__init__.py": '"""Shapes."""\n', "shapes/circle.py": "def area():\n    return 1\n"},
+                      "shapes/__init__.py": '"""Shapes."""\n',
+                      "shapes/circle.py": "def area():\n    return 1\n"},
                      name="checkout")
     config = load_config(root)
     assert build(config, index=False).site_dir is not None
@@ -115,7 +117,8 @@ def test_a_folder_table_cell_is_its_summarys_first_sentence_never_cut_in_code_or
         "c.py": "* **Bold** lead item\n* second item",  # a list: no marks, no raw emphasis
         "d.md": "Works, e.g. With Flask. Second sentence.",  # an abbreviation ends no sentence
     }
-    files = tuple(PageLink(f"pkg/{name}", f"files/pkg/{name}.md", name, text) for name, text in summaries.items())
+    files = tuple(PageLink(f"pkg/{name}", f"files/pkg/{name}.md", name, text)
+                  for name, text in summaries.items())
     ctx = ModuleContext(path="pkg", page_id="modules/pkg/index.md", title="pkg/", files=files,
                         submodules=(PageLink("pkg/sub", "modules/pkg/sub/index.md", "pkg/sub/",
                                              "Sub things live here. `pkg/sub/` contains 3 files."),))
