@@ -122,10 +122,12 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     summaries = {p: (state[pid].summary if pid in state else "") for p, pid in plan.files.items()}
     summaries.update({d + "/": (state[pid].summary if pid in state else "")
                       for d, pid in plan.modules.items()})
+    root_name = project_name(config.root)
     for directory, page_id in plan.modules.items():
         if page_id in stale:
             readme = module_readme(config, plan, directory)[1] if directory else ""
-            page("module", module_context(directory, plan, facts, graph, summaries=summaries, readme=readme))
+            page("module", module_context(directory, plan, facts, graph, summaries=summaries, readme=readme,
+                                          root_name=root_name))
     if OVERVIEW_ID in stale:
         readme_path, readme = root_readme(config, plan)
         page("overview", overview_context(

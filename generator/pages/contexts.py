@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from generator.analyze.facts import FileFacts
+from generator.analyze.groups import file_group
 from generator.analyze.plan import (
     GraphView,
     PagePlan,
@@ -23,6 +24,7 @@ from generator.analyze.plan import (
 from generator.pages.orientation import orientation_folders, path_group
 from generator.pages.topics import TopicContext
 from generator.pages.writer import (
+    ROOT_FILE_TABLES,
     EntryPoint,
     FileContext,
     ModuleContext,
@@ -85,11 +87,34 @@ def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int,
                  for _, _, path, _, s in candidates[:limit])
 
 
+def root_title(plan: PagePlan, facts: Mapping[str, FileFacts], root_name: str) -> str:
+    """The repository root's folder title: `chi/` when its files are a package's sources (a Go module's root
+    package: the nav's folder node has that name too, generator/site/nav.py), `flask (repository root)` when
+    they are only its papers and config; "(repository root)" without a name."""
+    if not root_name:
+        return module_title("")
+    if any(_root_group(p, facts) == "source" for p in plan.children[""][0]):
+        return root_name + "/"
+    return f"{root_name} (repository root)"
+
+
+def _root_group(path: str, facts: Mapping[str, FileFacts]) -> str:
+    return file_group(path, facts[path].file.kind if path in facts else "code")
+
+
+_ROOT_TABLES = {"source": ROOT_FILE_TABLES[0], "tests": ROOT_FILE_TABLES[1]}
+
+
 def module_context(directory: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
-                   summaries: Mapping[str, str], readme: str = "", edge_limit: int = 60) -> ModuleContext:
-    """The inputs of one module page; `summaries` maps file paths and dir paths to their page summaries."""
+                   summaries: Mapping[str, str], readme: str = "", edge_limit: int = 60,
+                   root_name: str = "") -> ModuleContext:
+    """The inputs of one module page; `summaries` maps file paths and dir paths to their page summaries.
+    `root_name`: the project's name (manifests.project_name), which names the repository root's page."""
     files, subdirs = plan.children[directory]
     parent = parent_dir(directory)
+
+    def title(d: str) -> str:
+        return module_title(d) if d else root_title(plan, facts, root_name)
     internal: set[tuple[str, str]] = set()
     external: set[tuple[str, str]] = set()
     prefix = directory + "/" if directory else ""
@@ -110,10 +135,12 @@ def module_context(directory: str, plan: PagePlan, facts: Mapping[str, FileFacts
                 if node is not None and node != sub:
                     internal.add((sub, node))
     return ModuleContext(
-        path=directory, page_id=plan.modules[directory], title=module_title(directory),
-        parent=(PageLink(parent, plan.modules[parent], module_title(parent), "")
+        path=directory, page_id=plan.modules[directory], title=title(directory),
+        parent=(PageLink(parent, plan.modules[parent], title(parent), "")
                 if parent is not None else None),
         files=tuple(PageLink(p, plan.files[p], page_title(p), summaries.get(p, "")) for p in files),
+        file_tables=(tuple(_ROOT_TABLES.get(_root_group(p, facts), ROOT_FILE_TABLES[2]) for p in files)
+                     if not directory else ()),
         submodules=tuple(PageLink(d, plan.modules[d], module_title(d), summaries.get(d + "/", ""))
                          for d in subdirs),
         entry_points=_top_entry_points((facts[p] for p in files if p in facts), graph, 6),

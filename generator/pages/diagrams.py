@@ -134,7 +134,7 @@ def architecture(modules: Mapping[str, str], depends_on: Mapping[str, Iterable[s
         nodes.append((ids[d], label, page_url(modules[d], from_page), cluster))
     omitted = len(candidates) - len(shown)
     return Graph(nodes, [(ids[a], ids[b]) for a, b in edges if a in ids and b in ids],
-                 _left_out(omitted, "smaller package", cut, "weaker import link"))
+                 left_out_words(omitted, "smaller package", cut, "weaker import link"))
 
 
 _PY_BASES = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)\s*:?\s*$")
@@ -412,10 +412,10 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
               (posixpath.dirname(p) or ".") + "/" if len(folders) > 1 else "") for p in drawn]
     hidden = len(inside) - len(drawn)
     return Graph(nodes, [(ids[a], ids[b]) for a, b in edges],
-                 _left_out(hidden, "less connected file", cut, "weaker import arrow"), unit="files")
+                 left_out_words(hidden, "less connected file", cut, "weaker import arrow"), unit="files")
 
 
-def _left_out(nodes: int, node_noun: str, edges: int, edge_noun: str) -> str:
+def left_out_words(nodes: int, node_noun: str, edges: int, edge_noun: str) -> str:
     """What a diagram does not draw, in words ("3 smaller packages not shown; 1 weaker link left out")."""
     words = []
     if nodes > 0:

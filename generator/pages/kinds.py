@@ -157,11 +157,12 @@ def _stale_modules(check: StaleCheck) -> None:
     config, a, plan = check.config, check.analysis, check.analysis.plan
     hierarchies = module_hierarchies(plan, a.facts, check.symbols)
     import_diagrams = module_import_diagrams(plan, a.graph)
+    root_name = project_name(config.root)
     for d in plan.bottom_up_modules():
         files, subdirs = plan.children[d]
         children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
         mctx = module_context(d, plan, a.facts, a.graph, summaries=check.summaries,
-                              readme=module_readme(config, plan, d)[1] if d else "")
+                              readme=module_readme(config, plan, d)[1] if d else "", root_name=root_name)
         mkey = page_key(mctx.fingerprint(), check.writer.id,
                         module_render_key(check.version, hierarchies(d), import_diagrams(d)))
         if any(c in check.stale for c in children) or check.changed(mctx.page_id, mkey):

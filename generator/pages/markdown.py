@@ -13,6 +13,7 @@ import html
 import json
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -36,10 +37,12 @@ from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_h
 from generator.pages.call_links import FileRefs
 from generator.pages.diagrams import (
     MAX_EDGES,
+    MAX_NODES,
     NATURAL_SIZE,
     Graph,
     cap_edges,
     click_url,
+    left_out_words,
     mermaid_label,
     page_url,
     site_href,
@@ -54,6 +57,7 @@ from generator.pages.source_view import (
     source_left_out,
 )
 from generator.pages.writer import (
+    MD_LINK,
     FileContext,
     FileDraft,
     ModuleContext,
@@ -62,6 +66,7 @@ from generator.pages.writer import (
     OverviewDraft,
     TopicDraft,
     first_paragraph,
+    plain_text,
 )
 from sourcebook.data_files import data_dir
 
@@ -88,7 +93,7 @@ def _environment() -> jinja2.Environment:
         autoescape=False,  # noqa: S701 -- the output is Markdown; every untrusted value goes through a filter
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(heading_id=heading_id, shown=shown_qualname, text=inline_text, cell=table_cell,
-                       code=code_span, block=code_block, rich=rich_cell,
+                       code=code_span, block=code_block, rich=rich_cell, line=summary_line,
                        doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))
     return env
@@ -142,6 +147,54 @@ def rich_cell(value: object, limit: int = 300) -> str:
     if room < len(text):
         out.append("…")
     return "".join(out)
+
+
+# a list item's mark at a line's start: a summary's list is no sentence (joined, its marks would show)
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?=\S)")
+# a sentence ends at `.`/`!`/`?` before a space and a word that does not go on in lower case ("etc. and")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[^\sa-z]|\s*$)")
+_NOT_AN_END = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|Inc|Ltd|Mr|Ms|Dr|St)|\b[A-Za-z])$")
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=[^\s*])\*(?![\w*])")
+
+
+def _sentence_piece(text: str) -> tuple[str, bool]:
+    """Prose outside code spans as its words (links and images as their text, tags and emphasis marks
+    gone), cut after its first sentence end: (text, whether it ended there)."""
+    out: list[str] = []
+    pos = 0
+    for link in [*MD_LINK.finditer(text), None]:
+        words = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3),
+                              plain_text(text[pos:link.start() if link else len(text)]))
+        for m in _SENTENCE_END.finditer(words):
+            if not _NOT_AN_END.search(words, 0, m.start()):
+                return "".join(out) + words[: m.end()], True
+        out.append(words)
+        if link:  # a link's text is never cut: a sentence may end after it
+            out.append(plain_text(link.group(0)))
+            pos = link.end()
+    return "".join(out), False
+
+
+def summary_line(value: object, limit: int = 200) -> str:
+    """A page's summary as one line of a folder page's table: its first paragraph's first sentence, as
+    plain text with code spans (rich_cell, which cuts at `limit` between spans, never inside one). A
+    sentence never ends inside a code span or a link, and a list's marks never show."""
+    lines: list[str] = []
+    for number, line in enumerate(str(value).strip().splitlines()):
+        if not line.strip() or (number and _LIST_MARK.match(line)):
+            break  # the first paragraph ends at a blank line or where a list starts
+        lines.append(_LIST_MARK.sub("", line) if not number else _LIST_MARK.sub("", line, count=1))
+    text = " ".join(" ".join(lines).split())
+    out, pos = [], 0
+    for m in CODE_SPAN.finditer(text):
+        piece, ended = _sentence_piece(text[pos:m.start()])
+        out.append(piece)
+        if ended:
+            return rich_cell("".join(out).rstrip(), limit)
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_sentence_piece(text[pos:])[0])
+    return rich_cell("".join(out).rstrip(), limit)
 
 
 def code_block(value: object, lang: str = "text") -> str:
@@ -320,7 +373,13 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
         weights[(a, b)] = 1
     for a, mod in ctx.external_edges:
         weights[(a, "ext:" + mod)] = 1
-    kept, cut = cap_edges(weights, MAX_EDGES)
+    # at most MAX_NODES boxes, the most connected ones, like every other diagram (diagrams.module_imports)
+    degree: Counter[str] = Counter()
+    for a, b in weights:
+        degree[a] += 1
+        degree[b] += 1
+    chosen = set(sorted(degree, key=lambda n: (-degree[n], n))[:MAX_NODES])
+    kept, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, MAX_EDGES)
     edges = set()
     for a, b in kept:
         if b.startswith("ext:"):
@@ -330,7 +389,11 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
             edges.add((inside(a), inside(b)))
     if not edges:
         return None
-    return Diagram(nodes, sorted(edges), links, f"{cut} more import arrows left out" if cut else "")
+    hidden = len(degree) - len(nodes)
+    plural = "s" if hidden != 1 else ""
+    words = [f"{hidden} less connected file{plural} or package{plural} not shown"] if hidden else []
+    words += [left_out_words(0, "", cut, "weaker import arrow")] if cut else []
+    return Diagram(nodes, sorted(edges), links, "; ".join(words))
 
 
 # -- pages ---------------------------------------------------------------------------------------------------

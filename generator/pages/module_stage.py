@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
+from generator.analyze.manifests import project_name
 from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
 from generator.pages.contexts import module_context, stable_key
 from generator.pages.stages import PageRun, _anchors, _map, _safely, _summaries, module_readme
@@ -72,6 +73,7 @@ def write_module_pages(run: PageRun) -> None:
     anchors = _anchors(facts)
     hierarchies = module_hierarchies(plan, facts, run.symbols)
     import_diagrams = module_import_diagrams(plan, graph)
+    root_name = project_name(config.root)  # the root page is named like its nav node (build_site_if_needed)
     ordered = plan.bottom_up_modules()
     levels: dict[int, list[str]] = {}
     for d in ordered:
@@ -82,7 +84,7 @@ def write_module_pages(run: PageRun) -> None:
         todo = []
         for d in levels[depth]:
             ctx = module_context(d, plan, facts, graph, summaries=summaries,
-                                 readme=module_readme(config, plan, d)[1] if d else "")
+                                 readme=module_readme(config, plan, d)[1] if d else "", root_name=root_name)
             hierarchy, imports = hierarchies(d), import_diagrams(d)
             key = page_key(ctx.fingerprint(), writer.id, module_render_key(version, hierarchy, imports))
             if not pages.fresh(ctx.page_id, key):

@@ -161,6 +161,10 @@ class EntryPoint:
     summary: str = ""
 
 
+# the repository root's file tables, in page order: the package's sources first, its papers and config last
+ROOT_FILE_TABLES = ("Source files", "Tests", "Repository and tooling")
+
+
 @dataclass(frozen=True)
 class ModuleContext:
     path: str  # directory path, "" for the repository root
@@ -168,15 +172,27 @@ class ModuleContext:
     title: str
     parent: PageLink | None = None
     files: tuple[PageLink, ...] = ()  # with their page summaries (bottom-up)
+    # the table each of `files` is listed in ("Source files", "Tests", "Repository and tooling"); () = one
+    # "Files" table (every folder but the repository root, whose sources are mixed with its papers)
+    file_tables: tuple[str, ...] = ()
     submodules: tuple[PageLink, ...] = ()
     entry_points: tuple[EntryPoint, ...] = ()
     internal_edges: tuple[tuple[str, str], ...] = ()  # (file, file) imports inside the module (direct files)
     external_edges: tuple[tuple[str, str], ...] = ()  # (file in module, other module path)
     readme: str = ""  # the module's own README text, if any
 
+    def tables(self) -> list[tuple[str, list[PageLink]]]:
+        """(heading, files) of the page's file tables, in the order of their first file's table kind."""
+        if not self.file_tables:
+            return [("Files", list(self.files))] if self.files else []
+        grouped: dict[str, list[PageLink]] = {}
+        for link, table in zip(self.files, self.file_tables, strict=True):
+            grouped.setdefault(table, []).append(link)
+        return sorted(grouped.items(), key=lambda kv: ROOT_FILE_TABLES.index(kv[0]))
+
     def fingerprint(self) -> str:
         return "\x1f".join(["module", self.path, self.page_id, self.title, repr(self.parent),
-                            repr(self.files),
+                            repr(self.files), repr(self.file_tables),
                             repr(self.submodules), repr(self.entry_points), repr(self.internal_edges),
                             repr(self.external_edges), self.readme])
 
@@ -258,7 +274,7 @@ def first_paragraph(text: str, limit: int = 600) -> str:
     return para
 
 
-_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*(?:\([^()]*\)[^()]*)*\)")
+MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*(?:\([^()]*\)[^()]*)*\)")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 
 
@@ -267,7 +283,7 @@ _REF_LINK = re.compile(r"\[([^\[\]]+)\](?:\[[^\[\]]*\])?(?![(:])")
 
 def plain_text(markdown: str) -> str:
     """Markdown/HTML prose reduced to its words: links and images become their text, tags disappear."""
-    text = _MD_LINK.sub(lambda m: m.group(1), markdown)
+    text = MD_LINK.sub(lambda m: m.group(1), markdown)
     return _HTML_TAG.sub("", _REF_LINK.sub(lambda m: m.group(1), text))
 
 
@@ -353,7 +369,8 @@ class ExtractiveWriter:
             counts.append(f"{len(ctx.files)} file{'s' if len(ctx.files) != 1 else ''}")
         if ctx.submodules:
             counts.append(f"{len(ctx.submodules)} submodule{'s' if len(ctx.submodules) != 1 else ''}")
-        where = code_span((ctx.path or ".") + "/")
+        # the root by the name its page has when it is a package (`chi/`), else `./`
+        where = code_span(ctx.path + "/" if ctx.path else ctx.title if ctx.title.endswith("/") else "./")
         shape = f"{where} contains " + " and ".join(counts) + "." if counts else ""
         if ctx.entry_points:
             shape += " Main entry points: " + _listing([e.qualname for e in ctx.entry_points], 4) + "."
