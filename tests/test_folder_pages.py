@@ -73,9 +73,12 @@ def test_a_go_root_package_page_is_named_for_the_module_and_lists_sources_first(
     assert "<title>chi/ - chi</title>" in html or "<title>chi/ -" in html
     # a folder page's list-opening README never shows its list marks; every cell is one sentence
     examples = (config.docs_dir / "modules/_examples/index.md").read_text(encoding="utf-8")
-    for _, cell in _table(examples, "Files") + _table(page, "Submodules"):
+    for _, cell in _table(examples, "Files"):
         assert not re.search(r"(?:^|\s)[*-]\s", cell), cell
         assert len(re.findall(r"[.!?](?:\s|$)", cell)) <= 1, cell
+    # a submodule's row keeps its whole summary (its entry points follow the bland file count)
+    for _, cell in _table(page, "Submodules"):
+        assert not re.search(r"(?:^|\s)[*-]\s", cell), cell
 
 
 def test_a_root_without_sources_is_the_projects_repository_root(make_repo: Callable[..., Path]) -> None:
@@ -128,4 +131,5 @@ def test_a_folder_table_cell_is_its_summarys_first_sentence_never_cut_in_code_or
     assert cells["b.py"] == "See the guide. It helps first."
     assert cells["c.py"] == "Bold lead item"
     assert cells["d.md"] == "Works, e.g. With Flask."
-    assert dict(_table(md, "Submodules"))["pkg/sub/"] == "Sub things live here."
+    assert dict(_table(md, "Submodules"))["pkg/sub/"] == (
+        "Sub things live here. <code>pkg/sub/</code> contains 3 files.")
