@@ -118,3 +118,50 @@ def test_a_folders_readme_that_opens_with_a_list_is_described_by_its_prose() -> 
     summary = ExtractiveWriter().module_page(ctx).summary
     assert summary.startswith("Each example runs on its own.")
     assert "*" not in summary
+
+
+def test_a_details_blocks_markdown_body_is_rendered_as_github_does() -> None:
+    doc = ("Intro.\n\n<details>\n  <summary>Why the currying `()(...)` &amp; <b>why</b>?</summary>\n\n  <br/>\n\n"
+           "**TLDR**: state `T` is invariant.\n\n```ts\nconst x = 1\n```\n\n"
+           "  <details open>\n    <summary>More</summary>\n\n- a `b`\n  - c\n\n  </details>\n\n</details>\n\n"
+           "After.\n\n<details><summary>One line</summary>Body **here**.</details>\n")
+    out = render_markdown(doc)
+    assert out.count("<details") == 3 == out.count("</details>")
+    assert "<details class=\"note\" open=\"\">" in out  # `open` stays open
+    assert "<summary>Why the currying <code>()(...)</code> &amp; why?</summary>" in out
+    assert "<strong>TLDR</strong>" in out and "<strong>here</strong>" in out
+    assert out.count("<li>") == 2 and '<code class="md-code"' not in out
+    assert 'class="language-ts highlight"' in out
+    assert not re.search(r"\*\*|`", _visible(out))
+    # the summary is untrusted: it cannot end the title or open HTML
+    out = render_markdown('<details><summary>a" onclick="x <img src=x onerror=y> &lt;i&gt;</summary>\n\nb\n'
+                          '</details>\n')
+    assert '<details class="note">\n<summary>a" onclick="x &lt;i&gt;</summary>\n<p>b</p>\n</details>' == out
+    # unclosed, or in code: left as it is
+    assert "<details" not in render_markdown("```html\n<details>\n\n**x**\n</details>\n```\n").replace(
+        "&lt;details", "")
+    assert "??? note" not in render_markdown("<details>\n\n**x**\n")
+
+
+def _site_extensions() -> list[str]:
+    """The Markdown extensions of the site's mkdocs.yml (its template), as the home page is built with them."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "templates" / "mkdocs.yml.j2").read_text(encoding="utf-8")
+    block = text.split("\nmarkdown_extensions:\n", 1)[1].split("\n\n", 1)[0]
+    return [m.group(1) for m in re.finditer(r"^  - ([\w.]+)", block, re.M) if m.group(1) != "toc"]
+
+
+def test_a_readmes_details_block_is_collapsible_markdown_on_the_home_page() -> None:
+    readme = ("# Zed\n\nA state manager for apps.\n\n## Usage\n\n<details>\n<summary>Why `T`?</summary>\n\n"
+              "**TLDR**: it is `invariant`.\n\n</details>\n")
+    ctx = OverviewContext(repo_name="zed", readme=readme, readme_path="README.md",
+                          languages=(("typescript", 2),), file_count=2, symbol_count=3)
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    page = markdown.markdown(md, extensions=["toc", *_site_extensions()])
+    assert re.search(r"<details class=\"note\">\s*<summary>Why <code>T</code>\?</summary>", page)
+    assert "<strong>TLDR</strong>" in page
+    assert not re.search(r"\*\*|`|\?\?\?", _visible(page))
+    # a docstring's own `??? x` line is prose, never a collapsible block of the site's Markdown
+    out = render_docstring("Summary.\n\n??? note this is prose\n", "google")
+    assert "<details" not in markdown.markdown(out, extensions=_site_extensions())

@@ -22,8 +22,8 @@ Flavor = str  # "rst" (Python docstrings), "markdown" (Rust, JS, most C-family),
 _MD_SPECIALS = {c: f"&#{ord(c)};" for c in "\\`*_{}[]|<>!"}  # `!` too: `![` would be an image
 _MD_SPECIALS_RE = re.compile("[" + re.escape("".join(_MD_SPECIALS)) + "]")
 # a line of prose must not open a block Markdown or its extensions would read: heading, admonition,
-# fence, quote, list, setext/hr line, table
-_LINE_START = re.compile(r"^(\s*)([#!~=+>:-])")
+# collapsible (`???`), fence, quote, list, setext/hr line, table
+_LINE_START = re.compile(r"^(\s*)([#!?~=+>:-])")
 
 
 def escape(text: str) -> str:
