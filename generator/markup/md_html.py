@@ -235,12 +235,12 @@ _SUMMARY_LINES = 5  # a `<summary>` written over a few lines; one further down i
 
 
 def details_blocks(lines: list[str]) -> list[str]:
-    """`<details><summary>T</summary> … </details>` -> pymdownx.details' `??? note "T"` with the body indented
-    under it (`???+` when `open`). GitHub renders the Markdown of a body set off by blank lines; Python-Markdown
-    would keep the whole block as raw HTML, its `**bold**` and backticks shown as typed. A block nests in
-    another's body; one with no closing tag, in fenced code, or indented as code stays as it is. The summary
-    is untrusted: its tags go (`<code>` becomes a code span), and `"`, `<` and `&` are written as entities,
-    so it can neither end the title nor open HTML."""
+    """`<details><summary>T</summary> … </details>` -> pymdownx.details' `??? note "T"` with the body
+    indented under it (`???+` when `open`). GitHub renders the Markdown of a body set off by blank lines;
+    Python-Markdown would keep the whole block as raw HTML, its `**bold**` and backticks shown as typed. A
+    block nests in another's body; one with no closing tag, in fenced code, or indented as code stays as it
+    is. The summary is untrusted: its tags go (`<code>` becomes a code span), and `"`, `<` and `&` are
+    written as entities, so it can neither end the title nor open HTML."""
     out: list[str] = []
     fence = ""
     i = 0
@@ -266,7 +266,8 @@ def details_blocks(lines: list[str]) -> list[str]:
             out.append(line)
             i += 1
             continue
-        # the block's text between its tags: the opening line's rest, the lines between, the closing line's head
+        # the block's text between its tags: the opening line's rest, the lines between, the closing
+        # line's head
         tail_line = lines[end]
         close = list(_DETAILS_CLOSE.finditer(tail_line))[-1] if end > i else None
         first = found.group(3)
