@@ -217,3 +217,21 @@ def test_a_literal_inside_rest_bold_is_code() -> None:
     out = render_rst("* Deprecated TLS 1.1.\n  **Starting in v2.0: a ``DeprecationWarning`` will fail**\n")
     assert "<strong>Starting in v2.0: a <code>DeprecationWarning</code> will fail</strong>" in out
     assert "`" not in _visible(out)
+
+
+def test_links_to_headings_with_emphasis_land_as_on_github() -> None:
+    readme = ("# Tool\n\nThe complete solution for programs.\n\n## Contents\n\n"
+              "- [Declaring _program_ variable](#declaring-program-variable)\n"
+              "- [Init](#the-__init__-file)\n\n"
+              "## Declaring _program_ variable\n\nA.\n\n## The `__init__` file\n\nB.\n")
+    ctx = OverviewContext(repo_name="tool", readme=readme, readme_path="README.md",
+                          languages=(("javascript", 2),), file_count=2, symbol_count=3)
+    md = render_overview_page(ctx, ExtractiveWriter().overview(ctx), writer_id="extractive/1")
+    page = markdown.markdown(md, extensions=["toc", *_site_extensions()])
+    ids = set(re.findall(r'\sid="([^"]*)"', page))
+    hrefs = re.findall(r'href="#([^"]*)"', page)
+    assert {"md-declaring-program-variable", "md-the-__init__-file"} <= ids
+    assert hrefs
+    assert set(hrefs) <= ids, (hrefs, ids)
+    out = render_markdown(readme)
+    assert 'href="#md-declaring-program-variable"' in out

@@ -522,12 +522,17 @@ def _link_target(uri: str, resolve: LinkResolver, ids: set[str]) -> str | None:
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MARKUP = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)|<[^<>]+>|`")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _FRAGMENT_LINK = re.compile(r"\]\(#([^()\s]+)\)")
 
 
 def github_slug(heading: str) -> str:
     """The id GitHub gives a heading: its words lower-cased, punctuation but `-` and `_` dropped, each space
     a `-` (`Node options such as --harmony` -> `node-options-such-as---harmony`: hyphens are not merged)."""
+    # emphasis marks go (GitHub slugs the rendered words: `Declaring _program_ variable` ->
+    # `declaring-program-variable`), outside code spans only (`` `__init__` `` keeps its underscores)
+    heading = "".join(piece if piece.startswith("`") else _EMPHASIS.sub(r"\2", piece)
+                      for piece in re.split(r"(`+[^`]*`+)", heading))
     text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", heading).strip().lower()
     return _SLUG_DROP.sub("", text).replace(" ", "-")
 
@@ -573,7 +578,9 @@ def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
     lines = part.split("\n")
     for (i, _), slug in zip(_atx_headings(lines), tail(part), strict=False):
         if slug:
-            lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug} }}"
+            # `_` escaped: the site's Markdown reads inline markup before attr_list takes the id, and
+            # `#md-the-__init__-file` would lose its underscores to bold
+            lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug.replace('_', chr(92) + '_')} }}"
     on_page, known = set(tail(part if shown is None else shown)), set(slugs)
 
     def target(m: re.Match[str]) -> str:
