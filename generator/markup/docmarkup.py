@@ -555,12 +555,12 @@ class BlockRenderer:
                     continue
                 text.append(lines[j].strip())
                 j += 1
-            while j < n and not lines[j].strip() and j + 1 < n and _BULLET.match(lines[j + 1]) and \
-                    len(_BULLET.match(lines[j + 1]).group(1)) >= base:  # type: ignore[union-attr]
+            while j < n and not lines[j].strip() and j + 1 < n and (after := _BULLET.match(lines[j + 1])) \
+                    and (not depth or len(after.group(1)) >= base):
                 j += 1
             item = self.inline.text(" ".join(text))
-            for block in nested:
-                item += "\n" + "\n".join("    " + line for line in block.split("\n"))
+            for sublist in nested:
+                item += "\n" + "\n".join("    " + line for line in sublist.split("\n"))
             items.append(item)
         marker = "1." if numbered else "-"
         return j, Block("\n".join(f"{marker} {item}" for item in items))
