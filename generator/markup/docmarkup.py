@@ -22,8 +22,8 @@ Flavor = str  # "rst" (Python docstrings), "markdown" (Rust, JS, most C-family),
 _MD_SPECIALS = {c: f"&#{ord(c)};" for c in "\\`*_{}[]|<>!"}  # `!` too: `![` would be an image
 _MD_SPECIALS_RE = re.compile("[" + re.escape("".join(_MD_SPECIALS)) + "]")
 # a line of prose must not open a block Markdown or its extensions would read: heading, admonition,
-# fence, quote, list, setext/hr line, table
-_LINE_START = re.compile(r"^(\s*)([#!~=+>:-])")
+# collapsible (`???`), fence, quote, list, setext/hr line, table
+_LINE_START = re.compile(r"^(\s*)([#!?~=+>:-])")
 
 
 def escape(text: str) -> str:
@@ -364,6 +364,7 @@ _FENCE_OPEN = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w#+.,-]*)")
 _DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:-]*)::(.*)$")
 _RST_COMMENT = re.compile(r"^\.\.(\s|$)")
 _BULLET = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)]|#\.)\s+(.*)$")
+_MAX_LIST_DEPTH = 8  # lists nested deeper are their items' words (untrusted text: no unbounded recursion)
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:._])\1{2,}\s*$")
 _FIELD = re.compile(r"^:([^:\s][^:]*):\s*(.*)$")
@@ -525,28 +526,42 @@ class BlockRenderer:
         # an unlabelled fence is shown as text: it may hold output or shell as often as code
         return j, Block(code_block("\n".join(body), lang or "text"), code=True)
 
-    def _list(self, lines: list[str], i: int) -> tuple[int, Block]:
+    def _list(self, lines: list[str], i: int, depth: int = 0) -> tuple[int, Block]:
         items: list[str] = []
         numbered = False
         j = i
         n = len(lines)
+        base = -1
         while j < n:
             m = _BULLET.match(lines[j])
-            if not m:
+            # a sublist ends where an item less indented than its own starts (its parent's next item)
+            if not m or (base >= 0 and (len(m.group(1)) > base or (depth and len(m.group(1)) < base))):
                 break
             numbered = numbered or m.group(2)[0].isdigit() or m.group(2) == "#."
             base = len(m.group(1))
             text = [m.group(3)]
+            nested: list[str] = []
             j += 1
             # an item's lines: indented under it, or (Markdown's lazy continuation) wrapped to any margin
-            # right after it, as `* **auth** - An authentication class to use when sending\nrequests.`
-            while j < n and lines[j].strip() and not _BULLET.match(lines[j]) and (
-                    len(lines[j]) - len(lines[j].lstrip()) > base or not self._opens_block(lines[j])):
+            # right after it, as `* **auth** - An authentication class to use when sending\nrequests.`;
+            # a list indented under it is its sublist (`- Codes:` / `   * GL: Global`), not its words
+            while j < n and lines[j].strip() and (
+                    len(lines[j]) - len(lines[j].lstrip()) > base or not (
+                        _BULLET.match(lines[j]) or self._opens_block(lines[j]))):
+                sub = _BULLET.match(lines[j])
+                if sub and len(sub.group(1)) > base and depth < _MAX_LIST_DEPTH:
+                    j, block = self._list(lines, j, depth + 1)
+                    nested.append(block.markdown)
+                    continue
                 text.append(lines[j].strip())
                 j += 1
-            while j < n and not lines[j].strip() and j + 1 < n and _BULLET.match(lines[j + 1]):
+            while j < n and not lines[j].strip() and j + 1 < n and (after := _BULLET.match(lines[j + 1])) \
+                    and (not depth or len(after.group(1)) >= base):
                 j += 1
-            items.append(self.inline.text(" ".join(text)))
+            item = self.inline.text(" ".join(text))
+            for sublist in nested:
+                item += "\n" + "\n".join("    " + line for line in sublist.split("\n"))
+            items.append(item)
         marker = "1." if numbered else "-"
         return j, Block("\n".join(f"{marker} {item}" for item in items))
 
@@ -565,7 +580,7 @@ class BlockRenderer:
             nxt = lines[j]
             if _FENCE_OPEN.match(nxt) or nxt.strip().startswith(">>>") or (
                     self.flavor == "rst" and _DIRECTIVE.match(nxt.strip()) and not nxt[0].isspace()) or (
-                    _BULLET.match(nxt) and self.flavor != "rst") or (
+                    _BULLET.match(nxt) and (self.flavor != "rst" or para[-1].endswith(":"))) or (
                     self.flavor in ("markdown", "javadoc") and _ATX.match(nxt)):
                 break
             if _UNDERLINE.match(nxt) and j == i + 1:

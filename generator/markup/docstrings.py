@@ -234,12 +234,76 @@ def parameter_table(title: str, rows: Sequence[tuple[str, str, str, str]], rende
             cells.append(code_span(name) if name else "")
         if has_type:
             cells.append(_type_cell(annotation, renderer.inline) if annotation else "")
-        text = renderer.inline.text(" ".join(description.split()))
+        text = renderer.inline.text(" ".join(_cell_source(description, renderer.flavor).split()))
         if default:
             text = (text + " " if text else "") + "Default: " + code_span(default) + "."
         cells.append(text)
         lines.append("| " + " | ".join(c or " " for c in cells) + " |")
     return Block("\n".join(lines))
+
+
+_CELL_DIRECTIVE = re.compile(r"^\.\.[ \t]+([\w:-]+)::[ \t]*(.*)$")
+_CELL_WORDS = {"versionadded": "Added in version", "versionchanged": "Changed in version",
+               "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+
+
+def _cell_source(description: str, flavor: str) -> str:
+    """A reST parameter description's blocks as one line of words for its table cell, where Markdown holds
+    no block: `.. versionadded:: 0.1` -> *Added in version 0.1.*, `.. note::` -> its words after "Note:",
+    a `::` literal block -> a literal, a list -> its items, each after a `;`. Joined as they were, each
+    would show as typed (`.. versionadded::`, `* (2 ** n)`)."""
+    if flavor != "rst" or ("::" not in description and "\n" not in description):
+        return description
+    lines = description.expandtabs(4).split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        directive = _CELL_DIRECTIVE.match(stripped)
+        body_start = i + 1
+        if not stripped:
+            i += 1
+            continue
+        if directive and out and out[-1][-1:].isalnum():
+            out[-1] += "."  # the directive is a sentence of its own
+        if directive or stripped.endswith("::"):
+            end = body_start
+            while end < len(lines) and (not lines[end].strip() or lines[end][:1].isspace()):
+                end += 1
+            while end > body_start and not lines[end - 1].strip():
+                end -= 1
+            body = [ln.strip() for ln in lines[body_start:end] if ln.strip()]
+            if directive:
+                name, arg = directive.group(1).lower(), directive.group(2).strip()
+                if name in _CELL_WORDS:
+                    version, _, rest = arg.partition(" ")
+                    words = " ".join(x for x in (rest, *body) if x)
+                    out.append(f"*{_CELL_WORDS[name]} {version}*" + (f": {words}" if words else "."))
+                elif name in ("code-block", "code", "sourcecode"):
+                    out.append(_literal(" ".join(body)))
+                else:  # an admonition (note, warning, seealso...) or anything else: its words
+                    title = name.rsplit(":", 1)[-1].replace("-", " ").capitalize()
+                    words = " ".join(x for x in (arg, *body) if x)
+                    out.append(f"{title}: {words}" if words else "")
+            else:
+                lead = stripped[:-2].rstrip()
+                out.append(lead + (":" if lead and not stripped[:-2].endswith(" ") else ""))
+                out.append(_literal(" ".join(body)))
+            i = end
+            continue
+        bullet = re.match(r"^[-*+•]\s+(.*)$", stripped)
+        if bullet and out and out[-1] and not out[-1].endswith((":", ";")):
+            out[-1] += ";"
+        out.append(bullet.group(1) if bullet else stripped)
+        i += 1
+    return "\n".join(x for x in out if x)
+
+
+def _literal(code: str) -> str:
+    """A reST inline literal holding `code` on one line (its own backticks, which would end it, go)."""
+    code = " ".join(code.replace("`", " ").split())
+    return f"``{code}``" if code else ""
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")

@@ -107,6 +107,8 @@ def _markdown(heading_level: int) -> Any:
             }, output_format="html")
         # after tabs are expanded (normalize_whitespace, 30), before fences and raw HTML are taken out
         made[heading_level].preprocessors.register(_NestedLists(), "sb_nested_lists", 27)
+        # after lists are nested by four (so a body's lists move with it), before raw HTML is taken out (20)
+        made[heading_level].preprocessors.register(_Details(), "sb_details", 26)
         # before inline parsing (20), while a paragraph's text is still as typed
         made[heading_level].treeprocessors.register(_GitHubAlerts(), "sb_github_alerts", 25)
         made[heading_level].treeprocessors.register(_Autodoc(), "sb_autodoc", 24)
@@ -217,6 +219,147 @@ class _GitHubAlerts(Treeprocessor):
 class _NestedLists(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
         return nest_lists(lines)
+
+
+class _Details(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        return details_blocks(lines)
+
+
+_DETAILS_OPEN = re.compile(r"^( *)<details(\s+[^>]*)?>(.*)$", re.I)
+_DETAILS_CLOSE = re.compile(r"</details\s*>", re.I)
+_SUMMARY = re.compile(r"^\s*<summary(?:\s[^>]*)?>(.*?)</summary\s*>(.*)$", re.I | re.S)
+_CODE_TAG = re.compile(r"<code(?:\s[^>]*)?>(.*?)</code\s*>", re.I | re.S)
+_ANY_TAG = re.compile(r"<[^>]*>")
+_SUMMARY_LINES = 5  # a `<summary>` written over a few lines; one further down is the body's own
+
+
+def details_blocks(lines: list[str]) -> list[str]:
+    """`<details><summary>T</summary> … </details>` -> pymdownx.details' `??? note "T"` with the body
+    indented under it (`???+` when `open`). GitHub renders the Markdown of a body set off by blank lines;
+    Python-Markdown would keep the whole block as raw HTML, its `**bold**` and backticks shown as typed. A
+    block nests in another's body; one with no closing tag, in fenced code, or indented as code stays as it
+    is. The summary is untrusted: its tags go (`<code>` becomes a code span), and `"`, `<` and `&` are
+    written as entities, so it can neither end the title nor open HTML."""
+    out: list[str] = []
+    fence = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            out.append(line)
+            i += 1
+            continue
+        opens = _FENCE_OPEN.match(line)
+        if opens:
+            fence = opens.group(2)[0] * len(opens.group(2))
+            out.append(line)
+            i += 1
+            continue
+        found = _DETAILS_OPEN.match(line)
+        level = _details_level(lines, i, found) if found else -1
+        end = _details_end(lines, i) if level >= 0 else None
+        if found is None or end is None:
+            out.append(line)
+            i += 1
+            continue
+        # the block's text between its tags: the opening line's rest, the lines between, the closing
+        # line's head
+        tail_line = lines[end]
+        close = list(_DETAILS_CLOSE.finditer(tail_line))[-1] if end > i else None
+        first = found.group(3)
+        if end == i:
+            close = list(_DETAILS_CLOSE.finditer(first))[-1]
+            first = first[:close.start()]
+        inner = [first] + lines[i + 1:end] + ([tail_line[:close.start()]] if close and end > i else [])
+        title, body = _summary(inner)
+        head = "???+" if re.search(r"\bopen\b", found.group(2) or "", re.I) else "???"
+        if out and out[-1].strip():
+            out.append("")
+        out.append(" " * level + f'{head} note "{title}"' if title else " " * level + f"{head} note")
+        for text in details_blocks(_dedent(body, level)):
+            out.append(" " * (level + 4) + text if text.strip() else "")
+        out.append("")
+        after = (tail_line[close.end():] if end > i and close else "").strip()
+        if after:
+            out.append(" " * level + after)
+        i = end + 1
+    return out
+
+
+def _details_level(lines: list[str], i: int, found: re.Match[str]) -> int:
+    """The column a `<details>` block's `???` goes at: the margin, or a list item's content column (lists are
+    nested by four by then); -1 when the line is indented code, not a block."""
+    indent = len(found.group(1))
+    if indent < 4:
+        return 0
+    for back in range(i - 1, -1, -1):
+        prev = lines[back]
+        width = len(prev) - len(prev.lstrip(" "))
+        if prev.strip() and width < indent:
+            marker = _LIST_MARKER.match(prev)
+            return width + 4 if marker and indent >= width + 4 else -1
+    return -1
+
+
+def _details_end(lines: list[str], i: int) -> int | None:
+    """The index of the line closing the `<details>` opened on line i (nested blocks counted, fenced code
+    skipped), or None when it is never closed."""
+    depth, fence = 0, ""
+    for j in range(i, len(lines)):
+        line = lines[j]
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            continue
+        opens = _FENCE_OPEN.match(line)
+        if opens and j > i:
+            fence = opens.group(2)[0] * len(opens.group(2))
+            continue
+        for tag in re.finditer(r"<(/?)details\b", line, re.I):
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _summary(inner: list[str]) -> tuple[str, list[str]]:
+    """The escaped title of a details block's `<summary>` (when it opens the block) and the body's lines."""
+    lead = 0
+    while lead < len(inner) and not inner[lead].strip():
+        lead += 1
+    for stop in range(lead, min(len(inner), lead + _SUMMARY_LINES)):
+        joined = "\n".join(inner[lead:stop + 1])
+        found = _SUMMARY.match(joined)
+        if found:
+            rest = [found.group(2)] if found.group(2).strip() else []
+            return _title(found.group(1)), rest + inner[stop + 1:]
+        if "</summary" in joined.lower():
+            break
+    return "", inner
+
+
+def _title(summary: str) -> str:
+    words = _CODE_TAG.sub(lambda m: "`" + html.unescape(_ANY_TAG.sub("", m.group(1))) + "`", summary)
+    words = " ".join(html.unescape(_ANY_TAG.sub("", words)).split())
+    return words.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+
+
+def _dedent(body: list[str], level: int) -> list[str]:
+    """A body's lines with the block's own indentation taken off (up to `level` columns)."""
+    out = []
+    for line in body:
+        width = len(line) - len(line.lstrip(" "))
+        out.append(line[min(width, level):])
+    while out and not out[0].strip():
+        out.pop(0)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def nest_lists(lines: list[str]) -> list[str]:
@@ -379,12 +522,17 @@ def _link_target(uri: str, resolve: LinkResolver, ids: set[str]) -> str | None:
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MARKUP = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)|<[^<>]+>|`")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _FRAGMENT_LINK = re.compile(r"\]\(#([^()\s]+)\)")
 
 
 def github_slug(heading: str) -> str:
     """The id GitHub gives a heading: its words lower-cased, punctuation but `-` and `_` dropped, each space
     a `-` (`Node options such as --harmony` -> `node-options-such-as---harmony`: hyphens are not merged)."""
+    # emphasis marks go (GitHub slugs the rendered words: `Declaring _program_ variable` ->
+    # `declaring-program-variable`), outside code spans only (`` `__init__` `` keeps its underscores)
+    heading = "".join(piece if piece.startswith("`") else _EMPHASIS.sub(r"\2", piece)
+                      for piece in re.split(r"(`+[^`]*`+)", heading))
     text = _INLINE_MARKUP.sub(lambda m: m.group(1) or "", heading).strip().lower()
     return _SLUG_DROP.sub("", text).replace(" ", "-")
 
@@ -430,7 +578,9 @@ def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
     lines = part.split("\n")
     for (i, _), slug in zip(_atx_headings(lines), tail(part), strict=False):
         if slug:
-            lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug} }}"
+            # `_` escaped: the site's Markdown reads inline markup before attr_list takes the id, and
+            # `#md-the-__init__-file` would lose its underscores to bold
+            lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug.replace('_', chr(92) + '_')} }}"
     on_page, known = set(tail(part if shown is None else shown)), set(slugs)
 
     def target(m: re.Match[str]) -> str:

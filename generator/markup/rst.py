@@ -111,6 +111,8 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
             ref.replace_self(ref.children or [nodes.Text(ref.astext())])
         else:
             ref["refuri"] = target
+    for marked in list(doctree.findall(lambda n: isinstance(n, (nodes.strong, nodes.emphasis)))):
+        _nested_literals(marked, nodes)
     for raw in list(doctree.findall(nodes.raw)):  # belt and braces: raw_enabled is already off
         raw.parent.remove(raw)
     for section in doctree.findall(nodes.section):
@@ -121,6 +123,23 @@ def _render(text: str, settings: Any, resolver: LinkResolver) -> str:
     body = publish_from_doctree(doctree, writer="html5", settings=settings)
     html = _body_of(body if isinstance(body, str) else body.decode("utf-8"))
     return sanitize_document(html).strip()
+
+
+_NESTED_LITERAL = re.compile(r"``(?=\S)(.+?)(?<=\S)``")
+
+
+def _nested_literals(marked: Any, nodes: Any) -> None:
+    """``code`` inside **bold** or *emphasis*: reST has no nested inline markup, so docutils leaves its
+    backticks as text (`**Starting in v2.0: a ``DeprecationWarning`` will fail**`); the author meant code."""
+    for child in list(marked.children):
+        if not isinstance(child, nodes.Text) or "``" not in child.astext():
+            continue
+        text, parts, last = child.astext(), [], 0
+        for m in _NESTED_LITERAL.finditer(text):
+            parts += [nodes.Text(text[last:m.start()]), nodes.literal(m.group(1), m.group(1))]
+            last = m.end()
+        if parts:
+            marked.replace(child, [*parts, nodes.Text(text[last:])])
 
 
 def xref_targets(text: str) -> set[str]:

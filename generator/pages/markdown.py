@@ -832,10 +832,11 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
 
             # raw HTML (sanitized by render_rst) in one block: Markdown passes it through untouched
             return f'<div class="sb-readme sb-rst">\n{render_rst(text, resolve)}\n</div>'
-        from generator.markup.md_html import github_anchors, nest_lists
+        from generator.markup.md_html import details_blocks, github_anchors, nest_lists
 
-        # the site's Markdown nests lists by four spaces; a README written for GitHub nests them by two
-        nested = "\n".join(nest_lists(github_anchors(text, ctx.readme, shown).split("\n")))
+        # the site's Markdown nests lists by four spaces; a README written for GitHub nests them by two; its
+        # `<details>` blocks, whose Markdown GitHub renders, become pymdownx.details' `???`
+        nested = "\n".join(details_blocks(nest_lists(github_anchors(text, ctx.readme, shown).split("\n"))))
         return sanitize_markdown(nested, resolve, demote=2, images=False).strip()
 
     o = orient or Orientation()

@@ -391,7 +391,10 @@ class ExtractiveWriter:
         return OverviewDraft(summary=" ".join(p for p in (lead, shape) if p))
 
 
-_MARKUP_LINE = re.compile(r"^\s*(#|<|!\[|\[!\[|```|~~~|\.\. |=+$|-+$|\*+$|~+$|\^+$|\||>)")
+# `<` opens an HTML line, but not `<https://...>`__ (a reST link's target wrapped onto the next line) or an
+# autolink: those lines are the paragraph's words
+_MARKUP_LINE = re.compile(r"^\s*(#|<(?![a-z][a-z0-9+.-]*:)|!\[|\[!\[|```|~~~|\.\. |=+$|-+$|\*+$|~+$|\^+$|"
+                          r"\||>)")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _GENERATED = ("It defines ", "Source file", "Configuration file", "Test file", "Documentation file",
               "Documentation: ")
