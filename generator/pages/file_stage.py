@@ -169,7 +169,9 @@ def write_file_pages(run: PageRun) -> None:
         document, cached = "", ""
         if is_rendered_document(ctx.facts):
             misses = documents.misses
-            document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
+            paths = line_link_resolver(_readme_resolver(plan, ctx.path, ctx.page_id), ctx.path, ctx.page_id,
+                                       doc_links[ctx.path])
+            document = documents.render(text, paths, resolve,
                                         salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
             cached = "miss" if documents.misses > misses else "hit"
             if ctx.facts.file.language == "markdown":
@@ -216,6 +218,8 @@ def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
     rendered reST document those its API roles and autodoc directives give, in the files it includes too
     (`read`: repository_reader)."""
     out = docstring_links(names, f)
+    if is_rendered_document(f):
+        out.update(line_links(names, f.path, text(f.path)))
     if is_rendered_document(f) and f.file.language == "rst":
         body = text(f.path)
         if read is not None and "include::" in body:
@@ -226,6 +230,57 @@ def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
     elif is_rendered_document(f) and f.file.language == "markdown":
         out.update(autodoc_links(names, f.path, text(f.path)))
     return out
+
+
+# a GitHub line link in a document, `main.go#L69` or `../x.py#L3-L9`: where it lands is part of the page's key
+_LINE_LINK = re.compile(r"[^\s()<>\[\]\"'`|]+#L\d+(?:-L?\d+)?")
+
+
+def line_link_key(document: str, url: str) -> str | None:
+    """`path#L<n>` for a repository-relative link of `document` to line n of a file, else None."""
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    line = re.fullmatch(r"L(\d+)(?:-L?\d+)?", parts.fragment)
+    if parts.scheme or parts.netloc or line is None or not parts.path:
+        return None
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(document), unquote(parts.path))).strip("/")
+    return f"{target}#L{int(line.group(1))}"
+
+
+def line_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
+    """The symbol sections a document's line links land on (`mux.go#L69` -> the symbol holding line 69)."""
+    out: dict[str, Target] = {}
+    for m in _LINE_LINK.finditer(text):
+        key = line_link_key(path, m.group(0))
+        if key is None or key in out:
+            continue
+        target_path, line = key.rsplit("#L", 1)
+        target = names.at_line(target_path, int(line))
+        if target is not None:
+            out[key] = target
+    return out
+
+
+def line_link_resolver(resolve: Callable[[str], str | None], path: str, page_id: str,
+                       links: Mapping[str, Target]) -> Callable[[str], str | None]:
+    """`resolve` (a document's links to repository paths), with line links sent to the section of the
+    symbol holding that line instead of the top of the file's page."""
+    from generator.pages.markdown import relative_link
+
+    def line_first(url: str) -> str | None:
+        key = line_link_key(path, url)
+        target = links.get(key) if key is not None else None
+        if target is None:
+            return resolve(url)
+        if target.page_id == page_id:
+            return f"#{target.anchor}"
+        return f"{relative_link(page_id, target.page_id)}#{target.anchor}"
+
+    return line_first
 
 
 def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:

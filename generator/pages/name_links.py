@@ -38,6 +38,8 @@ class NameIndex:
     modules: dict[str, list[str]] = field(default_factory=dict)  # dotted module (any suffix) -> paths
     pages: dict[str, str] = field(default_factory=dict)  # path -> page id
     docstrings: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, anchor) -> docstring
+    # path -> (first line, last line, target) of each symbol with a section: where a `file#L12` link lands
+    spans: dict[str, list[tuple[int, int, Target]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, facts: Mapping[str, FileFacts], pages: Mapping[str, str]) -> NameIndex:
@@ -59,11 +61,22 @@ class NameIndex:
                     index.docstrings[(path, target.anchor)] = s.docstring
                 own[_dotted(s.qualname)] = target
                 index.by_qualname.setdefault(_dotted(s.qualname), []).append(target)
+                # outside Python a symbol's doc comment sits above its first line: a link to the comment
+                # (or to a line that moved a little since the link was written) means the symbol
+                above = s.docstring.count("\n") + 1 if s.docstring and f.file.language != "python" else 0
+                index.spans.setdefault(path, []).append((s.start_line - above, s.end_line, target))
             index.by_file[path] = own
             if f.symbols:
                 for name in module_names(path):
                     index.modules.setdefault(name, []).append(path)
         return index
+
+    def at_line(self, path: str, line: int) -> Target | None:
+        """The section of the innermost symbol of `path` whose lines hold `line` (a GitHub `#L12` link);
+        None when no symbol with a section does."""
+        holding = [(end - start, target) for start, end, target in self.spans.get(path, ())
+                   if start <= line <= end]
+        return min(holding, key=lambda pair: (pair[0], pair[1].anchor))[1] if holding else None
 
     def lookup(self, name: str, from_path: str) -> Target | None:
         name = _dotted(name)
