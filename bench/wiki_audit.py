@@ -15,7 +15,7 @@ text (the nav and header are the theme's); links are read everywhere on the page
 - suffix: a `~N` qualname suffix in visible text (titles and headings included)
 - big_diagram: a Mermaid diagram with more than 25 nodes
 - unreachable: a page under files/ no link chain from index.html reaches
-- thin: an article with fewer than 200 characters of text
+- thin: an article with fewer than 200 characters of text and highlighted code (a signature is no content)
 - repeated: a paragraph (80+ characters) shown more than once on the same page
 - long_sig: a signature (a highlighted block opening with def/class/func/fn/...) with a line over 100
   characters: cut in a scroll box instead of wrapped one parameter per line
@@ -238,7 +238,9 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
             lines = block.removeprefix("\0sig").strip("\n").split("\n")
             if _SIGNATURE_START.match(lines[0]) and any(len(line) > 100 for line in lines):
                 hit("long_sig", rel, block)
-        if rel != "404.html" and len(" ".join(text.split())) < 200:
+        # a short file's page is its code: the highlighted source counts as content (signatures do not)
+        code = sum(len(b.strip()) for b in page.highlights if not b.startswith("\0sig"))
+        if rel != "404.html" and len(" ".join(text.split())) + code < 200:
             hit("thin", rel, " ".join(text.split())[:100])
     seen = {"index.html"}
     todo = ["index.html"]

@@ -133,3 +133,27 @@ def test_a_folder_table_cell_is_its_summarys_first_sentence_never_cut_in_code_or
     assert cells["d.md"] == "Works, e.g. With Flask."
     assert dict(_table(md, "Submodules"))["pkg/sub/"] == (
         "Sub things live here. <code>pkg/sub/</code> contains 3 files.")
+
+
+def test_a_short_file_without_symbols_shows_all_of_itself_escaped_and_redacted(
+        make_repo: Callable[..., Path]) -> None:
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape
+    cargo_toml = '[package]\nname = "walk"\nversion = "1.0.0"\n# <script>alert(1)</script>\n'
+    root = make_repo({"Cargo.toml": cargo_toml,
+                      "deploy.toml": f'[github]\ntoken = "{key}"\n',
+                      "big.cfg": "".join(f"option_{n} = {n}\n" for n in range(300)),
+                      "walk/lib.py": "def go():\n    return 1\n"})
+    config = load_config(root)
+    site = build(config, index=False).site_dir
+    assert site is not None
+    cargo = (site / "files/Cargo.toml.html").read_text(encoding="utf-8")
+    assert "Source (lines 1-4)" in cargo
+    assert "walk" in cargo
+    assert "<script>alert" not in cargo  # the file's text is shown as code, escaped
+    deploy = (config.docs_dir / "files/deploy.toml.md").read_text(encoding="utf-8")
+    assert "## Source" in deploy
+    assert key not in deploy  # a committed token never reaches the site
+    assert key not in (site / "files/deploy.toml.html").read_text(encoding="utf-8")
+    big = (config.docs_dir / "files/big.cfg.md").read_text(encoding="utf-8")
+    assert "## Source" not in big  # a long one is not a page of code: its forge link has it
+    assert "## Source\n" not in (config.docs_dir / "files/walk/lib.py.md").read_text(encoding="utf-8")

@@ -739,6 +739,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         return ", ".join(found[0]) if found else ""
 
     return _environment().get_template("file.md.j2").render(
+        whole_source=_whole_source(ctx, lang) if not public and not document else "",
         shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
         bases_of=bases_of,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
@@ -752,6 +753,24 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
         document=document, outline=document_outline(document) if document else [],
         document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
+
+
+# a short file with no symbol and no rendered document (a config file, a Makefile, a LICENSE) is its own
+# content: its page shows all of it, open, instead of one line saying what kind of file it is
+WHOLE_SOURCE_BYTES = 8_000
+WHOLE_SOURCE_LINES = 200
+
+
+def _whole_source(ctx: FileContext, lang: str) -> str:
+    text = ctx.source or ""
+    if not text.strip() or len(text) > WHOLE_SOURCE_BYTES or text.count("\n") >= WHOLE_SOURCE_LINES:
+        return ""
+    from sourcebook.redaction import redact_text
+
+    # published pages of files made to hold settings: a key committed in one never reaches the site
+    shown = redact_text(text).rstrip("\n")
+    lines = highlighted_lines(shown, lang if ctx.facts.file.kind != "test" else "")
+    return source_block(lines, 1, len(lines), lang, limit=WHOLE_SOURCE_LINES, opened=True)
 
 
 _REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*\S")

@@ -109,9 +109,9 @@ def source_left_out(start: int, end: int, *, more_url: str = "") -> str:
 
 
 def source_block(lines: Sequence[str], start: int, end: int, language: str, *, more_url: str = "",
-                 limit: int = MAX_LINES) -> str:
-    """Raw HTML: a collapsed Material "note" details block with lines start..end (1-based, inclusive), the
-    line numbers in a gutter beside the code, so copying the code leaves them out."""
+                 limit: int = MAX_LINES, opened: bool = False) -> str:
+    """Raw HTML: a collapsed (or `opened`) Material "note" details block with lines start..end (1-based,
+    inclusive), the line numbers in a gutter beside the code, so copying the code leaves them out."""
     start = max(1, start)
     end = min(end, len(lines))
     if end < start:
@@ -127,7 +127,8 @@ def source_block(lines: Sequence[str], start: int, end: int, language: str, *, m
                 if more_url else f'<p class="sb-more">… {rest} (lines {shown_end + 1}-{end})</p>')
     summary = f"Source (lines {start}-{end})" if end != start else f"Source (line {start})"
     # seven elements however long the code: every tag costs Markdown's and the search indexer's HTML parsers
-    return (f'<details class="note sb-source" data-search-exclude><summary>{summary}</summary>'
+    return (f'<details class="note sb-source"{" open" if opened else ""} data-search-exclude>'
+            f'<summary>{summary}</summary>'
             f'<div class="language-{lang} highlight sb-code">'
             f'<pre class="sb-lines"><code>{numbers}</code></pre>'
             f"<pre><code>{body}</code></pre></div>{tail}</details>")
