@@ -7,7 +7,8 @@ with --build, `sourcebook build --no-index` writes it first). Only the article o
 text (the nav and header are the theme's); links are read everywhere on the page. One row per site:
 
 - top_links: a link whose label is code (a symbol's name) to a page without a fragment: it lands on the
-  page's top, not on the symbol
+  page's top, not on the symbol. A file's name linked to its page lands right (`.golangci.yaml` ->
+  `_golangci.yaml.html`), and so does a document's own link text (not code: `[Multipart](multipart.rb)`)
 - broken_anchor: a link to a fragment the target page has no element for (or to a page that does not exist)
 - root_abs: an href starting with `/` (breaks under a sub-path and from disk)
 - raw_*: markup shown as text outside code: `::: name` directives, `[x]: url` reference definitions,
@@ -24,6 +25,7 @@ text (the nav and header are the theme's); links are read everywhere on the page
 from __future__ import annotations
 
 import argparse
+import posixpath
 import re
 import subprocess
 import sys
@@ -31,6 +33,8 @@ from collections import Counter, defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
+
+from generator.analyze.plan import file_page_ids
 
 KINDS = ("top_links", "broken_anchor", "root_abs", "raw_directive", "raw_refdef", "raw_role", "raw_bold",
          "raw_admonition", "raw_listmark", "raw_backtick", "suffix", "big_diagram", "unreachable", "thin",
@@ -47,8 +51,10 @@ _RAW = {
     "raw_listmark": re.compile(r"(?:^|\s)\*\s+\S"),
     "raw_backtick": re.compile(r"`"),
 }
-_SUFFIX = re.compile(r"\w~\d+\b")
+# a name's suffix (`timeout~2`, `Flask.route~3`), not a version string in a comment (`xnu-2050.24.15~1`)
+_SUFFIX = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*~\d+\b")
 _NODE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*[\[({>]", re.M)
+_DOCUMENTS = (".md", ".rst", ".txt", ".markdown", ".adoc")
 _SKIP_TEXT = frozenset({"code", "pre", "script", "style", "svg", "kbd", "samp"})
 _VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "source", "wbr", "area", "base", "col"})
 
@@ -57,7 +63,7 @@ class _Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
-        self.links: list[tuple[str, str, bool]] = []  # href, label text, in the article
+        self.links: list[tuple[str, str, bool, bool]] = []  # href, label text, in the article, label is code
         self.text: list[str] = []  # visible article text outside code
         self.all_text: list[str] = []  # visible article text, code included
         self.title = ""
@@ -69,7 +75,7 @@ class _Page(HTMLParser):
         self._stack: list[str] = []
         self._article = 0
         self._skip = 0
-        self._link: list[object] | None = None
+        self._link: list[object] | None = None  # href, label, in the article, holds <code>
         self._in_title = False
         self._mermaid = -1
 
@@ -98,7 +104,9 @@ class _Page(HTMLParser):
             self._hl = len(self._stack)
             self.highlights.append("\0sig" if "sb-signature" in a.get("class", "").split() else "")
         if tag == "a" and "href" in a:
-            self._link = [a["href"], "", self._article > 0]
+            self._link = [a["href"], "", self._article > 0, self._skip > 0]
+        elif tag == "code" and self._link is not None:
+            self._link[3] = True
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID or tag not in self._stack:
@@ -112,8 +120,8 @@ class _Page(HTMLParser):
             if top == "title":
                 self._in_title = False
             if top == "a" and self._link is not None:
-                href, label, code = self._link
-                self.links.append((str(href), str(label), bool(code)))
+                href, label, in_article, code = self._link
+                self.links.append((str(href), str(label), bool(in_article), bool(code)))
                 self._link = None
             if self._mermaid > len(self._stack):
                 self._mermaid = -1
@@ -148,7 +156,9 @@ def _names_symbol(label: str, target: str) -> bool:
     stem = base.rsplit(".", 1)[0]
     if not label or "/" in label or label in (base, stem):
         return False
-    if base.endswith((".md", ".rst", ".txt")) or (stem == "__init__" and "." in label):
+    if "/" not in label and posixpath.basename(file_page_ids([label])[label]).removesuffix(".md") == base:
+        return False  # the file's own name, its page named the way every page is (`.travis.yml` -> `_travis`)
+    if base.endswith(_DOCUMENTS) or (stem == "__init__" and "." in label):
         return False  # a document's own links go to pages, and `pkg.sub` names a package's __init__ page
     if label.rsplit(".", 1)[-1] == stem:
         return False  # a module's dotted name: its page's top is where it is
@@ -188,7 +198,9 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
     edges: dict[str, set[str]] = defaultdict(set)
     for rel, page in pages.items():
         base = "http://site/" + rel
-        for href, label, in_article in page.links:
+        # a document's own links (its author's words, not code) go where the author pointed them
+        document = rel.removesuffix(".html").endswith(_DOCUMENTS)
+        for href, label, in_article, code in page.links:
             if href.startswith("/") and not href.startswith("//"):
                 hit("root_abs", rel, href)
                 continue
@@ -208,7 +220,8 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
             if target.fragment:
                 if unquote(target.fragment) not in tpage.ids:
                     hit("broken_anchor", rel, href)
-            elif in_article and tpath.startswith("files/") and _names_symbol(label, tpath):
+            elif (in_article and tpath.startswith("files/") and (code or not document)
+                  and _names_symbol(label, tpath)):
                 hit("top_links", rel, f"{label.strip()} -> {href}")
         text = "".join(page.text)
         for kind, rx in _RAW.items():

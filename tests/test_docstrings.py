@@ -12,6 +12,7 @@ from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
 from generator.markup.docmarkup import xref_names
 from generator.markup.docstrings import docstring_summary, render_docstring
+from generator.pages.markdown import relative_link
 from generator.pages.name_links import NameIndex, page_resolver
 from sourcebook.config import load_config
 
@@ -273,6 +274,24 @@ def test_symbol_index_lookups() -> None:
     allowed = {"flask.Flask": index.lookup("flask.Flask", helpers)}
     linked = page_resolver(index, helpers, pages[helpers], allowed, relative_link)
     assert linked("flask.Flask") == "app.py.md#sym-flask"
+
+
+def test_a_module_is_named_the_way_python_imports_it() -> None:
+    """`json` in flask's docs is the standard library's: src/flask/json/ is imported as `flask.json`, so its
+    last segment alone links nowhere (it linked to that package's page, a module the text does not mean)."""
+    files = {"src/flask/__init__.py": "Flask", "src/flask/json/__init__.py": "dumps",
+             "src/flask/json/provider.py": "DefaultJSONProvider", "tools/release.py": "main"}
+    facts = {p: FileFacts(SourceFile(p, "python", 1, p), [_sym(p, q, "function")]) for p, q in files.items()}
+    pages = {p: "files/" + p + ".md" for p in facts}
+    index = NameIndex.build(facts, pages)
+    provider = "src/flask/json/provider.py"
+    resolve = page_resolver(index, provider, pages[provider], {n: index.lookup(n, provider) for n in
+                                                              ("json", "flask.json")}, relative_link)
+    md = render_docstring("Uses :mod:`json`, like :mod:`flask.json` does.", "python", resolve)
+    assert md == "Uses `json`, like [`flask.json`](__init__.py.md) does.", md
+    # a module in a folder that is no package is imported by its own name
+    assert index.lookup("release", provider).path == "tools/release.py"  # type: ignore[union-attr]
+    assert index.lookup("json", provider) is None
 
 
 REPO: dict[str, str] = {

@@ -478,6 +478,50 @@ def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
     assert "\n    http2" in _text(html_block)
 
 
+def test_a_signature_too_long_for_one_line_per_parameter_is_broken_inside_never_cut() -> None:
+    """What one parameter per line still left over 100 characters (urllib3, starlette, zustand, anyhow):
+    a single parameter, a long union or default, a class's call-made base, TypeScript generics, a Rust
+    `where` clause. Each is broken where a reader expects it, and every character is still there."""
+    cases = {
+        ("python", "def no_san_proxy_with_server(tmp_path_factory: pytest.TempPathFactory) -> "
+                   "typing.Generator[tuple[ServerConfig, ServerConfig]]"): [
+            "def no_san_proxy_with_server(", "    tmp_path_factory: pytest.TempPathFactory,",
+            ") -> typing.Generator[tuple[ServerConfig, ServerConfig]]"],
+        ("python", "def __init__(self, *args: ImmutableMultiDict[_KeyType, _ValueType] | Mapping[_KeyType, "
+                   "_ValueType] | Iterable[tuple[_KeyType, _ValueType]], auth: httpx._types.AuthTypes | "
+                   "httpx._client.UseClientDefault = httpx._client.USE_CLIENT_DEFAULT) -> None"): [
+            "def __init__(", "    self,", "    *args: ImmutableMultiDict[_KeyType, _ValueType]",
+            "        | Mapping[_KeyType, _ValueType]", "        | Iterable[tuple[_KeyType, _ValueType]],",
+            "    auth: httpx._types.AuthTypes | httpx._client.UseClientDefault",
+            "        = httpx._client.USE_CLIENT_DEFAULT,", ") -> None"],
+        ("python", "class DocstringInfo(collections.namedtuple('DocstringInfo', ('summary', 'description', "
+                   "'args', 'returns', 'yields', 'raises')))"): [
+            "class DocstringInfo(", "    collections.namedtuple(", "        'DocstringInfo',",
+            "        ('summary', 'description', 'args', 'returns', 'yields', 'raises'),", "    ),", ")"],
+        ("typescript", "export function combine< T extends object, Mps extends [StoreMutatorIdentifier, "
+                       "unknown][] = [], >(initialState: T, create: StateCreator<T, Mps, U>): "
+                       "StateCreator<T>"): [
+            "export function combine<", "    T extends object,",
+            "    Mps extends [StoreMutatorIdentifier, unknown][] = []", ">(", "    initialState: T,",
+            "    create: StateCreator<T, Mps, U>", "): StateCreator<T>"],
+        ("typescript", "class ErrorBoundary extends ClassComponent< { children?: ReactNode | undefined; "
+                       "onError: () => void }, { hasError: boolean } >"): [
+            "class ErrorBoundary extends ClassComponent<",
+            "    { children?: ReactNode | undefined; onError: () => void },", "    { hasError: boolean }",
+            ">"],
+        ("rust", "pub fn downcast_mut<E>(&mut self) -> Option<&mut E> where E: Display + Debug + Send "
+                 "+ Sync + 'static, F: Fn(E) -> E,"): [
+            "pub fn downcast_mut<E>(&mut self) -> Option<&mut E>", "where",
+            "    E: Display + Debug + Send + Sync + 'static,", "    F: Fn(E) -> E,"],
+    }
+    for (language, code), lines in cases.items():
+        shown = _text(signature_block(code, language))
+        assert shown.split("\n") == lines, shown
+        # nothing dropped: wrapping adds line breaks, indents and trailing commas, and drops `, >`'s comma
+        assert re.sub(r"[\s,]", "", shown) == re.sub(r"[\s,]", "", code)
+        assert all(len(line) <= 80 for line in lines)
+
+
 CONSTRUCTED = '''import dataclasses
 from typing import ClassVar
 

@@ -211,7 +211,8 @@ def signature_block(value: object, language: str = "text") -> str:
 
     Pygments escapes every token, so the text stays inert; Markdown leaves a raw <div> block alone.
     """
-    code = wrap_signature(" ".join(str(value).split()), trailing_comma=language == "python")
+    code = " ".join(str(value).split())
+    code = wrap_signature(code, trailing_comma=language == "python", language=language)
     return _signature_html(code, language)
 
 
@@ -219,30 +220,134 @@ SIGNATURE_WIDTH = 80  # longer signatures are wrapped one parameter per line (wh
 _OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 
-def wrap_signature(code: str, width: int = SIGNATURE_WIDTH, *, trailing_comma: bool = True) -> str:
+def wrap_signature(code: str, width: int = SIGNATURE_WIDTH, *, trailing_comma: bool = True,
+                   language: str = "") -> str:
     """A one-line signature longer than `width` with one parameter per line, indented, the way mkdocstrings
     and Black show it (`def f(\n    a: int,\n    b: str = "x",\n) -> R`): a reader sees every parameter
-    without scrolling a box cut in the middle. The first bracketed list with two or more parameters is
-    wrapped (a Go method's receiver is skipped); commas inside brackets and strings stay put; a signature
-    without one, or whose brackets do not balance, stays one line."""
+    without scrolling a box cut in the middle. The parameter list is the first top-level one (a Go method's
+    receiver is skipped); a Rust `where` clause goes on lines of its own, one bound each, as rustfmt writes
+    it; a line still too long (one long annotation, a TypeScript generic list, a class's bases) is broken
+    further by `_fit`. Commas inside brackets and strings stay put; a signature whose brackets do not
+    balance stays one line."""
     if len(code) <= width:
         return code
-    start = code.find("(")
-    while start >= 0:
-        found = _parameters(code, start)
-        if found is None and code.endswith("…"):  # cut by the parser's bound: wrap what is there
-            found = _parameters(code + ")", start)
-            if found is not None:
-                code += ")"
-        if found is None:
-            return code
-        parts, end = found
-        if len(parts) >= 2:
-            comma = "," if trailing_comma else ""
-            body = ",\n".join(f"    {p}" for p in parts)
-            return f"{code[:start + 1]}\n{body}{comma}\n{code[end:]}"
-        start = code.find("(", end)
-    return code
+    quotes = '"`' if language == "rust" else "\"'`"  # Rust's `'static` is a lifetime, not a string
+    head, bounds = _where_clause(code, quotes)
+    lines = _wrap_parameters(head, width, trailing_comma, quotes) if len(head) > width else [head]
+    if bounds:
+        lines += ["where", *(f"    {b}," for b in bounds)]
+    return "\n".join(out for line in lines for out in _fit(line, width, trailing_comma, quotes))
+
+
+def _scan(text: str, quotes: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+    """Each character's bracket depth (-1 inside a string), the top-level bracket pairs (open, close), and
+    the brackets still open at the end. A closer nothing opened (a wrapped line's leading `)`) is text;
+    `<` opens a generic only after a name (`List<K>`, not `a < b`), and `->`/`=>` close nothing."""
+    depths: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    stack: list[tuple[str, int]] = []
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            depths.append(-1)
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+            continue
+        if ch in quotes:
+            quote = ch
+            depths.append(-1)
+        elif ch in "([{" or (ch == "<" and (text[i - 1:i].isalnum() or text[i - 1:i] == "_")):
+            depths.append(len(stack))
+            stack.append((_OPENERS[ch], i))
+        elif stack and ch == stack[-1][0] and not (ch == ">" and text[i - 1:i] in "-="):
+            _closer, opened = stack.pop()
+            depths.append(len(stack))
+            if not stack:
+                pairs.append((opened, i))
+        else:
+            depths.append(len(stack))
+    return depths, pairs, [i for _c, i in stack]
+
+
+def _split_top(text: str, sep: str, quotes: str) -> list[str]:
+    """`text` cut at each `sep` outside brackets and strings."""
+    depths = _scan(text, quotes)[0]
+    parts, piece, i = [], 0, 0
+    while (i := text.find(sep, i)) >= 0:
+        if depths[i] == 0:
+            parts.append(text[piece:i])
+            piece = i + len(sep)
+        i += len(sep)
+    return [*parts, text[piece:]]
+
+
+def _items(text: str, quotes: str) -> list[str]:
+    """The comma-separated items of a bracket's contents (a trailing comma makes no empty item)."""
+    items = [p.strip() for p in _split_top(text, ",", quotes)]
+    return items[:-1] if items and not items[-1] else items
+
+
+def _where_clause(code: str, quotes: str) -> tuple[str, list[str]]:
+    """A Rust (or C#, Swift) signature and the bounds of its top-level `where` clause, if any."""
+    depths = _scan(code, quotes)[0]
+    for m in re.finditer(r"\swhere\s", code):
+        if depths[m.start()] == 0:
+            bounds = code[m.end():].rstrip().removesuffix("{").rstrip()
+            return code[:m.start()].rstrip(), _items(bounds, quotes)
+    return code, []
+
+
+def _wrap_parameters(code: str, width: int, trailing_comma: bool, quotes: str) -> list[str]:
+    """The signature's lines with its parameter list one parameter per line (one line if it has none)."""
+    _depths, pairs, still_open = _scan(code, quotes)
+    if still_open and code.endswith("…"):  # cut by the parser's bound: wrap what is there
+        code += "".join(_OPENERS[code[i]] for i in reversed(still_open))
+        _depths, pairs, still_open = _scan(code, quotes)
+    if still_open:
+        return [code]
+    lists = [(o, c) for o, c in pairs if code[o] == "("]
+    if re.match(r"func\s*\(", code) and len(lists) > 1:
+        lists = lists[1:]  # a Go method's receiver: its parameters come next
+    if not lists:
+        return [code]
+    o, c = lists[0]
+    params = _items(code[o + 1:c], quotes)
+    if not params:
+        return [code]
+    body = [f"    {p}," for p in params[:-1]] + [f"    {params[-1]}{',' if trailing_comma else ''}"]
+    return [code[:o + 1], *body, code[c:]]
+
+
+def _fit(line: str, width: int, trailing_comma: bool, quotes: str, depth: int = 0) -> list[str]:
+    """A wrapped signature's line over `width` broken where a reader expects it: before its default
+    (`= …`), at the `|` of a union, then inside its outermost bracket with two items or more (else the
+    first with one), one item per line; continuation lines indented four more. A line with none of those
+    stays as it is."""
+    if len(line) <= width or depth > 8:
+        return [line]
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    body = line[len(indent):]
+    more = indent + "    "
+
+    def fit(text: str) -> list[str]:
+        return _fit(text, width, trailing_comma, quotes, depth + 1)
+
+    parts = _split_top(body, " = ", quotes)
+    if len(parts) == 2 and parts[0].strip() and parts[1].strip():
+        return [*fit(indent + parts[0]), *fit(more + "= " + parts[1])]
+    parts = _split_top(body, " | ", quotes)
+    if len(parts) > 1:
+        return [*fit(indent + parts[0]), *(out for p in parts[1:] for out in fit(more + "| " + p))]
+    pairs = [(o, c, _items(body[o + 1:c], quotes)) for o, c in _scan(body, quotes)[1]]
+    pairs = [p for p in pairs if p[2]]
+    chosen = next((p for p in pairs if len(p[2]) >= 2), pairs[0] if pairs else None)
+    if chosen is None:
+        return [line]
+    o, c, items = chosen
+    # a trailing comma only after two items or more: `(X,)` and `Tuple[X,]` would mean something else
+    last = "," if trailing_comma and len(items) >= 2 else ""
+    lines = [f"{more}{p}," for p in items[:-1]] + [f"{more}{items[-1]}{last}"]
+    return [*fit(indent + body[:o + 1]), *(out for p in lines for out in fit(p)), *fit(indent + body[c:])]
 
 
 def _parameters(code: str, start: int) -> tuple[list[str], int] | None:

@@ -40,12 +40,14 @@ class NameIndex:
     docstrings: dict[tuple[str, str], str] = field(default_factory=dict)  # (path, anchor) -> docstring
     # path -> (first line, last line, target) of each symbol with a section: where a `file#L12` link lands
     spans: dict[str, list[tuple[int, int, Target]]] = field(default_factory=dict)
+    packages: set[str] = field(default_factory=set)  # folders holding an __init__.py: Python packages
 
     @classmethod
     def build(cls, facts: Mapping[str, FileFacts], pages: Mapping[str, str]) -> NameIndex:
         from generator.pages.anchors import anchor_ids, has_section  # the one anchor scheme the pages use
 
-        index = cls(pages={p: pages[p] for p in facts if p in pages})
+        index = cls(pages={p: pages[p] for p in facts if p in pages},
+                    packages={posixpath.dirname(p) for p in facts if posixpath.basename(p) == "__init__.py"})
         for path in sorted(facts):
             page = pages.get(path)
             if page is None:
@@ -93,8 +95,9 @@ class NameIndex:
             found = [self.by_file[p][qual] for p in paths if qual in self.by_file.get(p, {})]
             if found:
                 return _closest(found, from_path)
-        if name in self.modules:
-            return _closest([Target(p, self.pages[p]) for p in self.modules[name]], from_path)
+        modules = [p for p in self.modules.get(name, []) if self._importable(name, p)]
+        if modules:
+            return _closest([Target(p, self.pages[p]) for p in modules], from_path)
         # the longest suffix that names a symbol, when the rest names where it lives: `flask.Flask`
         # (re-exported) finds src/flask/app.py's Flask; `werkzeug.exceptions.abort` finds nothing here
         for k in range(len(parts)):
@@ -107,6 +110,16 @@ class NameIndex:
         # a member named from inside its class: :meth:`route` in Flask's docstring
         members = [t for q, t in own.items() if q.endswith("." + name)] if len(parts) == 1 else []
         return members[0] if len(members) == 1 else None
+
+
+    def _importable(self, name: str, path: str) -> bool:
+        """Whether a Python module is imported by `name`: an import names a module from a folder that is
+        not a package (`flask.json`), so `json` is the standard library's, not src/flask/json/."""
+        if not path.endswith((".py", ".pyi")):
+            return True
+        full = module_names(path)[0].split(".")
+        top = len(full) - len(name.split("."))
+        return top <= 0 or "/".join(full[:top]) not in self.packages
 
 
 def _dotted(name: str) -> str:
