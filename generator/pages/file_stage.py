@@ -172,8 +172,7 @@ def write_file_pages(run: PageRun) -> None:
             document = documents.render(text, _readme_resolver(plan, ctx.path, ctx.page_id), resolve,
                                         salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
             cached = "miss" if documents.misses > misses else "hit"
-            if ctx.facts.file.language == "markdown":
-                document = autodoc_summaries(document, doc_links[ctx.path])
+            document = autodoc_summaries(document, doc_links[ctx.path])
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
                                     document=document)
@@ -223,20 +222,29 @@ def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
 
             body = "\n\n".join([body, *(read(p) or "" for p in included_files(f.path, body, read))])
         out.update(document_links(names, f.path, body))
+        out.update(autodoc_links(names, f.path, body, rst=True))
     elif is_rendered_document(f) and f.file.language == "markdown":
         out.update(autodoc_links(names, f.path, text(f.path)))
     return out
 
 
-def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
-    """The symbols a Markdown document's `::: name` directives document, each with its summary (the page
-    shows it after the link, so a new summary re-renders the page)."""
+def autodoc_links(names: NameIndex, path: str, text: str, *, rst: bool = False) -> dict[str, Target]:
+    """The symbols a document's autodoc directives document (Markdown's `::: name`, reST's
+    `.. autoclass:: name` and the like), each with its summary (the page shows it after the link, so a new
+    summary re-renders the page)."""
     from generator.markup.docstrings import docstring_summary
-    from generator.markup.md_html import autodoc_names
 
+    if rst:
+        from generator.markup.rst import autodoc_names as rst_autodoc_names
+
+        used = rst_autodoc_names(text) if "auto" in text else {}
+    else:
+        from generator.markup.md_html import autodoc_names
+
+        used = {name: (name,) for name in (autodoc_names(text) if ":::" in text else ())}
     out = {}
-    for name in autodoc_names(text) if ":::" in text else ():
-        target = names.lookup(name, path)
+    for name, candidates in sorted(used.items()):
+        target = next((t for t in (names.lookup(c, path) for c in candidates) if t is not None), None)
         if target is not None:
             doc = names.docstrings.get((target.path, target.anchor), "")
             out[name] = dataclasses.replace(target, summary=docstring_summary(doc, 160)) if doc else target
@@ -244,13 +252,13 @@ def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
 
 
 _AUTODOC_PARAGRAPH = re.compile(
-    r'(<p class="sb-autodoc">(?:<a href="[^"]*">)?<code>([^<]*)</code>(?:</a>)?)</p>')
+    r'(<p class="sb-autodoc">(?:<a(?: class="[^"]*")? href="[^"]*">)?<code>([^<]*)</code>(?:</a>)?)</p>')
 
 
 def autodoc_summaries(document: str, targets: Mapping[str, Target]) -> str:
-    """A rendered Markdown document with each `::: name` directive's link followed by that symbol's
-    summary (autodoc_links), as mkdocstrings would show its docstring: after the document cache, which
-    keeps links, not summaries."""
+    """A rendered document with each autodoc directive's link (`::: name`, `.. autoclass:: name`: both
+    render as `<p class="sb-autodoc">`) followed by that symbol's summary (autodoc_links), as mkdocstrings
+    or Sphinx would show its docstring: after the document cache, which keeps links, not summaries."""
     from generator.pages.markdown import rich_cell
 
     def one(m: re.Match[str]) -> str:

@@ -60,6 +60,8 @@ class NameIndex:
                 own[_dotted(s.qualname)] = target
                 index.by_qualname.setdefault(_dotted(s.qualname), []).append(target)
             index.by_file[path] = own
+            if f.docstring:  # a module's own: what an `.. automodule::` of it shows
+                index.docstrings[(path, "")] = f.docstring
             if f.symbols:
                 for name in module_names(path):
                     index.modules.setdefault(name, []).append(path)
