@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
+from generator.pages.api_stage import api_key, api_names_of, write_api_page, writes_api_page
 from generator.pages.contexts import file_context, module_context, overview_context
 from generator.pages.file_stage import (
     document_key,
@@ -201,9 +202,23 @@ def _stale_topics(check: StaleCheck) -> None:
             check.stale.add(topic.page_id)
 
 
+def _stale_api(check: StaleCheck) -> None:
+    """The Public API page is judged by its key (the names and the pages they link to)."""
+    from generator.pages.markdown import API_PAGE
+
+    a = check.analysis
+    names = api_names_of(check.config, a.plan, a.facts, a.graph)
+    if not writes_api_page(names):
+        return
+    check.planned.add(API_PAGE)
+    if check.changed(API_PAGE, api_key(check.version, names, a.plan.files)):
+        check.stale.add(API_PAGE)
+
+
 PAGE_KINDS: tuple[PageKind, ...] = (
     PageKind("file", "files", _write_files, _stale_files),
     PageKind("module", "modules", _write_modules, _stale_modules),
     PageKind("overview", "overview", _write_overview, _stale_overview),
     PageKind("topic", "topics", _write_topics, _stale_topics),
+    PageKind("api", "api", write_api_page, _stale_api),
 )

@@ -43,7 +43,7 @@ from generator.pages.diagrams import (
     page_url,
     site_href,
 )
-from generator.pages.orientation import Orientation, readme_intro, readme_rest
+from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
@@ -96,7 +96,7 @@ def _environment() -> jinja2.Environment:
 # the modules that write pages (each page kind's stage, and the state they share)
 PAGE_STAGES = ("generator.pages.stages", "generator.pages.page_sink", "generator.pages.file_stage",
                "generator.pages.module_stage", "generator.pages.overview_stage",
-               "generator.pages.topic_stage")
+               "generator.pages.topic_stage", "generator.pages.api_stage")
 
 
 @cache
@@ -788,6 +788,8 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
+    shown_api = o.api[:MAX_API_SHOWN]
+    api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {})
     intro = readme_html(intro_text) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
@@ -800,10 +802,53 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
+        api=api, api_total=len(o.api),
+        api_page=relative_link(OVERVIEW_PAGE, API_PAGE) if len(o.api) > len(shown_api) else "",
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 
 OVERVIEW_PAGE = "index.md"
+API_PAGE = "api.md"
+
+
+@dataclass(frozen=True)
+class _ApiRow:
+    label: str  # Markdown: the name linked to its section, or as code with a link to its file
+    kind: str
+    path: str
+    file_href: str | None
+    summary: str
+
+
+def api_rows(names: Sequence[ApiName], from_page: str, index: SymbolIndex | None,
+             file_pages: Mapping[str, str], *, with_file: bool = True) -> list[_ApiRow]:
+    """The public API's names as table rows: a name with a section links to it; a module to its page; a
+    name without one (a module-level variable) is code, with its file linked after it ("in globals.py"),
+    never a name link landing on a page's top."""
+    def page(path: str) -> str | None:
+        if index is not None:
+            return index.href(from_page, path) if path else None
+        return relative_link(from_page, file_pages[path]) if path in file_pages else None
+
+    rows = []
+    for a in names:
+        section = index.href(from_page, a.path, a.qualname) if index is not None and a.qualname else None
+        file_href = page(a.path)
+        if section or (a.kind == "module" and file_href):
+            label = f"[{table_cell(a.name)}]({section or file_href})"
+        else:
+            where = f" in [{table_cell(posixpath.basename(a.path))}]({file_href})" if file_href else ""
+            label = f"<code>{table_cell(a.name)}</code>" + (where if with_file else "")
+        rows.append(_ApiRow(label, a.kind or "name", a.path, file_href, a.summary))
+    return rows
+
+
+def render_api_page(names: Sequence[ApiName], *, index: SymbolIndex | None,
+                    file_pages: Mapping[str, str]) -> str:
+    """The Public API page: every name the package's users import (orientation.api_names), by name."""
+    ordered = sorted(names, key=lambda a: (a.name.lower(), a.name))
+    return _environment().get_template("api.md.j2").render(
+        api=api_rows(ordered, API_PAGE, index, file_pages, with_file=False))  # a column says where
 
 
 def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index: SymbolIndex) -> str:
