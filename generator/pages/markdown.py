@@ -657,6 +657,17 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
             return s.signature
         return shown_signature(s, children.get(s.qualname, []), source_lines, kind_of(s))
 
+    def built_by(s: Symbol) -> str:
+        """A type's constructors in other languages than Python (constructors.py), as code, each linked to
+        its section: `new Widget(name: string)`, `NewRouter() *Mux`, `Client::new() -> Self`."""
+        from generator.pages.constructors import constructors
+
+        shown = []
+        for c, text in constructors(s, symbols, language or "") if language != "python" else ():
+            code = f"<code>{escape_markdown(text)}</code>"
+            shown.append(f"[{code}](#{anchors[c.qualname]})" if c.qualname in sectioned else code)
+        return " · ".join(shown)
+
     def bases_of(s: Symbol) -> str:
         """A Python class's bases as written, when its signature shows its constructor instead."""
         if s.kind != "class" or signature_of(s) == s.signature:
@@ -667,7 +678,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
 
     return _environment().get_template("file.md.j2").render(
         shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
-        bases_of=bases_of,
+        bases_of=bases_of, built_by=built_by,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
