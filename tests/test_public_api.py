@@ -203,3 +203,40 @@ def test_typescript_api_on_a_built_home_page(tmp_path: Path) -> None:
     html = (out / "site" / "index.html").read_text(encoding="utf-8")
     assert "A &lt;img src=x onerror=alert(1)&gt; widget." in html
     assert "<img src=x" not in html
+
+
+HTTPX_LIKE: dict[str, str | bytes] = {
+    "README.md": "# pkg\n\nA client library.\n",
+    "pyproject.toml": '[project]\nname = "pkg"\n[project.scripts]\npkg = "pkg:main"\n',
+    "pkg/__init__.py": ('"""A client library."""\nfrom ._client import Client\n'
+                        "from ._models import Response\n\n"
+                        "try:\n    from ._main import main\nexcept ImportError:\n    def main():\n"
+                        '        print("The pkg command line requires click.")\n\n'
+                        '__all__ = ["Client", "Response", "main"]\n'),
+    "pkg/_client.py": ('from ._models import Response\n\n\nclass Client:\n    """An HTTP client."""\n\n'
+                       "    def get(self, url):\n        return Response(url)\n"),
+    "pkg/_models.py": ('class Response:\n    """A response."""\n\n    def __init__(self, url):\n'
+                       "        self.url = url\n"),
+    # the command line: a dozen print helpers, importing the library (so it "leads to" the other files)
+    "pkg/_main.py": "import click\nfrom ._client import Client\nfrom ._models import Response\n\n" + "".join(
+        f'\ndef print_part_{i}(r: Response) -> None:\n    """Print part {i}."""\n    click.echo(r.url)\n'
+        for i in range(12)) + '\n@click.command()\ndef main(url):\n    """The command line."""\n'
+                              "    print_part_0(Client().get(url))\n",
+}
+
+
+def test_library_before_its_command_line_in_where_to_start(tmp_path: Path) -> None:
+    """httpx's shape: `__init__` re-exports the client and, in a try/except ImportError, the CLI's main. The
+    console script links to the real main (in _main.py), and reading starts at the library, the CLI after."""
+    from generator.build import build
+
+    root = write_files(tmp_path / "repo", HTTPX_LIKE)
+    config = load_config(root, overrides={"out_dir": str(tmp_path / "out")})
+    build(config, index=False, site=False)
+    home = (config.docs_dir / "index.md").read_text(encoding="utf-8")
+    assert ("- `pkg` — console script (pyproject.toml): "
+            "[pkg/&#95;main.py: main](files/pkg/_main.py.md#sym-main)") in home
+    assert "| [pkg.main](files/pkg/_main.py.md#sym-main) | function | The command line. |" in home
+    start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
+    assert re.findall(r"^\d+\. \[([^\]]+)\]", start, re.M)[:3] == [
+        "pkg/&#95;client.py", "pkg/&#95;models.py", "pkg/&#95;main.py"]
