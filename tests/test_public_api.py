@@ -240,3 +240,48 @@ def test_library_before_its_command_line_in_where_to_start(tmp_path: Path) -> No
     start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
     assert re.findall(r"^\d+\. \[([^\]]+)\]", start, re.M)[:3] == [
         "pkg/&#95;client.py", "pkg/&#95;models.py", "pkg/&#95;main.py"]
+
+
+def test_the_api_page_is_written_and_checked_like_any_page(tmp_path: Path) -> None:
+    from generator.analyze.plan import load_state
+    from generator.build import build
+
+    functions = "".join(f'\n\ndef f{i:02}():\n    """Function {i}."""\n' for i in range(35))
+    root = write_files(tmp_path / "repo", {
+        "README.md": "# many\n\nMany functions.\n",
+        "many/__init__.py": "from .funcs import " + ", ".join(f"f{i:02}" for i in range(35)) + "\n",
+        "many/funcs.py": functions,
+    })
+    config = load_config(root, overrides={"out_dir": str(tmp_path / "out")})
+    build(config, index=False, site=False)
+    page = (config.docs_dir / "api.md").read_text(encoding="utf-8")
+    assert ("| [many.f07](files/many/funcs.py.md#sym-f07) | function | "
+            "[many/funcs.py](files/many/funcs.py.md) | Function 7. |") in page
+    assert load_state(config.out_dir)["api.md"].kind == "api"
+    assert build(config, index=False, site=False, check=True).stale == []
+    (root / "many/funcs.py").write_text(functions.replace("Function 7.", "The seventh."), encoding="utf-8")
+    assert "api.md" in build(config, index=False, site=False, check=True).stale
+    build(config, index=False, site=False)
+    assert "| The seventh. |" in (config.docs_dir / "api.md").read_text(encoding="utf-8")
+    # fewer names than the home page lists: the page goes
+    (root / "many/__init__.py").write_text("from .funcs import f01\n", encoding="utf-8")
+    build(config, index=False, site=False)
+    assert not (config.docs_dir / "api.md").exists()
+
+
+def test_export_star_between_many_modules_and_round_a_cycle_reads_each_once(tmp_path: Path) -> None:
+    """Twenty modules each `export * from` all the others (and themselves): without reading each module
+    once this is 20^6 walks; with it, every name still found."""
+    import time
+
+    mods = [f"m{i}" for i in range(20)]
+    files: dict[str, str | bytes] = {
+        "package.json": json.dumps({"name": "web", "main": "src/index.ts"}),
+        "src/index.ts": "".join(f"export * from './{m}';\n" for m in mods)}
+    for m in mods:
+        stars = "".join(f"export * from './{o}';\n" for o in mods)
+        files[f"src/{m}.ts"] = stars + f"export class C{m} {{}}\n"
+    started = time.process_time()
+    api = _api(tmp_path, files)
+    assert {f"web.C{m}" for m in mods} <= set(api)
+    assert time.process_time() - started < 20

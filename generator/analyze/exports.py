@@ -219,15 +219,23 @@ def _pairs(listed: str) -> list[tuple[str, str]]:
     return out
 
 
-def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops: int = MAX_HOPS
-                  ) -> dict[str, tuple[str, str, str]]:
-    """name exported -> (defining file, qualname, kind) for one JS/TS module, its re-exports followed."""
+JsExports = dict[str, tuple[str, str, str]]
+
+
+def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops: int = MAX_HOPS,
+                  memo: dict[str, JsExports] | None = None) -> JsExports:
+    """name exported -> (defining file, qualname, kind) for one JS/TS module, its re-exports followed. Each
+    module is read once (`memo`): `export *` between many modules, or round a cycle, stays linear."""
+    memo = {} if memo is None else memo
+    if path in memo:
+        return memo[path]  # a module in progress (a cycle) gives what it has so far
     f = files.get(path)
     text = read(path) if f is not None else None
     if f is None or text is None or hops <= 0:
         return {}
     base = posixpath.dirname(path)
-    out: dict[str, tuple[str, str, str]] = {}
+    out: JsExports = {}
+    memo[path] = out
 
     def defined(name: str) -> tuple[str, str, str]:
         s = _top_level(f, name)
@@ -245,7 +253,7 @@ def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops:
         if m.group(1):
             out[m.group(1)] = (source, "", "module")
         else:
-            for name, where in js_exports_of(source, files, read, hops - 1).items():
+            for name, where in js_exports_of(source, files, read, hops - 1, memo).items():
                 if name != "default":
                     out.setdefault(name, where)
     imported: dict[str, tuple[str, str]] = {}  # local name -> (file, name there)
@@ -260,13 +268,13 @@ def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops:
     for m in _JS_FROM.finditer(text):
         source = _js_file(base, m.group(2), files)
         for original, shown in _pairs(m.group(1)):
-            theirs = js_exports_of(source, files, read, hops - 1) if source else {}
+            theirs = js_exports_of(source, files, read, hops - 1, memo) if source else {}
             out[shown] = theirs.get(original) or (source or "", "", "")
     for m in _JS_LOCAL.finditer(text):
         for original, shown in _pairs(m.group(1)):
             if original in imported:
                 source, name = imported[original]
-                out[shown] = js_exports_of(source, files, read, hops - 1).get(name) or (source, "", "")
+                out[shown] = js_exports_of(source, files, read, hops - 1, memo).get(name) or (source, "", "")
             else:
                 out[shown] = defined(original)
     return out
@@ -347,7 +355,12 @@ def rust_exports(lib: str, crate: str, files: Mapping[str, FileFacts], read: Rea
     """What a crate's lib.rs makes public: `pub use` (a name, a list, a glob), `pub mod`, `pub` items."""
     text = read(lib) or ""
     src = posixpath.dirname(lib)
-    crate_files = [p for p in files if p.endswith(".rs") and (not src or p.startswith(src + "/"))]
+    by_name: dict[str, list[tuple[str, Symbol]]] = {}  # the crate's public top-level items by name
+    for p in sorted(files):
+        if p.endswith(".rs") and (not src or p.startswith(src + "/")):
+            for s in files[p].symbols:
+                if s.parent is None and s.public:
+                    by_name.setdefault(s.name, []).append((p, s))
     out: dict[str, Export] = {}
 
     def locate(path: list[str], name: str) -> Export:
@@ -360,8 +373,7 @@ def rust_exports(lib: str, crate: str, files: Mapping[str, FileFacts], read: Rea
             sub = _rust_module_file(src, [*parts, name], files)
             if sub is not None:
                 return Export(f"{crate}::{name}", sub, "", "module")
-        defining = [(p, s) for p in sorted(crate_files) for s in files[p].symbols
-                    if s.parent is None and s.name == name and s.public]
+        defining = by_name.get(name, [])
         if len(defining) == 1:
             return Export(f"{crate}::{name}", defining[0][0], defining[0][1].qualname, defining[0][1].kind)
         return Export(f"{crate}::{name}")

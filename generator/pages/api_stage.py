@@ -14,6 +14,7 @@ from generator.pages.stages import PageRun, file_text
 from sourcebook.config import Config
 
 if TYPE_CHECKING:
+    from generator.pages.anchors import SymbolIndex
     from generator.pages.orientation import ApiName
 
 API_TITLE = "Public API"
@@ -31,9 +32,10 @@ def api_names_of(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts],
                      read)
 
 
-def api_key(version: str, names: list[ApiName], pages: Mapping[str, str]) -> str:
-    """The page's key: the renderer's version, the names and the pages they link to."""
-    return hashlib.sha256(repr((version, names, sorted(pages.items()))).encode()).hexdigest()
+def api_key(version: str, names: list[ApiName], pages: Mapping[str, str], index: SymbolIndex) -> str:
+    """The page's key: the renderer's version, the names and the pages and sections they link to."""
+    links = [(pages.get(n.path), index.anchors.get((n.path, n.qualname))) for n in names]
+    return hashlib.sha256(repr((version, names, links)).encode()).hexdigest()
 
 
 def writes_api_page(names: list[ApiName]) -> bool:
@@ -49,7 +51,7 @@ def write_api_page(run: PageRun) -> list[tuple[str, str]]:
     names = api_names_of(run.config, run.plan, run.facts, run.graph)
     if not writes_api_page(names):
         return []
-    key = api_key(render_version(), names, run.plan.files)
+    key = api_key(render_version(), names, run.plan.files, run.symbols)
     if not run.pages.fresh(API_PAGE, key):
         markdown = render_api_page(names, index=run.symbols, file_pages=run.plan.files)
         run.pages.put(API_PAGE, key, markdown, PageState(

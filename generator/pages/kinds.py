@@ -211,7 +211,7 @@ def _stale_api(check: StaleCheck) -> None:
     if not writes_api_page(names):
         return
     check.planned.add(API_PAGE)
-    if check.changed(API_PAGE, api_key(check.version, names, a.plan.files)):
+    if check.changed(API_PAGE, api_key(check.version, names, a.plan.files, check.symbols)):
         check.stale.add(API_PAGE)
 
 

@@ -484,8 +484,8 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
 
     exports = package_exports(facts, read, manifests, source=_is_source, importance=importance)
     rank = graph.symbol_rank
-    symbols = {(p, s.qualname): s for p, f in facts.items() if p in {e.path for e in exports}
-               for s in f.symbols}
+    paths = {e.path for e in exports}
+    symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
 
     def order(e: Any) -> tuple[bool, float, str]:
         return (not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
