@@ -128,7 +128,10 @@ def test_rust_lib_pub_use_and_pub_mod(tmp_path: Path) -> None:
         "Cargo.toml": '[package]\nname = "fast-http"\nversion = "0.1.0"\n',
         "src/lib.rs": ("//! A fast HTTP client.\npub mod client;\nmod error;\n"
                        "pub use crate::client::{Client, Builder as ClientBuilder};\npub use error::*;\n"
-                       "/// Gets a URL.\npub fn get(url: &str) {}\nfn private() {}\n"),
+                       "/// Gets a URL.\npub fn get(url: &str) {}\nfn private() {}\n"
+                       # for the crate's macros, not its users (anyhow's shape)
+                       "#[doc(hidden)]\npub use crate::client::Secret;\n"
+                       "#[doc(hidden)]\npub mod __private {\n    pub use core::format;\n}\n"),
         "src/client.rs": ("/// A client.\npub struct Client;\n\nimpl Client {\n"
                           "    pub fn new() -> Self { Client }\n}\n\n"
                           "pub struct Builder;\n"),

@@ -339,9 +339,11 @@ def go_exports(directory: str, files: Mapping[str, FileFacts], read: Reader) -> 
 
 # -------------------------------------------------------------------------------------------------- Rust
 
-_RS_USE = re.compile(r"^[ \t]*pub(?:\([\w ]+\))?[ \t]+use[ \t]+([\w:]+?)(?:::\{([^{};]{0,4000})\}|::(\*)|"
+# at the start of a line: a crate's own items (a `pub use` indented inside `mod x { ... }` is that module's)
+_RS_USE = re.compile(r"^pub(?:\([\w ]+\))?[ \t]+use[ \t]+([\w:]+?)(?:::\{([^{};]{0,4000})\}|::(\*)|"
                      r"[ \t]+as[ \t]+(\w+))?[ \t]*;", re.M)
-_RS_MOD = re.compile(r"^[ \t]*pub[ \t]+mod[ \t]+(\w+)[ \t]*[;{]", re.M)
+_RS_MOD = re.compile(r"^pub[ \t]+mod[ \t]+(\w+)[ \t]*[;{]", re.M)
+_RS_HIDDEN = re.compile(r"#\[doc\(hidden\)\]\s*$")
 
 
 def _rust_module_file(src: str, parts: list[str], files: Mapping[str, FileFacts]) -> str | None:
@@ -379,12 +381,20 @@ def rust_exports(lib: str, crate: str, files: Mapping[str, FileFacts], read: Rea
         return Export(f"{crate}::{name}")
 
     for s in files[lib].symbols if lib in files else ():
-        if s.parent is None and s.signature.startswith("pub ") and s.kind in _KINDS:
+        if s.parent is None and s.signature.startswith("pub ") and s.kind in _KINDS \
+                and not s.name.startswith("_"):  # `pub mod __private`: public for the crate's macros only
             out[s.name] = Export(f"{crate}::{s.name}", lib, s.qualname, s.kind)
+    def hidden(m: re.Match[str]) -> bool:  # `#[doc(hidden)]` on the line before: not for users
+        return bool(_RS_HIDDEN.search(text, max(0, m.start() - 200), m.start()))
+
     for m in _RS_MOD.finditer(text):
+        if hidden(m) or m.group(1).startswith("_"):
+            continue
         file = _rust_module_file(src, [m.group(1)], files)
         out[m.group(1)] = Export(f"{crate}::{m.group(1)}", file or "", "", "module")
     for m in _RS_USE.finditer(text):
+        if hidden(m):
+            continue
         path = m.group(1).split("::")
         if m.group(2):
             for item in m.group(2).split(","):
