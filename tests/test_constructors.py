@@ -20,8 +20,11 @@ FILES: dict[str, str | bytes] = {
                       "  constructor(private readonly name: string, size = 2) { super(); }\n"
                       "  draw(): void {}\n}\nexport class Plain {}\n"),
     "go/mux.go": ("package chime\n\n// Mux routes.\ntype Mux struct{}\n\n// NewMux makes a Mux.\n"
-                  "func NewMux(size int) *Mux { return &Mux{} }\n\n// NewRouter makes the default router.\n"
-                  "func NewRouter() *Mux { return NewMux(0) }\n\nfunc (m *Mux) Get() {}\n"),
+                  "func NewMux(size int) *Mux { return &Mux{} }\n\nfunc (m *Mux) Get() {}\n"),
+    # chi's shape: the package's main constructor in another file than the type
+    "go/chime.go": ("package chime\n\n// NewRouter makes the default router.\n"
+                    "func NewRouter() *Mux { return NewMux(0) }\n\n// NewName is no constructor.\n"
+                    "func NewName() string { return \"\" }\n"),
     "rust/src/lib.rs": ("/// A client.\npub struct Client;\n\nimpl Client {\n    /// Builds one.\n"
                         "    pub fn new(url: &str) -> Self { Client }\n    /// Sends.\n"
                         "    pub fn send(&self) -> Client { Client }\n}\n"),
@@ -40,7 +43,7 @@ def test_constructors_of_each_language() -> None:
 
     assert of("web/widget.ts", "typescript", "Widget") == ["new Widget(name: string, size = 2)"]
     assert of("web/widget.ts", "typescript", "Plain") == []
-    assert of("go/mux.go", "go", "Mux") == ["NewMux(size int) *Mux", "NewRouter() *Mux"]  # New<Type> first
+    assert of("go/mux.go", "go", "Mux") == ["NewMux(size int) *Mux"]  # the file's own; the package's: below
     assert of("rust/src/lib.rs", "rust", "Client") == ["Client::new(url: &str) -> Self"]  # not `send(&self)`
     assert of("java/src/main/java/com/acme/Pool.java", "java", "Pool") == ["Pool(int size)"]  # not private
 
@@ -60,10 +63,18 @@ def test_built_by_lines_on_built_pages(tmp_path: Path) -> None:
             in ts)
     assert ts.count("*Built by*") == 1  # Plain has no constructor
     assert ("*Built by* [<code>NewMux(size int) &#42;Mux</code>](#sym-newmux) · "
-            "[<code>NewRouter() &#42;Mux</code>](#sym-newrouter)") in page("go/mux.go")
+            "[<code>NewRouter() &#42;Mux</code>](chime.go.md#sym-newrouter)") in page("go/mux.go")
+    assert "*Built by*" not in page("go/chime.go")
     assert "*Built by* [<code>Client::new(url: &amp;str) -&gt; Self</code>](#sym-client-new)" in page(
         "rust/src/lib.rs")
     assert "*Built by* [<code>Pool(int size)</code>](#sym-pool-pool)" in page(
         "java/src/main/java/com/acme/Pool.java")
     html = (out / "site" / "files" / "web" / "widget.ts.html").read_text(encoding="utf-8")
     assert '<a href="#sym-widget-constructor"><code>new Widget(name: string, size = 2)</code></a>' in html
+    # another file's builder is part of the page's key: its new signature re-renders the type's page
+    changed = str(FILES["go/chime.go"]).replace("NewRouter()", "NewRouter(n int)")
+    (root / "go" / "chime.go").write_text(changed, encoding="utf-8")
+    check = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                            "--no-index", "--check"], capture_output=True, text=True, check=False)
+    assert "files/go/mux.go.md" in check.stdout + check.stderr
+    assert "files/web/widget.ts.md" not in check.stdout + check.stderr  # what it does not build is fresh

@@ -10,10 +10,11 @@ text) out.
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from generator.analyze.facts import Symbol
+from generator.analyze.facts import FileFacts, Symbol
 
 MAX_CONSTRUCTORS = 3
 _TYPE_KINDS = frozenset({"class", "struct", "enum", "type"})
@@ -39,8 +40,10 @@ def _returns(signature: str) -> str:
     return signature[close + 1:].strip().lstrip("-> ").strip() if close >= 0 else ""
 
 
-def constructors(s: Symbol, symbols: Sequence[Symbol], language: str) -> list[tuple[Symbol, str]]:
-    """The ways to build type `s`, given its file's `symbols`: (the constructor's symbol, how it reads)."""
+def constructors(s: Symbol, symbols: Sequence[Symbol], language: str, limit: int = MAX_CONSTRUCTORS
+                 ) -> list[tuple[Symbol, str]]:
+    """The ways to build type `s`, given its file's `symbols` (for Go, also its package's builders in other
+    files: package_builders): (the constructor's symbol, how it reads)."""
     if s.kind not in _TYPE_KINDS:
         return []
     members = [m for m in symbols if m.parent == s.qualname and m.kind in ("method", "function")
@@ -63,7 +66,8 @@ def constructors(s: Symbol, symbols: Sequence[Symbol], language: str) -> list[tu
                 continue
             if f.name == "New" + s.name or _word(s.name, _returns(f.signature)):
                 out.append((f, f.signature.removeprefix("func ").strip()))
-        out.sort(key=lambda c: (c[0].name != "New" + s.name, c[0].start_line))
+        out.sort(key=lambda c: (c[0].name != "New" + s.name, c[0].path != s.path, c[0].path,
+                                c[0].start_line))
     elif language == "rust":
         for m in members:
             params = m.signature[m.signature.find("("):]
@@ -73,4 +77,27 @@ def constructors(s: Symbol, symbols: Sequence[Symbol], language: str) -> list[tu
             if returned and (_word("Self", returned) or _word(s.name, returned)):
                 out.append((m, f"{s.name}::{m.name}{params}"))
         out.sort(key=lambda c: (c[0].name != "new", c[0].start_line))
-    return out[:MAX_CONSTRUCTORS]
+    return out[:limit]
+
+
+def package_builders(files: Mapping[str, FileFacts]) -> dict[str, list[Symbol]]:
+    """path -> the `New...` functions of the other files of its Go package (its folder) that build one of
+    its types (chi's `NewRouter` in chi.go builds mux.go's `Mux`): what its page shows besides its own."""
+    news: dict[str, list[Symbol]] = {}
+    for p, f in files.items():
+        if f.file.language == "go" and f.file.kind == "code":
+            news.setdefault(posixpath.dirname(p), []).extend(
+                s for s in f.symbols if s.parent is None and s.kind == "function"
+                and s.name.startswith("New"))
+    out: dict[str, list[Symbol]] = {}
+    for p, f in files.items():
+        if f.file.language != "go":
+            continue
+        others = [s for s in news.get(posixpath.dirname(p), ()) if s.path != p]
+        if not others:
+            continue
+        found = {id(c): c for t in f.symbols if t.parent is None
+                 for c, _text in constructors(t, others, "go", limit=len(others))}
+        if found:
+            out[p] = sorted(found.values(), key=lambda s: (s.path, s.start_line))
+    return out

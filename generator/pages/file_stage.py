@@ -10,11 +10,12 @@ import html
 import logging
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from generator.analyze.facts import FileFacts
+from generator.analyze.facts import FileFacts, Symbol
 from generator.analyze.plan import PageState, draft_key, page_key
+from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context
 from generator.pages.stages import PageRun, _map, _readme_resolver, _safely, _source_text
 from generator.pages.writer import (
@@ -50,13 +51,15 @@ def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: An
 
 
 def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
-                    doc_links: Mapping[str, Target] | None = None, document: str = "") -> str:
+                    doc_links: Mapping[str, Target] | None = None, document: str = "", *,
+                    builders: Sequence[Symbol] = ()) -> str:
     """The rendering part of a file page's key: a new commit (links), a new caller (refs), a docstring
     name now naming another section (doc_links) or a file a document includes changing (`document`:
     document_key) re-renders the page from its stored draft; none is part of the draft key, so no prose is
     rewritten. With doc_links in the key a page never keeps a link to a page that is gone."""
     docs = repr(sorted((doc_links or {}).items()))
-    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document])
+    built = repr([(s.path, s.qualname, s.signature) for s in builders])  # `builders`: package_builders
+    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document, built])
 
 
 def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
@@ -97,6 +100,7 @@ def write_file_pages(run: PageRun) -> None:
     documents = document_cache(config)
     read = repository_reader(facts, source_text)
     doc_keys: dict[str, str] = {}
+    builders = package_builders(facts)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
@@ -107,7 +111,8 @@ def write_file_pages(run: PageRun) -> None:
             documents.keep(source_text(path), doc_keys[path])
         fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
         key = page_key(fingerprint, writer.id, file_render_key(version, links, refs, doc_links[path],
-                                                               doc_keys.get(path, "")))
+                                                               doc_keys.get(path, ""),
+                                                               builders=builders.get(path, ())))
         if not pages.fresh(ctx.page_id, key):
             # a file page's draft key is also its stable key (plan.stable_key): what its prose was about
             todo.append((ctx, key, refs, draft_key(fingerprint, writer.id)))
@@ -175,7 +180,7 @@ def write_file_pages(run: PageRun) -> None:
             document = autodoc_summaries(document, doc_links[ctx.path])
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
-                                    document=document)
+                                    document=document, builders=builders.get(ctx.path, ()))
         pages.write_markdown(ctx.page_id, markdown)
         return n, cached, made_here
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
 from generator.pages.api_stage import api_key, api_names_of, write_api_page, writes_api_page
+from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context, module_context, overview_context
 from generator.pages.file_stage import (
     document_key,
@@ -139,11 +140,13 @@ def _stale_files(check: StaleCheck) -> None:
         return file_text(config.root, p)
 
     read = repository_reader(a.facts, text)
+    builders = package_builders(a.facts)
     for path in sorted(a.facts):
         ctx = file_context(a.facts[path], a.plan, a.graph)
         f = a.facts[path]
         rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text, read),
-                               document_key(f, text(path), read) if is_rendered_document(f) else "")
+                               document_key(f, text(path), read) if is_rendered_document(f) else "",
+                               builders=builders.get(path, ()))
         if check.changed(ctx.page_id, page_key(ctx.fingerprint(), check.writer.id, rkey)):
             check.stale.add(ctx.page_id)
 

@@ -578,12 +578,14 @@ def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
                      index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None,
-                     document: str = "") -> str:
+                     document: str = "", builders: Sequence[Symbol] = ()) -> str:
     """`links`: where source lines live on the forge (repo_url is the older form of the same);
     `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
     `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
     it only the page's own symbols are linked). With `ctx.source` set, each section carries its source.
-    `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py)."""
+    `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py).
+    `builders`: the functions of other files of its package that build its types
+    (constructors.package_builders)."""
     from generator.markup.docstrings import render_docstring
     from generator.pages.remote import from_repo_url
 
@@ -663,9 +665,13 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         from generator.pages.constructors import constructors
 
         shown = []
-        for c, text in constructors(s, symbols, language or "") if language != "python" else ():
+        for c, text in constructors(s, [*symbols, *builders], language or "") if language != "python" else ():
             code = f"<code>{escape_markdown(text)}</code>"
-            shown.append(f"[{code}](#{anchors[c.qualname]})" if c.qualname in sectioned else code)
+            if c.path != ctx.path:  # another file of the package
+                href = index.href(ctx.page_id, c.path, c.qualname) if index is not None else None
+                shown.append(f"[{code}]({href})" if href else code)
+            else:
+                shown.append(f"[{code}](#{anchors[c.qualname]})" if c.qualname in sectioned else code)
         return " · ".join(shown)
 
     def bases_of(s: Symbol) -> str:
