@@ -173,8 +173,13 @@ def test_flask_public_api_on_the_home_page_and_its_own_page(flask_wiki: Path) ->
     # each name once on the home page: the abstractions list what the API section does not already show
     abstractions = home.split("## Most-used abstractions\n", 1)[1].split("\n## ", 1)[0]
     assert "files/src/flask/app.py.md#sym-flask)" not in abstractions
-    # the console script `flask = "flask.cli:main"` links to the function
+    # the console script `flask = "flask.cli:main"` links to the function; reading starts at the library
+    # (app.py imports click for `app.cli`: no command line for that), the command line after it
     assert "[src/flask/cli.py: main](files/src/flask/cli.py.md#sym-main)" in home
+    start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
+    assert re.findall(r"^\d+\. \[([^\]]+)\]", start, re.M) == [
+        "src/flask/app.py", "src/flask/ctx.py", "src/flask/templating.py", "src/flask/cli.py",
+        "src/flask/sansio/app.py"]
     page = (docs / "api.md").read_text(encoding="utf-8")
     names = re.findall(r"^\| (?:\[|<code>)(flask\.[^\]<]+)", page, re.M)
     assert len(names) == 39
@@ -187,6 +192,7 @@ def test_flask_public_api_on_the_home_page_and_its_own_page(flask_wiki: Path) ->
     assert 'href="api.html" class="md-nav__link"' in (site / "index.html").read_text(encoding="utf-8")
     assert '<a href="files/src/flask/app.py.html#sym-flask">flask.Flask</a>' in (
         site / "api.html").read_text(encoding="utf-8")
+    assert '"api.html' not in (site / "search" / "search_index.json").read_text(encoding="utf-8")
 
 
 def test_typescript_api_on_a_built_home_page(tmp_path: Path) -> None:
@@ -288,3 +294,23 @@ def test_export_star_between_many_modules_and_round_a_cycle_reads_each_once(tmp_
     api = _api(tmp_path, files)
     assert {f"web.C{m}" for m in mods} <= set(api)
     assert time.process_time() - started < 20
+
+
+def test_api_tables_point_elsewhere_and_are_not_indexed_as_content() -> None:
+    """The names are found on their own sections: the home page's Public API section and the API page's
+    table are left out of the index's page text (as the other link-only sections are), the page out of site
+    search."""
+    from generator.pages.markdown import API_PAGE, index_text, render_api_page
+    from generator.pages.orientation import ApiName
+
+    page = render_api_page([ApiName("pkg.Client", "pkg/client.py", "Client", "class", "Talks HTTP.")],
+                           index=None, file_pages={"pkg/client.py": "files/pkg/client.py.md"})
+    assert page.startswith("---\n# each name is found on its own section")
+    assert "search:\n  exclude: true\n---\n" in page
+    assert ("| <code>pkg.Client</code> | class | [pkg/client.py](files/pkg/client.py.md) | Talks HTTP. |"
+            in page)
+    assert "Talks HTTP" not in index_text(page)
+    home = "# pkg\n\n## Public API\n\n| Name |\n|---|\n| [pkg.Client](x.md#sym-client) |\n\n## At a glance\n"
+    assert "pkg.Client" not in index_text(home)
+    assert "At a glance" in index_text(home)
+    assert API_PAGE == "api.md"

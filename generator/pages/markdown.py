@@ -489,8 +489,8 @@ SEARCH_BOOST = {"code": 3, "test": 1, "doc": 1, "config": 0.5}
 # Sections that only point elsewhere (other files' symbol names, page links): indexed, they made a test
 # page or a folder page look like the code it merely links to
 _NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Entry points"
-                                  r"|Most-used abstractions|Where to start reading)\n.*?(?=^## |\Z)",
-                                  re.S | re.M)
+                                  r"|Most-used abstractions|Where to start reading|Public API|All names)"
+                                  r"\n.*?(?=^## |\Z)", re.S | re.M)
 _MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
 _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
                                 r'<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre>'
@@ -519,7 +519,7 @@ _NEEDED = {_DOCUMENT: '<div class="sb-document', _SOURCE_BLOCK: '<details class=
            _INDEX_TABLE: '<div class="sb-index" data-search-exclude>'}
 # the start of a navigation section, unanchored: a literal prefix re skips ahead to
 _NAVIGATION_HEADING = re.compile(r"## (?:Code it exercises|Class hierarchy|Entry points"
-                                 r"|Most-used abstractions|Where to start reading)\n")
+                                 r"|Most-used abstractions|Where to start reading|Public API|All names)\n")
 
 
 def _plain(fragment: str, sep: str = " ") -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.analyze.entry_points import CLI_LIBRARIES, MANIFESTS, Entry, cli_sources, find_entry_points
+from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
 from generator.analyze.exports import Reader, package_exports
 from generator.analyze.facts import FileFacts
 from generator.analyze.groups import Group, dir_group, file_group
@@ -280,11 +280,6 @@ MAX_API_FILES = 10
 _LAUNCHER_LINES = 12  # an entry file this short (`__main__.py` calling cli.main) is read through what it runs
 
 
-def is_cli_file(f: FileFacts) -> bool:
-    """A Python module built on a command-line library (click, typer, argparse)."""
-    return any(i.module.split(".", 1)[0] in CLI_LIBRARIES for i in f.imports)
-
-
 def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on: Mapping[str, Iterable[str]],
                importance: Mapping[str, float], roots: int = 2) -> list[str]:
     """The public API of the `roots` most important top-level packages: the files defining the classes and
@@ -316,9 +311,6 @@ def public_api(files: Iterable[str], facts: Mapping[str, FileFacts], depends_on:
                 api.append(q)
     if not api or len(api) > MAX_API_FILES:
         return []  # a root re-exporting from dozens of files has no small surface to start at
-    # a command line the package re-exports (`from ._main import main`) is read as an entry point, after
-    # the library it drives: its print helpers are not where a library's reading starts
-    api = [p for p in api if not is_cli_file(facts[p])] or api
     members = set(api)
     imports = {p: {q for q in depends_on.get(p, ()) if q in members and q != p} for p in api}
 
@@ -442,6 +434,9 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
         else:
             entry_files.append(e.path)
     out: list[str] = []
+    # a command line the package re-exports (httpx: `from ._main import main` for its console script) is
+    # read as the entry point it is, after the library it drives: its print helpers are no place to start
+    api = [p for p in api if p not in {e.path for e in entries}]
     first = [*readme, *api[:3], *entry_files[:2]]  # what the project says users start from, private or not
     for path in [*first, *(a.path for a in abstractions), *ranked]:
         if path not in out and path not in launchers and (path in first or not _is_private_file(path)):
