@@ -185,7 +185,7 @@ def test_overview_and_module_pages_orient(make_repo: Callable[..., Path]) -> Non
             "[shapes/cli.py: main](files/shapes/cli.py.md#sym-main)") in home
     # `Shape`, re-exported by `__init__`, under the name users import it by; once on the page: the most-used
     # abstractions do not list it again
-    assert "| [shapes.Shape](files/shapes/base.py.md#sym-shape) | class | A shape. |" in home
+    assert "| [<code>shapes.Shape</code>](files/shapes/base.py.md#sym-shape) | class | A shape. |" in home
     assert "(class in `shapes/base.py`, used from 2 files)" not in home
     start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
     # the public API (`Shape`, re-exported by `__init__`) first, then the console script's file; the

@@ -166,9 +166,11 @@ def test_flask_public_api_on_the_home_page_and_its_own_page(flask_wiki: Path) ->
     rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| Name")]
     assert len(rows) == 30
     assert "the 30 most used of 39, all on the [Public API](api.md) page" in section
-    assert rows[0].startswith("| [flask.Flask](files/src/flask/app.py.md#sym-flask) | class | ")
-    assert ("| [flask.url&#95;for](files/src/flask/helpers.py.md#sym-url-for) | function | Generate a URL"
-            in section)
+    # the first sentence of each summary: a line a name
+    assert rows[0] == ("| [<code>flask.Flask</code>](files/src/flask/app.py.md#sym-flask) | class | "
+                       "The flask object implements a WSGI application and acts as the central object. |")
+    assert ("| [<code>flask.url&#95;for</code>](files/src/flask/helpers.py.md#sym-url-for) | function | "
+            "Generate a URL") in section
     assert home.index("## Public API") < home.index("## Entry points") < home.index("## Where to start")
     # each name once on the home page: the abstractions list what the API section does not already show
     abstractions = home.split("## Most-used abstractions\n", 1)[1].split("\n## ", 1)[0]
@@ -181,16 +183,16 @@ def test_flask_public_api_on_the_home_page_and_its_own_page(flask_wiki: Path) ->
         "src/flask/app.py", "src/flask/ctx.py", "src/flask/templating.py", "src/flask/cli.py",
         "src/flask/sansio/app.py"]
     page = (docs / "api.md").read_text(encoding="utf-8")
-    names = re.findall(r"^\| (?:\[|<code>)(flask\.[^\]<]+)", page, re.M)
+    names = re.findall(r"^\| \[?<code>(flask\.[^<]+)</code>", page, re.M)
     assert len(names) == 39
     assert names == sorted(names, key=str.lower)
     # a module-level variable has no section: its name is code, its file is linked, never its page's top
     assert ("| <code>flask.g</code> | name | [src/flask/globals.py](files/src/flask/globals.py.md) |"
             in page)
-    assert "| [flask.json](files/src/flask/json/__init__.py.md) | module |" in page
+    assert "| [<code>flask.json</code>](files/src/flask/json/__init__.py.md) | module |" in page
     site = flask_wiki / "site"
     assert 'href="api.html" class="md-nav__link"' in (site / "index.html").read_text(encoding="utf-8")
-    assert '<a href="files/src/flask/app.py.html#sym-flask">flask.Flask</a>' in (
+    assert '<a href="files/src/flask/app.py.html#sym-flask"><code>flask.Flask</code></a>' in (
         site / "api.html").read_text(encoding="utf-8")
     assert '"api.html' not in (site / "search" / "search_index.json").read_text(encoding="utf-8")
 
@@ -206,8 +208,8 @@ def test_typescript_api_on_a_built_home_page(tmp_path: Path) -> None:
                           "--no-index"], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr  # mkdocs build --strict
     home = (out / "docs" / "index.md").read_text(encoding="utf-8")
-    assert "| [widgets.Widget](files/src/widget.ts.md#sym-widget) | class | A &lt;img" in home
-    assert "[widgets.Circle](files/src/shapes/circle.ts.md#sym-circle)" in home
+    assert "| [<code>widgets.Widget</code>](files/src/widget.ts.md#sym-widget) | class | A &lt;img" in home
+    assert "[<code>widgets.Circle</code>](files/src/shapes/circle.ts.md#sym-circle)" in home
     assert not (out / "docs" / "api.md").exists()  # all fit on the home page: no page of them all
     html = (out / "site" / "index.html").read_text(encoding="utf-8")
     assert "A &lt;img src=x onerror=alert(1)&gt; widget." in html
@@ -245,7 +247,8 @@ def test_library_before_its_command_line_in_where_to_start(tmp_path: Path) -> No
     home = (config.docs_dir / "index.md").read_text(encoding="utf-8")
     assert ("- `pkg` — console script (pyproject.toml): "
             "[pkg/&#95;main.py: main](files/pkg/_main.py.md#sym-main)") in home
-    assert "| [pkg.main](files/pkg/_main.py.md#sym-main) | function | The command line. |" in home
+    assert ("| [<code>pkg.main</code>](files/pkg/_main.py.md#sym-main) | function | The command line. |"
+            in home)
     start = home.split("## Where to start reading\n\n")[1].split("\n## ")[0]
     assert re.findall(r"^\d+\. \[([^\]]+)\]", start, re.M)[:3] == [
         "pkg/&#95;client.py", "pkg/&#95;models.py", "pkg/&#95;main.py"]
@@ -264,7 +267,7 @@ def test_the_api_page_is_written_and_checked_like_any_page(tmp_path: Path) -> No
     config = load_config(root, overrides={"out_dir": str(tmp_path / "out")})
     build(config, index=False, site=False)
     page = (config.docs_dir / "api.md").read_text(encoding="utf-8")
-    assert ("| [many.f07](files/many/funcs.py.md#sym-f07) | function | "
+    assert ("| [<code>many.f07</code>](files/many/funcs.py.md#sym-f07) | function | "
             "[many/funcs.py](files/many/funcs.py.md) | Function 7. |") in page
     assert load_state(config.out_dir)["api.md"].kind == "api"
     assert build(config, index=False, site=False, check=True).stale == []

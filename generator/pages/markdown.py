@@ -806,7 +806,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
     shown_api = o.api[:MAX_API_SHOWN]
-    api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {})
+    api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {}, short=True)
     intro = readme_html(intro_text) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
@@ -837,11 +837,22 @@ class _ApiRow:
     summary: str
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+
+
+def first_sentence(text: str, limit: int = 120) -> str:
+    """A summary's first sentence when it ends within `limit` characters (the home page's table stays a
+    line a name), else the summary."""
+    m = _SENTENCE_END.search(text)
+    return text[:m.start()] if m and m.start() <= limit else text
+
+
 def api_rows(names: Sequence[ApiName], from_page: str, index: SymbolIndex | None,
-             file_pages: Mapping[str, str], *, with_file: bool = True) -> list[_ApiRow]:
-    """The public API's names as table rows: a name with a section links to it; a module to its page; a
-    name without one (a module-level variable) is code, with its file linked after it ("in globals.py"),
-    never a name link landing on a page's top."""
+             file_pages: Mapping[str, str], *, with_file: bool = True, short: bool = False) -> list[_ApiRow]:
+    """The public API's names as table rows, each name as code: one with a section links to it; a module to
+    its page; one without (a module-level variable) is not linked but its file is, after it ("in
+    globals.py"): never a name link landing on a page's top. `short`: summaries cut to their first
+    sentence."""
     def page(path: str) -> str | None:
         if index is not None:
             return index.href(from_page, path) if path else None
@@ -852,11 +863,12 @@ def api_rows(names: Sequence[ApiName], from_page: str, index: SymbolIndex | None
         section = index.href(from_page, a.path, a.qualname) if index is not None and a.qualname else None
         file_href = page(a.path)
         if section or (a.kind == "module" and file_href):
-            label = f"[{table_cell(a.name)}]({section or file_href})"
+            label = f"[<code>{table_cell(a.name)}</code>]({section or file_href})"
         else:
             where = f" in [{table_cell(posixpath.basename(a.path))}]({file_href})" if file_href else ""
             label = f"<code>{table_cell(a.name)}</code>" + (where if with_file else "")
-        rows.append(_ApiRow(label, a.kind or "name", a.path, file_href, a.summary))
+        summary = first_sentence(a.summary) if short else a.summary
+        rows.append(_ApiRow(label, a.kind or "name", a.path, file_href, summary))
     return rows
 
 
