@@ -83,7 +83,8 @@ TYPESCRIPT = {
     "src/index.ts": ("export { Widget, makeWidget as create } from './widget';\nexport * from './shapes';\n"
                      "export * as colors from './colors';\nimport { Store } from './store';\n"
                      "export { Store };\n"
-                     "export default function widgets(): void {}\nfunction internal(): void {}\n"),
+                     "export default function widgets(): void {}\nfunction internal(): void {}\n"
+                     "export * from './hooks';\n"),
     "src/widget.ts": ("/** A widget on the page. */\nexport class Widget {\n"
                       "  constructor(public name: string) {}\n}\n"
                       "/** Makes a widget. */\nexport function makeWidget(name: string): Widget {\n"
@@ -92,6 +93,8 @@ TYPESCRIPT = {
     "src/shapes/circle.ts": ("/** A round shape. */\nexport class Circle {}\nclass Hidden {}\n"
                              "export interface Radius { r: number }\n"),
     "src/colors.ts": "export const red = '#f00';\n",
+    "src/hooks.ts": ("export const useWidget = (<T>(init: T) => init) as Hook;\n"
+                     "export const area = (2 * 3);\nexport const double = (x: number) => 2 * x;\n"),
     "src/store.ts": "/** Keeps state. */\nexport class Store {}\n",
 }
 
@@ -107,6 +110,9 @@ def test_typescript_package_entry_and_reexports(tmp_path: Path) -> None:
     assert "widgets.internal" not in api
     assert (api["widgets.colors"].path, api["widgets.colors"].kind) == ("src/colors.ts", "module")
     assert api["widgets.Store"].path == "src/store.ts"
+    # zustand's `export const create = (<T>(...) => ...)`: a function the parser has no symbol for
+    assert (api["widgets.useWidget"].path, api["widgets.useWidget"].kind) == ("src/hooks.ts", "function")
+    assert api["widgets.area"].kind == "constant"
     assert api["widgets"].qualname == "widgets"  # the default export is the package itself
 
 

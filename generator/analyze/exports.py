@@ -187,6 +187,8 @@ _JS_STAR = re.compile(r"""\bexport\s+(?:type\s+)?\*\s*(?:as\s+([\w$]+)\s+)?from\
 _JS_LOCAL = re.compile(r"""\bexport\s+(?:type\s+)?\{([^{}]{0,4000})\}(?!\s*from)""")
 _JS_DECLARED = re.compile(r"\bexport\s+(?:declare\s+)?(default\s+)?(?:abstract\s+)?(?:async\s+)?"
                           r"(class|function\*?|const|let|var|interface|type|enum|namespace)\s+([\w$]+)")
+# `export const create = (<T>(init) => ...`, `= async (x) =>`, `= function`: a function held by a constant
+_JS_ARROW = re.compile(r"\s*(?::[^=;\n]{0,200})?=\s*(?:function\b|async\b|[(<]|[\w$]+\s*=>)")
 _JS_IMPORT = re.compile(r"""\bimport\s+(?:type\s+)?\{([^{}]{0,4000})\}\s*from\s*["']([^"'\n]{1,300})["']""")
 _JS_DEFAULT_IMPORT = re.compile(r"""\bimport\s+([\w$]+)\s+from\s*["']([^"'\n]{1,300})["']""")
 
@@ -245,6 +247,10 @@ def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops:
         kind = {"const": "constant", "let": "variable", "var": "variable", "namespace": "module"}.get(
             m.group(2), m.group(2).rstrip("*"))
         hit = defined(m.group(3))
+        statement = text[m.end():m.end() + 300].split(";", 1)[0]  # `=>` of this statement, not the next
+        if kind == "constant" and _JS_ARROW.match(text, m.end()) and (
+                "=>" in statement or "function" in statement[:40]):
+            kind = "function"
         out["default" if m.group(1) else m.group(3)] = hit if hit[1] else (path, "", kind)
     for m in _JS_STAR.finditer(text):
         source = _js_file(base, m.group(2), files)
