@@ -365,15 +365,18 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
 
 
 def topic_nav(nav: list[Any], topics: Sequence[tuple[str, str]]) -> list[Any]:
-    """`nav` with the topic pages after its first entry (the overview): Architecture, then "How it works"."""
+    """`nav` with the pages beyond the plan after its first entry (the overview): the Public API page, then
+    the topic pages: Architecture, then "How it works"."""
     import html
 
     if not topics:
         return nav
     # Material prints a nav title as HTML, and a topic's title carries a symbol name from the repository
-    items: list[Any] = [{html.escape(title): page_id} for title, page_id in topics]
-    first, flows = items[0], items[1:]
-    extra = [first] + ([{"How it works": flows}] if flows else [])
+    items: list[Any] = [{html.escape(title): page_id} for title, page_id in topics
+                        if page_id.startswith("topics/")]
+    others: list[Any] = [{html.escape(title): page_id} for title, page_id in topics
+                         if not page_id.startswith("topics/")]  # the Public API page: right after the home
+    extra = others + items[:1] + ([{"How it works": items[1:]}] if items[1:] else [])
     return nav[:1] + extra + nav[1:]
 
 

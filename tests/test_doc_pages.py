@@ -430,3 +430,52 @@ def test_mkdocstrings_directives_link_to_their_symbols_with_summaries(tmp_path: 
     assert "docs/api.md" in check.stdout + check.stderr
     _build(root, out)
     assert "Starts jobs in order.</p>" in _document(out / "site" / "files" / "docs" / "api.md.html")
+
+
+RST_AUTODOC_FILES: dict[str, str | bytes] = {
+    "README.md": "# Widgets\n\nWidgets, documented by Sphinx autodoc.\n",
+    "pkg/__init__.py": '"""Widgets."""\nfrom pkg.core import Runner\n',
+    "pkg/core.py": ('"""Core of the <b>widgets</b>.\n\nMore.\n"""\n\n\nclass Runner:\n'
+                    '    """Runs `jobs` in order.\n\n    More text.\n    """\n\n\n'
+                    'def helper(x: int) -> int:\n'
+                    '    """Helps with <script>alert(1)</script> things."""\n    return x\n'),
+    "docs/api.rst": """\
+API
+===
+
+.. currentmodule:: pkg
+
+.. autoclass:: Runner
+   :members:
+
+   Hand-written words about the runner.
+
+.. autofunction:: pkg.core.helper(x)
+
+.. automodule:: pkg.core
+   :members:
+
+.. autoclass:: pkg.gone.Nothing
+""",
+}
+
+
+@pytest.mark.slow
+def test_rst_autodoc_directives_link_to_their_symbols_with_summaries(tmp_path: Path) -> None:
+    """`.. autoclass::`, `.. autofunction::`, `.. automodule::` through the real docutils path: the name
+    linked to its section (under the document's current module), then its summary, escaped; an unknown name
+    is inert code; no directive or option shows raw."""
+    root = write_files(tmp_path / "repo", RST_AUTODOC_FILES)
+    out = tmp_path / "out"
+    _build(root, out)
+    api = _document(out / "site" / "files" / "docs" / "api.rst.html")
+    assert ('<p class="sb-autodoc"><a class="reference external" href="../pkg/core.py.html#sym-runner">'
+            "<code>Runner</code></a>: Runs <code>jobs</code> in order.</p>") in api
+    assert "Hand-written words about the runner." in api
+    assert ('<a class="reference external" href="../pkg/core.py.html#sym-helper"><code>pkg.core.helper</code>'
+            "</a>: Helps with &lt;script&gt;alert(1)&lt;/script&gt; things.</p>") in api
+    assert ('<a class="reference external" href="../pkg/core.py.html"><code>pkg.core</code></a>: '
+            "Core of the &lt;b&gt;widgets&lt;/b&gt;.</p>") in api
+    assert '<p class="sb-autodoc"><code>pkg.gone.Nothing</code></p>' in api
+    for raw in (".. auto", "autoclass", ":members:", "currentmodule", "<script"):
+        assert raw not in api, raw

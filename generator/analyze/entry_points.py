@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generator.analyze.exports import follow_python
 from generator.analyze.facts import FileFacts
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,8 @@ class Entry:
 
 
 def _python_target(target: str, facts: Mapping[str, FileFacts]) -> tuple[str, str] | None:
-    """`flask.cli:main` -> ("src/flask/cli.py", "main"), the module looked up among the repository's files."""
+    """`flask.cli:main` -> ("src/flask/cli.py", "main"), the module looked up among the repository's files,
+    a name it imports followed to where it is defined (exports.follow_python)."""
     module, _, attr = target.strip().partition(":")
     attr = attr.split("[")[0].strip()
     parts = module.strip().split(".")
@@ -48,6 +50,10 @@ def _python_target(target: str, facts: Mapping[str, FileFacts]) -> tuple[str, st
     tails = ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py")
     for path in sorted(facts, key=lambda p: (p.count("/"), p)):
         if path in tails or path.endswith(tuple("/" + t for t in tails)):
+            if attr and "." not in attr:  # `pkg:main` re-exported (`from .cli import main`): the real one
+                defining, symbol, _module = follow_python(path, attr, facts)
+                if symbol is not None:
+                    return defining, symbol.qualname
             names = {s.qualname for s in facts[path].symbols}
             return path, attr if attr in names else ""
     return None

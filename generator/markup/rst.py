@@ -153,6 +153,17 @@ def xref_targets(text: str) -> set[str]:
     return names | {f"{m}.{n}" for m in modules for n in names}
 
 
+_AUTO_USE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?auto\w+::[ \t]*([\w.]+)", re.M)
+
+
+def autodoc_names(text: str) -> dict[str, tuple[str, ...]]:
+    """The names a document's `.. autoclass::`-like directives show (as written), each with the full
+    names it may stand for, the modules the document declares first (`.. currentmodule:: flask` then
+    `.. autoclass:: Flask`: flask.Flask, then Flask): the symbols whose summaries the page shows."""
+    modules = sorted(set(_MODULE_USE.findall(text)) - {"None"})
+    return {name: (*(f"{m}.{name}" for m in modules), name) for name in set(_AUTO_USE.findall(text))}
+
+
 def _target_name(text: str) -> str:
     _title, target = _title_target(text)
     return target.lstrip("~!").strip().rstrip("()")

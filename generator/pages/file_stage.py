@@ -10,11 +10,12 @@ import html
 import logging
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from generator.analyze.facts import FileFacts
+from generator.analyze.facts import FileFacts, Symbol
 from generator.analyze.plan import PageState, draft_key, page_key
+from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context
 from generator.pages.stages import PageRun, _map, _readme_resolver, _safely, _source_text
 from generator.pages.writer import (
@@ -50,13 +51,15 @@ def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: An
 
 
 def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
-                    doc_links: Mapping[str, Target] | None = None, document: str = "") -> str:
+                    doc_links: Mapping[str, Target] | None = None, document: str = "", *,
+                    builders: Sequence[Symbol] = ()) -> str:
     """The rendering part of a file page's key: a new commit (links), a new caller (refs), a docstring
     name now naming another section (doc_links) or a file a document includes changing (`document`:
     document_key) re-renders the page from its stored draft; none is part of the draft key, so no prose is
     rewritten. With doc_links in the key a page never keeps a link to a page that is gone."""
     docs = repr(sorted((doc_links or {}).items()))
-    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document])
+    built = repr([(s.path, s.qualname, s.signature) for s in builders])  # `builders`: package_builders
+    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document, built])
 
 
 def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
@@ -97,6 +100,7 @@ def write_file_pages(run: PageRun) -> None:
     documents = document_cache(config)
     read = repository_reader(facts, source_text)
     doc_keys: dict[str, str] = {}
+    builders = package_builders(facts)
     for path in sorted(facts):
         ctx = file_context(facts[path], plan, graph)
         refs = xref.file_refs(facts[path])
@@ -107,7 +111,8 @@ def write_file_pages(run: PageRun) -> None:
             documents.keep(source_text(path), doc_keys[path])
         fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
         key = page_key(fingerprint, writer.id, file_render_key(version, links, refs, doc_links[path],
-                                                               doc_keys.get(path, "")))
+                                                               doc_keys.get(path, ""),
+                                                               builders=builders.get(path, ())))
         if not pages.fresh(ctx.page_id, key):
             # a file page's draft key is also its stable key (plan.stable_key): what its prose was about
             todo.append((ctx, key, refs, draft_key(fingerprint, writer.id)))
@@ -174,11 +179,10 @@ def write_file_pages(run: PageRun) -> None:
             document = documents.render(text, paths, resolve,
                                         salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
             cached = "miss" if documents.misses > misses else "hit"
-            if ctx.facts.file.language == "markdown":
-                document = autodoc_summaries(document, doc_links[ctx.path])
+            document = autodoc_summaries(document, doc_links[ctx.path])
         markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
                                     module_page=plan.modules[ctx.module], resolve_symbol=resolve,
-                                    document=document)
+                                    document=document, builders=builders.get(ctx.path, ()))
         pages.write_markdown(ctx.page_id, markdown)
         return n, cached, made_here
 
@@ -227,6 +231,7 @@ def page_links(names: NameIndex, f: FileFacts, text: Callable[[str], str],
 
             body = "\n\n".join([body, *(read(p) or "" for p in included_files(f.path, body, read))])
         out.update(document_links(names, f.path, body))
+        out.update(autodoc_links(names, f.path, body, rst=True))
     elif is_rendered_document(f) and f.file.language == "markdown":
         out.update(autodoc_links(names, f.path, text(f.path)))
     return out
@@ -283,15 +288,23 @@ def line_link_resolver(resolve: Callable[[str], str | None], path: str, page_id:
     return line_first
 
 
-def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
-    """The symbols a Markdown document's `::: name` directives document, each with its summary (the page
-    shows it after the link, so a new summary re-renders the page)."""
+def autodoc_links(names: NameIndex, path: str, text: str, *, rst: bool = False) -> dict[str, Target]:
+    """The symbols a document's autodoc directives document (Markdown's `::: name`, reST's
+    `.. autoclass:: name` and the like), each with its summary (the page shows it after the link, so a new
+    summary re-renders the page)."""
     from generator.markup.docstrings import docstring_summary
-    from generator.markup.md_html import autodoc_names
 
+    if rst:
+        from generator.markup.rst import autodoc_names as rst_autodoc_names
+
+        used = rst_autodoc_names(text) if "auto" in text else {}
+    else:
+        from generator.markup.md_html import autodoc_names
+
+        used = {name: (name,) for name in (autodoc_names(text) if ":::" in text else ())}
     out = {}
-    for name in autodoc_names(text) if ":::" in text else ():
-        target = names.lookup(name, path)
+    for name, candidates in sorted(used.items()):
+        target = next((t for t in (names.lookup(c, path) for c in candidates) if t is not None), None)
         if target is not None:
             doc = names.docstrings.get((target.path, target.anchor), "")
             out[name] = dataclasses.replace(target, summary=docstring_summary(doc, 160)) if doc else target
@@ -299,13 +312,13 @@ def autodoc_links(names: NameIndex, path: str, text: str) -> dict[str, Target]:
 
 
 _AUTODOC_PARAGRAPH = re.compile(
-    r'(<p class="sb-autodoc">(?:<a href="[^"]*">)?<code>([^<]*)</code>(?:</a>)?)</p>')
+    r'(<p class="sb-autodoc">(?:<a(?: class="[^"]*")? href="[^"]*">)?<code>([^<]*)</code>(?:</a>)?)</p>')
 
 
 def autodoc_summaries(document: str, targets: Mapping[str, Target]) -> str:
-    """A rendered Markdown document with each `::: name` directive's link followed by that symbol's
-    summary (autodoc_links), as mkdocstrings would show its docstring: after the document cache, which
-    keeps links, not summaries."""
+    """A rendered document with each autodoc directive's link (`::: name`, `.. autoclass:: name`: both
+    render as `<p class="sb-autodoc">`) followed by that symbol's summary (autodoc_links), as mkdocstrings
+    or Sphinx would show its docstring: after the document cache, which keeps links, not summaries."""
     from generator.pages.markdown import rich_cell
 
     def one(m: re.Match[str]) -> str:

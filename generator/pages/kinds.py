@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
+from generator.pages.api_stage import api_key, api_names_of, write_api_page, writes_api_page
+from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context, module_context, overview_context
 from generator.pages.file_stage import (
     document_key,
@@ -138,11 +140,13 @@ def _stale_files(check: StaleCheck) -> None:
         return file_text(config.root, p)
 
     read = repository_reader(a.facts, text)
+    builders = package_builders(a.facts)
     for path in sorted(a.facts):
         ctx = file_context(a.facts[path], a.plan, a.graph)
         f = a.facts[path]
         rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text, read),
-                               document_key(f, text(path), read) if is_rendered_document(f) else "")
+                               document_key(f, text(path), read) if is_rendered_document(f) else "",
+                               builders=builders.get(path, ()))
         if check.changed(ctx.page_id, page_key(ctx.fingerprint(), check.writer.id, rkey)):
             check.stale.add(ctx.page_id)
 
@@ -202,9 +206,23 @@ def _stale_topics(check: StaleCheck) -> None:
             check.stale.add(topic.page_id)
 
 
+def _stale_api(check: StaleCheck) -> None:
+    """The Public API page is judged by its key (the names and the pages they link to)."""
+    from generator.pages.markdown import API_PAGE
+
+    a = check.analysis
+    names = api_names_of(check.config, a.plan, a.facts, a.graph)
+    if not writes_api_page(names):
+        return
+    check.planned.add(API_PAGE)
+    if check.changed(API_PAGE, api_key(check.version, names, a.plan.files, check.symbols)):
+        check.stale.add(API_PAGE)
+
+
 PAGE_KINDS: tuple[PageKind, ...] = (
     PageKind("file", "files", _write_files, _stale_files),
     PageKind("module", "modules", _write_modules, _stale_modules),
     PageKind("overview", "overview", _write_overview, _stale_overview),
     PageKind("topic", "topics", _write_topics, _stale_topics),
+    PageKind("api", "api", write_api_page, _stale_api),
 )

@@ -47,7 +47,7 @@ from generator.pages.diagrams import (
     page_url,
     site_href,
 )
-from generator.pages.orientation import Orientation, readme_intro, readme_rest
+from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
@@ -102,7 +102,7 @@ def _environment() -> jinja2.Environment:
 # the modules that write pages (each page kind's stage, and the state they share)
 PAGE_STAGES = ("generator.pages.stages", "generator.pages.page_sink", "generator.pages.file_stage",
                "generator.pages.module_stage", "generator.pages.overview_stage",
-               "generator.pages.topic_stage")
+               "generator.pages.topic_stage", "generator.pages.api_stage")
 
 
 @cache
@@ -667,8 +667,8 @@ SEARCH_BOOST = {"code": 3, "test": 1, "doc": 1, "config": 0.5}
 # Sections that only point elsewhere (other files' symbol names, page links): indexed, they made a test
 # page or a folder page look like the code it merely links to
 _NAVIGATION_SECTIONS = re.compile(r"^## (?:Code it exercises|Class hierarchy|Entry points"
-                                  r"|Most-used abstractions|Where to start reading)\n.*?(?=^## |\Z)",
-                                  re.S | re.M)
+                                  r"|Most-used abstractions|Where to start reading|Public API|All names)"
+                                  r"\n.*?(?=^## |\Z)", re.S | re.M)
 _MERMAID_CLICK = re.compile(r'^  click \w+ href "[^"\n]*"\n', re.M)
 _SECTION_SIGNATURE = re.compile(r"\{ #(sym-[\w-]+) [^}\n]*\}\n\n[^\n]*\n\n+"
                                 r'<div class="language-[\w+-]+ highlight(?: sb-signature)?"><pre>'
@@ -697,7 +697,7 @@ _NEEDED = {_DOCUMENT: '<div class="sb-document', _SOURCE_BLOCK: '<details class=
            _INDEX_TABLE: '<div class="sb-index" data-search-exclude>'}
 # the start of a navigation section, unanchored: a literal prefix re skips ahead to
 _NAVIGATION_HEADING = re.compile(r"## (?:Code it exercises|Class hierarchy|Entry points"
-                                 r"|Most-used abstractions|Where to start reading)\n")
+                                 r"|Most-used abstractions|Where to start reading|Public API|All names)\n")
 
 
 def _plain(fragment: str, sep: str = " ") -> str:
@@ -756,12 +756,14 @@ def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
                      index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None,
-                     document: str = "") -> str:
+                     document: str = "", builders: Sequence[Symbol] = ()) -> str:
     """`links`: where source lines live on the forge (repo_url is the older form of the same);
     `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
     `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
     it only the page's own symbols are linked). With `ctx.source` set, each section carries its source.
-    `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py)."""
+    `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py).
+    `builders`: the functions of other files of its package that build its types
+    (constructors.package_builders)."""
     from generator.markup.docstrings import render_docstring
     from generator.pages.remote import from_repo_url
 
@@ -835,6 +837,21 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
             return s.signature
         return shown_signature(s, children.get(s.qualname, []), source_lines, kind_of(s))
 
+    def built_by(s: Symbol) -> str:
+        """A type's constructors in other languages than Python (constructors.py), as code, each linked to
+        its section: `new Widget(name: string)`, `NewRouter() *Mux`, `Client::new() -> Self`."""
+        from generator.pages.constructors import constructors
+
+        shown = []
+        for c, text in constructors(s, [*symbols, *builders], language or "") if language != "python" else ():
+            code = f"<code>{escape_markdown(text)}</code>"
+            if c.path != ctx.path:  # another file of the package
+                href = index.href(ctx.page_id, c.path, c.qualname) if index is not None else None
+                shown.append(f"[{code}]({href})" if href else code)
+            else:
+                shown.append(f"[{code}](#{anchors[c.qualname]})" if c.qualname in sectioned else code)
+        return " · ".join(shown)
+
     def bases_of(s: Symbol) -> str:
         """A Python class's bases as written, when its signature shows its constructor instead."""
         if s.kind != "class" or signature_of(s) == s.signature:
@@ -846,7 +863,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     return _environment().get_template("file.md.j2").render(
         whole_source=_whole_source(ctx, lang) if not public and not document else "",
         shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
-        bases_of=bases_of,
+        bases_of=bases_of, built_by=built_by,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
         index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
@@ -985,6 +1002,8 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     abstractions = [_Row(path=a.path, qualname=a.qualname, kind=a.kind, used_from=a.used_from,
                          summary=a.summary, href=href(a.path, a.qualname)) for a in o.abstractions]
     start = [_Row(path=p, href=href(p), summary=summaries.get(p, "")) for p in o.start_reading if href(p)]
+    shown_api = o.api[:MAX_API_SHOWN]
+    api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {}, short=True)
     intro = readme_html(intro_text, rest) if intro_text else ""
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
@@ -997,10 +1016,67 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
+        api=api, api_total=len(o.api),
+        api_page=relative_link(OVERVIEW_PAGE, API_PAGE) if len(o.api) > len(shown_api) else "",
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
 
 OVERVIEW_PAGE = "index.md"
+API_PAGE = "api.md"
+
+
+@dataclass(frozen=True)
+class _ApiRow:
+    label: str  # Markdown: the name linked to its section, or as code with a link to its file
+    kind: str
+    path: str
+    file_href: str | None
+    summary: str
+
+
+def first_sentence(text: str, limit: int = 120) -> str:
+    """A summary's first sentence, as written, when it ends within `limit` characters (the home page's table
+    stays a line a name), else the summary. The same ends as folder tables' (`summary_line`): never inside a
+    code span, never after "e.g." and the like."""
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() > limit:
+            break
+        if text.count("`", 0, m.start()) % 2 == 0 and not _NOT_AN_END.search(text, 0, m.start()):
+            return text[:m.end()]
+    return text
+
+
+def api_rows(names: Sequence[ApiName], from_page: str, index: SymbolIndex | None,
+             file_pages: Mapping[str, str], *, with_file: bool = True, short: bool = False) -> list[_ApiRow]:
+    """The public API's names as table rows, each name as code: one with a section links to it; a module to
+    its page; one without (a module-level variable) is not linked but its file is, after it ("in
+    globals.py"): never a name link landing on a page's top. `short`: summaries cut to their first
+    sentence."""
+    def page(path: str) -> str | None:
+        if index is not None:
+            return index.href(from_page, path) if path else None
+        return relative_link(from_page, file_pages[path]) if path in file_pages else None
+
+    rows = []
+    for a in names:
+        section = index.href(from_page, a.path, a.qualname) if index is not None and a.qualname else None
+        file_href = page(a.path)
+        if section or (a.kind == "module" and file_href):
+            label = f"[<code>{table_cell(a.name)}</code>]({section or file_href})"
+        else:
+            where = f" in [{table_cell(posixpath.basename(a.path))}]({file_href})" if file_href else ""
+            label = f"<code>{table_cell(a.name)}</code>" + (where if with_file else "")
+        summary = first_sentence(a.summary) if short else a.summary
+        rows.append(_ApiRow(label, a.kind or "name", a.path, file_href, summary))
+    return rows
+
+
+def render_api_page(names: Sequence[ApiName], *, index: SymbolIndex | None,
+                    file_pages: Mapping[str, str]) -> str:
+    """The Public API page: every name the package's users import (orientation.api_names), by name."""
+    ordered = sorted(names, key=lambda a: (a.name.lower(), a.name))
+    return _environment().get_template("api.md.j2").render(
+        api=api_rows(ordered, API_PAGE, index, file_pages, with_file=False))  # a column says where
 
 
 def topic_source_link(source: str, page_id: str, facts: Mapping[str, Any], index: SymbolIndex) -> str:

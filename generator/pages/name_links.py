@@ -68,6 +68,8 @@ class NameIndex:
                 above = s.docstring.count("\n") + 1 if s.docstring and f.file.language != "python" else 0
                 index.spans.setdefault(path, []).append((s.start_line - above, s.end_line, target))
             index.by_file[path] = own
+            if f.docstring:  # a module's own: what an `.. automodule::` of it shows
+                index.docstrings[(path, "")] = f.docstring
             if f.symbols:
                 for name in module_names(path):
                     index.modules.setdefault(name, []).append(path)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
+from generator.analyze.exports import Reader, package_exports
 from generator.analyze.facts import FileFacts
 from generator.analyze.groups import Group, dir_group, file_group
 from generator.pages.diagrams import Graph, architecture, file_architecture
@@ -35,15 +36,32 @@ class Abstraction:
 
 
 @dataclass(frozen=True)
+class ApiName:
+    """A name the package's users import (exports.Export), where it is defined, and its summary."""
+
+    name: str  # "flask.Flask"
+    path: str = ""
+    qualname: str = ""
+    kind: str = ""
+    summary: str = ""
+
+
+MAX_API_SHOWN = 30  # the home page's "Public API" lists this many; the API page lists them all
+MAX_API_NAMES = 2000  # a Java monorepo's thousands of public classes: the most used this many
+
+
+@dataclass(frozen=True)
 class Orientation:
     entries: tuple[Entry, ...] = ()
     abstractions: tuple[Abstraction, ...] = ()
     diagram: Graph | None = None
     start_reading: tuple[str, ...] = ()  # file paths, in reading order
     readme_intro: str = ""
+    api: tuple[ApiName, ...] = ()  # the public API, most used first
 
     def key(self) -> str:
-        return repr((self.entries, self.abstractions, self.diagram.mermaid() if self.diagram else "",
+        return repr((self.entries, self.abstractions, self.api,
+                     self.diagram.mermaid() if self.diagram else "",
                      self.diagram.left_out if self.diagram else "", self.diagram.unit if self.diagram else "",
                      self.start_reading,
                      self.readme_intro))
@@ -129,14 +147,23 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
 
 
 def manifest_texts(root: Path, paths: Iterable[str]) -> dict[str, str]:
-    """The manifests among the repository's files (at most three levels deep), read from disk."""
+    """The manifests among the repository's files (at most three levels deep), read from disk, and the
+    go.mod files of their folders (the scan skips them: no source file) as "": where a Go module's root
+    package is, which is all the API needs of them (its name is the sources' `package` clause)."""
     out = {}
+    folders = set()
     for path in paths:
+        if path.count("/") <= 2:
+            folders.add(posixpath.dirname(path))
         if posixpath.basename(path) in MANIFESTS and path.count("/") <= 2:
             try:
                 out[path] = (root / path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
+    for folder in sorted(folders):
+        go_mod = root / folder / "go.mod"
+        if go_mod.is_file() and not go_mod.is_symlink():
+            out[posixpath.join(folder, "go.mod")] = ""
     return out
 
 
@@ -394,7 +421,8 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
     """Where a newcomer starts: the files of what the README's code uses (readme_api), then the public API
     (up to three files), then the entry points (a launcher of a few lines replaced by the files it runs:
     for a library, its console scripts come after its API), then the most-used abstractions, then the most
-    important files; a package's private modules (`_utils.py`) only from the README or the API."""
+    important files; a package's private modules (`_utils.py`) only from the README, the API or the entry
+    points (httpx's `_main.py`)."""
     entry_files: list[str] = []
     launchers: set[str] = set()
     for e in entries:
@@ -406,8 +434,11 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
         else:
             entry_files.append(e.path)
     out: list[str] = []
-    first = [*readme, *api[:3]]
-    for path in [*first, *entry_files[:2], *(a.path for a in abstractions), *ranked]:
+    # a command line the package re-exports (httpx: `from ._main import main` for its console script) is
+    # read as the entry point it is, after the library it drives: its print helpers are no place to start
+    api = [p for p in api if p not in {e.path for e in entries}]
+    first = [*readme, *api[:3], *entry_files[:2]]  # what the project says users start from, private or not
+    for path in [*first, *(a.path for a in abstractions), *ranked]:
         if path not in out and path not in launchers and (path in first or not _is_private_file(path)):
             out.append(path)
     return out[:limit]
@@ -439,19 +470,53 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
     return diagram
 
 
+def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
+              manifests: Mapping[str, str], read: Reader) -> list[ApiName]:
+    """The public API (exports.package_exports) of the project's own code, the most used first (by the
+    symbol's rank in the call graph; a name the repository defines before one it only passes on), each
+    with its docstring summary."""
+    from generator.markup.docstrings import docstring_summary
+
+    exports = package_exports(facts, read, manifests, source=_is_source, importance=importance)
+    rank = graph.symbol_rank
+    paths = {e.path for e in exports}
+    symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
+
+    def order(e: Any) -> tuple[bool, float, str]:
+        return (not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
+
+    def documented(s: Any) -> Any:  # an overload's docstring is on its implementation (`name~3`)
+        return next((o for o in facts[s.path].symbols if o.name == s.name and o.parent == s.parent
+                     and o.docstring), s) if not s.docstring and s.path in facts else s
+
+    out = []
+    for e in sorted(exports, key=order)[:MAX_API_NAMES]:
+        s = symbols.get((e.path, e.qualname))
+        doc = documented(s).docstring if s is not None else (facts[e.path].docstring if e.kind == "module" and
+                                                 e.path in facts else "")
+        out.append(ApiName(e.name, e.path, e.qualname, e.kind, docstring_summary(doc, 160) if doc else ""))
+    return out
+
+
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
                 graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
-                readme: str, sources: Mapping[str, str] | None = None) -> Orientation:
-    """`sources`: the texts of the files that may define command-line groups (cli_texts)."""
+                readme: str, sources: Mapping[str, str] | None = None, read: Reader | None = None
+                ) -> Orientation:
+    """`sources`: the texts of the files that may define command-line groups (cli_texts); `read`: a
+    repository file's text (None for a path the scan did not accept), for the package's public API."""
     entries = find_entry_points(manifests, facts, sources=sources)
-    abstractions = most_used(facts, graph.callers)
+    api = tuple(api_names(facts, graph, importance, manifests, read)) if read is not None else ()
+    shown = {(a.path, a.qualname) for a in api[:MAX_API_SHOWN]}
+    # a name the Public API section already shows is not listed again among the abstractions
+    used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown))
+    abstractions = [a for a in used if (a.path, a.qualname) not in shown][:MAX_ABSTRACTIONS]
 
     code = own_code(files, facts)
     diagram = overview_diagram(modules=modules, files=files, code=code, depends_on=graph.depends_on,
                                importance=importance, from_page="index.md")
-    api = public_api(code, facts, graph.depends_on, importance)
-    start = reading_order(api=api, entries=entries, abstractions=abstractions,
+    start = reading_order(api=public_api(code, facts, graph.depends_on, importance), entries=entries,
+                          abstractions=used[:MAX_ABSTRACTIONS],
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,
                           readme=readme_api(readme, facts, code))
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
-                       start_reading=tuple(start), readme_intro=readme_intro(readme))
+                       start_reading=tuple(start), readme_intro=readme_intro(readme), api=api)

@@ -31,11 +31,15 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
     """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
     from generator.analyze.plan import module_importance
     from generator.pages.orientation import cli_texts, manifest_texts, orientation
+    from generator.pages.stages import file_text
+
+    def read(path: str) -> str | None:  # only the files the scan accepted
+        return file_text(config.root, path) if path in facts else None
 
     return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
                        importance=module_importance(plan, graph),
                        manifests=manifest_texts(config.root, plan.files), readme=readme,
-                       sources=cli_texts(config.root, facts))
+                       sources=cli_texts(config.root, facts), read=read)
 
 
 def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:

@@ -1,0 +1,60 @@
+"""The Public API page: every name the package's users import (orientation.api_names), when there are more
+than the home page's "Public API" section shows (MAX_API_SHOWN); none otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from generator.analyze.facts import FileFacts
+from generator.analyze.plan import PagePlan, PageState
+from generator.pages.stages import PageRun, file_text
+from sourcebook.config import Config
+
+if TYPE_CHECKING:
+    from generator.pages.anchors import SymbolIndex
+    from generator.pages.orientation import ApiName
+
+API_TITLE = "Public API"
+
+
+def api_names_of(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any) -> list[ApiName]:
+    """The repository's public API as the home page ranks it (the same inputs as overview_orientation)."""
+    from generator.analyze.plan import module_importance
+    from generator.pages.orientation import api_names, manifest_texts
+
+    def read(path: str) -> str | None:  # only the files the scan accepted
+        return file_text(config.root, path) if path in facts else None
+
+    return api_names(facts, graph, module_importance(plan, graph), manifest_texts(config.root, plan.files),
+                     read)
+
+
+def api_key(version: str, names: list[ApiName], pages: Mapping[str, str], index: SymbolIndex) -> str:
+    """The page's key: the renderer's version, the names and the pages and sections they link to."""
+    links = [(pages.get(n.path), index.anchors.get((n.path, n.qualname))) for n in names]
+    return hashlib.sha256(repr((version, names, links)).encode()).hexdigest()
+
+
+def writes_api_page(names: list[ApiName]) -> bool:
+    from generator.pages.orientation import MAX_API_SHOWN
+
+    return len(names) > MAX_API_SHOWN
+
+
+def write_api_page(run: PageRun) -> list[tuple[str, str]]:
+    """The Public API page, when the home page does not list every name; its nav entry."""
+    from generator.pages.markdown import API_PAGE, render_api_page, render_version
+
+    names = api_names_of(run.config, run.plan, run.facts, run.graph)
+    if not writes_api_page(names):
+        return []
+    key = api_key(render_version(), names, run.plan.files, run.symbols)
+    if not run.pages.fresh(API_PAGE, key):
+        markdown = render_api_page(names, index=run.symbols, file_pages=run.plan.files)
+        run.pages.put(API_PAGE, key, markdown, PageState(
+            key=key, kind="api", title=API_TITLE, target_path="",
+            summary=f"The {len(names)} names the package's users import, each linked to its definition."))
+    return [(API_TITLE, API_PAGE)]
