@@ -91,10 +91,12 @@ class OrgSpec:
 def storage_settings(spec: OrgSpec, env: Mapping[str, str]) -> dict[str, str]:
     """The organisation's storage options, read from `env` by the names its `storage_env` gives (ConfigError
     naming every variable that is not set; never a value)."""
-    missing = [var for _key, var in spec.storage_env if not env.get(var)]
+    # a variable's name is shown only when it looks like one: a secret pasted in its place is never echoed
+    missing = [f"{key} ({var})" if var.isupper() and "_" in var else key
+               for key, var in spec.storage_env if not env.get(var)]
     if missing:
-        raise ConfigError(f"orgs.{spec.name}: storage_env names {', '.join(missing)}, not set in the "
-                          "server's environment")
+        raise ConfigError(f"orgs.{spec.name}: the environment variables storage_env names for "
+                          f"{', '.join(missing)} are not set in the server's environment")
     return {key: env[var] for key, var in spec.storage_env}
 
 

@@ -126,6 +126,13 @@ def test_per_org_storage_settings_name_environment_variables_only(tmp_path: Path
                                                  "aws_endpoint": "http://127.0.0.1:9"}
     with pytest.raises(ConfigError, match="B_SECRET"):
         storage_settings(specs["b"], {"B_KEY": "bk"})
+    pasted = parse_orgs({"orgs": {"c": {"token_sha256": token_sha256("z"), "index_root": "s3://c/c",
+                                        "storage_env": {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE"}}}},
+                        tmp_path)["c"]  # a key id pasted where a variable's name goes: not echoed
+    with pytest.raises(ConfigError) as unset:
+        storage_settings(pasted, {})
+    assert "aws_access_key_id" in str(unset.value)
+    assert "AKIAIOSFODNN7EXAMPLE" not in str(unset.value)
     # a value in the file (a secret, not a variable's name) is refused, and never echoed
     bad = {"orgs": {"a": {"token_sha256": token_sha256("x"), "index_root": "s3://b/a",
                           "storage_env": {"aws_secret_access_key": "wJalr/XUtnFEMI+K7MDENG"}}}}
