@@ -19,7 +19,16 @@ folders), so nothing one organisation's request touches is another's. The bearer
 organisation (its sha256 compared with every configured hash in constant time, all of them every time); no
 or a wrong token is 401; a repository of another organisation is looked up under the caller's own root
 only, so it answers exactly what a repository that does not exist answers. Storage credentials come from
-the server's environment (LanceDB reads AWS_* / GOOGLE_* / AZURE_* itself), never from a request.
+the server's environment, never from a request or the file: by default the standard variables LanceDB
+reads itself (AWS_* / GOOGLE_* / AZURE_*), shared by every organisation; with `storage_env` an
+organisation names its own variables, one per Lance storage option:
+
+    [orgs.acme]
+    index_root = "s3://acme-index/sb"
+    storage_env = {aws_access_key_id = "ACME_AWS_ACCESS_KEY_ID", aws_secret_access_key = "ACME_AWS_SECRET"}
+
+Every connection to a database under that root is made with those options (generator/index/object_stores.py
+registers the root), which win over the standard variables; a variable that is not set fails the load.
 
 MCP over streamable HTTP is at `/mcp` on the same server, behind the same token: the token selects the
 organisation, whose own MCP server (the agent tools over that organisation's Tools) answers. Stateless
@@ -41,6 +50,7 @@ import os
 import re
 import threading
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +74,8 @@ log = logging.getLogger(__name__)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _LIMITS = ("max_file_bytes", "max_request_bytes", "max_files")
+_OPTION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,20 @@ class OrgSpec:
     token_hashes: tuple[str, ...]
     index_root: str  # an absolute path or an object-store prefix, without a trailing slash
     limits: PushLimits = field(default_factory=PushLimits)
+    # storage option key (Lance's: aws_access_key_id, …) -> the server environment variable holding it
+    storage_env: tuple[tuple[str, str], ...] = ()
+
+
+def storage_settings(spec: OrgSpec, env: Mapping[str, str]) -> dict[str, str]:
+    """The organisation's storage options, read from `env` by the names its `storage_env` gives (ConfigError
+    naming every variable that is not set; never a value)."""
+    # a variable's name is shown only when it looks like one: a secret pasted in its place is never echoed
+    missing = [f"{key} ({var})" if var.isupper() and "_" in var else key
+               for key, var in spec.storage_env if not env.get(var)]
+    if missing:
+        raise ConfigError(f"orgs.{spec.name}: the environment variables storage_env names for "
+                          f"{', '.join(missing)} are not set in the server's environment")
+    return {key: env[var] for key, var in spec.storage_env}
 
 
 def token_sha256(token: str) -> str:
@@ -102,7 +128,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
             problems.append(f"{where}: must be a table")
             continue
         for key in spec:
-            if key not in {"token_sha256", "index_root", *_LIMITS}:
+            if key not in {"token_sha256", "index_root", "storage_env", *_LIMITS}:
                 problems.append(f"{where}: unknown setting {key!r}" + (
                     " (the file holds token_sha256, the hash, never the token)" if key == "token" else ""))
         raw = spec.get("token_sha256")
@@ -137,7 +163,14 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
                 problems.append(f"{where}: {key} must be a positive integer")
             else:
                 limits[key] = value
-        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits))
+        storage = spec.get("storage_env", {})
+        if not isinstance(storage, dict) or not all(
+                isinstance(k, str) and _OPTION.match(k) and isinstance(v, str) and _ENV_NAME.match(v)
+                for k, v in storage.items()):
+            problems.append(f"{where}: storage_env maps storage option keys (aws_access_key_id, …) to the "
+                            "names of environment variables holding them: never the values themselves")
+            storage = {}
+        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits), tuple(sorted(storage.items())))
     if problems:
         raise ConfigError(problems)
     return out
@@ -347,12 +380,23 @@ class OrgRouter:
                 raise
             log.error("orgs file %s not reloaded, the previous configuration stays: %s", self.path, exc)
             return False
+        from generator.index.object_stores import set_scopes
+
+        env = os.environ if self.env is None else self.env
+        try:
+            scopes = {spec.index_root: storage_settings(spec, env) for spec in specs.values()}
+        except ConfigError as exc:
+            if strict:
+                raise
+            log.error("orgs file %s not reloaded, the previous configuration stays: %s", self.path, exc)
+            return False
         with self._lock:
+            set_scopes({root: options for root, options in scopes.items() if options})
             tenants = {}
             for name, spec in specs.items():
                 old = self._tenants.get(name)
-                same = old is not None and (old.spec.index_root, old.spec.limits) == (spec.index_root,
-                                                                                        spec.limits)
+                same = old is not None and ((old.spec.index_root, old.spec.limits, old.spec.storage_env)
+                                            == (spec.index_root, spec.limits, spec.storage_env))
                 tenants[name] = old if same and old else self._tenant(spec)
             self._retired += [t for name, t in self._tenants.items() if tenants.get(name) is not t]
             self._tenants = tenants

@@ -265,6 +265,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     from generator.analyze.parse import extract
     from generator.analyze.scan import decode
     from generator.index.embed import get_embedder
+    from generator.index.store import outage_errors
     from generator.index.writer import update_index
     from sourcebook.lock import output_lock
 
@@ -310,8 +311,13 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
         # a push that changes the rows without naming a commit: the stored one no longer describes them
         recorded = commit if commit is not None else ("" if changed or deleted else None)
         # always a prune over the exact final file list: a pushed path now skipped leaves the index too
-        report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
-                              manifests=manifests, commit=recorded)
+        try:
+            report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
+                                  manifests=manifests, commit=recorded)
+        except outage_errors() as exc:  # the store refused the write (a denied key) or is unreachable
+            log.warning("push to %s not written: %s", st.alias, exc)
+            raise IndexStoreError(f"the push to {st.alias!r} was not written: its index store refused or "
+                                  f"could not be reached ({str(exc)[:400]})") from exc
         st.invalidate()
         published = getattr(tools.workspace, "published", None)
         if published is not None:  # an organisation's workspace lists what its pushes made

@@ -171,7 +171,7 @@ _CHUNKS_BY_SPAN: Memo[dict[tuple[str, int, int], dict[str, Any]]] = Memo("chunks
 _FILE_PAGE_META: Memo[dict[str, dict[str, Any]] | None] = Memo("file_pages")
 _SYMBOL_ROWS: Memo[list[dict[str, Any]]] = Memo("symbols")
 _SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
-_NAME_INDEX: Memo[dict[str, list[dict[str, Any]]]] = Memo("name_index")
+_NAME_INDEX: Memo[_NameIndex] = Memo("name_index")
 _KINDS: Memo[dict[str, str]] = Memo("kinds")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
@@ -596,16 +596,182 @@ def _signatures(store: IndexStore) -> dict[tuple[str, str, int, int], str]:
     return cached
 
 
-def _name_index(store: IndexStore) -> dict[str, list[dict[str, Any]]]:
-    """lower-cased name and qualname -> symbols, built once per store."""
+FUZZY_CUTOFF = 0.8  # difflib ratio a fuzzy name match needs
+FUZZY_MATCHES = 5  # close names kept per query word
+MAX_NAME_MATCHES = 100  # names the symbolic tier lists (exact, then prefix, then fuzzy)
+_LONG_KEY = 255  # keys this long may overflow a uint8 character count: always fuzzy candidates
+
+
+def _bucket(char: str) -> int:
+    """The character-count column of `char`: one per letter, digit, '_' and '.', two shared by the rest
+    (sharing only raises the counts' overlap, so the bound below stays an upper bound)."""
+    if "a" <= char <= "z":
+        return ord(char) - 97
+    if "0" <= char <= "9":
+        return 26 + ord(char) - 48
+    if char == "_":
+        return 36
+    if char == ".":
+        return 37
+    return 38 + ord(char) % 2
+
+
+_BUCKETS = 40
+
+
+@dataclass
+class _NameIndex:
+    """The symbols by lower-cased name and qualname, with what makes prefix and fuzzy lookups cheap:
+    the keys sorted (a prefix is a range of them) and each key's character counts (numpy, one column
+    per character class), which bound difflib's ratio from above so that only keys that can reach the
+    cutoff are compared. Built once per store, that is once per opened index version."""
+
+    by_key: dict[str, list[dict[str, Any]]]
+    keys: list[str]  # insertion order (the symbol table's), as by_key iterates
+    sorted_keys: list[str]
+    sorted_pos: list[int]  # position in `keys` of each sorted key
+    lengths: Any  # numpy (n,) int32
+    counts: Any  # numpy (_BUCKETS, n) uint8: occurrences of each character class per key
+    long_keys: Any  # numpy (n,) bool: len >= _LONG_KEY
+
+
+def _name_index(store: IndexStore) -> _NameIndex:
+    """lower-cased name and qualname -> symbols (and the lookups above), built once per store."""
     cached = store.memos.get(_NAME_INDEX)
     if cached is None:
-        cached = {}
+        import numpy as np
+
+        by_key: dict[str, list[dict[str, Any]]] = {}
         for sym in _symbol_table(store):
             for key in {sym["name"].lower(), sym["qualname"].lower()}:
-                cached.setdefault(key, []).append(sym)
-        store.memos.put(_NAME_INDEX, cached)
+                by_key.setdefault(key, []).append(sym)
+        keys = list(by_key)
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        lengths = np.fromiter((len(k) for k in keys), dtype=np.int32, count=len(keys))
+        cached = store.memos.put(_NAME_INDEX, _NameIndex(
+            by_key, keys, [keys[i] for i in order], order, lengths, _char_counts(keys, lengths),
+            lengths >= _LONG_KEY))
     return cached
+
+
+_ASCII_BUCKETS = [_bucket(chr(code)) for code in range(128)]
+
+
+def _char_counts(keys: list[str], lengths: Any) -> Any:
+    """(_BUCKETS, len(keys)) uint8: how often each character class occurs in each key (0 for long keys),
+    counted in numpy (a Python loop over every character took seconds at 700k symbols)."""
+    import numpy as np
+
+    short = lengths < _LONG_KEY
+    counts = np.zeros((_BUCKETS, len(keys)), dtype=np.uint8)
+    text = "".join(k for k, keep in zip(keys, short.tolist(), strict=True) if keep)
+    if not text:
+        return counts
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    table = np.array(_ASCII_BUCKETS, dtype=np.uint8)
+    buckets = np.where(codes < 128, table[np.minimum(codes, 127)], 38 + (codes % 2)).astype(np.uint8)
+    owner = np.repeat(np.flatnonzero(short), lengths[short])
+    for bucket in range(_BUCKETS):
+        # each count is below _LONG_KEY (the key is shorter), so it fits a uint8
+        counts[bucket] = np.bincount(owner[buckets == bucket], minlength=len(keys))
+    return counts
+
+
+def _prefixed(index: _NameIndex, prefixes: Sequence[str]) -> list[str]:
+    """The keys starting with any of `prefixes`, in the index's insertion order."""
+    import bisect
+
+    found: set[int] = set()
+    for prefix in prefixes:
+        at = bisect.bisect_left(index.sorted_keys, prefix)
+        while at < len(index.sorted_keys) and index.sorted_keys[at].startswith(prefix):
+            found.add(index.sorted_pos[at])
+            at += 1
+    return [index.keys[pos] for pos in sorted(found)]
+
+
+def _close_names(index: _NameIndex, word: str) -> list[str]:
+    """difflib.get_close_matches(word, every key, FUZZY_MATCHES, FUZZY_CUTOFF), the same list, without
+    comparing every key: two upper bounds of difflib's ratio drop the keys that cannot reach the cutoff
+    (the keys' character overlap with `word`, difflib's quick_ratio, over all keys in numpy; then the
+    longest common subsequence of the rest), and difflib compares the others best bound first."""
+    import numpy as np
+
+    if not index.keys:
+        return []
+    wanted: dict[int, int] = {}
+    for char in word:
+        bucket = _bucket(char)
+        wanted[bucket] = wanted.get(bucket, 0) + 1
+    # the overlap is at most len(word): a uint8 sum holds it for any word shorter than 256
+    overlap: Any = np.zeros(len(index.keys), dtype=np.uint8 if len(word) < 256 else np.int32)
+    part = np.empty(len(index.keys), dtype=np.uint8)
+    for bucket, count in wanted.items():
+        np.minimum(index.counts[bucket], np.uint8(min(count, 255)), out=part)
+        overlap += part
+    bound = 2.0 * overlap / (index.lengths + len(word))
+    keep = np.flatnonzero((bound >= FUZZY_CUTOFF - 1e-9) | index.long_keys)
+    survivors = [index.keys[i] for i in keep.tolist()]
+    bounds = np.where(index.long_keys[keep], 1.0, bound[keep])
+    if 0 < len(word) <= _LCS_BITS and survivors:
+        # difflib's matching blocks are a common subsequence: 2*LCS/(len+len) bounds its ratio tighter
+        total = index.lengths[keep].astype(np.int64) + len(word)
+        bounds = np.minimum(bounds, 2.0 * lcs_lengths(word, survivors) / total)
+    return _best_ratios(word, survivors, bounds)
+
+
+def _best_ratios(word: str, keys: list[str], bounds: Any) -> list[str]:
+    """difflib.get_close_matches(word, keys, FUZZY_MATCHES, FUZZY_CUTOFF), given an upper bound of each
+    key's ratio: keys are compared best bound first, and the comparing stops once no bound left can beat
+    the FUZZY_MATCHES best ratios found (most keys of a big repository's synthetic or generated names are
+    close: comparing every one of them was most of the tier's time)."""
+    import heapq
+
+    import numpy as np
+
+    best: list[tuple[float, str]] = []  # min-heap of (ratio, key): the order get_close_matches ranks by
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    # a hair below the cutoff: difflib's own comparison decides the keys at the boundary
+    for pos in np.argsort(-bounds, kind="stable").tolist():
+        bound = float(bounds[pos])
+        if bound < FUZZY_CUTOFF - 1e-9 or (len(best) == FUZZY_MATCHES and bound < best[0][0] - 1e-12):
+            break
+        matcher.set_seq1(keys[pos])
+        if (matcher.real_quick_ratio() >= FUZZY_CUTOFF and matcher.quick_ratio() >= FUZZY_CUTOFF
+                and matcher.ratio() >= FUZZY_CUTOFF):
+            entry = (matcher.ratio(), keys[pos])
+            if len(best) < FUZZY_MATCHES:
+                heapq.heappush(best, entry)
+            else:
+                heapq.heappushpop(best, entry)
+    return [key for _score, key in heapq.nlargest(FUZZY_MATCHES, best)]
+
+
+_LCS_BITS = 64
+
+
+def lcs_lengths(word: str, others: Sequence[str]) -> Any:
+    """The length of the longest common subsequence of `word` (at most 64 characters) and each of `others`,
+    numpy int64: Hyyrö's bit-parallel recurrence, one 64-bit word per string, all strings a step at once."""
+    import numpy as np
+
+    assert len(word) <= _LCS_BITS
+    width = max((len(o) for o in others), default=0) or 1
+    codes = np.array(others, dtype=f"<U{width}").view(np.uint32).reshape(len(others), width)
+    # each character of `word` -> the bit mask of its positions; anything else (and the padding) -> 0
+    chars = sorted(set(word))
+    masks = np.zeros(len(chars) + 1, dtype=np.uint64)
+    mapped = np.zeros(codes.shape, dtype=np.intp)
+    for slot, char in enumerate(chars, start=1):
+        masks[slot] = sum(1 << i for i, c in enumerate(word) if c == char)
+        mapped[codes == ord(char)] = slot
+    v: Any = np.full(len(others), np.uint64(2**64 - 1), dtype=np.uint64)
+    for column in range(width):
+        u = v & masks[mapped[:, column]]
+        v = (v + u) | (v - u)  # wraps past 64 bits, as the recurrence wants
+    low = np.uint64((1 << len(word)) - 1)
+    return np.bitwise_count(~v & low).astype(np.int64)
 
 
 def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[list[_Cand], list[_Cand]]:
@@ -625,7 +791,7 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[lis
     seen: set[str] = set()
     exact: list[dict[str, Any]] = []
     for key in keys:
-        for sym in index.get(key, ()):
+        for sym in index.by_key.get(key, ()):
             ident = f"{sym['path']}::{sym['qualname']}"
             if ident not in seen and _in_scope(sym["path"], scope):
                 seen.add(ident)
@@ -634,13 +800,14 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[lis
     fuzzy: list[dict[str, Any]] = []
     if len(wanted) <= 3:
         short = [q for q in wanted if len(q) >= 4]
-        for key, syms in index.items():
-            if any(key.startswith(q) for q in short):
-                prefix.extend(s for s in syms if f"{s['path']}::{s['qualname']}" not in seen
-                              and _in_scope(s["path"], scope) and s["name"].lower() == key)
+        for key in _prefixed(index, short):
+            if len(exact) + len(prefix) >= MAX_NAME_MATCHES:
+                break  # only the first MAX_NAME_MATCHES of exact + prefix are listed
+            prefix.extend(s for s in index.by_key[key] if f"{s['path']}::{s['qualname']}" not in seen
+                          and _in_scope(s["path"], scope) and s["name"].lower() == key)
         if not exact and not prefix:
-            close = {c for q in wanted for c in difflib.get_close_matches(q, list(index), n=5, cutoff=0.8)}
-            fuzzy = [s for c in sorted(close) for s in index[c] if _in_scope(s["path"], scope)]
+            close = {c for q in wanted for c in _close_names(index, q)}
+            fuzzy = [s for c in sorted(close) for s in index.by_key[c] if _in_scope(s["path"], scope)]
     order = {"class": 0, "function": 1, "method": 1}
     exact.sort(key=lambda s: order.get(s["kind"], 2))
     ranked = [*exact, *prefix, *fuzzy]
@@ -648,7 +815,7 @@ def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[lis
     def cand(s: dict[str, Any]) -> _Cand:
         return _Cand(s["path"], s["start_line"], s["end_line"], s["qualname"], s["signature"], "symbol")
 
-    return ([cand(s) for s in ranked[:100]],
+    return ([cand(s) for s in ranked[:MAX_NAME_MATCHES]],
             [cand(s) for s in exact if s["kind"] in _CALLABLE_KINDS])
 
 

@@ -108,6 +108,93 @@ def test_orgs_file_rules(tmp_path: Path) -> None:
     assert "must select one organisation" in text
 
 
+def test_per_org_storage_settings_name_environment_variables_only(tmp_path: Path) -> None:
+    from answer.orgs import storage_settings
+    from generator.index import object_stores
+    from generator.index.store import storage_options
+
+    data = {"orgs": {
+        "a": {"token_sha256": token_sha256("x"), "index_root": "s3://bucket-a/sb",
+              "storage_env": {"aws_access_key_id": "A_KEY", "aws_secret_access_key": "A_SECRET",
+                              "aws_endpoint": "A_ENDPOINT"}},
+        "b": {"token_sha256": token_sha256("y"), "index_root": "s3://bucket-b/sb",
+              "storage_env": {"aws_access_key_id": "B_KEY", "aws_secret_access_key": "B_SECRET"}}}}
+    specs = parse_orgs(data, tmp_path)
+    env = {"A_KEY": "ak", "A_SECRET": "as", "A_ENDPOINT": "http://127.0.0.1:9", "B_KEY": "bk",
+           "B_SECRET": "bs"}
+    assert storage_settings(specs["a"], env) == {"aws_access_key_id": "ak", "aws_secret_access_key": "as",
+                                                 "aws_endpoint": "http://127.0.0.1:9"}
+    with pytest.raises(ConfigError, match="B_SECRET"):
+        storage_settings(specs["b"], {"B_KEY": "bk"})
+    pasted = parse_orgs({"orgs": {"c": {"token_sha256": token_sha256("z"), "index_root": "s3://c/c",
+                                        "storage_env": {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE"}}}},
+                        tmp_path)["c"]  # a key id pasted where a variable's name goes: not echoed
+    with pytest.raises(ConfigError) as unset:
+        storage_settings(pasted, {})
+    assert "aws_access_key_id" in str(unset.value)
+    assert "AKIAIOSFODNN7EXAMPLE" not in str(unset.value)
+    # a value in the file (a secret, not a variable's name) is refused, and never echoed
+    bad = {"orgs": {"a": {"token_sha256": token_sha256("x"), "index_root": "s3://b/a",
+                          "storage_env": {"aws_secret_access_key": "wJalr/XUtnFEMI+K7MDENG"}}}}
+    with pytest.raises(ConfigError) as caught:
+        parse_orgs(bad, tmp_path)
+    assert "storage_env" in str(caught.value)
+    assert "wJalr" not in str(caught.value)
+    # each root's databases get its own options and no other's (and a loopback http endpoint is allowed)
+    object_stores.set_scopes({s.index_root: storage_settings(s, env) for s in specs.values()})
+    try:
+        a = storage_options("s3://bucket-a/sb/repo1", env={})
+        b = storage_options("s3://bucket-b/sb/repo2", env={})
+        assert a == {"allow_http": "true", "aws_access_key_id": "ak", "aws_secret_access_key": "as",
+                     "aws_endpoint": "http://127.0.0.1:9"}
+        assert b == {"aws_access_key_id": "bk", "aws_secret_access_key": "bs"}
+        assert storage_options("s3://bucket-a/sbother/x", env={}) == {}  # a sibling prefix is not the root
+    finally:
+        object_stores.set_scopes({})
+
+
+def test_an_unreachable_store_opens_its_breaker_and_a_probe_closes_it() -> None:
+    """A read that cannot reach the store opens its root's breaker: the next reads fail at once (no
+    request), other roots are untouched, a missing table does not count, and the background probe closes
+    it as soon as the store answers."""
+    from generator.index import object_stores
+
+    up = {"flag": False}
+
+    def probe() -> object:
+        if not up["flag"]:
+            raise OSError("HTTP error: error sending request")
+        return None
+
+    def down() -> None:
+        raise OSError("Generic S3 error: error sending request: tcp connect error: Connection refused")
+
+    def missing() -> None:
+        raise ValueError("Dataset at path s3://other/x/t.lance was not found")
+
+    root = "s3://breaker-test-bucket"
+    with pytest.raises(ValueError, match="not found"):
+        object_stores.call("s3://other/x", probe, missing)
+    object_stores.check("s3://other/x")  # a missing table opens no breaker
+    with pytest.raises(OSError, match="Connection refused"):
+        object_stores.call(f"{root}/org/repo", probe, down)
+    started = time.monotonic()
+    for _ in range(50):
+        with pytest.raises(object_stores.StoreUnavailable):
+            object_stores.call(f"{root}/org/repo", probe, lambda: 1)
+    assert time.monotonic() - started < 0.5
+    assert object_stores.call("s3://another-bucket/x", probe, lambda: 2) == 2
+    up["flag"] = True
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            assert object_stores.call(f"{root}/org/repo", probe, lambda: 3) == 3
+            break
+        except object_stores.StoreUnavailable:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+
 @pytest.mark.parametrize("path", ["../x.py", "a/../../x.py", "/etc/passwd", "C:/x.py", "a\\b.py", "a\0.py",
                                   "", "a//b.py", "./a.py", "a/"])
 def test_bad_paths_are_named(path: str) -> None:

@@ -372,3 +372,68 @@ def test_symbolic_finds_callers_below_the_definition(store: IndexStore) -> None:
     lists = _symbolic_lists(store, "add_url_rule", None, DEFAULT_WEIGHTS)
     assert [(c.path, c.symbol) for c in lists["callers"]] == [("tests/test_routing.py", "test_add_url_rule")]
     assert _symbolic_lists(store, "parse_rule", None, DEFAULT_WEIGHTS)["callers"] == []  # nothing calls it
+
+
+def _reference_names(index: dict[str, list[dict[str, Any]]], word: str, prefixes: list[str]
+                     ) -> tuple[list[str], list[str]]:
+    """What the symbolic tier's name lookups were before its name index: a scan of every key."""
+    import difflib
+
+    return ([k for k in index if any(k.startswith(p) for p in prefixes)],
+            difflib.get_close_matches(word, list(index), n=5, cutoff=0.8))
+
+
+def test_name_index_prefix_and_fuzzy_lookups_equal_a_scan_of_every_key() -> None:
+    """The name index's numpy bound (character counts) and sorted keys only skip work: the prefix keys (in
+    the symbol table's order) and difflib's close matches are exactly those of a scan of every key,
+    non-ASCII, digit-heavy and overlong names included."""
+    import random
+
+    from answer import search
+    from generator.index.memos import Memos
+
+    rng = random.Random(5)
+    alphabet = "abcdefghijklmnopqrstuvwxyz_0123456789.éßλ"
+    names = ["".join(rng.choice(alphabet[:rng.choice((6, 26, 41))]) for _ in range(rng.randint(1, 24)))
+             for _ in range(3000)]
+    names += [f"parse_helper_{n}" for n in range(300)] + ["x" * 300, "parse_" * 60, "ÉCOLE_Ünïcode"]
+
+    class Fake:
+        memos = Memos()
+
+    store: Any = Fake()
+    store.memos.put(search._SYMBOL_ROWS, [
+        {"path": f"m{i % 50}.py", "qualname": n, "name": n.rsplit(".", 1)[-1], "kind": "function",
+         "start_line": 1, "end_line": 2, "signature": "", "docstring": "", "docstring_source": ""}
+        for i, n in enumerate(names)])
+    index = search._name_index(store)
+    words = [*rng.sample(names, 60), "parse_helpr_12", "parse_helper_1000", "x" * 290, "parse_" * 59,
+             "école_unicode", "zzzz", "ab", *("".join(rng.choice(alphabet) for _ in range(9))
+                                              for _ in range(40))]
+    compared = 0
+    for word in (w.lower() for w in words):
+        prefixed, close = _reference_names(index.by_key, word, [word[:4], word[:6]])
+        assert search._prefixed(index, [word[:4], word[:6]]) == prefixed
+        assert search._close_names(index, word) == close
+        compared += bool(close)
+    assert compared > 30  # the comparison is not vacuous: most words have close matches
+
+
+def test_lcs_lengths_equal_the_dynamic_programme() -> None:
+    import random
+
+    from answer.search import lcs_lengths
+
+    def lcs(a: str, b: str) -> int:
+        row = [0] * (len(b) + 1)
+        for ca in a:
+            prev = 0
+            for j, cb in enumerate(b, start=1):
+                prev, row[j] = row[j], prev + 1 if ca == cb else max(row[j], row[j - 1])
+        return row[-1]
+
+    rng = random.Random(11)
+    for _ in range(40):
+        word = "".join(rng.choice("ab_1é") for _ in range(rng.randint(1, 64)))
+        others = ["".join(rng.choice("ab_1éz") for _ in range(rng.randint(0, 90))) for _ in range(30)]
+        assert lcs_lengths(word, others).tolist() == [lcs(word, o) for o in others]

@@ -18,14 +18,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from generator.index import object_stores
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 META_TABLE = "meta"
+_T = TypeVar("_T")
+# A reader answers a person or an agent waiting: no retries, not the store client's default of ten over up
+# to three minutes. Against a store that is down a read still takes ~2 s to fail (each retry adds ~0.7 s;
+# the default took ~5 s); object_stores.py's breaker then fails the next reads at once until the store
+# answers, and the caller may ask again. An organisation's storage_env may set these keys otherwise.
+READ_OPTIONS = {"client_max_retries": "0"}
 
 
 def _lance() -> Any:
@@ -49,11 +57,19 @@ def _exists(uri: str, name: str) -> bool | None:
 
 
 class TableReader:
-    """One table at one version: the few reads the answer side needs, each one Lance scan."""
+    """One table at one version: the few reads the answer side needs, each one Lance scan, each behind the
+    breaker of its object store (object_stores.py: an unreachable store fails at once)."""
 
-    def __init__(self, dataset: Any) -> None:
+    def __init__(self, dataset: Any, uri: str = "", probe: Callable[[], object] | None = None) -> None:
         self._ds = dataset
+        self._uri = uri
+        self._probe = probe or (lambda: None)
         self._indexed: bool | None = None
+
+    def _guarded(self, fn: Callable[[], _T]) -> _T:
+        if "://" not in self._uri:
+            return fn()
+        return object_stores.call(self._uri, self._probe, fn)
 
     @property
     def version(self) -> int:
@@ -64,17 +80,19 @@ class TableReader:
         return self._ds.schema
 
     def count(self, where: str | None = None) -> int:
-        return int(self._ds.count_rows(filter=where) if where else self._ds.count_rows())
+        return int(self._guarded(lambda: self._ds.count_rows(filter=where) if where
+                                 else self._ds.count_rows()))
 
     def scan(self, columns: Sequence[str], where: str | None = None, limit: int | None = None) -> pa.Table:
         """`columns` of the rows matching `where` (all rows without it), in storage order."""
-        return self._ds.to_table(columns=list(columns), filter=where, limit=limit)
+        return self._guarded(lambda: self._ds.to_table(columns=list(columns), filter=where, limit=limit))
 
     @property
     def vector_indexed(self) -> bool:
         """Whether this version has an ANN index on `vector` (read from the manifest once)."""
         if self._indexed is None:
-            self._indexed = any("vector" in (d.field_names or []) for d in self._ds.describe_indices())
+            self._indexed = any("vector" in (d.field_names or [])
+                                for d in self._guarded(self._ds.describe_indices))
         return self._indexed
 
     def nearest(self, vector: Sequence[float], columns: Sequence[str], *, limit: int,
@@ -88,8 +106,8 @@ class TableReader:
             from generator.index.vectors import probe_settings
 
             query.update(probe_settings(self.count(), limit))
-        return self._ds.to_table(columns=[*cols, "_distance"], filter=where, prefilter=bool(where),
-                                 nearest=query)
+        return self._guarded(lambda: self._ds.to_table(columns=[*cols, "_distance"], filter=where,
+                                                       prefilter=bool(where), nearest=query))
 
     def match(self, text: str, column: str, columns: Sequence[str], *, limit: int,
               where: str | None = None) -> pa.Table:
@@ -98,18 +116,26 @@ class TableReader:
         from lance.query import MatchQuery
 
         cols = [c for c in columns if c != "_score"]
-        return self._ds.to_table(columns=[*cols, "_score"], filter=where, prefilter=bool(where), limit=limit,
-                                 full_text_query=MatchQuery(text, column))
+        return self._guarded(lambda: self._ds.to_table(
+            columns=[*cols, "_score"], filter=where, prefilter=bool(where), limit=limit,
+            full_text_query=MatchQuery(text, column)))
 
 
 def open_table(uri: str, name: str, version: int | None, options: dict[str, str]) -> TableReader:
     """Table `name` at `version` (None: the latest). Raises what Lance raises (ValueError when the table or
     version is not there, OSError on storage errors)."""
     lance = _lance()
+    options = {**READ_OPTIONS, **options} if "://" in uri else options
     kwargs: dict[str, Any] = {"storage_options": options} if options else {}
+    where = table_uri(uri, name)
+
+    def probe() -> object:  # a fresh open of the latest version: a listing and a manifest read
+        return lance.dataset(where, storage_options=options)
+
     if version is not None:
         kwargs["version"] = int(version)
-    return TableReader(lance.dataset(table_uri(uri, name), **kwargs))
+    dataset = object_stores.call(uri, probe, lambda: lance.dataset(where, **kwargs))
+    return TableReader(dataset, uri, probe)
 
 
 def read_state(uri: str, options: dict[str, str]) -> dict[str, Any] | None:

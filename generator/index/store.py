@@ -196,7 +196,9 @@ def is_remote(uri: str) -> bool:
 def storage_options(uri: str, env: dict[str, str] | None = None) -> dict[str, str]:
     """Options LanceDB needs for `uri` beyond the store's standard environment, which it reads itself
     (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP;
-    GOOGLE_SERVICE_ACCOUNT…; AZURE_STORAGE_ACCOUNT_NAME…). Pure over `env` (default os.environ).
+    GOOGLE_SERVICE_ACCOUNT…; AZURE_STORAGE_ACCOUNT_NAME…), plus the options registered for the root
+    holding `uri` (object_stores.py: an organisation's own credentials). Pure over `env` (default
+    os.environ) and the registered scopes.
 
     The one addition: an S3-compatible endpoint on this machine's loopback over plain http (moto, a local
     MinIO) is allowed without AWS_ALLOW_HTTP, since nothing leaves the machine. A plain-http endpoint
@@ -204,14 +206,18 @@ def storage_options(uri: str, env: dict[str, str] | None = None) -> dict[str, st
     """
     from urllib.parse import urlsplit
 
+    from generator.index.object_stores import scoped_options
+
     env = dict(os.environ) if env is None else env
+    scoped = scoped_options(uri)  # a registered root's own settings (an organisation's): they win
     if not uri.lower().startswith("s3://"):
-        return {}
-    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or env.get("AWS_ENDPOINT") or ""
+        return scoped
+    endpoint = (scoped.get("aws_endpoint") or scoped.get("endpoint") or env.get("AWS_ENDPOINT_URL_S3")
+                or env.get("AWS_ENDPOINT_URL") or env.get("AWS_ENDPOINT") or "")
     parts = urlsplit(endpoint)
     if parts.scheme == "http" and (parts.hostname or "") in _LOOPBACK_HOSTS | {"::1"}:
-        return {"allow_http": "true"}
-    return {}
+        return {"allow_http": "true", **scoped}
+    return scoped
 
 
 def connect(uri: str) -> Any:
