@@ -141,7 +141,7 @@ def test_a_short_file_without_symbols_shows_all_of_itself_escaped_and_redacted(
     cargo_toml = '[package]\nname = "walk"\nversion = "1.0.0"\n# <script>alert(1)</script>\n'
     root = make_repo({"Cargo.toml": cargo_toml,
                       "deploy.toml": f'[github]\ntoken = "{key}"\n',
-                      "big.cfg": "".join(f"option_{n} = {n}\n" for n in range(300)),
+                      "big.cfg": "".join(f"option_{n} = {n}\n" for n in range(500)),
                       "walk/lib.py": "def go():\n    return 1\n"})
     config = load_config(root)
     site = build(config, index=False).site_dir

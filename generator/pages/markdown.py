@@ -880,7 +880,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
 # a short file with no symbol and no rendered document (a config file, a Makefile, a LICENSE) is its own
 # content: its page shows all of it, open, instead of one line saying what kind of file it is
 WHOLE_SOURCE_BYTES = 8_000
-WHOLE_SOURCE_LINES = 200
+WHOLE_SOURCE_LINES = 400
 
 
 def _whole_source(ctx: FileContext, lang: str) -> str:
