@@ -157,3 +157,14 @@ def test_a_short_file_without_symbols_shows_all_of_itself_escaped_and_redacted(
     big = (config.docs_dir / "files/big.cfg.md").read_text(encoding="utf-8")
     assert "## Source" not in big  # a long one is not a page of code: its forge link has it
     assert "## Source\n" not in (config.docs_dir / "files/walk/lib.py.md").read_text(encoding="utf-8")
+
+
+def test_an_empty_package_marker_says_so_and_links_its_folder(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"pkg/__init__.py": "", "pkg/sub/__init__.py": "\n\n",
+                      "pkg/sub/mod.py": '"""Does things."""\n\ndef run():\n    return 1\n'})
+    config = load_config(root)
+    assert build(config, index=False).site_dir is not None
+    page = (config.docs_dir / "files/pkg/sub/__init__.py.md").read_text(encoding="utf-8")
+    assert "The file is empty: it makes [pkg/sub/](../../../modules/pkg/sub/index.md) a Python" in page
+    module = (config.docs_dir / "files/pkg/sub/mod.py.md").read_text(encoding="utf-8")
+    assert "The file is empty" not in module

@@ -862,6 +862,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
 
     return _environment().get_template("file.md.j2").render(
         whole_source=_whole_source(ctx, lang) if not public and not document else "",
+        empty_file=not symbols and (facts.line_count == 0 or (bool(ctx.source) and not ctx.source.strip())),
         shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
         bases_of=bases_of, built_by=built_by,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
