@@ -20,6 +20,7 @@ import html
 import logging
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -537,9 +538,8 @@ def github_slug(heading: str) -> str:
     return _SLUG_DROP.sub("", text).replace(" ", "-")
 
 
-def _atx_headings(lines: list[str]) -> list[tuple[int, str]]:
-    """(line index, heading text) of the ATX headings outside fenced code."""
-    found: list[tuple[int, str]] = []
+def _outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(index, line) of the lines outside fenced code blocks (the fences' own lines excluded)."""
     fence = ""
     for i, line in enumerate(lines):
         opens = _FENCE_OPEN.match(line)
@@ -550,6 +550,13 @@ def _atx_headings(lines: list[str]) -> list[tuple[int, str]]:
         if opens:
             fence = opens.group(2)
             continue
+        yield i, line
+
+
+def _atx_headings(lines: list[str]) -> list[tuple[int, str]]:
+    """(line index, heading text) of the ATX headings outside fenced code."""
+    found: list[tuple[int, str]] = []
+    for i, line in _outside_fences(lines):
         m = _ATX_HEADING.match(line)
         if m:
             found.append((i, m.group(2)))
@@ -589,16 +596,7 @@ def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
             return f"](#{ID_PREFIX}{fragment})"
         return "](#)" if fragment in known else m.group(0)
 
-    fence = ""
-    for i, line in enumerate(lines):
-        opens = _FENCE_OPEN.match(line)
-        if fence:
-            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
-                fence = ""
-            continue
-        if opens:
-            fence = opens.group(2)
-            continue
+    for i, line in _outside_fences(lines):
         if "](#" in line:
             # outside code spans only: `[x](#y)` inside backticks is an example
             pieces = re.split(r"(`+[^`]*`+)", line)
