@@ -6,7 +6,7 @@
 // Runs in a real worker over http(s), and in the hidden iframe of iframe-worker-shim.js from file://.
 (function () {
   "use strict";
-  var SETUP = 0, READY = 1, QUERY = 2;
+  var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
   var scope = self;
   var inFrame = typeof document !== "undefined";
   var ownUrl = inFrame && document.currentScript ? document.currentScript.src : scope.location.href;
@@ -20,6 +20,7 @@
   var swallowReady = false;
   var pause = null;        // the timer that starts loading texts once the typing pauses
   var PAUSE_MS = 300;
+  var asked = [];          // the queries handed to Material's worker, oldest first: one RESULT each
 
   var addListener = scope.addEventListener.bind(scope);
   var post = scope.postMessage.bind(scope);
@@ -35,12 +36,66 @@
     if (message && message.type === READY && swallowReady) {
       swallowReady = false;  // the rebuild with body texts: the page knows search is ready already
       if (lastQuery !== null) {
+        asked.push(lastQuery);
         deliver({ type: QUERY, data: lastQuery });
       }
       return;
     }
+    if (message && message.type === RESULT) {
+      var query = asked.length ? asked.shift() : lastQuery;
+      message = { type: RESULT, data: exactFirst(message.data, query) };
+    }
     post(message);
   };
+
+  // A symbol section's title is its qualname (`ConnectionPool`, `ConnectionPool.pool_size`, `Router.ServeHTTP`).
+  // Material's lunr splits camelCase and adds a trailing wildcard, so `ConnectionPool` matches a member's title
+  // `ConnectionPool.pool_size` on one more term (`pool*` on `pool_size`) than the class's own: the member
+  // outranks the class. A query that is a symbol's whole qualname (2) or its last part (1) puts that symbol's
+  // section first in its page's group and that page's group first.
+  function exactLevel(item, query) {
+    if (String(item.location).indexOf("#sym-") < 0) {
+      return 0;
+    }
+    var title = plain(item.title).toLowerCase();
+    if (title === query) {
+      return 2;
+    }
+    var dot = title.lastIndexOf(".");
+    return dot >= 0 && title.slice(dot + 1) === query ? 1 : 0;
+  }
+
+  function plain(html) {
+    return String(html).replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+      .replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&").trim();
+  }
+
+  function exactFirst(result, rawQuery) {
+    var query = String(rawQuery || "").trim().toLowerCase();
+    if (!result || !Array.isArray(result.items) || query === "" || /\s/.test(query)) {
+      return result;
+    }
+    var ranked = result.items.map(function (group, at) {
+      var best = 0, top = 0;
+      var levels = group.map(function (item) {
+        var level = exactLevel(item, query);
+        best = Math.max(best, level);
+        top = Math.max(top, item.score);
+        return level;
+      });
+      if (best > 0) {
+        var order = group.map(function (item, i) { return i; });
+        order.sort(function (a, b) { return (levels[b] - levels[a]) || (a - b); });
+        group = order.map(function (i) {
+          // Material shows a group's sections scoring as its first one in full, the rest folded
+          return levels[i] === best ? Object.assign({}, group[i], { score: top }) : group[i];
+        });
+      }
+      return { group: group, level: best, at: at };
+    });
+    ranked.sort(function (a, b) { return (b.level - a.level) || (a.at - b.at); });
+    return Object.assign({}, result, { items: ranked.map(function (r) { return r.group; }) });
+  }
 
   function deliver(message) {
     material({ data: message });
@@ -118,6 +173,7 @@
     }
     if (message.type === QUERY) {
       lastQuery = message.data;
+      asked.push(message.data);
       deliver(message);
       // Material queries "" as soon as the worker is ready: only a real query is a first search. Loading
       // and indexing the texts blocks this worker (Material's index is built in one go), so it waits for a
