@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_browser import CHROMIUM, DevTools, _open, _page, _type  # noqa: E402
+from tests.test_browser import CHROMIUM, DevTools, _open, _page, _type
 
 # from file:// every search file is a <script> (the offline index in the page, the shards or texts in the
 # worker's frame); resource timing does not list file:// loads
@@ -70,7 +70,8 @@ def _serve(site: Path, log: _Log) -> http.server.ThreadingHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:
             log.paths.append(urllib.parse.unquote(self.path.split("?", 1)[0]))
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    handler = functools.partial(Handler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -108,7 +109,8 @@ def _file_paths(site: Path, urls: list[str]) -> list[str]:
     return [urllib.parse.unquote(u[len(root):]) for u in urls if u.startswith(root)]
 
 
-def measure(site: Path, query: str, page: str, served: bool, typed: bool) -> dict[str, Any]:
+def measure(site: Path, query: str, page: str, served: bool, typed: bool,
+            limit: float = 90.0) -> dict[str, Any]:
     profile = Path(tempfile.mkdtemp(prefix="search-bytes-"))
     proc, browser = _chromium(profile)
     log = _Log()
@@ -139,7 +141,7 @@ def measure(site: Path, query: str, page: str, served: bool, typed: bool) -> dic
             tools.evaluate(f"(() => {{ document.querySelector('.md-search__input').value = "
                            f"{json.dumps(query[:-1])}; return true; }})()")
             _type(tools, query[-1])
-        links = _settle(tools)
+        links = _settle(tools, limit=limit)
         after = seen()
         tools.close()
         loaded = {k: v for k, v in after.items() if k not in before}
@@ -155,16 +157,19 @@ def measure(site: Path, query: str, page: str, served: bool, typed: bool) -> dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("site", type=Path)
     parser.add_argument("--query", action="append", default=[])
     parser.add_argument("--page", default="index.html")
+    parser.add_argument("--limit", type=float, default=90.0, help="seconds to wait for a result list")
     args = parser.parse_args()
-    print(f"{'query':24} {'how':6} {'typing':8} {'page load':>12} {'query bytes':>12} {'files':>6}  first result")
+    print(f"{'query':24} {'how':6} {'typing':8} {'page load':>12} {'query bytes':>12} {'files':>6}"
+          "  first result")
     for query in args.query or ["Blueprint"]:
         for served in (True, False):
             for typed in (False, True):
-                got = measure(args.site, query, args.page, served, typed)
+                got = measure(args.site, query, args.page, served, typed, args.limit)
                 print(f"{query:24} {'http' if served else 'file':6} {'typed' if typed else 'at once':8} "
                       f"{got['page_load']:>12,} {got['query']:>12,} {got['files']:>6}  {got['first']}",
                       flush=True)

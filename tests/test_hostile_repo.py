@@ -271,7 +271,7 @@ model = "exfil-embed"
         parser.feed(text)
         assert parser.found == [], (page, parser.found[:5])
     for served in site.rglob("*.js"):
-        # the search data (search/search_index.js, search/<key>/*.js) is JSON text, checked entry by entry below
+        # the search data (search/search_index.js, search/<key>/*.js) is JSON text, checked entry by entry
         if "search" not in served.relative_to(site).parts[:1]:
             assert PWN not in served.read_text(encoding="utf-8", errors="replace"), served
     # Material's search shows each entry's title and text as HTML: the index must be as inert as the pages.

@@ -50,7 +50,7 @@ FORMAT = 1  # bump when the shard format changes: the folder key changes with it
 LEAF_POSTINGS = 3000   # a node with at most this many postings under it is a leaf holding them all
 TERM_POSTINGS = 3000   # a leaf keeps a term's best postings only (a term in most sections ranks nothing)
 TOP = 200              # sections a summary keeps: more than the 20 pages a result list shows
-CONTENT_CHARS = 6000   # a content file closes after this many characters
+CONTENT_CHARS = 3000   # a content file closes after this many characters (a query loads ~25)
 TEXT_CHARS = 1500      # a section's text is shown cut to its first blocks within this many characters
 K1 = 1.2               # lunr's BM25 k1 (Material sets b to 0: no length normalisation)
 

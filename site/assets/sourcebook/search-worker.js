@@ -252,6 +252,9 @@
           group.push(ranked[r]);
         }
       }
+      if (latest !== null) {
+        return null;  // typed on meanwhile: the newer query's sections are the ones to load and show
+      }
       var chunks = new Set();
       groups.forEach(function (group, page) {
         chunks.add(floorIndex(engine.content, engine.pages[page]));
@@ -372,7 +375,9 @@
     }, function () {
       return { items: [] };
     }).then(function (result) {
-      post({ type: RESULT, data: exactFirst(result, query) });
+      if (result !== null) {
+        post({ type: RESULT, data: exactFirst(result, query) });
+      }
       busy = false;
       run();
     });
