@@ -33,7 +33,8 @@ REPO = {
                        '    return parts\n\n\n'
                        'class WidgetFactory:\n    """Makes widgets in batches."""\n'),
     "pkg/gears.py": '"""Gears."""\n\n\ndef turn(n):\n    """Rotate by quarterturns."""\n    return n\n',
-    "docs/evil.md": f"# Evil\n\n## {HOSTILE}\n\nA hostile heading about zanzibarite.\n",
+    "docs/evil.md": (f"# Evil\n\n## {HOSTILE}\n\n"
+                     "A hostile heading about zanzibarite, its `__proto__` and `constructor`.\n"),
     **{f"pkg/filler{i}.py": (f'"""Filler module {i} about cogs and sprockets."""\n\n\n'
                              + "".join(f'def sprocket_{i}_{j}(x):\n    """Sprocket {j} turns cogs."""\n'
                                        "    return x\n\n\n" for j in range(6)))
@@ -108,7 +109,7 @@ def _walk(shards: dict[str, Any], term: str) -> tuple[list[str], dict[int, float
             return read, {}
         name, depth = f"n{child}", depth + 1
     total: dict[int, float] = {}
-    for key, value in shards[read[-1]]["t"].items():
+    for key, value in shards[read[-1]]["t"]:
         if key.startswith(term):  # each term's pairs decode on their own: deltas restart per list
             for doc, weight in _decode(value).items():
                 total[doc] = total.get(doc, 0.0) + weight
@@ -300,6 +301,10 @@ def test_query_works_from_file_urls_and_loads_only_its_shards(browser: str, site
         # the hostile heading is found and shown as text: no script of it ran
         links = _results_with(tools, "zanzibarite", "evil.md")
         assert any("evil.md" in link for link in links), links
+        # terms named like Object's own properties are terms like any other (the shards are scripts)
+        for name in ("__proto__", "constructor"):
+            links = _results_with(tools, name, "evil.md")
+            assert any("evil.md" in link for link in links), (name, links)
         assert tools.evaluate("window.__pwned === undefined && "
                               "document.querySelector('iframe').contentWindow.__pwned === undefined")
         shown = tools.evaluate("document.querySelector('.md-search-result').textContent")

@@ -152,7 +152,8 @@ def _summed(parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
 
 
 def tree(postings: Postings) -> list[dict[str, Any]]:
-    """The prefix tree's nodes, the root first: a leaf is `{"t": {term: pairs}}`, an inner node
+    """The prefix tree's nodes, the root first: a leaf is `{"t": [[term, pairs], …]}` (a list: loaded as a
+    script, an object literal would take a term `__proto__` for its prototype), an inner node
     `{"k": {char: child id}, "s": pairs}` (its summary)."""
     nodes: list[dict[str, Any]] = []
     terms = sorted(postings.terms)
@@ -162,7 +163,7 @@ def tree(postings: Postings) -> list[dict[str, Any]]:
         nodes.append({})
         size = sum(len(postings.terms[n][0]) for n in names)
         if size <= LEAF_POSTINGS or len(names) == 1:
-            nodes[at] = {"t": {n: _pairs(*_best(*postings.terms[n], TERM_POSTINGS)) for n in names}}
+            nodes[at] = {"t": [[n, _pairs(*_best(*postings.terms[n], TERM_POSTINGS))] for n in names]}
             return at
         node: dict[str, Any] = {"k": {}}
         if prefix:

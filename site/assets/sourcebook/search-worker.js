@@ -130,9 +130,9 @@
           return;
         }
         if (node.t) {
-          Object.keys(node.t).forEach(function (key) {
-            if (key.slice(0, term.length) === term) {
-              decode(node.t[key], into, slot);
+          node.t.forEach(function (entry) {  // [term, pairs]
+            if (String(entry[0]).slice(0, term.length) === term) {
+              decode(entry[1], into, slot);
             }
           });
           return;
@@ -141,7 +141,8 @@
           decode(node.s || [], into, slot);
           return;
         }
-        var child = node.k && node.k[chars[depth]];
+        var k = node.k || {};
+        var child = Object.prototype.hasOwnProperty.call(k, chars[depth]) ? k[chars[depth]] : undefined;
         return child === undefined ? undefined : walk("n" + child, depth + 1);
       });
     }
@@ -287,7 +288,7 @@
         if (!doc) {
           return;
         }
-        var found = {};
+        var found = Object.create(null);  // a term `__proto__` is a key like any other
         terms.forEach(function (term, i) { found[term] = ((hit.terms >> i) & 1) === 1; });
         hasArticle = hasArticle || hit.doc === engine.pages[page];
         docs.push({
