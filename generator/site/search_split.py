@@ -45,7 +45,8 @@ SEARCH_DIR = "search"
 INDEX_NAME = "search_index.json"
 OFFLINE_NAME = "search_index.js"  # Material's offline plugin: `var __index = <the json>`
 SHARD_CALL = "__sourcebookShard"
-FORMAT = 1  # bump when the shard format changes: the folder key changes with it
+FORMAT = 2  # bump when the shard format changes: the folder key changes with it (a cached shard of
+#            another format never meets this worker)
 
 LEAF_POSTINGS = 3000   # a node with at most this many postings under it is a leaf holding them all
 TERM_POSTINGS = 3000   # a leaf keeps a term's best postings only (a term in most sections ranks nothing)
