@@ -189,19 +189,21 @@ def toc_bytes(page: bytes) -> int:
 
 
 def first_search_bytes(site: Path) -> tuple[int, list[str], int]:
-    """(bytes a first search needs, their files, bytes loaded after it: the lazy body texts).
+    """(bytes every page loads for search, their files, bytes of all the lazy search files on disk).
 
     Material's stock search loads search/search_index.json over http (or, from file://, the identical .js
-    copy its offline plugin writes: one of the two, never both). A split index
-    (generator/site/search_split.py)
-    is the same file holding titles only; it names the body-text file loaded once a search is typed."""
+    copy its offline plugin writes: one of the two, never both). The sharded index
+    (generator/site/search_split.py) is that file without sections; a query loads some of the shard files
+    in search/<key>/ (what one query loads is measured in a browser: bench/search_bytes.py)."""
     index = site / "search" / "search_index.json"
     if not index.is_file():
         return 0, [], 0
     lazy = 0
-    split = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("sourcebook")
-    if split and (site / "search" / split.get("text", "")).is_file():
-        lazy = (site / "search" / split["text"]).stat().st_size
+    extra = json.loads(index.read_text(encoding="utf-8")).get("config", {}).get("sourcebook")
+    if extra and extra.get("dir") and (site / "search" / extra["dir"]).is_dir():
+        lazy = sum(p.stat().st_size for p in (site / "search" / extra["dir"]).iterdir())
+    elif extra and (site / "search" / extra.get("text", "")).is_file():  # a titles/texts split (older)
+        lazy = (site / "search" / extra["text"]).stat().st_size
     return index.stat().st_size, ["search_index.json"], lazy
 
 

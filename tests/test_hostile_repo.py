@@ -271,17 +271,21 @@ model = "exfil-embed"
         parser.feed(text)
         assert parser.found == [], (page, parser.found[:5])
     for served in site.rglob("*.js"):
-        # the search data (search/search_index.js and text-*.js) is JSON text, checked entry by entry below
-        if served.parent.name != "search":
+        # the search data (search/search_index.js, search/<key>/*.js) is JSON text, checked entry by entry
+        if "search" not in served.relative_to(site).parts[:1]:
             assert PWN not in served.read_text(encoding="utf-8", errors="replace"), served
     # Material's search shows each entry's title and text as HTML: the index must be as inert as the pages.
-    # It is split (generator/site/search_split.py): titles in search_index.json, texts in one text-*.js.
+    # It is sharded (generator/site/search_split.py): the sections' titles and texts are in the content files.
     eager = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    script = (site / "search" / eager["config"]["sourcebook"]["text"]).read_text(encoding="utf-8")
-    texts = json.loads(script[script.index("=") + 1:].strip().rstrip(";"))
-    assert len(texts) == len(eager["docs"])
-    assert any("marker-readme" in t for t in texts)
-    for (page_no, anchor, title, *_), text in zip(eager["docs"], texts, strict=True):
+    shards = site / "search" / eager["config"]["sourcebook"]["dir"]
+    entries = []
+    for content in sorted(shards.glob("c*.js")):
+        script = content.read_text(encoding="utf-8")
+        assert "</" not in script, content  # nothing in a shard can end a script it is pasted into
+        entries += json.loads(script[script.index(",") + 1:].strip().removesuffix(");"))["d"]
+    assert len(entries) == eager["config"]["sourcebook"]["count"]
+    assert any("marker-readme" in text for *_, text in entries)
+    for page_no, anchor, title, text in entries:
         parser = _ActiveMarkup()
         parser.feed(title + text)
         assert parser.found == [], (page_no, anchor, parser.found[:5])

@@ -21,8 +21,8 @@ rendered itself
 - on_post_page: the theme's indentation squeezed out (around the content, never in it); the finished page
   is audited; anything script-capable left in it (from the theme, a title,
   a future extension) fails the build with the page and the problem named, instead of shipping.
-- on_post_build (last): the search index is split into titles (loaded with the page) and body texts (loaded
-  by the first search): generator/site/search_split.py.
+- on_post_build (last): the search index is sharded by term prefix, so that a query loads only its terms'
+  shards and the sections it shows: generator/site/search_split.py.
 
 MkDocs loads this file by path, so it imports the rest of sourcebook like any other module.
 """
