@@ -156,3 +156,27 @@ def test_every_label_is_readable_at_1280px_and_big_diagrams_pan_and_zoom(browser
         assert tools.errors() == []
     finally:
         tools.close()
+
+
+def test_an_arrow_to_a_package_box_renders(browser: str, tmp_path: Path) -> None:
+    # a Go module: the middleware files import the root package, drawn as arrows to its box
+    files: dict[str, str | bytes] = {"go.mod": "module example.com/chi\n\ngo 1.22\n"}
+    for name in ("chi", "mux", "tree"):
+        files[f"{name}.go"] = f"package chi\n\n// {name.title()} does it.\nfunc {name.title()}() {{}}\n"
+    for name in ("logger", "strip", "timeout"):
+        files[f"middleware/{name}.go"] = (
+            f'package middleware\n\nimport "example.com/chi"\n\n// {name.title()} wraps.\n'
+            f"func {name.title()}() {{ chi.Mux(); chi.Tree(); chi.Chi() }}\n")
+    root = write_files(tmp_path / "repo", files)
+    report = build(load_config(root), index=False)
+    assert report.site_dir is not None
+    home = (root / ".sourcebook" / "docs" / "index.md").read_text(encoding="utf-8")
+    assert re.search(r"^\s+f\d+ --> c\d+$", home, re.M), home  # the arrow ends at the box
+    tools = _page(browser, 1280)
+    try:
+        _open(tools, (report.site_dir / "index.html").as_uri())
+        rendered = _mermaid_svg_texts(tools)
+        assert any("logger.go" in text and "mux.go" in text for text in rendered), rendered
+        assert tools.errors() == []
+    finally:
+        tools.close()

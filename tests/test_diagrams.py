@@ -62,3 +62,27 @@ def test_tree_pieces_cut_chains_stars_and_loops() -> None:
     assert sorted(len(p) for p in tree_pieces(star, 25)) == [25, 25]  # the root and 24 subclasses, twice
     loop = [("a", "b"), ("b", "a")]  # broken code: a base cycle must not hang the build
     assert tree_pieces(loop, 25) == [frozenset({"a", "b"})]
+
+
+def test_a_file_importing_a_whole_package_gets_one_arrow_to_its_box() -> None:
+    from generator.pages.diagrams import file_architecture
+
+    root = ["chi.go", "mux.go", "tree.go"]
+    middleware = ["middleware/logger.go", "middleware/strip.go"]
+    # Go: a file importing the root package depends on each of its files; strip.go also uses logger.go
+    depends_on = {m: set(root) for m in middleware}
+    depends_on["middleware/strip.go"].add("middleware/logger.go")
+    depends_on["mux.go"] = {"tree.go"}
+    pages = {p: f"files/{p}.md" for p in root + middleware}
+    graph = file_architecture(root + middleware, depends_on, pages, "index.md")
+    assert graph is not None
+    text = graph.mermaid()
+    boxes = dict(re.findall(r"subgraph (c\d+)\[\"?([^\]\"]+)\"?\]", text))
+    root_box = next(b for b, label in boxes.items() if label == "./")
+    ids = {label.strip('"'): nid for nid, label in re.findall(r"(f\d+)\[(\"?[^\]]+\"?)\]", text)}
+    arrows = re.findall(r"^\s+(\w+) --> (\w+)$", text, re.M)
+    for m in ("logger.go", "strip.go"):
+        assert (ids[m], root_box) in arrows  # one arrow to the package's box
+        assert not any(a == ids[m] and b in (ids["chi.go"], ids["mux.go"], ids["tree.go"]) for a, b in arrows)
+    assert (ids["strip.go"], ids["logger.go"]) in arrows  # a file-to-file import stays one
+    assert (ids["mux.go"], ids["tree.go"]) in arrows

@@ -62,6 +62,9 @@ def cap_edges(edges: Mapping[tuple[str, str], int],
     return sorted(ranked[:limit]), max(0, len(ranked) - limit)
 
 
+CLUSTER = "cluster:"  # an edge's target written CLUSTER + a cluster's label: the arrow ends at that box
+
+
 @dataclass(frozen=True)
 class Graph:
     """A flowchart: nodes (id, label, url or "", cluster or ""), weighted edges, and words on what was cut."""
@@ -78,15 +81,18 @@ class Graph:
         clusters: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
         for node in self.nodes:
             clusters[node[3]].append(node)
-        for n, (cluster, members) in enumerate(sorted(clusters.items())):
+        box = {cluster: f"c{n}" for n, cluster in enumerate(sorted(clusters))}
+        for cluster, members in sorted(clusters.items()):
             indent = "  "
             if cluster:
-                lines.append(f"  subgraph c{n}[{mermaid_label(cluster)}]")
+                lines.append(f"  subgraph {box[cluster]}[{mermaid_label(cluster)}]")
                 indent = "    "
             lines += [f"{indent}{nid}[{mermaid_label(label)}]" for nid, label, _, _ in members]
             if cluster:
                 lines.append("  end")
-        lines += [f"  {a} --> {b}" for a, b in self.edges]
+        # an edge to CLUSTER + a box's label points at the box (a Go file imports a package, not its files)
+        lines += [f"  {a} --> {box.get(b.removeprefix(CLUSTER), b) if b.startswith(CLUSTER) else b}"
+                  for a, b in self.edges]
         lines += [f'  click {nid} href "{click_url(url)}"' for nid, _, url, _ in self.nodes if url]
         return "\n".join(lines)
 
@@ -411,8 +417,33 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
     nodes = [(ids[p], posixpath.basename(p), page_url(pages[p], from_page) if p in pages else "",
               (posixpath.dirname(p) or ".") + "/" if len(folders) > 1 else "") for p in drawn]
     hidden = len(inside) - len(drawn)
-    return Graph(nodes, [(ids[a], ids[b]) for a, b in edges],
+    arrows = [(ids[a], ids[b]) for a, b in edges]
+    if len(folders) > 1:
+        arrows = _to_boxes(arrows, {ids[p]: (posixpath.dirname(p) or ".") + "/" for p in drawn})
+    return Graph(nodes, arrows,
                  left_out_words(hidden, "less connected file", cut, "weaker import arrow"), unit="files")
+
+
+def _to_boxes(arrows: Sequence[tuple[str, str]], box_of: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Arrows with every file's arrows to all of another box's files (two or more) drawn as one arrow to that
+    box: a Go file imports a package, so it depends on each of its files, and drawn file by file that is
+    a hairball of identical fans."""
+    members: dict[str, set[str]] = defaultdict(set)
+    for node, box in box_of.items():
+        members[box].add(node)
+    targets: dict[str, set[str]] = defaultdict(set)
+    for a, b in arrows:
+        targets[a].add(b)
+    whole = {(a, box) for a, bs in targets.items() for box, inside in members.items()
+             if len(inside) > 1 and box != box_of.get(a) and inside <= bs}
+    out: list[tuple[str, str]] = []
+    for a, b in arrows:
+        if (a, box_of.get(b)) in whole:
+            if (a, CLUSTER + box_of[b]) not in out:
+                out.append((a, CLUSTER + box_of[b]))
+        else:
+            out.append((a, b))
+    return out
 
 
 def left_out_words(nodes: int, node_noun: str, edges: int, edge_noun: str) -> str:
