@@ -563,6 +563,9 @@ def _atx_headings(lines: list[str]) -> list[tuple[int, str]]:
     return found
 
 
+_OWN_ATTRIBUTES = re.compile(r"\{[^{}\n]*\}[ \t#]*$")
+
+
 def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
     """`part` of a README (`whole`, or its tail from a heading on) with its ATX headings given the ids GitHub
     gives them, prefixed `md-` (`{ #md-usage-1 }`, for the site's attr_list: never the page's own ids), and
@@ -584,7 +587,9 @@ def github_anchors(part: str, whole: str, shown: str | None = None) -> str:
 
     lines = part.split("\n")
     for (i, _), slug in zip(_atx_headings(lines), tail(part), strict=False):
-        if slug:
+        # a heading ending in its own `{ ... }` keeps it alone: attr_list reads one list, from the first `{`
+        # to the end, so ours after it would leave both on the page as text (the sanitizer cleans theirs)
+        if slug and not _OWN_ATTRIBUTES.search(lines[i]):
             # `_` escaped: the site's Markdown reads inline markup before attr_list takes the id, and
             # `#md-the-__init__-file` would lose its underscores to bold
             lines[i] = f"{lines[i].rstrip()} {{ #{ID_PREFIX}{slug.replace('_', chr(92) + '_')} }}"
