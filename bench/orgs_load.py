@@ -285,6 +285,30 @@ def phase_scale(server: Server, files: int, batch: int) -> None:
             print(f"{name:18s} {len(took):5d} {_pct(took, 50):9.1f} {_pct(took, 99):9.1f}   "
                   f"max {1000 * max(took):.0f} ms (first call{'s' if name == 'search symbolic' else ''} "
                   f"{first_ms:.0f} ms, not counted)", flush=True)
+        _after_push(c, rng, calls, warm_symbolic)
+
+
+def _after_push(c: httpx.Client, rng: random.Random, calls: list[tuple[str, str, list[dict[str, Any]]]],
+                warm_symbolic: list[dict[str, str]]) -> None:
+    """One changed file pushed to the repository the server answers from, then the first call of each tier
+    at once (what a client querying right after a push waits), then how long until the change is served."""
+    marker = f"repushed{rng.randrange(10**9)}marker"
+    began = time.perf_counter()
+    changed = [{"path": "pkg0/mod0.py", "content": _module(rng, 0, marker)}]
+    c.post("/index", json={"repo": "big", "files": changed}, timeout=1800).raise_for_status()
+    pushed = time.perf_counter()
+    print(f"\n== a push of one changed file ({pushed - began:.1f} s), then the first call of each ==",
+          flush=True)
+    for name, path, params in calls:
+        began = time.perf_counter()
+        for p in (warm_symbolic[:1] if name == "search symbolic" else params[:1]):
+            c.get(path, params={"repo": "big", **p}, timeout=1800).raise_for_status()
+        print(f"{name:18s} first call after the push {1000 * (time.perf_counter() - began):9.0f} ms",
+              flush=True)
+    while marker not in c.get("/search", params={"repo": "big", "q": marker, "type": "lexical"},
+                              timeout=1800).text:
+        time.sleep(0.5)
+    print(f"the pushed change served {time.perf_counter() - pushed:.1f} s after the push's reply", flush=True)
 
 
 def main() -> int:

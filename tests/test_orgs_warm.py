@@ -124,3 +124,55 @@ def test_a_push_is_warmed_in_the_background_while_the_last_version_answers(serve
     assert listing == {"lib/valve.py"}
     assert time.monotonic() - started < WARM_DELAY_S
     assert _swaps(server["log"]) == 1
+
+
+def test_a_failed_warm_up_logs_once_and_keeps_the_previous_version(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """The store failing under the warm-up (injected into it: the reads are real LanceDB): one warning,
+    the previous version still answers whole, and the new one is tried again later, then served."""
+    import answer.search
+    from answer import repo_state
+    from answer.orgs import OrgWorkspace, parse_orgs
+    from answer.tools import Tools
+
+    monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
+    monkeypatch.setenv("SOURCEBOOK_INDEX_SWAP_WAIT_S", "30")  # the reader waits for the warm-up's end
+    spec = parse_orgs({"orgs": {"acme": {"token_sha256": token_sha256(TOKEN), "index_root": "db"}}},
+                      tmp_path)["acme"]
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "SOURCEBOOK_EMBEDDER": "none",
+           "SOURCEBOOK_INDEX_SWAP_WAIT_S": "30"}
+    tools = Tools(OrgWorkspace(spec, env))
+    tools.long_lived = True
+    tools.index(repo="plant", files=[{"path": p, "content": c} for p, c in OLD.items()])
+
+    def paths(query: str) -> set[str]:
+        found = tools.search_codebase(query, "lexical", repo="plant")
+        assert not found["degraded"], found
+        return {h["path"] for h in found["hits"]}
+
+    assert paths("heronpelican") == {"lib/pump.py"}
+    real = answer.search.warm_store
+
+    def down(store: Any) -> None:
+        raise OSError("object store unreachable (injected)")
+
+    monkeypatch.setattr(answer.search, "warm_store", down)
+    tools.index(repo="plant", prune=True, files=[{"path": p, "content": c} for p, c in NEW.items()])
+    assert (paths("heronpelican"), paths("ospreykestrel")) == ({"lib/pump.py"}, set())
+    failed = [r for r in caplog.records if "could not be warmed" in r.getMessage()]
+    assert len(failed) == 1, [r.getMessage() for r in caplog.records]
+    # not retried before WARM_RETRY_S: the old version goes on answering without a warning per request
+    assert paths("heronpelican") == {"lib/pump.py"}
+    assert len([r for r in caplog.records if "could not be warmed" in r.getMessage()]) == 1
+    monkeypatch.setattr(answer.search, "warm_store", real)
+    monkeypatch.setattr(repo_state, "WARM_RETRY_S", 0.0)
+    st = tools.state("plant")
+    st._retry_at = 0.0
+    st._checked_at = 0.0
+    deadline = time.monotonic() + 30
+    while paths("ospreykestrel") != {"lib/valve.py"}:
+        assert time.monotonic() < deadline
+        st._checked_at = 0.0
+        time.sleep(0.05)
+    assert paths("heronpelican") == set()
