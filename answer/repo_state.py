@@ -180,6 +180,11 @@ class RepoState:
         self.search_cache.clear()
         self._store = store
         self._served = True
+        # nothing else keeps the previous version (and its memos) alive past the swap
+        if self._analysis_store is not None and self._analysis_store is not store:
+            self._analysis, self._analysis_store = None, None
+        if self._answer_ctx is not None:
+            self._answer_ctx.store = store
         self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
 
     def newest_store(self) -> IndexStore:
