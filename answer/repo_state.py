@@ -254,9 +254,9 @@ class RepoState:
             delay = float(os.environ.get(WARM_DELAY_ENV) or 0)
             if delay > 0:  # tests only: a warm-up slow enough to observe readers answered meanwhile
                 time.sleep(delay)
-        except _warm_errors() as exc:
+        except Exception as exc:  # whatever it was, this repository must not stop swapping
             log.warning("%s: the new index version could not be warmed, still serving the previous one: %s",
-                        self.alias, str(exc)[:400])
+                        self.alias, str(exc)[:400], exc_info=not isinstance(exc, _warm_errors()))
             with self._lock:
                 self._end_warm_up()
                 self._retry_at = time.monotonic() + WARM_RETRY_S
