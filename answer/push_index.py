@@ -290,7 +290,8 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
             accepted.append(source)
             raws[entry.path] = entry.raw
     embedder = get_embedder(config.embed)
-    with st.index_lock, output_lock(config.out_dir):
+    # the newest version, even while readers are answered from the previous one (answer/repo_state.py)
+    with st.index_lock, output_lock(config.out_dir), st.writing():
         known = reusable_hashes(st, embedder)
         stored_commit = st.commit()  # the store reusable_hashes opened: no second read
         try:

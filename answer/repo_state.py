@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from generator.index.memos import Memo
-from sourcebook.errors import IndexMissingError, IndexStoreError
+from sourcebook.errors import IndexMissingError, IndexStoreError, SourcebookError
 
 if TYPE_CHECKING:
     from answer.engine import AnswerContext
@@ -35,6 +36,8 @@ _TEXTS: Memo[dict[str, str]] = Memo("surfaces.texts")
 log = logging.getLogger(__name__)
 
 SEARCH_CACHE_SIZE = 512
+WARM_RETRY_S = 30.0  # a failed background warm-up (the store down) is tried again this much later
+WARM_DELAY_ENV = "SOURCEBOOK_TEST_WARM_DELAY"  # tests only: seconds added to each background warm-up
 
 
 # The stores a request has used, per RepoState: every read of one request comes from one published state,
@@ -89,6 +92,10 @@ def _outage_errors() -> tuple[type[BaseException], ...]:
     return outage_errors()
 
 
+def _warm_errors() -> tuple[type[BaseException], ...]:
+    return (SourcebookError, *_outage_errors())
+
+
 class RepoState:
     """One repository's open index and derived caches. Thread-safe: the HTTP server shares it."""
 
@@ -107,6 +114,10 @@ class RepoState:
         self._answer_ctx: AnswerContext | None = None
         self.search_cache = _LRU(SEARCH_CACHE_SIZE)
         self.long_lived = False  # set by a server's warm-up: full-text ranking in memory (answer/search.py)
+        self._warming: threading.Thread | None = None  # the background warm-up of the next version
+        self._retry_at = 0.0  # after a failed warm-up: not tried again before this (monotonic)
+        self._warm_started = 0.0
+        self._swapped: threading.Event | None = None  # set when the running warm-up ends (swapped or not)
 
     # ------------------------------------------------------------ the index
 
@@ -122,6 +133,13 @@ class RepoState:
         if pins is not None and id(self) in pins:
             return pins[id(self)]
         store = self._current_store()
+        swapped = self._swapped
+        if swapped is not None:
+            # within the swap wait: a warm-up of a small index ends well inside it (the reader sees the
+            # push it follows); a big one's does not, and the previous version answers at once after it
+            wait = self._warm_started + self.config.index_swap_wait_s - time.monotonic()
+            if wait > 0 and swapped.wait(wait):
+                store = self._current_store()
         if pins is not None:
             pins[id(self)] = store
         return store
@@ -138,21 +156,119 @@ class RepoState:
             self._checked_at = now
             if self._store is not None:
                 try:
-                    if self._current_state() == self._store_state:
-                        return self._store
+                    state = self._current_state()
                 except _outage_errors() as exc:
                     log.warning("%s: cannot check the index state: %s", self.alias, exc)
+                    return self._store
+                if state == self._store_state:
+                    return self._store
+                if self.long_lived:
+                    # a server: the warm previous version answers while the new one is built in the
+                    # background (its memos cost a minute at 100k files); the first open builds on demand
+                    self._warm_next(now)
                     return self._store
             store = open_index(self.config)
             if self.long_lived:
                 from answer.search import use_in_memory_ranking
 
                 use_in_memory_ranking(store)  # a server ranks many queries: worth building in memory
-            self.search_cache.clear()
-            self._store = store
-            self._served = True
-            self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
+            self._install(store)
             return store
+
+    def _install(self, store: IndexStore) -> None:
+        """Serve `store` from now on (called holding self._lock); the previous version is dropped."""
+        self.search_cache.clear()
+        self._store = store
+        self._served = True
+        # nothing else keeps the previous version (and its memos) alive past the swap
+        if self._analysis_store is not None and self._analysis_store is not store:
+            self._analysis, self._analysis_store = None, None
+        if self._answer_ctx is not None:
+            self._answer_ctx.store = store
+        self._store_state = (store.meta.get("updated_at"), str(store.meta.get("versions")))
+
+    def newest_store(self) -> IndexStore:
+        """The newest published version, for a writer (a push diffs against it): never the previous one a
+        server still answers from while the next warms. Not installed for readers: the warm-up does that."""
+        from generator.index.store import open_index
+
+        with self._lock:
+            try:
+                if self._store is not None and self._current_state() == self._store_state:
+                    return self._store
+            except _outage_errors():
+                pass  # opening it reports the outage as readers see it
+        return open_index(self.config)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Within the block this state reads the newest published version (opened once): what a push or a
+        re-index diffs against, even while readers are still answered from the previous one."""
+        token = _REQUEST_PINS.set({})
+        try:
+            try:
+                newest = self.newest_store()
+            except _warm_errors():
+                newest = None  # none yet, or unreadable: the reads below report it as they always have
+            if newest is not None:
+                pins = _REQUEST_PINS.get()
+                assert pins is not None
+                pins[id(self)] = newest
+            yield
+        finally:
+            _REQUEST_PINS.reset(token)
+
+    def _warm_next(self, now: float) -> None:
+        """Start the background warm-up of the newest version (called holding self._lock): one at a time,
+        so at most two versions are held, the served one and the one being warmed."""
+        if self._warming is not None or now < self._retry_at:
+            return
+        self._warm_started = now
+        self._swapped = threading.Event()
+        self._warming = threading.Thread(target=self._warm_and_swap, name=f"sourcebook-warm-{self.alias}",
+                                         daemon=True)
+        self._warming.start()
+
+    def _end_warm_up(self) -> None:
+        """Called holding self._lock: readers waiting on this warm-up go on, the next one may start."""
+        if self._swapped is not None:
+            self._swapped.set()
+        self._swapped = None
+        self._warming = None
+
+    def _warm_and_swap(self) -> None:
+        from answer.evidence import _all_symbols
+        from answer.search import warm_store
+        from generator.index.store import open_index
+
+        started = time.perf_counter()
+        token = _REQUEST_PINS.set({})
+        try:
+            store = open_index(self.config)
+            pins = _REQUEST_PINS.get()
+            assert pins is not None
+            pins[id(self)] = store  # this state's own reads (its file listing): the new version
+            warm_store(store)  # the search tiers' memos
+            _all_symbols(store)  # ask's symbol lookups, over the same rows
+            self.indexed_paths()  # /file and /structure's listing
+            delay = float(os.environ.get(WARM_DELAY_ENV) or 0)
+            if delay > 0:  # tests only: a warm-up slow enough to observe readers answered meanwhile
+                time.sleep(delay)
+        except Exception as exc:  # whatever it was, this repository must not stop swapping
+            log.warning("%s: the new index version could not be warmed, still serving the previous one: %s",
+                        self.alias, str(exc)[:400], exc_info=not isinstance(exc, _warm_errors()))
+            with self._lock:
+                self._end_warm_up()
+                self._retry_at = time.monotonic() + WARM_RETRY_S
+            return
+        finally:
+            _REQUEST_PINS.reset(token)
+        with self._lock:
+            self._install(store)
+            self._end_warm_up()
+            self._checked_at = 0.0  # a version published during the warm-up is looked for at once
+        log.info("%s: index version %s warmed in the background in %.2fs, now served", self.alias,
+                 store.meta.get("updated_at"), time.perf_counter() - started)
 
     def rank_in_memory(self) -> None:
         """This state serves many queries (a server): rank them in memory, on this index and the next."""
@@ -198,10 +314,16 @@ class RepoState:
         return ctx
 
     def invalidate(self) -> None:
+        """A new version was published here (a push): a server warms it in the background while the
+        previous one answers; any other process opens it on its next read."""
         with self._lock:
-            self.search_cache.clear()
-            self._store = None
             self._checked_at = 0.0
+            self._retry_at = 0.0
+            if not self.long_lived or self._store is None:
+                self.search_cache.clear()
+                self._store = None
+                return
+        self._current_store()  # starts the warm-up now rather than on the next reader's request
 
     # ------------------------------------------------------------ table reads
 

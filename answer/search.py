@@ -1162,3 +1162,21 @@ def rank_files(store: IndexStore, query: str, scope: str | None = None, limit: i
 
 __all__ = ["DEFAULT_WEIGHTS", "SEARCH_TYPES", "FileHit", "SearchResult", "SpanHit", "Weights",
            "rank_files", "search_codebase"]
+
+
+def warm_store(store: IndexStore) -> None:
+    """Build on `store` what the tiers keep in its memos, by asking each tier once: a server calls this on
+    a newly published version before it serves it (answer/repo_state.py), so no reader pays the build.
+    The probe names a callable symbol of the index (the name index, its callers' reference graph) and a
+    piece of it no word matches (the identifier trigrams); the tiers themselves decide what else to load.
+    An outage propagates (search_codebase would report it as degraded): a half-built version is not
+    swapped in."""
+    use_in_memory_ranking(store, FTS_TABLES)
+    if store.count("files") == 0:
+        return
+    symbols = _symbol_table(store) if _rows(store, "symbols") else []
+    name = next((s["name"] for s in symbols if s["kind"] in _CALLABLE_KINDS and len(s["name"]) > 4), "")
+    probe = _prepare(f"{name} {name[1:]} {name}.py" if name else "index")
+    for tier in TIERS:
+        _collect(store, probe, tier.name, None, limit=10, w=DEFAULT_WEIGHTS, notes=[])
+    _kind_priors(store, probe, DEFAULT_WEIGHTS)

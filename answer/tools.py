@@ -562,7 +562,7 @@ class Tools:
         from sourcebook.lock import output_lock
 
         # the thread lock orders this server's own calls; the file lock waits for a CLI build or index run
-        with st.index_lock, output_lock(config.out_dir):
+        with st.index_lock, output_lock(config.out_dir), st.writing():
             known = reusable_hashes(st, embedder)
             select = None if wanted is None else (lambda path: _requested(path, wanted))
             # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the

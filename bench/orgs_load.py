@@ -15,7 +15,9 @@ Phase 2 (scale): a third organisation gets BIG_FILES synthetic Python files push
 streamed upload, in batches under the push limits: each batch a POST /index of the real server), then each
 search tier, /file and /context are timed on 100 calls each (p50/p99; the first call of each apart, as it
 may load a table or build an in-memory ranking; for the symbolic tier, the first calls naming an existing
-function, which load the reference graph). Prints the push time per batch and the figures. Run it
+function, which load the reference graph). Then one changed file is pushed and the first call of each is
+timed at once (what a client querying right after a push waits), then how long until the change is served,
+and the first call of each on the new version. Prints the push time per batch and the figures. Run it
 under `nice -n 10` on a shared machine.
 """
 
@@ -285,6 +287,38 @@ def phase_scale(server: Server, files: int, batch: int) -> None:
             print(f"{name:18s} {len(took):5d} {_pct(took, 50):9.1f} {_pct(took, 99):9.1f}   "
                   f"max {1000 * max(took):.0f} ms (first call{'s' if name == 'search symbolic' else ''} "
                   f"{first_ms:.0f} ms, not counted)", flush=True)
+        _after_push(c, rng, calls, warm_symbolic)
+
+
+def _after_push(c: httpx.Client, rng: random.Random, calls: list[tuple[str, str, list[dict[str, Any]]]],
+                warm_symbolic: list[dict[str, str]]) -> None:
+    """One changed file pushed to the repository the server answers from, then the first call of each tier
+    at once (what a client querying right after a push waits), then how long until the change is served."""
+    marker = f"repushed{rng.randrange(10**9)}marker"
+    began = time.perf_counter()
+    changed = [{"path": "pkg0/mod0.py", "content": _module(rng, 0, marker)}]
+    c.post("/index", json={"repo": "big", "files": changed}, timeout=1800).raise_for_status()
+    pushed = time.perf_counter()
+    print(f"\n== a push of one changed file ({pushed - began:.1f} s), then the first call of each ==",
+          flush=True)
+    for name, path, params in calls:
+        began = time.perf_counter()
+        for p in (warm_symbolic[:1] if name == "search symbolic" else params[:1]):
+            c.get(path, params={"repo": "big", **p}, timeout=1800).raise_for_status()
+        print(f"{name:18s} first call after the push {1000 * (time.perf_counter() - began):9.0f} ms",
+              flush=True)
+    # the marker is a word of the changed file only: no hit until the new version is served
+    while not c.get("/search", params={"repo": "big", "q": marker, "type": "lexical"},
+                    timeout=1800).json()["hits"]:
+        time.sleep(0.2)
+    print(f"the pushed change served {time.perf_counter() - pushed:.1f} s after the push's reply; "
+          "then the first call of each again:", flush=True)
+    for name, path, params in calls:
+        began = time.perf_counter()
+        for p in (warm_symbolic[1:2] if name == "search symbolic" else params[1:2]):
+            c.get(path, params={"repo": "big", **p}, timeout=1800).raise_for_status()
+        print(f"{name:18s} first call on the new version {1000 * (time.perf_counter() - began):9.0f} ms",
+              flush=True)
 
 
 def main() -> int:

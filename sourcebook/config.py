@@ -90,6 +90,9 @@ class Config:
     checkout: bool = True
     index_refresh_s: float = 2.0  # how often a long-running reader looks for a newly published index
     index_keep_s: float = 600.0  # how long a superseded index version stays readable after a publish
+    # a server warms a newly published version in the background while the previous one answers; a reader
+    # arriving in the warm-up's first this-many seconds waits for it (a small push reads its own writes)
+    index_swap_wait_s: float = 1.0
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     ann_min_rows: int = DEFAULT_ANN_MIN_ROWS  # SOURCEBOOK_ANN_MIN_ROWS
     include: tuple[str, ...] = ()
@@ -144,7 +147,8 @@ _ENV_LLM = {
 }
 INDEX_URI_ENV = "SOURCEBOOK_INDEX_URI"
 _ENV_TOP = {"index_uri": INDEX_URI_ENV, "index_refresh_s": "SOURCEBOOK_INDEX_REFRESH_S",
-            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S", "ann_min_rows": "SOURCEBOOK_ANN_MIN_ROWS"}
+            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S", "index_swap_wait_s": "SOURCEBOOK_INDEX_SWAP_WAIT_S",
+            "ann_min_rows": "SOURCEBOOK_ANN_MIN_ROWS"}
 _ENV_EMBED = {
     "provider": ("SOURCEBOOK_EMBEDDER",),
     "base_url": ("SOURCEBOOK_EMBED_BASE_URL",),
@@ -320,6 +324,8 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
     problems.extend(_index_uri_problems(str(top.get("index_uri", "") or "")))
     if float(top.get("index_refresh_s", 2.0)) <= 0:
         problems.append("config: index_refresh_s must be positive")
+    if float(top.get("index_swap_wait_s", 1.0)) < 0:
+        problems.append("config: index_swap_wait_s must be 0 or more")
     if float(top.get("index_keep_s", 600.0)) < 0:
         problems.append("config: index_keep_s must be 0 or more")
     if int(top.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)) <= 0:

@@ -61,6 +61,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
     env["XDG_STATE_HOME"] = str(base / "state")
     env["SOURCEBOOK_EMBEDDER"] = "none"
+    # these tests read their own pushes at once: a reader waits for the re-push's background warm-up (a
+    # few files: milliseconds) however loaded the machine is (tests/test_orgs_warm.py: readers that do not)
+    env["SOURCEBOOK_INDEX_SWAP_WAIT_S"] = "60"
     proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", "--orgs", str(orgs),
                              "--port", str(port)], env=env, cwd=base, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
