@@ -32,6 +32,7 @@ import json
 import math
 import re
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,16 +81,9 @@ def tokens(text: str, sep: re.Pattern[str]) -> list[str]:
     dropped."""
     found: list[str] = []
     for part in _TAG.split(text):
-        if not part:
-            continue
-        start = 0
-        for match in sep.finditer(part):
-            if match.start() > start:
-                found.append(part[start:match.start()].lower())
-            start = max(start, match.end())
-        if start < len(part):
-            found.append(part[start:].lower())
-    return [t for t in found if t and t not in STOP_WORDS]
+        if part:  # split, then lower-cased: the separator's camelCase boundaries read the case
+            found += sep.split(part)
+    return [t for t in map(str.lower, found) if t and t not in STOP_WORDS]
 
 
 @dataclass
@@ -105,24 +99,44 @@ def score(docs: list[dict[str, Any]], config: dict[str, Any]) -> Postings:
     sep = separator(config)
     boosts = {name: float((spec or {}).get("boost", 1) or 1)
               for name, spec in (config.get("fields") or {"title": {}, "text": {}}).items()}
-    per_term: dict[str, dict[int, list[float]]] = {}  # term -> section -> [tf per field]
     fields = [name for name in ("title", "text") if name in boosts]
+    # one entry per (term, section, field) the term is in, with its count there: the weights are then
+    # worked out for all terms at once (a loop over 100k terms' small arrays was most of the time)
+    term_ids: dict[str, int] = {}
+    entry_term: list[int] = []
+    entry_doc: list[int] = []
+    entry_slot: list[int] = []
+    entry_tf: list[int] = []
     for number, doc in enumerate(docs):
         for slot, name in enumerate(fields):
-            for term in tokens(str(doc.get(name, "")), sep):
-                counts = per_term.setdefault(term, {}).setdefault(number, [0.0] * len(fields))
-                counts[slot] += 1
+            for term, times in Counter(tokens(str(doc.get(name, "")), sep)).items():
+                entry_term.append(term_ids.setdefault(term, len(term_ids)))
+                entry_doc.append(number)
+                entry_slot.append(slot)
+                entry_tf.append(times)
+    result = Postings()
+    if not entry_term:
+        return result
     total = len(docs)
     doc_boost = np.array([float(d.get("boost", 1) or 1) for d in docs])
     field_boost = np.array([boosts[name] for name in fields])
-    result = Postings()
-    for term, by_doc in per_term.items():
-        numbers = np.fromiter(by_doc.keys(), dtype=np.int64, count=len(by_doc))
-        tf = np.array(list(by_doc.values()))
-        with_term = float((tf > 0).sum())
-        idf = math.log(1 + abs((total - with_term + 0.5) / (with_term + 0.5)))
-        weight = (idf * (K1 + 1) * tf / (K1 + tf) * field_boost).sum(axis=1) * doc_boost[numbers]
-        result.terms[term] = (numbers, weight)
+    tid = np.array(entry_term, dtype=np.int64)
+    at = np.array(entry_doc, dtype=np.int64)
+    tf = np.array(entry_tf, dtype=np.float64)
+    # lunr's idf: a term counts once per field of a section it is in (math.log per distinct count, as before)
+    with_term = np.bincount(tid, minlength=len(term_ids))
+    idf_of = {int(n): math.log(1 + abs((total - float(n) + 0.5) / (float(n) + 0.5)))
+              for n in np.unique(with_term)}
+    idf = np.array([idf_of[int(n)] for n in with_term])
+    part = idf[tid] * (K1 + 1) * tf / (K1 + tf) * field_boost[np.array(entry_slot, dtype=np.int64)]
+    # summed over a section's fields (in field order, as the row sum did), then the section's boost
+    keys, inverse = np.unique(tid * total + at, return_inverse=True)
+    weight = np.bincount(inverse, weights=part) * doc_boost[keys % total]
+    numbers = keys % total
+    starts = np.flatnonzero(np.diff(keys // total, prepend=-1))
+    names = list(term_ids)
+    for term_at, lo, hi in zip(keys[starts] // total, starts, [*starts[1:], len(keys)], strict=True):
+        result.terms[names[term_at]] = (numbers[lo:hi], weight[lo:hi])
     return result
 
 
