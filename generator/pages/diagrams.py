@@ -405,12 +405,7 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
                 weights[(a, b)] += 1
     if not weights:
         return None
-    degree: Counter[str] = Counter()
-    for a, b in weights:
-        degree[a] += 1
-        degree[b] += 1
-    chosen = set(sorted(degree, key=lambda p: (-degree[p], p))[:max_nodes])
-    edges, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, max_edges)
+    chosen, edges, cut = most_connected(weights, max_nodes, max_edges)
     drawn = sorted(chosen)
     folders = {posixpath.dirname(p) for p in drawn}
     ids = {p: f"f{i}" for i, p in enumerate(drawn)}
@@ -422,6 +417,19 @@ def file_architecture(paths: Iterable[str], depends_on: Mapping[str, Iterable[st
         arrows = _to_boxes(arrows, {ids[p]: (posixpath.dirname(p) or ".") + "/" for p in drawn})
     return Graph(nodes, arrows,
                  left_out_words(hidden, "less connected file", cut, "weaker import arrow"), unit="files")
+
+
+def most_connected(weights: Mapping[tuple[str, str], int], max_nodes: int, max_edges: int
+                   ) -> tuple[set[str], list[tuple[str, str]], int]:
+    """(the `max_nodes` nodes with the most arrows, the strongest `max_edges` arrows between them, how many
+    of those were cut): what a capped diagram draws."""
+    degree: Counter[str] = Counter()
+    for a, b in weights:
+        degree[a] += 1
+        degree[b] += 1
+    chosen = set(sorted(degree, key=lambda n: (-degree[n], n))[:max_nodes])
+    edges, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, max_edges)
+    return chosen, edges, cut
 
 
 def _to_boxes(arrows: Sequence[tuple[str, str]], box_of: Mapping[str, str]) -> list[tuple[str, str]]:

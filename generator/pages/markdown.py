@@ -13,7 +13,6 @@ import html
 import json
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -40,10 +39,10 @@ from generator.pages.diagrams import (
     MAX_NODES,
     NATURAL_SIZE,
     Graph,
-    cap_edges,
     click_url,
     left_out_words,
     mermaid_label,
+    most_connected,
     page_url,
     site_href,
 )
@@ -479,12 +478,7 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
     for a, mod in ctx.external_edges:
         weights[(a, "ext:" + mod)] = 1
     # at most MAX_NODES boxes, the most connected ones, like every other diagram (diagrams.module_imports)
-    degree: Counter[str] = Counter()
-    for a, b in weights:
-        degree[a] += 1
-        degree[b] += 1
-    chosen = set(sorted(degree, key=lambda n: (-degree[n], n))[:MAX_NODES])
-    kept, cut = cap_edges({e: w for e, w in weights.items() if e[0] in chosen and e[1] in chosen}, MAX_EDGES)
+    _chosen, kept, cut = most_connected(weights, MAX_NODES, MAX_EDGES)
     edges = set()
     for a, b in kept:
         if b.startswith("ext:"):
@@ -494,7 +488,7 @@ def module_diagram(ctx: ModuleContext, pages: Mapping[str, str] | None = None,
             edges.add((inside(a), inside(b)))
     if not edges:
         return None
-    hidden = len(degree) - len(nodes)
+    hidden = len({end for edge in weights for end in edge}) - len(nodes)
     plural = "s" if hidden != 1 else ""
     words = [f"{hidden} less connected file{plural} or package{plural} not shown"] if hidden else []
     words += [left_out_words(0, "", cut, "weaker import arrow")] if cut else []
