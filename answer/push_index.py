@@ -33,7 +33,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
 
@@ -65,6 +65,20 @@ class Pushed:
 
     path: str
     raw: bytes
+
+
+def _admitted(path: object, label: str, seen: set[str], problems: list[str]) -> TypeGuard[str]:
+    """Whether a pushed entry's path may be taken (a valid path, not named before in the push); else its
+    problem is added to `problems`. Shared by the JSON and the tar push."""
+    problem = path_problem(path)
+    if problem is not None or not isinstance(path, str):  # path_problem refuses every non-string
+        problems.append(f"{label}: {problem}")
+        return False
+    if path in seen:
+        problems.append(f"{label}: the path is given twice")
+        return False
+    seen.add(path)
+    return True
 
 
 def path_problem(path: Any) -> str | None:
@@ -112,14 +126,8 @@ def check_push(files: Sequence[Any], limits: PushLimits, commit: Any = None) -> 
         item = entry if isinstance(entry, dict) else entry.model_dump()
         path, content, encoding = item.get("path"), item.get("content"), item.get("encoding") or "utf-8"
         label = f"files[{n}] {path!r}" if isinstance(path, str) else f"files[{n}]"
-        problem = path_problem(path)
-        if problem is not None or not isinstance(path, str):
-            problems.append(f"{label}: {problem}")
+        if not _admitted(path, label, seen, problems):
             continue
-        if path in seen:
-            problems.append(f"{label}: the path is given twice")
-            continue
-        seen.add(path)
         if not isinstance(content, str):
             problems.append(f"{label}: content must be a string")
             continue
@@ -181,14 +189,8 @@ def check_tar(fileobj: Any, limits: PushLimits, commit: Any = None) -> list[Push
                             else "not a file")  # isdev() is true of a FIFO too: asked second
                     problems.append(f"{label}: {kind} (only regular files may be pushed)")
                     continue
-                problem = path_problem(name)
-                if problem is not None:
-                    problems.append(f"{label}: {problem}")
+                if not _admitted(name, label, seen, problems):
                     continue
-                if name in seen:
-                    problems.append(f"{label}: the path is given twice")
-                    continue
-                seen.add(name)
                 if len(seen) > limits.max_files:
                     raise RequestRefused([f"files: more than the {limits.max_files} entries one push may "
                                           "carry (push in several requests; prune only on the last)"])
