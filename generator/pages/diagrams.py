@@ -91,8 +91,9 @@ class Graph:
             if cluster:
                 lines.append("  end")
         # an edge to CLUSTER + a box's label points at the box (a Go file imports a package, not its files)
-        lines += [f"  {a} --> {box.get(b.removeprefix(CLUSTER), b) if b.startswith(CLUSTER) else b}"
-                  for a, b in self.edges]
+        # (a label is repository text: only a box's own id ever reaches the diagram, never the label)
+        lines += [f"  {a} --> {box[b.removeprefix(CLUSTER)] if b.startswith(CLUSTER) else b}"
+                  for a, b in self.edges if not b.startswith(CLUSTER) or b.removeprefix(CLUSTER) in box]
         lines += [f'  click {nid} href "{click_url(url)}"' for nid, _, url, _ in self.nodes if url]
         return "\n".join(lines)
 
