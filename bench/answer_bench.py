@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.engine import AnswerContext, get_answer
-from answer.search import rank_files
+from answer.answering.get_answer import AnswerContext, get_answer
+from answer.retrieval.tiers import rank_files
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import LLMConfig, load_config
@@ -119,7 +119,7 @@ def main() -> int:
             print(f"indexed {repo} in {time.perf_counter() - started:.1f}s", file=sys.stderr)
             store = open_index(config)
             try:  # as serve and mcp warm up: full-text ranking in memory (absent before that existed)
-                from answer.search import FTS_TABLES, use_in_memory_ranking
+                from answer.retrieval.tiers import FTS_TABLES, use_in_memory_ranking
 
                 use_in_memory_ranking(store, FTS_TABLES)
             except ImportError:

@@ -35,8 +35,8 @@ from typing import Any
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-from answer.engine import AnswerContext, get_answer
-from answer.identifiers import extract_identifiers
+from answer.answering.get_answer import AnswerContext, get_answer
+from answer.retrieval.query import extract_identifiers
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import LLMConfig, load_config

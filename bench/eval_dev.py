@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.evaluate import Question, run
+from answer.retrieval.evaluate import Question, run
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import load_config

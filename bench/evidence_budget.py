@@ -3,7 +3,8 @@ text the evidence carries, for a default ask and for include=evidence.
 
     .venv/bin/python bench/evidence_budget.py [--flask PATH] [--requests PATH] [--context-tokens 8192 ...]
 
-Per window and per kind of ask (the budget answer/engine.py gives the model): the share of questions with a
+Per window and per kind of ask (the budget answer/answering/get_answer.py gives the model): the share of
+questions with a
 gold file shown (shown@any), the share of gold files shown (recall), and the median characters shown.
 """
 
@@ -18,8 +19,8 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.evidence import EVIDENCE_BUDGET, EVIDENCE_BUDGET_WIDE, retrieve
-from answer.synthesize import DEFAULT_ROOM_SHARE, evidence_budget_for
+from answer.answering.evidence import EVIDENCE_BUDGET, EVIDENCE_BUDGET_WIDE, retrieve
+from answer.answering.synthesize import DEFAULT_ROOM_SHARE, evidence_budget_for
 from bench.eval_dev import EVAL, _checkout, _head, _index, _questions
 
 

@@ -153,8 +153,8 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from answer.tools import Tools
-    from answer.workspace import WORKSPACE_FILE, load_workspace
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import WORKSPACE_FILE, load_workspace
 
     repo = Path(args.repo).resolve()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_LLM", "OPENAI_"))}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.search import rank_files
+from answer.retrieval.tiers import rank_files
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import load_config

@@ -87,7 +87,7 @@ def page_costs(entries: list[LedgerEntry]) -> dict[str, tuple[int, float]]:
 
 def real_model(args: argparse.Namespace) -> None:
     """One cold build with a real model, then `ask` for each question; print what the model produced."""
-    from answer.engine import AnswerContext, get_answer
+    from answer.answering.get_answer import AnswerContext, get_answer
 
     questions = (Path(args.questions).read_text().splitlines() if args.questions
                  else QUESTIONS.get(Path(args.repo).name, QUESTIONS["requests"]))

@@ -44,7 +44,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from answer.orgs import token_sha256  # noqa: E402
+from answer.serving.orgs import token_sha256  # noqa: E402
 
 # name: (token, the marker string every file of its corpus carries)
 ORGS = {"acme": ("acme-bench-token-0123456789", "quetzalmarmot_acme_secret"),

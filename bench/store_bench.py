@@ -30,8 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.tools import Tools
-from answer.workspace import detached, single
+from answer.serving.tools import Tools
+from answer.serving.workspace import detached, single
 from tests.object_store import AWS_KEYS, MotoS3
 
 QA = Path("/work/shared/eval/dev/swe_qa_dev.jsonl")

@@ -4,7 +4,7 @@
 
 Symbols shaped like bench/orgs_load.py's synthetic modules (7 a file: a class, its method, a helper and four
 functions); the queries name a helper that mostly does not exist (the fuzzy path) plus a few prefixes and
-typos. Prints the name index's build time and p50/p99 of answer.search._name_matches.
+typos. Prints the name index's build time and p50/p99 of answer.retrieval.tiers._name_matches.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from answer import search
+from answer.retrieval import tiers as search
 from generator.index.memos import Memos
 
 WORDS = ("parse", "render", "cache", "token", "session", "route", "config", "loader", "buffer", "stream",

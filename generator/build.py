@@ -288,7 +288,7 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately). A page the shared build cache holds at its current key is not stale:
     a build restores it as it is.
     """
-    from generator.pages.markdown import render_version
+    from generator.pages.render_markdown import render_version
 
     check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
     for kind in PAGE_KINDS:
@@ -314,7 +314,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
     """Write mkdocs.yml + theme and run `mkdocs build --strict`, unless nothing changed since the last one.
     `topics`: (title, page id) of the topic pages, listed in the nav after the overview. `workers`: render
     processes (generator/site/publish.py's build_site)."""
-    from generator.pages.markdown import render_mkdocs_yml, site_footer
+    from generator.pages.render_markdown import render_mkdocs_yml, site_footer
     from generator.site.nav import build_nav
     from generator.site.publish import THEME_DIR, mermaid_asset
     from sourcebook.data_files import data_dir

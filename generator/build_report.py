@@ -67,7 +67,7 @@ def file_changes(facts: Mapping[str, FileFacts], previous: Mapping[str, str], *,
     change is one commit, not a history).
 
     `previous` maps each file documented by the last build to its content hash then. The answer side keeps
-    them as dated facts (answer/episodes.py `record_changes`, called by `sourcebook build`).
+    them as dated facts (answer/answering/episodes.py `record_changes`, called by `sourcebook build`).
     """
     changed = [p for p, f in sorted(facts.items()) if previous.get(p) not in (None, "", f.file.sha)]
     return FileChanges(

@@ -11,7 +11,8 @@ body (`return` and `raise` statements, calls, where output goes, literals). A cl
   code holds, a description of what is returned that leaves out the `raise` the body has).
 
 Plain-language claims beyond these shapes are not judged here. Every function is pure. Shared by the answer
-engine (answer/engine.py grades answers) and the wiki writer (generator/pages/llm/topics.py checks "How it
+engine (answer/answering/get_answer.py grades answers) and the wiki writer (generator/pages/llm/topics.py
+checks "How it
 works" sections), so it lives in the core layer.
 """
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from answer.search import search_codebase, use_in_memory_ranking
+from answer.retrieval.tiers import search_codebase, use_in_memory_ranking
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from generator.index.vectors import ensure_vector_index, has_vector_index, probe_settings

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from answer.cache import AnswerCache, cache_key
-from answer.contract import AnswerResponse
+from answer.answering.cache import AnswerCache, cache_key
+from answer.answering.response import AnswerResponse
 
 
 def _reply(citations: list[str], degraded: str | None = None) -> AnswerResponse:

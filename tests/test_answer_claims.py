@@ -158,7 +158,7 @@ def test_generated_docstring_is_labelled_wherever_it_appears_after_the_code_and_
     """Provenance (issue 27): the wiki model's docstring for `prompt` reaches the synthesis prompt only on a
     labelled line after the code, `retrieval` marks it `docstring_source: "llm"`, `symbol_bodies` keeps it
     apart from the live body, and an answer that copies it is never high."""
-    from answer.evidence import GENERATED_DOC_LABEL
+    from answer.answering.evidence import GENERATED_DOC_LABEL
 
     fake_llm.enqueue(_reply(FALSE["copied generated docstring"][1]))
     data = _cli_ask(fresh, PROMPT_Q, fake_llm, monkeypatch)
@@ -194,9 +194,9 @@ def test_cut_reply_fixed_by_the_reask_is_graded_on_the_complete_one(fresh: Path,
 def test_http_ask_grades_claims(fresh: Path, fake_llm: FakeLLM) -> None:
     from fastapi.testclient import TestClient
 
-    from answer.http_api import create_app
-    from answer.tools import Tools
-    from answer.workspace import load_workspace
+    from answer.serving.http_api import create_app
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import load_workspace
 
     client = TestClient(create_app(Tools(load_workspace(fresh, env=_env(fake_llm)))))
     fake_llm.enqueue(_reply(TRUE_RETURN))

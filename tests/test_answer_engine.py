@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from answer.engine import AnswerContext, get_answer
-from answer.episodes import EpisodeStore
-from answer.evidence import EVIDENCE_BUDGET, EVIDENCE_BUDGET_WIDE, fuse_relational, retrieve
-from answer.search import FileHit
+from answer.answering.episodes import EpisodeStore
+from answer.answering.evidence import EVIDENCE_BUDGET, EVIDENCE_BUDGET_WIDE, fuse_relational, retrieve
+from answer.answering.get_answer import AnswerContext, get_answer
+from answer.retrieval.tiers import FileHit
 from sourcebook.config import Config, LLMConfig, load_config
 from sourcebook.errors import NotFoundError, UsageError
 from tests.fake_llm import FakeLLM, Reply, request_text
@@ -429,7 +429,7 @@ def test_evidence_budget(tmp_path: Path, make_repo: Any, fake_llm: FakeLLM) -> N
     assert EVIDENCE_BUDGET < sizes[1] <= EVIDENCE_BUDGET_WIDE + 3000
     # at the default 8,192-token window the room, not the budget, is the limit: include=evidence still
     # widens what the model sees (the default ask fills DEFAULT_ROOM_SHARE of the room, evidence all of it)
-    from answer.synthesize import DEFAULT_ROOM_SHARE
+    from answer.answering.synthesize import DEFAULT_ROOM_SHARE
 
     small = _ctx(config, fake_llm, context_tokens=8192)
     before = len(fake_llm.requests)
@@ -481,7 +481,7 @@ def test_argument_errors(config: Config) -> None:
 
 
 def test_accepts_a_config_and_a_workspace(config: Config) -> None:
-    from answer.workspace import single
+    from answer.serving.workspace import single
 
     offline = replace(config, llm=LLMConfig())
     assert get_answer(offline, QUESTION).degraded == "no-llm-provider"
@@ -527,7 +527,7 @@ def test_cli_ask_and_remember(tmp_path: Path, make_repo: Any, monkeypatch: pytes
 
 def test_hedged_cached_answer_resynthesized_when_symbol_pipeline_changes(
         config: Config, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    import answer.engine as engine
+    import answer.answering.get_answer as engine
 
     ctx = _ctx(config, fake_llm)
     hedged = dict(GOOD, answer=GOOD["answer"] + " It is unclear where it is overridden.")

@@ -17,12 +17,12 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from answer.episodes import EPISODES_FILE, MAX_EPISODE_CHARS, EpisodeStore, sign_line
-from answer.http_api import create_app
-from answer.mcp_server import create_server
-from answer.paths import normalize_scope
-from answer.tools import Tools
-from answer.workspace import load_workspace
+from answer.answering.episodes import EPISODES_FILE, MAX_EPISODE_CHARS, EpisodeStore, sign_line
+from answer.retrieval.paths import normalize_scope
+from answer.serving.http_api import create_app
+from answer.serving.mcp_server import create_server
+from answer.serving.tools import Tools
+from answer.serving.workspace import load_workspace
 from sourcebook import cli as cli_module
 from sourcebook.errors import UsageError
 from tests.repo_files import write_files

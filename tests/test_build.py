@@ -264,14 +264,14 @@ def test_cli_build_summary_check_and_globs(make_repo: Callable[..., Path], tmp_p
 
 def test_template_change_rerenders_from_stored_drafts_without_the_writer(
         make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.pages.markdown
+    import generator.pages.render_markdown
 
     root = make_repo({k: v for k, v in REPO.items() if k.startswith("pkg/")})
     writer = _FlakyWriter("")
     first = _build(root, writer=writer)
     assert writer.calls  # file pages were written by the writer
     writer.calls.clear()
-    monkeypatch.setattr(generator.pages.markdown, "render_version", lambda: "another template")
+    monkeypatch.setattr(generator.pages.render_markdown, "render_version", lambda: "another template")
     again = _build(root, writer=writer)
     assert writer.calls == []  # prose is re-used: a template change costs no LLM call
     assert sorted(again.pages_written) == sorted(first.pages_written)
@@ -320,7 +320,7 @@ def test_killed_run_keeps_the_pages_it_wrote(make_repo: Callable[..., Path]) -> 
 def test_changes_are_recorded_as_dated_facts_for_the_answer_engine(make_repo: Callable[..., Path]) -> None:
     from click.testing import CliRunner
 
-    from answer.episodes import EpisodeStore
+    from answer.answering.episodes import EpisodeStore
     from sourcebook.cli import cli
 
     def _build(root: Path) -> None:  # the command records them: the build only reports what changed
@@ -354,8 +354,8 @@ def test_a_utf16_source_gets_its_symbols_and_its_page(make_repo: Callable[..., P
     assert "greet_wide" in page
     assert "Say hello to name." in page
     assert "\x00" not in page
-    from answer.tools import Tools
-    from answer.workspace import load_workspace
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import load_workspace
 
     found = Tools(load_workspace(root, env={})).get_symbol("greet_wide")["definitions"]
     assert [(d["path"], d["start_line"], d["verified"]) for d in found] == [("pkg/wide.py", 4, True)]
@@ -384,8 +384,8 @@ def test_page_kinds_are_one_registry_the_build_and_the_check_walk(make_repo: Cal
 
 def test_an_incremental_build_runs_its_site_and_index_steps_side_by_side(
         make_repo: Callable[..., Path]) -> None:
-    from answer.tools import Tools
-    from answer.workspace import load_workspace
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import load_workspace
     from generator.build import _small_update
 
     modules = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(30)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from answer.citations import inline_paths
+from answer.answering.citations import inline_paths
 
 EVIDENCE = ["src/flask/app.py", "src/flask/json/provider.py", "tests/test_json.py", "src/flask/sansio/app.py"]
 
@@ -29,7 +29,7 @@ def test_paths_outside_the_evidence_are_reported_once() -> None:
 
 
 def test_defining_paths_cites_the_files_that_define_the_names_used() -> None:
-    from answer.citations import defining_paths
+    from answer.answering.citations import defining_paths
 
     definitions = {"src/hooks.py": ["dispatch_hook", "default_hooks"],
                    "src/sessions.py": ["Session", "Session.send"], "src/models.py": ["Request"]}

@@ -16,7 +16,7 @@ import generator.analyze.factcache
 import generator.index.fingerprint
 import generator.markup.doc_html
 import generator.pages.index_inputs
-import generator.pages.markdown
+import generator.pages.render_markdown
 import generator.pages.writer
 import generator.site.material.engine
 from generator import build as build_module
@@ -27,7 +27,7 @@ from sourcebook.config import load_config
 from tests.repo_files import DEMO, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
-_CACHED = (code_version.stage_version, generator.pages.markdown.render_version,
+_CACHED = (code_version.stage_version, generator.pages.render_markdown.render_version,
            generator.analyze.factcache.parser_version, generator.pages.index_inputs.code_version,
            generator.index.fingerprint._code_version, generator.pages.writer._module_hash)
 
@@ -60,8 +60,8 @@ def _hooks(base: Path) -> list[str]:
 
 # each key that generated output is stored under, and the roots whose closure it must follow
 KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
-    "page markdown": (lambda base: generator.pages.markdown.render_version(),
-                      generator.pages.markdown.PAGE_STAGES),
+    "page markdown": (lambda base: generator.pages.render_markdown.render_version(),
+                      generator.pages.render_markdown.PAGE_STAGES),
     "facts cache": (lambda base: generator.analyze.factcache.parser_version(),
                     ("generator.analyze.parse", "generator.analyze.factcache")),
     "index memo": (lambda base: generator.pages.index_inputs.code_version(),
@@ -79,9 +79,10 @@ KEYS: dict[str, tuple[Callable[[Path], object], tuple[str, ...]]] = {
 
 
 def test_closures_hold_the_modules_each_stage_really_imports() -> None:
-    pages = import_closure(list(generator.pages.markdown.PAGE_STAGES))
+    pages = import_closure(list(generator.pages.render_markdown.PAGE_STAGES))
     # the module a hand-kept list once missed, and the page layout's other helpers
-    for name in ("generator.markup.safe_markdown", "generator.pages.markdown", "generator.markup.docstrings",
+    for name in ("generator.markup.safe_markdown", "generator.pages.render_markdown",
+                 "generator.markup.docstrings",
                  "generator.markup.rst", "generator.pages.name_links", "generator.pages.diagrams",
                  "generator.pages.orientation", "generator.pages.writer"):
         assert name in pages, name

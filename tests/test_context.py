@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from answer.context import (
+from answer.retrieval.packing import (
     Candidate,
     count_tokens,
     expand,

@@ -351,7 +351,7 @@ def test_markdown_lists_nested_by_two_spaces_nest_as_on_github() -> None:
 def test_home_page_readme_lists_nested_by_two_spaces_nest() -> None:
     import markdown
 
-    from generator.pages.markdown import render_overview_page
+    from generator.pages.render_markdown import render_overview_page
     from generator.pages.writer import OverviewContext, OverviewDraft
 
     readme = "# Widgets\n\nFeatures:\n\n- fast\n  - really\n- small\n\n```md\n- a\n  - b\n```\n"

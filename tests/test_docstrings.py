@@ -12,8 +12,8 @@ from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.build import build
 from generator.markup.docmarkup import xref_names
 from generator.markup.docstrings import docstring_summary, render_docstring
-from generator.pages.markdown import relative_link
 from generator.pages.name_links import NameIndex, page_resolver
+from generator.pages.render_markdown import relative_link
 from sourcebook.config import load_config
 
 KNOWN = {"pkg.Foo": "#sym-foo", "Foo": "#sym-foo", "bar": "#sym-bar", "Foo.run": "other.md#sym-foo-run",
@@ -265,7 +265,7 @@ def test_symbol_index_lookups() -> None:
     assert index.lookup("_private", app) is None  # no section, no link
     assert index.lookup("nothing", app) is None
     assert index.lookup("werkzeug.exceptions.url_for", helpers) is None  # another package's namesake
-    from generator.pages.markdown import relative_link
+    from generator.pages.render_markdown import relative_link
 
     # other pages only through the names allowed by the page key
     only_own = page_resolver(index, helpers, pages[helpers], {}, relative_link)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from answer.contract import Episode
-from answer.episodes import EpisodeStore, scope_intersects, select_episode
-from answer.paths import normalize_scope
+from answer.answering.episodes import EpisodeStore, scope_intersects, select_episode
+from answer.answering.response import Episode
+from answer.retrieval.paths import normalize_scope
 from sourcebook.errors import UsageError
 
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from answer.evaluate import Outcome, Question, load_questions, reciprocal_rank, run, score
-from answer.search import rank_files
+from answer.retrieval.evaluate import Outcome, Question, load_questions, reciprocal_rank, run, score
+from answer.retrieval.tiers import rank_files
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import load_config

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.build import build
-from generator.pages.markdown import render_module_page
+from generator.pages.render_markdown import render_module_page
 from generator.pages.writer import ExtractiveWriter, ModuleContext, PageLink
 from sourcebook.config import load_config
 

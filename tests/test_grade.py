@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from answer.grade import (
+from answer.answering.grade import (
     absent_mechanisms,
     cap_degraded,
     content_terms,

@@ -13,9 +13,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from answer.http_api import check_bind, create_app, is_loopback
-from answer.tools import Tools
-from answer.workspace import WORKSPACE_FILE, load_workspace
+from answer.serving.http_api import check_bind, create_app, is_loopback
+from answer.serving.tools import Tools
+from answer.serving.workspace import WORKSPACE_FILE, load_workspace
 from generator.site.publish import MERMAID_CDN_URL, claim
 from sourcebook.errors import AccessError
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from answer.identifiers import extract_identifiers, identifier_parts, normalize_question, relational_parts
+from answer.retrieval.query import extract_identifiers, identifier_parts, normalize_question, relational_parts
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,7 @@ def test_other_embedder_dimension_is_detected_and_rebuilt(repo):
 
 
 def test_interrupted_run_leaves_previous_state_usable(repo, monkeypatch):
-    from answer.search import search_codebase
+    from answer.retrieval.tiers import search_codebase
 
     config = load_config(repo)
     index_repository(config, embedder=None)
@@ -201,7 +201,7 @@ def test_pages_indexed_and_pruned_with_their_file(repo):
     assert report.pages_written == 2
     store = open_index(config)
     assert store.table("pages").count_rows() == 2
-    from answer.search import rank_files
+    from answer.retrieval.tiers import rank_files
 
     ranked = [f.path for f in rank_files(store, "loads settings")]
     assert ranked[0] == "pkg/config.py"
@@ -294,7 +294,7 @@ def test_only_the_index_module_imports_lancedb() -> None:
 
 
 def test_added_rows_fold_into_the_fts_index_and_deleted_rows_or_drift_force_a_rebuild(repo, monkeypatch):
-    from answer.search import search_codebase
+    from answer.retrieval.tiers import search_codebase
 
     config = load_config(repo)
     # the fixture's tables are tiny: judge them by drift alone

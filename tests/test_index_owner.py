@@ -137,7 +137,7 @@ def test_a_committed_index_is_refused_by_readers_and_rebuilt_by_index(
         ix.open_index(load_config(repo), embedder=None)
     # nor are its stored facts reused by analyze
     assert stored_analysis.indexed_facts(load_config(repo)) == {}
-    from answer.repo_state import RepoState
+    from answer.serving.repo_state import RepoState
 
     assert RepoState("demo", load_config(repo)).store_or_none() is None  # "not indexed" for serve/MCP
 

@@ -21,10 +21,10 @@ import pytest
 from fastapi.testclient import TestClient
 from mcp import Client
 
-from answer.http_api import create_app
-from answer.mcp_server import create_server
-from answer.tools import Tools
-from answer.workspace import single
+from answer.serving.http_api import create_app
+from answer.serving.mcp_server import create_server
+from answer.serving.tools import Tools
+from answer.serving.workspace import single
 from generator.index import store as ix
 from generator.index.command import index_repository
 from sourcebook.config import load_config

@@ -11,7 +11,7 @@ from generator.analyze.documents import read_document
 from generator.analyze.facts import FileFacts, SourceFile
 from generator.markup.docstrings import render_docstring
 from generator.markup.md_html import render_markdown
-from generator.pages.markdown import render_module_page, render_overview_page
+from generator.pages.render_markdown import render_module_page, render_overview_page
 from generator.pages.writer import ExtractiveWriter, FileContext, ModuleContext, OverviewContext, PageLink
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from answer.mcp_server import DESCRIPTIONS, create_server
-from answer.tools import Tools
-from answer.workspace import load_workspace
+from answer.serving.mcp_server import DESCRIPTIONS, create_server
+from answer.serving.tools import Tools
+from answer.serving.workspace import load_workspace
 from tests.repo_files import write_files
 
 FILES = {
@@ -51,7 +51,7 @@ def test_every_tool_through_the_sdk_client(repo: Path) -> None:
             assert set(listed) == set(DESCRIPTIONS)
             assert "FIRST" in (listed["get_answer"].description or "")
             # one default everywhere: MCP schema, CLI option and the Tools method (HTTP leaves it absent)
-            from answer.context import DEFAULT_BUDGET_TOKENS
+            from answer.retrieval.packing import DEFAULT_BUDGET_TOKENS
             from sourcebook.cli.tools import context_command
 
             budget = listed["get_context"].input_schema["properties"]["budget_tokens"]

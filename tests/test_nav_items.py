@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pages.markdown import HOOKS_FILE
+from generator.pages.render_markdown import HOOKS_FILE
 from generator.site.material import engine as site_engine
 from generator.site.material import nav_items
 from generator.site.publish import install_theme

@@ -131,9 +131,9 @@ def test_publish_is_one_pointer_and_old_versions_stay_readable(make_repo, s3_env
 
 def test_with_a_checkout_staleness_is_still_reported(make_repo, s3_env: MotoS3) -> None:
     """Index in a bucket, checkout on this machine: bodies are read live and an edit is reported."""
-    from answer.engine import get_answer
-    from answer.tools import Tools
-    from answer.workspace import single
+    from answer.answering.get_answer import get_answer
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import single
 
     root = make_repo(FILES)
     uri = s3_env.bucket() + "/idx"
@@ -162,8 +162,8 @@ def test_every_command_that_reads_or_writes_the_index_takes_index_uri() -> None:
 
 def test_no_checkout_reader_takes_bodies_from_the_index(make_repo, s3_env: MotoS3, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from answer.tools import Tools
-    from answer.workspace import detached
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import detached
 
     root = make_repo(FILES)
     uri = s3_env.bucket() + "/idx"
@@ -188,9 +188,9 @@ def test_one_tool_call_reads_one_published_state(make_repo, monkeypatch: pytest.
     symbols, commit) come from the state it started on; the next call sees the new one."""
     import time
 
-    from answer.repo_state import one_state
-    from answer.tools import Tools
-    from answer.workspace import single
+    from answer.serving.repo_state import one_state
+    from answer.serving.tools import Tools
+    from answer.serving.workspace import single
 
     monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
     root = make_repo(FILES)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from answer import evidence, search
-from answer.engine import AnswerContext, get_answer
+from answer.answering import evidence
+from answer.answering.get_answer import AnswerContext, get_answer
+from answer.retrieval import tiers as search
 from generator.index.command import index_repository
 from generator.index.memos import Memo
 from generator.index.store import open_index

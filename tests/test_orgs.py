@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from answer.orgs import parse_orgs, token_sha256
-from answer.push_index import PushLimits, check_push, classify, path_problem
+from answer.serving.orgs import parse_orgs, token_sha256
+from answer.serving.pushes import PushLimits, check_push, classify, path_problem
 from sourcebook.errors import ConfigError, RequestRefused
 from tests.servers import free_port, wait_until_healthy
 
@@ -112,7 +112,7 @@ def test_orgs_file_rules(tmp_path: Path) -> None:
 
 
 def test_per_org_storage_settings_name_environment_variables_only(tmp_path: Path) -> None:
-    from answer.orgs import storage_settings
+    from answer.serving.orgs import storage_settings
     from generator.index import object_stores
     from generator.index.store import storage_options
 

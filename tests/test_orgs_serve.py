@@ -21,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from answer.orgs import token_sha256
+from answer.serving.orgs import token_sha256
 from tests.object_store import AWS_KEYS, MotoS3
 from tests.servers import free_port, wait_until_healthy
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from answer.orgs import token_sha256
-from answer.push_index import PushLimits, tar_body_cap
+from answer.serving.orgs import token_sha256
+from answer.serving.pushes import PushLimits, tar_body_cap
 from tests.servers import free_port
 
 TOKEN_A = "tar-token-of-acme-0123456789"

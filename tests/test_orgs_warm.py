@@ -1,5 +1,6 @@
 """A push to a repository a server already answers from: the previous version keeps answering, whole, while
-the new one is opened and its memos built in the background, then swapped in (answer/repo_state.py). One
+the new one is opened and its memos built in the background, then swapped in
+(answer/serving/repo_state.py). One
 real `sourcebook serve --orgs` on 127.0.0.1 whose warm-ups are made slow (SOURCEBOOK_TEST_WARM_DELAY) and
 whose readers do not wait for them (SOURCEBOOK_INDEX_SWAP_WAIT_S=0), so the overlap is observable."""
 
@@ -16,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from answer.orgs import token_sha256
+from answer.serving.orgs import token_sha256
 from tests.servers import free_port, wait_until_healthy
 
 TOKEN = "token-of-the-warm-org-01234"
@@ -131,10 +132,10 @@ def test_a_failed_warm_up_logs_once_and_keeps_the_previous_version(tmp_path: Pat
                                                                   caplog: pytest.LogCaptureFixture) -> None:
     """The store failing under the warm-up (injected into it: the reads are real LanceDB): one warning,
     the previous version still answers whole, and the new one is tried again later, then served."""
-    import answer.search
-    from answer import repo_state
-    from answer.orgs import OrgWorkspace, parse_orgs
-    from answer.tools import Tools
+    import answer.retrieval.tiers
+    from answer.serving import repo_state
+    from answer.serving.orgs import OrgWorkspace, parse_orgs
+    from answer.serving.tools import Tools
 
     monkeypatch.setenv("SOURCEBOOK_EMBEDDER", "none")
     monkeypatch.setenv("SOURCEBOOK_INDEX_SWAP_WAIT_S", "30")  # the reader waits for the warm-up's end
@@ -152,12 +153,12 @@ def test_a_failed_warm_up_logs_once_and_keeps_the_previous_version(tmp_path: Pat
         return {h["path"] for h in found["hits"]}
 
     assert paths("heronpelican") == {"lib/pump.py"}
-    real = answer.search.warm_store
+    real = answer.retrieval.tiers.warm_store
 
     def down(store: Any) -> None:
         raise OSError("object store unreachable (injected)")
 
-    monkeypatch.setattr(answer.search, "warm_store", down)
+    monkeypatch.setattr(answer.retrieval.tiers, "warm_store", down)
     tools.index(repo="plant", prune=True, files=[{"path": p, "content": c} for p, c in NEW.items()])
     assert (paths("heronpelican"), paths("ospreykestrel")) == ({"lib/pump.py"}, set())
     failed = [r for r in caplog.records if "could not be warmed" in r.getMessage()]
@@ -165,7 +166,7 @@ def test_a_failed_warm_up_logs_once_and_keeps_the_previous_version(tmp_path: Pat
     # not retried before WARM_RETRY_S: the old version goes on answering without a warning per request
     assert paths("heronpelican") == {"lib/pump.py"}
     assert len([r for r in caplog.records if "could not be warmed" in r.getMessage()]) == 1
-    monkeypatch.setattr(answer.search, "warm_store", real)
+    monkeypatch.setattr(answer.retrieval.tiers, "warm_store", real)
     monkeypatch.setattr(repo_state, "WARM_RETRY_S", 0.0)
     st = tools.state("plant")
     st._retry_at = 0.0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from answer.paths import normalize_rel_path, resolve_in_root, under_scope
+from answer.retrieval.paths import normalize_rel_path, resolve_in_root, under_scope
 from sourcebook.errors import AccessError, UsageError
 
 

@@ -309,8 +309,8 @@ def test_api_tables_point_elsewhere_and_are_not_indexed_as_content() -> None:
     """The names are found on their own sections: the home page's Public API section and the API page's
     table are left out of the index's page text (as the other link-only sections are), the page out of site
     search."""
-    from generator.pages.markdown import API_PAGE, index_text, render_api_page
     from generator.pages.orientation import ApiName
+    from generator.pages.render_markdown import API_PAGE, index_text, render_api_page
 
     page = render_api_page([ApiName("pkg.Client", "pkg/client.py", "Client", "class", "Talks HTTP.")],
                            index=None, file_pages={"pkg/client.py": "files/pkg/client.py.md"})

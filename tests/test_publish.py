@@ -16,7 +16,7 @@ import pytest
 import generator.site.publish
 import sourcebook.data_home
 from generator.build import build
-from generator.pages.markdown import render_mkdocs_yml
+from generator.pages.render_markdown import render_mkdocs_yml
 from generator.site.publish import build_site, install_mermaid, mermaid_asset
 from sourcebook.config import load_config
 from sourcebook.errors import NotOwnedError, SiteBuildError

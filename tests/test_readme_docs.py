@@ -44,6 +44,8 @@ def test_the_docs_cite_modules_at_all() -> None:
 
 
 def test_the_pattern_finds_paths_as_the_docs_write_them() -> None:
-    text = ("see `generator/pages/markdown.py`, (sourcebook/redaction.py) and answer/tools.py; "
+    text = ("see `generator/pages/render_markdown.py`, (sourcebook/redaction.py) and "
+            "answer/serving/tools.py; "
             "not site/page_budget.py, .venv/share/sourcebook/x.py or generator/pages/llm/prompts/*.vN.j2")
-    assert cited_paths(text) == {"generator/pages/markdown.py", "sourcebook/redaction.py", "answer/tools.py"}
+    assert cited_paths(text) == {"generator/pages/render_markdown.py", "sourcebook/redaction.py",
+                                 "answer/serving/tools.py"}

@@ -9,7 +9,7 @@ import pytest
 
 from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.pages.diagrams import NATURAL_SIZE
-from generator.pages.markdown import (
+from generator.pages.render_markdown import (
     code_block,
     inline_text,
     mermaid_label,
@@ -341,7 +341,7 @@ def test_signature_is_coloured_like_the_source_blocks() -> None:
 
 
 def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
-    from generator.pages.markdown import site_footer
+    from generator.pages.render_markdown import site_footer
 
     extractive = site_footer(["extractive/1-636e796e"], 0, 10)
     assert "no language model was used" in extractive
@@ -357,7 +357,7 @@ def test_footer_says_how_the_prose_was_made_in_plain_words() -> None:
 
 
 def test_symbol_index_title_keeps_a_quote_in_a_name_inside_the_attribute() -> None:
-    from generator.pages.markdown import _index_rows
+    from generator.pages.render_markdown import _index_rows
 
     rows = _index_rows([_symbol('f" onmouseover="x')], {'f" onmouseover="x': "sym-f"})
     assert 'title="f&quot; onmouseover=&quot;x"' in rows
@@ -458,7 +458,7 @@ def test_home_page_shows_the_readme_opening_once_and_skips_announcements_and_fil
 
 
 def test_a_long_signature_is_wrapped_one_parameter_per_line_never_cut() -> None:
-    from generator.pages.markdown import wrap_signature
+    from generator.pages.render_markdown import wrap_signature
 
     long = ("def __init__(self, *, auth: Auth | None = None, headers: dict[str, str] = {'a': 'b, c'}, "
             "http2: bool = False) -> None")
@@ -580,7 +580,7 @@ def test_a_class_signature_shows_its_constructor_and_a_property_reads_as_one() -
 def test_the_template_environment_is_made_once_per_process() -> None:
     """A new Jinja environment per page compiles every template again: a misplaced decorator once made the
     files stage of a 12k-file build 4x slower with the same output."""
-    from generator.pages.markdown import _environment
+    from generator.pages.render_markdown import _environment
 
     assert _environment() is _environment()
     assert _environment().get_template("file.md.j2") is _environment().get_template("file.md.j2")

@@ -130,7 +130,7 @@ def test_home_page_renders_a_readme_rst(tmp_path: Path) -> None:
 def test_markdown_readme_images_become_words_or_links() -> None:
     import markdown
 
-    from generator.pages.markdown import render_overview_page
+    from generator.pages.render_markdown import render_overview_page
     from generator.pages.writer import OverviewContext, OverviewDraft
 
     readme = ("# Widgets\n\nSmall widgets.\n\n## Install\n\n[![Build status](https://img.shields.io/b.svg)](https://ci.example.com)\n"
@@ -207,7 +207,7 @@ def test_doc_page_shows_the_rendered_document_with_symbol_links(tmp_path: Path) 
     # --check computes the same key (the symbols the document names are part of it): nothing is stale
     assert build(load_config(root, overrides={"out_dir": str(out)}), check=True).stale == []
     # the document is the doc file's own text: indexed as that file, not again as its page
-    from generator.pages.markdown import index_text
+    from generator.pages.render_markdown import index_text
 
     indexed = index_text((out / "docs" / "files" / "docs" / "guide.rst.md").read_text(encoding="utf-8"))
     assert "Hand-written words" not in indexed

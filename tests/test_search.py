@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from answer.search import SEARCH_TYPES, SearchResult, rank_files, search_codebase
+from answer.retrieval.tiers import SEARCH_TYPES, SearchResult, rank_files, search_codebase
 from generator.index.command import index_repository
 from generator.index.memos import Memo
 from generator.index.store import IndexStore, open_index
@@ -96,9 +96,10 @@ def test_semantic_skipped_and_reported_without_embedder(indexed_config: Config) 
 
 
 def test_every_list_a_tier_makes_is_registered_with_its_weight(store: IndexStore) -> None:
-    """The tiers are one registry (answer/search.py TIERS): each search type but hybrid and regex is a tier,
+    """The tiers are one registry (answer/retrieval/tiers.py TIERS): each search type but hybrid and regex
+    is a tier,
     and every list a tier returns has its fusion weight there (an unregistered list would count 1.0)."""
-    from answer.search import _WEIGHT_OF, DEFAULT_WEIGHTS, TIERS, _collect
+    from answer.retrieval.tiers import _WEIGHT_OF, DEFAULT_WEIGHTS, TIERS, _collect
 
     assert [t.name for t in TIERS] == [t for t in SEARCH_TYPES if t not in {"hybrid", "regex"}]
     for tier in TIERS:
@@ -223,7 +224,7 @@ def test_paths_named_in_the_query_rank_those_files(store: IndexStore) -> None:
 
 def _semantic_keys(config: Config, monkeypatch: pytest.MonkeyPatch, use_memory: bool, queries: list[str],
                    scope: str | None, limit: int) -> list[dict[str, list[str]]]:
-    from answer import search as search_module
+    from answer.retrieval import tiers as search_module
 
     monkeypatch.setattr(search_module, "IN_MEMORY_VECTOR_ROWS", 200_000 if use_memory else -1)
     fresh = open_index(config, embedder=FakeEmbedder())
@@ -275,7 +276,7 @@ def _tie_groups(rows: list[dict[str, Any]], columns: list[str]) -> list[tuple[fl
                                    "register url rules for views", "Café sessions signing", "rule"])
 @pytest.mark.parametrize("scope", [None, "src/web", "docs"])
 def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: str | None) -> None:
-    from answer.search import _FILE_PAGES, _fts, _fts_lance, _fts_text, use_in_memory_ranking
+    from answer.retrieval.tiers import _FILE_PAGES, _fts, _fts_lance, _fts_text, use_in_memory_ranking
 
     use_in_memory_ranking(store)
     text = _fts_text(query)
@@ -295,7 +296,7 @@ def test_in_memory_fts_ranks_as_lancedb(store: IndexStore, query: str, scope: st
 
 
 def test_bm25_counts_a_query_term_once_per_occurrence() -> None:
-    from answer import bm25
+    from answer.retrieval import bm25
 
     index = bm25.build(["serialize data", "data data data", None])
     once = dict(bm25.search(index, "serialized", 3))
@@ -307,7 +308,7 @@ def test_bm25_counts_a_query_term_once_per_occurrence() -> None:
 
 
 def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(indexed_config: Config) -> None:
-    from answer.search import IN_MEMORY_AFTER, use_in_memory_ranking
+    from answer.retrieval.tiers import IN_MEMORY_AFTER, use_in_memory_ranking
 
     def built(s: IndexStore) -> set[str]:
         return {k.name for k in s.memos
@@ -331,7 +332,7 @@ def test_one_shot_processes_rank_on_the_persisted_index_and_servers_in_memory(in
 def test_lexical_finds_a_piece_of_an_identifier(indexed_config: Config, warm: bool) -> None:
     """A term that is only a piece of an identifier (`ecurecookie` of SecureCookieSession) finds it through
     the trigram index of identifiers, in a one-shot process (LanceDB's FTS) and a server (in memory)."""
-    from answer.search import use_in_memory_ranking
+    from answer.retrieval.tiers import use_in_memory_ranking
 
     store = open_index(indexed_config, embedder=FakeEmbedder())
     if warm:
@@ -347,7 +348,7 @@ def test_lexical_finds_a_piece_of_an_identifier(indexed_config: Config, warm: bo
 
 def test_substrings_only_expand_terms_the_word_index_does_not_know(store: IndexStore) -> None:
     """Where a term matches as a word, the word-level lists rank it and nothing is expanded."""
-    from answer.search import DEFAULT_WEIGHTS, _substring_matches, _vocabulary, substring_expansions
+    from answer.retrieval.tiers import DEFAULT_WEIGHTS, _substring_matches, _vocabulary, substring_expansions
 
     assert _substring_matches(store, "cookie session", None, DEFAULT_WEIGHTS) == []
     assert _substring_matches(store, "ookiesessio", None, DEFAULT_WEIGHTS)
@@ -367,7 +368,7 @@ def test_symbolic_finds_callers_below_the_definition(store: IndexStore) -> None:
     assert _paths(result)[0] == "src/web/routing.py"
     caller = spans.index(("tests/test_routing.py", "test_add_url_rule"))
     assert result.hits[caller].score < result.hits[0].score
-    from answer.search import DEFAULT_WEIGHTS, _symbolic_lists
+    from answer.retrieval.tiers import DEFAULT_WEIGHTS, _symbolic_lists
 
     lists = _symbolic_lists(store, "add_url_rule", None, DEFAULT_WEIGHTS)
     assert [(c.path, c.symbol) for c in lists["callers"]] == [("tests/test_routing.py", "test_add_url_rule")]
@@ -389,7 +390,7 @@ def test_name_index_prefix_and_fuzzy_lookups_equal_a_scan_of_every_key() -> None
     non-ASCII, digit-heavy and overlong names included."""
     import random
 
-    from answer import search
+    from answer.retrieval import tiers as search
     from generator.index.memos import Memos
 
     rng = random.Random(5)
@@ -422,7 +423,7 @@ def test_name_index_prefix_and_fuzzy_lookups_equal_a_scan_of_every_key() -> None
 def test_lcs_lengths_equal_the_dynamic_programme() -> None:
     import random
 
-    from answer.search import lcs_lengths
+    from answer.retrieval.tiers import lcs_lengths
 
     def lcs(a: str, b: str) -> int:
         row = [0] * (len(b) + 1)

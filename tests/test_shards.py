@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from answer.tools import Tools
-from answer.workspace import parse_workspace
+from answer.serving.tools import Tools
+from answer.serving.workspace import parse_workspace
 from generator.build import build
 from sourcebook.errors import NotFoundError
 

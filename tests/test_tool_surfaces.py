@@ -16,10 +16,10 @@ import httpx
 import pytest
 from mcp import Client
 
-from answer.mcp_server import create_server
-from answer.tool_contracts import BY_NAME, TOOLS
-from answer.tools import Tools
-from answer.workspace import load_workspace
+from answer.serving.mcp_server import create_server
+from answer.serving.tool_contracts import BY_NAME, TOOLS
+from answer.serving.tools import Tools
+from answer.serving.workspace import load_workspace
 from sourcebook.cli import answer as cli_answer
 from sourcebook.cli import search as cli_search
 from sourcebook.cli import tools as cli_tools
@@ -112,7 +112,7 @@ def test_every_surface_declares_the_request_model(repo: Path) -> None:
     listed, _ = _mcp(repo, [])
     from fastapi.testclient import TestClient
 
-    from answer.http_api import create_app
+    from answer.serving.http_api import create_app
 
     schema = TestClient(create_app(Tools(load_workspace(repo, env={})), serve_wiki=False)).get(
         "/openapi.json").json()
@@ -182,7 +182,7 @@ def test_bad_arguments_are_refused_alike(repo: Path) -> None:
     assert all(result.is_error for result in results)
     from fastapi.testclient import TestClient
 
-    from answer.http_api import create_app
+    from answer.serving.http_api import create_app
 
     client = TestClient(create_app(Tools(load_workspace(repo, env={})), serve_wiki=False))
     for name, args in bad.items():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from answer.context import count_tokens
-from answer.tools import Tools, build_tree, match_symbols
+from answer.retrieval.packing import count_tokens
+from answer.serving.tools import Tools, build_tree, match_symbols
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError, UsageError
 

@@ -121,7 +121,7 @@ def test_user_config_file_env_and_opt_in_choose_destinations(tmp_path: Path) -> 
 
 
 def test_a_workspace_file_inside_a_repository_is_that_repositorys_config(tmp_path: Path) -> None:
-    from answer.workspace import WORKSPACE_FILE, load_workspace
+    from answer.serving.workspace import WORKSPACE_FILE, load_workspace
 
     repo = tmp_path / "repo"
     repo.mkdir()

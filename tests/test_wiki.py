@@ -15,7 +15,7 @@ import pytest
 from generator.analyze.plan import load_state
 from generator.build import build
 from generator.pages.anchors import symbol_anchor
-from generator.pages.markdown import index_text
+from generator.pages.render_markdown import index_text
 from sourcebook.config import load_config
 
 REPO: dict[str, str | bytes] = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from answer.workspace import WORKSPACE_FILE, load_workspace, single
+from answer.serving.workspace import WORKSPACE_FILE, load_workspace, single
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
 
 

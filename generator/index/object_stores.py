@@ -1,7 +1,8 @@
 """Per-root object-store settings and outage breakers: what one process knows about the stores it reads.
 
 Scopes: `serve --orgs` registers each organisation's index root with that organisation's own storage options
-(answer/orgs.py resolves them from the server's environment); every connection to a URI under a root is
+(answer/serving/orgs.py resolves them from the server's environment); every connection to a URI under a
+root is
 made with that root's options (generator/index/store.py: storage_options), and roots never overlap, so one
 organisation's databases are opened with its settings only. Registered options take precedence over the
 store's standard environment (AWS_* and the like), which LanceDB still reads for keys a scope leaves out.

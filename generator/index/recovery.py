@@ -13,7 +13,7 @@ deleted the index by hand; a damaged full-text index even survived runs that had
 Damage found (or a read failing with a decode error mid-run, for what no checksum covers) moves the whole
 index folder aside, to `<index>.damaged-<UTC time>` next to it (kept for inspection: never deleted), with
 one warning line, and the run builds a fresh index. Readers keep reporting an outage (degraded) until then,
-and serve the new index once it is published (answer/repo_state.py re-opens on a new meta row).
+and serve the new index once it is published (answer/serving/repo_state.py re-opens on a new meta row).
 
 Only an index at a local path is set aside: a bucket has no folder to rename and a failing read there is
 as likely a network fault as damage (the run reports it and leaves the index alone).

@@ -133,7 +133,7 @@ class IndexStore:
         """`columns` of the rows of `table` (at the pinned version) matching `where`: the one row reader.
 
         Raises what Lance raises on a damaged or vanished table; the answer side turns that into an
-        IndexStoreError (an outage), see answer/repo_state.py.
+        IndexStoreError (an outage), see answer/serving/repo_state.py.
         """
         return list(self.tables[table].scan(columns, where, limit).to_pylist())
 
@@ -259,7 +259,8 @@ def _table_names(db: Any) -> set[str]:
     return set(names)
 
 
-# A folder of databases on an object store (an organisation's index root, answer/orgs.py) has no directory
+# A folder of databases on an object store (an organisation's index root, answer/serving/orgs.py) has no
+# directory
 # listing LanceDB offers: each database is marked by an empty table of this name prefix at the root, which
 # the root's table listing returns.
 _MARK_PREFIX = "db-"

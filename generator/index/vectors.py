@@ -1,7 +1,8 @@
 """The semantic tier's approximate-nearest-neighbour index, built by a publish once a table is big enough.
 
 Why a threshold: below it a query is a flat scan of the vectors (or, in a server, one matrix-vector product
-in memory, answer/search.py), exact and fast enough; above it the scan's cost grows with the table while an
+in memory, answer/retrieval/tiers.py), exact and fast enough; above it the scan's cost grows with the table
+while an
 IVF_HNSW_SQ index's stays nearly flat (bench/ann_bench.py measures both). Training the index is the
 expensive part of a publish at that size, so small repositories never pay it.
 

@@ -148,7 +148,7 @@ def update_index(config: Config, files: list[SourceFile], facts: dict[str, FileF
     complete state. A run that would prune or rebuild the index from a place that is not the checkout it
     was built from is refused before anything is written (IndexSourceError, see `check_source`) unless
     `reset`. `commit`: the commit the rows describe, as a client pushing files names it
-    (answer/push_index.py); None records the checkout's HEAD, or keeps the stored one
+    (answer/serving/pushes.py); None records the checkout's HEAD, or keeps the stored one
     when there is no checkout.
     """
     try:
@@ -300,7 +300,8 @@ class IndexWriter:
             "manifests": stored if manifests is None else manifests.to_json(),
             # drawn when the index is created, kept by every later run: the owner mark covers it
             "index_id": meta.get("index_id") or secrets.token_hex(16),
-            # what the rows describe: an answer from a reader with no checkout names it (answer/engine.py)
+            # what the rows describe: an answer from a reader with no checkout names it
+            # (answer/answering/get_answer.py)
             "commit": _recorded_commit(config, commit, meta),
             "fts_drift": drift,  # rows changed per table since its full-text index was last rebuilt
             "inputs": inputs,  # what this run was given (inputs_fingerprint): the next run may skip

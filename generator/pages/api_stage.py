@@ -46,7 +46,7 @@ def writes_api_page(names: list[ApiName]) -> bool:
 
 def write_api_page(run: PageRun) -> list[tuple[str, str]]:
     """The Public API page, when the home page does not list every name; its nav entry."""
-    from generator.pages.markdown import API_PAGE, render_api_page, render_version
+    from generator.pages.render_markdown import API_PAGE, render_api_page, render_version
 
     names = api_names_of(run.config, run.plan, run.facts, run.graph)
     if not writes_api_page(names):

@@ -79,8 +79,8 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
 
 
 def write_file_pages(run: PageRun) -> None:
-    from generator.pages.markdown import relative_link, render_file_page, render_version
     from generator.pages.name_links import NameIndex, page_resolver
+    from generator.pages.render_markdown import relative_link, render_file_page, render_version
     from sourcebook.workers import ordered_map
 
     config, plan, facts, graph, texts, writer, pages, notify = (
@@ -274,7 +274,7 @@ def line_link_resolver(resolve: Callable[[str], str | None], path: str, page_id:
                        links: Mapping[str, Target]) -> Callable[[str], str | None]:
     """`resolve` (a document's links to repository paths), with line links sent to the section of the
     symbol holding that line instead of the top of the file's page."""
-    from generator.pages.markdown import relative_link
+    from generator.pages.render_markdown import relative_link
 
     def line_first(url: str) -> str | None:
         key = line_link_key(path, url)
@@ -319,7 +319,7 @@ def autodoc_summaries(document: str, targets: Mapping[str, Target]) -> str:
     """A rendered document with each autodoc directive's link (`::: name`, `.. autoclass:: name`: both
     render as `<p class="sb-autodoc">`) followed by that symbol's summary (autodoc_links), as mkdocstrings
     or Sphinx would show its docstring: after the document cache, which keeps links, not summaries."""
-    from generator.pages.markdown import rich_cell
+    from generator.pages.render_markdown import rich_cell
 
     def one(m: re.Match[str]) -> str:
         target = targets.get(html.unescape(m.group(2)))

@@ -50,7 +50,7 @@ def code_version() -> str:
 
 def record_of(page_id: str, row: PageState, markdown: str) -> PageRecord:
     """The index's record of a page from its state row and its Markdown file's text."""
-    from generator.pages.markdown import index_text
+    from generator.pages.render_markdown import index_text
 
     return PageRecord(id=page_id, kind=row.kind, title=row.title,  # type: ignore[arg-type]
                       target_path=row.target_path, summary=row.summary, markdown=index_text(markdown),

@@ -208,7 +208,7 @@ def _stale_topics(check: StaleCheck) -> None:
 
 def _stale_api(check: StaleCheck) -> None:
     """The Public API page is judged by its key (the names and the pages they link to)."""
-    from generator.pages.markdown import API_PAGE
+    from generator.pages.render_markdown import API_PAGE
 
     a = check.analysis
     names = api_names_of(check.config, a.plan, a.facts, a.graph)

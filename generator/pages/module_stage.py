@@ -63,7 +63,7 @@ def module_render_key(base: str, hierarchy: Sequence[Graph], imports: Graph | No
 
 def write_module_pages(run: PageRun) -> None:
     """Bottom-up, one depth level at a time, so every module sees its submodules' fresh summaries."""
-    from generator.pages.markdown import render_module_page, render_version
+    from generator.pages.render_markdown import render_module_page, render_version
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)

@@ -65,7 +65,7 @@ def overview_render_key(version: str, orient: Orientation, topics: Sequence[tupl
 
 
 def write_overview(run: PageRun) -> None:
-    from generator.pages.markdown import render_overview_page, render_version
+    from generator.pages.render_markdown import render_overview_page, render_version
 
     config, plan, facts, graph, writer, pages, notify = (
         run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)

@@ -143,7 +143,7 @@ def _readme_resolver(plan: PagePlan, readme_path: str, page_id: str = "") -> Cal
     their pages; anything else is dropped."""
     from urllib.parse import unquote, urlsplit
 
-    from generator.pages.markdown import relative_link
+    from generator.pages.render_markdown import relative_link
 
     base = posixpath.dirname(readme_path)
     here = page_id or OVERVIEW_ID

@@ -65,7 +65,7 @@ def writes_topics(writer: PageWriter) -> bool:
 def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
     without a model (writes_topics)."""
-    from generator.pages.markdown import render_topic_page, render_version
+    from generator.pages.render_markdown import render_topic_page, render_version
     from generator.pages.topics import bodies, excerpts, extractive_topic
 
     config, plan, facts, graph, writer, pages, notify = (

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from answer.tool_contracts import BY_NAME, GetAnswerRequest
+from answer.serving.tool_contracts import BY_NAME, GetAnswerRequest
 from sourcebook.cli.contract import tool_options, tool_request
 from sourcebook.cli.paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
-    from answer.contract import AnswerResponse
-    from answer.engine import AnswerContext
+    from answer.answering.get_answer import AnswerContext
+    from answer.answering.response import AnswerResponse
 
 
 @click.command("ask")
@@ -28,8 +28,8 @@ def ask_command(root: str | None, as_json: bool, no_cache: bool, **values: Any) 
     ~/.config/sourcebook/config.toml; never the repository's own config), the question and the evidence
     found, redacted, are sent to it; without one, nothing leaves the machine.
     """
-    from answer.engine import get_answer, parse_include, resolve_context
-    from answer.workspace import load_workspace
+    from answer.answering.get_answer import get_answer, parse_include, resolve_context
+    from answer.serving.workspace import load_workspace
 
     request = tool_request(BY_NAME["get_answer"], values)
     assert isinstance(request, GetAnswerRequest)

@@ -234,7 +234,7 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
         _check_result(report, fail_on_fallback=fail_on_fallback)
         return
     if report.changes is not None:  # what changed since the last build, kept for the answer engine
-        from answer.episodes import EpisodeStore
+        from answer.answering.episodes import EpisodeStore
 
         EpisodeStore(config.out_dir).record_changes(report.changes)
     _summary(console, report, time.perf_counter() - started, config)

@@ -1,4 +1,5 @@
-"""Click options generated from a tool's request model (answer/tool_contracts.py), so the shell takes the
+"""Click options generated from a tool's request model (answer/serving/tool_contracts.py), so the shell
+takes the
 same arguments, defaults and bounds as MCP and HTTP.
 
 A field becomes `--field-name` (or the names a command keeps for habit, e.g. `--budget`), one field may be
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 import annotated_types
 import click
 
-from answer.tool_contracts import ToolRequest, ToolSpec
+from answer.serving.tool_contracts import ToolRequest, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 

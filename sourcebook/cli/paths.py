@@ -41,7 +41,8 @@ def find_root(start: Path | str) -> Path:
 def reader_path(positional: str | None = None, option: str | None = None) -> str | None:
     """What a reading command (ask, search, the tools, serve, mcp) works on: as `chosen_path`, except that
     with an index URI set (--index-uri / SOURCEBOOK_INDEX_URI), no path given and no repository around the
-    working directory, there is no checkout: None, and the index alone answers (answer/workspace.py)."""
+    working directory, there is no checkout: None, and the index alone answers
+    (answer/serving/workspace.py)."""
     if positional is None and option is None and os.environ.get(INDEX_URI_ENV) \
             and enclosing_root(Path.cwd()) is None:
         return None

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from answer.tool_contracts import BY_NAME
+from answer.serving.tool_contracts import BY_NAME
 from sourcebook.cli.contract import tool_options
 from sourcebook.cli.paths import (
     chosen_path,
@@ -89,7 +89,7 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 def eval_command(questions: str, repo: str | None, out: str | None, limit: int) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
-    from answer.evaluate import format_metrics, load_questions, run, score
+    from answer.retrieval.evaluate import format_metrics, load_questions, run, score
     from generator.index.command import index_repository
     from generator.index.store import open_index
     from sourcebook.config import load_config

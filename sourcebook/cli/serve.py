@@ -21,8 +21,8 @@ from sourcebook.cli.paths import index_uri_option, path_argument_and_option, rea
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
               help="Worker processes (each opens its own index handles; more cores, more memory).")
 @click.option("--orgs", "orgs_file", default=None, type=click.Path(exists=True, dir_okay=False),
-              help="Serve organisations (answer/orgs.py): each its own token hashes and index root; the "
-                   "bearer token selects the organisation. Re-read on SIGHUP.")
+              help="Serve organisations (answer/serving/orgs.py): each its own token hashes and index "
+                   "root; the bearer token selects the organisation. Re-read on SIGHUP.")
 def serve_command(path: str | None, path_option: str | None, host: str, port: int,  # noqa: PLR0917
                   token: str | None, max_body: int, workers: int, orgs_file: str | None) -> None:
     """Serve the HTTP API (/ask, /search, /context, /symbol, /file, /structure, /index, /remember),
@@ -42,8 +42,8 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     path = reader_path(path, path_option)
     import uvicorn
 
-    from answer import http_api
-    from answer.workspace import load_workspace
+    from answer.serving import http_api
+    from answer.serving.workspace import load_workspace
 
     http_api.check_bind(host, token)
     local_only = http_api.is_loopback(host) and not token
@@ -61,8 +61,8 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
         from uvicorn.supervisors import Multiprocess
 
-        config = uvicorn.Config("answer.http_api:app_from_env", factory=True, workers=workers, host=host,
-                                port=port, log_level="warning")
+        config = uvicorn.Config("answer.serving.http_api:app_from_env", factory=True, workers=workers,
+                                host=host, port=port, log_level="warning")
         sock = config.bind_socket()
         # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response
         # waits for a delayed ACK (docs/performance.md).
@@ -70,7 +70,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         Multiprocess(config, sockets=[sock]).run()
         return
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
     tools = Tools.for_path(path)
     tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
@@ -80,13 +80,14 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
 def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
                 token: str | None, max_body: int, workers: int) -> None:
-    """`serve --orgs`: every request is an organisation's, selected by its token (answer/orgs.py); the HTTP
+    """`serve --orgs`: every request is an organisation's, selected by its token (answer/serving/orgs.py);
+    the HTTP
     API and MCP (streamable HTTP at /mcp) on one port."""
     import signal
 
     import uvicorn
 
-    from answer.orgs import OrgRouter, load_orgs
+    from answer.serving.orgs import OrgRouter, load_orgs
     from sourcebook.errors import UsageError
 
     if path is not None or token:
@@ -106,7 +107,8 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
 
 
 def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, workers: int) -> None:
-    """Worker processes, each with its own router (answer.orgs.router_from_env). On SIGHUP the supervisor
+    """Worker processes, each with its own router (answer.serving.orgs.router_from_env). On SIGHUP the
+    supervisor
     checks the orgs file and only then replaces the workers one by one (uvicorn keeps an old worker whose
     replacement does not come up): a file that no longer parses leaves every worker as it was."""
     import logging
@@ -115,8 +117,8 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from answer import http_api
-    from answer.orgs import ORGS_FILE_ENV, ORGS_HOST_ENV, load_orgs
+    from answer.serving import http_api
+    from answer.serving.orgs import ORGS_FILE_ENV, ORGS_HOST_ENV, load_orgs
     from sourcebook.errors import ConfigError
 
     log = logging.getLogger("sourcebook.serve")
@@ -135,7 +137,7 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
                 return
             super().handle_hup()
 
-    config = uvicorn.Config("answer.orgs:router_from_env", factory=True, workers=workers, host=host,
+    config = uvicorn.Config("answer.serving.orgs:router_from_env", factory=True, workers=workers, host=host,
                             port=port, log_level="warning")
     sock = config.bind_socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see serve_command: no delayed-ACK wait
@@ -159,8 +161,8 @@ def mcp_command(path: str | None, path_option: str | None, use_http: bool, host:
     the repository's own config); without one nothing leaves the machine.
     With --index-uri and no checkout, every tool answers from the index alone."""
     path = reader_path(path, path_option)
-    from answer.mcp_server import run_http, run_stdio
-    from answer.tools import Tools
+    from answer.serving.mcp_server import run_http, run_stdio
+    from answer.serving.tools import Tools
 
     tools = Tools.for_path(path)
     if use_http:

@@ -10,19 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from answer.tool_contracts import BY_NAME
+from answer.serving.tool_contracts import BY_NAME
 from sourcebook.cli.contract import tool_options, tool_request
 from sourcebook.cli.paths import index_uri_option, path_option, reader_path
 
 if TYPE_CHECKING:
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
 _path_option = path_option(dest="root")
 _json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
 def _tools(root: str | None) -> Tools:
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
     return Tools.for_path(reader_path(option=root))
 

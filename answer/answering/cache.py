@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from answer.contract import AnswerResponse
-from answer.identifiers import normalize_question
+from answer.answering.response import AnswerResponse
+from answer.retrieval.query import normalize_question
 from sourcebook.atomic import PRIVATE, atomic_write_text
 
 log = logging.getLogger(__name__)

@@ -99,9 +99,10 @@ def score(outcomes: list[Outcome]) -> Metrics:
 
 def run(store: IndexStore, questions: list[Question], limit: int = 10,
         rank: Callable[..., list[Any]] | None = None) -> list[Outcome]:
-    """Rank files for every question with `rank` (default: answer.search.rank_files) and time each."""
+    """Rank files for every question with `rank` (default: answer.retrieval.tiers.rank_files) and time
+    each."""
     if rank is None:
-        from answer.search import rank_files
+        from answer.retrieval.tiers import rank_files
 
         rank = rank_files
     out = []

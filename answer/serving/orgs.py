@@ -5,7 +5,7 @@
     [orgs.acme]
     token_sha256 = "9f86d08…"          # sha256 hex of a bearer token, or a list of them; never the token
     index_root = "/srv/sourcebook/acme"  # or s3://bucket/acme, gs://…, az://…
-    max_file_bytes = 1000000             # optional push limits (answer/push_index.py)
+    max_file_bytes = 1000000             # optional push limits (answer/serving/pushes.py)
     max_request_bytes = 32000000
     max_files = 20000
 
@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from answer.push_index import PushLimits
-from answer.workspace import Workspace
+from answer.serving.pushes import PushLimits
+from answer.serving.workspace import Workspace
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
     from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -205,7 +205,7 @@ ORGS_HOST_ENV = "SOURCEBOOK_ORGS_HOST"
 def router_from_env() -> OrgRouter:
     """App factory for `serve --orgs --workers N`: each worker process builds its own router (own Tools per
     organisation) from the orgs file the supervisor checked."""
-    from answer.http_api import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENV
+    from answer.serving.http_api import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENV
 
     return OrgRouter(os.environ[ORGS_FILE_ENV],
                      max_body_bytes=int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES),
@@ -406,8 +406,8 @@ class OrgRouter:
         return True
 
     def _tenant(self, spec: OrgSpec) -> _Tenant:
-        from answer.http_api import create_app
-        from answer.tools import Tools
+        from answer.serving.http_api import create_app
+        from answer.serving.tools import Tools
 
         tools = Tools(OrgWorkspace(spec, self.env))
         tools.push_limits = spec.limits
@@ -417,8 +417,8 @@ class OrgRouter:
         return _Tenant(spec, tools, app, *self._mcp_app(tools))
 
     def _mcp_app(self, tools: Tools) -> tuple[ASGIApp, StreamableHTTPSessionManager]:
-        from answer.http_api import Guard
-        from answer.mcp_server import create_server
+        from answer.serving.http_api import Guard
+        from answer.serving.mcp_server import create_server
 
         server = create_server(tools)
         inner = server.streamable_http_app(stateless_http=True, host=self.host)
@@ -480,7 +480,7 @@ class OrgRouter:
         return True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from answer.http_api import _send_json
+        from answer.serving.http_api import _send_json
 
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)

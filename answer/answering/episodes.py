@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from answer.contract import Confidence, Episode
-from answer.paths import normalize_scope
+from answer.answering.response import Confidence, Episode
+from answer.retrieval.paths import normalize_scope
 from sourcebook.errors import UsageError
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
 
 if TYPE_CHECKING:
-    from answer.repo_state import RepoState
+    from answer.serving.repo_state import RepoState
     from generator.analyze.facts import SourceFile
     from generator.analyze.manifests import Manifests
 
@@ -251,7 +251,7 @@ def classify(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
 
 
 class PushTarget(Protocol):
-    """What a push writes through (answer.tools.Tools): the workspace and each repository's state."""
+    """What a push writes through (answer.serving.tools.Tools): the workspace and each repository's state."""
 
     workspace: Any
 
@@ -263,7 +263,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
                checked: list[Pushed] | None = None) -> dict[str, Any]:
     """Write the pushed files to the repository's index; the reply counts what was done and why.
     `checked`: entries already validated (a tar push, `check_tar`) in place of `files`."""
-    from answer.repo_state import indexed_source, reusable_hashes
+    from answer.serving.repo_state import indexed_source, reusable_hashes
     from generator.analyze.parse import extract
     from generator.analyze.scan import decode
     from generator.index.embed import get_embedder
@@ -292,7 +292,7 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
             accepted.append(source)
             raws[entry.path] = entry.raw
     embedder = get_embedder(config.embed)
-    # the newest version, even while readers are answered from the previous one (answer/repo_state.py)
+    # the newest version, even while readers are answered from the previous one (answer/serving/repo_state.py)
     with st.index_lock, output_lock(config.out_dir), st.writing():
         known = reusable_hashes(st, embedder)
         stored_commit = st.commit()  # the store reusable_hashes opened: no second read

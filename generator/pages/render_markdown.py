@@ -111,7 +111,7 @@ def render_version() -> str:
     the sanitizing Markdown helpers...)."""
     from sourcebook.code_version import stage_version
 
-    version = stage_version(*PAGE_STAGES, "generator.pages.markdown", data=(data_dir("templates"),))
+    version = stage_version(*PAGE_STAGES, "generator.pages.render_markdown", data=(data_dir("templates"),))
     return hashlib.sha256(f"{RENDER_LOGIC_VERSION}\0{version}".encode()).hexdigest()[:16]
 
 

@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answer.contract import SymbolBody, SymbolEvidence
-from answer.grade import content_terms, coverage, dominance, retrieval_quality
-from answer.identifiers import extract_identifiers, identifier_parts, relational_parts
+from answer.answering.grade import content_terms, coverage, dominance, retrieval_quality
+from answer.answering.response import SymbolBody, SymbolEvidence
+from answer.retrieval.query import extract_identifiers, identifier_parts, relational_parts
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
 from sourcebook.redaction import is_secret_path
 from sourcebook.sql import in_list, prefix_filter
 
 if TYPE_CHECKING:
-    from answer.contract import RetrievalQuality
-    from answer.search import FileHit, SpanHit
+    from answer.answering.response import RetrievalQuality
+    from answer.retrieval.tiers import FileHit, SpanHit
     from generator.index.store import IndexStore
 
 log = logging.getLogger(__name__)
@@ -279,7 +279,7 @@ _TEXTS: Memo[dict[str, str]] = Memo("answer_texts")
 def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
     cached = store.memos.get(_SYMBOLS)
     if cached is None:
-        from answer.search import _symbol_table  # the search layer's per-store symbol rows, shared
+        from answer.retrieval.tiers import _symbol_table  # the search layer's per-store symbol rows, shared
 
         cached = store.memos.put(_SYMBOLS, [SymbolInfo.from_row(r) for r in _symbol_table(store)])
     return list(cached)
@@ -292,7 +292,7 @@ _SYMBOL_COLUMNS = ["path", "qualname", "name", "kind", "start_line", "end_line",
 def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
     """The symbols matching `where`, read from LanceDB by a one-shot process (in table order, as a filter
     of `_all_symbols` gives them); None when the process holds every symbol anyway."""
-    from answer.search import whole_tables
+    from answer.retrieval.tiers import whole_tables
 
     if _SYMBOLS in store.memos or whole_tables(store):
         return None
@@ -380,7 +380,7 @@ def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidenc
 def retrieve(store: IndexStore, question: str, scope: str | None = None,
              budget: int = EVIDENCE_BUDGET) -> Evidence:
     """Search, fuse (relational), enrich and assemble the evidence for `question`."""
-    from answer.search import search_codebase
+    from answer.retrieval.tiers import search_codebase
 
     idents = extract_identifiers(question)
     main = search_codebase(store, question, "hybrid", scope, SEARCH_LIMIT)

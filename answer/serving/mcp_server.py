@@ -1,6 +1,7 @@
 """The MCP server: the agent tools over the official MCP SDK (stdio by default, streamable HTTP with --http).
 
-Every tool is generated from its ToolSpec (answer/tool_contracts.py): the request model's fields are the
+Every tool is generated from its ToolSpec (answer/serving/tool_contracts.py): the request model's fields
+are the
 tool's arguments (types, defaults, bounds, descriptions), and its description, which an agent reads to decide
 which tool to call, says *when* to call it, not only what it does. Errors come back as MCP tool errors
 (`isError: true`) whose text starts with the error kind and HTTP-like status, e.g.
@@ -14,13 +15,13 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
-from answer.tool_contracts import TOOLS, ToolSpec
+from answer.serving.tool_contracts import TOOLS, ToolSpec
 from sourcebook.errors import SourcebookError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ read_file for one whole indexed file, get_repo_structure to orient in an unfamil
 after you change files so later answers see your edits, and remember to record a durable fact for others.
 """
 
-# what an agent reads to choose a tool: each ToolSpec's description (answer/tool_contracts.py)
+# what an agent reads to choose a tool: each ToolSpec's description (answer/serving/tool_contracts.py)
 DESCRIPTIONS = {spec.name: spec.description for spec in TOOLS}
 
 
@@ -70,7 +71,7 @@ def _tool_function(tools: Tools, spec: ToolSpec) -> Any:
 
 
 def create_server(tools: Tools) -> MCPServer:
-    """An MCPServer exposing every tool of answer.tool_contracts.TOOLS over `tools`."""
+    """An MCPServer exposing every tool of answer.serving.tool_contracts.TOOLS over `tools`."""
     from mcp.server.mcpserver import MCPServer
 
     from sourcebook import __version__
@@ -87,7 +88,7 @@ def run_stdio(tools: Tools) -> None:
     # so the first tool call does not pay for it. The reference graph is left for the first get_context /
     # get_symbol: building it here would compete with the first answer for the CPU.
     tools.warm_in_background(graph=False)
-    import answer.search  # noqa: F401  (imported here, not by the first call)
+    import answer.retrieval.tiers  # noqa: F401  (imported here, not by the first call)
 
     create_server(tools).run("stdio")
 
@@ -96,7 +97,7 @@ def run_http(tools: Tools, host: str, port: int, token: str | None = None) -> No
     """Streamable HTTP at /mcp, behind the same bearer-token and body-size guard as the HTTP API."""
     import uvicorn
 
-    from answer.http_api import DEFAULT_MAX_BODY_BYTES, Guard, check_bind, is_loopback
+    from answer.serving.http_api import DEFAULT_MAX_BODY_BYTES, Guard, check_bind, is_loopback
 
     check_bind(host, token)
     tools.warm_in_background(graph=True)

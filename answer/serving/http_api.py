@@ -1,8 +1,9 @@
 """The HTTP API: one endpoint per agent tool, the OpenAPI schema, and the built wiki under /wiki/.
 
-Every tool endpoint is generated from its ToolSpec (answer/tool_contracts.py): the request model's fields are
+Every tool endpoint is generated from its ToolSpec (answer/serving/tool_contracts.py): the request model's
+fields are
 its query parameters and JSON body, its reply model documents the response in OpenAPI, and the call goes to
-the one implementation in `answer.tools.Tools`; the one error boundary turns a SourcebookError into
+the one implementation in `answer.serving.tools.Tools`; the one error boundary turns a SourcebookError into
 its `http_status` with a JSON body `{"error": <kind>, "message": ..., "problems": [...]}`.
 
 Security, in the order a request meets it (one ASGI middleware, before routing):
@@ -49,7 +50,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from answer.tool_contracts import TOOLS, ToolSpec
+from answer.serving.tool_contracts import TOOLS, ToolSpec
 from generator.site.publish import owned_here, site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +226,7 @@ class Guard:
                  local_only: bool = False, vouched: bool = False) -> None:
         self.app = app
         self.token = token.encode() if token else None
-        # vouched: a router in front (answer/orgs.py) already checked an organisation's token
+        # vouched: a router in front (answer/serving/orgs.py) already checked an organisation's token
         self.vouched = vouched
         self.max_body_bytes = max_body_bytes
         self.local_only = local_only
@@ -281,7 +282,7 @@ class Guard:
                 await _send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
                 return
-        if tar_push:  # TarPushes streams it to disk under the push's own cap (answer/push_index.py)
+        if tar_push:  # TarPushes streams it to disk under the push's own cap (answer/serving/pushes.py)
             await self.app(scope, receive, send)
             return
         seen = 0
@@ -351,7 +352,7 @@ class TarPushes:
 
         import anyio.to_thread
 
-        from answer.push_index import tar_body_cap
+        from answer.serving.pushes import tar_body_cap
 
         cap = tar_body_cap(self.tools.push_limits)
         try:
@@ -469,7 +470,8 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
     """The FastAPI app over `tools`. Wrap it in nothing else: the guard is installed here.
 
     `local_only`: accept only loopback Host headers (what `sourcebook serve` sets on a loopback bind
-    without a token). `vouched`: the caller already authenticated the request (answer/orgs.py's router)."""
+    without a token). `vouched`: the caller already authenticated the request (answer/serving/orgs.py's
+    router)."""
     app = FastAPI(title="sourcebook", version=__version__,
                   description="Answers and code context for coding agents, from a sourcebook index.")
 
@@ -533,7 +535,7 @@ LOCAL_ONLY_ENV = "SOURCEBOOK_SERVE_LOCAL_ONLY"
 def app_from_env() -> FastAPI:
     """App factory for multi-worker uvicorn (`sourcebook serve --workers N`): each worker process builds
     its own Tools (own index handles and caches) from the environment the CLI set."""
-    from answer.tools import Tools
+    from answer.serving.tools import Tools
 
     token = os.environ.get(TOKEN_ENV) or None
     max_body = int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES)

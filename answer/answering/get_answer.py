@@ -1,6 +1,7 @@
 """get_answer: retrieve -> enrich -> synthesize -> grade -> respond, written out as one function.
 
-Confidence is graded by checks (answer/grade.py), never taken from the model. Without a provider, or when
+Confidence is graded by checks (answer/answering/grade.py), never taken from the model. Without a provider,
+or when
 synthesis fails, the reply is the ranked evidence itself (`degraded`), never "high", and never cached as an
 answer. `AnswerContext` holds what should stay warm between calls: the open index, the chat model, the cache.
 """
@@ -17,9 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answer.cache import AnswerCache, cache_key
-from answer.citations import defining_paths, inline_paths
-from answer.contract import (
+from answer.answering.cache import AnswerCache, cache_key
+from answer.answering.citations import defining_paths, inline_paths
+from answer.answering.episodes import EpisodeStore, select_episode
+from answer.answering.evidence import (
+    EVIDENCE_BUDGET,
+    EVIDENCE_BUDGET_WIDE,
+    Evidence,
+    SymbolInfo,
+    indexed_body,
+    live_body,
+    live_sha,
+    retrieve,
+)
+from answer.answering.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
+from answer.answering.response import (
     AnswerResponse,
     BestGuess,
     Candidate,
@@ -31,26 +44,14 @@ from answer.contract import (
     RetrievalHit,
     SymbolBody,
 )
-from answer.episodes import EpisodeStore, select_episode
-from answer.evidence import (
-    EVIDENCE_BUDGET,
-    EVIDENCE_BUDGET_WIDE,
-    Evidence,
-    SymbolInfo,
-    indexed_body,
-    live_body,
-    live_sha,
-    retrieve,
-)
-from answer.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
-from answer.paths import normalize_scope
-from answer.synthesize import (
+from answer.answering.synthesize import (
     DEFAULT_ROOM_SHARE,
     PROMPT_VERSION,
     SynthesisFailed,
     evidence_budget_for,
     synthesize,
 )
+from answer.retrieval.paths import normalize_scope
 from sourcebook.claims import CodeFacts, check_claims, copied_share
 from sourcebook.config import Config, LLMConfig
 from sourcebook.errors import NotFoundError, UsageError
@@ -356,7 +357,7 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
     """Live bodies of the functions/methods/classes `names` mentions, defined in `paths`."""
     if not names or not paths:
         return []
-    from answer.evidence import _symbols_of
+    from answer.answering.evidence import _symbols_of
 
     wanted = {n for name in names for n in (name, name.rsplit(".", 1)[-1])}
     known = [*evidence.promoted, *_symbols_of(store, list(dict.fromkeys(paths)))]
@@ -388,7 +389,7 @@ def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
                 answer: str) -> list[CodeFacts]:
     """The code's facts for the symbols the question targets and the answer names (in the evidence and the
     cited files), read from the indexed text: what the answer's claims are checked against."""
-    from answer.evidence import _symbols_of
+    from answer.answering.evidence import _symbols_of
 
     named = {n for name in answer_mechanisms(answer) for n in (name, name.rsplit(".", 1)[-1])}
     paths = list(dict.fromkeys([*citations, *evidence.paths[:5]]))
@@ -407,7 +408,7 @@ def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
 def _defining_citations(store: IndexStore, evidence: Evidence, answer: str,
                         allowed: Sequence[str]) -> tuple[str, ...]:
     """Evidence paths defining the code names `answer` uses (see citations.defining_paths)."""
-    from answer.evidence import _symbols_of
+    from answer.answering.evidence import _symbols_of
 
     names = answer_mechanisms(answer)
     if not names:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from answer.paths import normalize_scope
+from answer.retrieval.paths import normalize_scope
 from generator.index.memos import Memo
 from generator.index.tokens import identifiers, query_terms
 from sourcebook.errors import UsageError
@@ -150,7 +150,8 @@ def _where(*clauses: str | None) -> str | None:
     return " AND ".join(present) or None
 
 
-# Two ways to rank full text (and vectors, below) with the same scores (answer/bm25.py scores as LanceDB):
+# Two ways to rank full text (and vectors, below) with the same scores (answer/retrieval/bm25.py scores as
+# LanceDB):
 # - LanceDB's own FTS index, persisted with the index: nothing to build, slower per query;
 # - an in-memory BM25 of the table's tokens: faster per query, but building it stems every token, paid once
 #   per process and index version.
@@ -165,7 +166,7 @@ IN_MEMORY_AFTER = 12  # full-text queries (4 per question) after which a process
 _MEMORY_WANTED: Memo[bool] = Memo("bm25:wanted")
 _FTS_QUERIES: Memo[int] = Memo("fts:queries")
 _ROW_COUNTS: Memo[dict[str, int]] = Memo("row_counts")
-_ANALYZER: Memo[Any] = Memo("bm25:analyzer")  # answer.bm25.Analyzer (imported on first use)
+_ANALYZER: Memo[Any] = Memo("bm25:analyzer")  # answer.retrieval.bm25.Analyzer (imported on first use)
 _CHUNK_TEXTS: Memo[list[dict[str, Any]]] = Memo("chunk_texts")
 _CHUNKS_BY_SPAN: Memo[dict[tuple[str, int, int], dict[str, Any]]] = Memo("chunks_by_span")
 _FILE_PAGE_META: Memo[dict[str, dict[str, Any]] | None] = Memo("file_pages")
@@ -176,7 +177,8 @@ _KINDS: Memo[dict[str, str]] = Memo("kinds")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
-# the persisted analysis (facts and reference graph) of the store's version: answer/repo_state.py shares it
+# the persisted analysis (facts and reference graph) of the store's version: answer/serving/repo_state.py
+# shares it
 ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analysis.Analysis
 # the columns each tier projects (pages: when the file-page metadata is held in memory, as it usually is)
 FTS_TABLES = ("chunks", "files", "pages", "symbols")
@@ -214,7 +216,7 @@ def _memory_wanted(store: IndexStore) -> bool:
 
 @dataclass
 class _FtsMemory:
-    index: Any  # answer.bm25.Bm25Index
+    index: Any  # answer.retrieval.bm25.Bm25Index
     rows: list[dict[str, Any]]
     paths: list[str]
     file_pages: Any  # numpy bool per row: kind = 'file' (pages only)
@@ -232,7 +234,7 @@ def _fts_memory(store: IndexStore, table: str, columns: list[str]) -> _FtsMemory
     if _rows(store, table) <= IN_MEMORY_FTS_ROWS:
         import numpy as np
 
-        from answer import bm25
+        from answer.retrieval import bm25
 
         path_col = "target_path" if table == "pages" else "path"
         extra = [c for c in (path_col, "kind" if table == "pages" else "") if c and c not in columns]
@@ -254,7 +256,7 @@ def _fts(store: IndexStore, table: str, text: str, scope: str | None, *, limit: 
     if memory is not None:
         import numpy as np
 
-        from answer import bm25
+        from answer.retrieval import bm25
 
         keep = memory.file_pages if where == _FILE_PAGES else None
         if scope:
@@ -540,7 +542,7 @@ _CALLABLE_KINDS = frozenset({"function", "method", "class"})
 
 def reference_graph(store: IndexStore) -> Any:
     """The reference graph (generator.graph.RepoGraph) of the store's persisted analysis, loaded once per
-    store (shared with answer/repo_state.py through ANALYSIS)."""
+    store (shared with answer/serving/repo_state.py through ANALYSIS)."""
     analysis = store.memos.get(ANALYSIS)
     if analysis is None:
         from generator.index.stored_analysis import load_analysis
@@ -1166,7 +1168,7 @@ __all__ = ["DEFAULT_WEIGHTS", "SEARCH_TYPES", "FileHit", "SearchResult", "SpanHi
 
 def warm_store(store: IndexStore) -> None:
     """Build on `store` what the tiers keep in its memos, by asking each tier once: a server calls this on
-    a newly published version before it serves it (answer/repo_state.py), so no reader pays the build.
+    a newly published version before it serves it (answer/serving/repo_state.py), so no reader pays the build.
     The probe names a callable symbol of the index (the name index, its callers' reference graph) and a
     piece of it no word matches (the identifier trigrams); the tiers themselves decide what else to load.
     An outage propagates (search_codebase would report it as degraded): a half-built version is not

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from answer.contract import CONFIDENCE_ORDER, Confidence, RetrievalQuality
-from answer.identifiers import extract_identifiers, is_file_name
+from answer.answering.response import CONFIDENCE_ORDER, Confidence, RetrievalQuality
+from answer.retrieval.query import extract_identifiers, is_file_name
 from sourcebook.claims import COPY_SHARE, ClaimCheck
 
 # Retrieval thresholds. Dominance is scale-free (top score / runner-up) so it holds for any fused score.

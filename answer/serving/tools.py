@@ -6,7 +6,7 @@ NotFoundError for "not indexed" / unknown alias (404), AccessError for paths out
 UsageError for malformed input (400). A retrieval outage is not an error: search and context answer an empty
 result with `degraded: true` and a note.
 
-Per-repository state (the open index, caches, the reference graph) lives in answer/repo_state.py.
+Per-repository state (the open index, caches, the reference graph) lives in answer/serving/repo_state.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
-from answer.context import (
+from answer.retrieval.packing import (
     DEFAULT_BUDGET_TOKENS,
     Candidate,
     Packed,
@@ -29,9 +29,9 @@ from answer.context import (
     pack,
     parse_target,
 )
-from answer.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
-from answer.repo_state import RepoState, indexed_source, one_state, reusable_hashes
-from answer.workspace import Workspace, load_workspace
+from answer.retrieval.paths import normalize_rel_path, normalize_scope, resolve_in_root, under_scope
+from answer.serving.repo_state import RepoState, indexed_source, one_state, reusable_hashes
+from answer.serving.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,8 @@ _T = TypeVar("_T")
 
 
 def _one_state(method: Callable[..., _T]) -> Callable[..., _T]:
-    """A tool call reads one published index state from start to end (answer/repo_state.py: one_state)."""
+    """A tool call reads one published index state from start to end (answer/serving/repo_state.py:
+    one_state)."""
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> _T:
         with one_state():
@@ -135,7 +136,7 @@ class Tools:
         self._states: dict[str, RepoState] = {}
         self._lock = threading.Lock()
         self.long_lived = False  # a server (it warmed up): every repository ranks in memory, see warm()
-        from answer.push_index import PushLimits
+        from answer.serving.pushes import PushLimits
 
         self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
 
@@ -146,7 +147,7 @@ class Tools:
     def warm(self, repo: str | None = None, graph: bool = False) -> None:
         """Open a repository's index ahead of the first request, with its in-memory full-text ranking (a
         process that warms up is a server: it will answer many queries), and build its reference graph."""
-        from answer.search import FTS_TABLES, use_in_memory_ranking
+        from answer.retrieval.tiers import FTS_TABLES, use_in_memory_ranking
 
         self.long_lived = True
         with self._lock:
@@ -182,7 +183,7 @@ class Tools:
     @_one_state
     def get_answer(self, question: str, scope: str | None = None, repo: str | None = None,
                    include: Sequence[str] = ()) -> dict[str, Any]:
-        from answer.engine import get_answer
+        from answer.answering.get_answer import get_answer
 
         if not question or not question.strip():
             raise UsageError("a question is required")
@@ -203,7 +204,7 @@ class Tools:
     @_one_state
     def search_codebase(self, query: str, type: str = "hybrid", scope: str | None = None,
                         limit: int = 10, repo: str | None = None) -> dict[str, Any]:
-        from answer.search import SEARCH_TYPES, search_codebase
+        from answer.retrieval.tiers import SEARCH_TYPES, search_codebase
 
         if type not in SEARCH_TYPES:
             raise UsageError(f"unknown search type {type!r}: expected one of {', '.join(SEARCH_TYPES)}")
@@ -523,7 +524,7 @@ class Tools:
     def index_tar(self, fileobj: Any, repo: str | None = None, prune: bool = False,
                   commit: str | None = None) -> dict[str, Any]:
         """`index` for files pushed as a tar archive (`fileobj`, read from its start): push_index.py."""
-        from answer.push_index import check_tar, push_files
+        from answer.serving.pushes import check_tar, push_files
 
         entries = check_tar(fileobj, self.push_limits, commit)
         return push_files(self, repo, [], prune, self.push_limits, commit=commit, checked=entries)
@@ -536,10 +537,10 @@ class Tools:
         Unchanged content hashes are skipped. A requested file that no longer exists (or is now skipped by
         scan) is removed from the index even without prune; it is listed under `removed`. A run from
         another checkout than the index's is refused (IndexSourceError) unless `reset`. `files`: the
-        content pushed by a client instead (answer/push_index.py).
+        content pushed by a client instead (answer/serving/pushes.py).
         """
         if files is not None:
-            from answer.push_index import push_files
+            from answer.serving.pushes import push_files
 
             if paths:
                 raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
@@ -592,7 +593,7 @@ class Tools:
     # ------------------------------------------------------------ remember
 
     def remember(self, text: str, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
-        from answer.episodes import EpisodeStore
+        from answer.answering.episodes import EpisodeStore
 
         st = self.state(repo)
         episode = EpisodeStore(st.config.out_dir).record(text, scope)
@@ -607,7 +608,7 @@ def _read_errors() -> tuple[type[BaseException], ...]:
 
 
 def _outage_answer(alias: str, exc: BaseException) -> dict[str, Any]:
-    from answer.contract import AnswerResponse, Meta
+    from answer.answering.response import AnswerResponse, Meta
 
     reply = AnswerResponse(
         answer="", confidence="low", degraded="index-unavailable",

@@ -1,6 +1,7 @@
 """get_context packing: the most relevant code for a query or explicit targets, inside a token budget.
 
-Pure: candidates in, packed spans out. The caller (answer/tools.py) finds the seed spans (search hits or the
+Pure: candidates in, packed spans out. The caller (answer/serving/tools.py) finds the seed spans (search
+hits or the
 targets the agent named), the symbols they call and their callers (the reference graph), and a function that
 reads a line range; this module decides order, de-duplication and what fits.
 

@@ -22,7 +22,7 @@ from generator.index.memos import Memo
 from sourcebook.errors import IndexMissingError, IndexStoreError, SourcebookError
 
 if TYPE_CHECKING:
-    from answer.engine import AnswerContext
+    from answer.answering.get_answer import AnswerContext
     from generator.analyze.analysis import Analysis
     from generator.analyze.graph import RepoGraph
     from generator.index.store import IndexStore
@@ -41,7 +41,8 @@ WARM_DELAY_ENV = "SOURCEBOOK_TEST_WARM_DELAY"  # tests only: seconds added to ea
 
 
 # The stores a request has used, per RepoState: every read of one request comes from one published state,
-# even when a newer one is picked up while it runs (answer/tools.py wraps each tool call in one_state()).
+# even when a newer one is picked up while it runs (answer/serving/tools.py wraps each tool call in
+# one_state()).
 _REQUEST_PINS: contextvars.ContextVar[dict[int, IndexStore] | None] = contextvars.ContextVar(
     "sourcebook_request_pins", default=None)
 
@@ -113,7 +114,8 @@ class RepoState:
         self._graph_lock = threading.Lock()
         self._answer_ctx: AnswerContext | None = None
         self.search_cache = _LRU(SEARCH_CACHE_SIZE)
-        self.long_lived = False  # set by a server's warm-up: full-text ranking in memory (answer/search.py)
+        # set by a server's warm-up: full-text ranking in memory (answer/retrieval/tiers.py)
+        self.long_lived = False
         self._warming: threading.Thread | None = None  # the background warm-up of the next version
         self._retry_at = 0.0  # after a failed warm-up: not tried again before this (monotonic)
         self._warm_started = 0.0
@@ -169,7 +171,7 @@ class RepoState:
                     return self._store
             store = open_index(self.config)
             if self.long_lived:
-                from answer.search import use_in_memory_ranking
+                from answer.retrieval.tiers import use_in_memory_ranking
 
                 use_in_memory_ranking(store)  # a server ranks many queries: worth building in memory
             self._install(store)
@@ -237,8 +239,8 @@ class RepoState:
         self._warming = None
 
     def _warm_and_swap(self) -> None:
-        from answer.evidence import _all_symbols
-        from answer.search import warm_store
+        from answer.answering.evidence import _all_symbols
+        from answer.retrieval.tiers import warm_store
         from generator.index.store import open_index
 
         started = time.perf_counter()
@@ -272,7 +274,7 @@ class RepoState:
 
     def rank_in_memory(self) -> None:
         """This state serves many queries (a server): rank them in memory, on this index and the next."""
-        from answer.search import use_in_memory_ranking
+        from answer.retrieval.tiers import use_in_memory_ranking
 
         with self._lock:
             self.long_lived = True
@@ -302,7 +304,7 @@ class RepoState:
 
     def answer_context(self) -> AnswerContext:
         """The engine's warm per-repository context (answer cache, chat model), given our current store."""
-        from answer.engine import AnswerContext
+        from answer.answering.get_answer import AnswerContext
 
         with self._lock:
             if self._answer_ctx is None:
@@ -363,7 +365,7 @@ class RepoState:
         return texts[path]
 
     def symbols(self) -> list[dict[str, Any]]:
-        from answer.search import _symbol_table
+        from answer.retrieval.tiers import _symbol_table
 
         store = self.store_or_none()
         if store is None:
@@ -391,11 +393,11 @@ class RepoState:
         with self._graph_lock:
             if self._analysis is not None and self._analysis_store is store:
                 return self._analysis
-            from answer.search import ANALYSIS
+            from answer.retrieval.tiers import ANALYSIS
 
             started = time.perf_counter()
             try:
-                # the symbolic tier's reference edges come from the same analysis (answer/search.py)
+                # the symbolic tier's reference edges come from the same analysis (answer/retrieval/tiers.py)
                 analysis = store.memos.get(ANALYSIS) or store.memos.put(ANALYSIS, load_analysis(store))
             except _outage_errors() as exc:
                 raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc

@@ -1,10 +1,11 @@
 """Every agent tool declared once: its request model, its response model and its description.
 
-The MCP tool schemas (answer/mcp_server.py), the HTTP routes and their OpenAPI schema (answer/http_api.py) and
+The MCP tool schemas (answer/serving/mcp_server.py), the HTTP routes and their OpenAPI schema
+(answer/serving/http_api.py) and
 the CLI options (sourcebook/cli/tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
 default, a bound or a description changes in one place and every surface agrees (tests/test_tool_surfaces.py
 checks it through a real MCP client, a real HTTP server and the CLI in a subprocess). A new tool is one
-ToolSpec in TOOLS plus its method on answer.tools.Tools.
+ToolSpec in TOOLS plus its method on answer.serving.tools.Tools.
 
 The implementation (Tools) still returns plain JSON-ready dicts; the response models state their shape for
 OpenAPI and for agents, and the surface test validates real replies against them (extra keys are errors).
@@ -18,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from answer.context import DEFAULT_BUDGET_TOKENS
-from answer.contract import AnswerResponse, Episode
-from answer.episodes import MAX_EPISODE_CHARS
+from answer.answering.episodes import MAX_EPISODE_CHARS
+from answer.answering.response import AnswerResponse, Episode
+from answer.retrieval.packing import DEFAULT_BUDGET_TOKENS
 from sourcebook.errors import UsageError
 
 SearchType = Literal["hybrid", "lexical", "symbolic", "semantic", "regex"]
