@@ -63,7 +63,7 @@ def _git(git_dir: Path, *args: str) -> bytes:
 
 def mirror_of(repo: Repo, mirrors: Path) -> Path:
     base = mirrors / repo.name.replace("/", "+")
-    for cand in (base / "repo", base):
+    for cand in (base / "repo", base / "repo" / ".git", base):  # a bare mirror, or a clone's .git
         if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
             break
     else:
