@@ -244,6 +244,8 @@ def _needed(site: Path, query: str) -> set[str]:
     for end in range(1, len(query) + 1):
         for term in search_split.tokens(query[:end], sep):  # the worker splits queries as pages
             needed.update(_walk(shards, term)[0])
+        if not any(ch.isspace() for ch in query[:end].strip()):  # and looks a word up as an exact name
+            needed.update(_walk(shards, search_split.exact_term(query[:end]))[0])
     return needed
 
 

@@ -46,7 +46,7 @@ SEARCH_DIR = "search"
 INDEX_NAME = "search_index.json"
 OFFLINE_NAME = "search_index.js"  # Material's offline plugin: `var __index = <the json>`
 SHARD_CALL = "__sourcebookShard"
-FORMAT = 2  # bump when the shard format changes: the folder key changes with it (a cached shard of
+FORMAT = 3  # bump when the shard format changes: the folder key changes with it (a cached shard of
 #            another format never meets this worker)
 
 LEAF_POSTINGS = 3000   # a node with at most this many postings under it is a leaf holding them all
@@ -137,7 +137,47 @@ def score(docs: list[dict[str, Any]], config: dict[str, Any]) -> Postings:
     names = list(term_ids)
     for term_at, lo, hi in zip(keys[starts] // total, starts, [*starts[1:], len(keys)], strict=True):
         result.terms[names[term_at]] = (numbers[lo:hi], weight[lo:hi])
+    result.terms.update(exact_names(docs))
     return result
+
+
+# A symbol section's exact name, as a term of its own: `=flagset=` for the section titled `FlagSet`, and
+# `=parse=` for `FlagSet.Parse` too (its last part). The separator splits on `=`, so no word of any text is
+# ever such a term; the closing `=` keeps Material's trailing wildcard from reaching a longer name. The
+# worker looks a one-word query up as that term too (search-worker.js `search`): a query that is a
+# declaration's whole name ranks that section first, where lunr's words alone let its members outrank it
+# (`FlagSet` is the words `flag` and `set`, which every `FlagSet.X` title also holds).
+EXACT_QUALNAME = 1_000_000.0
+EXACT_LAST_PART = 100_000.0
+_PARAMS = re.compile(r"\s*[(<\[].*$", re.DOTALL)
+
+
+def exact_term(name: str) -> str:
+    return f"={name.strip().lower()}="
+
+
+def exact_names(docs: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The exact-name terms of the symbol sections (anchors `#sym-…`) and of the file pages' articles: a
+    section's title without its parameter list, and its last dotted (or `::`, or `/`) part, each mapped to
+    the sections that carry it."""
+    found: dict[str, dict[int, float]] = {}
+    for number, doc in enumerate(docs):
+        location = str(doc.get("location", ""))
+        if "#sym-" not in location and not (location.startswith("files/") and "#" not in location):
+            continue  # a symbol's section, or a file page's article (its title is the file's name)
+        title = _PARAMS.sub("", _TAG.sub("", str(doc.get("title", ""))).strip())
+        if not title or any(ch.isspace() for ch in title):
+            continue
+        names = {exact_term(title): EXACT_QUALNAME}
+        qualified = title.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        last = qualified if "#" in location else title.rsplit("/", 1)[-1]
+        if last and last != title:
+            names.setdefault(exact_term(last), EXACT_LAST_PART)
+        for term, weight in names.items():
+            sections = found.setdefault(term, {})
+            sections[number] = max(sections.get(number, 0.0), weight)
+    return {term: (np.array(list(sections), dtype=np.int64), np.array(list(sections.values())))
+            for term, sections in found.items()}
 
 
 def _pairs(numbers: np.ndarray, weights: np.ndarray) -> list[int]:

@@ -225,9 +225,16 @@
       return Promise.resolve({ items: [] });
     }
     var hits = new Map();
-    return Promise.all(terms.map(function (term, slot) {
+    var lookups = terms.map(function (term, slot) {
       return postings(term, hits, slot);
-    })).then(function () {
+    });
+    // a one-word query is also looked up as a declaration's exact name (search_split.py `exact_names`):
+    // its own section then ranks first, above the members whose titles hold the same words
+    var word = String(query).trim().toLowerCase();
+    if (word && !/\s/.test(word)) {
+      lookups.push(postings("=" + word + "=", hits, terms.length));
+    }
+    return Promise.all(lookups).then(function () {
       var ranked = [];
       hits.forEach(function (hit, doc) {
         var page = floorIndex(engine.pages, doc);
