@@ -1,11 +1,12 @@
-# The one task entry point. CI calls `make test`; the README's two commands are `make run` and `make test`.
+# The one task entry point. CI calls `make test`; the README's two commands are `make run` and `make test`;
+# `make test-fast` is the unit tier alone (tests/unit: no server, no LanceDB, no MkDocs build), for a quick loop.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 REPO ?= .
 FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup run test lint check clean browser fixtures
+.PHONY: setup run test test-fast lint check clean browser fixtures
 
 $(BIN)/sourcebook: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -31,13 +32,16 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 
 # The end-to-end tests' real repositories: the sdists of flask and requests, pinned by version and sha256 in
-# tests/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A failed
-# download or a hash that does not match stops here, with the reason: those tests never skip.
+# tests/support/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A
+# failed download or a hash that does not match stops here, with the reason: those tests never skip.
 fixtures: $(BIN)/sourcebook
-	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.real_repos
+	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.support.real_repos
 
 test: setup browser fixtures
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m pytest -q
+
+test-fast: $(BIN)/sourcebook
+	$(BIN)/python -m pytest -q tests/unit
 
 lint: setup
 	$(BIN)/ruff check sourcebook generator answer tests bench

@@ -14,9 +14,8 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
-from tests.servers import sourcebook_serve
-from tests.test_browser import CHROMIUM, MERMAID_CDN, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, MERMAID_CDN, new_tab, open_page
+from tests.support.servers import sourcebook_serve
 
 pytestmark = [
     pytest.mark.browser,
@@ -61,9 +60,9 @@ def test_ask_box_answers_with_linked_citations(browser: str, served: tuple[str, 
     with urllib.request.urlopen(f"{url}/wiki/index.html", timeout=10) as resp:
         csp = resp.headers["content-security-policy"]
     assert f"connect-src {url}/wiki/ {url}/ask;" in csp  # the API's other endpoints stay out of reach
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, f"{url}/wiki/files/ledger/book.py.html")
+        open_page(tools, f"{url}/wiki/files/ledger/book.py.html")
         _wait(tools, "document.querySelector('#sb-ask input') !== null")
         tools.evaluate("document.querySelector('#sb-ask input').focus()")
         for ch in "how is an entry posted to an account?":
@@ -77,7 +76,7 @@ def test_ask_box_answers_with_linked_citations(browser: str, served: tuple[str, 
                                ".map(a => a.href)")
         assert any(link.startswith(f"{url}/wiki/files/ledger/book.py.html") for link in links), links
         # following a citation opens its wiki page (a section when the citation names lines)
-        _open(tools, next(link for link in links if "book.py.html" in link))
+        open_page(tools, next(link for link in links if "book.py.html" in link))
         assert "post_entry" in tools.evaluate("document.querySelector('.md-content').innerText")
         assert tools.errors(allow_urls=MERMAID_CDN) == []  # no CSP violation: they are console errors
     finally:
@@ -86,9 +85,9 @@ def test_ask_box_answers_with_linked_citations(browser: str, served: tuple[str, 
 
 def test_static_build_has_no_ask_box(browser: str, served: tuple[str, Path]) -> None:
     _, site_dir = served
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, (site_dir / "index.html").as_uri())
+        open_page(tools, (site_dir / "index.html").as_uri())
         tools.pump(1.0)
         assert tools.evaluate("document.querySelector('#sb-ask') === null")
         inline = "script:not([src]):not([type=\"application/json\"])"

@@ -7,25 +7,30 @@ waits for results, and fails on any console error or uncaught exception on the p
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from generator.analyze.plan import file_page_ids
 from generator.build import build
-from generator.site.publish import mermaid_asset
 from sourcebook.config import load_config
-from tests.repo_files import write_files
-from tests.servers import sourcebook_serve, static_site
-
-CHROMIUM = "/usr/bin/chromium"
+from tests.support.browser import (
+    CHROMIUM,
+    MERMAID,
+    MERMAID_CDN,
+    DevTools,
+    mermaid_svg_texts,
+    new_tab,
+    open_page,
+    type_text,
+)
+from tests.support.repo_files import write_files
+from tests.support.servers import sourcebook_serve, static_site
 
 pytestmark = [
     pytest.mark.browser,
@@ -44,79 +49,6 @@ REPO = {
 }
 
 
-class DevTools:
-    """The smallest DevTools-protocol client: send a command, collect events while waiting for its reply."""
-
-    def __init__(self, ws_url: str) -> None:
-        from websockets.sync.client import connect
-
-        self.ws = connect(ws_url, max_size=None, open_timeout=20)
-        self.next_id = 0
-        self.events: list[dict[str, Any]] = []
-
-    def call(self, method: str, timeout: float = 30.0, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        deadline = time.monotonic() + timeout
-        while True:
-            message = json.loads(self.ws.recv(timeout=max(0.1, deadline - time.monotonic())))
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise AssertionError(f"{method}: {message['error']}")
-                return dict(message.get("result", {}))
-            self.events.append(message)
-
-    def pump(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            try:
-                self.events.append(json.loads(self.ws.recv(timeout=left)))
-            except TimeoutError:
-                return
-
-    def wait_for(self, event: str, timeout: float = 30.0) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for e in self.events:
-                if e.get("method") == event:
-                    self.events.remove(e)
-                    return e
-            self.pump(0.2)
-        raise AssertionError(f"no {event} within {timeout}s")
-
-    def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
-        return result["result"].get("value")
-
-    def errors(self, allow_urls: tuple[str, ...] = ()) -> list[str]:
-        out = []
-        for e in self.events:
-            method, params = e.get("method"), e.get("params", {})
-            if method == "Log.entryAdded" and params.get("entry", {}).get("url", "").startswith(allow_urls):
-                continue
-            if method == "Runtime.exceptionThrown":
-                details = json.dumps(params.get("exceptionDetails", {}))
-                if not any(url in details for url in allow_urls):
-                    out.append(details[:1500])
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in {"error", "assert"}:
-                out.append(json.dumps(params.get("args", []))[:500])
-            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
-                out.append(json.dumps(params["entry"])[:500])
-        return out
-
-    def close(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        try:
-            self.call("Page.close", timeout=5)
-        except (ConnectionClosed, TimeoutError):
-            pass  # the tab may drop the socket before it answers: it is closed either way
-        finally:
-            self.ws.close()
-
-
 @pytest.fixture(scope="module")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = write_files(tmp_path_factory.mktemp("browser-repo"), REPO)
@@ -131,64 +63,10 @@ def site_url(site_dir: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start chromium with a DevTools port; yield the DevTools HTTP base URL."""
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    proc = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
-         "--remote-debugging-port=0", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 60
-        while not (port_file.is_file() and port_file.read_text().strip()):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("chromium did not start its DevTools endpoint")
-            time.sleep(0.2)
-        yield f"http://127.0.0.1:{port_file.read_text().split()[0]}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _page(browser: str, width: int | None = None) -> DevTools:
-    """A fresh tab: events (console, exceptions, log) from other tests' pages cannot leak in. With `width`,
-    a desktop window that wide (900 px high)."""
-    request = urllib.request.Request(f"{browser}/json/new?about:blank", method="PUT")
-    with urllib.request.urlopen(request, timeout=10) as resp:
-        page = json.load(resp)
-    tools = DevTools(page["webSocketDebuggerUrl"])
-    for domain in ("Page", "Runtime", "Log"):
-        tools.call(f"{domain}.enable")
-    if width is not None:
-        tools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
-                   mobile=False)
-    return tools
-
-
-def _open(tools: DevTools, url: str) -> None:
-    tools.call("Page.navigate", url=url)
-    tools.wait_for("Page.loadEventFired")
-    tools.pump(1.0)  # let the theme's scripts start (search worker, palette)
-
-
-def _type(tools: DevTools, text: str) -> None:
-    for ch in text:
-        tools.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
-        tools.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
-
-
 def _search(tools: DevTools, query: str) -> list[str]:
     """Type `query` into Material's search box like a user; return the result texts."""
     tools.evaluate("document.querySelector('.md-search__input').focus()")
-    _type(tools, query)
+    type_text(tools, query)
     results: list[str] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not results:
@@ -217,9 +95,9 @@ def _undrawn_icons(tools: DevTools) -> list[str]:
 
 
 def test_overview_loads_and_search_finds_a_symbol(browser: str, site_url: str) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, site_url + "index.html")
+        open_page(tools, site_url + "index.html")
         assert tools.evaluate("document.querySelector('h1').textContent.trim()")
         assert tools.evaluate("document.title") != "pwned"
         assert tools.evaluate("document.querySelectorAll('a[href*=\"files/pkg/core.py.html\"]').length") > 0
@@ -232,9 +110,9 @@ def test_overview_loads_and_search_finds_a_symbol(browser: str, site_url: str) -
 
 
 def test_search_works_from_file_urls_without_a_server(browser: str, site_dir: Path) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, (site_dir / "index.html").as_uri())
+        open_page(tools, (site_dir / "index.html").as_uri())
         assert _undrawn_icons(tools) == []  # the icons' stylesheet works from file:// too
         results = _search(tools, "assemble_widget")
         assert any("assemble_widget" in r for r in results), results
@@ -244,62 +122,26 @@ def test_search_works_from_file_urls_without_a_server(browser: str, site_dir: Pa
 
 
 def test_file_page_shows_escaped_docstring_without_errors(browser: str, site_url: str) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, site_url + "files/pkg/core.py.html")
+        open_page(tools, site_url + "files/pkg/core.py.html")
         assert tools.evaluate("document.title") != "pwned"
         body = tools.evaluate("document.querySelector('.md-content').innerText")
         assert "assemble_widget" in body
         assert '<script>document.title = "pwned"</script>' in body  # shown as text, not run
         assert tools.evaluate("document.querySelectorAll('.md-content script').length") == 0
         page_id = file_page_ids(REPO)["we ird [x]/naïve#1.py"]
-        _open(tools, site_url + quote(page_id.removesuffix(".md") + ".html"))
+        open_page(tools, site_url + quote(page_id.removesuffix(".md") + ".html"))
         assert "strange" in tools.evaluate("document.querySelector('.md-content').innerText")
         assert tools.errors() == []
     finally:
         tools.close()
 
 
-# With `make setup`'s local mermaid.js the site loads no CDN script, so no console error is tolerated.
-# Without it (a plain pip install) Material fetches mermaid from its CDN, which fails on this offline machine:
-# that one request is then the only allowed error, and the diagram stays as source text.
-MERMAID = mermaid_asset()
-MERMAID_CDN = () if MERMAID else ("https://unpkg.com/mermaid",)
-
-
-def _mermaid_svg_texts(tools: DevTools, timeout: float = 20.0) -> list[str]:
-    """Text inside the SVG of each rendered diagram. Material renders into a *closed* shadow root, which page
-    scripts cannot read; the DevTools DOM (pierce=true) can."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and tools.evaluate("document.querySelectorAll('pre.mermaid').length"):
-        tools.pump(0.2)
-    tools.call("DOM.enable")
-    root = tools.call("DOM.getDocument", depth=-1, pierce=True)["root"]
-
-    def texts(node: dict[str, Any], in_svg: bool) -> Iterator[str]:
-        if node.get("nodeName") == "style":
-            return  # mermaid's CSS, not the diagram
-        in_svg = in_svg or node.get("nodeName") == "svg"
-        if in_svg and node.get("nodeType") == 3:
-            yield str(node.get("nodeValue", ""))
-        for child in [*node.get("children", []), *node.get("shadowRoots", [])]:
-            yield from texts(child, in_svg)
-
-    def diagrams(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        attrs = node.get("attributes", [])
-        classes = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("class", "").split()
-        if node.get("nodeName") == "DIV" and "mermaid" in classes:
-            yield node
-        for child in node.get("children", []):
-            yield from diagrams(child)
-
-    return [" ".join(texts(d, False)) for d in diagrams(root)]
-
-
 def test_module_page_has_a_diagram_and_navigation(browser: str, site_url: str) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, site_url + "modules/pkg/index.html")
+        open_page(tools, site_url + "modules/pkg/index.html")
         text = tools.evaluate("document.querySelector('.md-content').innerText")
         assert "core.py" in text
         assert "WidgetFactory" in text  # an entry point
@@ -318,11 +160,11 @@ def test_module_page_has_a_diagram_and_navigation(browser: str, site_url: str) -
 @pytest.mark.skipif(MERMAID is None, reason="no local mermaid.js (run `make setup`, which needs npm): "
                     "diagrams would load from the CDN, which this offline machine cannot reach")
 def test_module_page_diagram_renders_offline_without_errors(browser: str, site_dir: Path) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
         # from file://: no server and no network, the way a downloaded site is opened
-        _open(tools, (site_dir / "modules" / "pkg" / "index.html").as_uri())
-        rendered = _mermaid_svg_texts(tools)
+        open_page(tools, (site_dir / "modules" / "pkg" / "index.html").as_uri())
+        rendered = mermaid_svg_texts(tools)
         assert len(rendered) == 1, rendered
         assert "core.py" in rendered[0]  # the diagram's nodes, drawn as SVG text
         assert "graph LR" not in tools.evaluate("document.querySelector('.md-content').innerText")
@@ -333,21 +175,21 @@ def test_module_page_diagram_renders_offline_without_errors(browser: str, site_d
 
 @pytest.mark.slow
 def test_flask_site_search_and_pages(browser: str, flask_wiki: Path) -> None:
-    with static_site(flask_wiki / "site") as base:  # flask's pinned sdist (tests/real_repos.py)
+    with static_site(flask_wiki / "site") as base:  # flask's pinned sdist (tests/support/real_repos.py)
         _check_flask_site(browser, base)
 
 
 def _check_flask_site(browser: str, base: str) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, base + "index.html")
+        open_page(tools, base + "index.html")
         results = _search(tools, "url_for")
         assert any("url_for" in r for r in results), results
         assert tools.errors() == []
-        _open(tools, base + "files/src/flask/app.py.html")
+        open_page(tools, base + "files/src/flask/app.py.html")
         assert "class Flask" in tools.evaluate("document.querySelector('.md-content').innerText")
         assert tools.errors() == []
-        _open(tools, base + "modules/src/flask/index.html")
+        open_page(tools, base + "modules/src/flask/index.html")
         assert tools.errors(allow_urls=MERMAID_CDN) == []
     finally:
         tools.close()
@@ -358,7 +200,7 @@ def _check_flask_site(browser: str, base: str) -> None:
 
 @pytest.fixture(scope="module")
 def hostile_site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from tests.test_html_sanitize import HOSTILE_MARKDOWN
+    from tests.support.hostile import HOSTILE_MARKDOWN
 
     root = tmp_path_factory.mktemp("hostile-browser-repo")
     files = {"README.md": "# Demo\n\n" + HOSTILE_MARKDOWN, "pkg/core.py": '"""Core."""\ndef f():\n    pass\n'}
@@ -372,9 +214,9 @@ def hostile_site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_hostile_attribute_lists_do_not_run_in_the_browser(browser: str, hostile_site_url: str) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, hostile_site_url + "index.html")
+        open_page(tools, hostile_site_url + "index.html")
         assert "Click me" in tools.evaluate("document.querySelector('.md-content').innerText")
         # the image failed to load (offline), which is when an onerror would have run; now hover and click
         # everything in the content that does not navigate, as a reader would
@@ -442,16 +284,16 @@ def test_served_wiki_search_and_diagrams_work_under_its_csp(browser: str,
     assert "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
     assert f"connect-src {url}/wiki/" in csp
     assert ("unpkg.com" in csp) == (MERMAID is None)  # the CDN copy only when the site has no local one
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, f"{url}/wiki/index.html")
+        open_page(tools, f"{url}/wiki/index.html")
         assert _undrawn_icons(tools) == []  # their data: masks pass the CSP (img-src data:)
         results = _search(tools, "WidgetFactory")
         assert any("WidgetFactory" in r for r in results), results
         assert tools.errors() == []  # no CSP violation either: they are logged as errors
-        _open(tools, f"{url}/wiki/modules/pkg/index.html")
+        open_page(tools, f"{url}/wiki/modules/pkg/index.html")
         if MERMAID is not None:
-            rendered = _mermaid_svg_texts(tools)
+            rendered = mermaid_svg_texts(tools)
             assert len(rendered) == 1, rendered
             assert "core.py" in rendered[0]
         assert tools.errors(allow_urls=MERMAID_CDN) == []
@@ -462,9 +304,9 @@ def test_served_wiki_search_and_diagrams_work_under_its_csp(browser: str,
 def test_a_page_in_the_served_wiki_cannot_run_handlers_or_write(browser: str,
                                                                 served_wiki: tuple[str, Path]) -> None:
     url, root = served_wiki
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, f"{url}/wiki/sb-hostile.html")
+        open_page(tools, f"{url}/wiki/sb-hostile.html")
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:  # the form navigates away once submitted
             tools.pump(0.3)
@@ -496,7 +338,7 @@ def test_serve_site_sends_the_same_csp_and_the_site_works_under_it(browser: str,
                              "--port", str(port)], env=dict(os.environ, NO_COLOR="1"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -510,7 +352,7 @@ def test_serve_site_sends_the_same_csp_and_the_site_works_under_it(browser: str,
                 time.sleep(0.2)
         assert "script-src 'self'" in csp
         assert "connect-src 'self'" in csp
-        _open(tools, url + "index.html")
+        open_page(tools, url + "index.html")
         results = _search(tools, "assemble_widget")
         assert any("assemble_widget" in r for r in results), results
         assert tools.errors() == []

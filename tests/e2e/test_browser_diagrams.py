@@ -15,10 +15,9 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
-from tests.repo_files import write_files
-from tests.servers import static_site
-from tests.test_browser import CHROMIUM, MERMAID, DevTools, _mermaid_svg_texts, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, MERMAID, DevTools, mermaid_svg_texts, new_tab, open_page
+from tests.support.repo_files import write_files
+from tests.support.servers import static_site
 
 pytestmark = [
     pytest.mark.browser,
@@ -64,7 +63,7 @@ def _label_sizes(tools: DevTools) -> list[list[float]]:
     """Per drawn diagram: the on-screen font size (px) of each element holding label text: its computed
     font size times the scale its SVG is drawn at (the SVG's width on screen over its viewBox's), the host's
     zoom included (box-model quads are in screen coordinates)."""
-    _mermaid_svg_texts(tools)  # waits until every diagram is drawn
+    mermaid_svg_texts(tools)  # waits until every diagram is drawn
     tools.call("CSS.enable")
     root = tools.call("DOM.getDocument", depth=-1, pierce=True)["root"]
     svgs: list[dict[str, Any]] = []
@@ -111,15 +110,15 @@ def _transform(tools: DevTools, box: int) -> str:
 @pytest.mark.parametrize("page", ["index.html", "modules/shop/index.html"])
 def test_every_label_is_readable_at_1280px_and_big_diagrams_pan_and_zoom(browser: str, shop_url: str,
                                                                         page: str) -> None:
-    tools = _page(browser, width=1280)
+    tools = new_tab(browser, width=1280)
     try:
-        _open(tools, shop_url + page)
+        open_page(tools, shop_url + page)
         sizes = _label_sizes(tools)
         assert sizes, "no diagram drawn"
         assert all(sizes), sizes  # each with labels
         if page.startswith("modules/"):
             assert len(sizes) >= 4  # the import diagram and the hierarchy in parts of <= 25 classes
-            assert "Failure39ForSomeReason" in " ".join(_mermaid_svg_texts(tools))
+            assert "Failure39ForSomeReason" in " ".join(mermaid_svg_texts(tools))
         smallest = min(min(s) for s in sizes)
         assert smallest >= 12, (page, smallest)
         overflow = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
@@ -172,10 +171,10 @@ def test_an_arrow_to_a_package_box_renders(browser: str, tmp_path: Path) -> None
     assert report.site_dir is not None
     home = (root / ".sourcebook" / "docs" / "index.md").read_text(encoding="utf-8")
     assert re.search(r"^\s+f\d+ --> c\d+$", home, re.M), home  # the arrow ends at the box
-    tools = _page(browser, 1280)
+    tools = new_tab(browser, 1280)
     try:
-        _open(tools, (report.site_dir / "index.html").as_uri())
-        rendered = _mermaid_svg_texts(tools)
+        open_page(tools, (report.site_dir / "index.html").as_uri())
+        rendered = mermaid_svg_texts(tools)
         assert any("logger.go" in text and "mux.go" in text for text in rendered), rendered
         assert tools.errors() == []
     finally:

@@ -1,4 +1,4 @@
-"""Signatures and search ranking in a real browser (Debian chromium over DevTools, tests/test_browser.py's
+"""Signatures and search ranking in a real browser (Debian chromium over DevTools, tests/e2e/test_browser.py's
 helpers), on a small built site: a long signature wraps one parameter per line with nothing cut or hidden
 under the copy button, a class shows its constructor's parameters, a property reads as an attribute, and
 typing a function's name into Material's search box puts that function's section first."""
@@ -13,11 +13,9 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
-from tests.repo_files import write_files
-from tests.servers import static_site
-from tests.test_browser import CHROMIUM, DevTools, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
-from tests.test_browser_wiki import _result_links
+from tests.support.browser import CHROMIUM, DevTools, new_tab, open_page, result_links
+from tests.support.repo_files import write_files
+from tests.support.servers import static_site
 
 pytestmark = [
     pytest.mark.browser,
@@ -89,9 +87,9 @@ def _signature(tools: DevTools, anchor: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("width", [1280, 800])
 def test_long_signature_wraps_one_parameter_per_line_uncut(browser: str, sig_site: str, width: int) -> None:
-    tools = _page(browser, width=width)
+    tools = new_tab(browser, width=width)
     try:
-        _open(tools, sig_site + PAGE)
+        open_page(tools, sig_site + PAGE)
         sig = _signature(tools, "sym-configure-transport")
         lines = [line.strip() for line in str(sig["text"]).splitlines()]
         for i, name in enumerate(PARAMS):  # each parameter, whole, on a line of its own
@@ -109,9 +107,9 @@ def test_long_signature_wraps_one_parameter_per_line_uncut(browser: str, sig_sit
 
 
 def test_class_shows_constructor_and_property_reads_as_attribute(browser: str, sig_site: str) -> None:
-    tools = _page(browser, width=1280)
+    tools = new_tab(browser, width=1280)
     try:
-        _open(tools, sig_site + PAGE)
+        open_page(tools, sig_site + PAGE)
         cls = _signature(tools, "sym-connectionpool")
         text = " ".join(str(cls["text"]).split())
         assert text.startswith("class ConnectionPool("), text
@@ -141,10 +139,10 @@ def test_class_shows_constructor_and_property_reads_as_attribute(browser: str, s
 def test_search_puts_the_defining_section_first(browser: str, sig_site: str, query: str, first: str) -> None:
     """The name also appears in a guide, the README, another module's docstring and call: the defining
     section still comes first."""
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, sig_site + "index.html")
-        links = _result_links(tools, query, items=1)
+        open_page(tools, sig_site + "index.html")
+        links = result_links(tools, query, items=1)
         # Material groups results by page: the first item is the defining page, and the first section it
         # lists under that page is the symbol's own
         page = first.split("#", maxsplit=1)[0]

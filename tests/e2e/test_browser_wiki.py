@@ -1,26 +1,25 @@
-"""The wiki in a real browser (Debian chromium over DevTools), on flask's pinned sdist (tests/real_repos.py,
-the session's `flask_wiki`): Material's search puts the defining symbol's section in the top 3 for symbol
-queries, pages never overflow horizontally at 1280 px, Mermaid renders, and no console errors. (Topic pages
-need a model: tests/test_topics.py opens those.)"""
+"""The wiki in a real browser (Debian chromium over DevTools), on flask's pinned sdist
+(tests/support/real_repos.py, the session's `flask_wiki`): Material's search puts the defining symbol's
+section in the top 3 for symbol queries, pages never overflow horizontally at 1280 px, Mermaid renders, and no
+console errors. (Topic pages need a model: tests/e2e/test_topics.py opens those.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.servers import static_site
-from tests.test_browser import (
+from tests.support.browser import (
     CHROMIUM,
     MERMAID_CDN,
-    DevTools,
-    _mermaid_svg_texts,
-    _open,
-    _page,
+    mermaid_svg_texts,
+    new_tab,
+    open_page,
+    result_links,
+    svg_links,
 )
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.servers import static_site
 
 pytestmark = [
     pytest.mark.browser,
@@ -35,46 +34,6 @@ def flask_site(flask_wiki: Path) -> Iterator[str]:
         yield url
 
 
-def _svg_links(tools: DevTools) -> list[str]:
-    """The link targets inside rendered diagrams (a closed shadow root: read through the DevTools DOM)."""
-    tools.call("DOM.enable")
-    root = tools.call("DOM.getDocument", depth=-1, pierce=True)["root"]
-    found: list[str] = []
-
-    def walk(node: dict[str, Any]) -> None:
-        attrs = node.get("attributes", [])
-        href = dict(zip(attrs[::2], attrs[1::2], strict=True)).get("xlink:href")
-        if node.get("nodeName", "").lower() == "a" and href:
-            found.append(href)
-        for child in [*node.get("children", []), *node.get("shadowRoots", [])]:
-            walk(child)
-
-    walk(root)
-    return found
-
-
-def _result_links(tools: DevTools, query: str, items: int = 3) -> list[str]:
-    """Type `query` into the search box; the links (page and sections) of the first `items` results."""
-    tools.evaluate("(() => { const i = document.querySelector('.md-search__input'); i.focus(); i.value = '';"
-                   " return true; })()")
-    for ch in query:
-        tools.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch, unmodifiedText=ch)
-        tools.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
-    # results update after every keystroke: read them once they stop changing (the final query's)
-    links: list[str] = []
-    previous: list[str] | None = None
-    for _ in range(100):
-        tools.pump(0.5)
-        links = tools.evaluate(
-            f"Array.from(document.querySelectorAll('.md-search-result__item')).slice(0, {items})"
-            ".flatMap(li => Array.from(li.querySelectorAll('a')).map(a => {"
-            " const u = new URL(a.href); return u.pathname.slice(1) + u.hash; }))")
-        if links and links == previous:
-            break
-        previous = links
-    return links
-
-
 @pytest.mark.parametrize(("query", "defining"), [
     ("url_for", ("files/src/flask/helpers.py.html#sym-url-for",)),
     ("Blueprint", ("files/src/flask/blueprints.py.html#sym-blueprint",
@@ -86,10 +45,10 @@ def _result_links(tools: DevTools, query: str, items: int = 3) -> list[str]:
 ])
 def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: str, query: str,
                                                        defining: tuple[str, ...]) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, flask_site + "index.html")
-        links = _result_links(tools, query)
+        open_page(tools, flask_site + "index.html")
+        links = result_links(tools, query)
         assert any(link.endswith(defining) for link in links), (query, "\n".join(links))
         assert tools.errors() == []
     finally:
@@ -101,9 +60,9 @@ def test_search_puts_the_defining_symbol_in_the_top_3(browser: str, flask_site: 
                                   "modules/src/flask/index.html", "files/docs/api.rst.html",
                                   "files/docs/quickstart.rst.html"])
 def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: str) -> None:
-    tools = _page(browser, width=1280)
+    tools = new_tab(browser, width=1280)
     try:
-        _open(tools, flask_site + page)
+        open_page(tools, flask_site + page)
         tools.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")  # sources too
         tools.pump(0.5)
         overflow = tools.evaluate(
@@ -125,14 +84,14 @@ def test_no_horizontal_overflow_at_1280px(browser: str, flask_site: str, page: s
             assert "Source (line" in body
             assert "Called by:" in body or "Calls:" in body
         if page == "index.html" and not MERMAID_CDN:
-            rendered = _mermaid_svg_texts(tools)
+            rendered = mermaid_svg_texts(tools)
             assert rendered
             assert "app.py" in rendered[0]
             assert "__init__.py" in rendered[0]
-            assert "files/src/flask/app.py.html" in _svg_links(tools)  # the files are clickable
+            assert "files/src/flask/app.py.html" in svg_links(tools)  # the files are clickable
         if page.startswith("modules/") and not MERMAID_CDN:
-            _mermaid_svg_texts(tools)
-            assert "../../../files/src/flask/app.py.html" in _svg_links(tools)
+            mermaid_svg_texts(tools)
+            assert "../../../files/src/flask/app.py.html" in svg_links(tools)
         assert tools.errors(allow_urls=MERMAID_CDN) == []
     finally:
         tools.close()

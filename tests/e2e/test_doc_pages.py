@@ -14,10 +14,9 @@ import pytest
 from generator.markup.doc_includes import include_path, included_files
 from generator.markup.md_html import render_markdown
 from generator.markup.rst import render_rst
-from tests.repo_files import write_files
-from tests.servers import static_site
-from tests.test_browser import CHROMIUM, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, new_tab, open_page
+from tests.support.repo_files import write_files
+from tests.support.servers import static_site
 
 GUIDE_MD = """\
 # Widgets guide
@@ -314,9 +313,9 @@ def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path
     out = tmp_path / "out"
     _build(root, out)
     with static_site(out / "site") as url:
-        tools = _page(browser, width=1280)
+        tools = new_tab(browser, width=1280)
         try:
-            _open(tools, url + "files/docs/guide.md.html")
+            open_page(tools, url + "files/docs/guide.md.html")
             assert tools.evaluate("document.querySelectorAll('.sb-md table').length") == 1
             assert tools.evaluate("document.querySelectorAll('.sb-md .admonition').length") == 1
             assert tools.evaluate("document.querySelectorAll('.sb-md img').length") == 0
@@ -325,7 +324,7 @@ def test_a_markdown_doc_page_renders_cleanly_in_a_browser(browser: str, tmp_path
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
             assert tools.errors() == []
             # a reST page made of an included file: its text shows, nothing overflows, nothing errs
-            _open(tools, url + "files/docs/changes.rst.html")
+            open_page(tools, url + "files/docs/changes.rst.html")
             assert tools.evaluate("document.querySelectorAll('.sb-rst h3').length") == 2
             assert tools.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0

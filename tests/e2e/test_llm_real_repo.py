@@ -1,7 +1,7 @@
 """The LLM path end to end on a real repository, through the CLI, as a user runs it: flask's pinned sdist
-(tests/real_repos.py) with the scripted provider on 127.0.0.1, at the default number of processes and at 2
-and 4 forced, with the provider behaving well and badly, into a local index and into the moto S3 server; a
-no-change rerun asks nothing; a build stopped by SIGTERM in the middle of the files stage, then rebuilt,
+(tests/support/real_repos.py) with the scripted provider on 127.0.0.1, at the default number of processes and
+at 2 and 4 forced, with the provider behaving well and badly, into a local index and into the moto S3 server;
+a no-change rerun asks nothing; a build stopped by SIGTERM in the middle of the files stage, then rebuilt,
 equals a clean build.
 
 Why flask and not requests: the files stage forks its workers only from 2 x 32 pages to write
@@ -34,9 +34,9 @@ import pytest
 from generator.analyze.plan import load_state
 from generator.index.store import open_index
 from sourcebook.config import load_config
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder
-from tests.object_store import MotoS3
-from tests.real_repos import REPO_ROOT
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder
+from tests.support.object_store import MotoS3
+from tests.support.real_repos import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

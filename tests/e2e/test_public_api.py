@@ -16,7 +16,7 @@ from generator.analyze.entry_points import find_entry_points
 from generator.pages.api_stage import api_names_of
 from generator.pages.orientation import ApiName
 from sourcebook.config import load_config
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 
 def _api(tmp_path: Path, files: dict[str, str | bytes]) -> dict[str, ApiName]:

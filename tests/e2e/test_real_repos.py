@@ -1,5 +1,5 @@
-"""The real-repository fixtures (tests/real_repos.py): pinned bytes or a clear failure, cached once, the
-same checkout on every machine."""
+"""The real-repository fixtures (tests/support/real_repos.py): pinned bytes or a clear failure, cached once,
+the same checkout on every machine."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.real_repos import CACHE_ENV, REQUESTS, FixtureUnavailable, archive, checkout
+from tests.support.real_repos import CACHE_ENV, REQUESTS, FixtureUnavailable, archive, checkout
 
 
 @pytest.fixture

@@ -10,9 +10,8 @@ import pytest
 from generator.build import build
 from generator.markup.rst import LinkResolver, render_rst
 from sourcebook.config import load_config
-from tests.servers import static_site
-from tests.test_browser import CHROMIUM, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, new_tab, open_page
+from tests.support.servers import static_site
 
 # a real project's README.rst shape: a centred logo with :target:/:align:/:height:, badges, Sphinx roles
 README = """\
@@ -284,9 +283,9 @@ def test_a_wide_rendered_document_scrolls_inside_the_page(browser: str, tmp_path
     report = build(load_config(root), index=False)
     assert report.site_dir is not None
     with static_site(report.site_dir) as url:
-        tools = _page(browser, width=1280)
+        tools = new_tab(browser, width=1280)
         try:
-            _open(tools, url + "files/docs/settings.rst.html")
+            open_page(tools, url + "files/docs/settings.rst.html")
             assert tools.evaluate("document.querySelectorAll('.sb-document table').length") == 2
             assert tools.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0

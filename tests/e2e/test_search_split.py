@@ -22,9 +22,8 @@ import pytest
 from generator.build import build
 from generator.site import search_split
 from sourcebook.config import load_config
-from tests.repo_files import write_files
-from tests.test_browser import CHROMIUM, DevTools, _open, _page, _type
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, DevTools, new_tab, open_page, type_text
+from tests.support.repo_files import write_files
 
 HOSTILE = "</script><script>window.__pwned=1</script>"
 REPO = {
@@ -224,7 +223,7 @@ def _results_with(tools: DevTools, query: str, wanted: str) -> list[str]:
     """Type `query`; the result links, once one of them contains `wanted` (or after 30 s)."""
     tools.evaluate("(() => { const i = document.querySelector('.md-search__input'); i.focus(); i.value = '';"
                    " return true; })()")
-    _type(tools, query)
+    type_text(tools, query)
     links: list[str] = []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not any(wanted in link for link in links):
@@ -258,9 +257,9 @@ def _content_files(site: Path) -> set[str]:
 def test_served_query_loads_only_its_shards(
         browser: str, served: tuple[str, _Recorder], site_dir: Path) -> None:
     url, recorder = served
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, url + "files/pkg/gears.py.html")
+        open_page(tools, url + "files/pkg/gears.py.html")
         tools.pump(1.0)
         assert any(p.endswith("/search/search_index.json") for p in recorder.paths)
         assert not any(re.search(r"/search/\w+/[nc]\d+\.js", p) for p in recorder.paths)  # not before
@@ -287,9 +286,9 @@ def test_served_query_loads_only_its_shards(
 @pytest.mark.slow
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 def test_query_works_from_file_urls_and_loads_only_its_shards(browser: str, site_dir: Path) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, (site_dir / "index.html").as_uri())
+        open_page(tools, (site_dir / "index.html").as_uri())
         links = _results_with(tools, BODY_ONLY, "sym-assemble-widget")
         assert any("sym-assemble-widget" in link for link in links), links
         # from file:// the worker runs in iframe-worker-shim.js's hidden frame and loads shards as scripts

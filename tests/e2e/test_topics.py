@@ -24,11 +24,9 @@ from generator.pages.topic_stage import topic_contexts
 from generator.pages.topics import extractive_topic, flow_diagram
 from sourcebook.config import Config, load_config
 from sourcebook.provider import OpenAIChatModel
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name, request_text
-from tests.servers import static_site
-from tests.test_browser import CHROMIUM, MERMAID_CDN, _mermaid_svg_texts, _open, _page
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
-from tests.test_browser_wiki import _svg_links
+from tests.support.browser import CHROMIUM, MERMAID_CDN, mermaid_svg_texts, new_tab, open_page, svg_links
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name, request_text
+from tests.support.servers import static_site
 
 TOKEN = "ghp_" + "R2d2C3poBb8Ewokz7Yoda4Luke9Han0Solo1Lei"  # a GitHub token shape the redaction rules know
 REPO: dict[str, str | bytes] = {
@@ -301,20 +299,20 @@ def test_a_model_written_topic_page_in_the_browser(browser: str, make_repo: Call
                    index=False)
     assert report.site_dir is not None
     with static_site(report.site_dir) as url:
-        tools = _page(browser, width=1280)
+        tools = new_tab(browser, width=1280)
         try:
-            _open(tools, url + "topics/how-demo-runs.html")
+            open_page(tools, url + "topics/how-demo-runs.html")
             assert "Sources:" in tools.evaluate("document.querySelector('.md-content').innerText")
             if not MERMAID_CDN:
-                assert _mermaid_svg_texts(tools)
-                assert "../files/pkg/cli.py.html#sym-main" in _svg_links(tools)
+                assert mermaid_svg_texts(tools)
+                assert "../files/pkg/cli.py.html#sym-main" in svg_links(tools)
             assert tools.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
             assert tools.errors(allow_urls=MERMAID_CDN) == []
-            _open(tools, url + "topics/architecture.html")  # the package drawn file by file
+            open_page(tools, url + "topics/architecture.html")  # the package drawn file by file
             if not MERMAID_CDN:
-                assert "app.py" in " ".join(_mermaid_svg_texts(tools))
-                assert "../files/pkg/app.py.html" in _svg_links(tools)
+                assert "app.py" in " ".join(mermaid_svg_texts(tools))
+                assert "../files/pkg/app.py.html" in svg_links(tools)
             assert tools.errors(allow_urls=MERMAID_CDN) == []
         finally:
             tools.close()

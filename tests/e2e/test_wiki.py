@@ -125,8 +125,8 @@ def test_no_remote_means_no_source_links(make_repo: Callable[..., Path]) -> None
 def test_dev_repositories_pages_show_sections_source_and_call_links(
         request: pytest.FixtureRequest, tmp_path: Path, repo: str, code_page: str, symbol: str,
         test_page: str, documented: bool) -> None:
-    """On the pinned sdists (tests/real_repos.py). `documented`: the file's docstrings have parameter fields
-    and roles naming other files' symbols (flask's sessions.py has neither)."""
+    """On the pinned sdists (tests/support/real_repos.py). `documented`: the file's docstrings have parameter
+    fields and roles naming other files' symbols (flask's sessions.py has neither)."""
     if repo == "flask":  # the session's flask wiki (the browser tests serve its site)
         docs = request.getfixturevalue("flask_wiki") / "docs"
     else:

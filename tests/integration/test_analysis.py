@@ -17,7 +17,7 @@ from generator.index.store import open_index
 from generator.index.stored_analysis import load_analysis
 from sourcebook.cli import cli
 from sourcebook.config import load_config
-from tests.fake_llm import FakeLLM, page_writer_responder
+from tests.support.fake_llm import FakeLLM, page_writer_responder
 
 # Each repository: its files, an import that only its manifest resolves (importer -> imported), and a file
 # to change afterwards.

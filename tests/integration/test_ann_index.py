@@ -15,7 +15,7 @@ from generator.index.command import index_repository
 from generator.index.store import open_index
 from generator.index.vectors import ensure_vector_index, has_vector_index, probe_settings
 from sourcebook.config import DEFAULT_ANN_MIN_ROWS, load_config
-from tests.test_index import FakeEmbedder
+from tests.support.index_repos import FakeEmbedder
 
 # 60 files x 5 functions, each named by its own made-up word: a query of that word has one right file, and
 # the chunks table gets a few hundred rows

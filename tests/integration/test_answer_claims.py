@@ -13,7 +13,7 @@ import pytest
 from generator.pages.writer import apply_docstrings
 from sourcebook.claims import CodeFacts, check_claims, copied_share, is_truncated
 from sourcebook.config import load_config
-from tests.fake_llm import FakeLLM, Reply, request_text
+from tests.support.fake_llm import FakeLLM, Reply, request_text
 
 TERM = '''"""Terminal helpers for commands."""
 import sys

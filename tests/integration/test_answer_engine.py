@@ -16,7 +16,7 @@ from answer.answering.get_answer import AnswerContext, get_answer
 from answer.retrieval.tiers import FileHit
 from sourcebook.config import Config, LLMConfig, load_config
 from sourcebook.errors import NotFoundError, UsageError
-from tests.fake_llm import FakeLLM, Reply, request_text
+from tests.support.fake_llm import FakeLLM, Reply, request_text
 
 PROVIDER = '''"""JSON serialization for the app."""
 import json

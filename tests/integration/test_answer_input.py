@@ -25,9 +25,9 @@ from answer.serving.tools import Tools
 from answer.serving.workspace import load_workspace
 from sourcebook import cli as cli_module
 from sourcebook.errors import UsageError
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = {
     "README.md": "# Demo\n\nA demo package that runs engines.\n",
     "pkg/__init__.py": "",

@@ -372,7 +372,7 @@ def test_page_kinds_are_one_registry_the_build_and_the_check_walk(make_repo: Cal
     kinds = {k.name for k in PAGE_KINDS}
     state = load_state(root / ".sourcebook")
     # extractive builds write no topics; the Public API page is written when the home page cannot list every
-    # name (tests/test_public_api.py checks it and its staleness)
+    # name (tests/e2e/test_public_api.py checks it and its staleness)
     assert {row.kind for row in state.values()} == kinds - {"topic", "api"}
     assert {k.stage for k in PAGE_KINDS} <= set(report.timings)
     assert _build(root, check=True).stale == []

@@ -30,9 +30,9 @@ from generator.index.store import CACHE_TABLE
 from generator.pages.llm.writer import LLMWriter
 from sourcebook.config import Config, load_config
 from sourcebook.provider import OpenAIChatModel
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
-from tests.object_store import MotoS3
-from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS, write_files
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
+from tests.support.object_store import MotoS3
+from tests.support.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS, write_files
 
 FILES = DEMO
 WITH_SECRET = {**FILES, "pkg/settings.py": SECRET_SETTINGS}
@@ -347,7 +347,7 @@ def test_fresh_runner_against_s3_makes_no_llm_call(tmp_path: Path, fake_llm: Fak
     fake_llm.responder = page_writer_responder
     uri = s3_env.bucket() + "/wiki"
     env = {**os.environ, "SOURCEBOOK_LLM_BASE_URL": fake_llm.base_url, "SOURCEBOOK_LLM_MODEL": "fake",
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     root_a = checkout(tmp_path / "runner-a")
     done = _cli(root_a, "--index-uri", uri, env=env)
     assert done.returncode == 0, done.stderr[-2000:]

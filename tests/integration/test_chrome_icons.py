@@ -1,7 +1,7 @@
 """The theme's icons drawn by one stylesheet (generator/site/chrome_icons.py): which inline SVGs a page's
 chrome
 loses, what stays, and that a built site's pages and its icons.css agree. In a browser:
-tests/test_browser.py (_undrawn_icons: from file:// and under the served wiki's CSP)."""
+tests/e2e/test_browser.py (_undrawn_icons: from file:// and under the served wiki's CSP)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from generator.build import build
 from generator.site.chrome_icons import CSS_PATH, class_name, icon_names, light_icons, load_icons, stylesheet
 from sourcebook.config import load_config
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 SEARCH = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M9.5 3A6.5z"/></svg>'
 WIDE = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 448 512"><path d="M1 2z"/></svg>'

@@ -24,9 +24,9 @@ from generator.build import build
 from sourcebook import code_version
 from sourcebook.code_version import PACKAGES, import_closure, module_name
 from sourcebook.config import load_config
-from tests.repo_files import DEMO, write_files
+from tests.support.repo_files import DEMO, write_files
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _CACHED = (code_version.stage_version, generator.pages.render_markdown.render_version,
            generator.analyze.factcache.parser_version, generator.pages.index_inputs.code_version,
            generator.index.fingerprint._code_version, generator.pages.writer._module_hash)

@@ -11,7 +11,7 @@ from pathlib import Path
 from generator.analyze.facts import SourceFile
 from generator.analyze.parse import extract
 from generator.pages.constructors import constructors
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 FILES: dict[str, str | bytes] = {
     "README.md": "# Shapes\n\nShapes in four languages.\n",

@@ -29,7 +29,7 @@ from generator.index.embed import (
 from sourcebook.config import EmbedConfig, load_config
 from sourcebook.errors import ConfigError, ProviderError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # ------------------------------------------------------------------ the offline default
 

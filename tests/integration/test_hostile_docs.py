@@ -25,8 +25,8 @@ from generator.markup.doc_includes import clip
 from generator.markup.html_sanitize import audit_page, sanitize_content
 from generator.markup.md_html import render_markdown
 from generator.markup.safe_markdown import sanitize_markdown
-from tests.repo_files import write_files
-from tests.test_hostile_repo import _ActiveMarkup
+from tests.support.hostile import ActiveMarkup
+from tests.support.repo_files import write_files
 
 OUTSIDE = "OUTSIDE-SECRET-7f3a"  # in files next to the repository, never to be read into it
 # one file name that is markup, used by a call edge and shown in lists of files
@@ -146,7 +146,7 @@ def _repo(tmp_path: Path) -> Path:
     return root
 
 
-class _Active(_ActiveMarkup):
+class _Active(ActiveMarkup):
     """test_hostile_repo's check, reading <title> as a browser does: text, tags and all (Material prints a
     file's name there unescaped, inertly: a name cannot hold the `/` of `</title>`)."""
 

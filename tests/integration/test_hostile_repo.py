@@ -14,11 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Callable
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +24,9 @@ import material
 import pytest
 
 from generator.markup.html_sanitize import audit_page
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
-from tests.test_outbound import (
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
+from tests.support.hostile import ActiveMarkup
+from tests.support.planted_secrets import (
     AWS_ID,
     DSN_PASSWORD,
     GITHUB,
@@ -40,7 +39,7 @@ from tests.test_outbound import (
     YAML_PASSWORD,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PWN = "document.body.dataset.pwned=1"
 # Material's main script: a file of that name in docs/ would be served in its place on every page
 MATERIAL_JS = Path(material.__file__).parent / "templates" / "assets" / "javascripts"
@@ -156,34 +155,6 @@ def _tree(root: Path, skip: Path) -> dict[str, str]:
     return out
 
 
-class _ActiveMarkup(HTMLParser):
-    """What a browser would act on: handlers, script-capable URLs, positioning styles, foreign scripts."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, raw in attrs:
-            value = re.sub(r"[\x00-\x20]", "", raw or "").lower()
-            if name.startswith("on"):
-                self.found.append(f"<{tag} {name}>")
-            if name in {"href", "src", "action", "formaction", "data", "xlink:href"} and value.startswith(
-                    ("javascript:", "data:", "vbscript:")):
-                self.found.append(f"<{tag} {name}={value[:30]}>")
-            if name == "style" and re.search(r"position|inset|z-index", value):
-                self.found.append(f"<{tag} style={value[:30]}>")
-        if tag in {"iframe", "object", "embed", "frame"}:
-            self.found.append(f"<{tag}>")
-        if tag == "script":
-            src = dict(attrs).get("src") or ""
-            kind = dict(attrs).get("type") or ""
-            if not src and kind != "application/json":
-                self.found.append("inline <script>")
-            if src and not re.search(r"(^|/)assets/(sourcebook|javascripts)/[\w.-]+\.js$", src):
-                self.found.append(f"<script src={src}>")
-
-
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCEBOOK_", "OPENAI_"))}
     full.update({"PYTHONPATH": str(ROOT), "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1", **env})
@@ -267,7 +238,7 @@ model = "exfil-embed"
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert audit_page(text) == [], page
-        parser = _ActiveMarkup()
+        parser = ActiveMarkup()
         parser.feed(text)
         assert parser.found == [], (page, parser.found[:5])
     for served in site.rglob("*.js"):
@@ -286,7 +257,7 @@ model = "exfil-embed"
     assert len(entries) == eager["config"]["sourcebook"]["count"]
     assert any("marker-readme" in text for *_, text in entries)
     for page_no, anchor, title, text in entries:
-        parser = _ActiveMarkup()
+        parser = ActiveMarkup()
         parser.feed(title + text)
         assert parser.found == [], (page_no, anchor, parser.found[:5])
     theme = repo / ".sourcebook" / "theme" / "assets" / "sourcebook" / "sourcebook.js"

@@ -14,19 +14,9 @@ from typing import Any
 import pytest
 
 from generator.markup.html_sanitize import _suspect, audit_page, sanitize_content
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder
+from tests.support.hostile import HOSTILE_MARKDOWN, PWN
 
-PWN = "document.body.dataset.pwned=1"
-# The reproductions of issue 9: attribute lists that put handlers, and a style overlay, into the page.
-HOSTILE_MARKDOWN = (
-    f'![b](https://example.com/x.png){{: onerror="{PWN}" }}\n\n'
-    f'## Click me {{ onclick="{PWN}" }}\n\n'
-    f'A [link](https://example.com/){{: onmouseover="{PWN}" }} here.\n\n'
-    "Overlay text.\n"
-    '{: style="position:fixed;top:0;left:0;width:100%;height:100%;z-index:9999" }\n\n'
-    "[js](javascript:alert(1)){: .x } and [data](data:text/html,hi)\n\n"
-    "### Shadow {: #__config }\n\n"
-)
 # writer prose may not hold headings (the writer's validators refuse them), so the prose variant is the rest
 PROSE_MARKDOWN = "\n".join(line for line in HOSTILE_MARKDOWN.split("\n") if not line.startswith("#"))
 HANDLER = re.compile(r"<[a-z][^>]*\s(on[a-z]+)\s*=", re.I)

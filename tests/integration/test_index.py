@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from generator.index import store as ix
@@ -17,45 +15,8 @@ from generator.index.writer import update_index
 from sourcebook.config import load_config
 from sourcebook.errors import IndexStoreError
 from sourcebook.sql import in_list
-
-FILES = {
-    "pkg/config.py": '"""Configuration loading."""\n\n\nclass Config(dict):\n    """Holds settings."""\n\n'
-                     "    def from_file(self, filename, load):\n        with open(filename) as fh:\n"
-                     "            return self.update(load(fh))\n",
-    "pkg/app.py": "from pkg.config import Config\n\n\ndef create_app():\n    app = {}\n"
-                  "    app['config'] = Config()\n    return app\n",
-    "docs/usage.md": ("# Usage\n\nCall create_app to build the application.\n\n## Settings\n\n"
-                      "Use from_file.\n"),
-    "tests/test_app.py": "from pkg.app import create_app\n\n\ndef test_create_app():\n"
-                         "    assert create_app()\n",
-}
-
-
-class FakeEmbedder:
-    """Deterministic bag-of-words hashing vectors; counts what it is asked to embed."""
-
-    def __init__(self, dim: int = 32, name: str = "fake") -> None:
-        self._dim = dim
-        self._name = name
-        self.calls: list[str] = []
-
-    @property
-    def id(self) -> str:
-        return f"{self._name}-{self._dim}"
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.calls.extend(texts)
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                out[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self._dim] += 1.0
-            norm = np.linalg.norm(out[i])
-            out[i] = out[i] / norm if norm else out[i]
-        return out
+from tests.support.index_repos import SMALL_REPO as FILES
+from tests.support.index_repos import FakeEmbedder
 
 
 @pytest.fixture
@@ -285,7 +246,7 @@ def test_rows_doubled_by_racing_runs_are_healed_by_the_next_run(repo):
 
 def test_only_the_index_module_imports_lancedb() -> None:
     """The storage seam: one module owns LanceDB (its reads, full-text and vector indexes, outage errors)."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     importing = sorted(
         str(path.relative_to(repo)) for package in ("answer", "generator", "sourcebook")
         for path in (repo / package).rglob("*.py")

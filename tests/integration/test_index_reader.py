@@ -18,8 +18,8 @@ from generator.index.reader import read_state
 from generator.index.store import open_index, read_index_state
 from sourcebook.config import load_config
 from sourcebook.sql import prefix_filter
-from tests.test_index import FILES as INDEX_FILES
-from tests.test_index import FakeEmbedder
+from tests.support.index_repos import SMALL_REPO as INDEX_FILES
+from tests.support.index_repos import FakeEmbedder
 
 FILES = {
     **{path: INDEX_FILES[path] for path in ("pkg/config.py", "pkg/app.py")},
@@ -140,7 +140,7 @@ def test_a_cold_ask_never_imports_lancedb(make_repo) -> None:
     """The one-shot process an agent shells out to: index, then ask in a fresh interpreter (the import
     trace lists every module it loaded)."""
     root = make_repo(FILES)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     env = {k: v for k, v in env.items() if not k.startswith(("SOURCEBOOK_LLM", "OPENAI"))}
     subprocess.run([sys.executable, "-m", "sourcebook.cli", "index", str(root)], check=True, env=env,
                    capture_output=True, cwd=root.parent)

@@ -18,13 +18,14 @@ from generator.index.store import open_index
 from generator.index.tokens import token_text
 from generator.pages.index_inputs import MEMO_NAME, PageInputs
 from sourcebook.config import Config, load_config
-from tests.test_index_stream import FILES, _edit, _published
+from tests.support.index_repos import STREAM_REPO as FILES
+from tests.support.index_repos import edit_stream_repo, published
 
 
 def _normalised(config: Config) -> dict[str, Any]:
     """What the index publishes, rows sorted by key and the cache's rows too (an incremental run appends what
     it rewrote, a clean one writes in page order)."""
-    out = json.loads(_published(config, ordered=False))
+    out = json.loads(published(config, ordered=False))
     out["cache"] = sorted(out.get("cache", []), key=lambda row: row["id"])
     return out
 
@@ -62,7 +63,7 @@ def test_a_change_after_a_skipped_run_is_indexed_as_a_clean_build_would(make_rep
     config = load_config(repo, overrides={"out_dir": str(tmp_path / "out")})
     build(config, site=False)
     assert build(config, site=False).index.unchanged
-    _edit(repo)  # seven files changed, one deleted
+    edit_stream_repo(repo)  # seven files changed, one deleted
     report = build(config, site=False).index
     assert report is not None
     assert not report.unchanged

@@ -29,9 +29,9 @@ from generator.index import store as ix
 from generator.index.command import index_repository
 from sourcebook.config import load_config
 from sourcebook.errors import IndexSourceError
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = {
     "README.md": "# Demo\n\nLoads settings for the demo app.\n",
     "pkg/__init__.py": '"""The demo package."""\n',

@@ -17,9 +17,10 @@ import pytest
 from generator.build import build
 from generator.index import row_workers
 from sourcebook.config import load_config
-from tests.test_index_stream import FILES, _published
+from tests.support.index_repos import STREAM_REPO as FILES
+from tests.support.index_repos import published
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # a build in a fresh interpreter (no LanceDB imported yet, as the CLI runs it), two processes and items of two
 # files or pages, so that even this small tree is spread; each process notes that it made rows
@@ -69,7 +70,7 @@ def test_a_cold_run_in_two_processes_publishes_what_one_process_does(make_repo, 
         assert made[kind] - {child["pid"]}, f"no worker made {kind} rows"
     assert (child["embedded"], child["cache"]) == (alone.embedded, alone.cache_written)
     two = load_config(repo, overrides={"out_dir": str(tmp_path / "two")})
-    assert _published(two) == _published(one)
+    assert published(two) == published(one)
     # what the run taught the pages' memo (page_inputs.py) is what one process taught it
     memo = Path("state") / "index-pages.json"
     assert (tmp_path / "two" / memo).read_text() == (tmp_path / "one" / memo).read_text()

@@ -20,8 +20,8 @@ from generator.pages.writer import FileContext, FileDraft
 from sourcebook.cli import cli
 from sourcebook.config import Config, load_config
 from sourcebook.provider import OpenAIChatModel
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
-from tests.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder, request_text
+from tests.support.repo_files import AWS_KEY, DEMO, SECRET_SETTINGS
 
 FILES: dict[str, str | bytes] = {**DEMO, "pkg/settings.py": SECRET_SETTINGS,
                                  ".env": f"AWS_ACCESS_KEY_ID={AWS_KEY}\n"}
@@ -303,7 +303,7 @@ def test_generated_docstrings_reach_the_symbols_table(make_repo: Callable[..., P
 
 def _failing(*subjects: str) -> Callable[[dict[str, Any]], Reply]:
     """The scripted writer, except that every call about one of `subjects` gets an invalid reply."""
-    from tests.fake_llm import request_text
+    from tests.support.fake_llm import request_text
 
     def respond(body: dict[str, Any]) -> Reply:
         text = request_text(body)

@@ -36,7 +36,7 @@ from generator.pages.writer import (
 )
 from sourcebook.config import LLMConfig
 from sourcebook.provider import OpenAIChatModel, estimate_prompt_tokens
-from tests.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
+from tests.support.fake_llm import FakeLLM, Reply, page_writer_responder, request_schema_name
 
 APP = '''"""The application object."""
 import os

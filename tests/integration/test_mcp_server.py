@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from answer.serving.mcp_server import DESCRIPTIONS, create_server
 from answer.serving.tools import Tools
 from answer.serving.workspace import load_workspace
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 FILES = {
     "sourcebook.toml": '[embed]\nprovider = "none"\n',

@@ -1,8 +1,8 @@
-"""The index on object storage, for real: a moto S3 server on 127.0.0.1 (tests/object_store.py).
+"""The index on object storage, for real: a moto S3 server on 127.0.0.1 (tests/support/object_store.py).
 
 In-process here: the URI plumbing (config, environment, storage options), a build into a bucket read back
 through every table, and the publish pointer. The cross-process cases (a server
-with no checkout, a publish under load) are in tests/test_object_store_serve.py.
+with no checkout, a publish under load) are in tests/integration/test_object_store_serve.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from generator.index.command import index_repository
 from generator.index.store import open_index, storage_options
 from sourcebook.config import load_config
 from sourcebook.errors import ConfigError, IndexStoreError, UsageError
-from tests.object_store import DEMO_FILES, MotoS3
+from tests.support.object_store import DEMO_FILES, MotoS3
 
 FILES = DEMO_FILES
 
@@ -94,7 +94,7 @@ def test_index_in_a_bucket_reads_back_every_table(make_repo, s3_env: MotoS3) -> 
 def test_chosen_location_is_read_by_another_user(make_repo, s3_env: MotoS3, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """CI writes the bucket, servers elsewhere read it: a user-chosen URI is not held to the local owner
-    mark (the index in the repository's own folder still is: tests/test_index_owner.py)."""
+    mark (the index in the repository's own folder still is: tests/integration/test_index_owner.py)."""
     root = make_repo(FILES)
     config = load_config(root, overrides={"index_uri": s3_env.bucket() + "/idx"})
     index_repository(config, embedder=None)

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from tests.object_store import AWS_KEYS, DEMO_FILES, MotoS3
-from tests.servers import sourcebook_serve
+from tests.support.object_store import AWS_KEYS, DEMO_FILES, MotoS3
+from tests.support.servers import sourcebook_serve
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = DEMO_FILES
 EXTRA = ("pkg/extra.py", '"""Extra."""\n\n\ndef zebrafish(count):\n    """Count zebrafish."""\n'
                          "    return count + 1\n")

@@ -20,7 +20,7 @@ import pytest
 from answer.serving.orgs import parse_orgs, token_sha256
 from answer.serving.pushes import PushLimits, check_push, classify, path_problem
 from sourcebook.errors import ConfigError, RequestRefused
-from tests.servers import free_port, wait_until_healthy
+from tests.support.servers import free_port, wait_until_healthy
 
 TOKEN_A = "token-of-acme-0123456789"
 TOKEN_B = "token-of-globex-9876543210"
@@ -62,7 +62,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     env["XDG_STATE_HOME"] = str(base / "state")
     env["SOURCEBOOK_EMBEDDER"] = "none"
     # these tests read their own pushes at once: a reader waits for the re-push's background warm-up (a
-    # few files: milliseconds) however loaded the machine is (tests/test_orgs_warm.py: readers that do not)
+    # few files: milliseconds) however loaded the machine is (tests/integration/test_orgs_warm.py: readers
+    # that do not)
     env["SOURCEBOOK_INDEX_SWAP_WAIT_S"] = "60"
     proc = subprocess.Popen([sys.executable, "-m", "sourcebook.cli", "serve", "--orgs", str(orgs),
                              "--port", str(port)], env=env, cwd=base, stdout=subprocess.DEVNULL,

@@ -22,8 +22,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from answer.serving.orgs import token_sha256
-from tests.object_store import AWS_KEYS, MotoS3
-from tests.servers import free_port, wait_until_healthy
+from tests.support.object_store import AWS_KEYS, MotoS3
+from tests.support.servers import free_port, wait_until_healthy
 
 TOKEN_A = "acme-token-for-the-local-org-1"
 TOKEN_B = "globex-token-for-the-s3-org-22"

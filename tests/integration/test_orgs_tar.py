@@ -19,7 +19,7 @@ import pytest
 
 from answer.serving.orgs import token_sha256
 from answer.serving.pushes import PushLimits, tar_body_cap
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 TOKEN_A = "tar-token-of-acme-0123456789"
 TOKEN_B = "tar-token-of-globex-987654321"

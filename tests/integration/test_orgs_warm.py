@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from answer.serving.orgs import token_sha256
-from tests.servers import free_port, wait_until_healthy
+from tests.support.servers import free_port, wait_until_healthy
 
 TOKEN = "token-of-the-warm-org-01234"
 WARM_DELAY_S = 4.0

@@ -20,7 +20,7 @@ from sourcebook.provider import (
     get_chat_model,
 )
 from sourcebook.retry import backoff_delay
-from tests.fake_llm import FakeLLM, Reply
+from tests.support.fake_llm import FakeLLM, Reply
 
 ASK = [{"role": "user", "content": "Summarise app.py"}]
 

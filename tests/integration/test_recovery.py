@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.servers import sourcebook_serve
+from tests.support.servers import sourcebook_serve
 
 FILES = {f"pkg/mod_{i}.py": (f'def parse_{i}(text):\n    """Parse record {i}."""\n    return text * {i}\n\n'
                              f'class Reader{i}:\n    def read(self):\n        return "quokka {i}"\n')

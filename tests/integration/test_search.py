@@ -15,7 +15,7 @@ from generator.index.memos import Memo
 from generator.index.store import IndexStore, open_index
 from sourcebook.config import Config, load_config
 from sourcebook.errors import IndexStoreError, UsageError
-from tests.test_index import FakeEmbedder
+from tests.support.index_repos import FakeEmbedder
 
 FILES = {
     "src/web/config.py": (

@@ -1,5 +1,5 @@
 """`sourcebook setup`'s steps, the data folders they write, `sourcebook doctor`, and the summaries that name a
-search tier that is off. The whole chain from a wheel is tests/test_wheel_install.py."""
+search tier that is off. The whole chain from a wheel is tests/e2e/test_wheel_install.py."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from generator.index import static_model
 from sourcebook import data_home
 from sourcebook.cli import cli, offline_assets
 from sourcebook.errors import SetupError
-from tests.repo_files import write_files
+from tests.support.repo_files import write_files
 
 FAKE_MERMAID = b"globalThis.mermaid = {initialize() {}};\n"
 

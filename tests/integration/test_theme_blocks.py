@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 
 from generator.site.material import theme_blocks
-from tests.test_nav_items import _project, _site
+from tests.support.nav_trees import built_pages, nav_project
 
 
 def test_memo_renders_the_templates_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = _project(tmp_path / "p", features=["navigation.prune", "navigation.indexes", "toc.integrate"],
+    config = nav_project(tmp_path / "p", features=["navigation.prune", "navigation.indexes", "toc.integrate"],
                       hooks=True)
     installed: list[bool] = []
     install = theme_blocks.install
     monkeypatch.setattr(theme_blocks, "install", lambda env: installed.append(install(env)) or installed[-1])
-    with_memo = _site(config, tmp_path / "memo")
+    with_memo = built_pages(config, tmp_path / "memo")
     assert installed == [True]
     assert "sourcebook/search-worker.js?material=" in with_memo["big/m03.html"].decode()  # main's super()
     monkeypatch.setattr(theme_blocks, "install", lambda env: False)
-    assert _site(config, tmp_path / "plain") == with_memo
+    assert built_pages(config, tmp_path / "plain") == with_memo
     assert "404.html" in with_memo
 
 

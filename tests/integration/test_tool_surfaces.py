@@ -23,8 +23,8 @@ from answer.serving.workspace import load_workspace
 from sourcebook.cli import answer as cli_answer
 from sourcebook.cli import search as cli_search
 from sourcebook.cli import tools as cli_tools
-from tests.repo_files import write_files
-from tests.servers import sourcebook_serve
+from tests.support.repo_files import write_files
+from tests.support.servers import sourcebook_serve
 
 FILES = {
     "sourcebook.toml": '[embed]\nprovider = "none"\n',

@@ -1,8 +1,8 @@
 """A repository is untrusted input: its own config may shape its wiki but may not choose where data, keys or
 output go (sourcebook/config.py), and bad output locations get one line, never a traceback.
 
-The end-to-end tests run the real CLI in a subprocess against the real fake provider (tests/fake_llm.py)
-standing for "a server the repository chose", and assert it received nothing.
+The end-to-end tests run the real CLI in a subprocess against the real fake provider
+(tests/support/fake_llm.py) standing for "a server the repository chose", and assert it received nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from generator.pages.remote import from_repo_url
 from sourcebook.config import load_config, untrusted_settings
 from sourcebook.errors import ConfigError
-from tests.fake_llm import FakeLLM, page_writer_responder
+from tests.support.fake_llm import FakeLLM, page_writer_responder
 
 SOURCE = {"pkg/__init__.py": "", "pkg/core.py": 'def parse(text):\n    """Parse text."""\n    return text\n'}
 USER_KEY = "sk-user-secret-key-0123456789"

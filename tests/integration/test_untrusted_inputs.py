@@ -16,8 +16,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.fake_llm import FakeLLM
-from tests.servers import sourcebook_serve
+from tests.support.fake_llm import FakeLLM
+from tests.support.servers import sourcebook_serve
 
 SOURCE = {"pkg/__init__.py": "", "pkg/core.py": 'def parse(text):\n    """Parse text."""\n    return text\n'}
 USER_KEY = "sk-user-secret-key-0123456789"

@@ -331,7 +331,7 @@ def test_the_site_engine_dies_with_the_build_that_started_it(tmp_path: Path) -> 
     import sys
     import time
 
-    code_root = str(Path(__file__).resolve().parents[1])
+    code_root = str(Path(__file__).resolve().parents[2])
     cmd = [sys.executable, "-m", "generator.site.material.engine", str(tmp_path / "missing.yml"),
            str(tmp_path / "site")]
     orphan = subprocess.run([*cmd, "--parent", "1"], cwd=code_root, capture_output=True, check=False,

@@ -6,7 +6,7 @@ is recorded in `requests` so a test can prove what did and did not leave the mac
 `/v1/embeddings` (deterministic vectors from a hash of each input; bodies recorded in `embedding_requests`),
 so one fake stands for both providers; `all_text()` covers chat and embedding requests alike.
 
-    from tests.fake_llm import FakeLLM, Reply
+    from tests.support.fake_llm import FakeLLM, Reply
 
     def test_x(fake_llm):                      # fixture in tests/conftest.py
         fake_llm.enqueue(Reply.status(429), Reply.ok({"summary": "..."}))
@@ -291,7 +291,8 @@ def page_writer_responder(body: dict[str, Any]) -> Reply:
 
 
 def main() -> None:
-    """Serve the scripted page writer on 127.0.0.1:PORT (for manual runs: `python -m tests.fake_llm 8765`)."""
+    """Serve the scripted page writer on 127.0.0.1:PORT (for manual runs:
+    `python -m tests.support.fake_llm 8765`)."""
     import sys
 
     server = FakeLLM(responder=page_writer_responder).start_on(int(sys.argv[1]) if len(sys.argv) > 1 else 0)

@@ -1,10 +1,17 @@
 """A MkDocs navigation shaped like a big generated wiki's, with its pages written: a folder past the light
 nav's window, nested index pages, a closed chain, many small folders, an external link and a page the nav
-may leave out. Shared by the light nav's and the site engine's nav tests."""
+may leave out. Shared by the light nav's and the site engine's nav tests; `nav_project` makes a MkDocs
+project of it and `built_pages` builds that project."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
+
+from generator.pages.render_markdown import HOOKS_FILE
+from generator.site.material import engine as site_engine
+from generator.site.publish import install_theme
 
 
 def write_nav_tree(docs: Path, *, big: int, areas: int, sub: bool = False, label: str = "",
@@ -37,3 +44,27 @@ def write_nav_tree(docs: Path, *, big: int, areas: int, sub: bool = False, label
         (docs / page).parent.mkdir(parents=True, exist_ok=True)
         (docs / page).write_text(body.format(page=page), encoding="utf-8")
     return nav
+
+
+def nav_project(root: Path, *, features: list[str], hooks: bool) -> Path:
+    """A MkDocs project over write_nav_tree's pages with Material's `features`; with `hooks`, sourcebook's
+    theme layer and its MkDocs hooks. Returns its mkdocs.yml."""
+    nav = write_nav_tree(root / "docs", big=30, areas=8, sub=True, label=" <b>&amp;</b>", list_loose=True,
+                         body="# {page}\n\nText.\n\n## A part\n\nMore.\n")
+    theme: dict[str, object] = {"name": "material", "features": features}
+    if hooks:  # sourcebook's theme layer: the audit passes only its own scripts
+        theme["custom_dir"] = install_theme(root).name
+    config = {"site_name": "t", "use_directory_urls": False, "docs_dir": "docs", "nav": nav,
+              "theme": theme, "plugins": ["search"],
+              "markdown_extensions": [{"toc": {"permalink": True}}]}
+    if hooks:
+        config["hooks"] = [str(Path(HOOKS_FILE))]
+    (root / "mkdocs.yml").write_text(json.dumps(config), encoding="utf-8")
+    return root / "mkdocs.yml"
+
+
+def built_pages(config: Path, into: Path) -> dict[str, bytes]:
+    """The project built by the site engine (one process) into `into`: {page path: HTML bytes}."""
+    site_engine._here.relay = site_engine._Relay(io.StringIO())
+    site_engine.build(config, into, None, workers=1)
+    return {p.relative_to(into).as_posix(): p.read_bytes() for p in sorted(into.rglob("*.html"))}

@@ -17,7 +17,7 @@ import time
 import urllib.request
 from types import TracebackType
 
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 AWS_KEYS = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT", "AWS_ACCESS_KEY_ID",
             "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",

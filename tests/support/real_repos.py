@@ -8,7 +8,7 @@ git repository with a fixed author and date, so a build sees a checkout as it wo
 machine and two sessions see the same commit. A download or a hash that does not match raises
 FixtureUnavailable: the tests that need the repository fail with that message, they never skip.
 
-`python -m tests.real_repos` fetches every fixture (the Makefile's test target runs it first).
+`python -m tests.support.real_repos` fetches every fixture (the Makefile's test target runs it first).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CACHE_ENV = "SOURCEBOOK_TEST_FIXTURES"
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """A corpus for the redaction rules (sourcebook/redaction.py): realistic credentials in code, config and
 prose, each a line that must be redacted, and near misses that must not be (hashes, UUIDs, test fixtures,
-code and prose about secrets). tests/test_redaction.py holds the rules to all of it; `bench/redact_bench.py
---corpus` prints the recall and false-positive rate. Secrets are assembled at run time so that this file
-does not trip secret scanners.
+code and prose about secrets). tests/unit/test_redaction.py holds the rules to all of it;
+`bench/redact_bench.py --corpus` prints the recall and false-positive rate. Secrets are assembled at run time
+so that this file does not trip secret scanners.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import pytest
 
 from generator.build import build
 from sourcebook.config import load_config
+from tests.support.repo_files import write_files
 
 REPO: dict[str, str | bytes] = {
     "pkg/__init__.py": "from .store import Store\n",
@@ -75,8 +76,6 @@ def _links(markdown: str, heading: str) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
-    from tests.conftest import write_files
-
     root = write_files(tmp_path_factory.mktemp("calls") / "repo", REPO)
     config = load_config(root)
     build(config, site=False, index=False)

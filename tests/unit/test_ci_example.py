@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "ci" / "github-actions.yml"
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "<", ">", ">>"})
 

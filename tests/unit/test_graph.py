@@ -178,7 +178,7 @@ def test_c_includes_resolve_relative_then_by_path_suffix() -> None:
 def test_typescript_references_bind_lexically_and_through_imports() -> None:
     """A TypeScript name links to what is in scope: the file's own definitions and what it imports (through
     a package's re-export); a name it neither defines nor imports links nowhere, however unique it is
-    (tests/test_oo_calls.py has the typed rules)."""
+    (tests/unit/test_oo_calls.py has the typed rules)."""
     facts = [
         ff("pkg/index.ts", [("./core", ("Engine",))]),
         ff("pkg/core.ts", symbols=["Engine", "Engine.run", "helper"], refs=[("Engine.run", "helper")]),

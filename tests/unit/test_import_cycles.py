@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("generator", "answer", "sourcebook")
 
 
@@ -241,7 +241,7 @@ def test_no_module_is_named_like_a_standard_library_module() -> None:
     there may shadow a library the build imports)."""
     import sys
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     ours = [p for package in ("generator", "answer", "sourcebook", "tests", "bench")
             for p in (root / package).rglob("*.py")]
     assert len(ours) > 100

@@ -12,7 +12,7 @@ from mkdocs.structure.files import get_files
 from mkdocs.structure.nav import get_navigation
 
 from generator.site.light_nav import NavKeys, nav_key, page_nav
-from tests.nav_trees import write_nav_tree
+from tests.support.nav_trees import write_nav_tree
 
 
 def _navigation(root: Path, cap_folder: int = 60) -> tuple[object, list[object]]:

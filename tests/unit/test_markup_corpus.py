@@ -149,7 +149,7 @@ def _site_extensions() -> list[str]:
     """The Markdown extensions of the site's mkdocs.yml (its template): the home page is built with them."""
     from pathlib import Path
 
-    text = (Path(__file__).parent.parent / "templates" / "mkdocs.yml.j2").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "templates" / "mkdocs.yml.j2").read_text(encoding="utf-8")
     block = text.split("\nmarkdown_extensions:\n", 1)[1].split("\n\n", 1)[0]
     return [m.group(1) for m in re.finditer(r"^  - ([\w.]+)", block, re.M) if m.group(1) != "toc"]
 

@@ -1,5 +1,6 @@
 """Navigation a reader would design: source first, then docs, tests, examples, tooling; one-child folders
-collapsed; every file in the nav (what each page shows of it is capped: tests/test_light_nav.py)."""
+collapsed; every file in the nav (what each page shows of it is capped:
+tests/integration/test_light_nav.py)."""
 
 from __future__ import annotations
 

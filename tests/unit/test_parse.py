@@ -10,7 +10,7 @@ from generator.analyze.facts import FileFacts, SourceFile, Symbol
 from generator.analyze.languages import detect_language
 from generator.analyze.parse import extract
 
-FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
 
 def facts_of(name: str) -> FileFacts:

@@ -14,7 +14,7 @@ PATCHED = ("mkdocs", "mkdocs-material", "jinja2", "Markdown", "pymdown-extension
 
 
 def _pins() -> dict[str, str]:
-    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     pins = {}
     for requirement in project["project"]["dependencies"]:
         match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^;\s]+)", requirement.strip())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README_MAX_LINES = 250
 # a cited module path: one of the project's packages (or bench/, tests/), folders, a .py file name
 _CITED = re.compile(r"(?<![\w./-])((?:generator|answer|sourcebook|bench|tests)/(?:[\w-]+/)*[\w-]+\.py)\b")

@@ -13,7 +13,7 @@ from sourcebook.redaction import (
     scan_line,
     shannon_entropy,
 )
-from tests.redaction_corpus import NEAR_MISSES, SECRETS
+from tests.support.redaction_corpus import NEAR_MISSES, SECRETS
 
 # Keys assembled at run time so that this file itself does not trip secret scanners.
 AWS_ID = "AKIA" + "Q3EXAMPLE7ABCDEFG"[:16]
@@ -195,7 +195,7 @@ def test_each_line_a_rule_trips_is_found_and_holds_secret_agrees(text: str, rule
     assert holds_secret(text) == bool(rules)
 
 
-# ---------------------------------------------------------------- the corpus (tests/redaction_corpus.py)
+# -------------------------------------------------------- the corpus (tests/support/redaction_corpus.py)
 
 @pytest.mark.parametrize(("form", "text"), SECRETS,
                          ids=[f"{form}-{i}" for i, (form, _) in enumerate(SECRETS)])
