@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 REPO ?= .
 FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup run test test-fast lint check clean browser fixtures
+.PHONY: setup run test test-fast lint check clean browser fixtures docs
 
 $(BIN)/sourcebook: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,11 @@ test: setup browser fixtures
 
 test-fast: $(BIN)/sourcebook
 	$(BIN)/python -m pytest -q tests/unit
+
+# docs/architecture.md's module table, generated from the module docstrings (tests/unit/test_module_table.py
+# fails when the committed one differs)
+docs:
+	$(PY) -m tests.support.module_table --write
 
 lint: setup
 	$(BIN)/ruff check sourcebook generator answer tests bench

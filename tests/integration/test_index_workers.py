@@ -71,7 +71,7 @@ def test_a_cold_run_in_two_processes_publishes_what_one_process_does(make_repo, 
     assert (child["embedded"], child["cache"]) == (alone.embedded, alone.cache_written)
     two = load_config(repo, overrides={"out_dir": str(tmp_path / "two")})
     assert published(two) == published(one)
-    # what the run taught the pages' memo (page_inputs.py) is what one process taught it
+    # what the run taught the pages' memo (generator/pages/index_inputs.py) is what one process taught it
     memo = Path("state") / "index-pages.json"
     assert (tmp_path / "two" / memo).read_text() == (tmp_path / "one" / memo).read_text()
 

@@ -109,8 +109,8 @@ def test_command_line_groups_are_entry_points() -> None:
 
 
 def test_many_option_lines_with_parentheses_do_not_stall_the_command_scan() -> None:
-    # The shape of a real CLI module (sourcebook's own cli_build.py) that made the earlier one-regex scan
-    # backtrack without end: many continuation lines each holding several ')', then one holding none.
+    # The shape of a real CLI module (sourcebook/cli/build.py) that made the earlier one-regex
+    # scan backtrack without end: many continuation lines each holding several ')', then one holding none.
     from generator.analyze.entry_points import cli_groups
     from generator.analyze.parse import extract
 

@@ -235,8 +235,8 @@ def test_the_answer_side_reads_the_index_through_its_reader_methods() -> None:
 
 
 def test_no_module_is_named_like_a_standard_library_module() -> None:
-    """MkDocs puts the hooks' folder first on sys.path: a generator/secrets.py there made every `import
-    secrets` of the build find it (plain `mkdocs build` crashed). No module of ours is named like a
+    """MkDocs puts the hooks' folder first on sys.path: a generator module named `secrets` there made every
+    `import secrets` of the build find it (plain `mkdocs build` crashed). No module of ours is named like a
     standard-library one, and the hooks' folder holds nothing but the hooks module (no package or module
     there may shadow a library the build imports)."""
     import sys
