@@ -6,13 +6,20 @@ BIN := $(VENV)/bin
 REPO ?= .
 FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup run test test-fast lint check clean browser fixtures docs
+.PHONY: setup dev run test test-fast lint check clean browser fixtures docs
 
+# What running needs: sourcebook and its dependencies, nothing else.
 $(BIN)/sourcebook: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e .
 	@touch $(BIN)/sourcebook
+
+# What testing and linting add: the dev extras (pytest, ruff, mypy, websockets, moto).
+dev: $(VENV)/.dev
+$(VENV)/.dev: $(BIN)/sourcebook
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $@
 
 # The offline defaults, prepared by `sourcebook setup` (sourcebook/cli/offline_assets.py, where the pins live) into
 # $(VENV)/share/sourcebook/, never into git: the default embedder's static table, distilled (numpy, ~1 min,
@@ -37,10 +44,10 @@ browser:
 fixtures: $(BIN)/sourcebook
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.support.real_repos
 
-test: setup browser fixtures
+test: setup dev browser fixtures
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m pytest -q
 
-test-fast: $(BIN)/sourcebook
+test-fast: dev
 	$(BIN)/python -m pytest -q tests/unit
 
 # docs/architecture.md's module table, generated from the module docstrings (tests/unit/test_module_table.py
@@ -48,7 +55,7 @@ test-fast: $(BIN)/sourcebook
 docs:
 	$(PY) -m tests.support.module_table --write
 
-lint: setup
+lint: dev
 	$(BIN)/ruff check sourcebook generator answer tests bench
 	$(BIN)/mypy
 
