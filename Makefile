@@ -1,17 +1,25 @@
-# The one task entry point. CI calls `make test`; the README's two commands are `make run` and `make test`.
+# The one task entry point. CI calls `make test`; the README's two commands are `make run` and `make test`;
+# `make test-fast` is the unit tier alone (tests/unit: no server, no LanceDB, no MkDocs build), for a quick loop.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 REPO ?= .
 FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup run test lint check clean browser fixtures
+.PHONY: setup dev run test test-fast lint check clean browser fixtures docs
 
+# What running needs: sourcebook and its dependencies, nothing else.
 $(BIN)/sourcebook: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e .
 	@touch $(BIN)/sourcebook
+
+# What testing and linting add: the dev extras (pytest, ruff, mypy, websockets, moto).
+dev: $(VENV)/.dev
+$(VENV)/.dev: $(BIN)/sourcebook
+	$(BIN)/pip install -q -e '.[dev]'
+	@touch $@
 
 # The offline defaults, prepared by `sourcebook setup` (sourcebook/cli/offline_assets.py, where the pins live) into
 # $(VENV)/share/sourcebook/, never into git: the default embedder's static table, distilled (numpy, ~1 min,
@@ -31,15 +39,23 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 
 # The end-to-end tests' real repositories: the sdists of flask and requests, pinned by version and sha256 in
-# tests/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A failed
-# download or a hash that does not match stops here, with the reason: those tests never skip.
+# tests/support/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A
+# failed download or a hash that does not match stops here, with the reason: those tests never skip.
 fixtures: $(BIN)/sourcebook
-	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.real_repos
+	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.support.real_repos
 
-test: setup browser fixtures
+test: setup dev browser fixtures
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m pytest -q
 
-lint: setup
+test-fast: dev
+	$(BIN)/python -m pytest -q tests/unit
+
+# docs/architecture.md's module table, generated from the module docstrings (tests/unit/test_module_table.py
+# fails when the committed one differs)
+docs:
+	$(PY) -m tests.support.module_table --write
+
+lint: dev
 	$(BIN)/ruff check sourcebook generator answer tests bench
 	$(BIN)/mypy
 

@@ -9,7 +9,7 @@
 2. Calibration: confusion of confidence (and of retrieval_quality, which is what would make a synthesized
    answer "high") against hit@1 of get_answer's ranking.
 3. Latency, in process, warm: degraded (no provider) p50/p90; with the scripted OpenAI-compatible server
-   (tests/fake_llm.py) the pipeline overhead = total - synthesize stage; a cache hit.
+   (tests/support/fake_llm.py) the pipeline overhead = total - synthesize stage; a cache hit.
 
 Indexes are built in a temp dir; the checkouts are never written to.
 """
@@ -51,7 +51,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def _scripted_responder(body: dict[str, Any]) -> Any:
     """Answer like a well-behaved model: cite the top evidence file, name what the evidence names."""
-    from tests.fake_llm import Reply
+    from tests.support.fake_llm import Reply
 
     text = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
     paths = re.findall(r"^## \[\d+\] (\S+)", text, flags=re.MULTILINE)
@@ -145,7 +145,7 @@ def main() -> int:
 
             # the scripted provider: pipeline overhead and cache hits
             from sourcebook.provider import get_chat_model
-            from tests.fake_llm import FakeLLM
+            from tests.support.fake_llm import FakeLLM
 
             with FakeLLM(responder=_scripted_responder) as server:
                 llm = LLMConfig(base_url=server.base_url, api_key="k", model="fake-model",

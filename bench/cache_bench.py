@@ -2,12 +2,12 @@
 
     .venv/bin/python bench/cache_bench.py [--repo /work/eval-repos/flask] [--store path|s3] [--site]
 
-Runner A builds a copy of REPO with the scripted LLM (tests/fake_llm.py) into an index URI: a temp folder,
-or with `--store s3` a bucket on a moto S3 server on 127.0.0.1 (tests/object_store.py). Runner B builds a
-second copy (a new checkout: another folder, an empty output folder, another local key) against the same URI.
-Each build is `sourcebook build` in its own interpreter. Prints per runner: wall seconds, LLM calls, pages
-written and unchanged, the stage times the CLI reports; and the index bytes for a folder store. The checkout
-is never written to. Asserts nothing.
+Runner A builds a copy of REPO with the scripted LLM (tests/support/fake_llm.py) into an index URI: a temp
+folder, or with `--store s3` a bucket on a moto S3 server on 127.0.0.1 (tests/support/object_store.py). Runner
+B builds a second copy (a new checkout: another folder, an empty output folder, another local key) against the
+same URI. Each build is `sourcebook build` in its own interpreter. Prints per runner: wall seconds, LLM calls,
+pages written and unchanged, the stage times the CLI reports; and the index bytes for a folder store. The
+checkout is never written to. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_llm import FakeLLM, page_writer_responder  # noqa: E402
+from tests.support.fake_llm import FakeLLM, page_writer_responder  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -36,7 +36,7 @@ def _store(kind: str, tmp: Path) -> Iterator[tuple[str, dict[str, str]]]:
     if kind == "path":
         yield str(tmp / "shared-index"), {}
         return
-    from tests.object_store import AWS_KEYS, MotoS3
+    from tests.support.object_store import AWS_KEYS, MotoS3
 
     with MotoS3() as moto:
         env = dict.fromkeys(AWS_KEYS, "") | moto.env  # "" = removed below: only moto's variables

@@ -4,8 +4,8 @@
         [--modes good,imperfect,false] [--llm-base-url URL --llm-model NAME]
 
 The development questions (/work/shared/eval/dev/swe_qa_dev.jsonl) are asked through get_answer with a
-provider: the scripted OpenAI-compatible server (tests/fake_llm.py, a real HTTP server on 127.0.0.1) in each
-mode, and, with --llm-base-url, a real model.
+provider: the scripted OpenAI-compatible server (tests/support/fake_llm.py, a real HTTP server on 127.0.0.1)
+in each mode, and, with --llm-base-url, a real model.
 
 Scripted modes, each reply built from the evidence in the request (the first symbol the evidence shows in
 code: its signature, its own `raise` statements):
@@ -92,7 +92,7 @@ class Script:
         self.lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> Any:
-        from tests.fake_llm import Reply
+        from tests.support.fake_llm import Reply
 
         messages = body.get("messages", [])
         text = "\n".join(str(m.get("content") or "") for m in messages)
@@ -181,7 +181,7 @@ def main() -> int:
                         help="MODE or MODE:LEVEL (e.g. false:high): print those answers and notes.")
     args = parser.parse_args()
     from sourcebook.provider import get_chat_model
-    from tests.fake_llm import FakeLLM
+    from tests.support.fake_llm import FakeLLM
 
     repos = {"pallets/flask": Path(args.flask), "psf/requests": Path(args.requests)}
     qa = _questions(EVAL / "dev" / "swe_qa_dev.jsonl")

@@ -3,9 +3,10 @@
     .venv/bin/python bench/echo_bench.py [REPO ...]
 
 Real prose: every docstring sentence of the Python files under each REPO (people describing code, what a
-good page says), and the scripted page writer's prose (tests/fake_llm.py, what the build tests publish).
-Echoes: sentences small models were seen to publish (issue 27) and paraphrases of the prompts' rules. For
-each threshold, prints the share of real prose that would be rejected and the share of echoes caught.
+good page says), and the scripted page writer's prose (tests/support/fake_llm.py, what the build tests
+publish). Echoes: sentences small models were seen to publish (issue 27) and paraphrases of the prompts'
+rules. For each threshold, prints the share of real prose that would be rejected and the share of echoes
+caught.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ fell back, sections per page, generated docstrings, rejected-claim rate, calls, 
 
 Without --base-url, it measures the pipeline itself:
 copies the repository to a temp dir, then measures with the scripted OpenAI-compatible server of
-tests/fake_llm.py (real HTTP on 127.0.0.1, replies in ~1 ms, so the time is the pipeline's own):
+tests/support/fake_llm.py (real HTTP on 127.0.0.1, replies in ~1 ms, so the time is the pipeline's own):
 - cold build (fresh .sourcebook/): LLM calls, pages written, wall time (median of --reps);
 - no-change re-run: LLM calls (must be 0), wall time;
 - one-file change (a function appended to one source file): LLM calls, pages rewritten;
@@ -43,7 +43,7 @@ from generator.pages.writer import ExtractiveWriter
 from sourcebook.config import Config, load_config
 from sourcebook.ledger import LedgerEntry
 from sourcebook.provider import OpenAIChatModel
-from tests.fake_llm import FakeLLM, page_writer_responder
+from tests.support.fake_llm import FakeLLM, page_writer_responder
 
 CHANGED = "src/flask/helpers.py"
 

@@ -7,7 +7,7 @@ and passed through `sourcebook.redaction.redact_text`, the function the provider
 message and remote embedding input. Prints the median throughput (MB/s over `--runs` runs), the median cost
 of one 24,000-character prompt (the answer contract's evidence budget), and the redacted lines per rule:
 on a repository without real secrets those are the false positives to read (`--show RULE` lists them).
-`--corpus` prints the recall and false-positive rate over tests/redaction_corpus.py instead.
+`--corpus` prints the recall and false-positive rate over tests/support/redaction_corpus.py instead.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def main() -> None:
 
 
 def corpus() -> None:
-    from tests.redaction_corpus import NEAR_MISSES, SECRETS
+    from tests.support.redaction_corpus import NEAR_MISSES, SECRETS
 
     caught = [form for form, text in SECRETS if redact(text)[1]]
     missed = [form for form, text in SECRETS if not redact(text)[1]]

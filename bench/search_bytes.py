@@ -29,9 +29,10 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from tests.support.browser import CHROMIUM, DevTools, new_tab, open_page, type_text
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.test_browser import CHROMIUM, DevTools, _open, _page, _type
 
 # from file:// every search file is a <script> (the offline index in the page, the shards or texts in the
 # worker's frame); resource timing does not list file:// loads
@@ -117,8 +118,8 @@ def measure(site: Path, query: str, page: str, served: bool, typed: bool,
     server = _serve(site, log) if served else None
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}/" if server else site.resolve().as_uri() + "/"
-        tools = _page(browser)
-        _open(tools, base + page)
+        tools = new_tab(browser)
+        open_page(tools, base + page)
         tools.pump(2.0)
 
         def seen() -> dict[str, int]:
@@ -136,11 +137,11 @@ def measure(site: Path, query: str, page: str, served: bool, typed: bool,
         tools.evaluate("(() => { const i = document.querySelector('.md-search__input'); i.focus(); "
                        "return true; })()")
         if typed:
-            _type(tools, query)
+            type_text(tools, query)
         else:  # all but the last character without events, then one real key: one query
             tools.evaluate(f"(() => {{ document.querySelector('.md-search__input').value = "
                            f"{json.dumps(query[:-1])}; return true; }})()")
-            _type(tools, query[-1])
+            type_text(tools, query[-1])
         links = _settle(tools, limit=limit)
         after = seen()
         tools.close()

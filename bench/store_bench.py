@@ -3,8 +3,8 @@
     .venv/bin/python bench/store_bench.py [--repo /work/eval-repos/flask] [--questions N] [--rounds R]
         [--embedder default|none]
 
-The object store is moto's S3 server on 127.0.0.1 (tests/object_store.py: the one the tests use), so the
-figures are the S3 protocol's overhead over loopback, not a cloud bucket's network latency. Three readers:
+The object store is moto's S3 server on 127.0.0.1 (tests/support/object_store.py: the one the tests use), so
+the figures are the S3 protocol's overhead over loopback, not a cloud bucket's network latency. Three readers:
   local         index on disk, checkout present (today's default)
   s3            index in the bucket, checkout present (CI-built index, developer's machine)
   s3-detached   index in the bucket, no checkout (a stateless server: bodies from the index)
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.serving.tools import Tools
 from answer.serving.workspace import detached, single
-from tests.object_store import AWS_KEYS, MotoS3
+from tests.support.object_store import AWS_KEYS, MotoS3
 
 QA = Path("/work/shared/eval/dev/swe_qa_dev.jsonl")
 FALLBACK_QUESTIONS = ["How does the app dispatch a request to a view function?",

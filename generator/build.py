@@ -2,8 +2,8 @@
 
 `build()` reads top to bottom as the stages it runs. Every expensive stage is content-addressed: a file whose
 hash is unchanged is not re-parsed (facts cache), a page whose key is unchanged is neither re-written nor
-re-rendered (page state, see pages.py), and the site is not rebuilt when no page changed. Pages of files
-that disappeared are deleted. The page state is saved even when the run is interrupted, so it resumes.
+re-rendered (page state, see pages/page_sink.py), and the site is not rebuilt when no page changed. Pages of
+files that disappeared are deleted. The page state is saved even when the run is interrupted, so it resumes.
 When a build changed few pages of an existing site, its site and index steps run side by side (the site
 engine is a process of its own); a failed site build is then reported once the index step is done.
 """

@@ -150,7 +150,7 @@ def import_closure(roots: Iterable[str], base: Path | None = None,
             continue
         path = modules.get(name)
         if path is None:
-            continue  # `from generator.x import name`: the name is not a module (or not one of ours)
+            continue  # `from generator.<package> import name`: the name is not a module (or not one of ours)
         found[name] = path
         parent = name.rpartition(".")[0]
         if parent:

@@ -15,20 +15,30 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sourcebook.config import DEFAULT_OUT_DIR
 from sourcebook.errors import ConfigError, LockError
 
 log = logging.getLogger(__name__)
 
 LOCK_FILE = ".lock"
+# The default output folder keeps itself out of git, as pytest's and ruff's caches do: a wiki, a site and
+# an index rebuilt from the code are outputs, and committing them would also commit caches and page state.
+GITIGNORE = "# Written by sourcebook: its output stays out of git (delete this file to commit it).\n*\n"
 
 
 def prepare_out_dir(out_dir: Path) -> Path:
-    """Create the output directory (and parents) or raise ConfigError saying in one line why it cannot be."""
+    """Create the output directory (and parents) or raise ConfigError saying in one line why it cannot be.
+
+    A `.sourcebook` folder created here gets a `.gitignore` of `*`; a folder that was there already (maybe
+    committed on purpose) and one named with --out are left as they are."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"{out_dir}: the output directory exists and is not a directory; remove it or "
                           "pass --out DIR")
+    created = not out_dir.exists()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+        if created and out_dir.name == DEFAULT_OUT_DIR:
+            (out_dir / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{out_dir}: cannot create the output directory ({exc.strerror or exc})") from exc
     if not os.access(out_dir, os.W_OK | os.X_OK):

@@ -55,8 +55,9 @@ QUEUED_PER_WORKER = 16
 # (seconds of short items)
 WINDOW_PER_WORKER = 1024
 LogLine = tuple[str, int, str]  # logger name, level, message
-# no result for this long from a worker (or from a model's page threads, pages.py) fails the stage: far
-# beyond a page's CPU budget (doc_budget.py) and a provider's own timeout, so only a real hang trips it
+# no result for this long from a worker (or from a model's page threads, generator/pages/stages.py) fails the
+# stage: far beyond a page's CPU budget (generator/markup/doc_budget.py) and a provider's own timeout, so only
+# a real hang trips it
 STALL_SECONDS = 900.0
 # modules whose runtimes do not survive a fork (their threads are gone in the child; a lock held at the fork
 # hangs it), by the names they are imported under

@@ -1,4 +1,11 @@
-"""Shared fixtures: small repositories written from dicts of files into a temp dir."""
+"""Shared fixtures: small repositories written from dicts of files into a temp dir, the scripted LLM server,
+the moto S3 server, the real repositories, chromium; and the tiers.
+
+The tests are in three folders by what they need (README, "Tests"): tests/unit (pure and fast: no server, no
+LanceDB, no MkDocs build; `make test-fast`), tests/integration (real LanceDB, real MkDocs builds of small
+repositories, real HTTP/MCP servers on 127.0.0.1) and tests/e2e (the flask and requests sdists, the browser,
+a wheel installed into a fresh environment). Each test gets its folder's marker (`-m unit`, `-m integration`,
+`-m e2e`). Helpers the tests share live in tests/support/, never in a test file."""
 
 from __future__ import annotations
 
@@ -7,10 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_llm import FakeLLM
-from tests.object_store import AWS_KEYS, MotoS3
-from tests.real_repos import FLASK, REQUESTS, FixtureUnavailable, Sdist, checkout
-from tests.repo_files import write_files
+from tests.support.browser import chromium
+from tests.support.fake_llm import FakeLLM
+from tests.support.object_store import AWS_KEYS, MotoS3
+from tests.support.real_repos import FLASK, REQUESTS, FixtureUnavailable, Sdist, checkout
+from tests.support.repo_files import write_files
+
+TIERS = ("unit", "integration", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its tier, the folder under tests/ that holds it."""
+    for item in items:
+        tier = item.path.parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,15 +65,16 @@ def make_repo(tmp_path: Path) -> Callable[[dict[str, str | bytes]], Path]:
 
 @pytest.fixture
 def fake_llm() -> Iterator[FakeLLM]:
-    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/fake_llm.py); stopped after the test."""
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/support/fake_llm.py); stopped after the
+    test."""
     with FakeLLM() as server:
         yield server
 
 
 @pytest.fixture(scope="session")
 def moto_s3() -> Iterator[MotoS3]:
-    """One moto S3 server on 127.0.0.1 for the session (tests/object_store.py); each test makes its own
-    bucket with `moto_s3.bucket()`."""
+    """One moto S3 server on 127.0.0.1 for the session (tests/support/object_store.py); each test makes its
+    own bucket with `moto_s3.bucket()`."""
     with MotoS3() as server:
         yield server
 
@@ -80,7 +99,7 @@ def _real_repo(spec: Sdist, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def flask_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """flask's pinned sdist (tests/real_repos.py), extracted and committed into a git checkout, once a
+    """flask's pinned sdist (tests/support/real_repos.py), extracted and committed into a git checkout, once a
     session. Shared: a test that writes into the tree builds with `out_dir` elsewhere or works on a copy."""
     return _real_repo(FLASK, tmp_path_factory)
 
@@ -104,3 +123,14 @@ def flask_wiki(flask_repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
         report = build(load_config(flask_repo, overrides={"out_dir": str(out)}), index=False)
     assert report.site_dir == out / "site"
     return out
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Debian's headless chromium with a DevTools port (tests/support/browser.py), one per test module: its
+    DevTools HTTP base URL. The browser tests skip themselves when chromium is not installed."""
+    try:
+        with chromium(tmp_path_factory.mktemp("chromium-profile")) as url:
+            yield url
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)

@@ -179,7 +179,7 @@ _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
 # the persisted analysis (facts and reference graph) of the store's version: answer/serving/repo_state.py
 # shares it
-ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analysis.Analysis
+ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analyze.analysis.Analysis
 # the columns each tier projects (pages: when the file-page metadata is held in memory, as it usually is)
 FTS_TABLES = ("chunks", "files", "pages", "symbols")
 _FTS_COLUMNS = {"chunks": ["path", "start_line", "end_line"], "files": ["path"], "pages": ["target_path"],
@@ -541,8 +541,8 @@ _CALLABLE_KINDS = frozenset({"function", "method", "class"})
 
 
 def reference_graph(store: IndexStore) -> Any:
-    """The reference graph (generator.graph.RepoGraph) of the store's persisted analysis, loaded once per
-    store (shared with answer/serving/repo_state.py through ANALYSIS)."""
+    """The reference graph (generator.analyze.graph.RepoGraph) of the store's persisted analysis, loaded once
+    per store (shared with answer/serving/repo_state.py through ANALYSIS)."""
     analysis = store.memos.get(ANALYSIS)
     if analysis is None:
         from generator.index.stored_analysis import load_analysis
@@ -1016,7 +1016,7 @@ def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Ca
 
 
 # Lists that rank spans but not files: a caller's file is about its own work, not the symbol it calls
-# (dev set, requests: counted for files, callers lifted tests/test_requests.py above gold files, recall@5
+# (dev set, requests: counted for files, callers lifted requests' test_requests.py above gold files, recall@5
 # 0.947 -> 0.938)
 SPAN_ONLY_LISTS = frozenset({"callers"})
 

@@ -2,10 +2,11 @@
 
 The MCP tool schemas (answer/serving/mcp_server.py), the HTTP routes and their OpenAPI schema
 (answer/serving/http_api.py) and
-the CLI options (sourcebook/cli/tools.py, cli_answer.py, cli_search.py) are generated from these models, so a
-default, a bound or a description changes in one place and every surface agrees (tests/test_tool_surfaces.py
-checks it through a real MCP client, a real HTTP server and the CLI in a subprocess). A new tool is one
-ToolSpec in TOOLS plus its method on answer.serving.tools.Tools.
+the CLI options (sourcebook/cli/tools.py, sourcebook/cli/answer.py,
+sourcebook/cli/search.py) are generated from these models, so a
+default, a bound or a description changes in one place and every surface agrees
+(tests/integration/test_tool_surfaces.py checks it through a real MCP client, a real HTTP server and the CLI
+in a subprocess). A new tool is one ToolSpec in TOOLS plus its method on answer.serving.tools.Tools.
 
 The implementation (Tools) still returns plain JSON-ready dicts; the response models state their shape for
 OpenAPI and for agents, and the surface test validates real replies against them (extra keys are errors).

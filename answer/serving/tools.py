@@ -523,7 +523,8 @@ class Tools:
 
     def index_tar(self, fileobj: Any, repo: str | None = None, prune: bool = False,
                   commit: str | None = None) -> dict[str, Any]:
-        """`index` for files pushed as a tar archive (`fileobj`, read from its start): push_index.py."""
+        """`index` for files pushed as a tar archive (`fileobj`, read from its start):
+        answer/serving/pushes.py."""
         from answer.serving.pushes import check_tar, push_files
 
         entries = check_tar(fileobj, self.push_limits, commit)

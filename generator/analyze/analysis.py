@@ -4,7 +4,8 @@
 `index` tool call; nothing else scans and parses a repository. Keeping one copy is what keeps them agreeing:
 a graph built without the go.mod data (as one copy once did) ranks and links files differently, so pages look
 stale to one command and fresh to another. The index stores the facts and manifests of what it indexed
-(index.py), so the answer side loads an Analysis (`Analysis.from_index`) instead of re-parsing.
+(generator/index/stored_analysis.py), so the answer side loads an Analysis (`load_analysis`) instead of
+re-parsing.
 
 Facts come from, in order: the build's facts cache (<out_dir>/cache/facts.json), the facts the index holds
 for the same (path, sha, parser version), and only then the parser.

@@ -3,9 +3,9 @@
 Pure: {manifest path: text} in, Manifests out. go.mod gives each Go module's import path; package.json
 gives each local JS/TS package's name (workspaces import each other by it); Cargo.toml gives each crate's
 name and library root (Cargo workspaces `use` each other by it). Manifests are small and few, so every run
-reads them from disk (see analysis.py) and the index keeps the result (see index.py), which is what makes
-the build, `--check`, `--dry-run` and the answer side resolve imports the same way.
-"""
+reads them from disk (see analysis.py) and the index keeps the result (see
+generator/index/stored_analysis.py), which is what makes the build, `--check`, `--dry-run` and the answer side
+resolve imports the same way. """
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ over the other three. Nothing in the cache is trusted to be right, only to be ch
 - a row whose `sha` does not match (a torn or damaged write), whose JSON does not decode, whose page id is
   not a docs path or whose stored state names another key is ignored (that page is simply built);
 - cached Markdown is written out only when its page key equals the key this build computes for the page,
-  and a cached draft is re-rendered only when its draft key equals this build's (pages.py checks both).
-So a cache entry can save work, never change a page.
+  and a cached draft is re-rendered only when its draft key equals this build's (generator/pages/page_sink.py
+checks both). So a cache entry can save work, never change a page.
 
 Secrets: what leaves the machine through the cache passes the redaction rules (sourcebook/redaction.py). A
 page whose prose (summary, drafts, generated docstrings) holds anything `redact` would remove is not cached

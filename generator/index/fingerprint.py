@@ -36,9 +36,9 @@ def inputs_fingerprint(config: Config, files: Sequence[SourceFile], facts: dict[
                        commit: str | None = None) -> str | None:
     """One digest of everything a run would write, or None when it cannot tell (records given whole, a
     ledger to publish): the files' paths, hashes and kinds under this parser (their facts and texts
-    follow from those), the generated docstrings, the pages' state rows and Markdown (page_inputs.py:
-    the pages table and the build cache follow from those), the manifests, the commit, the embedder,
-    the schema. Equal to the last publish's: nothing to write."""
+    follow from those), the generated docstrings, the pages' state rows and Markdown
+    (generator/pages/index_inputs.py: the pages table and the build cache follow from those), the manifests,
+    the commit, the embedder, the schema. Equal to the last publish's: nothing to write."""
     from generator.analyze.factcache import parser_version
 
     page_part = "none" if pages is None else pages.fingerprint()

@@ -10,8 +10,8 @@ Writers (generator/index/writer.py) still use lancedb; readers open here exactly
 names,
 so the publish protocol described there is unchanged, on a disk and in a bucket alike.
 
-Scores are LanceDB's own: same index files, same BM25, same L2 distances (tests/test_index_reader.py
-compares them query by query against lancedb).
+Scores are LanceDB's own: same index files, same BM25, same L2 distances
+(tests/integration/test_index_reader.py compares them query by query against lancedb).
 """
 
 from __future__ import annotations

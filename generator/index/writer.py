@@ -461,10 +461,10 @@ def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa
                  embedder: Embedder | None, report: IndexReport, workers: _RowWorkers | None = None) -> bool:
     """Bring the pages table to `pages`: only the rows whose page changed (or is new or gone) are tokenised,
     embedded, deleted and added; the table is rewritten whole only when it holds an id twice (a racing run
-    once doubled rows). A page whose row hash the memo knows (page_inputs.py: same state, same Markdown) is
-    not even made into a record: making every page's record (index_text) and tokenising it again was most
-    of the index step after a one-file edit (bench/build_bench.py). A cold run's `workers` make an
-    empty table's rows: every page's record, row and vector, the memo taught each row's hash here."""
+    once doubled rows). A page whose row hash the memo knows (generator/pages/index_inputs.py: same state,
+    same Markdown) is not even made into a record: making every page's record (index_text) and tokenising it
+    again was most of the index step after a one-file edit (bench/build_bench.py). A cold run's `workers` make
+    an empty table's rows: every page's record, row and vector, the memo taught each row's hash here."""
     if pages is not None and pages.ids:
         stored = _existing(tbl, ["id", "hash"])
         if not stored and workers is not None and workers.workers.workers:

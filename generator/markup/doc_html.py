@@ -31,7 +31,8 @@ CACHE_SUBDIR = "documents"
 
 def _code_version() -> bytes:
     """The rendering code: a change to it (or to the sanitizer) renders every document again. The Markdown
-    renderer is handed in (pages.py), so named here beside this module's own closure (reST, the sanitizer)."""
+    renderer is handed in (generator/pages/file_stage.py), so named here beside this module's own closure
+    (reST, the sanitizer)."""
     from sourcebook.code_version import stage_version
 
     return bytes.fromhex(stage_version("generator.markup.doc_html", "generator.markup.md_html",

@@ -8,8 +8,8 @@ most of the index step after a one-file edit (docs/performance.md). So each page
 row and its Markdown bytes, and a memo (`state/index-pages.json`) keeps what the last run derived per digest:
 the page's index-row hash, its build-cache row's sha and the secret rules' verdict. A page whose digest is in
 the memo is neither rendered for the index nor checked for secrets again; any other page is made as before.
-The digests together are also part of the index step's fingerprint (index.py: a build that changed nothing
-leaves the index alone).
+The digests together are also part of the index step's fingerprint (generator/index/fingerprint.py: a build
+that changed nothing leaves the index alone).
 
 The memo lives in the output folder, which the repository owns: it carries a mark keyed under this user's
 local key (sourcebook/local_key.py) and is ignored without it, and it names the code it was made by (a change

@@ -2,8 +2,8 @@
 started (entry points), what the rest of the code leans on (most-used abstractions), how its packages
 connect (an architecture diagram), and where to start reading.
 
-Rendering inputs only, like xref.py: derived from facts, the graph and the manifests, part of the overview's
-page key but never of its draft key, so they never ask a writer for new prose.
+Rendering inputs only, like call_links.py's XrefIndex: derived from facts, the graph and the manifests, part
+of the overview's page key but never of its draft key, so they never ask a writer for new prose.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ MAX_LINES = 120  # per block; the rest is counted and, with source links, one cl
 PAGE_SOURCE_BUDGET = 300_000
 # Languages whose Pygments lexer is in its initial state at the first line of any statement the parser bounds
 # (no enclosing markup, no heredoc or template open across a definition): a symbol's lines lexed alone are
-# highlighted exactly as in the whole file (tests/test_source_view.py checks it on real code).
+# highlighted exactly as in the whole file (tests/unit/test_source_view.py checks it on real code).
 SPAN_LEXED = frozenset({"python"})
 
 

@@ -5,7 +5,7 @@ furthest) and follows the reference graph breadth-first through the project's ow
 reaches, in call order, are the topic's evidence, each with its `path:lines`. The Architecture topic's
 evidence is the source packages (their page summaries, the imports between them), the entry points and the
 most-used abstractions. Pure: facts, graph and manifests in, TopicContexts out; the writers turn a context
-into a TopicDraft (extractive here, LLM-written in llm_topics.py) whose every section cites its sources.
+into a TopicDraft (extractive here, LLM-written in llm/topics.py) whose every section cites its sources.
 """
 
 from __future__ import annotations

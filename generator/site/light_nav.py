@@ -154,7 +154,7 @@ def nav_key(nav: PageNav | Sequence[Any]) -> str:
 class NavKeys:
     """`nav_key(page_nav(nav, page))` for the pages of one navigation, without building each page's nav: the
     same lines hashed in the same order, a closed section's lines made once (the site engine keys ~12k pages
-    per build with it; tests/test_light_nav_keys.py checks it equals nav_key on every page)."""
+    per build with it; tests/unit/test_light_nav_keys.py checks it equals nav_key on every page)."""
 
     def __init__(self, nav: Navigation, cap: int = NAV_CAP, ancestor_cap: int = ANCESTOR_CAP) -> None:
         self.nav, self.cap, self.ancestor_cap = nav, cap, ancestor_cap

@@ -306,7 +306,7 @@ def site_workers(env: Mapping[str, str] | None = None) -> int:
 
 # SOURCEBOOK_SITE_ENGINE=mkdocs: build with MkDocs' own page loop (`mkdocs build`), none of the site engine's
 # uses of MkDocs', Material's, Jinja's or Markdown's internals (generator/site/material/): the same bytes
-# (tests/test_publish.py compares the two), only slower, with no render cache and one process
+# (tests/integration/test_publish.py compares the two), only slower, with no render cache and one process
 ENGINE_ENV = "SOURCEBOOK_SITE_ENGINE"
 
 

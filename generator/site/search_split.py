@@ -57,7 +57,7 @@ TEXT_CHARS = 1500      # a section's text is shown cut to its first blocks withi
 K1 = 1.2               # lunr's BM25 k1 (Material sets b to 0: no length normalisation)
 
 # lunr 2.3.9's English stop words, which Material's pipeline ("stopWordFilter") drops from the index and
-# from queries; tests/test_search_split.py checks the list against Material's bundled worker
+# from queries; tests/e2e/test_search_split.py checks the list against Material's bundled worker
 STOP_WORDS = frozenset(str.split(
     "a able about across after all almost also am among an and any are as at be because been but by can "
     "cannot could dear did do does either else ever every for from get got had has have he her hers him his "

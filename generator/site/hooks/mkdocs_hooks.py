@@ -58,8 +58,9 @@ log = logging.getLogger("mkdocs.plugins.sourcebook")
 RAW_BLOCKS = "generator.site.material.raw_blocks"  # a Markdown extension, by its import name
 
 # The only non-page files sourcebook writes into docs/: site.install_mermaid's content-hashed mermaid.js and
-# wiki_map.MAP_PATH (spelled out here so MkDocs does not import the generator; tests/test_hostile_repo.py
-# checks both still match). Pages (.md) from docs/ are kept: their HTML goes through on_page_content.
+# wiki_map.MAP_PATH (spelled out here so MkDocs does not import the generator;
+# tests/integration/test_hostile_repo.py checks both still match). Pages (.md) from docs/ are kept: their HTML
+# goes through on_page_content.
 OWN_DOCS_ASSETS = re.compile(r"assets/sourcebook/(?:mermaid-[0-9a-f]{12}\.min\.js|wiki-map\.json)")
 
 

@@ -5,8 +5,9 @@ rendered reST document). Python-Markdown finds raw HTML blocks by running html.p
 tag by tag, only to store each block unchanged: on flask's pages that scan was a third of Markdown's time.
 This preprocessor stores the blocks of the exact shapes the templates write, recognised whole at column 0
 between blank lines, the way Markdown's own block parser would have stored them, so its parser only reads
-the rest. The HTML that comes out is the same (tests/test_raw_blocks.py compares whole sites): a raw block
-is passed through verbatim either way, and then through the sanitizer (mkdocs_hooks.on_page_content).
+the rest. The HTML that comes out is the same (tests/integration/test_raw_blocks.py compares whole sites): a
+raw block is passed through verbatim either way, and then through the sanitizer
+(mkdocs_hooks.on_page_content).
 
 No repository text can take one of these shapes: every string the templates take from a repository is
 escaped (`<` as `&lt;`), and Markdown from a repository or a writer has its raw HTML stripped

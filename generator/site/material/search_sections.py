@@ -15,8 +15,8 @@ everything) from a cheaper reading:
   exclusion is tracked by (Material tracks exclusions by tag name), and tags that close the way the
   parser pops them. Everything inside such an element is dropped by the parser anyway.
 
-tests/test_search_sections.py checks the sections equal Material's own parser's on generated pages and on
-the corner cases above.
+tests/integration/test_search_sections.py checks the sections equal Material's own parser's on generated pages
+and on the corner cases above.
 """
 
 from __future__ import annotations
