@@ -17,9 +17,8 @@ import pytest
 from generator.build import build
 from generator.site import search_split
 from sourcebook.config import load_config
-from tests.repo_files import write_files
-from tests.test_browser import CHROMIUM, _open, _page, _type
-from tests.test_browser import browser as browser  # noqa: PLC0414 -- the chromium fixture, shared
+from tests.support.browser import CHROMIUM, new_tab, open_page, type_text
+from tests.support.repo_files import write_files
 
 MEMBERS = range(14)  # more members than a result group shows (the worker's MAX_SECTIONS, 12)
 # name -> (file, its head, one member (formatted with i), its tail): a type whose members all carry its name,
@@ -110,7 +109,7 @@ def _first_section(tools: object, query: str, path: str) -> str:
     its sections), once that group is `path`'s page (or after 20 s)."""
     tools.evaluate("(() => { const i = document.querySelector('.md-search__input'); i.focus(); i.value = '';"
                    " return true; })()")
-    _type(tools, query)
+    type_text(tools, query)
     script = ("(() => { const g = document.querySelector('.md-search-result__item');"
               " if (!g) return ''; const a = Array.from(g.querySelectorAll('a'))"
               ".map(x => x.getAttribute('href')); return a.find(h => h.includes('#')) || a[0] || ''; })()")
@@ -127,9 +126,9 @@ def _first_section(tools: object, query: str, path: str) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 def test_the_exact_name_ranks_its_own_section_first_in_every_language(browser: str, site: Path) -> None:
-    tools = _page(browser)
+    tools = new_tab(browser)
     try:
-        _open(tools, (site / "index.html").as_uri())
+        open_page(tools, (site / "index.html").as_uri())
         wrong = {}
         for name, (path, _source) in TYPES.items():
             first = _first_section(tools, name, path)
