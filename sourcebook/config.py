@@ -26,10 +26,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sourcebook.errors import ConfigError
-from sourcebook.settings import INDEX_URI_ENV as INDEX_URI_ENV  # the names other modules import from here
-from sourcebook.settings import TRUST_ENV as TRUST_ENV
-from sourcebook.settings import Settings
-from sourcebook.settings import user_config_path as user_config_path
+
+# INDEX_URI_ENV, TRUST_ENV and user_config_path: named here too, where other modules have imported them from
+from sourcebook.settings import INDEX_URI_ENV, TRUST_ENV, Settings, user_config_path  # noqa: F401
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +245,7 @@ def _leaves_root(path: str) -> bool:
     return p.is_absolute() or os.path.normpath(p).split(os.sep)[0] == os.pardir
 
 
-def load_config(root: Path | str, overrides: dict[str, Any] | None = None,  # noqa: PLR0913
+def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
                 env: Mapping[str, str] | None = None, *, trust_repo_config: bool | None = None,
                 repo_settings: Mapping[str, Any] | None = None, settings: Settings | None = None) -> Config:
     """Build the Config for repository `root`. Raises ConfigError listing every problem.

@@ -191,14 +191,16 @@ def user_config_path(env: Mapping[str, str]) -> Path | None:
     return Path(base) / "sourcebook" / "config.toml" if base else None
 
 
-def current() -> Settings:
-    """This process's settings, read from its environment now (for readers no caller can hand them to)."""
-    return Settings.from_env()
+def current(env: Mapping[str, str] | None = None) -> Settings:
+    """This process's settings (or `env`'s), read now, for readers no caller can hand them to. A bad value
+    is left at its default here, as those readers always did: the CLI reports it before any work starts."""
+    return Settings.from_env(env, [])
 
 
 class ServeSettings(BaseModel):
     """What a server worker process needs to build its app, serialized once by `sourcebook serve` and read
-    by the worker factory (answer/serving/http_api.py's `app_from_settings`, orgs.py's `router_from_settings`)."""
+    by the worker factory (answer/serving/http_api.py's `app_from_settings`, orgs.py's
+    `router_from_settings`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -198,18 +198,16 @@ def load_orgs(path: Path | str) -> dict[str, OrgSpec]:
     return parse_orgs(data, file.parent.resolve())
 
 
-ORGS_FILE_ENV = "SOURCEBOOK_ORGS_FILE"
-ORGS_HOST_ENV = "SOURCEBOOK_ORGS_HOST"
-
-
-def router_from_env() -> OrgRouter:
+def router_from_settings(serialized: str) -> OrgRouter:
     """App factory for `serve --orgs --workers N`: each worker process builds its own router (own Tools per
-    organisation) from the orgs file the supervisor checked."""
-    from answer.serving.http_api import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENV
+    organisation) from the orgs file the supervisor checked, named in the one settings object the CLI
+    serialized (sourcebook/settings.py's ServeSettings, JSON)."""
+    from sourcebook.settings import ServeSettings
 
-    return OrgRouter(os.environ[ORGS_FILE_ENV],
-                     max_body_bytes=int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES),
-                     host=os.environ.get(ORGS_HOST_ENV) or "127.0.0.1")
+    serve = ServeSettings.model_validate_json(serialized)
+    if serve.orgs_file is None:
+        raise ConfigError("serve settings for an organisations server name no orgs file")
+    return OrgRouter(serve.orgs_file, max_body_bytes=serve.max_body, host=serve.host)
 
 
 # ---------------------------------------------------------------- one organisation's repositories
