@@ -280,11 +280,11 @@ def _cache_update(planned: set[str], state: Mapping[str, PageState], writer: Pag
                   pages: PageInputs) -> CacheUpdate:
     """What this build publishes beside the index: every page's state and Markdown (read from docs/ when its
     row is made; `pages` also remembers what earlier runs derived from them), and its LLM ledger."""
-    from generator.pages.llm.writer import LLMWriter
+    from generator.pages.model_writer import ModelWriter
 
     ledger = None
-    if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
-        run = writer.chat.ledger
+    if isinstance(writer, ModelWriter) and writer.ledger.entries:
+        run = writer.ledger
         ledger = (f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(run.started))}-{os.getpid()}", run.to_dict())
     return cache_update(state, planned, pages.markdown, ledger, memo=pages)
 

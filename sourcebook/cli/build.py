@@ -39,10 +39,10 @@ def make_writer(config: Config, *, no_llm: bool = False, max_pages: int | None =
 
 
 def _with_llm_progress(progress: _StageProgress, writer: PageWriter) -> Any:
-    """The stage progress plus pages, tokens and cost so far on the writing stages (LLM writer only)."""
-    from generator.pages.llm.writer import LLMWriter
+    """The stage progress plus pages, tokens and cost so far on the writing stages (a model's writer only)."""
+    from generator.pages.model_writer import ModelWriter
 
-    if not isinstance(writer, LLMWriter):
+    if not isinstance(writer, ModelWriter):
         return progress
 
     def notify(stage: str, done: int, total: int) -> None:
@@ -242,9 +242,9 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
 
         EpisodeStore(config.out_dir).record_changes(report.changes)
     _summary(console, report, time.perf_counter() - started, config)
-    from generator.pages.llm.writer import LLMWriter
+    from generator.pages.model_writer import ModelWriter
 
-    if isinstance(writer, LLMWriter):
+    if isinstance(writer, ModelWriter):
         from generator.build_llm import finish_run
 
         console.print(finish_run(config, writer))
@@ -269,17 +269,9 @@ def _check_result(report: BuildReport, *, fail_on_fallback: bool) -> None:
 
 
 def _dry_run(config: Config, writer: PageWriter) -> None:
-    from generator.build_llm import estimate_run
-    from generator.pages.llm.writer import LLMWriter
+    from generator.build_llm import dry_run
 
-    if not isinstance(writer, LLMWriter):
-        from generator.build import build
-
-        report = build(config, writer=writer, check=True, site=False, index=False)
-        click.echo(f"Dry run ({writer.id}, no LLM provider configured): {len(report.stale)} stale pages, "
-                   "0 LLM calls, $0")
-        return
-    click.echo(estimate_run(config, writer).format())
+    click.echo(dry_run(config, writer))
 
 
 def _serve(site_dir: Path, port: int, console: Console) -> None:
