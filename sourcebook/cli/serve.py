@@ -97,7 +97,7 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
     if workers > 1:
         _serve_orgs_workers(orgs_file, host, port, max_body, workers)
         return
-    router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host)
+    router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host, settings=user_settings())
     # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
     signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
     uvicorn.run(router, host=host, port=port, log_level="warning")
