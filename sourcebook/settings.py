@@ -118,7 +118,7 @@ class Settings(BaseModel):
     regex_budget_s: float | None = None  # CPU a regex search may take
     model_dir: str | None = None  # where the static embedding table is looked for first
     data_dir: str | None = None  # the data folder looked in first (offline assets)
-    token: str | None = None  # the HTTP/MCP bearer token
+    token: str | None = None  # the HTTP/MCP bearer token (under `serve` and `mcp`'s --token)
     warm_delay_s: float = 0.0
 
     @classmethod

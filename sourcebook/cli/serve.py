@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 @index_uri_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--token", default=None, envvar=TOKEN_ENV, show_envvar=True,
-              help="Bearer token required on every request (required for a non-loopback --host).")
+@click.option("--token", default=None,
+              help=f"Bearer token required on every request (required for a non-loopback --host; also "
+                   f"${TOKEN_ENV}).")
 @click.option("--max-body", default=1_000_000, show_default=True, type=click.IntRange(1),
               help="Largest request body accepted, in bytes (larger: 413).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
@@ -43,6 +44,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
     With --index-uri and no checkout (no PATH, none around the working
     directory), every tool answers from the index alone."""
+    token = token or user_settings().token
     if orgs_file is not None:
         _serve_orgs(orgs_file, path or path_option, host, port, token, max_body, workers)
         return
@@ -163,8 +165,8 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
 @click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--token", default=None, envvar=TOKEN_ENV, show_envvar=True,
-              help="Bearer token for --http (required for a non-loopback --host).")
+@click.option("--token", default=None,
+              help=f"Bearer token for --http (required for a non-loopback --host; also ${TOKEN_ENV}).")
 def mcp_command(path: str | None, path_option: str | None, use_http: bool, host: str,  # noqa: PLR0917
                 port: int, token: str | None) -> None:
     """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…).
@@ -173,6 +175,7 @@ def mcp_command(path: str | None, path_option: str | None, use_http: bool, host:
     configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
     the repository's own config); without one nothing leaves the machine.
     With --index-uri and no checkout, every tool answers from the index alone."""
+    token = token or user_settings().token
     path = reader_path(path, path_option)
     from answer.serving.mcp_server import run_http, run_stdio
     from answer.serving.tools import Tools
