@@ -105,6 +105,9 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
     uvicorn.run(router, host=host, port=port, log_level="warning")
 
 
+WORKER_START_S = 60
+
+
 def worker_config(factory: Any, serve: ServeSettings, *, port: int, workers: int) -> uvicorn.Config:
     """uvicorn's configuration for worker processes whose app `factory` builds from `serve`: the settings
     travel serialized (JSON) inside the configuration uvicorn hands each worker it spawns, never through
@@ -113,8 +116,11 @@ def worker_config(factory: Any, serve: ServeSettings, *, port: int, workers: int
 
     import uvicorn
 
+    # a replacement worker (SIGHUP) must come up within timeout_worker_healthcheck or the old one is kept: a
+    # worker imports the whole answer engine, which took 13 s on a busy 2-core machine (uvicorn's default: 5)
     return uvicorn.Config(functools.partial(factory, serve.model_dump_json()), factory=True, workers=workers,
-                          host=serve.host, port=port, log_level="warning")
+                          host=serve.host, port=port, log_level="warning",
+                          timeout_worker_healthcheck=WORKER_START_S)
 
 
 def _bound(config: uvicorn.Config) -> Any:
