@@ -47,15 +47,20 @@ R = TypeVar("R")
 
 def build(config: Config, *, writer: PageWriter | None = None, check: bool = False, site: bool = True,
           index: bool = True, progress: Progress | None = None,
-          lock_wait: float | None = None, site_workers: int | None = None) -> BuildReport:
+          lock_wait: float | None = None, site_workers: int | None = None,
+          parse_workers: int | None = None) -> BuildReport:
     """Build (or with `check`, only assess) the wiki, the site and the index of `config.root`.
 
     A build holds its output directory's lock (sourcebook/lock.py): a second build of the same repository
     waits for the first (at most `lock_wait` seconds, then LockError); `check` writes nothing and needs none.
-    `site_workers`: the site's render processes (default SOURCEBOOK_SITE_WORKERS, else the usable CPUs).
+    `site_workers`: the processes rendering pages, the wiki's Markdown and the site's HTML (default
+    SOURCEBOOK_SITE_WORKERS, else the usable CPUs). `parse_workers`: the processes parsing files and making
+    index rows (default SOURCEBOOK_PARSE_WORKERS, else `site_workers` when given: one number sets a build's
+    share of the machine, else the usable CPUs).
     """
     if check:
-        return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress)
+        return run_stages(config, writer=writer, check=True, site=site, index=index, progress=progress,
+                          site_workers=site_workers, parse_workers=parse_workers)
     from sourcebook.lock import output_lock
 
     with output_lock(config.out_dir, wait=lock_wait):
@@ -64,7 +69,7 @@ def build(config: Config, *, writer: PageWriter | None = None, check: bool = Fal
 
             recover_index(config)
         return run_stages(config, writer=writer, check=False, site=site, index=index, progress=progress,
-                          site_workers=site_workers)
+                          site_workers=site_workers, parse_workers=parse_workers)
 
 
 _OUTPUT_FOLDERS = ("state", "docs", "cache", "index", "site", "theme")
@@ -83,7 +88,8 @@ def _check_output_folders(config: Config) -> None:
 
 
 def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: bool, index: bool,
-               progress: Progress | None, site_workers: int | None = None) -> BuildReport:
+               progress: Progress | None, site_workers: int | None = None,
+               parse_workers: int | None = None) -> BuildReport:
     """The stages of `build`, top to bottom (the caller holds the output lock unless `check`)."""
     writer = writer or ExtractiveWriter()
     _check_output_folders(config)
@@ -98,7 +104,8 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
     report = BuildReport(root=config.root, out_dir=config.out_dir, writer_id=writer.id)
     notify = progress or (lambda _stage, _done, _total: None)
     timer = _Timer(report.timings, report.cpu)
-    processes = site_workers or _usable_cpus()  # parsing and file pages: this process and forked workers
+    processes = _parse_processes(parse_workers, site_workers)  # this process and forked workers
+    render = site_workers or _render_processes()  # the file pages' Markdown
 
     # read even by --check and --no-index runs (a pull request's check on a fresh runner): it is only loaded
     # when a page is missing here, and there is none to load without an index
@@ -136,7 +143,7 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
 
     pages = PageSink(config, state, report, shared)
     run = PageRun(config, plan, facts, graph, writer, pages, notify, texts, len(report.skipped),
-                  SymbolIndex.build(facts.values(), plan.files), processes=processes)
+                  SymbolIndex.build(facts.values(), plan.files), processes=render)
     planned = set(plan.all_ids)
     topics: list[tuple[str, str]] = []  # (title, page id) of the pages beyond the plan (topics), for the nav
     try:
@@ -243,7 +250,15 @@ class _Beside:
             raise self.error
 
 
-def _usable_cpus() -> int:
+def _parse_processes(parse_workers: int | None, site_workers: int | None) -> int:
+    """The processes parsing files and making index rows: `parse_workers`, SOURCEBOOK_PARSE_WORKERS,
+    `site_workers`, SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use (the first one given)."""
+    from sourcebook.settings import current
+
+    return parse_workers or current().parse_workers or site_workers or _render_processes()
+
+
+def _render_processes() -> int:
     """SOURCEBOOK_SITE_WORKERS, else the CPUs this process may use: the processes that render pages."""
     from generator.site.publish import site_workers
 
@@ -265,11 +280,11 @@ def _cache_update(planned: set[str], state: Mapping[str, PageState], writer: Pag
                   pages: PageInputs) -> CacheUpdate:
     """What this build publishes beside the index: every page's state and Markdown (read from docs/ when its
     row is made; `pages` also remembers what earlier runs derived from them), and its LLM ledger."""
-    from generator.pages.llm.writer import LLMWriter
+    from generator.pages.model_writer import ModelWriter
 
     ledger = None
-    if isinstance(writer, LLMWriter) and writer.chat.ledger.entries:
-        run = writer.chat.ledger
+    if isinstance(writer, ModelWriter) and writer.ledger.entries:
+        run = writer.ledger
         ledger = (f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(run.started))}-{os.getpid()}", run.to_dict())
     return cache_update(state, planned, pages.markdown, ledger, memo=pages)
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from generator.analyze.manifests import project_description, project_name
 from generator.pages.llm.writer import LLMWriter
+from generator.pages.model_writer import ModelWriter
+from generator.pages.writer import PageWriter
 from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
@@ -157,9 +159,21 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
     return est
 
 
-def finish_run(config: Config, writer: LLMWriter) -> str:
+def dry_run(config: Config, writer: PageWriter) -> str:
+    """What `build --dry-run` prints: the estimate of the model's calls and cost, or for a writer that
+    calls no model the stale pages alone."""
+    if not isinstance(writer, LLMWriter):  # only the LLM writer can estimate its calls (llm/estimate.py)
+        from generator.build import build
+
+        report = build(config, writer=writer, check=True, site=False, index=False)
+        return (f"Dry run ({writer.id}, no LLM provider configured): {len(report.stale)} stale pages, "
+                "0 LLM calls, $0")
+    return estimate_run(config, writer).format()
+
+
+def finish_run(config: Config, writer: ModelWriter) -> str:
     """Save the run's ledger under `<out_dir>/ledger/` and return the line to print."""
-    ledger = writer.chat.ledger
+    ledger = writer.ledger
     line = ledger.format()
     if writer.stop_reason:
         line += f"; stopped calling the model: {writer.stop_reason} (remaining pages retried next run)"

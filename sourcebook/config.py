@@ -27,6 +27,9 @@ from urllib.parse import urlsplit
 
 from sourcebook.errors import ConfigError
 
+# INDEX_URI_ENV, TRUST_ENV and user_config_path: named here too, where other modules have imported them from
+from sourcebook.settings import INDEX_URI_ENV, TRUST_ENV, Settings, user_config_path  # noqa: F401
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
@@ -36,7 +39,6 @@ DEFAULT_ANN_MIN_ROWS = 100_000
 # `max_file_bytes = 100000000000` ended every build in a MemoryError traceback (the user may set more)
 REPO_MAX_FILE_BYTES = 50_000_000
 DEFAULT_OUT_DIR = ".sourcebook"
-TRUST_ENV = "SOURCEBOOK_TRUST_REPO_CONFIG"
 # embedders that run on this machine: a repository may pick one of these, never a remote one
 LOCAL_EMBEDDERS = frozenset({"default", "static", "minilm", "none"})
 
@@ -127,42 +129,6 @@ class Config:
         return "://" in self.index_uri or not Path(self.index_uri).resolve().is_relative_to(self.root)
 
 
-_ENV_LLM = {
-    "base_url": ("SOURCEBOOK_LLM_BASE_URL", "OPENAI_BASE_URL"),
-    "api_key": ("SOURCEBOOK_LLM_API_KEY", "OPENAI_API_KEY"),
-    "model": ("SOURCEBOOK_LLM_MODEL",),
-    "mode": ("SOURCEBOOK_LLM_MODE",),
-    "context_tokens": ("SOURCEBOOK_LLM_CONTEXT_TOKENS",),
-    "timeout_s": ("SOURCEBOOK_LLM_TIMEOUT",),
-    "max_retries": ("SOURCEBOOK_LLM_MAX_RETRIES",),
-    "max_reasks": ("SOURCEBOOK_LLM_MAX_REASKS",),
-    "system_in_user": ("SOURCEBOOK_LLM_SYSTEM_IN_USER",),
-    "tool_history": ("SOURCEBOOK_LLM_TOOL_HISTORY",),
-    "temperature": ("SOURCEBOOK_LLM_TEMPERATURE",),
-    "seed": ("SOURCEBOOK_LLM_SEED",),
-    "concurrency": ("SOURCEBOOK_LLM_CONCURRENCY",),
-    "max_output_tokens": ("SOURCEBOOK_LLM_MAX_OUTPUT_TOKENS",),
-    "price_in_per_mtok": ("SOURCEBOOK_LLM_PRICE_IN_PER_MTOK",),
-    "price_out_per_mtok": ("SOURCEBOOK_LLM_PRICE_OUT_PER_MTOK",),
-}
-INDEX_URI_ENV = "SOURCEBOOK_INDEX_URI"
-_ENV_TOP = {"index_uri": INDEX_URI_ENV, "index_refresh_s": "SOURCEBOOK_INDEX_REFRESH_S",
-            "index_keep_s": "SOURCEBOOK_INDEX_KEEP_S", "index_swap_wait_s": "SOURCEBOOK_INDEX_SWAP_WAIT_S",
-            "ann_min_rows": "SOURCEBOOK_ANN_MIN_ROWS"}
-_ENV_EMBED = {
-    "provider": ("SOURCEBOOK_EMBEDDER",),
-    "base_url": ("SOURCEBOOK_EMBED_BASE_URL",),
-    "api_key": ("SOURCEBOOK_EMBED_API_KEY",),
-    "model": ("SOURCEBOOK_EMBED_MODEL",),
-}
-
-
-def user_config_path(env: Mapping[str, str]) -> Path | None:
-    """The user's own config file: $XDG_CONFIG_HOME/sourcebook/config.toml, else ~/.config/sourcebook/…"""
-    base = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"]) / ".config") if env.get("HOME") else "")
-    return Path(base) / "sourcebook" / "config.toml" if base else None
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
@@ -173,8 +139,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
-def _read_user_settings(env: Mapping[str, str]) -> tuple[dict[str, Any], Path | None]:
-    path = user_config_path(env)
+def _read_user_settings(path: Path | None) -> tuple[dict[str, Any], Path | None]:
     if path is None or not path.is_file():
         return {}, None
     return _read_toml(path), path
@@ -232,27 +197,47 @@ def untrusted_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], lis
 
 
 def _coerce(cls: type, values: dict[str, Any], where: str, problems: list[str]) -> dict[str, Any]:
-    known = {f.name: f for f in fields(cls)}
+    """`values` as the fields of `cls` declare them (a config file's or the environment's text made a
+    number, a flag or a tuple); an unknown name or a value of the wrong kind is added to `problems`."""
+    hints = _field_types(cls)
     out: dict[str, Any] = {}
     for key, value in values.items():
-        if key not in known:
+        if key not in hints:
             problems.append(f"{where}: unknown setting {key!r}")
             continue
-        default = getattr(cls(**({"root": Path("."), "out_dir": Path(".")} if cls is Config else {})), key)
+        kind = hints[key]
         try:
-            if isinstance(default, bool):
-                out[key] = value if isinstance(value, bool) else str(value).lower() in {"1", "true", "yes"}
-            elif isinstance(default, int):
-                out[key] = int(value)
-            elif isinstance(default, float):
-                out[key] = float(value)
-            elif isinstance(default, tuple):
-                out[key] = tuple(value) if isinstance(value, list | tuple) else tuple(str(value).split(","))
-            else:
-                out[key] = value
+            out[key] = _as_kind(kind, value)
         except (TypeError, ValueError):
-            problems.append(f"{where}: {key} must be a {type(default).__name__}, got {value!r}")
+            problems.append(f"{where}: {key} must be a {kind.__name__}, got {value!r}")
     return out
+
+
+def _as_kind(kind: type, value: Any) -> Any:
+    if kind is bool:
+        return value if isinstance(value, bool) else str(value).lower() in {"1", "true", "yes"}
+    if kind is int:
+        return int(value)
+    if kind is float:
+        return float(value)
+    if kind is tuple:
+        return tuple(value) if isinstance(value, list | tuple) else tuple(str(value).split(","))
+    return value
+
+
+def _field_types(cls: type) -> dict[str, type]:
+    """Each field of a config dataclass and the kind of value it holds (bool, int, float, tuple, or object
+    for text, paths and nested tables, which are taken as given), from its declared type."""
+    import types
+    import typing
+
+    found: dict[str, type] = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        origin = typing.get_origin(hint) or hint
+        if origin in (typing.Union, types.UnionType):  # `str | None`: what the value is when set
+            origin = next(a for a in typing.get_args(hint) if a is not type(None))
+        found[name] = origin if origin in (bool, int, float, tuple) else object
+    return {f.name: found[f.name] for f in fields(cls)}
 
 
 def _leaves_root(path: str) -> bool:
@@ -262,23 +247,27 @@ def _leaves_root(path: str) -> bool:
 
 def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
                 env: Mapping[str, str] | None = None, *, trust_repo_config: bool | None = None,
-                repo_settings: Mapping[str, Any] | None = None) -> Config:
+                repo_settings: Mapping[str, Any] | None = None, settings: Settings | None = None) -> Config:
     """Build the Config for repository `root`. Raises ConfigError listing every problem.
 
-    `overrides` are the user's (CLI flags, a workspace file the user wrote) and are trusted; so are `env`
+    `overrides` are the user's (CLI flags, a workspace file the user wrote) and are trusted; so are the
+    user's `settings` (default: read from `env`, default this process's environment: sourcebook/settings.py)
     and the user config file. The repository's own settings, plus `repo_settings` (settings from a file
     that lives inside the repository, such as a committed workspace file), pass the trust boundary
-    (`untrusted_settings`) unless `trust_repo_config` (default: SOURCEBOOK_TRUST_REPO_CONFIG in `env`).
+    (`untrusted_settings`) unless `trust_repo_config` (default: the settings' trust_repo_config,
+    SOURCEBOOK_TRUST_REPO_CONFIG or --trust-repo-config).
     """
-    env = dict(os.environ) if env is None else dict(env)
+    problems: list[str] = []
+    if settings is None:
+        settings = Settings.from_env(env, problems)
     overrides = dict(overrides or {})
     root = Path(root).resolve()
-    problems: list[str] = []
     if not root.is_dir():
         raise ConfigError(f"{root}: not a directory")
     if trust_repo_config is None:
-        trust_repo_config = env.get(TRUST_ENV, "").strip().lower() in {"1", "true", "yes"}
-    user, user_path = _read_user_settings(env)
+        trust_repo_config = settings.trust_repo_config
+    user_file = Path(settings.user_config) if settings.user_config else None
+    user, user_path = _read_user_settings(user_file)
     repo, repo_source = _read_repo_settings(root)
     if repo_settings:
         repo = _merged(repo, dict(repo_settings))
@@ -289,31 +278,20 @@ def load_config(root: Path | str, overrides: dict[str, Any] | None = None,
             log.warning("%s: ignored settings a repository may not choose (where data, keys and output go): "
                         "%s; set them in the environment, CLI flags or %s, or pass --trust-repo-config",
                         root / repo_source if repo_source.endswith(".toml") else f"{root} ({repo_source})",
-                        ", ".join(dropped), user_path or user_config_path(env) or "the user config file")
-    settings = _merged(user, repo)
+                        ", ".join(dropped), user_path or user_file or "the user config file")
+    values = _merged(_merged(user, repo), settings.config)  # the environment over the files
     # where the output directory was chosen: only the repository's own choice is held to its tree
     out_from_user = trust_repo_config or overrides.get("out_dir") is not None or (
         "out_dir" in user and "out_dir" not in repo)
 
-    llm_values = dict(settings.pop("llm", {}) or {})
-    embed_values = dict(settings.pop("embed", {}) or {})
-    for key, names in _ENV_LLM.items():
-        value = next((env[name] for name in names if env.get(name)), None)
-        if value is not None:
-            llm_values[key] = value
-    for key, names in _ENV_EMBED.items():
-        for name in names:
-            if env.get(name):
-                embed_values[key] = env[name]
-                break
-    for key, name in _ENV_TOP.items():
-        if env.get(name):
-            settings[key] = env[name]
+    llm_values = dict(values.pop("llm", {}) or {})
+    embed_values = dict(values.pop("embed", {}) or {})
+    settings_top = values
     llm_values.update(overrides.pop("llm", {}) or {})
     embed_values.update(overrides.pop("embed", {}) or {})
-    settings.update({k: v for k, v in overrides.items() if v is not None})
+    settings_top.update({k: v for k, v in overrides.items() if v is not None})
 
-    top = _coerce(Config, settings, "config", problems)
+    top = _coerce(Config, settings_top, "config", problems)
     llm = _coerce(LLMConfig, llm_values, "llm", problems)
     embed = _coerce(EmbedConfig, embed_values, "embed", problems)
     if llm.get("mode", "tools") not in {"tools", "json", "md_json"}:

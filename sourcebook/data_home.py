@@ -18,8 +18,6 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-DATA_DIR_ENV = "SOURCEBOOK_DATA_DIR"
-
 
 def prefix_home() -> Path:
     """The data folder of the environment this sourcebook runs in."""
@@ -37,8 +35,10 @@ def user_home(env: Mapping[str, str] | None = None) -> Path | None:
 
 def data_homes(env: Mapping[str, str] | None = None) -> list[Path]:
     """Every data folder, in lookup order: $SOURCEBOOK_DATA_DIR, the install's prefix, the user's."""
-    env = os.environ if env is None else env
-    homes = [Path(env[DATA_DIR_ENV])] if env.get(DATA_DIR_ENV) else []
+    from sourcebook.settings import current
+
+    data_dir = current(env).data_dir
+    homes = [Path(data_dir)] if data_dir else []
     homes.append(prefix_home())
     user = user_home(env)
     if user is not None:

@@ -74,12 +74,10 @@ class StallError(WorkerError):
 
 def stall_seconds() -> float:
     """How long a stage may finish nothing before it fails (SOURCEBOOK_STALL_SECONDS, else STALL_SECONDS)."""
-    raw = os.environ.get("SOURCEBOOK_STALL_SECONDS", "")
-    try:
-        value = float(raw) if raw else STALL_SECONDS
-    except ValueError:
-        return STALL_SECONDS
-    return value if value > 0 else STALL_SECONDS
+    from sourcebook.settings import current
+
+    value = current().stall_seconds
+    return value if value is not None and value > 0 else STALL_SECONDS
 
 
 def fork_hazard() -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import logging
-import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -457,7 +456,6 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
 
 
 REGEX_BUDGET_S = 1.0  # CPU a regex search may take over all chunks; a pattern over it is a 400
-REGEX_BUDGET_ENV = "SOURCEBOOK_REGEX_BUDGET_S"
 
 
 def _compile_regex(pattern: str) -> Any:
@@ -471,10 +469,9 @@ def _compile_regex(pattern: str) -> Any:
 
 
 def _regex_budget() -> float:
-    try:
-        return max(0.01, float(os.environ.get(REGEX_BUDGET_ENV) or REGEX_BUDGET_S))
-    except ValueError:
-        return REGEX_BUDGET_S
+    from sourcebook.settings import current  # SOURCEBOOK_REGEX_BUDGET_S
+
+    return max(0.01, current().regex_budget_s or REGEX_BUDGET_S)
 
 
 def _regex(store: IndexStore, pattern: str, scope: str | None, limit: int) -> list[_Cand]:

@@ -54,6 +54,7 @@ from answer.serving.tool_contracts import TOOLS, ToolSpec
 from generator.site.publish import owned_here, site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
+from sourcebook.settings import TOKEN_ENV  # the variable named in the token's messages
 
 if TYPE_CHECKING:
     from starlette.responses import Response
@@ -64,7 +65,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 1_000_000
-TOKEN_ENV = "SOURCEBOOK_TOKEN"  # noqa: S105 (the name of the variable, not a secret)
 
 
 def is_loopback(host: str) -> bool:
@@ -527,20 +527,15 @@ def create_app(tools: Tools, token: str | None = None, max_body_bytes: int = DEF
     return app
 
 
-SERVE_PATH_ENV = "SOURCEBOOK_SERVE_PATH"
-MAX_BODY_ENV = "SOURCEBOOK_SERVE_MAX_BODY"
-LOCAL_ONLY_ENV = "SOURCEBOOK_SERVE_LOCAL_ONLY"
-
-
-def app_from_env() -> FastAPI:
+def app_from_settings(serialized: str) -> FastAPI:
     """App factory for multi-worker uvicorn (`sourcebook serve --workers N`): each worker process builds
-    its own Tools (own index handles and caches) from the environment the CLI set."""
+    its own Tools (own index handles and caches) from the one settings object the CLI serialized
+    (sourcebook/settings.py's ServeSettings, JSON), handed to it by uvicorn with the factory."""
     from answer.serving.tools import Tools
+    from sourcebook.settings import ServeSettings
 
-    token = os.environ.get(TOKEN_ENV) or None
-    max_body = int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES)
-    # unset: no checkout, the index URI (SOURCEBOOK_INDEX_URI, inherited) alone answers
-    tools = Tools.for_path(os.environ.get(SERVE_PATH_ENV) or None)
+    serve = ServeSettings.model_validate_json(serialized)
+    # no path: no checkout, the index URI (the settings' index_uri) alone answers
+    tools = Tools.for_path(serve.path, settings=serve.settings)
     tools.warm_in_background(graph=True)
-    return create_app(tools, token=token, max_body_bytes=max_body,
-                      local_only=os.environ.get(LOCAL_ONLY_ENV) == "1")
+    return create_app(tools, token=serve.token, max_body_bytes=serve.max_body, local_only=serve.local_only)

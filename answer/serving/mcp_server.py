@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -90,6 +91,9 @@ def run_stdio(tools: Tools) -> None:
     tools.warm_in_background(graph=False)
     import answer.retrieval.tiers  # noqa: F401  (imported here, not by the first call)
 
+    # stdout is the protocol's stream: a library that colours its output (rich, the SDK's logging) must not
+    # put escape codes there. A switch for those libraries, not a sourcebook setting.
+    os.environ.setdefault("NO_COLOR", "1")
     create_server(tools).run("stdio")
 
 

@@ -60,6 +60,7 @@ import anyio
 from answer.serving.pushes import PushLimits
 from answer.serving.workspace import Workspace
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
+from sourcebook.settings import Settings
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -198,18 +199,16 @@ def load_orgs(path: Path | str) -> dict[str, OrgSpec]:
     return parse_orgs(data, file.parent.resolve())
 
 
-ORGS_FILE_ENV = "SOURCEBOOK_ORGS_FILE"
-ORGS_HOST_ENV = "SOURCEBOOK_ORGS_HOST"
-
-
-def router_from_env() -> OrgRouter:
+def router_from_settings(serialized: str) -> OrgRouter:
     """App factory for `serve --orgs --workers N`: each worker process builds its own router (own Tools per
-    organisation) from the orgs file the supervisor checked."""
-    from answer.serving.http_api import DEFAULT_MAX_BODY_BYTES, MAX_BODY_ENV
+    organisation) from the orgs file the supervisor checked, named in the one settings object the CLI
+    serialized (sourcebook/settings.py's ServeSettings, JSON)."""
+    from sourcebook.settings import ServeSettings
 
-    return OrgRouter(os.environ[ORGS_FILE_ENV],
-                     max_body_bytes=int(os.environ.get(MAX_BODY_ENV) or DEFAULT_MAX_BODY_BYTES),
-                     host=os.environ.get(ORGS_HOST_ENV) or "127.0.0.1")
+    serve = ServeSettings.model_validate_json(serialized)
+    if serve.orgs_file is None:
+        raise ConfigError("serve settings for an organisations server name no orgs file")
+    return OrgRouter(serve.orgs_file, max_body_bytes=serve.max_body, host=serve.host, settings=serve.settings)
 
 
 # ---------------------------------------------------------------- one organisation's repositories
@@ -223,10 +222,12 @@ class OrgWorkspace(Workspace):
 
     LIST_EVERY_S = 2.0
 
-    def __init__(self, org: OrgSpec, env: dict[str, str] | None = None) -> None:
+    def __init__(self, org: OrgSpec, env: dict[str, str] | None = None,
+                 settings: Settings | None = None) -> None:
         self.org = org
         self.entries = {}
         self._env = env
+        self._settings = settings
         self._configs: dict[str, Config] = {}
         self._known: set[str] = set()
         self._listed: tuple[float, set[str]] = (float("-inf"), set())
@@ -332,7 +333,7 @@ class OrgWorkspace(Workspace):
                 state = detached_state_dir(uri, self._env)
                 self._configs[alias] = load_config(
                     state, overrides={"out_dir": str(state), "index_uri": uri, "checkout": False},
-                    env=self._env)
+                    env=self._env, settings=self._settings)
             return self._configs[alias]
 
 
@@ -354,10 +355,11 @@ class OrgRouter:
     organisation's own app (the HTTP API over its own Tools)."""
 
     def __init__(self, path: Path | str, max_body_bytes: int, env: dict[str, str] | None = None,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", settings: Settings | None = None) -> None:
         self.path = Path(path)
         self.max_body_bytes = max_body_bytes
         self.env = env
+        self.settings = settings  # the user's (the CLI's); None: each config reads the environment
         self.host = host  # the bound address: the MCP transport's DNS-rebinding check follows it
         self._tenants: dict[str, _Tenant] = {}
         self._hashes: list[tuple[bytes, str]] = []
@@ -409,7 +411,7 @@ class OrgRouter:
         from answer.serving.http_api import create_app
         from answer.serving.tools import Tools
 
-        tools = Tools(OrgWorkspace(spec, self.env))
+        tools = Tools(OrgWorkspace(spec, self.env, self.settings))
         tools.push_limits = spec.limits
         tools.long_lived = True  # a server: every repository it opens ranks in memory
         app = create_app(tools, token=None, max_body_bytes=self.max_body_bytes, serve_wiki=False,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -37,7 +36,6 @@ log = logging.getLogger(__name__)
 
 SEARCH_CACHE_SIZE = 512
 WARM_RETRY_S = 30.0  # a failed background warm-up (the store down) is tried again this much later
-WARM_DELAY_ENV = "SOURCEBOOK_TEST_WARM_DELAY"  # tests only: seconds added to each background warm-up
 
 
 # The stores a request has used, per RepoState: every read of one request comes from one published state,
@@ -253,7 +251,9 @@ class RepoState:
             warm_store(store)  # the search tiers' memos
             _all_symbols(store)  # ask's symbol lookups, over the same rows
             self.indexed_paths()  # /file and /structure's listing
-            delay = float(os.environ.get(WARM_DELAY_ENV) or 0)
+            from sourcebook.settings import current  # SOURCEBOOK_TEST_WARM_DELAY
+
+            delay = current().warm_delay_s
             if delay > 0:  # tests only: a warm-up slow enough to observe readers answered meanwhile
                 time.sleep(delay)
         except Exception as exc:  # whatever it was, this repository must not stop swapping

@@ -33,6 +33,7 @@ from answer.retrieval.paths import normalize_rel_path, normalize_scope, resolve_
 from answer.serving.repo_state import RepoState, indexed_source, one_state, reusable_hashes
 from answer.serving.workspace import Workspace, load_workspace
 from sourcebook.errors import IndexStoreError, NotFoundError, SourcebookError, UsageError
+from sourcebook.settings import Settings
 
 log = logging.getLogger(__name__)
 MAX_BODY_LINES = 400
@@ -141,8 +142,9 @@ class Tools:
         self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
 
     @classmethod
-    def for_path(cls, path: Path | str | None = None) -> Tools:
-        return cls(load_workspace(path))
+    def for_path(cls, path: Path | str | None = None, settings: Settings | None = None) -> Tools:
+        """The tools over `path`'s workspace; `settings`: the user's (default: read from the environment)."""
+        return cls(load_workspace(path, settings=settings))
 
     def warm(self, repo: str | None = None, graph: bool = False) -> None:
         """Open a repository's index ahead of the first request, with its in-memory full-text ranking (a

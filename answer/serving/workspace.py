@@ -22,15 +22,15 @@ repositories is not something the ranking or the confidence grading were built f
 from __future__ import annotations
 
 import logging
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sourcebook.config import INDEX_URI_ENV, TRUST_ENV, Config, detached_state_dir, load_config
+from sourcebook.config import INDEX_URI_ENV, Config, detached_state_dir, load_config
 from sourcebook.errors import ConfigError, NotFoundError, UsageError
+from sourcebook.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class Workspace:
     """The repositories a server answers for. `resolve(alias)` gives a repository's Config (cached)."""
 
     def __init__(self, entries: list[RepoEntry], default: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, settings: Settings | None = None) -> None:
         if not entries:
             raise ConfigError("workspace: no repositories")
         self.entries = {e.alias: e for e in entries}
@@ -62,6 +62,7 @@ class Workspace:
         if self.default not in self.entries:
             raise ConfigError(f"workspace: default {self.default!r} is not one of {self.aliases}")
         self._env = env
+        self._settings = settings  # the user's (the CLI's); None: read from `env` when a config is made
         self._configs: dict[str, Config] = {}
 
     @property
@@ -89,19 +90,21 @@ class Workspace:
         if alias not in self._configs:
             entry = self.entries[alias]
             if entry.trusted:
-                config = load_config(entry.root, overrides=dict(entry.overrides), env=self._env)
+                config = load_config(entry.root, overrides=dict(entry.overrides), env=self._env,
+                                     settings=self._settings)
             else:
-                config = load_config(entry.root, env=self._env, repo_settings=entry.overrides)
+                config = load_config(entry.root, env=self._env, repo_settings=entry.overrides,
+                                     settings=self._settings)
             self._configs[alias] = config
         return self._configs[alias]
 
 
 def single(root: Path | str, alias: str | None = None, overrides: dict[str, Any] | None = None,
-           env: dict[str, str] | None = None) -> Workspace:
+           env: dict[str, str] | None = None, settings: Settings | None = None) -> Workspace:
     """A workspace of one repository (the default when no workspace file is given)."""
     path = Path(root).resolve()
     name = alias or _sanitize_alias(path.name)
-    return Workspace([RepoEntry(name, path, dict(overrides or {}))], env=env)
+    return Workspace([RepoEntry(name, path, dict(overrides or {}))], env=env, settings=settings)
 
 
 def _sanitize_alias(name: str) -> str:
@@ -117,7 +120,8 @@ def enclosing_repository(folder: Path) -> Path | None:
     return None
 
 
-def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None = None) -> Workspace:
+def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None = None,
+                    settings: Settings | None = None) -> Workspace:
     """Build a Workspace from parsed TOML. Relative paths are taken from `base`. Reports every problem.
 
     Trust comes from the user, never from a repository: a file whose folder lies inside a checkout (or
@@ -137,15 +141,14 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
         if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
             problems.append(f"workspace: repos.{alias} needs a path")
             continue
-        settings = dict(spec)
-        root = Path(settings.pop("path")).expanduser()
+        values = dict(spec)
+        root = Path(values.pop("path")).expanduser()
         root = (base / root) if not root.is_absolute() else root
         if not root.is_dir():
             problems.append(f"workspace: repos.{alias}: {root} is not a directory")
             continue
-        entries.append(RepoEntry(alias, root.resolve(), settings))
-    environ = os.environ if env is None else env
-    trusted = environ.get(TRUST_ENV, "").strip().lower() in {"1", "true", "yes"}
+        entries.append(RepoEntry(alias, root.resolve(), values))
+    trusted = (settings or Settings.from_env(env)).trust_repo_config
     base = base.resolve()
     listed = [e.root for e in entries if base.is_relative_to(e.root)]
     home = enclosing_repository(base) or (min(listed, key=lambda p: len(p.parts)) if listed else None)
@@ -173,26 +176,30 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
         default = None  # the default named a folder dropped above: the first one kept instead
     if problems:
         raise ConfigError(problems)
-    return Workspace(entries, default=default, env=env)
+    return Workspace(entries, default=default, env=env, settings=settings)
 
 
-def detached(index_uri: str, env: dict[str, str] | None = None) -> Workspace:
+def detached(index_uri: str, env: dict[str, str] | None = None,
+             settings: Settings | None = None) -> Workspace:
     """A workspace of one index with no checkout: contents and bodies come from the index itself; the alias
     is the URI's last path segment."""
     alias = _sanitize_alias(index_uri.rstrip("/").rsplit("/", 1)[-1])
     state = detached_state_dir(index_uri, env)
-    return single(state, alias=alias, env=env,
+    return single(state, alias=alias, env=env, settings=settings,
                   overrides={"out_dir": str(state), "index_uri": index_uri, "checkout": False})
 
 
-def load_workspace(target: Path | str | None, env: dict[str, str] | None = None) -> Workspace:
+def load_workspace(target: Path | str | None, env: dict[str, str] | None = None,
+                   settings: Settings | None = None) -> Workspace:
     """The workspace for a command-line PATH: a workspace file, a directory holding one, or a single repo.
+    `settings`: the user's (the CLI's flags over the environment), default read from `env`.
 
-    None with an index URI set (SOURCEBOOK_INDEX_URI): no checkout, the index alone (`detached`).
+    None with an index URI set (SOURCEBOOK_INDEX_URI / --index-uri): no checkout, the index alone
+    (`detached`).
     """
-    uri = (os.environ if env is None else env).get(INDEX_URI_ENV, "")
+    uri = (settings or Settings.from_env(env)).index_uri
     if target is None and uri:
-        return detached(uri, env)
+        return detached(uri, env, settings)
     path = Path(target or ".").expanduser()
     ws_file = path if path.is_file() else path / WORKSPACE_FILE
     if ws_file.is_file():
@@ -201,11 +208,11 @@ def load_workspace(target: Path | str | None, env: dict[str, str] | None = None)
                 data = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{ws_file}: {exc}") from exc
-        workspace = parse_workspace(data, ws_file.parent.resolve(), env=env)
+        workspace = parse_workspace(data, ws_file.parent.resolve(), env=env, settings=settings)
         if uri and len(workspace.entries) > 1:
             raise ConfigError(f"{INDEX_URI_ENV} / --index-uri names one index, but {ws_file} lists "
                               f"{len(workspace.entries)} repositories: set index_uri per repository there")
         return workspace
     if not path.is_dir():
         raise ConfigError(f"{path}: not a directory or a workspace file")
-    return single(path, env=env)
+    return single(path, env=env, settings=settings)

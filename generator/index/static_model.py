@@ -67,8 +67,11 @@ def model_dirs() -> list[Path]:
     from sourcebook.data_home import data_homes
 
     dirs: list[Path] = []
-    if os.environ.get("SOURCEBOOK_MODEL_DIR"):
-        dirs.append(Path(os.environ["SOURCEBOOK_MODEL_DIR"]))
+    from sourcebook.settings import current
+
+    model_dir = current().model_dir
+    if model_dir:
+        dirs.append(Path(model_dir))
     dirs.extend(home / "models" for home in data_homes())
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     dirs.append(Path(cache) / "sourcebook" / "models")

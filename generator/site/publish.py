@@ -17,7 +17,8 @@ from pathlib import Path
 
 from sourcebook.atomic import atomic_copy, atomic_write_text
 from sourcebook.data_files import data_dir
-from sourcebook.errors import ConfigError, NotOwnedError, SiteBuildError
+from sourcebook.errors import NotOwnedError, SiteBuildError
+from sourcebook.settings import SITE_ENGINE_ENV as ENGINE_ENV  # noqa: F401 - its name, for the tests
 
 log = logging.getLogger(__name__)
 
@@ -294,25 +295,22 @@ RENDER_CACHE_DIR = "cache/site"
 
 def site_workers(env: Mapping[str, str] | None = None) -> int:
     """SOURCEBOOK_SITE_WORKERS (a positive number), else the CPUs this process may use."""
-    from generator.site.material.engine import WORKERS_ENV, default_workers
+    from generator.site.material.engine import default_workers
+    from sourcebook.settings import current
 
-    raw = (os.environ if env is None else env).get(WORKERS_ENV, "").strip()
-    if not raw:
-        return default_workers()
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{WORKERS_ENV}={raw!r}: expected a positive number of render processes")
-    return int(raw)
+    return current(env).site_workers or default_workers()
 
 
 # SOURCEBOOK_SITE_ENGINE=mkdocs: build with MkDocs' own page loop (`mkdocs build`), none of the site engine's
 # uses of MkDocs', Material's, Jinja's or Markdown's internals (generator/site/material/): the same bytes
 # (tests/integration/test_publish.py compares the two), only slower, with no render cache and one process
-ENGINE_ENV = "SOURCEBOOK_SITE_ENGINE"
 
 
 def _run_engine(config_file: Path, site_dir: Path, cache: Path, within: Path, *, strict: bool,
                 timeout_s: float, workers: int) -> str:
-    if os.environ.get(ENGINE_ENV, "").strip().lower() == "mkdocs":
+    from sourcebook.settings import current
+
+    if current().site_engine == "mkdocs":
         cmd = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config_file), "-d", str(site_dir),
                *(["--strict"] if strict else [])]
     else:

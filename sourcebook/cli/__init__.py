@@ -18,12 +18,14 @@ import click
 
 from sourcebook import __version__
 from sourcebook.errors import SourcebookError
+from sourcebook.settings import Settings
 
 # module name -> the click commands it defines; a module not written yet is simply absent
 _COMMAND_MODULES = ("build", "search", "answer", "tools", "serve", "setup")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.pass_context
 @click.version_option(__version__, prog_name="sourcebook")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.option("--trust-repo-config", is_flag=True,
@@ -31,7 +33,7 @@ _COMMAND_MODULES = ("build", "search", "answer", "tools", "serve", "setup")
                    "where data goes (LLM and embedding endpoints, keys, models, index_uri, out_dir outside "
                    "it). Off by default: those come from you (environment, flags, "
                    "~/.config/sourcebook/config.toml).")
-def cli(verbose: int, trust_repo_config: bool) -> None:
+def cli(ctx: click.Context, verbose: int, trust_repo_config: bool) -> None:
     """Turn a repository into a wiki and a search index, and answer questions about it.
 
     A repository is untrusted input: its own config shapes its wiki but cannot send your code or keys
@@ -39,9 +41,10 @@ def cli(verbose: int, trust_repo_config: bool) -> None:
     """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    if trust_repo_config:
-        # the one switch every command's load_config reads (workspaces resolve configs lazily, deep inside)
-        os.environ["SOURCEBOOK_TRUST_REPO_CONFIG"] = "1"
+    # the environment read once (every bad variable reported here, before any work), with the group's flag
+    # over it: each command hands this object down (cli/paths.py's user_settings); none writes os.environ
+    settings = Settings.from_env()
+    ctx.obj = settings.with_flags(trust_repo_config=True) if trust_repo_config else settings
 
 
 def _register() -> None:

@@ -8,7 +8,7 @@ import click
 
 from answer.serving.tool_contracts import BY_NAME, GetAnswerRequest
 from sourcebook.cli.contract import tool_options, tool_request
-from sourcebook.cli.paths import index_uri_option, path_option, reader_path
+from sourcebook.cli.paths import index_uri_option, path_option, reader_path, user_settings
 
 if TYPE_CHECKING:
     from answer.answering.get_answer import AnswerContext
@@ -34,7 +34,7 @@ def ask_command(root: str | None, as_json: bool, no_cache: bool, **values: Any) 
     request = tool_request(BY_NAME["get_answer"], values)
     assert isinstance(request, GetAnswerRequest)
     flags = parse_include(request.include)
-    workspace = load_workspace(reader_path(option=root))
+    workspace = load_workspace(reader_path(option=root), settings=user_settings())
     # the engine directly (not Tools) for the one CLI-only switch, --no-cache; same arguments as the tool
     context = resolve_context(workspace, request.repo)
     reply = get_answer(context, request.question, scope=request.scope, repo=request.repo, include=flags,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sourcebook.cli.paths import chosen_path, index_uri_option, path_argument_and_option
+from sourcebook.cli.paths import chosen_path, index_uri_option, path_argument_and_option, user_settings
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -25,23 +25,24 @@ _STAGE_LABELS = {
 }
 
 
-def make_writer(config: Config, options: dict[str, Any]) -> PageWriter:
+def make_writer(config: Config, *, no_llm: bool = False, max_pages: int | None = None,
+                max_cost: float | None = None) -> PageWriter:
     """The page writer this run uses: the LLM writer when a provider is configured, else extractive prose."""
     from generator.build_llm import writer_from_config
     from generator.pages.writer import ExtractiveWriter
 
-    if not options.get("no_llm"):
-        llm = writer_from_config(config, max_pages=options.get("max_pages"), max_cost=options.get("max_cost"))
+    if not no_llm:
+        llm = writer_from_config(config, max_pages=max_pages, max_cost=max_cost)
         if llm is not None:
             return llm
     return ExtractiveWriter()
 
 
 def _with_llm_progress(progress: _StageProgress, writer: PageWriter) -> Any:
-    """The stage progress plus pages, tokens and cost so far on the writing stages (LLM writer only)."""
-    from generator.pages.llm.writer import LLMWriter
+    """The stage progress plus pages, tokens and cost so far on the writing stages (a model's writer only)."""
+    from generator.pages.model_writer import ModelWriter
 
-    if not isinstance(writer, LLMWriter):
+    if not isinstance(writer, ModelWriter):
         return progress
 
     def notify(stage: str, done: int, total: int) -> None:
@@ -191,10 +192,15 @@ def _summary(console: Console, report: BuildReport, took: float, config: Config)
 @click.option("--site-workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes rendering pages: the wiki's Markdown and the site's HTML (also "
                    "SOURCEBOOK_SITE_WORKERS; default: the CPUs this process may use).")
+@click.option("--parse-workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes parsing files and making index rows (also SOURCEBOOK_PARSE_WORKERS; default: "
+                   "--site-workers when given, else the CPUs this process may use).")
 def build_command(path: str | None, path_option: str | None, out_dir: str | None,  # noqa: PLR0917
                   include: tuple[str, ...], exclude: tuple[str, ...], repo_url: str | None, check: bool,
                   fail_on_fallback: bool, no_site: bool, no_index: bool, serve: bool, port: int,
-                  **llm_flags: Any) -> None:
+                  dry_run: bool, max_cost: float | None, max_pages: int | None, llm_base_url: str | None,
+                  llm_model: str | None, llm_mode: str | None, context_tokens: int | None, no_llm: bool,
+                  lock_wait: float | None, site_workers: int | None, parse_workers: int | None) -> None:
     """Build the wiki, the site and the search index of the repository at PATH.
 
     With an LLM you configured (--llm-base-url, SOURCEBOOK_LLM_* / OPENAI_* or
@@ -213,23 +219,21 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
         overrides["include"] = include
     if exclude:
         overrides["exclude"] = exclude
-    flags = (("base_url", "llm_base_url"), ("model", "llm_model"), ("mode", "llm_mode"),
-             ("context_tokens", "context_tokens"))
-    llm = {key: llm_flags.pop(flag) for key, flag in flags}
+    llm = {"base_url": llm_base_url, "model": llm_model, "mode": llm_mode, "context_tokens": context_tokens}
     overrides["llm"] = {k: v for k, v in llm.items() if v is not None}
-    config = load_config(Path(path), overrides=overrides)
-    lock_wait = llm_flags.pop("lock_wait")
-    site_workers = llm_flags.pop("site_workers")
-    writer = make_writer(config, llm_flags)
+    settings = user_settings()
+    config = load_config(Path(path), overrides=overrides, settings=settings)
+    writer = make_writer(config, no_llm=no_llm, max_pages=max_pages, max_cost=max_cost)
     console = Console(stderr=True)
-    if llm_flags.get("dry_run"):
+    if dry_run:
         _dry_run(config, writer)
         return
     started = time.perf_counter()
     with _StageProgress(console) as progress:
         report = build(config, writer=writer, check=check, site=not no_site and not check,
                        index=not no_index and not check, progress=_with_llm_progress(progress, writer),
-                       lock_wait=lock_wait, site_workers=site_workers)
+                       lock_wait=lock_wait, site_workers=site_workers or settings.site_workers,
+                       parse_workers=parse_workers or settings.parse_workers)
     if check:
         _check_result(report, fail_on_fallback=fail_on_fallback)
         return
@@ -238,9 +242,9 @@ def build_command(path: str | None, path_option: str | None, out_dir: str | None
 
         EpisodeStore(config.out_dir).record_changes(report.changes)
     _summary(console, report, time.perf_counter() - started, config)
-    from generator.pages.llm.writer import LLMWriter
+    from generator.pages.model_writer import ModelWriter
 
-    if isinstance(writer, LLMWriter):
+    if isinstance(writer, ModelWriter):
         from generator.build_llm import finish_run
 
         console.print(finish_run(config, writer))
@@ -265,17 +269,9 @@ def _check_result(report: BuildReport, *, fail_on_fallback: bool) -> None:
 
 
 def _dry_run(config: Config, writer: PageWriter) -> None:
-    from generator.build_llm import estimate_run
-    from generator.pages.llm.writer import LLMWriter
+    from generator.build_llm import dry_run
 
-    if not isinstance(writer, LLMWriter):
-        from generator.build import build
-
-        report = build(config, writer=writer, check=True, site=False, index=False)
-        click.echo(f"Dry run ({writer.id}, no LLM provider configured): {len(report.stale)} stale pages, "
-                   "0 LLM calls, $0")
-        return
-    click.echo(estimate_run(config, writer).format())
+    click.echo(dry_run(config, writer))
 
 
 def _serve(site_dir: Path, port: int, console: Console) -> None:
@@ -314,7 +310,7 @@ def serve_site_command(path: str | None, path_option: str | None, out_dir: str |
 
     from sourcebook.config import load_config
 
-    config = load_config(Path(path), overrides={"out_dir": out_dir})
+    config = load_config(Path(path), overrides={"out_dir": out_dir}, settings=user_settings())
     _serve(config.site_dir, port, Console(stderr=True))
 
 

@@ -8,15 +8,14 @@ from `src/pkg/` works on the whole repository, as git does.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from sourcebook.config import INDEX_URI_ENV
 from sourcebook.errors import UsageError
+from sourcebook.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,21 +37,31 @@ def find_root(start: Path | str) -> Path:
     return enclosing_root(start) or Path(start).expanduser().resolve()
 
 
+def user_settings() -> Settings:
+    """The user's settings for this command: the environment with the flags given so far laid over it (the
+    group's --trust-repo-config, the command's --index-uri). Passed down as an argument, never through
+    os.environ; read from the environment when the command runs outside the `sourcebook` group."""
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Settings) if ctx is not None else None
+    return found if found is not None else Settings.from_env()
+
+
 def reader_path(positional: str | None = None, option: str | None = None) -> str | None:
     """What a reading command (ask, search, the tools, serve, mcp) works on: as `chosen_path`, except that
     with an index URI set (--index-uri / SOURCEBOOK_INDEX_URI), no path given and no repository around the
     working directory, there is no checkout: None, and the index alone answers
     (answer/serving/workspace.py)."""
-    if positional is None and option is None and os.environ.get(INDEX_URI_ENV) \
+    if positional is None and option is None and user_settings().index_uri \
             and enclosing_root(Path.cwd()) is None:
         return None
     return chosen_path(positional, option)
 
 
-def _set_index_uri(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+def _set_index_uri(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value:
-        # the one setting every load_config reads, also in workspaces resolved lazily and in server workers
-        os.environ[INDEX_URI_ENV] = value
+        # this command's settings (user_settings): every load_config it makes, also in workspaces resolved
+        # lazily and in server workers, is handed them
+        ctx.obj = user_settings().with_flags(index_uri=value)
 
 
 def index_uri_option(command: F) -> F:

@@ -15,6 +15,7 @@ from sourcebook.cli.paths import (
     index_uri_option,
     path_argument_and_option,
     path_option,
+    user_settings,
 )
 
 _ROOT_HELP = "Repository root (default: the repository around the working directory)."
@@ -42,7 +43,8 @@ def index_command(path: str | None, path_option: str | None, prune: bool, reset:
     from generator.index.command import index_repository
     from sourcebook.config import load_config
 
-    report = index_repository(load_config(Path(path)), prune=prune, lock_wait=lock_wait, reset=reset)
+    report = index_repository(load_config(Path(path), settings=user_settings()), prune=prune,
+                              lock_wait=lock_wait, reset=reset)
     vectors = (f"{report.embedded} embedded, {report.embed_reused} reused ({report.embedder})"
                if report.embedder != "none" else "no vectors (full-text only)")
     click.echo(f"indexed {report.files_total} files: {report.files_indexed} new or changed, "
@@ -94,7 +96,7 @@ def eval_command(questions: str, repo: str | None, out: str | None, limit: int) 
     from generator.index.store import open_index
     from sourcebook.config import load_config
 
-    config = load_config(Path(chosen_path(option=repo)))
+    config = load_config(Path(chosen_path(option=repo)), settings=user_settings())
     asked = load_questions(questions)  # a malformed file fails before any indexing
     if not Path(config.index_location).exists() and "://" not in config.index_location:
         click.echo(f"no index at {config.index_location}: building it first", err=True)

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from sourcebook.cli.paths import index_uri_option, path_argument_and_option, reader_path
+from sourcebook.cli.paths import index_uri_option, path_argument_and_option, reader_path, user_settings
+from sourcebook.settings import TOKEN_ENV
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from sourcebook.settings import ServeSettings
 
 
 @click.command("serve")
@@ -14,8 +21,9 @@ from sourcebook.cli.paths import index_uri_option, path_argument_and_option, rea
 @index_uri_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=7700, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
-              help="Bearer token required on every request (required for a non-loopback --host).")
+@click.option("--token", default=None,
+              help=f"Bearer token required on every request (required for a non-loopback --host; also "
+                   f"${TOKEN_ENV}).")
 @click.option("--max-body", default=1_000_000, show_default=True, type=click.IntRange(1),
               help="Largest request body accepted, in bytes (larger: 413).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32),
@@ -36,6 +44,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
     With --index-uri and no checkout (no PATH, none around the working
     directory), every tool answers from the index alone."""
+    token = token or user_settings().token
     if orgs_file is not None:
         _serve_orgs(orgs_file, path or path_option, host, port, token, max_body, workers)
         return
@@ -44,35 +53,25 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
 
     from answer.serving import http_api
     from answer.serving.workspace import load_workspace
+    from sourcebook.settings import ServeSettings
 
     http_api.check_bind(host, token)
     local_only = http_api.is_loopback(host) and not token
-    aliases = load_workspace(path).aliases  # report a bad path or workspace before binding
+    settings = user_settings()
+    aliases = load_workspace(path, settings=settings).aliases  # report a bad path or workspace before binding
     click.echo(f"sourcebook API for {', '.join(aliases)} on http://{host}:{port} "
                f"(schema /docs, wiki /wiki/){' with bearer token' if token else ''}", err=True)
     if workers > 1:
-        if path is not None:
-            os.environ[http_api.SERVE_PATH_ENV] = os.path.abspath(path)
-        os.environ[http_api.MAX_BODY_ENV] = str(max_body)
-        os.environ[http_api.LOCAL_ONLY_ENV] = "1" if local_only else "0"
-        if token:
-            os.environ[http_api.TOKEN_ENV] = token
-        import socket
-
+        serve = ServeSettings(settings=settings, path=os.path.abspath(path) if path is not None else None,
+                              host=host, max_body=max_body, local_only=local_only, token=token or None)
         from uvicorn.supervisors import Multiprocess
 
-        config = uvicorn.Config("answer.serving.http_api:app_from_env", factory=True, workers=workers,
-                                host=host, port=port, log_level="warning")
-        sock = config.bind_socket()
-        # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response
-        # waits for a delayed ACK (docs/performance.md).
-        # Accepted connections inherit the option from the listening socket.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        Multiprocess(config, sockets=[sock]).run()
+        config = worker_config(http_api.app_from_settings, serve, port=port, workers=workers)
+        Multiprocess(config, sockets=[_bound(config)]).run()
         return
     from answer.serving.tools import Tools
 
-    tools = Tools.for_path(path)
+    tools = Tools.for_path(path, settings=settings)
     tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
     app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
     uvicorn.run(app, host=host, port=port, log_level="warning")
@@ -100,31 +99,56 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
     if workers > 1:
         _serve_orgs_workers(orgs_file, host, port, max_body, workers)
         return
-    router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host)
+    router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host, settings=user_settings())
     # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
     signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
     uvicorn.run(router, host=host, port=port, log_level="warning")
 
 
+WORKER_START_S = 60
+
+
+def worker_config(factory: Any, serve: ServeSettings, *, port: int, workers: int) -> uvicorn.Config:
+    """uvicorn's configuration for worker processes whose app `factory` builds from `serve`: the settings
+    travel serialized (JSON) inside the configuration uvicorn hands each worker it spawns, never through
+    environment variables."""
+    import functools
+
+    import uvicorn
+
+    # a replacement worker (SIGHUP) must come up within timeout_worker_healthcheck or the old one is kept: a
+    # worker imports the whole answer engine, which took 13 s on a busy 2-core machine (uvicorn's default: 5)
+    return uvicorn.Config(functools.partial(factory, serve.model_dump_json()), factory=True, workers=workers,
+                          host=serve.host, port=port, log_level="warning",
+                          timeout_worker_healthcheck=WORKER_START_S)
+
+
+def _bound(config: uvicorn.Config) -> Any:
+    import socket
+
+    sock = config.bind_socket()
+    # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response waits for
+    # a delayed ACK (docs/performance.md). Accepted connections inherit the option from the listening socket.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
 def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, workers: int) -> None:
-    """Worker processes, each with its own router (answer.serving.orgs.router_from_env). On SIGHUP the
+    """Worker processes, each with its own router (answer.serving.orgs.router_from_settings). On SIGHUP the
     supervisor
     checks the orgs file and only then replaces the workers one by one (uvicorn keeps an old worker whose
     replacement does not come up): a file that no longer parses leaves every worker as it was."""
     import logging
-    import socket
 
-    import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    from answer.serving import http_api
-    from answer.serving.orgs import ORGS_FILE_ENV, ORGS_HOST_ENV, load_orgs
+    from answer.serving.orgs import load_orgs, router_from_settings
     from sourcebook.errors import ConfigError
+    from sourcebook.settings import ServeSettings
 
     log = logging.getLogger("sourcebook.serve")
-    os.environ[ORGS_FILE_ENV] = os.path.abspath(orgs_file)
-    os.environ[ORGS_HOST_ENV] = host
-    os.environ[http_api.MAX_BODY_ENV] = str(max_body)
+    serve = ServeSettings(settings=user_settings(), orgs_file=os.path.abspath(orgs_file), host=host,
+                          max_body=max_body)
 
     class Supervisor(Multiprocess):
         def handle_hup(self) -> None:
@@ -137,11 +161,8 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
                 return
             super().handle_hup()
 
-    config = uvicorn.Config("answer.serving.orgs:router_from_env", factory=True, workers=workers, host=host,
-                            port=port, log_level="warning")
-    sock = config.bind_socket()
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see serve_command: no delayed-ACK wait
-    Supervisor(config, sockets=[sock]).run()
+    config = worker_config(router_from_settings, serve, port=port, workers=workers)
+    Supervisor(config, sockets=[_bound(config)]).run()
 
 
 @click.command("mcp")
@@ -150,8 +171,8 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
 @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP at /mcp instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (with --http).")
 @click.option("--port", default=7701, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--token", default=None, envvar="SOURCEBOOK_TOKEN", show_envvar=True,
-              help="Bearer token for --http (required for a non-loopback --host).")
+@click.option("--token", default=None,
+              help=f"Bearer token for --http (required for a non-loopback --host; also ${TOKEN_ENV}).")
 def mcp_command(path: str | None, path_option: str | None, use_http: bool, host: str,  # noqa: PLR0917
                 port: int, token: str | None) -> None:
     """Run the MCP server for PATH (stdio by default, for Claude Code, Cursor, Codex…).
@@ -160,15 +181,15 @@ def mcp_command(path: str | None, path_option: str | None, use_http: bool, host:
     configured (SOURCEBOOK_LLM_* / OPENAI_* or ~/.config/sourcebook/config.toml; never
     the repository's own config); without one nothing leaves the machine.
     With --index-uri and no checkout, every tool answers from the index alone."""
+    token = token or user_settings().token
     path = reader_path(path, path_option)
     from answer.serving.mcp_server import run_http, run_stdio
     from answer.serving.tools import Tools
 
-    tools = Tools.for_path(path)
+    tools = Tools.for_path(path, settings=user_settings())
     if use_http:
         run_http(tools, host, port, token=token)
     else:
-        os.environ.setdefault("NO_COLOR", "1")
         run_stdio(tools)
 
 

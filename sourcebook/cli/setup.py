@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from sourcebook.cli.paths import chosen_path, index_uri_option, path_argument_and_option
+from sourcebook.cli.paths import chosen_path, index_uri_option, path_argument_and_option, user_settings
 
 if TYPE_CHECKING:
     from sourcebook.cli.doctor import Check
@@ -104,7 +104,7 @@ def doctor_command(path: str | None, path_option: str | None, strict: bool) -> N
     from sourcebook.cli.doctor import checks
     from sourcebook.config import load_config
 
-    found = checks(load_config(Path(path)))
+    found = checks(load_config(Path(path), settings=user_settings()))
     console = Console()
     console.print(_doctor_table(found))
     failed = [c for c in found if c.failed or (strict and not c.ok)]

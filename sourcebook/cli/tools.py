@@ -12,7 +12,7 @@ import click
 
 from answer.serving.tool_contracts import BY_NAME
 from sourcebook.cli.contract import tool_options, tool_request
-from sourcebook.cli.paths import index_uri_option, path_option, reader_path
+from sourcebook.cli.paths import index_uri_option, path_option, reader_path, user_settings
 
 if TYPE_CHECKING:
     from answer.serving.tools import Tools
@@ -24,7 +24,7 @@ _json_option = click.option("--json", "as_json", is_flag=True, help="Machine-rea
 def _tools(root: str | None) -> Tools:
     from answer.serving.tools import Tools
 
-    return Tools.for_path(reader_path(option=root))
+    return Tools.for_path(reader_path(option=root), settings=user_settings())
 
 
 def run_tool(name: str, root: str | None, values: dict[str, Any],

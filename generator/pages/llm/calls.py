@@ -18,7 +18,7 @@ from generator.pages.llm.excerpt import shorten
 from generator.pages.llm.templates import _messages, prompt_version
 from generator.pages.writer import ExtractiveWriter, WriterStats
 from sourcebook.errors import ProviderError, ProviderOutputError
-from sourcebook.ledger import PageRichness
+from sourcebook.ledger import Ledger, PageRichness
 from sourcebook.provider import CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, ChatModel, estimate_prompt_tokens
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,10 @@ class WriterCalls:
     @property
     def chat(self) -> ChatModel:
         return self._chat
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._chat.ledger
 
     def prompt_chars(self, model: type[BaseModel]) -> int:
         """Characters of prompt text a call for `model` may send (its reply and schema reserved)."""

@@ -45,9 +45,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from generator.markup.doc_budget import RenderBudgetExceeded, cpu_budget
+from sourcebook.settings import PAGE_CPU_ENV  # noqa: F401 - its name, for the tests
 
 ENGINE_VERSION = "2"  # part of every key: a change in what the engine stores renders everything again
-WORKERS_ENV = "SOURCEBOOK_SITE_WORKERS"
 _PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "pygments", "jinja2", "nh3")
 # config keys only the theme reads: a change re-wraps every page but keeps their rendered Markdown
 _TEMPLATE_ONLY = frozenset({"site_name", "site_url", "site_description", "site_author", "copyright", "extra",
@@ -62,7 +62,7 @@ budget_log = logging.getLogger("sourcebook.site_engine")  # not counted by --str
 # takes well under a second; over this, in the process's main thread (the engine's, or a forked worker's:
 # generator/markup/doc_budget.py), the page is shown as text.
 PAGE_CPU_SECONDS = 10.0
-PAGE_CPU_ENV = "SOURCEBOOK_PAGE_CPU_SECONDS"  # another budget (seconds), e.g. a test's
+# SOURCEBOOK_PAGE_CPU_SECONDS (sourcebook/settings.py): another budget (seconds), e.g. a test's
 AS_TEXT_CLASS = "sb-md-text"
 # of such a page's Markdown: escaped, <= ~500 KB (generator/site/page_budget.py: 900 KB)
 AS_TEXT_CHARS = 100_000
@@ -508,10 +508,9 @@ def render_markdown(page: Any, config: Any, files: Any) -> None:
 
 
 def _page_budget() -> float:
-    try:
-        seconds = float(os.environ.get(PAGE_CPU_ENV, PAGE_CPU_SECONDS))
-    except ValueError:
-        return PAGE_CPU_SECONDS
+    from sourcebook.settings import current
+
+    seconds = current().page_cpu_seconds or PAGE_CPU_SECONDS
     return seconds if 0 < seconds < 1e6 else PAGE_CPU_SECONDS
 
 
