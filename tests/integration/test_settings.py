@@ -23,7 +23,7 @@ from sourcebook.errors import ConfigError
 from sourcebook.settings import ENV_VARS, ServeSettings, Settings
 from tests.support.servers import sourcebook_serve
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS_MODULE = ROOT / "sourcebook" / "settings.py"
 _NAME = re.compile(r"SOURCEBOOK_[A-Z0-9_]+")
 
