@@ -108,6 +108,33 @@ class PageRun:
     processes: int = 1  # processes rendering file pages, this one included (the site's worker count)
 
 
+    def planning(self) -> Planning:
+        """What the page kinds plan this build's pages from (the same a `--check` plans from)."""
+        from generator.pages.render_markdown import render_version
+
+        return Planning(self.config, self.plan, self.facts, self.graph, self.writer, render_version(),
+                        self.texts, self.skipped, self.symbols)
+
+
+@dataclass(frozen=True)
+class Planning:
+    """The inputs every page kind plans its pages from: a build's (PageRun.planning) and `--check`'s
+    (kinds.StaleCheck), so both compute each page's id, context and key by the same recipe, once."""
+
+    config: Config
+    plan: PagePlan
+    facts: Mapping[str, FileFacts]
+    graph: Any  # generator.analyze.graph.RepoGraph
+    writer: PageWriter
+    version: str  # the renderer's (render_markdown.render_version): part of every page's key
+    texts: Mapping[str, str]  # the scan's copy of the files it read; others are read again
+    skipped: int  # files the scan skipped (the overview counts them)
+    symbols: SymbolIndex
+
+    def text(self, path: str) -> str:
+        return _source_text(self.config.root, self.texts, path)
+
+
 def _summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
     """Known summaries by source path, and by `dir/` for modules (current state, including this run)."""
     out = {path: pages.summary(pid) for path, pid in plan.files.items()}
