@@ -286,13 +286,20 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately). A page the shared build cache holds at its current key is not stale:
     a build restores it as it is.
     """
+    return sorted(judge_pages(config, analysis, state=state, writer=writer, shared=shared).stale)
+
+
+def judge_pages(config: Config, analysis: Analysis, *, state: Mapping[str, PageState], writer: PageWriter,
+                shared: SharedCache | None = None) -> StaleCheck:
+    """`check_stale`'s walk of the page kinds: the pages found stale, and the key each page was judged by
+    (`keys`: the keys a build would write, planned by the same functions)."""
     from generator.pages.render_markdown import render_version
 
     check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
     for kind in PAGE_KINDS:
         kind.stale(check)
     check.stale.update(orphan_pages(check.planned, state, config.docs_dir))
-    return sorted(check.stale)
+    return check
 
 
 # -- site ----------------------------------------------------------------------------------------------------
