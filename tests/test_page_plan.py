@@ -1,4 +1,4 @@
-"""One key recipe per page: the keys `--check` judges a page by are the keys the build wrote, for every page of
+"""One key recipe per page: the keys `--check` judges a page by are the keys the build wrote, for each page of
 a real repository (flask's pinned sdist), and a recipe changed on one path only (the build's or the check's)
 is seen as a difference."""
 
