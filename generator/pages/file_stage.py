@@ -18,7 +18,7 @@ from generator.analyze.facts import FileFacts, Symbol
 from generator.analyze.plan import PageState, draft_key, page_key
 from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context
-from generator.pages.stages import PageRun, Planning, _map, _readme_resolver, _safely
+from generator.pages.stages import PageRun, Planning, map_pages, readme_resolver, safely
 from generator.pages.writer import (
     ExtractiveWriter,
     FileDraft,
@@ -172,7 +172,7 @@ def write_file_pages(run: PageRun) -> None:
             return None
         # the source is no part of the fingerprint
         ctx = dataclasses.replace(ctx, source=source_text(ctx.path))
-        draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
+        draft = safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
         if draft.fallback:
             kept = pages.settle(ctx.page_id, draft, FileDraft, dkey, dkey)
             if kept is not draft:
@@ -183,7 +183,7 @@ def write_file_pages(run: PageRun) -> None:
     made: dict[int, tuple[FileDraft, dict[str, str]]] = {}  # drafts handed to render, until their page is put
 
     def drafts() -> Iterator[tuple[int, FileDraft | None, dict[str, str]]]:
-        for n, written in enumerate(_map(write, todo, writer.concurrency, lambda job: job.ctx.path)):
+        for n, written in enumerate(map_pages(write, todo, writer.concurrency, lambda job: job.ctx.path)):
             if written is None:
                 yield n, None, {}
             else:
@@ -210,7 +210,7 @@ def write_file_pages(run: PageRun) -> None:
         document, cached = "", ""
         if is_rendered_document(ctx.facts):
             misses = documents.misses
-            paths = line_link_resolver(_readme_resolver(plan, ctx.path, ctx.page_id), ctx.path, ctx.page_id,
+            paths = line_link_resolver(readme_resolver(plan, ctx.path, ctx.page_id), ctx.path, ctx.page_id,
                                        doc_links)
             document = documents.render(text, paths, resolve,
                                         salt=job.doc_key, render=document_renderer(ctx.facts, read))

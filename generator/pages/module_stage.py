@@ -12,7 +12,15 @@ from generator.analyze.facts import FileFacts
 from generator.analyze.manifests import project_name
 from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
 from generator.pages.contexts import module_context, stable_key
-from generator.pages.stages import PageRun, Planning, _anchors, _map, _safely, _summaries, module_readme
+from generator.pages.stages import (
+    PageRun,
+    Planning,
+    known_summaries,
+    map_pages,
+    module_readme,
+    safely,
+    symbol_anchors,
+)
 from generator.pages.writer import ExtractiveWriter, ModuleDraft
 
 if TYPE_CHECKING:
@@ -110,7 +118,7 @@ def write_module_pages(run: PageRun) -> None:
     plan, facts, writer, pages, notify = run.plan, run.facts, run.writer, run.pages, run.notify
 
     extractive = ExtractiveWriter()
-    anchors = _anchors(facts)
+    anchors = symbol_anchors(facts)
     planner = ModulePlanner(run.planning())
     ordered = plan.bottom_up_modules()
     levels: dict[int, list[str]] = {}
@@ -118,7 +126,7 @@ def write_module_pages(run: PageRun) -> None:
         levels.setdefault(d.count("/") + 1 if d else 0, []).append(d)
     done = 0
     for depth in sorted(levels, reverse=True):
-        summaries = _summaries(plan, pages)
+        summaries = known_summaries(plan, pages)
         jobs = [planner.job(d, summaries) for d in levels[depth]]
         todo = [job for job in jobs if not pages.fresh(job.page_id, job.key)]
 
@@ -127,11 +135,11 @@ def write_module_pages(run: PageRun) -> None:
             stored = pages.stored_draft(ctx.page_id, draft_key(ctx.fingerprint(), writer.id), ModuleDraft)
             if stored is not None:
                 return stored
-            draft = _safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
+            draft = safely(writer.module_page, extractive.module_page, ctx, ctx.page_id, pages.report)
             return pages.settle(ctx.page_id, draft, ModuleDraft, stable_key(ctx, writer.id),
                                 draft_key(ctx.fingerprint(), writer.id))
 
-        for job, draft in zip(todo, _map(write, todo, writer.concurrency), strict=True):
+        for job, draft in zip(todo, map_pages(write, todo, writer.concurrency), strict=True):
             ctx, key = job.ctx, job.key
             markdown = render_module_page(ctx, draft, writer_id=writer.id, file_anchors=anchors,
                                           file_pages=plan.files, module_pages=plan.modules,

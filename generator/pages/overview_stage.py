@@ -15,11 +15,11 @@ from generator.pages.contexts import overview_context, stable_key
 from generator.pages.stages import (
     PageRun,
     Planning,
-    _anchors,
-    _readme_resolver,
-    _safely,
-    _summaries,
+    known_summaries,
     module_readme,
+    readme_resolver,
+    safely,
+    symbol_anchors,
 )
 from generator.pages.topic_stage import planned_topics
 from generator.pages.writer import ExtractiveWriter, OverviewContext, OverviewDraft
@@ -104,20 +104,21 @@ def write_overview(run: PageRun) -> None:
 
     plan, facts, writer, pages, notify = run.plan, run.facts, run.writer, run.pages, run.notify
     inputs = run.planning()
-    job = plan_overview(inputs, _summaries(plan, pages), planned_topics(inputs, _summaries(plan, pages)))
+    summaries = known_summaries(plan, pages)
+    job = plan_overview(inputs, summaries, planned_topics(inputs, summaries))
     ctx, key = job.ctx, job.key
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
         dkey = draft_key(ctx.fingerprint(), writer.id)
         draft: OverviewDraft | None = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft)
         if draft is None:
-            written = _safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
+            written = safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
             draft = pages.settle(OVERVIEW_ID, written, OverviewDraft, stable_key(ctx, writer.id), dkey)
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
-                                        resolve=_readme_resolver(plan, job.readme_path),
-                                        file_pages=plan.files, file_anchors=_anchors(facts),
+                                        resolve=readme_resolver(plan, job.readme_path),
+                                        file_pages=plan.files, file_anchors=symbol_anchors(facts),
                                         orient=job.orient, index=run.symbols,
-                                        summaries=_summaries(plan, pages), topics=job.reading)
+                                        summaries=known_summaries(plan, pages), topics=job.reading)
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,

@@ -12,7 +12,7 @@ from generator.analyze.facts import FileFacts
 from generator.analyze.manifests import project_name
 from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
 from generator.pages.contexts import stable_key
-from generator.pages.stages import PageRun, Planning, _map, _safely, _source_text, _summaries
+from generator.pages.stages import PageRun, Planning, known_summaries, map_pages, safely
 from generator.pages.writer import PageWriter, TopicDraft
 from sourcebook.config import Config
 
@@ -98,21 +98,19 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
     from generator.pages.render_markdown import render_topic_page
     from generator.pages.topics import bodies, excerpts, extractive_topic
 
-    config, plan, facts, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.writer, run.pages, run.notify)
+    plan, facts, writer, pages, notify = run.plan, run.facts, run.writer, run.pages, run.notify
     if not writes_topics(writer):
         notify("topics", 0, 0)
         return []
     inputs = run.planning()
-    topics = planned_topics(inputs, _summaries(plan, pages))
+    topics = planned_topics(inputs, known_summaries(plan, pages))
     index = run.symbols
     todo = [job for job in plan_topic_pages(inputs, topics) if not pages.fresh(job.page_id, job.key)]
     notify("topics", 0, len(todo))
     write_topic = getattr(writer, "topic_page", None)
     line_counts = {p: f.line_count for p, f in facts.items()}
 
-    def source_text(path: str) -> str:
-        return _source_text(config.root, run.texts, path)
+    source_text = inputs.text
 
     def write(job: TopicJob) -> TopicDraft:
         ctx = job.ctx
@@ -124,10 +122,10 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             return extractive_topic(ctx)
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
         ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text), bodies=bodies(ctx, source_text))
-        draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
+        draft = safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
         return pages.settle(ctx.page_id, draft, TopicDraft, stable_key(ctx, writer.id), dkey)
 
-    for n, (job, draft) in enumerate(zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
+    for n, (job, draft) in enumerate(zip(todo, map_pages(write, todo, writer.concurrency), strict=True), 1):
         ctx, key = job.ctx, job.key
         markdown = render_topic_page(ctx, draft, writer_id=writer.id, facts=facts, index=index,
                                      diagram=job.diagram)
