@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from generator.index.refresh import Checkout, IndexUpdate, refresh
+from generator.index.refresh import Checkout, IndexUpdate, read_source, update_from
 from generator.index.report import IndexReport
 from generator.index.stored_analysis import indexed_facts
 from generator.index.writer import recover_index
@@ -35,8 +35,9 @@ def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str |
 
         embedder = get_embedder(config.embed)
     damage = recover_index(config)  # before anything reads it
-    _, report = refresh(config, Checkout(known=indexed_facts(config)), None if isinstance(embedder, str)
-                        else embedder, IndexUpdate(prune=prune, reset=reset))
+    analysis = read_source(config, Checkout(known=indexed_facts(config)))
+    report = update_from(config, analysis, None if isinstance(embedder, str) else embedder,
+                         IndexUpdate(prune=prune, reset=reset))
     if damage:
         report.rebuilt = f"damaged index ({damage})"
     return report

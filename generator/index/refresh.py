@@ -9,9 +9,9 @@ inputs here and nothing else is written out four times:
 - the update (`IndexUpdate`): prune or not, indexed files kept as they are, the wiki's pages and the
   facts with their generated docstrings (a build), the build cache, a reset, the commit a push names.
 
-`read_source` is the front half and `update_from` the back half; `refresh` runs both. A build runs its page
-stages between the two halves, and the `index` tool decides what it keeps from what the scan found, so those
-two call the halves; `sourcebook index` and a push run `refresh`.
+`read_source` is the front half and `update_from` the back half, and every run calls both: what lies between
+is each run's own decision, made from what was read (a build writes its pages there, the `index` tool keeps
+the indexed files a partial scan did not reach, a push names the commit when the rows change).
 """
 
 from __future__ import annotations
@@ -132,12 +132,4 @@ def update_from(config: Config, analysis: Analysis, embedder: Embedder | None, u
                         texts=analysis.texts, manifests=None if stored_manifests else analysis.manifests,
                         build_cache=update.build_cache, processes=update.processes, reset=update.reset,
                         commit=update.commit)
-
-
-def refresh(config: Config, source: Checkout | PushedContent, embedder: Embedder | None,
-            update: IndexUpdate) -> tuple[Analysis, IndexReport]:
-    """`read_source` then `update_from`: what was read, and what the update did."""
-    analysis = read_source(config, source)
-    stored = isinstance(source, PushedContent) and source.manifests is None
-    return analysis, update_from(config, analysis, embedder, update, stored_manifests=stored)
 
