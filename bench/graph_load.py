@@ -22,12 +22,12 @@ from generator.analyze.graph import build_graph
 from generator.analyze.parse import extract
 from generator.index.store import IndexStore, open_index
 from generator.index.stored_analysis import load_analysis
-from generator.index.table_writes import _existing
+from generator.index.table_writes import existing_rows
 from sourcebook.config import load_config
 
 
 def _reparsed(store: IndexStore) -> None:
-    rows = _existing(store.table("files"), ["path", "sha", "language", "kind", "size", "text"])
+    rows = existing_rows(store.table("files"), ["path", "sha", "language", "kind", "size", "text"])
     facts = [extract(SourceFile(r["path"], r["language"] or None, int(r["size"] or 0), r["sha"],
                                 r["kind"] or "code"), (r["text"] or "").encode("utf-8")) for r in rows]
     build_graph(facts)

@@ -19,12 +19,13 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from generator.analyze.analysis import Analysis, analyze
+from generator.analyze.analysis import Analysis
 from generator.analyze.factcache import cache_path
 from generator.analyze.manifests import project_name
 from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
 from generator.build_report import BuildReport, Progress, file_changes
 from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
+from generator.index.refresh import Checkout, IndexUpdate, read_source, update_from
 from generator.pages.anchors import SymbolIndex
 from generator.pages.index_inputs import PageInputs
 from generator.pages.kinds import PAGE_KINDS, StaleCheck
@@ -115,8 +116,9 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
         from generator.index.stored_analysis import indexed_facts
 
         known = None if cache_path(config.out_dir).is_file() else indexed_facts(config)
-        analysis = analyze(config, known=known, save_cache=not check, notify=notify, processes=processes)
-        facts, texts, scanned_files = analysis.facts, analysis.texts, analysis.files
+        analysis = read_source(config, Checkout(known=known, save_cache=not check, notify=notify,
+                                                processes=processes))
+        facts, texts = analysis.facts, analysis.texts
         report.skipped = analysis.skipped
         report.parsed, report.parse_cached = analysis.parsed, analysis.parse_cached
         report.files = len(facts)
@@ -186,21 +188,17 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
             with timer("index"):
                 notify("index", 0, 1)
                 from generator.index.embed import get_embedder
-                from generator.index.writer import update_index
                 from generator.pages.writer import facts_with_docstrings
 
                 # the symbols table stores LLM-written docstrings too (docstring_source="llm")
                 generated = {p: pages.state[pid].docstrings
                              for p, pid in plan.files.items() if pid in pages.state}
-                indexed = facts_with_docstrings(facts, generated)
                 # the pages digested, made into index records only where the index step needs them
                 records = PageInputs(config.docs_dir, pages.state, planned, config.out_dir,
                                      state_file=state_path(config.out_dir))  # saved above
-                report.index = update_index(config, list(scanned_files), indexed, records,
-                                            get_embedder(config.embed), prune=True, texts=texts,
-                                            manifests=analysis.manifests,
-                                            build_cache=_cache_update(planned, pages.state, writer, records),
-                                            processes=processes)
+                report.index = update_from(config, analysis, get_embedder(config.embed), IndexUpdate(
+                    prune=True, pages=records, facts=facts_with_docstrings(facts, generated),
+                    build_cache=_cache_update(planned, pages.state, writer, records), processes=processes))
                 notify("index", 1, 1)
     finally:
         if beside is not None:
@@ -303,13 +301,20 @@ def check_stale(config: Config, analysis: Analysis, *, state: Mapping[str, PageS
     lists those pages separately). A page the shared build cache holds at its current key is not stale:
     a build restores it as it is.
     """
+    return sorted(judge_pages(config, analysis, state=state, writer=writer, shared=shared).stale)
+
+
+def judge_pages(config: Config, analysis: Analysis, *, state: Mapping[str, PageState], writer: PageWriter,
+                shared: SharedCache | None = None) -> StaleCheck:
+    """`check_stale`'s walk of the page kinds: the pages found stale, and the key each page was judged by
+    (`keys`: the keys a build would write, planned by the same functions)."""
     from generator.pages.render_markdown import render_version
 
     check = StaleCheck(config, analysis, state, writer, shared or empty_cache(), render_version())
     for kind in PAGE_KINDS:
         kind.stale(check)
     check.stale.update(orphan_pages(check.planned, state, config.docs_dir))
-    return sorted(check.stale)
+    return check
 
 
 # -- site ----------------------------------------------------------------------------------------------------

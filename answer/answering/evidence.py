@@ -276,12 +276,12 @@ _PAGES: Memo[dict[str, PageInfo]] = Memo("answer_pages")
 _SHAS: Memo[dict[str, str]] = Memo("answer_shas")
 _TEXTS: Memo[dict[str, str]] = Memo("answer_texts")
 
-def _all_symbols(store: IndexStore) -> list[SymbolInfo]:
+def all_symbols(store: IndexStore) -> list[SymbolInfo]:
     cached = store.memos.get(_SYMBOLS)
     if cached is None:
-        from answer.retrieval.tiers import _symbol_table  # the search layer's per-store symbol rows, shared
+        from answer.retrieval.tiers import symbol_table  # the search layer's per-store symbol rows, shared
 
-        cached = store.memos.put(_SYMBOLS, [SymbolInfo.from_row(r) for r in _symbol_table(store)])
+        cached = store.memos.put(_SYMBOLS, [SymbolInfo.from_row(r) for r in symbol_table(store)])
     return list(cached)
 
 
@@ -291,7 +291,7 @@ _SYMBOL_COLUMNS = ["path", "qualname", "name", "kind", "start_line", "end_line",
 
 def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
     """The symbols matching `where`, read from LanceDB by a one-shot process (in table order, as a filter
-    of `_all_symbols` gives them); None when the process holds every symbol anyway."""
+    of `all_symbols` gives them); None when the process holds every symbol anyway."""
     from answer.retrieval.tiers import whole_tables
 
     if _SYMBOLS in store.memos or whole_tables(store):
@@ -299,12 +299,12 @@ def _some_symbols(store: IndexStore, where: str) -> list[SymbolInfo] | None:
     return [SymbolInfo.from_row(r) for r in store.rows("symbols", _SYMBOL_COLUMNS, where)]
 
 
-def _symbols_of(store: IndexStore, paths: Sequence[str]) -> list[SymbolInfo]:
+def symbols_of(store: IndexStore, paths: Sequence[str]) -> list[SymbolInfo]:
     wanted = set(paths)
     if not wanted:
         return []
     some = _some_symbols(store, in_list("path", sorted(wanted)))
-    return some if some is not None else [s for s in _all_symbols(store) if s.path in wanted]
+    return some if some is not None else [s for s in all_symbols(store) if s.path in wanted]
 
 
 def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | None) -> list[SymbolInfo]:
@@ -316,7 +316,7 @@ def _named_symbols(store: IndexStore, identifiers: Sequence[str], scope: str | N
     some = _some_symbols(store, f"{where} AND ({prefix_filter('path', scope)})" if scope else where)
     if some is not None:
         return some
-    return [s for s in _all_symbols(store)
+    return [s for s in all_symbols(store)
             if (s.name in names or s.qualname in names) and (not scope or s.path.startswith(scope))]
 
 
@@ -406,7 +406,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     shas, sources = _files_of(store, evidence_paths, evidence_paths)
     pages = _pages_of(store, [f.path for f in files[:5]])
     by_path: dict[str, list[SymbolInfo]] = {}
-    for sym in _symbols_of(store, top):
+    for sym in symbols_of(store, top):
         by_path.setdefault(sym.path, []).append(sym)
     terms = content_terms(question)
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}

@@ -357,10 +357,10 @@ def _symbol_bodies(ctx: AnswerContext, store: IndexStore, evidence: Evidence, pa
     """Live bodies of the functions/methods/classes `names` mentions, defined in `paths`."""
     if not names or not paths:
         return []
-    from answer.answering.evidence import _symbols_of
+    from answer.answering.evidence import symbols_of
 
     wanted = {n for name in names for n in (name, name.rsplit(".", 1)[-1])}
-    known = [*evidence.promoted, *_symbols_of(store, list(dict.fromkeys(paths)))]
+    known = [*evidence.promoted, *symbols_of(store, list(dict.fromkeys(paths)))]
     picked: dict[tuple[str, str], SymbolInfo] = {}
     for sym in known:
         if sym.kind in {"function", "method", "class"} and (sym.qualname in wanted or sym.name in wanted):
@@ -389,12 +389,12 @@ def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
                 answer: str) -> list[CodeFacts]:
     """The code's facts for the symbols the question targets and the answer names (in the evidence and the
     cited files), read from the indexed text: what the answer's claims are checked against."""
-    from answer.answering.evidence import _symbols_of
+    from answer.answering.evidence import symbols_of
 
     named = {n for name in answer_mechanisms(answer) for n in (name, name.rsplit(".", 1)[-1])}
     paths = list(dict.fromkeys([*citations, *evidence.paths[:5]]))
     picked: dict[tuple[str, str], SymbolInfo] = {(s.path, s.qualname): s for s in evidence.promoted}
-    for sym in _symbols_of(store, paths):
+    for sym in symbols_of(store, paths):
         if sym.kind in {"function", "method", "class"} and (sym.qualname in named or sym.name in named):
             picked.setdefault((sym.path, sym.qualname), sym)
     facts = []
@@ -408,13 +408,13 @@ def _code_facts(store: IndexStore, evidence: Evidence, citations: Sequence[str],
 def _defining_citations(store: IndexStore, evidence: Evidence, answer: str,
                         allowed: Sequence[str]) -> tuple[str, ...]:
     """Evidence paths defining the code names `answer` uses (see citations.defining_paths)."""
-    from answer.answering.evidence import _symbols_of
+    from answer.answering.evidence import symbols_of
 
     names = answer_mechanisms(answer)
     if not names:
         return ()
     definitions: dict[str, list[str]] = {path: [] for path in allowed}
-    for sym in [*evidence.promoted, *_symbols_of(store, list(allowed))]:
+    for sym in [*evidence.promoted, *symbols_of(store, list(allowed))]:
         if sym.path in definitions:
             definitions[sym.path].append(sym.qualname)
     texts = {path: evidence.texts.get(path, "") for path in allowed}

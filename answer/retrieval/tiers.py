@@ -326,7 +326,7 @@ def _vocabulary(store: IndexStore) -> _Vocabulary:
     cached = store.memos.get(_VOCABULARY)
     if cached is None:
         found: set[str] = set()
-        for sym in _symbol_table(store) if _rows(store, "symbols") else []:
+        for sym in symbol_table(store) if _rows(store, "symbols") else []:
             found.add(sym["name"].lower())
             found.update(part.lower() for part in sym["qualname"].split("."))
         for path in _file_kinds(store):
@@ -509,7 +509,7 @@ def _line_of(text: str, pos: int) -> str:
     return text[start:end if end >= 0 else len(text)]
 
 
-def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
+def symbol_table(store: IndexStore) -> list[dict[str, Any]]:
     cached = store.memos.get(_SYMBOL_ROWS)
     if cached is None:
         cached = store.memos.put(_SYMBOL_ROWS, store.rows("symbols", [
@@ -553,7 +553,7 @@ def _symbol_at(store: IndexStore) -> dict[tuple[str, str], dict[str, Any]]:
     cached = store.memos.get(_SYMBOL_AT)
     if cached is None:
         cached = {}
-        for sym in _symbol_table(store):
+        for sym in symbol_table(store):
             cached.setdefault((sym["path"], sym["qualname"]), sym)
         store.memos.put(_SYMBOL_AT, cached)
     return cached
@@ -588,7 +588,7 @@ def _signatures(store: IndexStore) -> dict[tuple[str, str, int, int], str]:
     cached = store.memos.get(_SIGNATURES)
     if cached is None:
         cached = {}
-        for sym in _symbol_table(store):
+        for sym in symbol_table(store):
             cached.setdefault((sym["path"], sym["qualname"], sym["start_line"], sym["end_line"]),
                               sym["signature"])
         store.memos.put(_SIGNATURES, cached)
@@ -641,7 +641,7 @@ def _name_index(store: IndexStore) -> _NameIndex:
         import numpy as np
 
         by_key: dict[str, list[dict[str, Any]]] = {}
-        for sym in _symbol_table(store):
+        for sym in symbol_table(store):
             for key in {sym["name"].lower(), sym["qualname"].lower()}:
                 by_key.setdefault(key, []).append(sym)
         keys = list(by_key)
@@ -1173,7 +1173,7 @@ def warm_store(store: IndexStore) -> None:
     use_in_memory_ranking(store, FTS_TABLES)
     if store.count("files") == 0:
         return
-    symbols = _symbol_table(store) if _rows(store, "symbols") else []
+    symbols = symbol_table(store) if _rows(store, "symbols") else []
     name = next((s["name"] for s in symbols if s["kind"] in _CALLABLE_KINDS and len(s["name"]) > 4), "")
     probe = _prepare(f"{name} {name[1:]} {name}.py" if name else "index")
     for tier in TIERS:

@@ -240,12 +240,12 @@ class Guard:
             given = headers.get(b"authorization", b"")
             scheme, _, value = given.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
-                await _send_json(send, 401, {"error": "Unauthorized",
+                await send_json(send, 401, {"error": "Unauthorized",
                                              "message": "missing or wrong bearer token"},
                                  extra=[(b"www-authenticate", b"Bearer")])
                 return
         if self.local_only and _host_name(headers.get(b"host", b"")) not in LOCAL_HOSTS:
-            await _send_json(send, 403, {"error": "Forbidden",
+            await send_json(send, 403, {"error": "Forbidden",
                                          "message": "Host not allowed: this server answers localhost only"})
             return
         ctype = _content_type(headers)
@@ -255,31 +255,31 @@ class Guard:
             try:
                 announced = int(length)
             except ValueError:
-                await _send_json(send, 400, {"error": "BadRequest", "message": "bad Content-Length"})
+                await send_json(send, 400, {"error": "BadRequest", "message": "bad Content-Length"})
                 return
             if announced > self.max_body_bytes:
-                await _send_json(send, 413, _too_large(self.max_body_bytes))
+                await send_json(send, 413, _too_large(self.max_body_bytes))
                 return
         if scope.get("path") in COSTLY_PATHS:
             if self.token is None and _cross_site(headers):
-                await _send_json(send, 403, {
+                await send_json(send, 403, {
                     "error": "Forbidden",
                     "message": "answers spend provider calls and are not given to other sites' pages; "
                                "call the API from a client or the wiki's own ask box"})
                 return
             if scope.get("method") == "POST" and ctype and ctype != b"application/json":
-                await _send_json(send, 415, {"error": "UnsupportedMediaType",
+                await send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
                 return
         if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
             if self.token is None and not self.vouched and _from_a_web_page(headers):
-                await _send_json(send, 403, {
+                await send_json(send, 403, {
                     "error": "Forbidden",
                     "message": "state-changing calls are not accepted from web pages; call the API from a "
                                "client, or serve with --token and send it"})
                 return
             if ctype != b"application/json" and not tar_push:
-                await _send_json(send, 415, {"error": "UnsupportedMediaType",
+                await send_json(send, 415, {"error": "UnsupportedMediaType",
                                              "message": "send a JSON body (Content-Type: application/json)"})
                 return
         if tar_push:  # TarPushes streams it to disk under the push's own cap (answer/serving/pushes.py)
@@ -299,7 +299,7 @@ class Guard:
         try:
             await self.app(scope, limited, send)
         except _BodyTooLarge:
-            await _send_json(send, 413, _too_large(self.max_body_bytes))
+            await send_json(send, 413, _too_large(self.max_body_bytes))
 
 
 TAR_TYPES = frozenset({b"application/x-tar", b"application/tar"})
@@ -358,11 +358,11 @@ class TarPushes:
         try:
             repo, prune, commit = _tar_query(scope.get("query_string", b""))
         except UsageError as exc:
-            await _send_json(send, exc.http_status, error_payload(exc))
+            await send_json(send, exc.http_status, error_payload(exc))
             return
         length = dict(scope.get("headers") or []).get(b"content-length", b"")
         if length.isdigit() and int(length) > cap:
-            await _send_json(send, 413, _too_large(cap))
+            await send_json(send, 413, _too_large(cap))
             return
         with tempfile.TemporaryFile(prefix="sourcebook-push-") as spool:
             seen = 0
@@ -373,7 +373,7 @@ class TarPushes:
                 body = message.get("body", b"")
                 seen += len(body)
                 if seen > cap:
-                    await _send_json(send, 413, _too_large(cap))
+                    await send_json(send, 413, _too_large(cap))
                     return
                 spool.write(body)
                 if not message.get("more_body"):
@@ -389,7 +389,7 @@ class TarPushes:
             except Exception as exc:  # the boundary for bugs, as the app's own handler
                 log.error("unhandled error: %s", exc, exc_info=exc)
                 reply, status = {"error": "InternalError", "message": "internal error (logged)"}, 500
-        await _send_json(send, status, reply)
+        await send_json(send, status, reply)
 
 
 class _BodyTooLarge(HTTPException):
@@ -402,7 +402,7 @@ def _too_large(limit: int) -> dict[str, str]:
     return {"error": "PayloadTooLarge", "message": f"request body larger than {limit} bytes"}
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any],
+async def send_json(send: Send, status: int, payload: dict[str, Any],
                      extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps(payload).encode()
     await send({"type": "http.response.start", "status": status,

@@ -482,7 +482,7 @@ class OrgRouter:
         return True
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        from answer.serving.http_api import _send_json
+        from answer.serving.http_api import send_json
 
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
@@ -493,13 +493,13 @@ class OrgRouter:
         name = self.org_for(headers.get(b"authorization", b""))
         tenant = self._tenants.get(name) if name is not None else None
         if tenant is None:
-            await _send_json(send, 401, {"error": "Unauthorized", "message": "missing or wrong bearer token"},
+            await send_json(send, 401, {"error": "Unauthorized", "message": "missing or wrong bearer token"},
                              extra=[(b"www-authenticate", b"Bearer")])
             return
         path = scope.get("path") or ""
         if path == "/mcp" or path.startswith("/mcp/"):
             if not await self._mcp_ready(tenant):
-                await _send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
+                await send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
                 return
             await tenant.mcp(scope, receive, send)
             return

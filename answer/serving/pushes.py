@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import logging
 import re
 from collections.abc import Sequence
@@ -39,7 +38,6 @@ from sourcebook.errors import IndexStoreError, RequestRefused, UsageError
 
 if TYPE_CHECKING:
     from answer.serving.repo_state import RepoState
-    from generator.analyze.facts import SourceFile
     from generator.analyze.manifests import Manifests
 
 log = logging.getLogger(__name__)
@@ -226,30 +224,6 @@ def _decoded(content: str, encoding: str) -> bytes:
     raise ValueError(f"unknown encoding {encoding!r} (utf-8 or base64)")
 
 
-def classify(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
-    """(the SourceFile scan would accept, None) or (None, the reason scan would skip it). Pure."""
-    from generator.analyze import scan
-    from generator.analyze.facts import SourceFile
-    from generator.analyze.languages import detect_language
-
-    if scan._in_pruned_dir(path):
-        return None, "version-control or output folder"
-    if scan._vendored_prefix(path) is not None:
-        return None, scan.REASON_VENDORED
-    reason = scan._name_reason(path.rsplit("/", 1)[-1])
-    language = detect_language(path)
-    if reason is None and language is None:
-        reason = scan.REASON_UNSUPPORTED
-    if reason is not None:
-        return None, reason
-    if b"\0" in raw[:scan.BINARY_SNIFF_BYTES] and not scan._wide_text(raw):
-        return None, scan.REASON_BINARY
-    if scan._is_generated(raw):
-        return None, scan.REASON_GENERATED
-    return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
-                      kind=scan.file_kind(path, language)), None
-
-
 class PushTarget(Protocol):
     """What a push writes through (answer.serving.tools.Tools): the workspace and each repository's state."""
 
@@ -264,11 +238,9 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     """Write the pushed files to the repository's index; the reply counts what was done and why.
     `checked`: entries already validated (a tar push, `check_tar`) in place of `files`."""
     from answer.serving.repo_state import indexed_source, reusable_hashes
-    from generator.analyze.parse import extract
-    from generator.analyze.scan import decode
     from generator.index.embed import get_embedder
+    from generator.index.refresh import IndexUpdate, PushedContent, read_source, update_from
     from generator.index.store import outage_errors
-    from generator.index.writer import update_index
     from sourcebook.lock import output_lock
 
     # refused as a whole before the repository is even created
@@ -281,16 +253,6 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
     if config.checkout:
         raise UsageError(f"repository {st.alias!r} is a checkout on this server: index it with `paths` "
                          "(pushed files would disagree with the files on disk)")
-    accepted: list[SourceFile] = []
-    skipped: list[dict[str, str]] = []
-    raws: dict[str, bytes] = {}
-    for entry in entries:
-        source, reason = classify(entry.path, entry.raw)
-        if source is None:
-            skipped.append({"path": entry.path, "reason": reason or "skipped"})
-        else:
-            accepted.append(source)
-            raws[entry.path] = entry.raw
     embedder = get_embedder(config.embed)
     # the newest version, even while readers are answered from the previous one (answer/serving/repo_state.py)
     with st.index_lock, output_lock(config.out_dir), st.writing():
@@ -300,23 +262,17 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
             rows = st.indexed_paths()
         except IndexStoreError:  # unreadable: this push rebuilds the index from what it carries
             rows = {}
-        changed = [f for f in accepted if known.get(f.path) != f.sha]
-        facts = {}
-        texts = {}
-        for f in changed:
-            facts[f.path] = extract(f, raws[f.path])
-            texts[f.path] = decode(raws[f.path])
+        manifests = _manifests(entries, prune, st)
+        analysis = read_source(config, PushedContent(entries, unchanged=known, manifests=manifests))
         named = {e.path for e in entries}
         keep = [] if prune else [indexed_source(rows[p]) for p in sorted(rows) if p not in named]
-        final = sorted([*accepted, *keep], key=lambda f: f.path)
-        deleted = sorted(set(rows) - {f.path for f in final})
-        manifests = _manifests(entries, prune, st)
+        deleted = sorted(set(rows) - {f.path for f in [*analysis.files, *keep]})
         # a push that changes the rows without naming a commit: the stored one no longer describes them
-        recorded = commit if commit is not None else ("" if changed or deleted else None)
+        recorded = commit if commit is not None else ("" if analysis.parsed or deleted else None)
         # always a prune over the exact final file list: a pushed path now skipped leaves the index too
         try:
-            report = update_index(config, final, facts, None, embedder, prune=True, texts=texts,
-                                  manifests=manifests, commit=recorded)
+            update = IndexUpdate(prune=True, keep=keep, commit=recorded)
+            report = update_from(config, analysis, embedder, update, stored_manifests=manifests is None)
         except outage_errors() as exc:  # the store refused the write (a denied key) or is unreachable
             log.warning("push to %s not written: %s", st.alias, exc)
             raise IndexStoreError(f"the push to {st.alias!r} was not written: its index store refused or "
@@ -325,13 +281,15 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
         published = getattr(tools.workspace, "published", None)
         if published is not None:  # an organisation's workspace lists what its pushes made
             published(st.alias)
-    log.info("push to %s: %d indexed, %d unchanged, %d deleted, %d skipped", st.alias, len(changed),
-             len(accepted) - len(changed), len(deleted), len(skipped))
+    changed, accepted = analysis.parsed, len(analysis.files)
+    skipped = [{"path": s.path, "reason": s.reason} for s in analysis.skipped]
+    log.info("push to %s: %d indexed, %d unchanged, %d deleted, %d skipped", st.alias, changed,
+             accepted - changed, len(deleted), len(skipped))
     now = recorded if recorded is not None else stored_commit
     return {"repo": st.alias, "prune": prune, "commit": now or None,
             "requested": [e.path for e in entries][:200],
             "report": asdict(report), "removed": deleted[:1000], "not_found": [], "skipped": skipped[:200],
-            "pushed": {"indexed": len(changed), "unchanged": len(accepted) - len(changed),
+            "pushed": {"indexed": changed, "unchanged": accepted - changed,
                        "deleted": len(deleted), "skipped": len(skipped)}}
 
 

@@ -237,7 +237,7 @@ class RepoState:
         self._warming = None
 
     def _warm_and_swap(self) -> None:
-        from answer.answering.evidence import _all_symbols
+        from answer.answering.evidence import all_symbols
         from answer.retrieval.tiers import warm_store
         from generator.index.store import open_index
 
@@ -249,7 +249,7 @@ class RepoState:
             assert pins is not None
             pins[id(self)] = store  # this state's own reads (its file listing): the new version
             warm_store(store)  # the search tiers' memos
-            _all_symbols(store)  # ask's symbol lookups, over the same rows
+            all_symbols(store)  # ask's symbol lookups, over the same rows
             self.indexed_paths()  # /file and /structure's listing
             from sourcebook.settings import current  # SOURCEBOOK_TEST_WARM_DELAY
 
@@ -365,13 +365,13 @@ class RepoState:
         return texts[path]
 
     def symbols(self) -> list[dict[str, Any]]:
-        from answer.retrieval.tiers import _symbol_table
+        from answer.retrieval.tiers import symbol_table
 
         store = self.store_or_none()
         if store is None:
             return []
         try:
-            return _symbol_table(store)
+            return symbol_table(store)
         except _outage_errors() as exc:
             raise IndexStoreError(f"the index of {self.alias!r} cannot be read: {exc}") from exc
 

@@ -548,9 +548,8 @@ class Tools:
             if paths:
                 raise UsageError("give `paths` (files on this server) or `files` (pushed content), not both")
             return push_files(self, repo, files, prune, self.push_limits, commit=commit)
-        from generator.analyze.analysis import analyze
         from generator.index.embed import get_embedder
-        from generator.index.writer import update_index
+        from generator.index.refresh import Checkout, IndexUpdate, read_source, update_from
 
         if commit is not None:
             raise UsageError("commit goes with pushed `files`: an index of a checkout records its HEAD")
@@ -571,21 +570,18 @@ class Tools:
             select = None if wanted is None else (lambda path: _requested(path, wanted))
             # the same front half as `sourcebook build` and `sourcebook index`; unchanged files keep the
             # facts the index holds, so only new and changed files are parsed
-            analysis = analyze(config, known=_reusable_facts(st), select=select, save_cache=False)
-            files, facts, texts = analysis.files, analysis.facts, analysis.texts
-            seen = {f.path for f in files}
+            analysis = read_source(config, Checkout(known=_reusable_facts(st), select=select,
+                                                    save_cache=False))
+            seen = {f.path for f in analysis.files}
             # A requested path that is indexed but gone from disk (or now skipped) leaves the index even
             # without prune: passing every other indexed file unchanged makes the prune remove only it.
             gone = sorted(p for p in known if wanted is not None and _requested(p, wanted) and p not in seen)
-            do_prune = prune
-            update_files = files
+            update = IndexUpdate(prune=prune, reset=reset)
             if gone and not prune:
                 rows = st.indexed_paths()
-                update_files = files + [indexed_source(rows[p]) for p in known
-                                        if p not in seen and p not in gone]
-                do_prune = True
-            report = update_index(config, update_files, facts, None, embedder, prune=do_prune, texts=texts,
-                                  manifests=analysis.manifests, reset=reset)
+                update = IndexUpdate(prune=True, reset=reset, keep=[
+                    indexed_source(rows[p]) for p in known if p not in seen and p not in gone])
+            report = update_from(config, analysis, embedder, update)
             st.invalidate()
         not_found = [w for w in (wanted or []) if w and not any(_requested(p, [w]) for p in seen | set(gone))]
         skipped = [asdict(s) for s in analysis.skipped if wanted is None or _requested(s.path, wanted)]

@@ -1,7 +1,8 @@
 """The front half of every run, computed in one place: scan -> parse -> manifests -> graph -> plan.
 
 `analyze(config)` is what `sourcebook build` (and its `--check` and `--dry-run`), `sourcebook index` and the
-`index` tool call; nothing else scans and parses a repository. Keeping one copy is what keeps them agreeing:
+`index` tool call (through generator/index/refresh.py, which pushed content takes too); nothing else scans
+and parses a repository. Keeping one copy is what keeps them agreeing:
 a graph built without the go.mod data (as one copy once did) ranks and links files differently, so pages look
 stale to one command and fresh to another. The index stores the facts and manifests of what it indexed
 (generator/index/stored_analysis.py), so the answer side loads an Analysis (`load_analysis`) instead of

@@ -193,6 +193,27 @@ def _is_generated(content: bytes) -> bool:
     return (b"Code generated" in head and b"DO NOT EDIT" in head) or b"@generated" in head
 
 
+def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
+    """(the SourceFile `scan` would accept, None) or (None, the reason it would skip the file): the scan's
+    rules applied to content that is not on disk (files a client pushes). Pure."""
+    if _in_pruned_dir(path):
+        return None, "version-control or output folder"
+    if _vendored_prefix(path) is not None:
+        return None, REASON_VENDORED
+    reason = _name_reason(path.rsplit("/", 1)[-1])
+    language = detect_language(path)
+    if reason is None and language is None:
+        reason = REASON_UNSUPPORTED
+    if reason is not None:
+        return None, reason
+    if b"\0" in raw[:BINARY_SNIFF_BYTES] and not _wide_text(raw):
+        return None, REASON_BINARY
+    if _is_generated(raw):
+        return None, REASON_GENERATED
+    return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
+                      kind=file_kind(path, language)), None
+
+
 def _compile(patterns: tuple[str, ...]) -> GitIgnoreSpec | None:
     return GitIgnoreSpec.from_lines(patterns) if patterns else None
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from generator.index.reader import TableReader, open_table
 from generator.index.report import IndexReport
-from generator.index.row_workers import _RowWorkers
-from generator.index.rows import _schema
-from generator.index.store import CACHE_TABLE, _table_names, open_index, outage_errors, storage_options
-from generator.index.table_writes import _add_rows, _existing
+from generator.index.row_workers import RowWorkers
+from generator.index.rows import table_schema
+from generator.index.store import CACHE_TABLE, open_index, outage_errors, storage_options, table_names
+from generator.index.table_writes import add_rows, existing_rows
 from sourcebook.errors import IndexStoreError
 from sourcebook.sql import in_list
 
@@ -24,27 +24,27 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool,
-                 workers: _RowWorkers | None = None) -> Any:
+def write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool,
+                 workers: RowWorkers | None = None) -> Any:
     """Bring the build-cache table to `cache`: rows whose hash changed or that are gone are replaced or
     deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store). An
     empty table takes every row in one pass, made by a cold run's `workers`."""
-    exists = CACHE_TABLE in _table_names(db)
+    exists = CACHE_TABLE in table_names(db)
     if fresh and exists:
         db.drop_table(CACHE_TABLE)  # a rebuilt index reuses nothing, its cache neither
         exists = False
     if not exists and not (cache.pages or cache.extra):
         return None
     tbl = (db.open_table(CACHE_TABLE) if exists
-           else db.create_table(CACHE_TABLE, schema=_schema(CACHE_TABLE, 0)))
+           else db.create_table(CACHE_TABLE, schema=table_schema(CACHE_TABLE, 0)))
     stored: dict[str, list[str]] = {}
-    for row in _existing(tbl, ["id", "sha"]):
+    for row in existing_rows(tbl, ["id", "sha"]):
         stored.setdefault(row["id"], []).append(row["sha"])
     if not stored and workers is not None and workers.workers.workers:
         def spread(groups: Iterable[list[int]], expected: int) -> Iterator[Any]:
             return workers.map("cache", groups, expected)
 
-        added = _add_rows(tbl, cache.fresh_rows(spread))
+        added = add_rows(tbl, cache.fresh_rows(spread))
         if added:
             tbl.optimize()
         report.cache_written, report.cache_deleted = added, 0
@@ -61,7 +61,7 @@ def _write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: boo
     if drop:
         tbl.delete(in_list("id", drop))
     if add:
-        _add_rows(tbl, cache.rows(stored, verdicts=verdicts, only=add))
+        add_rows(tbl, cache.rows(stored, verdicts=verdicts, only=add))
     if drop or add:
         tbl.optimize()  # compaction makes a version; older ones go once the meta row names this one
     report.cache_written, report.cache_deleted = len(add), len(drop)

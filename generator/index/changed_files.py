@@ -30,7 +30,7 @@ def _facts_and_text(config: Config, f: SourceFile, fx: FileFacts | None, text: s
     return fx, decode(source) if text is None else text
 
 
-class _Sources:
+class ChangedSources:
     """The changed files' facts and text, one file at a time, for each table's pass over them.
 
     A text the caller did not supply is read again by each pass that needs it (holding every file's text

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from generator.index.refresh import Checkout, IndexUpdate, read_source, update_from
 from generator.index.report import IndexReport
 from generator.index.stored_analysis import indexed_facts
-from generator.index.writer import recover_index, update_index
+from generator.index.writer import recover_index
 
 if TYPE_CHECKING:
     from generator.index.embed import Embedder
@@ -29,17 +30,14 @@ def index_repository(config: Config, *, prune: bool = True, embedder: Embedder |
 
 def _index_repository(config: Config, *, prune: bool, embedder: Embedder | str | None,
                       reset: bool = False) -> IndexReport:
-    from generator.analyze.analysis import analyze
-
     if embedder == "config":
         from generator.index.embed import get_embedder
 
         embedder = get_embedder(config.embed)
     damage = recover_index(config)  # before anything reads it
-    analysis = analyze(config, known=indexed_facts(config))
-    report = update_index(config, analysis.files, analysis.facts, None,
-                          None if isinstance(embedder, str) else embedder, prune, texts=analysis.texts,
-                          manifests=analysis.manifests, reset=reset)
+    analysis = read_source(config, Checkout(known=indexed_facts(config)))
+    report = update_from(config, analysis, None if isinstance(embedder, str) else embedder,
+                         IndexUpdate(prune=prune, reset=reset))
     if damage:
         report.rebuilt = f"damaged index ({damage})"
     return report

@@ -14,12 +14,12 @@ from generator.analyze.checkout import head_commit
 from generator.analyze.facts import FileFacts, SourceFile
 from generator.analyze.manifests import Manifests
 from generator.index.reader import open_table, read_state
-from generator.index.rows import _KEYS, PageSource
+from generator.index.rows import KEY_COLUMN, PageSource
 from generator.index.store import (
     SCHEMA_VERSION,
-    _is_local_missing,
-    _made_here,
-    _open_pinned,
+    is_local_missing,
+    made_here,
+    open_pinned,
     outage_errors,
     storage_options,
 )
@@ -71,11 +71,11 @@ def _code_version() -> str:
     return stage_version("generator.index.writer", "generator.index.build_cache")[:32]
 
 
-def _published_state(config: Config) -> dict[str, Any] | None:
+def published_state(config: Config) -> dict[str, Any] | None:
     """The meta row of the index's last complete run, read with Lance, without lancedb (None: no index
     yet, or unreadable; the full run then reports what is wrong)."""
     uri = config.index_location
-    if _is_local_missing(uri):
+    if is_local_missing(uri):
         return None
     try:
         return read_state(uri, storage_options(uri))
@@ -83,9 +83,9 @@ def _published_state(config: Config) -> dict[str, Any] | None:
         return None
 
 
-def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
+def published_with(config: Config, fingerprint: str, embedder: Embedder | None,
                     meta: dict[str, Any] | None) -> bool:
-    """Whether the index's last complete run (`meta`, `_published_state`) was given exactly these inputs
+    """Whether the index's last complete run (`meta`, `published_state`) was given exactly these inputs
     (and is this user's, of this schema and embedder, its tables there at the versions it names): read with
     Lance, without lancedb."""
     uri = config.index_location
@@ -94,7 +94,7 @@ def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
     if (meta.get("embedder_id") or "") != (embedder.id if embedder else "") or int(meta.get("dim") or 0) != (
             embedder.dim if embedder else 0):
         return False
-    if not config.index_chosen and not _made_here(meta):
+    if not config.index_chosen and not made_here(meta):
         return False
     import pyarrow.compute as pc
 
@@ -102,11 +102,11 @@ def _published_with(config: Config, fingerprint: str, embedder: Embedder | None,
     try:  # the versions it names still there (a damaged index is rebuilt by the full run)
         for name, version in (meta.get("versions") or {}).items():
             open_table(uri, name, int(version), storage_options(uri))
-        tables = _open_pinned(uri, meta, storage_options(uri))
+        tables = open_pinned(uri, meta, storage_options(uri))
         # and no key twice (what runs racing before the lock left; the full run heals it): one column read
         # per table
         for name, tbl in tables.items():
-            keys = tbl.scan([_KEYS[name]]).column(0)
+            keys = tbl.scan([KEY_COLUMN[name]]).column(0)
             if pc.count_distinct(keys).as_py() != len(keys):
                 return False
     except errors:

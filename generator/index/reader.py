@@ -36,7 +36,7 @@ _T = TypeVar("_T")
 READ_OPTIONS = {"client_max_retries": "0"}
 
 
-def _lance() -> Any:
+def lance_module() -> Any:
     # Lance's Rust side logs deprecation chatter to stderr; our own logging reports what matters
     os.environ.setdefault("LANCE_LOG", "error")
     import lance
@@ -124,7 +124,7 @@ class TableReader:
 def open_table(uri: str, name: str, version: int | None, options: dict[str, str]) -> TableReader:
     """Table `name` at `version` (None: the latest). Raises what Lance raises (ValueError when the table or
     version is not there, OSError on storage errors)."""
-    lance = _lance()
+    lance = lance_module()
     options = {**READ_OPTIONS, **options} if "://" in uri else options
     kwargs: dict[str, Any] = {"storage_options": options} if options else {}
     where = table_uri(uri, name)

@@ -35,8 +35,8 @@ CHECKED = ("data file", "deletion file", "index file")  # manifests and transact
 _HASH_CHUNK = 1 << 20
 
 
-def _lance() -> Any:
-    from generator.index.reader import _lance as lance
+def lance_module() -> Any:
+    from generator.index.reader import lance_module as lance
 
     return lance()
 
@@ -49,7 +49,7 @@ def table_files(uri: str, table: str, version: int) -> list[str]:
     """The data, deletion and index files (relative to the index folder) of `table` at `version`."""
     from generator.index.reader import table_uri
 
-    ds = _lance().dataset(table_uri(uri, table), version=int(version))
+    ds = lance_module().dataset(table_uri(uri, table), version=int(version))
     rows = ds.tracked_files(min_version=int(version)).read_all().to_pylist()
     return sorted(f"{table}.lance/{r['path']}" for r in rows
                   if int(r["version"]) == int(version) and r["type"] in CHECKED)

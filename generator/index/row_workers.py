@@ -22,14 +22,14 @@ from generator.index.chunks import chunk_file
 from generator.index.report import IndexReport
 from generator.index.rows import (
     PageSource,
-    _embed_text_of,
-    _page_embed_text_of,
     chunk_row,
+    embed_text_of,
     file_row,
+    page_embed_text_of,
     page_row,
 )
 from generator.index.store import is_remote
-from generator.index.table_writes import _embedded, _unique_rows
+from generator.index.table_writes import embed_rows, unique_rows
 
 if TYPE_CHECKING:
     from generator.index.build_cache import CacheUpdate
@@ -44,7 +44,7 @@ Made = tuple[list[dict[str, Any]], int]  # the rows of an item, and how many tex
 
 
 @dataclass
-class _RowWorkers:
+class RowWorkers:
     """The processes that make an index run's rows: forked at the start of a cold run, before LanceDB is
     imported (its runtime is not fork-safe, and workers never touch a table). Each job is named at the fork
     and reads what existed then (the facts, texts and pages); an item carries the rest. `embeds`: the
@@ -62,16 +62,16 @@ class _RowWorkers:
         self.workers.close()
         return processes
 
-    def __enter__(self) -> _RowWorkers:
+    def __enter__(self) -> RowWorkers:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.workers.close()
 
 
-def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
+def open_row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
                  embedder: Embedder | None, pages: PageSource | None = None,
-                 build_cache: CacheUpdate | None = None) -> _RowWorkers:
+                 build_cache: CacheUpdate | None = None) -> RowWorkers:
     """Workers for a cold run (no index at a local path yet) in a process that has not imported LanceDB; a
     run that updates an index, or that cannot fork safely, makes its rows in this process."""
     from generator.index.embed import for_workers
@@ -83,30 +83,30 @@ def _row_workers(config: Config, processes: int, facts: dict[str, FileFacts], te
         if not embed or embedder is None:
             return rows, 0
         counts = IndexReport()
-        rows = list(_embedded(rows, text_of, {}, embedder, counts, hold=len(rows) + 1))
+        rows = list(embed_rows(rows, text_of, {}, embedder, counts, hold=len(rows) + 1))
         return rows, counts.embedded
 
     def chunks(item: Item) -> Made:
         embed, group = item
-        return embedded(list(_unique_rows(([chunk_row(c) for c in chunk_file(fx, text)]
+        return embedded(list(unique_rows(([chunk_row(c) for c in chunk_file(fx, text)]
                                            for fx, text in _resolved(group, facts, texts)), "id")),
-                        embed, _embed_text_of)
+                        embed, embed_text_of)
 
     def files(item: Item) -> Made:
-        return list(_unique_rows(([file_row(fx, text)] for fx, text in _resolved(item[1], facts, texts)),
+        return list(unique_rows(([file_row(fx, text)] for fx, text in _resolved(item[1], facts, texts)),
                                  "path")), 0
 
     def page_rows(item: Item) -> Made:
         embed, ids = item
         assert pages is not None
         return embedded([page_row(r) for r in map(pages.record, ids) if r is not None], embed,
-                        _page_embed_text_of)
+                        page_embed_text_of)
 
     jobs: dict[str, Callable[[Any], Any]] = {"chunks": chunks, "files": files, "pages": page_rows}
     if build_cache is not None:
         jobs["cache"] = build_cache.made_rows
     embeds = processes > 1 and embedder is not None and for_workers(embedder)  # before the fork
-    return _RowWorkers(Workers(jobs, processes), embeds=embeds)
+    return RowWorkers(Workers(jobs, processes), embeds=embeds)
 
 
 def _row_processes(config: Config, processes: int) -> int:
@@ -124,15 +124,15 @@ def forks_safely() -> bool:
 
 def _resolved(group: list[tuple[str, FileFacts | None, str | None]], facts: dict[str, FileFacts],
               texts: dict[str, str]) -> Iterator[tuple[FileFacts, str]]:
-    """A group of `_Sources.items` with its facts and text (in a worker: from the dicts it inherited)."""
+    """A group of `ChangedSources.items` with its facts and text (a worker reads the dicts it inherited)."""
     for path, fx, text in group:
         yield (facts[path] if fx is None else fx), (texts[path] if text is None else text)
 
 
-def _spread(rows: _RowWorkers, job: str, items: Iterable[Any], *, key: str,
+def spread(rows: RowWorkers, job: str, items: Iterable[Any], *, key: str,
             text_of: Callable[[dict[str, Any]], str], cache: dict[str, Any], embedder: Embedder | None,
             report: IndexReport, expected: int) -> Iterator[dict[str, Any]]:
-    """The rows `job` makes from each item, one row per key, with their vectors (`_embedded`: reused from
+    """The rows `job` makes from each item, one row per key, with their vectors (`embed_rows`: reused from
     `cache` or embedded), in item order; made in the workers when there are any and enough items.
 
     The workers embed what a cold table needs (no stored vectors to reuse) when the embedder may run in
@@ -148,4 +148,4 @@ def _spread(rows: _RowWorkers, job: str, items: Iterable[Any], *, key: str,
                     seen.add(row[key])
                     yield row
 
-    return merged() if inside else _embedded(merged(), text_of, cache, embedder, report)
+    return merged() if inside else embed_rows(merged(), text_of, cache, embedder, report)

@@ -87,11 +87,11 @@ def _page_embed_text(title: str, summary: str, markdown: str) -> str:
     return f"{title}\n{summary}\n{markdown[:EMBED_CHARS]}"
 
 
-def _page_embed_text_of(row: dict[str, Any]) -> str:
+def page_embed_text_of(row: dict[str, Any]) -> str:
     return _page_embed_text(row["title"], row["summary"], row["markdown"])
 
 
-def _embed_text_of(row: dict[str, Any]) -> str:
+def embed_text_of(row: dict[str, Any]) -> str:
     return _embed_text(row["path"], row["symbol"], row["text"])
 
 
@@ -156,7 +156,7 @@ def page_row(page: PageRecord) -> dict[str, Any]:
     }
 
 
-def _schema(name: str, dim: int) -> pa.Schema:
+def table_schema(name: str, dim: int) -> pa.Schema:
     import pyarrow as pa
 
     s, i32 = pa.string(), pa.int32()
@@ -180,5 +180,5 @@ def _schema(name: str, dim: int) -> pa.Schema:
     return pa.schema(fields)
 
 
-_KEYS = {"chunks": "id", "symbols": "id", "files": "path", "pages": "id"}
-_PATH_COL = {"chunks": "path", "symbols": "path", "files": "path", "pages": "target_path"}
+KEY_COLUMN = {"chunks": "id", "symbols": "id", "files": "path", "pages": "id"}
+PATH_COLUMN = {"chunks": "path", "symbols": "path", "files": "path", "pages": "target_path"}

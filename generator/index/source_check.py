@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from generator.analyze.checkout import checkout_identity
 from generator.analyze.facts import SourceFile
 from generator.index.reader import open_table
-from generator.index.store import SCHEMA_VERSION, _made_here, outage_errors, storage_options
+from generator.index.store import SCHEMA_VERSION, made_here, outage_errors, storage_options
 from sourcebook.errors import IndexSourceError
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def check_source(config: Config, meta: dict[str, Any] | None, origin: dict[str, 
     the next prune would go by them. A run that rebuilds (another schema or embedder) loses every file it
     does not scan, as a prune does."""
     uri = config.index_location
-    if meta is None or (not config.index_chosen and not _made_here(meta)):
+    if meta is None or (not config.index_chosen and not made_here(meta)):
         return  # nothing published, or a foreign committed index a write rebuilds anyway
     stored = meta.get("source")
     recorded: dict[str, Any] = stored if isinstance(stored, dict) else {}

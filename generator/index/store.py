@@ -235,10 +235,9 @@ def connect(uri: str) -> Any:
     return lancedb.connect(uri, storage_options=options) if options else lancedb.connect(uri)
 
 
-_connect = connect  # the name tests and older callers use
 
 
-def _ensure_fts(tbl: Any, rebuild: bool) -> None:
+def ensure_fts(tbl: Any, rebuild: bool) -> None:
     """Build `tbl`'s full-text index over `tokens` when it has none or `rebuild` (here: the one module that
     imports lancedb)."""
     from lancedb.index import FTS
@@ -253,7 +252,7 @@ def _ensure_fts(tbl: Any, rebuild: bool) -> None:
 
 
 
-def _table_names(db: Any) -> set[str]:
+def table_names(db: Any) -> set[str]:
     result = db.list_tables()
     names = getattr(result, "tables", result)
     return set(names)
@@ -287,8 +286,8 @@ def marked_databases(root: str) -> list[str]:
             return sorted(n[len(_MARK_PREFIX):] for n in names)
 
 
-def _read_meta(db: Any) -> dict[str, Any] | None:
-    if META_TABLE not in _table_names(db):
+def read_meta(db: Any) -> dict[str, Any] | None:
+    if META_TABLE not in table_names(db):
         return None
     rows = db.open_table(META_TABLE).to_arrow().to_pylist()
     for row in rows:
@@ -298,7 +297,7 @@ def _read_meta(db: Any) -> dict[str, Any] | None:
     return None
 
 
-def _owner_mark(state: dict[str, Any], key: bytes | None) -> str | None:
+def owner_mark(state: dict[str, Any], key: bytes | None) -> str | None:
     """This user's mark over a meta row (every field but the mark itself); None without a local key."""
     from sourcebook.local_key import keyed
 
@@ -306,16 +305,16 @@ def _owner_mark(state: dict[str, Any], key: bytes | None) -> str | None:
     return keyed(b"sourcebook-index\0" + json.dumps(fields, sort_keys=True).encode("utf-8"), key)
 
 
-def _made_here(meta: dict[str, Any]) -> bool:
+def made_here(meta: dict[str, Any]) -> bool:
     """Whether this user's sourcebook wrote the meta row (and so the rows it names): never without a key."""
     from sourcebook.local_key import local_key
 
     mark = meta.get("owner")
-    expected = _owner_mark(meta, local_key())
+    expected = owner_mark(meta, local_key())
     return isinstance(mark, str) and expected is not None and hmac.compare_digest(mark, expected)
 
 
-def _not_ours(uri: str, meta: dict[str, Any]) -> str:
+def not_ours(uri: str, meta: dict[str, Any]) -> str:
     """Why an index without this user's mark is not used (one line, for readers and the rebuild warning)."""
     from sourcebook.local_key import local_key
 
@@ -328,7 +327,7 @@ def _not_ours(uri: str, meta: dict[str, Any]) -> str:
     return f"the index at {uri} was not made by this user (it may have come with the repository)"
 
 
-def _is_local_missing(uri: str) -> bool:
+def is_local_missing(uri: str) -> bool:
     return "://" not in uri and not Path(uri).exists()
 
 
@@ -338,7 +337,7 @@ def read_index_state(uri: str) -> dict[str, Any] | None:
     return read_state(uri, storage_options(uri))
 
 
-def _open_pinned(uri: str, meta: dict[str, Any], options: dict[str, str]) -> dict[str, TableReader]:
+def open_pinned(uri: str, meta: dict[str, Any], options: dict[str, str]) -> dict[str, TableReader]:
     return {name: open_table(uri, name, int(meta["versions"][name]), options) for name in DATA_TABLES}
 
 
@@ -350,7 +349,7 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     empty, from another schema version, or when the embedder's identity/dimension differs from the index's.
     """
     uri = config.index_location
-    if _is_local_missing(uri):
+    if is_local_missing(uri):
         raise IndexMissingError(f"no index at {uri}: run `sourcebook index` (or `sourcebook build`) first")
     options = storage_options(uri)
     try:
@@ -360,25 +359,25 @@ def open_index(config: Config, embedder: Embedder | str | None = "config") -> In
     if meta is None:
         raise IndexMissingError(f"the index at {uri} is empty or incomplete: run `sourcebook index` to build "
                                 "it")
-    if not config.index_chosen and not _made_here(meta):  # never served: see the module docstring
+    if not config.index_chosen and not made_here(meta):  # never served: see the module docstring
         # as good as none: a reader never serves it, and "not indexed" (not an outage) is what it is
-        raise IndexMissingError(f"{_not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
+        raise IndexMissingError(f"{not_ours(uri, meta)}: run `sourcebook index` to rebuild it")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise IndexStoreError(
             f"the index at {uri} has schema version {meta.get('schema_version')}, this sourcebook uses "
             f"{SCHEMA_VERSION}: run `sourcebook index` to rebuild it")
     try:
-        tables = _open_pinned(uri, meta, options)
+        tables = open_pinned(uri, meta, options)
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
         # a writer may have just finished and cleaned the versions we read about: read its meta row once more
         newer = read_state(uri, options)
         if newer is None or newer.get("versions") == meta.get("versions") or (
-                not config.index_chosen and not _made_here(newer)):
+                not config.index_chosen and not made_here(newer)):
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({exc}): run `sourcebook index` to rebuild") from exc
         meta = newer
         try:
-            tables = _open_pinned(uri, meta, options)
+            tables = open_pinned(uri, meta, options)
         except (OSError, ValueError, RuntimeError, KeyError) as again:
             raise IndexStoreError(
                 f"the index at {uri} is damaged ({again}): run `sourcebook index` to rebuild") from again

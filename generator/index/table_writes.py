@@ -2,7 +2,7 @@
 batches and added in one commit; a path's rows replaced; doubled keys found; old versions
 cleaned up (the full-text index: store.py, the one module importing lancedb).
 
-Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`_add_rows`), each made,
+Memory: every table write is one commit of rows streamed to Lance in Arrow batches (`add_rows`), each made,
 embedded and converted as Lance asks for it; a run holds a batch, never the rows of every file or page (on a
 12k-file monorepo holding them cost more than the rest of the build: docs/performance.md).
 """
@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from generator.index.report import IndexReport
-from generator.index.rows import _KEYS, _PATH_COL
+from generator.index.rows import KEY_COLUMN, PATH_COLUMN
 from sourcebook.sql import in_list
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ WRITE_BATCH_ROWS = 512
 WRITE_BATCH_CHARS = 8_000_000
 
 
-def _existing(tbl: Any, columns: list[str], where: str | None = None,
+def existing_rows(tbl: Any, columns: list[str], where: str | None = None,
               limit: int | None = None) -> list[dict[str, Any]]:
     if not tbl.count_rows():
         return []
@@ -40,7 +40,7 @@ def _existing(tbl: Any, columns: list[str], where: str | None = None,
     return list(query.limit(limit).to_arrow().to_pylist())
 
 
-def _stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
+def stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
     """hash -> stored vector (a float32 row of one array), for the rows `where` selects. Not to_pylist: a
     256-dim vector as a list of Python floats is ~8 KB, as a float32 row 1 KB (a big tree's chunks and
     pages held hundreds of MB of float objects in the index step)."""
@@ -57,7 +57,7 @@ def _stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
     return dict(zip(data.column("hash").to_pylist(), matrix, strict=True))
 
 
-def _embedded(rows: Iterable[dict[str, Any]], text_of: Callable[[dict[str, Any]], str],
+def embed_rows(rows: Iterable[dict[str, Any]], text_of: Callable[[dict[str, Any]], str],
               cache: dict[str, Any], embedder: Embedder | None, report: IndexReport, *,
               hold: int = WRITE_BATCH_ROWS) -> Iterator[dict[str, Any]]:
     """`rows` with row["vector"] set (float32 rows, which pyarrow stores as it stores lists of floats), in
@@ -113,7 +113,7 @@ def _record_batches(rows: Iterable[dict[str, Any]], schema: pa.Schema) -> Iterat
         yield pa.RecordBatch.from_pylist(held, schema=schema)
 
 
-def _add_rows(tbl: Any, rows: Iterable[dict[str, Any]]) -> int:
+def add_rows(tbl: Any, rows: Iterable[dict[str, Any]]) -> int:
     """Append `rows` to `tbl` in one commit, streamed to Lance batch by batch (a RecordBatchReader over a
     generator: Lance pulls the next batch while it writes), so no list of every row is ever built. Returns
     the rows written; writes nothing (not even an empty version) when there are none.
@@ -150,7 +150,7 @@ def _add_rows(tbl: Any, rows: Iterable[dict[str, Any]]) -> int:
     return written
 
 
-def _unique_rows(groups: Iterable[list[dict[str, Any]]], key: str) -> Iterator[dict[str, Any]]:
+def unique_rows(groups: Iterable[list[dict[str, Any]]], key: str) -> Iterator[dict[str, Any]]:
     """The rows of `groups` (one group per file) with one row per key, even from a faulty caller: inside a
     group a repeated key keeps its first place and its last row; a key seen in an earlier group is dropped
     (keys carry their file's path, so this never happens with rows.py's rows)."""
@@ -163,8 +163,8 @@ def _unique_rows(groups: Iterable[list[dict[str, Any]]], key: str) -> Iterator[d
                 yield row
 
 
-def _replace_rows(tbl: Any, name: str, rows: Iterable[dict[str, Any]], paths: Iterable[str]) -> int:
-    """Make the rows of `paths` exactly `rows` (streamed, see `_add_rows`): delete every row of those
+def replace_rows(tbl: Any, name: str, rows: Iterable[dict[str, Any]], paths: Iterable[str]) -> int:
+    """Make the rows of `paths` exactly `rows` (streamed, see `add_rows`): delete every row of those
     paths, then add `rows`. Returns the rows added.
 
     Idempotent by construction: whatever the table held for a path (nothing, the previous content, or the
@@ -174,17 +174,17 @@ def _replace_rows(tbl: Any, name: str, rows: Iterable[dict[str, Any]], paths: It
     if not paths:
         return 0
     if tbl.count_rows():
-        tbl.delete(in_list(_PATH_COL[name], paths))
-    return _add_rows(tbl, rows)
+        tbl.delete(in_list(PATH_COLUMN[name], paths))
+    return add_rows(tbl, rows)
 
 
-def _duplicated_paths(tbl: Any, name: str) -> set[str]:
+def duplicated_paths(tbl: Any, name: str) -> set[str]:
     """Paths owning a key that appears more than once in `tbl` (what concurrent runs once left behind)."""
     import pyarrow.compute as pc
 
     if not tbl.count_rows():
         return set()
-    key, path_col = _KEYS[name], _PATH_COL[name]
+    key, path_col = KEY_COLUMN[name], PATH_COLUMN[name]
     data = tbl.search().select(list({key, path_col})).limit(None).to_arrow()
     keys = data.column(key)
     if pc.count_distinct(keys).as_py() == len(keys):  # the usual case: one vectorised pass, nothing found
@@ -196,7 +196,7 @@ def _duplicated_paths(tbl: Any, name: str) -> set[str]:
             if k in doubled}
 
 
-def _cleanup(tbl: Any, keep_s: float) -> None:
+def cleanup_versions(tbl: Any, keep_s: float) -> None:
     """Delete the versions of `tbl` older than `keep_s` seconds, and nothing else: what a table optimized
     earlier in the run still needs once the meta row names its newest version. optimize() again did the
     same but first re-planned compaction and re-merged the full-text index, for nothing."""
@@ -207,7 +207,7 @@ def _cleanup(tbl: Any, keep_s: float) -> None:
         tbl.cleanup_old_versions(timedelta(seconds=keep_s))
 
 
-def _optimize(tbl: Any, keep_s: float) -> None:
+def optimize_table(tbl: Any, keep_s: float) -> None:
     """Compact, fold new rows into the indexes, and delete versions older than `keep_s` seconds."""
     with warnings.catch_warnings():
         # readers pin the meta row's versions; a superseded version stays readable for keep_s, so a reader

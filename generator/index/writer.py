@@ -20,20 +20,20 @@ from typing import TYPE_CHECKING, Any
 from generator.analyze.checkout import head_commit
 from generator.analyze.facts import FileFacts, PageRecord, SourceFile
 from generator.analyze.manifests import Manifests
-from generator.index.cache_table import _write_cache
-from generator.index.changed_files import _Sources
-from generator.index.fingerprint import _published_state, _published_with, inputs_fingerprint
+from generator.index.cache_table import write_cache
+from generator.index.changed_files import ChangedSources
+from generator.index.fingerprint import inputs_fingerprint, published_state, published_with
 from generator.index.report import IndexReport
-from generator.index.row_workers import _row_workers, _RowWorkers, _spread
+from generator.index.row_workers import RowWorkers, open_row_workers, spread
 from generator.index.rows import (
     PageSource,
     RecordList,
-    _embed_text_of,
-    _page_embed_text_of,
-    _schema,
+    embed_text_of,
+    page_embed_text_of,
     page_hash,
     page_row,
     symbol_rows,
+    table_schema,
 )
 from generator.index.source_check import check_source, checkout_source
 from generator.index.store import (
@@ -41,27 +41,27 @@ from generator.index.store import (
     DATA_TABLES,
     META_TABLE,
     SCHEMA_VERSION,
-    _connect,
-    _ensure_fts,
-    _is_local_missing,
-    _made_here,
-    _not_ours,
-    _owner_mark,
-    _read_meta,
-    _table_names,
+    connect,
+    ensure_fts,
+    is_local_missing,
     is_remote,
+    made_here,
+    not_ours,
     outage_errors,
+    owner_mark,
+    read_meta,
+    table_names,
 )
 from generator.index.table_writes import (
-    _add_rows,
-    _cleanup,
-    _duplicated_paths,
-    _embedded,
-    _existing,
-    _optimize,
-    _replace_rows,
-    _stored_vectors,
-    _unique_rows,
+    add_rows,
+    cleanup_versions,
+    duplicated_paths,
+    embed_rows,
+    existing_rows,
+    optimize_table,
+    replace_rows,
+    stored_vectors,
+    unique_rows,
 )
 from generator.index.vectors import ensure_vector_index
 from sourcebook.errors import IndexStoreError
@@ -80,7 +80,7 @@ log = logging.getLogger(__name__)
 # optimize() folds the new rows into it, which keeps the statistics exact.
 FTS_SMALL_ROWS = 200
 FTS_DRIFT = 0.05
-# A cold run's workers make a table's rows (`_spread`, row_workers.py) from this many changed files (pages)
+# A cold run's workers make a table's rows (`spread`, row_workers.py) from this many changed files (pages)
 # an item.
 FILES_PER_ITEM = 32
 PAGES_PER_ITEM = 128
@@ -91,22 +91,22 @@ def _write_meta(db: Any, state: dict[str, Any], keep_s: float = 600.0) -> None:
 
     # round-tripped through JSON first, so the mark covers exactly what a reader will parse back
     state = json.loads(json.dumps({k: v for k, v in state.items() if k != "owner"}, sort_keys=True))
-    state["owner"] = _owner_mark(state, local_key())
+    state["owner"] = owner_mark(state, local_key())
     row = [{"key": "state", "value": json.dumps(state, sort_keys=True)}]
-    if META_TABLE in _table_names(db):
+    if META_TABLE in table_names(db):
         tbl = db.open_table(META_TABLE)
         tbl.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(row)
-        _optimize(tbl, keep_s)
+        optimize_table(tbl, keep_s)
     else:
-        db.create_table(META_TABLE, data=row, schema=_schema("meta", 0))
+        db.create_table(META_TABLE, data=row, schema=table_schema("meta", 0))
 
 
 def _fresh_tables(db: Any, dim: int) -> dict[str, Any]:
-    names = _table_names(db)
+    names = table_names(db)
     for name in (META_TABLE, *DATA_TABLES, CACHE_TABLE):  # meta first: a half-dropped index is "incomplete"
         if name in names:
             db.drop_table(name)
-    return {name: db.create_table(name, schema=_schema(name, dim)) for name in DATA_TABLES}
+    return {name: db.create_table(name, schema=table_schema(name, dim)) for name in DATA_TABLES}
 
 
 def _open_for_write(db: Any, meta: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -166,12 +166,12 @@ class IndexWriter:
     Nothing outside the index package holds a LanceDB table."""
 
     def __init__(self, config: Config, embedder: Embedder | None, report: IndexReport, *,
-                 rows: _RowWorkers | None = None) -> None:
+                 rows: RowWorkers | None = None) -> None:
         self.config, self.embedder, self.report, self.rows = config, embedder, report, rows
         self.uri = config.index_location
         if "://" not in self.uri:
             Path(self.uri).mkdir(parents=True, exist_ok=True)
-        self._db = _connect(self.uri)
+        self._db = connect(self.uri)
         self._dim = embedder.dim if embedder else 0
         self._embedder_id = embedder.id if embedder else ""
         self._written = dict.fromkeys(DATA_TABLES, False)
@@ -182,14 +182,14 @@ class IndexWriter:
         """The previous meta row (or a fresh one), why the index is rebuilt ('' when it is not), whether
         its tables were rolled back to the last complete run; opens or makes `self._tables`."""
         db, uri, dim, embedder_id = self._db, self.uri, self._dim, self._embedder_id
-        meta = _read_meta(db)
+        meta = read_meta(db)
         reason = ""
         if meta is None:
-            reason = "new index" if not (_table_names(db) & set(DATA_TABLES)) else "incomplete index"
-        elif not self.config.index_chosen and not _made_here(meta):
+            reason = "new index" if not (table_names(db) & set(DATA_TABLES)) else "incomplete index"
+        elif not self.config.index_chosen and not made_here(meta):
             # checked first: nothing in a foreign index is reused, neither rows nor vectors nor versions
             reason = "not made by this user"
-            log.warning("%s: rebuilding it from scratch", _not_ours(uri, meta))
+            log.warning("%s: rebuilding it from scratch", not_ours(uri, meta))
             meta = None
         elif meta.get("schema_version") != SCHEMA_VERSION:
             reason = f"schema version {meta.get('schema_version')} -> {SCHEMA_VERSION}"
@@ -215,14 +215,14 @@ class IndexWriter:
         symbols and chunks are redone)."""
         from generator.analyze.factcache import parser_version
 
-        indexed = {r["path"]: r["sha"] for r in _existing(self._tables["files"], ["path", "sha"])}
+        indexed = {r["path"]: r["sha"] for r in existing_rows(self._tables["files"], ["path", "sha"])}
         return indexed if self.meta.get("parser") == parser_version() else dict.fromkeys(indexed, "")
 
     def doubled(self) -> set[str]:
         """Paths with doubled rows in any table (left by runs that raced before the lock)."""
         out: set[str] = set()
         for name in ("chunks", "symbols", "files"):
-            out |= _duplicated_paths(self._tables[name], name)
+            out |= duplicated_paths(self._tables[name], name)
         return out
 
     def stored_chunk_vectors(self, paths: Iterable[str]) -> dict[str, Any]:
@@ -230,12 +230,12 @@ class IndexWriter:
         unchanged chunk text is never embedded again."""
         if self.embedder is None:
             return {}
-        return _stored_vectors(self._tables["chunks"], in_list("path", sorted(set(paths))))
+        return stored_vectors(self._tables["chunks"], in_list("path", sorted(set(paths))))
 
     def replace(self, name: str, rows: Iterable[dict[str, Any]], paths: list[str]) -> int:
         """The rows of `paths` in table `name` become `rows` (consumed as they are written); returns how
         many were written."""
-        written = _replace_rows(self._tables[name], name, rows, paths)
+        written = replace_rows(self._tables[name], name, rows, paths)
         self._written[name] = self._written[name] or bool(paths)
         self._changed_rows[name] += written
         return written
@@ -268,13 +268,13 @@ class IndexWriter:
                 drift[name] = 0
 
         def refresh(name: str) -> None:
-            _ensure_fts(tables[name], rebuild=rebuild[name])
+            ensure_fts(tables[name], rebuild=rebuild[name])
             ensure_vector_index(tables[name], name, config.ann_min_rows, rebuild=fresh)  # vectors.py
             tables[name].optimize()  # compaction and index folding make a version; cleanup waits for meta
 
         cache_tbl = None
         if build_cache is not None:  # the workers' last job (nothing reads the cache before the meta row)
-            cache_tbl = _write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt),
+            cache_tbl = write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt),
                                      workers=self.rows)
         # a cold run's workers are done: its tables' full-text indexes are built side by side, a thread a
         # process it had (each build is mostly one of Lance's threads); otherwise one after the other
@@ -316,9 +316,9 @@ class IndexWriter:
         # only now may older versions go: the meta row names the newest, and optimizing an optimized table
         # makes no new version (checked below all the same)
         for name in dirty:
-            _cleanup(tables[name], config.index_keep_s)
+            cleanup_versions(tables[name], config.index_keep_s)
         if cache_tbl is not None and (self.report.cache_written or self.report.cache_deleted):
-            _cleanup(cache_tbl, config.index_keep_s)
+            cleanup_versions(cache_tbl, config.index_keep_s)
             tables_now = {**tables, CACHE_TABLE: cache_tbl}
         else:
             tables_now = dict(tables)
@@ -344,7 +344,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     started = time.perf_counter()
     report = IndexReport(files_total=len(files), embedder=embedder.id if embedder else "none")
     source = RecordList(pages) if isinstance(pages, Sequence) else pages
-    published = _published_state(config)  # read with Lance, before the workers fork
+    published = published_state(config)  # read with Lance, before the workers fork
     damage = recover_index(config)
     if damage:
         published = None
@@ -353,14 +353,14 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         check_source(config, published, origin, files, prune=prune, embedder=embedder)
     fingerprint = inputs_fingerprint(config, files, facts, source, embedder, prune, manifests=manifests,
                                      build_cache=build_cache, commit=commit)
-    if fingerprint is not None and _published_with(config, fingerprint, embedder, published):
+    if fingerprint is not None and published_with(config, fingerprint, embedder, published):
         report.unchanged, report.files_unchanged = True, len(files)
         report.seconds = time.perf_counter() - started
         log.info("index: unchanged since its last publish (%d files)", len(files))
         return report
     # a cold run's workers fork here, before the writer imports LanceDB
     try:
-        with _row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
+        with open_row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
                           build_cache=build_cache) as rows:
             report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                                 manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
@@ -372,7 +372,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
         if not damage:
             raise
         report = IndexReport(files_total=len(files), embedder=report.embedder)
-        with _row_workers(config, 1, facts, texts or {}, embedder=embedder, pages=source,
+        with open_row_workers(config, 1, facts, texts or {}, embedder=embedder, pages=source,
                           build_cache=build_cache) as rows:
             report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                                 manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
@@ -390,9 +390,9 @@ def recover_index(config: Config, *, deep: bool = False) -> str | None:
     from generator.index.recovery import recover
 
     uri = config.index_location
-    if is_remote(uri) or _is_local_missing(uri):
+    if is_remote(uri) or is_local_missing(uri):
         return None
-    return recover(uri, _published_state(config), deep=deep)
+    return recover(uri, published_state(config), deep=deep)
 
 
 def _file_sums(uri: str, versions: dict[str, int], previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -413,7 +413,7 @@ def _has_deleted_rows(tbl: Any) -> bool:
 
 def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFacts],  # noqa: PLR0917
                source: PageSource | None, embedder: Embedder | None, prune: bool, *, texts: dict[str, str],
-               manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: _RowWorkers,
+               manifests: Manifests | None, build_cache: CacheUpdate | None, inputs: str, rows: RowWorkers,
                report: IndexReport, started: float, origin: dict[str, str] | None = None,
                commit: str | None = None) -> IndexReport:
     """The writing part of `_update_index`: every table brought in step, then published."""
@@ -430,22 +430,22 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
     report.files_indexed, report.files_deleted = len(changed), len(deleted)
     report.files_unchanged = len(files) - len(changed)
 
-    sources = _Sources(config, changed, facts, texts, report)
+    sources = ChangedSources(config, changed, facts, texts, report)
     touched = [f.path for f in changed] + deleted
     items = -(-len(changed) // FILES_PER_ITEM)  # groups of changed files a cold run's workers make rows of
 
     # data first, files (the "done" marker per file) last, then the meta row: see store.py's docstring.
     # Each table is one pass over the changed files, its rows made, embedded and written batch by batch.
     vectors = writer.stored_chunk_vectors(f.path for f in changed)
-    report.chunks_written = writer.replace("chunks", _spread(
-        rows, "chunks", sources.items(FILES_PER_ITEM), key="id", text_of=_embed_text_of, cache=vectors,
+    report.chunks_written = writer.replace("chunks", spread(
+        rows, "chunks", sources.items(FILES_PER_ITEM), key="id", text_of=embed_text_of, cache=vectors,
         embedder=embedder, report=report, expected=items), touched)
     del vectors
     report.symbols_written = writer.replace(
-        "symbols", _unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
+        "symbols", unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
     writer.pages(source, deleted)
-    writer.replace("files", _spread(rows, "files", sources.items(FILES_PER_ITEM), key="path",
-                                    text_of=_embed_text_of, cache={}, embedder=None, report=report,
+    writer.replace("files", spread(rows, "files", sources.items(FILES_PER_ITEM), key="path",
+                                    text_of=embed_text_of, cache={}, embedder=None, report=report,
                                     expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
                   inputs=inputs, origin=origin, commit=commit)
@@ -458,7 +458,7 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
 
 
 def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa: PLR0917
-                 embedder: Embedder | None, report: IndexReport, workers: _RowWorkers | None = None) -> bool:
+                 embedder: Embedder | None, report: IndexReport, workers: RowWorkers | None = None) -> bool:
     """Bring the pages table to `pages`: only the rows whose page changed (or is new or gone) are tokenised,
     embedded, deleted and added; the table is rewritten whole only when it holds an id twice (a racing run
     once doubled rows). A page whose row hash the memo knows (generator/pages/index_inputs.py: same state,
@@ -466,13 +466,13 @@ def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa
     again was most of the index step after a one-file edit (bench/build_bench.py). A cold run's `workers` make
     an empty table's rows: every page's record, row and vector, the memo taught each row's hash here."""
     if pages is not None and pages.ids:
-        stored = _existing(tbl, ["id", "hash"])
+        stored = existing_rows(tbl, ["id", "hash"])
         if not stored and workers is not None and workers.workers.workers:
-            made_rows = _spread(workers, "pages", (pages.ids[n:n + PAGES_PER_ITEM]
+            made_rows = spread(workers, "pages", (pages.ids[n:n + PAGES_PER_ITEM]
                                            for n in range(0, len(pages.ids), PAGES_PER_ITEM)),
-                           key="id", text_of=_page_embed_text_of, cache={}, embedder=embedder, report=report,
+                           key="id", text_of=page_embed_text_of, cache={}, embedder=embedder, report=report,
                            expected=-(-len(pages.ids) // PAGES_PER_ITEM))
-            report.pages_written = _add_rows(tbl, _learned(pages, made_rows))
+            report.pages_written = add_rows(tbl, _learned(pages, made_rows))
             return bool(report.pages_written)
         existing = {r["id"]: r["hash"] for r in stored}
         whole = len(stored) != len(existing)
@@ -494,7 +494,7 @@ def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa
         if not changed and not gone:
             return False  # checked before any tokenising or embedding: a no-change build stays fast
         # a changed page's stored vector is of its old hash: only a whole rewrite has vectors to reuse
-        cache = _stored_vectors(tbl) if whole and embedder is not None else {}
+        cache = stored_vectors(tbl) if whole and embedder is not None else {}
         if whole:
             tbl.delete("true")
         else:
@@ -503,7 +503,7 @@ def _write_pages(tbl: Any, pages: PageSource | None, deleted: list[str],  # noqa
                 tbl.delete(in_list("id", stale))
         records = (made.pop(pid, None) or pages.record(pid) for pid in changed)
         rows = (page_row(r) for r in records if r is not None)  # made, embedded and written batch by batch
-        report.pages_written = _add_rows(tbl, _embedded(rows, _page_embed_text_of, cache, embedder, report))
+        report.pages_written = add_rows(tbl, embed_rows(rows, page_embed_text_of, cache, embedder, report))
         return True
     if deleted and tbl.count_rows(in_list("target_path", deleted)):
         tbl.delete(in_list("target_path", deleted))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
 from generator.analyze.plan import PagePlan, PageState
-from generator.pages.stages import PageRun, file_text
+from generator.pages.stages import PageRun, Planning, file_text
 from sourcebook.config import Config
 
 if TYPE_CHECKING:
@@ -44,17 +45,32 @@ def writes_api_page(names: list[ApiName]) -> bool:
     return len(names) > MAX_API_SHOWN
 
 
+@dataclass(frozen=True)
+class ApiJob:
+    """The Public API page as planned: the names it lists and its key."""
+
+    names: list[ApiName]
+    key: str
+
+
+def plan_api_page(inputs: Planning) -> ApiJob | None:
+    """The page's names and key, for the build and for `--check`; None when the home page lists them all."""
+    names = api_names_of(inputs.config, inputs.plan, inputs.facts, inputs.graph)
+    if not writes_api_page(names):
+        return None
+    return ApiJob(names, api_key(inputs.version, names, inputs.plan.files, inputs.symbols))
+
+
 def write_api_page(run: PageRun) -> list[tuple[str, str]]:
     """The Public API page, when the home page does not list every name; its nav entry."""
-    from generator.pages.render_markdown import API_PAGE, render_api_page, render_version
+    from generator.pages.render_markdown import API_PAGE, render_api_page
 
-    names = api_names_of(run.config, run.plan, run.facts, run.graph)
-    if not writes_api_page(names):
+    job = plan_api_page(run.planning())
+    if job is None:
         return []
-    key = api_key(render_version(), names, run.plan.files, run.symbols)
-    if not run.pages.fresh(API_PAGE, key):
-        markdown = render_api_page(names, index=run.symbols, file_pages=run.plan.files)
-        run.pages.put(API_PAGE, key, markdown, PageState(
-            key=key, kind="api", title=API_TITLE, target_path="",
-            summary=f"The {len(names)} names the package's users import, each linked to its definition."))
+    if not run.pages.fresh(API_PAGE, job.key):
+        markdown = render_api_page(job.names, index=run.symbols, file_pages=run.plan.files)
+        run.pages.put(API_PAGE, job.key, markdown, PageState(
+            key=job.key, kind="api", title=API_TITLE, target_path="",
+            summary=f"The {len(job.names)} names the package's users import, each linked to its definition."))
     return [(API_TITLE, API_PAGE)]

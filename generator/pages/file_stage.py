@@ -11,13 +11,14 @@ import logging
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts, Symbol
 from generator.analyze.plan import PageState, draft_key, page_key
 from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context
-from generator.pages.stages import PageRun, _map, _readme_resolver, _safely, _source_text
+from generator.pages.stages import PageRun, Planning, map_pages, readme_resolver, safely
 from generator.pages.writer import (
     ExtractiveWriter,
     FileDraft,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from generator.pages.call_links import FileRefs, XrefIndex
     from generator.pages.name_links import NameIndex, Target
     from generator.pages.remote import SourceLinks
+    from generator.pages.writer import FileContext
 
 
 log = logging.getLogger(__name__)
@@ -78,54 +80,117 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
     return out
 
 
+@dataclass(frozen=True)
+class FileJob:
+    """One file page as planned: its context, its key (what `--check` compares too), its draft key, and what
+    its rendering reads besides the draft."""
+
+    ctx: FileContext
+    key: str
+    dkey: str  # a file page's draft key is also its stable key (plan.stable_key): what its prose was about
+    refs: FileRefs
+    doc_links: dict[str, Target]  # page_links: the names it links to other pages' symbols
+    doc_key: str  # document_key of a rendered document, else ""
+
+    @property
+    def page_id(self) -> str:
+        return self.ctx.page_id
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """Every file page of a build, and the repository-wide inputs their rendering shares."""
+
+    jobs: list[FileJob]
+    links: SourceLinks | None
+    names: NameIndex
+    builders: Mapping[str, Sequence[Symbol]]  # package_builders
+    read: Callable[[str], str | None]  # repository_reader
+
+
+def plan_file_pages(inputs: Planning) -> FilePlan:
+    """Each file's page id, context and key, computed once for the build and for `--check`."""
+    from generator.pages.name_links import NameIndex
+
+    config, plan, facts, graph, writer = inputs.config, inputs.plan, inputs.facts, inputs.graph, inputs.writer
+    links, xref = file_render_inputs(config, facts, graph)
+    names = NameIndex.build(facts, plan.files)
+    read = repository_reader(facts, inputs.text)
+    builders = package_builders(facts)
+    jobs = []
+    for path in sorted(facts):
+        f = facts[path]
+        ctx = file_context(f, plan, graph)
+        refs = xref.file_refs(f)
+        doc_links = page_links(names, f, inputs.text, read)
+        doc_key = document_key(f, inputs.text(path), read) if is_rendered_document(f) else ""
+        fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
+        key = page_key(fingerprint, writer.id, file_render_key(inputs.version, links, refs, doc_links,
+                                                               doc_key, builders=builders.get(path, ())))
+        jobs.append(FileJob(ctx, key, draft_key(fingerprint, writer.id), refs, doc_links, doc_key))
+    return FilePlan(jobs, links, names, builders, read)
+
+
+Drafted = tuple[FileDraft, dict[str, str]]  # a draft and the docstrings it generated (qualname -> text)
+# (job number, its draft or None when the render makes it, the docstrings it generated)
+Handed = tuple[int, FileDraft | None, dict[str, str]]
+
+
 def write_file_pages(run: PageRun) -> None:
-    from generator.pages.name_links import NameIndex, page_resolver
-    from generator.pages.render_markdown import relative_link, render_file_page, render_version
+    """The planned file pages whose key is not fresh: drafted, rendered (in forked workers when the build has
+    them) and put in the page state."""
     from sourcebook.workers import ordered_map
 
-    config, plan, facts, graph, texts, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.texts, run.writer, run.pages, run.notify)
-
-    version = render_version()
-    links, xref = file_render_inputs(config, facts, graph)
-    index = run.symbols
-    extractive = ExtractiveWriter()
-    names = NameIndex.build(facts, plan.files)
-    doc_links: dict[str, dict[str, Target]] = {}
+    inputs = run.planning()
+    planned = plan_file_pages(inputs)
+    documents = document_cache(run.config)
     todo = []
-
-    def source_text(path: str) -> str:
-        return _source_text(config.root, texts, path)
-
-    documents = document_cache(config)
-    read = repository_reader(facts, source_text)
-    doc_keys: dict[str, str] = {}
-    builders = package_builders(facts)
-    for path in sorted(facts):
-        ctx = file_context(facts[path], plan, graph)
-        refs = xref.file_refs(facts[path])
-        doc_links[path] = page_links(names, facts[path], source_text, read)
-        if is_rendered_document(facts[path]):
-            doc_keys[path] = document_key(facts[path], source_text(path), read)
+    for job in planned.jobs:
+        if job.doc_key:
             # an unchanged doc's page is not re-rendered: its entry stays
-            documents.keep(source_text(path), doc_keys[path])
-        fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
-        key = page_key(fingerprint, writer.id, file_render_key(version, links, refs, doc_links[path],
-                                                               doc_keys.get(path, ""),
-                                                               builders=builders.get(path, ())))
-        if not pages.fresh(ctx.page_id, key):
-            # a file page's draft key is also its stable key (plan.stable_key): what its prose was about
-            todo.append((ctx, key, refs, draft_key(fingerprint, writer.id)))
-    notify("files", 0, len(todo))
+            documents.keep(inputs.text(job.ctx.path), job.doc_key)
+        if not run.pages.fresh(job.page_id, job.key):
+            todo.append(job)
+    run.notify("files", 0, len(todo))
+    pages = FilePages(run, inputs, planned, todo, documents)
+    tally = {"hit": 0, "miss": 0, "": 0}
+    for n, cached, made_here in ordered_map(pages.render, pages.drafts(), run.processes, expected=len(todo),
+                                            heavy=pages.heavy, describe=pages.describe):
+        job, (draft, generated) = todo[n], made_here or pages.made.pop(n)
+        ctx, key, dkey = job.ctx, job.key, job.dkey
+        tally[cached] += 1
+        run.pages.put(ctx.page_id, key, None, PageState(
+            key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
+            summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
+            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
+            source_sha=ctx.facts.file.sha),
+            dkey=dkey, draft=draft, stable=dkey)
+        run.notify("files", n + 1, len(todo))
+    documents.prune()
+    if tally["hit"] or tally["miss"]:
+        log.info("documents (reST, Markdown): %d rendered, %d from the cache", tally["miss"], tally["hit"])
 
-    # the extractive writer's drafts are made where the page is rendered (a forked worker too): it is
-    # deterministic and reads only the page's context; a model's are asked here, its threads in this process
-    local = drafts_where_rendered(writer)
 
-    def write(item: tuple[Any, str, FileRefs, str]) -> tuple[FileDraft, dict[str, str]] | None:
+class FilePages:
+    """The drafting and rendering of one build's file pages (`todo`, in order): drafts are asked in this
+    process (`draft`, threaded by `drafts`), pages rendered by `render` here or in a forked worker, which
+    inherits this object."""
+
+    def __init__(self, run: PageRun, inputs: Planning, planned: FilePlan, todo: list[FileJob],
+                 documents: DocumentCache) -> None:
+        self.run, self.inputs, self.planned, self.todo, self.documents = run, inputs, planned, todo, documents
+        self.extractive = ExtractiveWriter()
+        # the extractive writer's drafts are made where the page is rendered (a forked worker too): it is
+        # deterministic and reads only the page's context; a model's are asked here, its threads in this
+        # process
+        self.local = drafts_where_rendered(run.writer)
+        self.made: dict[int, Drafted] = {}  # drafts handed to render, until their page is put
+
+    def draft(self, job: FileJob) -> Drafted | None:
         """(draft, generated docstrings): the draft re-used from the state when only the rendering changed;
         None when the render makes it (`local`)."""
-        ctx, dkey = item[0], item[3]
+        pages, writer = self.run.pages, self.run.writer
+        ctx, dkey = job.ctx, job.dkey
         stored = pages.stored(ctx.page_id, dkey, FileDraft)
         if stored is not None:
             return stored[0], dict(stored[1].docstrings)
@@ -133,11 +198,11 @@ def write_file_pages(run: PageRun) -> None:
         if earlier is not None:
             notes = pages.state[ctx.page_id].llm_draft.get("docstrings") or []
             return earlier, {str(n["qualname"]): str(n["explanation"]) for n in notes}
-        if local:
+        if self.local:
             return None
         # the source is no part of the fingerprint
-        ctx = dataclasses.replace(ctx, source=source_text(ctx.path))
-        draft = _safely(writer.file_page, extractive.file_page, ctx, ctx.page_id, pages.report)
+        ctx = dataclasses.replace(ctx, source=self.inputs.text(ctx.path))
+        draft = safely(writer.file_page, self.extractive.file_page, ctx, ctx.page_id, pages.report)
         if draft.fallback:
             kept = pages.settle(ctx.page_id, draft, FileDraft, dkey, dkey)
             if kept is not draft:
@@ -145,68 +210,57 @@ def write_file_pages(run: PageRun) -> None:
                 return kept, {str(n["qualname"]): str(n["explanation"]) for n in notes}
         return draft, generated_docstrings(draft)
 
-    made: dict[int, tuple[FileDraft, dict[str, str]]] = {}  # drafts handed to render, until their page is put
-
-    def drafts() -> Iterator[tuple[int, FileDraft | None, dict[str, str]]]:
-        for n, written in enumerate(_map(write, todo, writer.concurrency, lambda item: item[0].path)):
+    def drafts(self) -> Iterator[Handed]:
+        """Each job's draft, in order, as the writer's threads finish them."""
+        for n, written in enumerate(map_pages(self.draft, self.todo, self.run.writer.concurrency,
+                                              lambda job: job.ctx.path)):
             if written is None:
                 yield n, None, {}
             else:
-                made[n] = written
+                self.made[n] = written
                 yield n, *written
 
-    def render(item: tuple[int, FileDraft | None, dict[str, str]]
-               ) -> tuple[int, str, tuple[FileDraft, dict[str, str]] | None]:
+    def render(self, item: Handed) -> tuple[int, str, Drafted | None]:
         """(n, "hit"/"miss" of its reST document in the cache or "", the draft made here if any): run by
         this process or a forked worker (workers.py), which inherits all it reads and writes the page's
         Markdown itself (only its row is kept here)."""
+        from generator.pages.name_links import page_resolver
+        from generator.pages.render_markdown import relative_link, render_file_page
+
+        run, planned, documents = self.run, self.planned, self.documents
         n, draft, generated = item
-        ctx, _key, refs, _dkey = todo[n]
-        text = source_text(ctx.path)
+        job = self.todo[n]
+        ctx, doc_links = job.ctx, job.doc_links
+        text = self.inputs.text(ctx.path)
         made_here = None
-        if draft is None:  # the local writer's, as `write` above would have made it
-            draft = writer.file_page(dataclasses.replace(ctx, source=text))
+        if draft is None:  # the local writer's, as `draft` above would have made it
+            draft = run.writer.file_page(dataclasses.replace(ctx, source=text))
             generated = generated_docstrings(draft)
             made_here = (draft, generated)
         # generated docstrings are shown (marked as generated) on the page only; the key stays on the facts
         shown = dataclasses.replace(ctx, facts=apply_docstrings(ctx.facts, generated), source=text)
-        resolve = page_resolver(names, ctx.path, ctx.page_id, doc_links[ctx.path], relative_link)
+        resolve = page_resolver(planned.names, ctx.path, ctx.page_id, doc_links, relative_link)
         document, cached = "", ""
         if is_rendered_document(ctx.facts):
             misses = documents.misses
-            paths = line_link_resolver(_readme_resolver(plan, ctx.path, ctx.page_id), ctx.path, ctx.page_id,
-                                       doc_links[ctx.path])
-            document = documents.render(text, paths, resolve,
-                                        salt=doc_keys[ctx.path], render=document_renderer(ctx.facts, read))
+            paths = line_link_resolver(readme_resolver(run.plan, ctx.path, ctx.page_id), ctx.path,
+                                       ctx.page_id, doc_links)
+            document = documents.render(text, paths, resolve, salt=job.doc_key,
+                                        render=document_renderer(ctx.facts, planned.read))
             cached = "miss" if documents.misses > misses else "hit"
-            document = autodoc_summaries(document, doc_links[ctx.path])
-        markdown = render_file_page(shown, draft, writer_id=writer.id, links=links, refs=refs, index=index,
-                                    module_page=plan.modules[ctx.module], resolve_symbol=resolve,
-                                    document=document, builders=builders.get(ctx.path, ()))
-        pages.write_markdown(ctx.page_id, markdown)
+            document = autodoc_summaries(document, doc_links)
+        markdown = render_file_page(shown, draft, writer_id=run.writer.id, links=planned.links, refs=job.refs,
+                                    index=run.symbols, module_page=run.plan.modules[ctx.module],
+                                    resolve_symbol=resolve, document=document,
+                                    builders=planned.builders.get(ctx.path, ()))
+        run.pages.write_markdown(ctx.page_id, markdown)
         return n, cached, made_here
 
-    def heavy(item: tuple[int, FileDraft | None, dict[str, str]]) -> bool:
-        return todo[item[0]][0].facts.file.size > HEAVY_PAGE_BYTES
+    def heavy(self, item: Handed) -> bool:
+        return self.todo[item[0]].ctx.facts.file.size > HEAVY_PAGE_BYTES
 
-    tally = {"hit": 0, "miss": 0, "": 0}
-    def name(item: tuple[int, FileDraft | None, dict[str, str]]) -> str:
-        return f"the page of {todo[item[0]][0].path}"
-
-    for n, cached, made_here in ordered_map(render, drafts(), run.processes, expected=len(todo), heavy=heavy,
-                                            describe=name):
-        (ctx, key, _refs, dkey), (draft, generated) = todo[n], made_here or made.pop(n)
-        tally[cached] += 1
-        pages.put(ctx.page_id, key, None, PageState(
-            key=key, kind="file", title=posixpath.basename(ctx.path), target_path=ctx.path,
-            summary=draft.summary, written_by=draft.written_by, retry=draft.fallback,
-            symbols=[s.qualname for s in ctx.facts.symbols], docstrings=generated,
-            source_sha=ctx.facts.file.sha),
-            dkey=dkey, draft=draft, stable=dkey)
-        notify("files", n + 1, len(todo))
-    documents.prune()
-    if tally["hit"] or tally["miss"]:
-        log.info("documents (reST, Markdown): %d rendered, %d from the cache", tally["miss"], tally["hit"])
+    def describe(self, item: Handed) -> str:
+        return f"the page of {self.todo[item[0]].ctx.path}"
 
 
 def drafts_where_rendered(writer: PageWriter) -> bool:

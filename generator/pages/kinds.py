@@ -4,7 +4,13 @@ its writer, and its part of `--check`.
 The order of PAGE_KINDS is the order of the build: module pages read their children's fresh summaries, the
 overview reads the modules', the topic pages read the overview's neighbours. `build()` runs the writers in
 this order and `check_stale` asks the kinds for their stale pages in the same order, so a new kind of page is
-one entry here (its writer and its key live in its stage module, file_stage.py and the others).
+one entry here (its writer and its plan live in its stage module, file_stage.py and the others).
+
+Each kind plans its pages once, in its stage module (`plan_file_pages`, `ModulePlanner`, `plan_overview`,
+`plan_topic_pages`, `plan_api_page`: page id, context, key), from a `Planning` a build and a check make
+alike; the writer writes the planned pages whose key is not fresh, `--check` compares the same keys. A page
+cannot be stale by one recipe and fresh by another (tests/test_page_plan.py builds a real repository and
+compares).
 """
 
 from __future__ import annotations
@@ -14,42 +20,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from generator.analyze.manifests import project_description, project_name
-from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed, page_key
-from generator.pages.api_stage import api_key, api_names_of, write_api_page, writes_api_page
-from generator.pages.constructors import package_builders
-from generator.pages.contexts import file_context, module_context, overview_context
-from generator.pages.file_stage import (
-    document_key,
-    file_render_inputs,
-    file_render_key,
-    is_rendered_document,
-    page_links,
-    repository_reader,
-    write_file_pages,
-)
-from generator.pages.module_stage import (
-    module_hierarchies,
-    module_import_diagrams,
-    module_render_key,
-    write_module_pages,
-)
-from generator.pages.overview_stage import (
-    overview_orientation,
-    overview_render_key,
-    root_readme,
-    topic_links,
-    write_overview,
-)
+from generator.analyze.plan import OVERVIEW_ID, PageState, inputs_changed
+from generator.pages.api_stage import plan_api_page, write_api_page
+from generator.pages.file_stage import plan_file_pages, write_file_pages
+from generator.pages.module_stage import ModulePlanner, write_module_pages
+from generator.pages.overview_stage import plan_overview, write_overview
 from generator.pages.page_sink import CachedPages
-from generator.pages.stages import PageRun, file_text, module_readme
-from generator.pages.topic_stage import (
-    topic_contexts,
-    topic_diagram,
-    topic_key,
-    write_topic_pages,
-    writes_topics,
-)
+from generator.pages.stages import PageRun, Planning
+from generator.pages.topic_stage import plan_topic_pages, planned_topics, write_topic_pages
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -75,6 +53,7 @@ class StaleCheck:
     version: str  # the renderer's version (render.render_version)
     stale: set[str] = field(default_factory=set)
     planned: set[str] = field(default_factory=set)  # every page id a build would keep
+    keys: dict[str, str] = field(default_factory=dict)  # page id -> the key it was judged by
 
     def __post_init__(self) -> None:
         self.planned |= self.analysis.plan.all_ids
@@ -85,7 +64,15 @@ class StaleCheck:
 
     def changed(self, page_id: str, key: str) -> bool:
         """The page's inputs changed since it was written, and the shared cache has no page at this key."""
+        self.keys[page_id] = key
         return inputs_changed(page_id, key, self.state, self.docs) and not self.cache.matches(page_id, key)
+
+    @cached_property
+    def planning(self) -> Planning:
+        """What the kinds plan the pages from: the inputs a build's pages are planned from."""
+        a = self.analysis
+        return Planning(self.config, a.plan, a.facts, a.graph, self.writer, self.version, a.texts,
+                        len(a.skipped), self.symbols)
 
     def summary(self, page_id: str) -> str:
         if page_id in self.state and (self.docs / page_id).is_file():
@@ -110,10 +97,7 @@ class StaleCheck:
 
     @cached_property
     def topics(self) -> list[TopicContext]:
-        a = self.analysis
-        if not writes_topics(self.writer):
-            return []
-        return topic_contexts(self.config, a.plan, a.facts, a.graph, self.summaries)
+        return planned_topics(self.planning, self.summaries)
 
 
 @dataclass(frozen=True)
@@ -131,24 +115,9 @@ def _write_files(run: PageRun) -> list[NavEntry]:
 
 def _stale_files(check: StaleCheck) -> None:
     """File pages are judged by their key."""
-    from generator.pages.name_links import NameIndex
-
-    config, a = check.config, check.analysis
-    links, xref = file_render_inputs(config, a.facts, a.graph)
-    names = NameIndex.build(a.facts, a.plan.files)
-    def text(p: str) -> str:
-        return file_text(config.root, p)
-
-    read = repository_reader(a.facts, text)
-    builders = package_builders(a.facts)
-    for path in sorted(a.facts):
-        ctx = file_context(a.facts[path], a.plan, a.graph)
-        f = a.facts[path]
-        rkey = file_render_key(check.version, links, xref.file_refs(f), page_links(names, f, text, read),
-                               document_key(f, text(path), read) if is_rendered_document(f) else "",
-                               builders=builders.get(path, ()))
-        if check.changed(ctx.page_id, page_key(ctx.fingerprint(), check.writer.id, rkey)):
-            check.stale.add(ctx.page_id)
+    for job in plan_file_pages(check.planning).jobs:
+        if check.changed(job.page_id, job.key):
+            check.stale.add(job.page_id)
 
 
 def _write_modules(run: PageRun) -> list[NavEntry]:
@@ -158,19 +127,12 @@ def _write_modules(run: PageRun) -> list[NavEntry]:
 
 def _stale_modules(check: StaleCheck) -> None:
     """A module is stale when a child is (its new summary is unknown until written), else by its key."""
-    config, a, plan = check.config, check.analysis, check.analysis.plan
-    hierarchies = module_hierarchies(plan, a.facts, check.symbols)
-    import_diagrams = module_import_diagrams(plan, a.graph)
-    root_name = project_name(config.root)
-    for d in plan.bottom_up_modules():
-        files, subdirs = plan.children[d]
-        children = [plan.files[p] for p in files] + [plan.modules[s] for s in subdirs]
-        mctx = module_context(d, plan, a.facts, a.graph, summaries=check.summaries,
-                              readme=module_readme(config, plan, d)[1] if d else "", root_name=root_name)
-        mkey = page_key(mctx.fingerprint(), check.writer.id,
-                        module_render_key(check.version, hierarchies(d), import_diagrams(d)))
-        if any(c in check.stale for c in children) or check.changed(mctx.page_id, mkey):
-            check.stale.add(mctx.page_id)
+    planner = ModulePlanner(check.planning)
+    for d in check.analysis.plan.bottom_up_modules():
+        job = planner.job(d, check.summaries)
+        changed = check.changed(job.page_id, job.key)  # asked first: every key planned is recorded
+        if changed or any(c in check.stale for c in job.children):
+            check.stale.add(job.page_id)
 
 
 def _write_overview(run: PageRun) -> list[NavEntry]:
@@ -180,14 +142,9 @@ def _write_overview(run: PageRun) -> list[NavEntry]:
 
 def _stale_overview(check: StaleCheck) -> None:
     """The overview is stale when any page above is, else by its key."""
-    config, a = check.config, check.analysis
-    readme_path, readme = root_readme(config, a.plan)
-    octx = overview_context(project_name(config.root, config.site_name), a.plan, a.facts, a.graph,
-                            summaries=check.summaries, readme=readme, readme_path=readme_path,
-                            skipped_count=len(a.skipped), description=project_description(config.root))
-    okey = overview_render_key(check.version, overview_orientation(config, a.plan, a.facts, a.graph, readme),
-                               topic_links(check.topics))
-    if check.stale or check.changed(OVERVIEW_ID, page_key(octx.fingerprint(), check.writer.id, okey)):
+    job = plan_overview(check.planning, check.summaries, check.topics)
+    changed = check.changed(OVERVIEW_ID, job.key)
+    if changed or check.stale:
         check.stale.add(OVERVIEW_ID)
 
 
@@ -197,25 +154,21 @@ def _write_topics(run: PageRun) -> list[NavEntry]:
 
 def _stale_topics(check: StaleCheck) -> None:
     """Topic pages are judged by their key (their diagram included)."""
-    a = check.analysis
-    for topic in check.topics:
-        check.planned.add(topic.page_id)
-        diagram = topic_diagram(topic, a.plan, a.facts, a.graph, check.symbols)
-        key = topic_key(topic, check.writer.id, check.version, diagram)
-        if check.changed(topic.page_id, key):
-            check.stale.add(topic.page_id)
+    for job in plan_topic_pages(check.planning, check.topics):
+        check.planned.add(job.page_id)
+        if check.changed(job.page_id, job.key):
+            check.stale.add(job.page_id)
 
 
 def _stale_api(check: StaleCheck) -> None:
     """The Public API page is judged by its key (the names and the pages they link to)."""
     from generator.pages.render_markdown import API_PAGE
 
-    a = check.analysis
-    names = api_names_of(check.config, a.plan, a.facts, a.graph)
-    if not writes_api_page(names):
+    job = plan_api_page(check.planning)
+    if job is None:
         return
     check.planned.add(API_PAGE)
-    if check.changed(API_PAGE, api_key(check.version, names, a.plan.files, check.symbols)):
+    if check.changed(API_PAGE, job.key):
         check.stale.add(API_PAGE)
 
 

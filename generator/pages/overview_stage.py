@@ -5,15 +5,24 @@ abstractions, reading order) and the topic pages it links to.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
 from generator.analyze.manifests import project_description, project_name
 from generator.analyze.plan import OVERVIEW_ID, PagePlan, PageState, draft_key, page_key
 from generator.pages.contexts import overview_context, stable_key
-from generator.pages.stages import PageRun, _anchors, _readme_resolver, _safely, _summaries, module_readme
-from generator.pages.topic_stage import topic_contexts, writes_topics
-from generator.pages.writer import ExtractiveWriter, OverviewDraft
+from generator.pages.stages import (
+    PageRun,
+    Planning,
+    known_summaries,
+    module_readme,
+    readme_resolver,
+    safely,
+    symbol_anchors,
+)
+from generator.pages.topic_stage import planned_topics
+from generator.pages.writer import ExtractiveWriter, OverviewContext, OverviewDraft
 from sourcebook.config import Config
 
 if TYPE_CHECKING:
@@ -64,32 +73,52 @@ def overview_render_key(version: str, orient: Orientation, topics: Sequence[tupl
     return version + "\x1f" + orient.key() + "\x1f" + repr(list(topics))
 
 
-def write_overview(run: PageRun) -> None:
-    from generator.pages.render_markdown import render_overview_page, render_version
+@dataclass(frozen=True)
+class OverviewJob:
+    """The home page as planned: its context, key, and what its rendering reads besides the draft."""
 
-    config, plan, facts, graph, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+    ctx: OverviewContext
+    key: str
+    orient: Orientation
+    reading: list[tuple[str, str, str]]  # topic_links: the topic pages it links to
+    readme_path: str
 
+
+def plan_overview(inputs: Planning, summaries: Mapping[str, str], topics: Sequence[TopicContext]
+                  ) -> OverviewJob:
+    """The home page's context and key, for the build and for `--check` (`summaries` and `topics`: those
+    each knows, see topic_stage.planned_topics)."""
+    config, plan, facts, graph = inputs.config, inputs.plan, inputs.facts, inputs.graph
     readme_path, readme = root_readme(config, plan)
     ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
-                           summaries=_summaries(plan, pages), readme=readme, readme_path=readme_path,
-                           skipped_count=run.skipped, description=project_description(config.root))
+                           summaries=summaries, readme=readme, readme_path=readme_path,
+                           skipped_count=inputs.skipped, description=project_description(config.root))
     orient = overview_orientation(config, plan, facts, graph, readme)
-    reading = topic_links(topic_contexts(config, plan, facts, graph, _summaries(plan, pages))) \
-        if writes_topics(writer) else []
-    key = page_key(ctx.fingerprint(), writer.id, overview_render_key(render_version(), orient, reading))
+    reading = topic_links(topics)
+    key = page_key(ctx.fingerprint(), inputs.writer.id, overview_render_key(inputs.version, orient, reading))
+    return OverviewJob(ctx, key, orient, reading, readme_path)
+
+
+def write_overview(run: PageRun) -> None:
+    from generator.pages.render_markdown import render_overview_page
+
+    plan, facts, writer, pages, notify = run.plan, run.facts, run.writer, run.pages, run.notify
+    inputs = run.planning()
+    summaries = known_summaries(plan, pages)
+    job = plan_overview(inputs, summaries, planned_topics(inputs, summaries))
+    ctx, key = job.ctx, job.key
     notify("overview", 0, 1)
     if not pages.fresh(OVERVIEW_ID, key):
         dkey = draft_key(ctx.fingerprint(), writer.id)
         draft: OverviewDraft | None = pages.stored_draft(OVERVIEW_ID, dkey, OverviewDraft)
         if draft is None:
-            written = _safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
+            written = safely(writer.overview, ExtractiveWriter().overview, ctx, OVERVIEW_ID, pages.report)
             draft = pages.settle(OVERVIEW_ID, written, OverviewDraft, stable_key(ctx, writer.id), dkey)
         markdown = render_overview_page(ctx, draft, writer_id=writer.id,
-                                        resolve=_readme_resolver(plan, readme_path), file_pages=plan.files,
-                                        file_anchors=_anchors(facts), orient=orient,
-                                        index=run.symbols,
-                                        summaries=_summaries(plan, pages), topics=reading)
+                                        resolve=readme_resolver(plan, job.readme_path),
+                                        file_pages=plan.files, file_anchors=symbol_anchors(facts),
+                                        orient=job.orient, index=run.symbols,
+                                        summaries=known_summaries(plan, pages), topics=job.reading)
         pages.put(OVERVIEW_ID, key, markdown, PageState(
             key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,

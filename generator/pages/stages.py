@@ -41,7 +41,7 @@ R = TypeVar("R")
 README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme")
 
 
-def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
+def safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
             report: PageReport) -> T:
     """The writer's draft, or the extractive one marked as a fallback when the writer fails for this page."""
     try:
@@ -54,7 +54,7 @@ def _safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, p
         return draft
 
 
-def _map(fn: Callable[[T], R], items: Sequence[T], concurrency: int,
+def map_pages(fn: Callable[[T], R], items: Sequence[T], concurrency: int,
          describe: Callable[[T], str] = repr) -> Iterator[R]:
     """fn over items, in order; threads when the writer allows (LLM calls wait on the network). When no
     item finishes for `stall_seconds()` the map fails naming the item it waits on (a hung call), and on any
@@ -108,14 +108,41 @@ class PageRun:
     processes: int = 1  # processes rendering file pages, this one included (the site's worker count)
 
 
-def _summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
+    def planning(self) -> Planning:
+        """What the page kinds plan this build's pages from (the same a `--check` plans from)."""
+        from generator.pages.render_markdown import render_version
+
+        return Planning(self.config, self.plan, self.facts, self.graph, self.writer, render_version(),
+                        self.texts, self.skipped, self.symbols)
+
+
+@dataclass(frozen=True)
+class Planning:
+    """The inputs every page kind plans its pages from: a build's (PageRun.planning) and `--check`'s
+    (kinds.StaleCheck), so both compute each page's id, context and key by the same recipe, once."""
+
+    config: Config
+    plan: PagePlan
+    facts: Mapping[str, FileFacts]
+    graph: Any  # generator.analyze.graph.RepoGraph
+    writer: PageWriter
+    version: str  # the renderer's (render_markdown.render_version): part of every page's key
+    texts: Mapping[str, str]  # the scan's copy of the files it read; others are read again
+    skipped: int  # files the scan skipped (the overview counts them)
+    symbols: SymbolIndex
+
+    def text(self, path: str) -> str:
+        return _source_text(self.config.root, self.texts, path)
+
+
+def known_summaries(plan: PagePlan, pages: PageSink) -> dict[str, str]:
     """Known summaries by source path, and by `dir/` for modules (current state, including this run)."""
     out = {path: pages.summary(pid) for path, pid in plan.files.items()}
     out.update({d + "/": pages.summary(pid) for d, pid in plan.modules.items()})
     return out
 
 
-def _anchors(facts: Mapping[str, FileFacts]) -> dict[tuple[str, str], str]:
+def symbol_anchors(facts: Mapping[str, FileFacts]) -> dict[tuple[str, str], str]:
     from generator.pages.anchors import anchor_ids
 
     out = {}
@@ -138,7 +165,7 @@ def module_readme(config: Config, plan: PagePlan, directory: str) -> tuple[str, 
     return "", ""
 
 
-def _readme_resolver(plan: PagePlan, readme_path: str, page_id: str = "") -> Callable[[str], str | None]:
+def readme_resolver(plan: PagePlan, readme_path: str, page_id: str = "") -> Callable[[str], str | None]:
     """A README's (or doc's) links to repository files/dirs -> links from `page_id` (default: the overview) to
     their pages; anything else is dropped."""
     from urllib.parse import unquote, urlsplit

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.analyze.facts import FileFacts
 from generator.analyze.manifests import project_name
 from generator.analyze.plan import PagePlan, PageState, draft_key, page_key
 from generator.pages.contexts import stable_key
-from generator.pages.stages import PageRun, _map, _safely, _source_text, _summaries
+from generator.pages.stages import PageRun, Planning, known_summaries, map_pages, safely
 from generator.pages.writer import PageWriter, TopicDraft
 from sourcebook.config import Config
 
@@ -62,35 +63,57 @@ def writes_topics(writer: PageWriter) -> bool:
     return callable(getattr(writer, "topic_page", None))
 
 
+def planned_topics(inputs: Planning, summaries: Mapping[str, str]) -> list[TopicContext]:
+    """The topic pages a build writes (none without a model: writes_topics), as the overview links them."""
+    if not writes_topics(inputs.writer):
+        return []
+    return topic_contexts(inputs.config, inputs.plan, inputs.facts, inputs.graph, summaries)
+
+
+@dataclass(frozen=True)
+class TopicJob:
+    """One topic page as planned: its context, diagram and key."""
+
+    ctx: TopicContext
+    key: str
+    diagram: Graph | None
+
+    @property
+    def page_id(self) -> str:
+        return self.ctx.page_id
+
+
+def plan_topic_pages(inputs: Planning, topics: Sequence[TopicContext]) -> list[TopicJob]:
+    """Each topic page's key (its diagram included), for the build and for `--check`."""
+    out = []
+    for ctx in topics:
+        diagram = topic_diagram(ctx, inputs.plan, inputs.facts, inputs.graph, inputs.symbols)
+        out.append(TopicJob(ctx, topic_key(ctx, inputs.writer.id, inputs.version, diagram), diagram))
+    return out
+
+
 def write_topic_pages(run: PageRun) -> list[TopicContext]:
     """The Architecture and "How it works" pages, after the overview (they read the module summaries); none
     without a model (writes_topics)."""
-    from generator.pages.render_markdown import render_topic_page, render_version
+    from generator.pages.render_markdown import render_topic_page
     from generator.pages.topics import bodies, excerpts, extractive_topic
 
-    config, plan, facts, graph, writer, pages, notify = (
-        run.config, run.plan, run.facts, run.graph, run.writer, run.pages, run.notify)
+    plan, facts, writer, pages, notify = run.plan, run.facts, run.writer, run.pages, run.notify
     if not writes_topics(writer):
         notify("topics", 0, 0)
         return []
-    topics = topic_contexts(config, plan, facts, graph, _summaries(plan, pages))
+    inputs = run.planning()
+    topics = planned_topics(inputs, known_summaries(plan, pages))
     index = run.symbols
-    version = render_version()
-    todo = []
-    for ctx in topics:
-        diagram = topic_diagram(ctx, plan, facts, graph, index)
-        key = topic_key(ctx, writer.id, version, diagram)
-        if not pages.fresh(ctx.page_id, key):
-            todo.append((ctx, key, diagram))
+    todo = [job for job in plan_topic_pages(inputs, topics) if not pages.fresh(job.page_id, job.key)]
     notify("topics", 0, len(todo))
     write_topic = getattr(writer, "topic_page", None)
     line_counts = {p: f.line_count for p, f in facts.items()}
 
-    def source_text(path: str) -> str:
-        return _source_text(config.root, run.texts, path)
+    source_text = inputs.text
 
-    def write(item: tuple[Any, str, Any]) -> TopicDraft:
-        ctx = item[0]
+    def write(job: TopicJob) -> TopicDraft:
+        ctx = job.ctx
         dkey = draft_key(ctx.fingerprint(), writer.id)
         stored = pages.stored_draft(ctx.page_id, dkey, TopicDraft)
         if stored is not None:
@@ -99,13 +122,13 @@ def write_topic_pages(run: PageRun) -> list[TopicContext]:
             return extractive_topic(ctx)
         ctx = dataclasses.replace(ctx, line_counts=line_counts)
         ctx = dataclasses.replace(ctx, excerpts=excerpts(ctx, source_text), bodies=bodies(ctx, source_text))
-        draft = _safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
+        draft = safely(write_topic, extractive_topic, ctx, ctx.page_id, pages.report)
         return pages.settle(ctx.page_id, draft, TopicDraft, stable_key(ctx, writer.id), dkey)
 
-    for n, ((ctx, key, diagram), draft) in enumerate(
-            zip(todo, _map(write, todo, writer.concurrency), strict=True), 1):
+    for n, (job, draft) in enumerate(zip(todo, map_pages(write, todo, writer.concurrency), strict=True), 1):
+        ctx, key = job.ctx, job.key
         markdown = render_topic_page(ctx, draft, writer_id=writer.id, facts=facts, index=index,
-                                     diagram=diagram)
+                                     diagram=job.diagram)
         pages.put(ctx.page_id, key, markdown, PageState(
             key=key, kind="topic", title=ctx.title, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback),

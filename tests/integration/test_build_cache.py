@@ -120,17 +120,17 @@ def _publish_rows(uri: str, change: Callable[[list[dict[str, Any]]], list[dict[s
     import lancedb
     import pyarrow as pa
 
-    from generator.index.rows import _schema
-    from generator.index.store import _read_meta
+    from generator.index.rows import table_schema
+    from generator.index.store import read_meta
     from generator.index.writer import _write_meta
 
     db = lancedb.connect(uri)
-    meta = _read_meta(db)
+    meta = read_meta(db)
     assert meta is not None
     tbl = db.open_table(CACHE_TABLE)
     rows = change(tbl.to_arrow().to_pylist())
     tbl.delete("true")
-    tbl.add(pa.Table.from_pylist(rows, schema=_schema(CACHE_TABLE, 0)))
+    tbl.add(pa.Table.from_pylist(rows, schema=table_schema(CACHE_TABLE, 0)))
     _write_meta(db, {**meta, "versions": {**meta["versions"], CACHE_TABLE: int(tbl.version)}})
 
 

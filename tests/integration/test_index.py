@@ -213,8 +213,8 @@ def test_damaged_index_is_a_clear_error(repo):
 
 def _plant_duplicates(config) -> None:
     """What two builds racing on one index used to commit: every row twice, in versions the meta row names."""
-    db = ix._connect(config.index_location)
-    meta = ix._read_meta(db)
+    db = ix.connect(config.index_location)
+    meta = ix.read_meta(db)
     for name in ix.DATA_TABLES:
         tbl = db.open_table(name)
         tbl.add(tbl.to_arrow())
@@ -265,8 +265,8 @@ def test_added_rows_fold_into_the_fts_index_and_deleted_rows_or_drift_force_a_re
     # a new index: every table rebuilt, nothing drifted
     assert set(open_index(config).meta["fts_drift"].values()) == {0}
     rebuilt: list[str] = []
-    real = ix._ensure_fts
-    monkeypatch.setattr(index_writer, "_ensure_fts",
+    real = ix.ensure_fts
+    monkeypatch.setattr(index_writer, "ensure_fts",
                         lambda tbl, rebuild: (rebuilt.append(str(rebuild)), real(tbl, rebuild)))
     (repo / "pkg/extra.py").write_text("def brand_new_function():\n    return 'zebra'\n")
     index_repository(config, embedder=None)

@@ -45,14 +45,14 @@ def _cli(args: list[str], state: Path, cwd: Path) -> subprocess.CompletedProcess
 
 
 def _counts(index_dir: Path) -> dict[str, int]:
-    db = ix._connect(str(index_dir))
-    meta = ix._read_meta(db)
+    db = ix.connect(str(index_dir))
+    meta = ix.read_meta(db)
     assert meta is not None
     return {name: db.open_table(name, version=meta["versions"][name]).count_rows() for name in ix.DATA_TABLES}
 
 
 def _chunk_texts(index_dir: Path) -> list[str]:
-    db = ix._connect(str(index_dir))
+    db = ix.connect(str(index_dir))
     texts: list[str] = []
     for name in db.list_tables().tables:
         if name == "chunks":
@@ -64,10 +64,10 @@ def _plant(index_dir: Path, attacker: Path, monkeypatch: pytest.MonkeyPatch) -> 
     """What a repository can commit: a chunk row whose text is not the source's, under the attacker's mark."""
     with monkeypatch.context() as m:
         m.setenv("XDG_STATE_HOME", str(attacker))
-        db = ix._connect(str(index_dir))
+        db = ix.connect(str(index_dir))
         chunks = db.open_table("chunks")
         chunks.update(where="path = 'pkg/config.py'", values={"text": PLANTED_TEXT, "tokens": PLANT})
-        meta = ix._read_meta(db)
+        meta = ix.read_meta(db)
         assert meta is not None
         index_writer._write_meta(db, {**meta, "versions": {**meta["versions"], "chunks": chunks.version}})
 

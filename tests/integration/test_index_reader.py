@@ -127,7 +127,7 @@ def test_a_reader_stays_on_its_pinned_versions(make_repo) -> None:
     state = read_index_state(config.index_location)
     assert state is not None
     assert state["versions"] == after.meta["versions"] != before.meta["versions"]
-    assert ix._read_meta(ix.connect(config.index_location)) == state  # the reader's meta row is lancedb's
+    assert ix.read_meta(ix.connect(config.index_location)) == state  # the reader's meta row is lancedb's
 
 
 def test_no_meta_table_is_no_state(tmp_path: Path) -> None:

@@ -68,16 +68,16 @@ def _cli(args: list[str], cwd: Path, state: Path) -> subprocess.CompletedProcess
 
 def _state(uri: str) -> tuple[dict[str, int], dict[str, Any]]:
     """Rows per data table at the published versions, and the meta row."""
-    db = ix._connect(uri)
-    meta = ix._read_meta(db)
+    db = ix.connect(uri)
+    meta = ix.read_meta(db)
     assert meta is not None
     return {name: db.open_table(name, version=meta["versions"][name]).count_rows()
             for name in ix.DATA_TABLES}, meta
 
 
 def _paths(uri: str) -> set[str]:
-    db = ix._connect(uri)
-    meta = ix._read_meta(db)
+    db = ix.connect(uri)
+    meta = ix.read_meta(db)
     assert meta is not None
     rows = db.open_table("files", version=meta["versions"]["files"]).to_arrow().to_pylist()
     return {r["path"] for r in rows}

@@ -1,4 +1,4 @@
-"""A cold index run makes its rows in the build's processes (generator/index/store.py `_row_workers`): workers
+"""A cold index run makes its rows in the build's processes (row_workers.py `open_row_workers`): workers
 forked before LanceDB is imported make the chunk, file, page and build-cache rows (tokens, the pages' index
 text, the static embedder's vectors, the secret checks) and this process writes them. What is published is
 exactly what one process publishes; a run that updates an index, or a process that already holds LanceDB,

@@ -49,7 +49,7 @@ def _held(config):
     """A store that holds whole tables (what a server has after its first questions)."""
     store = open_index(config, embedder=None)
     search._chunk_texts(store)
-    evidence._all_symbols(store)
+    evidence.all_symbols(store)
     return store
 
 
@@ -64,7 +64,7 @@ def test_one_shot_lists_are_the_whole_table_lists(config, scope: str | None) -> 
         assert evidence._named_symbols(cold, names, scope) == evidence._named_symbols(_held(config), names,
                                                                                        scope)
         paths = sorted(FILES)
-        assert evidence._symbols_of(cold, paths) == evidence._symbols_of(_held(config), paths)
+        assert evidence.symbols_of(cold, paths) == evidence.symbols_of(_held(config), paths)
         assert Memo("chunk_texts") not in cold.memos
         assert Memo("answer_symbols") not in cold.memos
     literal = search._literal(open_index(config, embedder=None), "Session.send resolve_redirects", None)

@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from answer.serving.orgs import parse_orgs, token_sha256
-from answer.serving.pushes import PushLimits, check_push, classify, path_problem
+from answer.serving.pushes import PushLimits, check_push, path_problem
+from generator.analyze.scan import classify_content as classify
 from sourcebook.errors import ConfigError, RequestRefused
 from tests.support.servers import free_port, wait_until_healthy
 

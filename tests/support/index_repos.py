@@ -86,7 +86,7 @@ def published(config: Config, embedder: Any = "config", *, ordered: bool = True)
                                     if k not in ("updated_at", "index_id", "owner", "versions", "fts_drift",
                                                  "sums")}}
     for name in ix.DATA_TABLES:
-        key = index_rows._KEYS[name]
+        key = index_rows.KEY_COLUMN[name]
         rows = store.rows(name, store.tables[name].schema.names)
         for row in rows:
             if row.get("vector") is not None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from generator.pages.llm.drafts import Known, dropped_of, offered_of
 from generator.pages.llm.excerpt import shorten
-from generator.pages.llm.templates import _messages, prompt_version
+from generator.pages.llm.templates import prompt_version, user_messages
 from generator.pages.writer import ExtractiveWriter, WriterStats
 from sourcebook.errors import ProviderError, ProviderOutputError
 from sourcebook.ledger import Ledger, PageRichness
@@ -85,8 +85,8 @@ class WriterCalls:
 
     def ask_with(self, model: type[D], text: str, context: dict[str, Any], label: str) -> D:
         """One call whose validators read `context` (a Known under "known", plus what the model needs)."""
-        draft = self._chat.complete(model, _messages(text), max_tokens=self._reply_tokens(), context=context,
-                                    label=label)
+        draft = self._chat.complete(model, user_messages(text), max_tokens=self._reply_tokens(),
+                                    context=context, label=label)
         self._count(draft, label)
         return draft
 
@@ -99,7 +99,7 @@ class WriterCalls:
             tally.singles += 1
             tally.offered += 1
         try:
-            draft = self._chat.complete(model, _messages(text), context=context, label=label,
+            draft = self._chat.complete(model, user_messages(text), context=context, label=label,
                                         max_tokens=min(self._reply_tokens(), reply_tokens))
         except ProviderOutputError:
             if tally is not None:
@@ -205,7 +205,8 @@ class WriterCalls:
 
     def _ask(self, model: type[D], text: str, known: Known, label: str, *,
              reply_tokens: int | None = None) -> D:
-        draft = self._chat.complete(model, _messages(text), max_tokens=reply_tokens or self._reply_tokens(),
+        draft = self._chat.complete(model, user_messages(text),
+                                    max_tokens=reply_tokens or self._reply_tokens(),
                                     context=known.as_context(), label=label)
         self._count(draft, label)
         return draft

@@ -23,7 +23,7 @@ from generator.pages.llm.drafts import (
     section_text,
 )
 from generator.pages.llm.excerpt import coverage, excerpt, fit_lines, pick_parts, shorten, split_parts
-from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, _section_schema
+from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, section_schema
 from generator.pages.llm.templates import render_prompt
 from generator.pages.writer import FileContext, FileDraft, SymbolNote
 from sourcebook.errors import ProviderOutputError
@@ -50,7 +50,7 @@ def _symbol_line(s: Symbol) -> str:
     return f"{s.qualname} ({s.kind}, lines {s.start_line}-{s.end_line}): {sig}"
 
 
-def _file_sections(symbols: int, undocumented: bool) -> list[str]:
+def file_sections(symbols: int, undocumented: bool) -> list[str]:
     """The core sections a file page can have: none about symbols for a file without (enough of) them, so a
     small `__init__.py` never costs single-section calls that cannot succeed."""
     wanted = {"purpose": True, "how_it_works": symbols >= 2, "key_symbols": symbols >= 1,
@@ -91,7 +91,7 @@ class FilePages(SmallModelPolicy):
         cross = [f"{q} is called from {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.callers]
         cross += [f"{q} calls {', '.join(f'{p}:{n}' for p, n in e[:4])}" for q, e in ctx.calls]
         imports = sorted({i.module for i in f.imports})
-        model = LLMFileDraft if section is None else _section_schema(section)
+        model = LLMFileDraft if section is None else section_schema(section)
         budget = self._chars(self._input_budget(model))
         if section is not None:
             budget = self._section_budget(section)
@@ -170,7 +170,7 @@ class FilePages(SmallModelPolicy):
         undocumented = self._undocumented(ctx)
         known = self._file_known(ctx, undocumented)
         label = f"file:{ctx.path}"
-        core = _file_sections(len(ctx.facts.symbols), bool(undocumented))
+        core = file_sections(len(ctx.facts.symbols), bool(undocumented))
         explained: dict[str, str | None] = {}  # qualname -> its one-symbol explanation (None: it failed)
 
         def ask(section: str) -> BaseModel:
@@ -185,7 +185,7 @@ class FilePages(SmallModelPolicy):
                     raise ProviderOutputError("llm", "no docstring was written")
                 return DocstringsOnly.model_construct(docstrings=notes_)
             text, _ = self.file_prompt(ctx, notes, section=section)
-            return self._single(_section_schema(section), text, known, f"{label}#{section}")
+            return self._single(section_schema(section), text, known, f"{label}#{section}")
 
         draft: LLMFileDraft
         if self._small_model("file"):
@@ -216,7 +216,7 @@ class FilePages(SmallModelPolicy):
 
     def _alone_symbols(self, ctx: FileContext, undocumented: Sequence[str]) -> list[str]:
         """Every symbol a page asked section by section gets a one-symbol call for (each once)."""
-        wanted = set(_file_sections(len(ctx.facts.symbols), bool(undocumented)))
+        wanted = set(file_sections(len(ctx.facts.symbols), bool(undocumented)))
         names = self._key_candidates(ctx) if "key_symbols" in wanted else []
         if "docstrings" in wanted:
             names += self._docstring_asks(undocumented)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from generator.pages.llm.drafts import SECTION_HELP, Known, LLMModuleDraft, PartNotes, section_text
 from generator.pages.llm.excerpt import fit_lines, shorten
-from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, _section_schema
+from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, section_schema
 from generator.pages.llm.templates import render_prompt
 from generator.pages.writer import ModuleContext, ModuleDraft
 from sourcebook.errors import ProviderOutputError
@@ -100,7 +100,7 @@ class ModulePages(SmallModelPolicy):
         known, label = self._module_known(ctx), f"module:{ctx.path or '.'}"
 
         def ask(section: str) -> BaseModel:
-            model = _section_schema(section)
+            model = section_schema(section)
             text = self._fit(self.module_prompt(ctx, notes, section=section)[0], model)
             return self._single(model, text, known, f"{label}#{section}")
 

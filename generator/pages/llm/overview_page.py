@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from generator.pages.llm.drafts import SECTION_HELP, Known, LLMOverviewDraft, section_text
 from generator.pages.llm.excerpt import fit_lines, shorten
-from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, _section_schema
+from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, section_schema
 from generator.pages.llm.templates import render_prompt
 from generator.pages.writer import OverviewContext, OverviewDraft
 from sourcebook.errors import ProviderOutputError
@@ -52,7 +52,7 @@ class OverviewPage(SmallModelPolicy):
                             subject=ctx.repo_name or self._repo)
 
         def ask(section: str) -> BaseModel:
-            return self._single(_section_schema(section), self.overview_prompt(ctx, section=section), known,
+            return self._single(section_schema(section), self.overview_prompt(ctx, section=section), known,
                                 f"overview#{section}")
 
         draft: LLMOverviewDraft

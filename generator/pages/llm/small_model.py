@@ -33,7 +33,7 @@ CORE_SECTIONS = {"file": ("purpose", "how_it_works", "key_symbols", "docstrings"
                  "module": ("purpose", "structure"), "overview": ("architecture",)}
 
 
-def _section_schema(section: str) -> type[BaseModel]:
+def section_schema(section: str) -> type[BaseModel]:
     if section == "key_symbols":
         return KeySymbolsOnly
     if section == "docstrings":
@@ -109,4 +109,4 @@ class SmallModelPolicy(WriterCalls):
 
     def _section_budget(self, section: str) -> int:
         """Characters of evidence for a one-field call: a share of what the full draft would get."""
-        return int(self._chars(self._input_budget(_section_schema(section))) * SECTION_SHARE)
+        return int(self._chars(self._input_budget(section_schema(section))) * SECTION_SHARE)

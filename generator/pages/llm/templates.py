@@ -40,6 +40,6 @@ def render_prompt(kind: str, **values: Any) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _messages(text: str) -> list[dict[str, str]]:
+def user_messages(text: str) -> list[dict[str, str]]:
     # One user message: some local chat formats (Gemma's) drop system messages entirely.
     return [{"role": "user", "content": text}]
