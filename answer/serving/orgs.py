@@ -43,6 +43,7 @@ it at start; a push is visible to the other workers within `index_refresh_s`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -71,11 +72,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# all matched whole (fullmatch): `$` would also match before a trailing newline
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _LIMITS = ("max_file_bytes", "max_request_bytes", "max_files")
-_OPTION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_OPTION = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
     roots: dict[str, str] = {}
     for name, spec in orgs.items():
         where = f"orgs.{name}"
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             problems.append(f"{where}: invalid name (letters, digits, _ . -)")
             continue
         if not isinstance(spec, dict):
@@ -138,7 +140,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
             continue
         hashes = [h.strip().lower() for h in hashes]
         for h in hashes:
-            if not _SHA256.match(h):
+            if not _SHA256.fullmatch(h):
                 problems.append(f"{where}: token_sha256 {h[:12]!r}… is not 64 hex digits")
             elif h in owner and owner[h] != name:
                 problems.append(f"{where}: a token hash is also {owner[h]}'s (a token must select one "
@@ -165,7 +167,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
                 limits[key] = value
         storage = spec.get("storage_env", {})
         if not isinstance(storage, dict) or not all(
-                isinstance(k, str) and _OPTION.match(k) and isinstance(v, str) and _ENV_NAME.match(v)
+                isinstance(k, str) and _OPTION.fullmatch(k) and isinstance(v, str) and _ENV_NAME.fullmatch(v)
                 for k, v in storage.items()):
             problems.append(f"{where}: storage_env maps storage option keys (aws_access_key_id, …) to the "
                             "names of environment variables holding them: never the values themselves")
@@ -177,11 +179,34 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
 
 
 def _root(raw: str, base: Path) -> str:
+    """The one spelling of an index root, so that two spellings of one folder cannot pass the overlap check
+    as two roots: the scheme lower-cased, the rest percent-decoded, '.' and empty segments dropped; a
+    '..' segment, and a decoded '/' or control character, refused (a bucket never resolves them the way the
+    check would). A local path (file:// too) is made absolute and resolved."""
     if "://" in raw:
-        scheme = raw.split("://", 1)[0].lower()
+        from urllib.parse import unquote
+
+        scheme, rest = raw.split("://", 1)
+        scheme = scheme.lower()
         if scheme not in {"s3", "gs", "az", "file"}:
             raise ConfigError(f"index_root {raw!r}: unsupported scheme {scheme!r} (s3, gs, az or a path)")
-        return raw.rstrip("/")
+        segments = []
+        for segment in rest.split("/"):
+            try:
+                decoded = unquote(segment, errors="strict")
+            except UnicodeDecodeError:
+                raise ConfigError(f"index_root {raw!r}: a segment is not UTF-8 once decoded") from None
+            if "/" in decoded or any(ord(c) < 32 or ord(c) == 127 for c in decoded):
+                raise ConfigError(f"index_root {raw!r}: a segment decodes to a '/' or a control character")
+            if decoded == "..":
+                raise ConfigError(f"index_root {raw!r}: '..' segments are not allowed")
+            if decoded not in {"", "."}:
+                segments.append(decoded)
+        if not segments:
+            raise ConfigError(f"index_root {raw!r}: names no bucket")
+        if scheme == "file":
+            return str(Path("/", *segments).resolve())
+        return f"{scheme}://{'/'.join(segments)}"
     path = Path(raw).expanduser()
     return str((base / path if not path.is_absolute() else path).resolve())
 
@@ -256,7 +281,7 @@ class OrgWorkspace(Workspace):
         if "://" not in self.org.index_root:
             if os.path.isdir(self.org.index_root):
                 found |= {name for name in os.listdir(self.org.index_root)
-                          if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+                          if _NAME.fullmatch(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
         else:
             found |= self._marked()
         return sorted(found)
@@ -270,7 +295,7 @@ class OrgWorkspace(Workspace):
         if time.monotonic() - at < self.LIST_EVERY_S:
             return names
         try:
-            names = {n for n in marked_databases(self.org.index_root) if _NAME.match(n)}
+            names = {n for n in marked_databases(self.org.index_root) if _NAME.fullmatch(n)}
         except outage_errors() as exc:  # the store is down: the repositories named so far
             log.warning("org %s: cannot list %s: %s", self.org.name, self.org.index_root, exc)
         self._listed = (time.monotonic(), names)
@@ -304,7 +329,7 @@ class OrgWorkspace(Workspace):
         if not isinstance(repo, str):
             raise UsageError("repo must be a string alias")
         # a name that is no valid alias, and one of another organisation, answer what a missing one does
-        if not _NAME.match(repo) or not self._exists(repo):
+        if not _NAME.fullmatch(repo) or not self._exists(repo):
             shown = repo if len(repo) <= 80 else repo[:80] + "…"
             raise NotFoundError(f"unknown repository {shown!r}")
         return repo
@@ -314,13 +339,30 @@ class OrgWorkspace(Workspace):
         if repo is None or repo == "":
             return self.alias_for(None)
         # not ".lance": on an object store such a folder would read as a table of the root's listing
-        if (not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all"
+        if (not isinstance(repo, str) or not _NAME.fullmatch(repo) or repo.lower() == "all"
                 or repo.lower().endswith(".lance")):
             raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all', not "
                              "ending in .lance)")
         with self._lock:
             self._known.add(repo)
         return repo
+
+    def abandon(self, alias: str) -> None:
+        """A push to `alias` failed: unless an index is there (an earlier push's), forget the name, so a
+        refused or failed first push leaves no repository that lists but cannot answer."""
+        from generator.index.store import outage_errors, read_index_state
+
+        try:
+            if read_index_state(self.uri(alias)) is not None:
+                return
+        except outage_errors() as exc:
+            log.warning("org %s: cannot look up %s: %s", self.org.name, alias, exc)
+        with self._lock:
+            self._known.discard(alias)
+            self._configs.pop(alias, None)
+        if "://" not in self.org.index_root:
+            with contextlib.suppress(OSError):  # only an empty folder: what a store wrote stays, to look at
+                os.rmdir(self.uri(alias))
 
     def resolve(self, repo: str | None = None) -> Config:
         from sourcebook.config import detached_state_dir, load_config
@@ -411,6 +453,7 @@ class OrgRouter:
 
         tools = Tools(OrgWorkspace(spec, self.env))
         tools.push_limits = spec.limits
+        tools.hidden_roots = (spec.index_root,)  # never shown to the organisation (tool_contracts.hide_roots)
         tools.long_lived = True  # a server: every repository it opens ranks in memory
         app = create_app(tools, token=None, max_body_bytes=self.max_body_bytes, serve_wiki=False,
                          vouched=True)
