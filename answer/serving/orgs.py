@@ -8,6 +8,7 @@
     max_file_bytes = 1000000             # optional push limits (answer/serving/pushes.py)
     max_request_bytes = 32000000
     max_files = 20000
+    max_concurrent = 8                   # optional: its requests served at once
 
     [orgs.globex]
     token_sha256 = ["…", "…"]
@@ -35,10 +36,15 @@ organisation, whose own MCP server (the agent tools over that organisation's Too
 (each POST carries its JSON-RPC exchange, no server-side session): with several worker processes a
 client's next request may reach another one, which holds no session it could resume.
 
-`OrgRouter.reload()` (on SIGHUP in `sourcebook serve`) re-reads the file: organisations whose settings are
-unchanged keep their warm state; a file that no longer parses keeps the previous configuration. With
-`--workers N` the supervisor checks the file first and then replaces the workers one by one (each reads
-it at start; a push is visible to the other workers within `index_refresh_s`).
+Fairness: each organisation has at most `max_concurrent` requests (default MAX_CONCURRENT) in the thread
+pool at once; more wait in the event loop, holding no thread, and past MAX_WAITING more are refused with 429
+at once. The shared pool is kept larger than all the organisations' limits together, so one organisation's
+slow calls never hold another's requests, and `/health` (which is never queued) always finds a thread.
+
+`OrgRouter.reload()` (on SIGHUP in `sourcebook serve`, through `schedule_reload`) re-reads the file:
+organisations whose settings are unchanged keep their warm state; a file that no longer parses keeps the
+previous configuration. With `--workers N` the supervisor checks the file first and then replaces the
+workers one by one (each reads it at start; a push is visible to the other workers within `index_refresh_s`).
 """
 
 from __future__ import annotations
@@ -76,6 +82,9 @@ log = logging.getLogger(__name__)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LIMITS = ("max_file_bytes", "max_request_bytes", "max_files")
+MAX_CONCURRENT = 8  # an organisation's requests in the thread pool at once (its max_concurrent)
+MAX_WAITING = 64  # past this many queued behind them, its requests are refused (429) without waiting
+SPARE_THREADS = 16  # pool threads beyond the organisations' limits: /health, MCP sessions, warm-up
 _OPTION = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
@@ -88,6 +97,7 @@ class OrgSpec:
     limits: PushLimits = field(default_factory=PushLimits)
     # storage option key (Lance's: aws_access_key_id, …) -> the server environment variable holding it
     storage_env: tuple[tuple[str, str], ...] = ()
+    max_concurrent: int = MAX_CONCURRENT
 
 
 def storage_settings(spec: OrgSpec, env: Mapping[str, str]) -> dict[str, str]:
@@ -130,7 +140,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
             problems.append(f"{where}: must be a table")
             continue
         for key in spec:
-            if key not in {"token_sha256", "index_root", "storage_env", *_LIMITS}:
+            if key not in {"token_sha256", "index_root", "storage_env", "max_concurrent", *_LIMITS}:
                 problems.append(f"{where}: unknown setting {key!r}" + (
                     " (the file holds token_sha256, the hash, never the token)" if key == "token" else ""))
         raw = spec.get("token_sha256")
@@ -172,7 +182,12 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
             problems.append(f"{where}: storage_env maps storage option keys (aws_access_key_id, …) to the "
                             "names of environment variables holding them: never the values themselves")
             storage = {}
-        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits), tuple(sorted(storage.items())))
+        concurrent = spec.get("max_concurrent", MAX_CONCURRENT)
+        if not isinstance(concurrent, int) or isinstance(concurrent, bool) or not 1 <= concurrent <= 256:
+            problems.append(f"{where}: max_concurrent must be an integer from 1 to 256")
+            concurrent = MAX_CONCURRENT
+        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits), tuple(sorted(storage.items())),
+                            concurrent)
     if problems:
         raise ConfigError(problems)
     return out
@@ -389,6 +404,8 @@ class _Tenant:
     mcp: ASGIApp  # this organisation's MCP server over streamable HTTP (/mcp)
     mcp_manager: StreamableHTTPSessionManager
     mcp_scope: anyio.CancelScope | None = None  # set once its session manager runs (first /mcp request)
+    limiter: anyio.CapacityLimiter | None = None  # its share of the thread pool, made in the event loop
+    waiting: int = 0  # its requests queued for the limiter
 
 
 class OrgRouter:
@@ -407,6 +424,7 @@ class OrgRouter:
         self._retired: list[_Tenant] = []  # replaced by a reload: their MCP managers stop at the next request
         self._task_group: TaskGroup | None = None  # the lifespan's: the MCP session managers run in it
         self._mcp_lock: anyio.Lock | None = None
+        self._reload_pipe: tuple[int, int] | None = None
         self.reload(strict=True)
 
     @property
@@ -437,8 +455,10 @@ class OrgRouter:
             tenants = {}
             for name, spec in specs.items():
                 old = self._tenants.get(name)
-                same = old is not None and ((old.spec.index_root, old.spec.limits, old.spec.storage_env)
-                                            == (spec.index_root, spec.limits, spec.storage_env))
+                same = old is not None and ((old.spec.index_root, old.spec.limits, old.spec.storage_env,
+                                             old.spec.max_concurrent)
+                                            == (spec.index_root, spec.limits, spec.storage_env,
+                                                spec.max_concurrent))
                 tenants[name] = old if same and old else self._tenant(spec)
             self._retired += [t for name, t in self._tenants.items() if tenants.get(name) is not t]
             self._tenants = tenants
@@ -446,6 +466,30 @@ class OrgRouter:
                             for h in spec.token_hashes]
         log.info("orgs: %s", ", ".join(sorted(specs)))
         return True
+
+    def schedule_reload(self) -> None:
+        """Ask for a reload; safe to call from a signal handler. The reload runs on the reloader thread,
+        never in the handler: one that ran there re-entered its own lock when a second SIGHUP arrived
+        during it, and the server hung. Requests made while one runs are coalesced into one more reload."""
+        if self._reload_pipe is None:
+            raise RuntimeError("start_reloader() first")
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: a reload is already pending
+            os.write(self._reload_pipe[1], b"r")
+
+    def start_reloader(self) -> None:
+        """Start the daemon thread that runs the reloads schedule_reload asks for."""
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)  # a signal handler must never block
+        self._reload_pipe = (read_fd, write_fd)
+
+        def run() -> None:
+            while os.read(read_fd, 4096):  # every request made so far: one reload
+                try:
+                    self.reload()
+                except Exception as exc:  # the thread must outlive one failed reload
+                    log.error("orgs file %s not reloaded: %s", self.path, exc, exc_info=exc)
+
+        threading.Thread(target=run, name="sourcebook-orgs-reload", daemon=True).start()
 
     def _tenant(self, spec: OrgSpec) -> _Tenant:
         from answer.serving.http_api import create_app
@@ -538,10 +582,40 @@ class OrgRouter:
                              extra=[(b"www-authenticate", b"Bearer")])
             return
         path = scope.get("path") or ""
-        if path == "/mcp" or path.startswith("/mcp/"):
-            if not await self._mcp_ready(tenant):
-                await _send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
-                return
-            await tenant.mcp(scope, receive, send)
+        if path == "/health":  # never queued: it says the server is alive whatever one organisation does
+            await tenant.app(scope, receive, send)
             return
-        await tenant.app(scope, receive, send)
+        limiter = self._limiter(tenant)
+        if tenant.waiting >= MAX_WAITING:
+            await _send_json(send, 429, {"error": "TooManyRequests",
+                                         "message": f"more than {tenant.spec.max_concurrent + MAX_WAITING} "
+                                                    "requests of this organisation at once: retry later"},
+                             extra=[(b"retry-after", b"1")])
+            return
+        tenant.waiting += 1
+        try:
+            await limiter.acquire()
+        finally:
+            tenant.waiting -= 1
+        try:
+            if path == "/mcp" or path.startswith("/mcp/"):
+                if not await self._mcp_ready(tenant):
+                    await _send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
+                    return
+                await tenant.mcp(scope, receive, send)
+                return
+            await tenant.app(scope, receive, send)
+        finally:
+            limiter.release()
+
+    def _limiter(self, tenant: _Tenant) -> anyio.CapacityLimiter:
+        """The organisation's limiter (made in the event loop, on its first request), and the shared thread
+        pool grown to hold every organisation's limit plus SPARE_THREADS."""
+        if tenant.limiter is None:
+            import anyio.to_thread
+
+            tenant.limiter = anyio.CapacityLimiter(tenant.spec.max_concurrent)
+            pool = anyio.to_thread.current_default_thread_limiter()
+            wanted = sum(t.spec.max_concurrent for t in self._tenants.values()) + SPARE_THREADS
+            pool.total_tokens = max(pool.total_tokens, wanted)
+        return tenant.limiter

@@ -43,6 +43,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     import uvicorn
 
     from answer.serving import http_api
+    from answer.serving.connections import server_options
     from answer.serving.workspace import load_workspace
 
     http_api.check_bind(host, token)
@@ -62,7 +63,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
         from uvicorn.supervisors import Multiprocess
 
         config = uvicorn.Config("answer.serving.http_api:app_from_env", factory=True, workers=workers,
-                                host=host, port=port, log_level="warning")
+                                host=host, port=port, log_level="warning", **server_options())
         sock = config.bind_socket()
         # uvicorn does not set TCP_NODELAY on a socket it hands to workers: without it every response
         # waits for a delayed ACK (docs/performance.md).
@@ -75,7 +76,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     tools = Tools.for_path(path)
     tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
     app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", **server_options())
 
 
 def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
@@ -87,6 +88,7 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
 
     import uvicorn
 
+    from answer.serving.connections import server_options
     from answer.serving.orgs import OrgRouter, load_orgs
     from sourcebook.errors import UsageError
 
@@ -101,9 +103,10 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
         _serve_orgs_workers(orgs_file, host, port, max_body, workers)
         return
     router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host)
-    # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
-    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
-    uvicorn.run(router, host=host, port=port, log_level="warning")
+    # the handler only asks: the reload runs on the router's own thread and swaps the tenants whole
+    router.start_reloader()
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.schedule_reload())
+    uvicorn.run(router, host=host, port=port, log_level="warning", **server_options())
 
 
 def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, workers: int) -> None:
@@ -118,6 +121,7 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
     from uvicorn.supervisors import Multiprocess
 
     from answer.serving import http_api
+    from answer.serving.connections import server_options
     from answer.serving.orgs import ORGS_FILE_ENV, ORGS_HOST_ENV, load_orgs
     from sourcebook.errors import ConfigError
 
@@ -138,7 +142,7 @@ def _serve_orgs_workers(orgs_file: str, host: str, port: int, max_body: int, wor
             super().handle_hup()
 
     config = uvicorn.Config("answer.serving.orgs:router_from_env", factory=True, workers=workers, host=host,
-                            port=port, log_level="warning")
+                            port=port, log_level="warning", **server_options())
     sock = config.bind_socket()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see serve_command: no delayed-ACK wait
     Supervisor(config, sockets=[sock]).run()
