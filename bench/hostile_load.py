@@ -4,8 +4,8 @@ organisation's latency is measured, on 127.0.0.1.
     PYTHONPATH=$PWD .venv/bin/python bench/hostile_load.py [--seconds 5] [--attackers 16]
 
 Two organisations: acme attacks, globex is measured. A victim client (one keep-alive connection, a closed
-loop) alternates globex's `/health` and a small lexical `/search` over its pushed repository, through every
-phase; each phase runs SECONDS seconds:
+loop, in a process of its own) alternates globex's `/health` and a small lexical `/search` over its pushed
+repository, through every phase; each phase runs SECONDS seconds:
 
   baseline    nothing else
   tar-bombs   ATTACKERS threads POST gzip, bzip2 and xz tars of 60 MB of zeros (a few KB each)
@@ -137,10 +137,14 @@ def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _victim(server: Server, stop: threading.Event, out: list[tuple[float, bool]]) -> None:
-    with httpx.Client(base_url=server.url, headers=_auth(VICTIM), timeout=30) as client:
+def _victim(url: str, seconds: float) -> None:
+    """The victim's closed loop, in a process of its own (the attackers' threads would otherwise share its
+    GIL and be measured with it): prints one line per call, `seconds ok`."""
+    out: list[tuple[float, bool]] = []
+    until = time.monotonic() + seconds
+    with httpx.Client(base_url=url, headers=_auth(VICTIM), timeout=30) as client:
         n = 0
-        while not stop.is_set():
+        while time.monotonic() < until:
             started = time.perf_counter()
             try:
                 if n % 2:
@@ -153,6 +157,7 @@ def _victim(server: Server, stop: threading.Event, out: list[tuple[float, bool]]
                 ok = False
             out.append((time.perf_counter() - started, ok))
             n += 1
+    print("\n".join(f"{t:.6f} {int(ok)}" for t, ok in out), flush=True)
 
 
 def _flood(threads: int, stop: threading.Event, call: Callable[[httpx.Client, int], int],
@@ -197,7 +202,7 @@ def _attacks(server: Server, attackers: int) -> dict[str, Callable[[threading.Ev
                      headers=auth).status_code
 
     def long_text(c: httpx.Client, n: int) -> int:
-        question = "a and " * 21_000 if n % 2 else ("how does a and " * 700)[:10_000]
+        question = ("how does a and " * 700)[:10_000] if n % 2 else "a and " * 21_000
         return c.post(url + "/ask", json={"question": question, "repo": "site"}, headers=auth).status_code
 
     def bad_push(c: httpx.Client, n: int) -> int:
@@ -255,11 +260,13 @@ def _phase(server: Server, name: str, seconds: float,
     if attacker:
         attacker.start()
         time.sleep(0.5)  # the attack is under way before the victim's calls are counted
-    victim = threading.Thread(target=_victim, args=(server, stop, victim_times), daemon=True)
-    victim.start()
-    time.sleep(seconds)
+    victim = subprocess.run([sys.executable, __file__, "--victim", server.url, "--seconds", str(seconds)],
+                            capture_output=True, text=True, timeout=seconds + 120, check=True)
+    for line in victim.stdout.split("\n"):
+        if line.strip():
+            took, ok = line.split()
+            victim_times.append((float(took), ok == "1"))
     stop.set()
-    victim.join(timeout=60)
     if attacker:
         attacker.join(timeout=5)
     times = [t * 1000 for t, _ok in victim_times]
@@ -275,7 +282,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--attackers", type=int, default=16)
+    parser.add_argument("--victim", metavar="URL", help=argparse.SUPPRESS)  # the victim's own process
     args = parser.parse_args()
+    if args.victim:
+        _victim(args.victim, args.seconds)
+        return 0
     slow_model = FakeLLM(responder=lambda _body: Reply.ok({"answer": "It routes.", "citations": []},
                                                           delay_s=5))
     with tempfile.TemporaryDirectory(prefix="sourcebook-hostile-") as tmp, slow_model as llm:
