@@ -231,9 +231,12 @@ def _attacks(server: Server, attackers: int) -> dict[str, Callable[[threading.Ev
     def slow_asks(stop: threading.Event, statuses: Counter[str]) -> None:
         def ask(_k: int) -> None:
             with httpx.Client(timeout=120) as c:
-                reply = c.post(url + "/ask", json={"question": "How does handler_3 route?", "repo": "site"},
-                               headers=auth)
-                statuses[str(reply.status_code)] += 1
+                try:
+                    reply = c.post(url + "/ask", headers=auth,
+                                   json={"question": "How does handler_3 route?", "repo": "site"})
+                    statuses[str(reply.status_code)] += 1
+                except httpx.HTTPError as exc:
+                    statuses[type(exc).__name__] += 1
 
         callers = [threading.Thread(target=ask, args=(k,), daemon=True) for k in range(45)]
         for caller in callers:

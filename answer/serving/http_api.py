@@ -114,6 +114,11 @@ def _max_length(metadata: typing.Iterable[Any]) -> int | None:
     return None
 
 
+def _cap_schema(annotation: Any, metadata: typing.Iterable[Any]) -> dict[str, Any] | None:
+    cap = _max_length(metadata)
+    return None if cap is None else {"maxItems" if _is_list(annotation) else "maxLength": cap}
+
+
 def _query_cap(annotation: Any, metadata: typing.Iterable[Any]) -> int | None:
     """A query parameter's cap: the field's own, or for a comma-separated list its items' caps joined."""
     cap = _max_length(metadata)
@@ -125,15 +130,17 @@ def _query_cap(annotation: Any, metadata: typing.Iterable[Any]) -> int | None:
 
 
 def _body_model(spec: ToolSpec) -> type[BaseModel]:
-    """The POST body: every request field optional (the query string may carry it), plus the aliases, each
-    with the same length caps as the contract's field."""
+    """The POST body: every request field optional (the query string may carry it), plus the aliases. Each
+    states its contract's length cap in the schema; `ToolSpec.parse` enforces it (here, pydantic would refuse
+    a lone surrogate in a capped string with a message that does not say so)."""
     fields: dict[str, Any] = {
         name: (typing.Optional[info.annotation],  # noqa: UP045
-               Field(None, description=info.description, max_length=_max_length(info.metadata)))
+               Field(None, description=info.description,
+                     json_schema_extra=_cap_schema(info.annotation, info.metadata)))
         for name, info in spec.request.model_fields.items()}
     for alias, target in spec.http_aliases.items():
-        cap = _max_length(spec.request.model_fields[target].metadata)
-        fields[alias] = (str | None, Field(None, description=f"Alias of `{target}`.", max_length=cap))
+        cap = _cap_schema(str, spec.request.model_fields[target].metadata)
+        fields[alias] = (str | None, Field(None, description=f"Alias of `{target}`.", json_schema_extra=cap))
     model: type[BaseModel] = create_model(f"{spec.request.__name__}Body",
                                           __config__=ConfigDict(extra="forbid"), **fields)
     return model
