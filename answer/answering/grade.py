@@ -42,9 +42,10 @@ _HEDGES = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-# locations that carry line numbers: src/app.py:120, app.py#L12, "lines 10-20", "line 7", L42
+# locations that carry line numbers: src/app.py:120, app.py#L12, "lines 10-20", "line 7", L42. A path starts
+# only where none goes on (the lookbehind): from every position of a long run the class rescanned the rest.
 _LOCATION = re.compile(
-    r"(?:[\w./-]+\.\w+(?::\d+(?:[-–]\d+)?|#L\d+(?:-L?\d+)?))|\blines?\s+\d+(?:\s*(?:[-–]|to|and)\s*\d+)?|\bL\d+\b",
+    r"(?:(?<![\w./-])[\w./-]+\.\w+(?::\d+(?:[-–]\d+)?|#L\d+(?:-L?\d+)?))|\blines?\s+\d+(?:\s*(?:[-–]|to|and)\s*\d+)?|\bL\d+\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)*)(?![\w]|\.\d)")

@@ -90,34 +90,40 @@ def identifier_parts(identifier: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
+# A side longer than this is a clause, not a component: splitting on it searches for noise.
+MAX_SIDE_WORDS = 5
+# One side: 1 to MAX_SIDE_WORDS + 1 words (a leading "the" is dropped afterwards). Bounded, and lazy where
+# the shortest side is wanted: with `.+?` and a `$` anchor, each "and" or "talk to" made the engine rescan
+# the rest of the question, so time grew with the square of its length (128 KB: 20 s).
+_SIDE = rf"\S+(?:\s\S+){{0,{MAX_SIDE_WORDS}}}"
+_SHORT_SIDE = rf"\S+(?:\s\S+){{0,{MAX_SIDE_WORDS}}}?"
 _RELATIONAL = (
     re.compile(
-        r"\bhow\s+(?:does|do|is|are|can)\s+(?P<a>.+?)\s+"
+        rf"\bhow\s+(?:does|do|is|are|can)\s+(?P<a>{_SHORT_SIDE})\s+"
         r"(?:talk|talks|communicate|communicates|interact|interacts|connect|connects|integrate|integrates)"
-        r"\s+(?:to|with)\s+(?P<b>.+?)[?.!]*$",
+        rf"\s+(?:to|with)\s+(?P<b>{_SIDE})$",
         re.IGNORECASE,
     ),
-    re.compile(r"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)[?.!]*$", re.IGNORECASE),
+    re.compile(rf"\bbetween\s+(?P<a>{_SHORT_SIDE})\s+and\s+(?P<b>{_SIDE})$", re.IGNORECASE),
     re.compile(
-        r"\bhow\s+(?:does|do)\s+(?P<a>.+?)\s+(?:call|calls|use|uses|reach|reaches|invoke|invokes)\s+"
-        r"(?P<b>.+?)[?.!]*$",
+        rf"\bhow\s+(?:does|do)\s+(?P<a>{_SHORT_SIDE})\s+(?:call|calls|use|uses|reach|reaches|invoke|invokes)"
+        rf"\s+(?P<b>{_SIDE})$",
         re.IGNORECASE,
     ),
     re.compile(
-        r"^(?:how\s+(?:do|does)\s+)?(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+"
-        r"(?:talk|communicate|interact|connect|relate)\b.*$",
+        rf"^(?:how\s+(?:do|does)\s+)?(?P<a>{_SHORT_SIDE})\s+and\s+(?P<b>{_SHORT_SIDE})\s+"
+        r"(?:talk|communicate|interact|connect|relate)\b",
         re.IGNORECASE,
     ),
 )
 _LEADING_NOISE = re.compile(r"^(?:the|a|an|this|that)\s+", re.IGNORECASE)
 _PRONOUNS = frozenset({"it", "they", "them", "this", "that", "these", "those", "he", "she", "we", "you"})
-# A side longer than this is a clause, not a component: splitting on it searches for noise.
-MAX_SIDE_WORDS = 5
 
 
 def relational_parts(question: str) -> tuple[str, str] | None:
     """The two sides of a relational question ("how does X talk to Y", "between X and Y"), else None."""
-    text = " ".join(question.split())
+    # trailing punctuation off here rather than by `[?.!]*$` in the patterns, which rescanned a run of it
+    text = " ".join(question.split()).rstrip("?.! ")
     for pattern in _RELATIONAL:
         match = pattern.search(text)
         if not match:

@@ -462,6 +462,13 @@ def _compile_regex(pattern: str) -> Any:
     """`pattern` compiled by the `regex` module (re's syntax, version 0), or a UsageError saying why not."""
     import regex
 
+    from answer.retrieval.regex_bounds import MAX_EXPANDED_SIZE, expanded_size
+
+    # compiling is not covered by the matching budget (and holds the GIL): a pattern that would expand
+    # past the bound is refused before it is compiled
+    if expanded_size(pattern) > MAX_EXPANDED_SIZE:
+        raise UsageError(f"regular expression {pattern[:80]!r} expands to more than {MAX_EXPANDED_SIZE:,} "
+                         "nodes (nested counted repeats such as (?:x{1000}){1000}): use smaller counts")
     try:
         return regex.compile(pattern, regex.MULTILINE | regex.VERSION0)
     except (regex.error, ValueError, OverflowError, RecursionError) as exc:
@@ -986,7 +993,9 @@ def _file_kinds(store: IndexStore) -> dict[str, str]:
     return kinds
 
 
-_PATHLIKE = re.compile(r"[\w.\-/\\]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+# starts only where a path can start (the lookbehind): from every position of a long run, the greedy class
+# rescanned the rest of the run, quadratic in the query's length (20,000 characters: seconds)
+_PATHLIKE = re.compile(r"(?<![\w.\-/\\])[\w.\-/\\]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}\b")
 
 
 def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:

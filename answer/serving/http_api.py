@@ -50,7 +50,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from answer.serving.tool_contracts import TOOLS, ToolSpec
+from answer.serving.tool_contracts import TOOLS, ToolSpec, hide_roots
 from generator.site.publish import owned_here, site_headers
 from sourcebook import __version__
 from sourcebook.errors import AccessError, SourcebookError, UsageError
@@ -103,13 +103,44 @@ def _is_list(annotation: Any) -> bool:
     return typing.get_origin(annotation) is list
 
 
+def _max_length(metadata: typing.Iterable[Any]) -> int | None:
+    """The `max_length` a field's constraints state (tool_contracts caps every string), else None."""
+    for item in metadata:
+        if getattr(item, "max_length", None) is not None:
+            return int(item.max_length)
+        inner = _max_length(getattr(item, "metadata", ()))  # a FieldInfo inside Annotated
+        if inner is not None:
+            return inner
+    return None
+
+
+def _cap_schema(annotation: Any, metadata: typing.Iterable[Any]) -> dict[str, Any] | None:
+    cap = _max_length(metadata)
+    return None if cap is None else {"maxItems" if _is_list(annotation) else "maxLength": cap}
+
+
+def _query_cap(annotation: Any, metadata: typing.Iterable[Any]) -> int | None:
+    """A query parameter's cap: the field's own, or for a comma-separated list its items' caps joined."""
+    cap = _max_length(metadata)
+    if not _is_list(annotation) or cap is None:
+        return cap
+    (item,) = typing.get_args(annotation)
+    item_cap = _max_length(getattr(item, "__metadata__", ()))
+    return None if item_cap is None else cap * (item_cap + 1)
+
+
 def _body_model(spec: ToolSpec) -> type[BaseModel]:
-    """The POST body: every request field optional (the query string may carry it), plus the aliases."""
+    """The POST body: every request field optional (the query string may carry it), plus the aliases. Each
+    states its contract's length cap in the schema; `ToolSpec.parse` enforces it (here, pydantic would refuse
+    a lone surrogate in a capped string with a message that does not say so)."""
     fields: dict[str, Any] = {
-        name: (typing.Optional[info.annotation], Field(None, description=info.description))  # noqa: UP045
+        name: (typing.Optional[info.annotation],  # noqa: UP045
+               Field(None, description=info.description,
+                     json_schema_extra=_cap_schema(info.annotation, info.metadata)))
         for name, info in spec.request.model_fields.items()}
     for alias, target in spec.http_aliases.items():
-        fields[alias] = (str | None, Field(None, description=f"Alias of `{target}`."))
+        cap = _cap_schema(str, spec.request.model_fields[target].metadata)
+        fields[alias] = (str | None, Field(None, description=f"Alias of `{target}`.", json_schema_extra=cap))
     model: type[BaseModel] = create_model(f"{spec.request.__name__}Body",
                                           __config__=ConfigDict(extra="forbid"), **fields)
     return model
@@ -118,16 +149,18 @@ def _body_model(spec: ToolSpec) -> type[BaseModel]:
 def _query_parameters(spec: ToolSpec) -> list[inspect.Parameter]:
     """One optional query parameter per request field (lists comma-separated), plus the aliases."""
     params = []
-    names = {**{n: (i.annotation, i.description) for n, i in spec.request.model_fields.items()
-                if n not in spec.body_only},
-             **{a: (str, f"Alias of `{t}`.") for a, t in spec.http_aliases.items()}}
-    for name, (annotation, description) in names.items():
+    fields = spec.request.model_fields
+    names = {**{n: (i.annotation, i.description, _query_cap(i.annotation, i.metadata))
+                for n, i in fields.items() if n not in spec.body_only},
+             **{a: (str, f"Alias of `{t}`.", _max_length(fields[t].metadata))
+                for a, t in spec.http_aliases.items()}}
+    for name, (annotation, description, cap) in names.items():
         listed = _is_list(annotation)
         kind: Any = str if listed else annotation
         help_text = f"{description} (comma-separated)" if listed else description
         params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
                                         annotation=typing.Optional[kind],  # noqa: UP045
-                                        default=Query(None, description=help_text)))
+                                        default=Query(None, description=help_text, max_length=cap)))
     return params
 
 
@@ -385,6 +418,7 @@ class TarPushes:
             except SourcebookError as exc:
                 if exc.http_status >= 500:
                     log.warning("%s: %s", type(exc).__name__, exc)
+                hide_roots(exc, self.tools.hidden_roots)
                 reply, status = error_payload(exc), exc.http_status
             except Exception as exc:  # the boundary for bugs, as the app's own handler
                 log.error("unhandled error: %s", exc, exc_info=exc)
@@ -414,7 +448,8 @@ async def send_json(send: Send, status: int, payload: dict[str, Any],
 # ---------------------------------------------------------------- the app
 
 
-_HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$")
+# matched whole (fullmatch): `$` would pass a trailing newline
+_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?")
 
 
 ASK_MARKER = "sourcebook-api.json"
@@ -450,8 +485,8 @@ class _Wiki(StaticFiles):
         # plus /ask alone: the ask box (site/assets/sourcebook/ask.js) reads answers; every other endpoint,
         # the state-changing ones above all, stays out of the pages' reach
         origin = f"{scope.get('scheme', 'http')}://{host}"
-        connect = f"{origin}{self.mount}/ {origin}/ask" if _HOST.match(host) else "'self'"
-        img = f"{origin}{self.mount}/ data:" if _HOST.match(host) else "'self' data:"
+        connect = f"{origin}{self.mount}/ {origin}/ask" if _HOST.fullmatch(host) else "'self'"
+        img = f"{origin}{self.mount}/ data:" if _HOST.fullmatch(host) else "'self' data:"
         response.headers.update(site_headers(Path(str(self.directory)), connect=connect, img=img))
         return response
 

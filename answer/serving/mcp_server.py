@@ -107,4 +107,6 @@ def run_http(tools: Tools, host: str, port: int, token: str | None = None) -> No
     tools.warm_in_background(graph=True)
     app = create_server(tools).streamable_http_app(host=host)
     guarded = Guard(app, token, DEFAULT_MAX_BODY_BYTES, local_only=is_loopback(host) and not token)
-    uvicorn.run(guarded, host=host, port=port, log_level="warning")
+    from answer.serving.connections import server_options
+
+    uvicorn.run(guarded, host=host, port=port, log_level="warning", **server_options())

@@ -8,6 +8,7 @@
     max_file_bytes = 1000000             # optional push limits (answer/serving/pushes.py)
     max_request_bytes = 32000000
     max_files = 20000
+    max_concurrent = 8                   # optional: its requests served at once
 
     [orgs.globex]
     token_sha256 = ["…", "…"]
@@ -35,14 +36,20 @@ organisation, whose own MCP server (the agent tools over that organisation's Too
 (each POST carries its JSON-RPC exchange, no server-side session): with several worker processes a
 client's next request may reach another one, which holds no session it could resume.
 
-`OrgRouter.reload()` (on SIGHUP in `sourcebook serve`) re-reads the file: organisations whose settings are
-unchanged keep their warm state; a file that no longer parses keeps the previous configuration. With
-`--workers N` the supervisor checks the file first and then replaces the workers one by one (each reads
-it at start; a push is visible to the other workers within `index_refresh_s`).
+Fairness: each organisation has at most `max_concurrent` requests (default MAX_CONCURRENT) in the thread
+pool at once; more wait in the event loop, holding no thread, and past MAX_WAITING more are refused with 429
+at once. The shared pool is kept larger than all the organisations' limits together, so one organisation's
+slow calls never hold another's requests, and `/health` (which is never queued) always finds a thread.
+
+`OrgRouter.reload()` (on SIGHUP in `sourcebook serve`, through `schedule_reload`) re-reads the file:
+organisations whose settings are unchanged keep their warm state; a file that no longer parses keeps the
+previous configuration. With `--workers N` the supervisor checks the file first and then replaces the
+workers one by one (each reads it at start; a push is visible to the other workers within `index_refresh_s`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -72,11 +79,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# all matched whole (fullmatch): `$` would also match before a trailing newline
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _LIMITS = ("max_file_bytes", "max_request_bytes", "max_files")
-_OPTION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+MAX_CONCURRENT = 8  # an organisation's requests in the thread pool at once (its max_concurrent)
+MAX_WAITING = 64  # past this many queued behind them, its requests are refused (429) without waiting
+SPARE_THREADS = 16  # pool threads beyond the organisations' limits: /health, MCP sessions, warm-up
+_OPTION = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,7 @@ class OrgSpec:
     limits: PushLimits = field(default_factory=PushLimits)
     # storage option key (Lance's: aws_access_key_id, …) -> the server environment variable holding it
     storage_env: tuple[tuple[str, str], ...] = ()
+    max_concurrent: int = MAX_CONCURRENT
 
 
 def storage_settings(spec: OrgSpec, env: Mapping[str, str]) -> dict[str, str]:
@@ -122,14 +134,14 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
     roots: dict[str, str] = {}
     for name, spec in orgs.items():
         where = f"orgs.{name}"
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             problems.append(f"{where}: invalid name (letters, digits, _ . -)")
             continue
         if not isinstance(spec, dict):
             problems.append(f"{where}: must be a table")
             continue
         for key in spec:
-            if key not in {"token_sha256", "index_root", "storage_env", *_LIMITS}:
+            if key not in {"token_sha256", "index_root", "storage_env", "max_concurrent", *_LIMITS}:
                 problems.append(f"{where}: unknown setting {key!r}" + (
                     " (the file holds token_sha256, the hash, never the token)" if key == "token" else ""))
         raw = spec.get("token_sha256")
@@ -139,7 +151,7 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
             continue
         hashes = [h.strip().lower() for h in hashes]
         for h in hashes:
-            if not _SHA256.match(h):
+            if not _SHA256.fullmatch(h):
                 problems.append(f"{where}: token_sha256 {h[:12]!r}… is not 64 hex digits")
             elif h in owner and owner[h] != name:
                 problems.append(f"{where}: a token hash is also {owner[h]}'s (a token must select one "
@@ -166,23 +178,51 @@ def parse_orgs(data: dict[str, Any], base: Path) -> dict[str, OrgSpec]:
                 limits[key] = value
         storage = spec.get("storage_env", {})
         if not isinstance(storage, dict) or not all(
-                isinstance(k, str) and _OPTION.match(k) and isinstance(v, str) and _ENV_NAME.match(v)
+                isinstance(k, str) and _OPTION.fullmatch(k) and isinstance(v, str) and _ENV_NAME.fullmatch(v)
                 for k, v in storage.items()):
             problems.append(f"{where}: storage_env maps storage option keys (aws_access_key_id, …) to the "
                             "names of environment variables holding them: never the values themselves")
             storage = {}
-        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits), tuple(sorted(storage.items())))
+        concurrent = spec.get("max_concurrent", MAX_CONCURRENT)
+        if not isinstance(concurrent, int) or isinstance(concurrent, bool) or not 1 <= concurrent <= 256:
+            problems.append(f"{where}: max_concurrent must be an integer from 1 to 256")
+            concurrent = MAX_CONCURRENT
+        out[name] = OrgSpec(name, tuple(hashes), root, PushLimits(**limits), tuple(sorted(storage.items())),
+                            concurrent)
     if problems:
         raise ConfigError(problems)
     return out
 
 
 def _root(raw: str, base: Path) -> str:
+    """The one spelling of an index root, so that two spellings of one folder cannot pass the overlap check
+    as two roots: the scheme lower-cased, the rest percent-decoded, '.' and empty segments dropped; a
+    '..' segment, and a decoded '/' or control character, refused (a bucket never resolves them the way the
+    check would). A local path (file:// too) is made absolute and resolved."""
     if "://" in raw:
-        scheme = raw.split("://", 1)[0].lower()
+        from urllib.parse import unquote
+
+        scheme, rest = raw.split("://", 1)
+        scheme = scheme.lower()
         if scheme not in {"s3", "gs", "az", "file"}:
             raise ConfigError(f"index_root {raw!r}: unsupported scheme {scheme!r} (s3, gs, az or a path)")
-        return raw.rstrip("/")
+        segments = []
+        for segment in rest.split("/"):
+            try:
+                decoded = unquote(segment, errors="strict")
+            except UnicodeDecodeError:
+                raise ConfigError(f"index_root {raw!r}: a segment is not UTF-8 once decoded") from None
+            if "/" in decoded or any(ord(c) < 32 or ord(c) == 127 for c in decoded):
+                raise ConfigError(f"index_root {raw!r}: a segment decodes to a '/' or a control character")
+            if decoded == "..":
+                raise ConfigError(f"index_root {raw!r}: '..' segments are not allowed")
+            if decoded not in {"", "."}:
+                segments.append(decoded)
+        if not segments:
+            raise ConfigError(f"index_root {raw!r}: names no bucket")
+        if scheme == "file":
+            return str(Path("/", *segments).resolve())
+        return f"{scheme}://{'/'.join(segments)}"
     path = Path(raw).expanduser()
     return str((base / path if not path.is_absolute() else path).resolve())
 
@@ -257,7 +297,7 @@ class OrgWorkspace(Workspace):
         if "://" not in self.org.index_root:
             if os.path.isdir(self.org.index_root):
                 found |= {name for name in os.listdir(self.org.index_root)
-                          if _NAME.match(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
+                          if _NAME.fullmatch(name) and os.path.isdir(os.path.join(self.org.index_root, name))}
         else:
             found |= self._marked()
         return sorted(found)
@@ -271,7 +311,7 @@ class OrgWorkspace(Workspace):
         if time.monotonic() - at < self.LIST_EVERY_S:
             return names
         try:
-            names = {n for n in marked_databases(self.org.index_root) if _NAME.match(n)}
+            names = {n for n in marked_databases(self.org.index_root) if _NAME.fullmatch(n)}
         except outage_errors() as exc:  # the store is down: the repositories named so far
             log.warning("org %s: cannot list %s: %s", self.org.name, self.org.index_root, exc)
         self._listed = (time.monotonic(), names)
@@ -305,7 +345,7 @@ class OrgWorkspace(Workspace):
         if not isinstance(repo, str):
             raise UsageError("repo must be a string alias")
         # a name that is no valid alias, and one of another organisation, answer what a missing one does
-        if not _NAME.match(repo) or not self._exists(repo):
+        if not _NAME.fullmatch(repo) or not self._exists(repo):
             shown = repo if len(repo) <= 80 else repo[:80] + "…"
             raise NotFoundError(f"unknown repository {shown!r}")
         return repo
@@ -315,13 +355,30 @@ class OrgWorkspace(Workspace):
         if repo is None or repo == "":
             return self.alias_for(None)
         # not ".lance": on an object store such a folder would read as a table of the root's listing
-        if (not isinstance(repo, str) or not _NAME.match(repo) or repo.lower() == "all"
+        if (not isinstance(repo, str) or not _NAME.fullmatch(repo) or repo.lower() == "all"
                 or repo.lower().endswith(".lance")):
             raise UsageError("repo: a repository name is 1-64 letters, digits, _ . - (not 'all', not "
                              "ending in .lance)")
         with self._lock:
             self._known.add(repo)
         return repo
+
+    def abandon(self, alias: str) -> None:
+        """A push to `alias` failed: unless an index is there (an earlier push's), forget the name, so a
+        refused or failed first push leaves no repository that lists but cannot answer."""
+        from generator.index.store import outage_errors, read_index_state
+
+        try:
+            if read_index_state(self.uri(alias)) is not None:
+                return
+        except outage_errors() as exc:
+            log.warning("org %s: cannot look up %s: %s", self.org.name, alias, exc)
+        with self._lock:
+            self._known.discard(alias)
+            self._configs.pop(alias, None)
+        if "://" not in self.org.index_root:
+            with contextlib.suppress(OSError):  # only an empty folder: what a store wrote stays, to look at
+                os.rmdir(self.uri(alias))
 
     def resolve(self, repo: str | None = None) -> Config:
         from sourcebook.config import detached_state_dir, load_config
@@ -348,6 +405,8 @@ class _Tenant:
     mcp: ASGIApp  # this organisation's MCP server over streamable HTTP (/mcp)
     mcp_manager: StreamableHTTPSessionManager
     mcp_scope: anyio.CancelScope | None = None  # set once its session manager runs (first /mcp request)
+    limiter: anyio.CapacityLimiter | None = None  # its share of the thread pool, made in the event loop
+    waiting: int = 0  # its requests queued for the limiter
 
 
 class OrgRouter:
@@ -367,6 +426,7 @@ class OrgRouter:
         self._retired: list[_Tenant] = []  # replaced by a reload: their MCP managers stop at the next request
         self._task_group: TaskGroup | None = None  # the lifespan's: the MCP session managers run in it
         self._mcp_lock: anyio.Lock | None = None
+        self._reload_pipe: tuple[int, int] | None = None
         self.reload(strict=True)
 
     @property
@@ -397,8 +457,10 @@ class OrgRouter:
             tenants = {}
             for name, spec in specs.items():
                 old = self._tenants.get(name)
-                same = old is not None and ((old.spec.index_root, old.spec.limits, old.spec.storage_env)
-                                            == (spec.index_root, spec.limits, spec.storage_env))
+                same = old is not None and ((old.spec.index_root, old.spec.limits, old.spec.storage_env,
+                                             old.spec.max_concurrent)
+                                            == (spec.index_root, spec.limits, spec.storage_env,
+                                                spec.max_concurrent))
                 tenants[name] = old if same and old else self._tenant(spec)
             self._retired += [t for name, t in self._tenants.items() if tenants.get(name) is not t]
             self._tenants = tenants
@@ -407,12 +469,37 @@ class OrgRouter:
         log.info("orgs: %s", ", ".join(sorted(specs)))
         return True
 
+    def schedule_reload(self) -> None:
+        """Ask for a reload; safe to call from a signal handler. The reload runs on the reloader thread,
+        never in the handler: one that ran there re-entered its own lock when a second SIGHUP arrived
+        during it, and the server hung. Requests made while one runs are coalesced into one more reload."""
+        if self._reload_pipe is None:
+            raise RuntimeError("start_reloader() first")
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: a reload is already pending
+            os.write(self._reload_pipe[1], b"r")
+
+    def start_reloader(self) -> None:
+        """Start the daemon thread that runs the reloads schedule_reload asks for."""
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)  # a signal handler must never block
+        self._reload_pipe = (read_fd, write_fd)
+
+        def run() -> None:
+            while os.read(read_fd, 4096):  # every request made so far: one reload
+                try:
+                    self.reload()
+                except Exception as exc:  # the thread must outlive one failed reload
+                    log.error("orgs file %s not reloaded: %s", self.path, exc, exc_info=exc)
+
+        threading.Thread(target=run, name="sourcebook-orgs-reload", daemon=True).start()
+
     def _tenant(self, spec: OrgSpec) -> _Tenant:
         from answer.serving.http_api import create_app
         from answer.serving.tools import Tools
 
         tools = Tools(OrgWorkspace(spec, self.env, self.settings))
         tools.push_limits = spec.limits
+        tools.hidden_roots = (spec.index_root,)  # never shown to the organisation (tool_contracts.hide_roots)
         tools.long_lived = True  # a server: every repository it opens ranks in memory
         app = create_app(tools, token=None, max_body_bytes=self.max_body_bytes, serve_wiki=False,
                          vouched=True)
@@ -497,10 +584,40 @@ class OrgRouter:
                              extra=[(b"www-authenticate", b"Bearer")])
             return
         path = scope.get("path") or ""
-        if path == "/mcp" or path.startswith("/mcp/"):
-            if not await self._mcp_ready(tenant):
-                await send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
-                return
-            await tenant.mcp(scope, receive, send)
+        if path == "/health":  # never queued: it says the server is alive whatever one organisation does
+            await tenant.app(scope, receive, send)
             return
-        await tenant.app(scope, receive, send)
+        limiter = self._limiter(tenant)
+        if tenant.waiting >= MAX_WAITING:
+            await send_json(send, 429, {"error": "TooManyRequests",
+                                         "message": f"more than {tenant.spec.max_concurrent + MAX_WAITING} "
+                                                    "requests of this organisation at once: retry later"},
+                             extra=[(b"retry-after", b"1")])
+            return
+        tenant.waiting += 1
+        try:
+            await limiter.acquire()
+        finally:
+            tenant.waiting -= 1
+        try:
+            if path == "/mcp" or path.startswith("/mcp/"):
+                if not await self._mcp_ready(tenant):
+                    await send_json(send, 503, {"error": "Unavailable", "message": "MCP is not running"})
+                    return
+                await tenant.mcp(scope, receive, send)
+                return
+            await tenant.app(scope, receive, send)
+        finally:
+            limiter.release()
+
+    def _limiter(self, tenant: _Tenant) -> anyio.CapacityLimiter:
+        """The organisation's limiter (made in the event loop, on its first request), and the shared thread
+        pool grown to hold every organisation's limit plus SPARE_THREADS."""
+        if tenant.limiter is None:
+            import anyio.to_thread
+
+            tenant.limiter = anyio.CapacityLimiter(tenant.spec.max_concurrent)
+            pool = anyio.to_thread.current_default_thread_limiter()
+            wanted = sum(t.spec.max_concurrent for t in self._tenants.values()) + SPARE_THREADS
+            pool.total_tokens = max(pool.total_tokens, wanted)
+        return tenant.limiter

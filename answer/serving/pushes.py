@@ -16,7 +16,8 @@ parse and hold. A refused request names every bad entry (400) and writes nothing
 A big tree may come as a tar archive instead (`POST /index?repo=…&prune=…&commit=…` with
 `Content-Type: application/x-tar`): the server streams the body to a temporary file (never the whole body in
 memory, and the body itself capped by `tar_body_cap`), then reads its members with the same rules
-(`check_tar`: regular files only, no links or devices).
+(`check_tar`: an uncompressed tar with its end-of-archive blocks, regular files only, no links or
+devices).
 
 `commit` (optional) is what the client says the pushed tree is (a git SHA, a tag, any identifier without
 whitespace): it is recorded with the publish and every reply naming the index state reports it (`structure`,
@@ -30,6 +31,7 @@ import base64
 import binascii
 import logging
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
@@ -45,7 +47,7 @@ log = logging.getLogger(__name__)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 MAX_PATH_CHARS = 1024
 MAX_COMMIT_CHARS = 200
-_COMMIT = re.compile(rf"^[!-~]{{1,{MAX_COMMIT_CHARS}}}$")  # printable ASCII, no whitespace
+_COMMIT = re.compile(rf"[!-~]{{1,{MAX_COMMIT_CHARS}}}")  # printable ASCII, no whitespace (fullmatch)
 
 
 @dataclass(frozen=True)
@@ -80,21 +82,41 @@ def _admitted(path: object, label: str, seen: set[str], problems: list[str]) -> 
 
 
 def path_problem(path: Any) -> str | None:
-    """Why `path` cannot name a file of a pushed repository, or None when it can. Pure."""
+    """Why `path` cannot name a file of a pushed repository, or None when it can. Pure.
+
+    The rules apply to the path as given and to what a reader could turn it into: its NFKC form (a
+    fullwidth dot is a dot) and its percent-decoded form (`%2e%2e` is `..`). A path that turns into a
+    climb, an empty or '.' segment, or an absolute path is refused rather than stored under a name no
+    read could reach."""
     if not isinstance(path, str) or not path:
         return "the path is empty"
     if len(path) > MAX_PATH_CHARS:
         return f"the path is longer than {MAX_PATH_CHARS} characters"
+    if not _utf8(path):
+        return "the path is not valid UTF-8"
     if "\0" in path:
         return "the path contains a NUL byte"
+    if any(_control(c) for c in path):
+        return "the path contains a control character"
+    from urllib.parse import unquote
+
+    folded = unicodedata.normalize("NFKC", path)
+    for form in dict.fromkeys((path, folded, unquote(path), unquote(folded))):
+        problem = _form_problem(form)
+        if problem is not None:
+            return problem if form == path else f"{problem} once decoded ({form[:80]!r})"
+    return None
+
+
+def _form_problem(path: str) -> str | None:
+    if "\0" in path or any(_control(c) for c in path):
+        return "the path contains a NUL byte or a control character"
     if "\\" in path:
         return "the path contains a backslash (use '/')"
     if path.startswith("/"):
         return "the path is absolute (give it relative to the repository root)"
     if _DRIVE.match(path):
         return "the path starts with a drive letter"
-    if any(ord(c) < 32 for c in path):
-        return "the path contains a control character"
     parts = path.split("/")
     if ".." in parts:
         return "the path climbs out with '..'"
@@ -103,8 +125,26 @@ def path_problem(path: Any) -> str | None:
     return None
 
 
+def _control(char: str) -> bool:
+    """C0, DEL and C1 controls and the Unicode line and paragraph separators: never part of a file name a
+    page, a log line or a terminal can show as it is."""
+    return unicodedata.category(char) in {"Cc", "Zl", "Zp"}
+
+
+def _utf8(text: str) -> bool:
+    """False for text holding lone surrogates (how Python decodes bytes that are not UTF-8, tar names
+    included)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _commit_problems(commit: Any) -> list[str]:
-    if commit is not None and not (isinstance(commit, str) and _COMMIT.match(commit)):
+    if commit is not None and not (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
         return [f"commit: 1-{MAX_COMMIT_CHARS} printable characters without spaces (a SHA or a tag)"]
     return []
 
@@ -159,26 +199,44 @@ def tar_body_cap(limits: PushLimits) -> int:
     return limits.max_request_bytes + limits.max_files * TAR_BYTES_PER_MEMBER + TAR_FIXED_BYTES
 
 
-def check_tar(fileobj: Any, limits: PushLimits, commit: Any = None) -> list[Pushed]:
-    """The entries of a tar archive (a file object, read from its start), checked as a JSON push's are, or
-    RequestRefused naming every bad member (nothing is written then).
+# What a compressed body starts with (gzip, bzip2, xz, zstd, lzip): refused by name, since a compressed tar is
+# never read. Its size cap would count compressed bytes, and skipping a member would mean decompressing it: a
+# few kilobytes could keep a worker busy for minutes.
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
+               (b"\x28\xb5\x2f\xfd", "zstd"), (b"LZIP", "lzip"))
+_BLOCK = 512
 
+
+def check_tar(fileobj: Any, limits: PushLimits, commit: Any = None) -> list[Pushed]:
+    """The entries of an uncompressed tar archive (a seekable file object, read from its start), checked as
+    a JSON push's are, or RequestRefused naming every bad member (nothing is written then).
+
+    Only a plain tar is read: its members are skipped by seeking, so the work is bounded by the body's own
+    size. The archive must end with its end-of-archive blocks: a body cut short, even at a member boundary
+    (a `tar | curl` pipeline whose tar died), is refused instead of read as a smaller tree that a prune
+    would take for the whole repository.
     Members must be regular files (folders are skipped: their files say where they are); a symbolic or hard
     link, a device, a FIFO or anything else is refused, since extracting one could point outside the tree.
     Nothing is extracted to disk: each regular member's bytes are read from the archive. A leading "./" (what
     `tar -C dir -cf - .` writes) is dropped; then the path rules of `path_problem` apply."""
     import tarfile
 
+    head = fileobj.read(8)
+    fileobj.seek(0)
+    for magic, kind in _COMPRESSED:
+        if head.startswith(magic):
+            raise RequestRefused([f"body: a {kind}-compressed archive; send an uncompressed tar "
+                                  "(Content-Encoding is not accepted either)"])
     problems = _commit_problems(commit)
     seen: set[str] = set()
     out: list[Pushed] = []
     total = members = 0
     try:
-        with tarfile.open(fileobj=fileobj, mode="r:*") as archive:
+        with tarfile.open(fileobj=fileobj, mode="r:") as archive:
             for member in archive:  # one header at a time: a huge member list is never held at once
                 members += 1
                 name = member.name[2:] if member.name.startswith("./") else member.name
-                label = f"member {members} {member.name!r}"
+                label = f"member {members} {_shown(member.name)}"
                 if member.isdir():
                     continue
                 if not member.isreg():
@@ -203,11 +261,21 @@ def check_tar(fileobj: Any, limits: PushLimits, commit: Any = None) -> list[Push
                                           "only on the last)"])
                 data = archive.extractfile(member)
                 out.append(Pushed(name, data.read() if data is not None else b""))
+            end = archive.offset
     except tarfile.TarError as exc:
-        raise RequestRefused([f"body: not a readable tar archive ({exc})"]) from None
+        raise RequestRefused([f"body: not a readable uncompressed tar archive ({exc})"]) from None
+    fileobj.seek(end)
+    if fileobj.read(2 * _BLOCK) != bytes(2 * _BLOCK):
+        raise RequestRefused([f"body: the tar archive ends after {members} member(s) without its "
+                              "end-of-archive blocks (cut short?): nothing was written"])
     if problems:
         raise RequestRefused(problems)
     return out
+
+
+def _shown(name: str) -> str:
+    """A member name for a message: repr, with bytes that are not UTF-8 shown as escapes."""
+    return repr(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def _decoded(content: str, encoding: str) -> bytes:
@@ -237,17 +305,27 @@ def push_files(tools: PushTarget, repo: str | None, files: Sequence[Any], prune:
                checked: list[Pushed] | None = None) -> dict[str, Any]:
     """Write the pushed files to the repository's index; the reply counts what was done and why.
     `checked`: entries already validated (a tar push, `check_tar`) in place of `files`."""
+    # refused as a whole before the repository is even created
+    entries = checked if checked is not None else check_push(files, limits, commit)
+    create = getattr(tools.workspace, "create", None)
+    if create is None:
+        return _write_push(tools, repo, entries, prune, commit)
+    alias = create(repo)  # an organisation's workspace: a push is how a repository comes to exist
+    try:
+        return _write_push(tools, alias, entries, prune, commit)
+    except BaseException:
+        tools.workspace.abandon(alias)  # a push that wrote nothing leaves no repository behind
+        raise
+
+
+def _write_push(tools: PushTarget, repo: str | None, entries: Sequence[Pushed], prune: bool,
+                commit: str | None) -> dict[str, Any]:
     from answer.serving.repo_state import indexed_source, reusable_hashes
     from generator.index.embed import get_embedder
     from generator.index.refresh import IndexUpdate, PushedContent, read_source, update_from
     from generator.index.store import outage_errors
     from sourcebook.lock import output_lock
 
-    # refused as a whole before the repository is even created
-    entries = checked if checked is not None else check_push(files, limits, commit)
-    create = getattr(tools.workspace, "create", None)
-    if create is not None:  # an organisation's workspace: a push is how a repository comes to exist
-        repo = create(repo)
     st = tools.state(repo)
     config = st.config
     if config.checkout:

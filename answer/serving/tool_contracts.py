@@ -16,17 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from answer.answering.episodes import MAX_EPISODE_CHARS
 from answer.answering.response import AnswerResponse, Episode
 from answer.retrieval.packing import DEFAULT_BUDGET_TOKENS
-from sourcebook.errors import UsageError
+from answer.serving.pushes import MAX_COMMIT_CHARS, MAX_PATH_CHARS
+from sourcebook.errors import SourcebookError, UsageError
 
 SearchType = Literal["hybrid", "lexical", "symbolic", "semantic", "regex"]
 SEARCH_LIMIT_MAX = 100
+
+# Every string a tool takes is capped (stated in the MCP and OpenAPI schemas, enforced by `ToolSpec.parse` on
+# every surface): what one request makes the server scan is bounded by these, not by the body limit alone.
+MAX_QUESTION_CHARS = 10_000  # a question with a pasted traceback fits
+MAX_QUERY_CHARS = 4_000
+MAX_PATH_ARG_CHARS = MAX_PATH_CHARS + 76  # a path plus ':START-END'
+MAX_NAME_CHARS = 1_000
+MAX_REPO_CHARS = 256
+MAX_FLAG_CHARS = 64
+MAX_TARGETS = 200
+MAX_INDEX_PATHS = 20_000
+MAX_CONTENT_CHARS = 64_000_000  # base64 of a 48 MB file; the organisation's max_file_bytes is the real cap
+PathArg = Annotated[str, Field(max_length=MAX_PATH_ARG_CHARS)]
+Flag = Annotated[str, Field(max_length=MAX_FLAG_CHARS)]
 
 _REPO = "Repository alias in a workspace (default: the workspace's default repository)."
 _SCOPE = "Path prefix to restrict to, e.g. 'src/pkg'."
@@ -46,78 +61,85 @@ class ToolReply(BaseModel):
 
 
 class GetAnswerRequest(ToolRequest):
-    question: str = Field(description="The question about the code base.")
-    scope: str | None = Field(None, description=_SCOPE)
-    repo: str | None = Field(None, description=_REPO)
-    include: list[str] = Field([], description=(
+    question: str = Field(max_length=MAX_QUESTION_CHARS, description="The question about the code base.")
+    scope: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS, description=_SCOPE)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
+    include: list[Flag] = Field([], max_length=10, description=(
         "Extra sections: 'evidence' (a wider evidence budget), 'diagnostics' (retrieval_quality)."))
 
 
 class SearchRequest(ToolRequest):
-    query: str = Field(description="What to look for (words, identifiers, or a regex for type=regex).")
+    query: str = Field(max_length=MAX_QUERY_CHARS,
+                       description="What to look for (words, identifiers, or a regex for type=regex).")
     type: SearchType = Field("hybrid", description=(
         "hybrid fuses all tiers; lexical = full text, symbolic = symbol names, semantic = vectors, "
         "regex = a Python regular expression over indexed code."))
-    scope: str | None = Field(None, description=_SCOPE)
+    scope: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS, description=_SCOPE)
     limit: int = Field(10, ge=1, le=SEARCH_LIMIT_MAX, description="How many files and spans to return.")
-    repo: str | None = Field(None, description=_REPO)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 class ContextRequest(ToolRequest):
-    query: str | None = Field(None, description="Search for the seeds (optional when targets are given).")
-    targets: list[str] = Field([],
-                               description="Paths, 'path:START-END' ranges or symbol names.")
+    query: str | None = Field(None, max_length=MAX_QUERY_CHARS,
+                              description="Search for the seeds (optional when targets are given).")
+    targets: list[PathArg] = Field([], max_length=MAX_TARGETS,
+                                   description="Paths, 'path:START-END' ranges or symbol names.")
     budget_tokens: int = Field(DEFAULT_BUDGET_TOKENS, ge=1,
                                description="Token budget; tokens = ceil(characters / 4) per span.")
-    scope: str | None = Field(None, description=_SCOPE)
-    repo: str | None = Field(None, description=_REPO)
+    scope: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS, description=_SCOPE)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 class SymbolRequest(ToolRequest):
-    name: str = Field(description="'route', 'Flask.route', 'flask.app.Flask.route' or 'path::Qual.name'.")
-    path: str | None = Field(None, description="Only definitions in this file.")
-    repo: str | None = Field(None, description=_REPO)
+    name: str = Field(max_length=MAX_NAME_CHARS,
+                      description="'route', 'Flask.route', 'flask.app.Flask.route' or 'path::Qual.name'.")
+    path: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS,
+                             description="Only definitions in this file.")
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 class ReadFileRequest(ToolRequest):
-    path: str = Field(description="Repository-relative path of an indexed file.")
+    path: str = Field(max_length=MAX_PATH_ARG_CHARS,
+                      description="Repository-relative path of an indexed file.")
     start_line: int | None = Field(None, ge=1, description="First line (1-based; default 1).")
     end_line: int | None = Field(None, ge=1, description="Last line (default: the end of the file).")
-    repo: str | None = Field(None, description=_REPO)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 class StructureRequest(ToolRequest):
-    scope: str | None = Field(None, description=_SCOPE)
-    repo: str | None = Field(None, description=_REPO)
+    scope: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS, description=_SCOPE)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 class PushedFile(ToolRequest):
-    path: str = Field(description="Repository-relative POSIX path (no '..', no leading '/', no drive "
+    path: str = Field(max_length=MAX_PATH_ARG_CHARS,
+                      description="Repository-relative POSIX path (no '..', no leading '/', no drive "
                                   "letter).")
-    content: str = Field(description="The file's content, as text or base64.")
+    content: str = Field(max_length=MAX_CONTENT_CHARS, description="The file's content, as text or base64.")
     encoding: Literal["utf-8", "base64"] = Field("utf-8", description="How `content` is encoded.")
 
 
 class IndexRequest(ToolRequest):
-    paths: list[str] = Field([],
-                             description="Files or directories to (re)index; none = the whole tree.")
+    paths: list[PathArg] = Field([], max_length=MAX_INDEX_PATHS,
+                                 description="Files or directories to (re)index; none = the whole tree.")
     prune: bool = Field(False, description="Delete indexed files absent from the request.")
     reset: bool = Field(False, description="Allow a prune even when this checkout is not the one the index "
                                            "was built from (otherwise refused with 409, nothing deleted).")
-    repo: str | None = Field(None, description=_REPO)
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
     files: list[PushedFile] | None = Field(None, description=(
         "Files pushed by the client (a server with no checkout): written to the repository's index, "
         "unchanged content hashes skipped; with prune, a full sync. Instead of `paths`."))
-    commit: str | None = Field(None, description=(
+    commit: str | None = Field(None, max_length=MAX_COMMIT_CHARS, description=(
         "With `files`: the commit the pushed tree is (a SHA or tag), recorded with the index and reported "
         "by structure, read_file, get_symbol and get_context."))
 
 
 class RememberRequest(ToolRequest):
-    text: str = Field(description=f"The fact, at most {MAX_EPISODE_CHARS:,} characters.")
-    scope: str | None = Field(None, description="Path prefix the fact is about (default: the whole "
-                                                "repository).")
-    repo: str | None = Field(None, description=_REPO)
+    text: str = Field(max_length=MAX_EPISODE_CHARS,
+                      description=f"The fact, at most {MAX_EPISODE_CHARS:,} characters.")
+    scope: str | None = Field(None, max_length=MAX_PATH_ARG_CHARS,
+                              description="Path prefix the fact is about (default: the whole repository).")
+    repo: str | None = Field(None, max_length=MAX_REPO_CHARS, description=_REPO)
 
 
 # ---------------------------------------------------------------- replies
@@ -327,9 +349,38 @@ class ToolSpec:
             raise UsageError(f"{self.name}: " + "; ".join(problems)) from None
 
     def invoke(self, tools: Any, request: ToolRequest) -> dict[str, Any]:
-        """Run the tool: Tools.<name>(**fields). Tools methods take the request's fields by name."""
-        result: dict[str, Any] = getattr(tools, self.name)(**request.model_dump())
+        """Run the tool: Tools.<name>(**fields). Tools methods take the request's fields by name. The
+        server's own folders (`tools.hidden_roots`) are taken out of an error's message and the notes."""
+        hidden: tuple[str, ...] = getattr(tools, "hidden_roots", ())
+        try:
+            result: dict[str, Any] = getattr(tools, self.name)(**request.model_dump())
+        except SourcebookError as exc:
+            hide_roots(exc, hidden)
+            raise
+        if hidden and isinstance(result.get("notes"), list):
+            result["notes"] = [_hidden(n, hidden) if isinstance(n, str) else n for n in result["notes"]]
         return result
+
+
+HIDDEN_ROOT = "<index root>"
+
+
+def _hidden(text: str, roots: tuple[str, ...]) -> str:
+    for root in roots:
+        text = text.replace(root, HIDDEN_ROOT)
+    return text
+
+
+def hide_roots(exc: SourcebookError, roots: tuple[str, ...]) -> None:
+    """Take `roots` (an organisation's index root: where the server keeps its data) out of `exc`'s message
+    and problems, in place: a tenant learns its repository's name, never the server's folders."""
+    if not roots:
+        return
+    exc.args = tuple(_hidden(a, roots) if isinstance(a, str) else a for a in exc.args)
+    problems = getattr(exc, "problems", None)
+    if isinstance(problems, list):
+        exc.problems = [_hidden(p, roots) if isinstance(p, str) else p  # type: ignore[attr-defined]
+                        for p in problems]
 
 
 def _unencodable(value: Any) -> bool:

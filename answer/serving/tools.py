@@ -48,19 +48,27 @@ def _lines(text: str, start: int, end: int) -> str:
     return "\n".join(text.split("\n")[start - 1:end])
 
 
+# Folders nested deeper than this are shown as one node named by the rest of their path: a tree as deep as a
+# 1,024-character path allows (510 levels) overflowed the recursion of every JSON encoder on the way out.
+MAX_TREE_DEPTH = 64
+
+
 def build_tree(files: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Nest flat file rows into a directory tree; directories carry totals, children sorted dirs-first."""
     root: dict[str, Any] = {"name": "", "path": "", "type": "dir", "files": 0, "symbols": 0, "children": {}}
     for row in sorted(files, key=lambda r: r["path"]):
         parts = row["path"].split("/")
+        folders = parts[:-1]
+        if len(folders) > MAX_TREE_DEPTH:  # the deepest folders as one node: see MAX_TREE_DEPTH
+            folders = [*folders[:MAX_TREE_DEPTH - 1], "/".join(folders[MAX_TREE_DEPTH - 1:])]
         node = root
-        for depth, part in enumerate(parts[:-1]):
+        for part in folders:
             node["files"] += 1
             node["symbols"] += int(row.get("symbol_count") or 0)
             child = node["children"].get(part)
             if child is None:
-                child = {"name": part, "path": "/".join(parts[:depth + 1]), "type": "dir", "files": 0,
-                         "symbols": 0, "children": {}}
+                child = {"name": part, "path": f"{node['path']}/{part}".lstrip("/"), "type": "dir",
+                         "files": 0, "symbols": 0, "children": {}}
                 node["children"][part] = child
             node = child
         node["files"] += 1
@@ -140,6 +148,8 @@ class Tools:
         from answer.serving.pushes import PushLimits
 
         self.push_limits = PushLimits()  # what one push may carry (an orgs file sets its own)
+        # folders a caller must not learn (an organisation's index root): tool_contracts.hide_roots
+        self.hidden_roots: tuple[str, ...] = ()
 
     @classmethod
     def for_path(cls, path: Path | str | None = None, settings: Settings | None = None) -> Tools:

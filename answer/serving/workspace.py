@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 WORKSPACE_FILE = "sourcebook-workspace.toml"
 # What marks a folder as a checkout: a workspace file at or below one may have come with the repository
 _VCS_MARKS = (".git", ".hg", ".svn")
-_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ALIAS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # fullmatch: `$` passes a trailing newline
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def parse_workspace(data: dict[str, Any], base: Path, env: dict[str, str] | None
         raise ConfigError("workspace: a [repos.<alias>] table with at least one repository is required")
     entries: list[RepoEntry] = []
     for alias, spec in repos.items():
-        if not _ALIAS.match(alias) or alias.lower() == "all":
+        if not _ALIAS.fullmatch(alias) or alias.lower() == "all":
             problems.append(f"workspace: invalid alias {alias!r} (letters, digits, _ . -; not 'all')")
             continue
         if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):

@@ -52,6 +52,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     import uvicorn
 
     from answer.serving import http_api
+    from answer.serving.connections import server_options
     from answer.serving.workspace import load_workspace
     from sourcebook.settings import ServeSettings
 
@@ -74,7 +75,7 @@ def serve_command(path: str | None, path_option: str | None, host: str, port: in
     tools = Tools.for_path(path, settings=settings)
     tools.warm_in_background(graph=True)  # the first /context or /symbol then finds the graph built
     app = http_api.create_app(tools, token=token or None, max_body_bytes=max_body, local_only=local_only)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", **server_options())
 
 
 def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa: PLR0917
@@ -86,6 +87,7 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
 
     import uvicorn
 
+    from answer.serving.connections import server_options
     from answer.serving.orgs import OrgRouter, load_orgs
     from sourcebook.errors import UsageError
 
@@ -100,9 +102,10 @@ def _serve_orgs(orgs_file: str, path: str | None, host: str, port: int,  # noqa:
         _serve_orgs_workers(orgs_file, host, port, max_body, workers)
         return
     router = OrgRouter(orgs_file, max_body_bytes=max_body, host=host, settings=user_settings())
-    # the handler runs between the event loop's steps in this thread: a reload swaps the tenants whole
-    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.reload())
-    uvicorn.run(router, host=host, port=port, log_level="warning")
+    # the handler only asks: the reload runs on the router's own thread and swaps the tenants whole
+    router.start_reloader()
+    signal.signal(signal.SIGHUP, lambda _signum, _frame: router.schedule_reload())
+    uvicorn.run(router, host=host, port=port, log_level="warning", **server_options())
 
 
 WORKER_START_S = 60
@@ -116,11 +119,13 @@ def worker_config(factory: Any, serve: ServeSettings, *, port: int, workers: int
 
     import uvicorn
 
+    from answer.serving.connections import server_options
+
     # a replacement worker (SIGHUP) must come up within timeout_worker_healthcheck or the old one is kept: a
     # worker imports the whole answer engine, which took 13 s on a busy 2-core machine (uvicorn's default: 5)
     return uvicorn.Config(functools.partial(factory, serve.model_dump_json()), factory=True, workers=workers,
                           host=serve.host, port=port, log_level="warning",
-                          timeout_worker_healthcheck=WORKER_START_S)
+                          timeout_worker_healthcheck=WORKER_START_S, **server_options())
 
 
 def _bound(config: uvicorn.Config) -> Any:
