@@ -168,7 +168,7 @@ class Settings(BaseModel):
         config = dict(self.config)
         for key in [k for k in given if k not in type(self).model_fields]:
             config[key] = given.pop(key)
-        return self.model_copy(update={**given, "config": config})
+        return type(self).model_validate({**self.model_dump(), **given, "config": config})  # validated too
 
     @property
     def index_uri(self) -> str:

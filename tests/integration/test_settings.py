@@ -144,6 +144,8 @@ def test_the_table_fills_the_typed_settings() -> None:
     flagged = settings.with_flags(index_uri="/elsewhere", trust_repo_config=None)
     assert (flagged.index_uri, flagged.trust_repo_config) == ("/elsewhere", True)
     assert settings.index_uri == "s3://bucket/x"  # frozen: the flags make a new object
+    with pytest.raises(ValueError, match="site_workers"):
+        settings.with_flags(site_workers=0)  # a flag is validated as the variable is
     assert Settings.model_validate_json(flagged.model_dump_json()) == flagged
 
 
