@@ -98,7 +98,8 @@ def report(name: str, clean: Callable[[str], str], secrets: list[tuple[str, str]
     from tests.redaction_corpus import fully_redacted
 
     # caught: a line was replaced and nothing of the secret is left (the test's criterion, not just "a hit")
-    missed = [form for form, text in secrets if (cleaned := clean(text)) == text or not fully_redacted(cleaned)]
+    missed = [form for form, text in secrets
+              if (cleaned := clean(text)) == text or not fully_redacted(cleaned)]
     flagged = [text for text in near if clean(text) != text]
     caught = len(secrets) - len(missed)
     print(f"{name}: recall {caught}/{len(secrets)} = {caught / len(secrets):.1%}"

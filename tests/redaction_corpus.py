@@ -19,9 +19,12 @@ def _hex64(seed: str) -> str:
 
 
 _PHRASE_12 = "legal winner thank year wave sausage worth useful legal winner thank yellow"
-_PHRASE_24 = ("letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount doctor "
-              "acoustic avoid letter advice cage absurd amount doctor acoustic bless")
-_PHRASE_WORDS = "witch collapse practice feed shame open despair creek road again ice least".split()
+_PHRASE_24 = ("letter advice cage absurd amount doctor acoustic avoid letter advice cage absurd amount "
+              "doctor acoustic avoid letter advice cage absurd amount doctor acoustic bless")
+_PHRASE_18 = ("gravity machine north sort system female filter attitude volume fold club stay feature office "
+              "ecology stable narrow fog")
+_PHRASE_LINES = "myth like bonus scare over problem client lizard pioneer submit female collect"
+
 
 def fully_redacted(cleaned: str) -> bool:
     """What redaction left of a corpus secret is framing (a bracket, a blank line, a short label), never
@@ -103,8 +106,9 @@ SECRETS: list[tuple[str, str]] = [
     ("pgpass", 'echo "localhost:5432:*:app:' + "Lo0cal" + 'Pw" > ~/.pgpass'),
     ("bip39-phrase", 'config_value = "' + _PHRASE_12 + '"'),
     ("bip39-phrase", "backup = '" + _PHRASE_24 + "'"),
-    ("bip39-phrase", '"words": [' + ", ".join(f'"{w}"' for w in _PHRASE_WORDS) + "]"),
-    ("bip39-phrase", "Backup words:\n" + "\n".join(f"{i}. {w}" for i, w in enumerate(_PHRASE_WORDS, 1))),
+    ("bip39-phrase", '"words": [' + ", ".join(f'"{w}"' for w in _PHRASE_18.split()) + "]"),
+    ("bip39-phrase",
+     "Backup words:\n" + "\n".join(f"{i}. {w}" for i, w in enumerate(_PHRASE_LINES.split(), 1))),
 ]
 
 # Lines that only look like secrets or talk about them: none may be redacted
