@@ -7,7 +7,11 @@ and passed through `sourcebook.redaction.redact_text`, the function the provider
 message and remote embedding input. Prints the median throughput (MB/s over `--runs` runs), the median cost
 of one 24,000-character prompt (the answer contract's evidence budget), and the redacted lines per rule:
 on a repository without real secrets those are the false positives to read (`--show RULE` lists them).
-`--corpus` prints the recall and false-positive rate over tests/support/redaction_corpus.py instead.
+`--corpus` prints the recall and false-positive rate over tests/support/redaction_corpus.py instead; with
+`--detect-secrets` it also prints them for Yelp's detect-secrets (its default plugins and filters, each corpus
+text scanned as a file) alone and for the union of both, to judge whether the maintained detectors add recall
+(detect-secrets is not a dependency: install it beside the bench, e.g. `pip install --target DIR
+detect-secrets` and PYTHONPATH=DIR).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,9 +46,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--show", default="", help="print the lines one rule redacted")
     parser.add_argument("--corpus", action="store_true", help="recall and false positives on the corpus")
+    parser.add_argument("--detect-secrets", action="store_true",
+                        help="with --corpus: detect-secrets alone and the union with our rules too")
     args = parser.parse_args()
     if args.corpus:
-        corpus()
+        corpus(args.detect_secrets)
         return
     print(f"{'repository':<12} {'files':>6} {'MB':>6} {'MB/s':>6} {'ms/prompt':>9} {'lines hit':>9}  rules")
     for repo in args.repo or EVAL_REPOS:
@@ -76,17 +83,52 @@ def main() -> None:
               f"{', '.join(f'{k} {v}' for k, v in rules.most_common())}")
 
 
-def corpus() -> None:
+def corpus(compare: bool) -> None:
     from tests.support.redaction_corpus import NEAR_MISSES, SECRETS
 
-    caught = [form for form, text in SECRETS if redact(text)[1]]
-    missed = [form for form, text in SECRETS if not redact(text)[1]]
-    flagged = [text for text in NEAR_MISSES if redact(text)[1]]
-    print(f"recall {len(caught)}/{len(SECRETS)} = {len(caught) / len(SECRETS):.1%}"
+    detectors: dict[str, Callable[[str], str]] = {"sourcebook": redact_text}
+    if compare:
+        detectors["detect-secrets"] = lambda text: _mark_lines(text, _detect_secrets_lines(text))
+        detectors["union"] = lambda text: _mark_lines(redact_text(text), _detect_secrets_lines(text))
+    for name, clean in detectors.items():
+        report(name, clean, SECRETS, NEAR_MISSES)
+
+
+def report(name: str, clean: Callable[[str], str], secrets: list[tuple[str, str]], near: list[str]) -> None:
+    from tests.support.redaction_corpus import fully_redacted
+
+    # caught: a line was replaced and nothing of the secret is left (the test's criterion, not just "a hit")
+    missed = [form for form, text in secrets
+              if (cleaned := clean(text)) == text or not fully_redacted(cleaned)]
+    flagged = [text for text in near if clean(text) != text]
+    caught = len(secrets) - len(missed)
+    print(f"{name}: recall {caught}/{len(secrets)} = {caught / len(secrets):.1%}"
           + (f" (missed: {', '.join(missed)})" if missed else ""))
-    print(f"false positives {len(flagged)}/{len(NEAR_MISSES)} = {len(flagged) / len(NEAR_MISSES):.1%}")
+    print(f"{name}: false positives {len(flagged)}/{len(near)} = {len(flagged) / len(near):.1%}")
     for text in flagged:
         print(f"  {text[:100]!r}")
+
+
+def _mark_lines(text: str, numbers: set[int]) -> str:
+    """`text` with the given 1-based lines replaced by the redaction marker."""
+    return "\n".join("[REDACTED] (detect-secrets)" if i in numbers else line
+                     for i, line in enumerate(text.split("\n"), 1))
+
+
+def _detect_secrets_lines(text: str) -> set[int]:
+    """1-based lines detect-secrets flags in `text`, scanned as a file with its default settings."""
+    import tempfile
+
+    from detect_secrets import SecretsCollection
+    from detect_secrets.settings import default_settings
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "snippet.txt"
+        path.write_text(text, encoding="utf-8")
+        with default_settings():
+            found = SecretsCollection()
+            found.scan_file(str(path))
+    return {secret.line_number for _, secret in found}
 
 
 if __name__ == "__main__":

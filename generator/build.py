@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from generator.analyze.analysis import Analysis
 from generator.analyze.factcache import cache_path
-from generator.analyze.manifests import project_name
+from generator.analyze.manifests import project_name, site_title
 from generator.analyze.plan import PagePlan, PageState, fallback_pages, load_state, orphan_pages, state_path
 from generator.build_report import BuildReport, Progress, file_changes
 from generator.index.build_cache import CacheUpdate, SharedCache, cache_update, empty_cache
@@ -349,7 +349,7 @@ def build_site_if_needed(config: Config, plan: PagePlan, state: Mapping[str, Pag
 
     links = source_links(config.root, config.repo_url)
     mermaid = mermaid_asset()
-    yml = render_mkdocs_yml(site_name=project_name(config.root, config.site_name), nav=nav,
+    yml = render_mkdocs_yml(site_name=site_title(config.root, config.site_name), nav=nav,
                             repo_url=links.home if links else "",
                             footer=site_footer([report.writer_id], sum(
                                 1 for pid in all_ids if pid in state and state[pid].written_by == "llm"),

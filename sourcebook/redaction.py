@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import translate
 
+from sourcebook.seed_phrase import listed_phrases, named_phrases
+
 REDACTED = "[REDACTED]"
 _Check = Callable[[re.Match[str]], bool]
 
@@ -88,8 +90,6 @@ _KEY_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
         ("jwt", r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
         ("bearer-token",
          r"\b(?:[Bb]earer|BEARER)\s+(?=[A-Za-z0-9\-._~+/]{0,200}\d)[A-Za-z0-9\-._~+/]{16,}=*"),
-        # scheme://user:password@host (postgres, redis, amqp, mongodb+srv, https...); the user may be empty
-        ("url-credentials", r"://[^/\s:@'\"]*:(?!(?:pass|password|passwd|pwd|secret)@|[{<$%])[^/\s@'\"]{3,}@"),
         ("xml-secret", r"(?i)<(\w*(?:pass|secret|token|key)\w*)>[^<\s]{4,}</\1>"),
     )
 )
@@ -136,42 +136,6 @@ def _paired_secret(letters: str) -> _Check:
     return check
 
 
-# Words no BIP-39 list holds and ordinary prose is full of: a run of words with none of these is a list
-_STOPWORDS = frozenset({
-    "the", "and", "for", "with", "that", "this", "from", "you", "your", "are", "was", "were", "have", "has",
-    "had", "not", "but", "will", "would", "should", "its", "into", "then", "than", "when", "what", "which",
-    "who", "how", "our", "they", "them", "their", "there", "these", "those", "his", "her", "she", "him",
-    "been", "being", "does", "did", "may", "must", "each", "such", "can", "use", "used", "using", "via",
-})
-_SEED_WORDS = 12  # the shortest BIP-39 phrase
-# What names a seed phrase near one (each a literal, so re skips ahead to it)
-_SEED_CONTEXT = tuple(re.compile(word) for word in (
-    "nemonic", "NEMONIC", "seed", "SEED", "hrase", "HRASE", "ecovery"))
-_SEED_WINDOW = 600  # characters after the naming word in which the phrase may start
-_SEED_RUN = re.compile(r"\b[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,}")
-
-
-def _seed_phrases(text: str) -> list[re.Match[str]]:
-    """Runs of 12+ lower-case words holding 12 in a row with no function word, shortly after a word that
-    names a seed phrase (mnemonic, seed, recovery phrase)."""
-    hits = sorted(hit.start() for context in _SEED_CONTEXT for hit in context.finditer(text))
-    windows: list[list[int]] = []  # the text after each naming word, overlapping windows merged
-    for start in hits:
-        if windows and start <= windows[-1][1]:
-            windows[-1][1] = start + _SEED_WINDOW
-        else:
-            windows.append([start, start + _SEED_WINDOW])
-    found: list[re.Match[str]] = []
-    for start, end in windows:
-        for run in _SEED_RUN.finditer(text, start, min(len(text), end)):
-            words = run.group(0).split()
-            if any(not _STOPWORDS.intersection(words[i:i + _SEED_WORDS])
-                   and len(set(words[i:i + _SEED_WORDS])) >= _SEED_WORDS - 1
-                   for i in range(len(words) - _SEED_WORDS + 1)):
-                found.append(run)
-    return found
-
-
 def _prose_password(letters: str) -> _Check:
     """`password is hunter22`, `**Password:** `S3cr3t!`, `--password hunter22`: a value with a digit or a
     symbol among letters, not an identifier, attribute, path, template or placeholder."""
@@ -194,6 +158,94 @@ def _prose_password(letters: str) -> _Check:
             return False
         return _literal_secret("password", value, "strong")
     return check
+
+
+def _url_password(match: re.Match[str]) -> bool:
+    """The password of `scheme://user:password@host`: a literal, not a template or a variable."""
+    value = match.group("secret")
+    if value.split("@")[0].lower() in ("pass", "password", "passwd", "pwd", "secret"):
+        return False
+    if value[0] in "{<" or any(part in value for part in ("${", "$(", "%(", "{{", "{")):
+        return False  # f"{password}", ${DB_PASSWORD}, %(password)s, <password>
+    if value[0] == "%":
+        return _PERCENT_ENCODED.match(value) is not None  # %40bc… is a password; %PASSWORD% a variable
+    if value[0] == "$":
+        return _SHELL_VARIABLE.fullmatch(value.split("@")[0]) is None  # $DB_PASSWORD, $pass: variables
+    return True
+
+
+_PERCENT_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
+# A shell/PHP variable rather than a password that starts with `$`: an env name (`$DB_PASS`) or a code name
+# with at most a trailing digit (`$password`, `$dbPass`, `$pw2`); `$ecr3tPw9` is a password.
+_SHELL_VARIABLE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_][A-Za-z_]*\d?)")
+# `user:password` after a command's user flag, quoted or not; a user starting with `$` is a variable
+_USER_PAIR = r"[\"']?(?P<user>[^\s:'\"$]+):(?P<secret>[^\s'\"]{3,})"
+# a flag's value: one word, or a quoted string
+_ARG = r"(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)"
+
+
+def _command_value(match: re.Match[str]) -> bool:
+    """The flag value a command-password pattern found is a literal password."""
+    value = match.group("secret")
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    user = match.groupdict().get("user") or ""
+    if value[0] in "$%{<" or _NUMBER.fullmatch(value) or _NUMBER.fullmatch(user):
+        return False  # a variable, a template, `-u 1000:1000`
+    return _literal_secret("password", value, "strong")
+
+
+def _command_secret(letters: str) -> _Check:
+    """A command-password pattern's check: preceded by one of `letters`, at a word start, a literal value."""
+    def check(match: re.Match[str]) -> bool:
+        start = match.start() - 1
+        return (start >= 0 and match.string[start] in letters
+                and _word_start(match.string, start) and _command_value(match))
+    return check
+
+
+def _curl_user(match: re.Match[str]) -> bool:
+    """`-u user:password` on a curl line (`-u` is a uid, a user or a flag of its own to other commands)."""
+    text, start = match.string, match.start()
+    if start == 0 or text[start - 1] not in " \t":
+        return False
+    begin = text.rfind("\n", 0, start) + 1
+    return "curl" in text[begin:start] and _command_value(match)
+
+
+def _sas_signature(match: re.Match[str]) -> bool:
+    """`sig=` as a query parameter (after `?`, `&` or `;`), holding a signature rather than a placeholder."""
+    start = match.start()
+    value = match.group("secret")
+    return (start > 0 and match.string[start - 1] in "?&;" and _DIGIT.search(value) is not None
+            and not _PLACEHOLDER.search(value))
+
+
+def _authorization(match: re.Match[str]) -> bool:
+    """An Authorization header's credentials in any scheme (Basic has its own rule, which decodes them)."""
+    if not _after("aA")(match):
+        return False
+    scheme = (match.group("scheme") or "").lower()
+    value = match.group("secret")
+    if scheme == "basic" or _DIGIT.search(value) is None:
+        return False  # a header name, a word, a description
+    if "_" in value and _IDENTIFIER.fullmatch(value) and not _looks_random(value):
+        return False  # authorization_header_v2: a name
+    return _literal_secret("token", value, "strong")
+
+
+def _pgpass_line(match: re.Match[str]) -> bool:
+    """`host:port:db:user:password` where the host is a host name, an address, `localhost` or `*`."""
+    text, start = match.string, match.start()
+    begin = start
+    while begin > 0 and (text[begin - 1].isalnum() or text[begin - 1] in "._-*"):
+        begin -= 1
+    host = text[begin:start]
+    if not (host in {"*", "localhost"} or "." in host.strip(".")):
+        return False
+    if begin > 0 and text[begin - 1] not in " \t\n\"'`=":
+        return False  # part of a longer token: a URL, a cache key
+    return _literal_secret("password", match.group("secret"), "strong")
 
 
 _FILE_NAME = re.compile(r"[\w\-.]+\.(?:html?|txt|json|py|js|ts|md|rst|png|jpe?g|svg|ya?ml|xml|css|cfg|ini|"
@@ -219,6 +271,27 @@ _CHECKED_PATTERNS: tuple[tuple[str, re.Pattern[str], _Check], ...] = tuple(
         ("credential-pair", r"red(?:s|entials)(?:\s*[=:]\s*[(\[]|\s*\()" + _PAIR_TAIL, _paired_secret("cC")),
         ("prose-password", r"ass(?:word|wd|phrase|code)s?\b" + _PROSE_TAIL, _prose_password("Pp")),
         ("prose-password", r"ASS(?:WORD|WD|PHRASE|CODE)S?\b" + _PROSE_TAIL, _prose_password("P")),
+        # scheme://user:password@host (postgres, redis, amqp, mongodb+srv, https...); the user may be empty,
+        # the password may hold an `@` (the last one before the path ends it)
+        ("url-credentials", r"://(?P<user>[^/\s:@'\"]*):(?P<secret>[^/\s'\"]{3,})@", _url_password),
+        # `curl -u user:password`, `curl --user "user:password"`, `-uuser:password`
+        ("command-password", r"-u[ \t]*" + _USER_PAIR, _curl_user),
+        ("command-password", r"-(?:user|auth)(?:[ \t]+|=)" + _USER_PAIR, _command_secret("-")),
+        # `mysql -pPASSWORD` (no space: with one, -p prompts and the next word is the database);
+        # `sshpass -p PASSWORD` (a space or not)
+        ("command-password", r"ysql(?:dump|admin|import|show|check|slap)?\b[^\n]{0,200}?[ \t]-p" + _ARG,
+         _command_secret("mM")),
+        ("command-password", r"ariadb(?:-dump|-admin)?\b[^\n]{0,200}?[ \t]-p" + _ARG, _command_secret("mM")),
+        ("command-password", r"shpass\b[^\n]{0,200}?[ \t]-p[ \t]*" + _ARG, _command_secret("sS")),
+        # an Azure shared access signature: `?sv=…&sig=<base64, percent-encoded>`
+        ("azure-sas", r"sig=(?P<secret>[A-Za-z0-9%+/=]{16,})", _sas_signature),
+        # `Authorization: Token …`, `"Authorization": "SSWS …"`, a bare key as the header's value
+        ("authorization-header", r"uthorization[\"'`]?\]?[ \t]*[:=,][ \t]*[bfruBFRU]{0,2}[\"'`]?"
+         r"(?:(?P<scheme>[A-Za-z][\w\-]{1,20})[ \t]+)?(?P<secret>[A-Za-z0-9\-._~+/%:]{12,}=*)",
+         _authorization),
+        # a .pgpass line, host:port:database:user:password (the port, or `*`, is what tells it apart)
+        ("pgpass", r":(?:\d{1,5}|\*):(?:[\w.\-]+|\*):(?:[\w.\-@]+|\*):(?P<secret>[^\s:'\"]{3,})(?=$|[\s'\"])",
+         _pgpass_line),
     )
 )
 # A PEM body cut into short quoted fragments, one per line ("MIIEow..." "\n" + ...): a run of such lines,
@@ -246,13 +319,36 @@ _DIGIT = re.compile(r"[0-9]")
 _UPPER = re.compile(r"[A-Z]")
 _LOWER = re.compile(r"[a-z]")
 _SECRETISH_WORD = re.compile(r"(?i)key|token|secret|passw|credential|auth|signature|salt")
+# Words beside 64 hex digits that make them a digest (lock files, checksums, image digests, commits, test
+# vectors of hash functions) rather than a 256-bit key
+_DIGEST_WORD = re.compile(r"(?i)sha|digest|hash|check ?sum|sum\b|sums\b|integrity|fingerprint|commit|\brev\b|"
+                          r"revision|\boid\b|etag|blake|keccak|md5|merkle|\btx")
+_KEY_HEX_LENGTHS = (64, 128)  # 256- and 512-bit keys (secrets.token_hex(32), HMAC keys, Ethereum keys)
+
+
+def _bare_key(match: re.Match[str], line: str) -> bool:
+    """64 (or 128) hex digits with no word around them: a key, unless the line calls it a digest or it is
+    the first column of `sha256sum` output (`<hex>  file`). 40 hex digits (a git commit) never count."""
+    value = match.group(0)
+    if len(value) not in _KEY_HEX_LENGTHS or _DIGEST_WORD.search(line):
+        return False
+    if match.start() > 0 and match.string[match.start() - 1] in "-#":
+        return False  # an anchor or a name's tail: `#diff-<sha256 of a path>`, `build-<digest>`
+    # random hex holds nearly 4 bits a digit (of 100,000 SHA-256 digests none was under 3.39); hex-encoded
+    # data (a gzip body in a test: `1f8b0800000000…`) repeats its zeros and falls below
+    if not (_DIGIT.search(value) and re.search("[a-fA-F]", value)) or shannon_entropy(value) < 3.3:
+        return False
+    after = match.string[match.end():match.end() + 3]
+    return not (after.startswith(("  ", " *")) and len(after) == 3 and not after[2].isspace())
+
+
 _WALLET_WORD = re.compile(r"(?i)key|secret|private|wallet|signer|account|mnemonic|seed")
 
 # -- name = value: YAML `db_password: x`, INI `password = x`, env `DB_PASSWORD=x`, code `api_key = "x"`, JSON,
 # PHP/Ruby `'token' => 'x'`, connection strings `Password=x;`. The name decides whether the value can be a
 # secret; the shape of the value decides whether it IS a literal or code that merely mentions one.
 # A cheap filter before the parse below; spelled out per case because (?i) makes re scan much slower.
-_NAME_HINT = re.compile("|".join(w for word in ("pass", "pwd", "secret", "token", "key", "cred")
+_NAME_HINT = re.compile("|".join(w for word in ("pass", "pwd", "secret", "token", "key", "cred", "psk")
                                  for w in (word, word.upper(), word.capitalize())))
 _ASSIGN = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})[\"'`]?\]?"
@@ -264,6 +360,7 @@ _STRONG_WORDS = frozenset({
     "pass", "passwd", "password", "passwords", "passphrase", "pwd", "pw", "secret", "secrets", "token",
     "tokens", "credential", "credentials", "creds", "apikey", "privatekey", "secretkey", "accesskey",
     "authtoken", "passcode", "pin",
+    "psk", "preshared",  # Wi-Fi and VPN pre-shared keys: wpa_psk=, psk="…", PresharedKey =
 })
 _STRONG_SUFFIXES = ("password", "passwd", "secret", "token", "apikey")  # dbpassword, accesstoken
 # A bare `key` is common in ordinary code (`sort_key = "name"`): only a value that looks random counts.
@@ -376,6 +473,53 @@ def _is_reference(line: str, match: re.Match[str], value: str) -> bool:
     return not env_style
 
 
+# A key whose value starts on the next line: YAML `password:` (a plain scalar below it) or `password: |` /
+# `>-` (a block scalar), Python `PASSWORD = (` / `PASSWORD = \\` (a literal continued below)
+_DANGLING = re.compile(r"(?P<indent>[ \t]*)(?:-[ \t]+)?[\"']?(?P<name>[A-Za-z_][\w.\-]{0,80})[\"']?[ \t]*"
+                       r"(?::[ \t]*(?P<block>[|>][-+0-9]*)?|(?::=|=)[ \t]*[(\\]?)[ \t]*(?:#.*)?")
+_MAPPING_LINE = re.compile(r"[ \t]*(?:-(?:[ \t]|$)|[\"']?[\w.\-$]+[\"']?[ \t]*:(?:[ \t]|$))")
+
+
+def _next_line_value(text: str, begin: int, line: str) -> list[int]:
+    """Line starts of a secret-named key's value when it is on the lines below `line` (which starts at
+    `begin`), or [] when it is not, or is code, a nested mapping, a list or a template."""
+    dangling = _DANGLING.fullmatch(line)
+    if dangling is None:
+        return []
+    name = dangling.group("name")
+    strength = _name_strength(name)
+    if strength is None:
+        return []
+    indent = len(dangling.group("indent").expandtabs())
+    starts: list[int] = []
+    cursor = text.find("\n", begin)
+    while cursor >= 0 and len(starts) < 50:
+        start = cursor + 1
+        cursor = text.find("\n", start)
+        below = text[start:] if cursor < 0 else text[start:cursor]
+        if not below.strip():
+            if starts:
+                break
+            continue
+        if len(below.expandtabs()) - len(below.expandtabs().lstrip()) <= indent:
+            break  # back at the key's level: the value (if any) ended
+        starts.append(start)
+        if not dangling.group("block"):
+            break  # a plain scalar or a continued literal: its first line says what it is
+    if not starts:
+        return []
+    first = text[starts[0]:text.find("\n", starts[0]) if text.find("\n", starts[0]) >= 0 else len(text)]
+    if not dangling.group("block") and _MAPPING_LINE.match(first):
+        return []  # `password:` heading a mapping or a list: its children are judged on their own lines
+    value = first.strip().rstrip(",)\\").strip()
+    quoted = _QUOTE_PREFIX.match(value)
+    if quoted:
+        value = value[quoted.end():].rstrip(quoted.group(1))
+    elif "=" in line.split("#", maxsplit=1)[0].rsplit(name, 1)[-1]:
+        return []  # `token = (` followed by code, not a literal
+    return starts if _literal_secret(name, value, strength) else []
+
+
 @dataclass(frozen=True, slots=True)
 class Redaction:
     line: int  # 1-based
@@ -455,16 +599,16 @@ def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
                 newline = text.find("\n", newline + 1, last)
             if first:
                 return _numbered(text, rules)
-    checked_hits = ((name, match) for name, pattern, check in _CHECKED_PATTERNS
+    checked_hits = ((name, match.span()) for name, pattern, check in _CHECKED_PATTERNS
                     for match in pattern.finditer(text) if check(match))
-    seeds = (("seed-phrase", match) for match in _seed_phrases(text))
-    for name, match in itertools.chain(checked_hits, seeds):
-        begin = line_start(match.start())
+    seeds = (("seed-phrase", span) for span in itertools.chain(named_phrases(text), listed_phrases(text)))
+    for name, (start, end) in itertools.chain(checked_hits, seeds):
+        begin = line_start(start)
         rules.setdefault(begin, name)
-        newline = text.find("\n", match.start(), match.end())
+        newline = text.find("\n", start, end)
         while newline >= 0:
             rules.setdefault(newline + 1, name)
-            newline = text.find("\n", newline + 1, match.end())
+            newline = text.find("\n", newline + 1, end)
         if first:
             return _numbered(text, rules)
     for begins in _fragment_runs(text):
@@ -478,8 +622,14 @@ def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
         if begin in rules or begin in checked:
             continue
         checked.add(begin)
-        if _assignment_secret(line_at(begin)):
+        line = line_at(begin)
+        if _assignment_secret(line):
             rules[begin] = "secret-assignment"
+            if first:
+                return _numbered(text, rules)
+            continue
+        for below in _next_line_value(text, begin, line):
+            rules.setdefault(below, "secret-assignment")
             if first:
                 return _numbered(text, rules)
     long_runs: list[tuple[int, int]] = []  # where hex can be: runs of token characters of its length or more
@@ -502,7 +652,8 @@ def _line_rules(text: str, *, first: bool = False) -> dict[int, str]:
             if begin in rules:
                 continue
             if _word_start(text, match.start()):
-                secret = _SECRETISH_WORD.search(line_at(begin)) is not None
+                line = line_at(begin)
+                secret = _SECRETISH_WORD.search(line) is not None or _bare_key(match, line)
             else:
                 # 0x + 64 hex digits: an Ethereum-style private key (`Wallet("0x…")`, `from_key("0x…")`)
                 secret = (text[match.start() - 2:match.start()] in ("0x", "0X")

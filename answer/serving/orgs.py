@@ -261,6 +261,7 @@ class OrgWorkspace(Workspace):
     LIST_EVERY_S: so every worker, and a restarted server, knows an organisation's only repository."""
 
     LIST_EVERY_S = 2.0
+    named_by_push = True
 
     def __init__(self, org: OrgSpec, env: dict[str, str] | None = None,
                  settings: Settings | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -124,6 +125,11 @@ def match_symbols(rows: Sequence[dict[str, Any]], name: str, path: str | None = 
 # ---------------------------------------------------------------- the tools
 
 _T = TypeVar("_T")
+
+
+# what a repository alias can be (answer/serving/orgs.py and workspace.py accept no other): a name outside it
+# cannot be "a repository never indexed"
+_REPO_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def _one_state(method: Callable[..., _T]) -> Callable[..., _T]:
@@ -517,7 +523,17 @@ class Tools:
     @_one_state
     def get_repo_structure(self, scope: str | None = None, repo: str | None = None) -> dict[str, Any]:
         prefix = normalize_scope(scope)
-        st = self.state(repo)
+        try:
+            st = self.state(repo)
+        except NotFoundError:
+            # the contract: a repository never indexed is an empty tree, and another organisation's one
+            # answers exactly as a name never used (no existence oracle). Where names are a fixed list (a
+            # local workspace), an unknown one is a mistake: "not found" names the known ones; a name no
+            # repository can have is never one "not indexed yet".
+            if not self.workspace.named_by_push or (repo and not _REPO_NAME.fullmatch(repo)):
+                raise
+            return {"repo": repo or "", "scope": scope, "indexed": False, "commit": None, "files": 0,
+                    "symbols": 0, "tree": build_tree([])}
         try:
             files = st.files()
         except IndexStoreError as exc:  # an outage: an empty tree that says so, not "not indexed"

@@ -51,6 +51,11 @@ class RepoEntry:
 class Workspace:
     """The repositories a server answers for. `resolve(alias)` gives a repository's Config (cached)."""
 
+    # False: the repositories are the ones listed, and another name is a mistake to report. True (an
+    # organisation's): any free name becomes a repository with its first push, so an unknown one is a
+    # repository never indexed (an empty tree, never "not found", whether or not another tenant uses it).
+    named_by_push = False
+
     def __init__(self, entries: list[RepoEntry], default: str | None = None,
                  env: dict[str, str] | None = None, settings: Settings | None = None) -> None:
         if not entries:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import posixpath
+import re
+import subprocess
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -212,10 +214,47 @@ def _root_manifests(root: Path) -> dict[str, str]:
 
 
 def project_name(root: Path, configured: str = "") -> str:
-    """The site's name: the configured one, else the root manifest's project name, else the folder's."""
+    """The project's own name: the configured one (site_name), else the root manifest's, else the name of the
+    repository its git remote `origin` points at; "" when nothing names it.
+
+    Never the checkout folder's name: CI checks a repository out under any folder name, and this name is in
+    the page prompts and page keys the shared build cache is keyed by (a folder's name there made every
+    fresh runner re-ask the model for every module, overview and topic page). A project nothing names is
+    "the repository" in the prompts; only the site's title (`site_title`) falls back to the folder."""
     if configured:
         return configured
-    return manifest_project_name(_root_manifests(root)) or root.resolve().name
+    return manifest_project_name(_root_manifests(root)) or remote_project_name(_origin_url(root)) or ""
+
+
+def site_title(root: Path, configured: str = "") -> str:
+    """The site's title (mkdocs.yml's site_name): the project's name, else the folder's. Display only: no
+    page's Markdown, prompt or cache key holds it."""
+    return project_name(root, configured) or root.resolve().name
+
+
+_REMOTE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,79}")
+
+
+def remote_project_name(url: str) -> str | None:
+    """The repository name at the end of a git remote URL (`https://host/org/chi.git`, `git@host:org/chi`,
+    a local path): the part after the last `/` or `:`, without `.git`. Pure; None when it is no plain name.
+    Only that last part is kept: a URL may carry credentials (`https://user:token@host/...`)."""
+    tail = url.strip().rstrip("/")
+    if "://" in tail and "/" not in tail.split("://", 1)[1]:
+        return None  # a host alone names no repository
+    tail = tail.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    tail = tail.removesuffix(".git")
+    return tail if _REMOTE_NAME.fullmatch(tail) else None
+
+
+def _origin_url(root: Path) -> str:
+    """`git config remote.origin.url` of the checkout at `root` ("" when there is none or no git)."""
+    try:
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(root), "config", "--get",
+                               "remote.origin.url"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def project_description(root: Path) -> str:

@@ -13,6 +13,7 @@ import logging
 import os
 import stat
 import subprocess
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -46,6 +47,8 @@ REASON_SYMLINK_DIR = "symlink to directory"
 REASON_NOT_REGULAR = "not a regular file"
 REASON_UNREADABLE = "unreadable"
 REASON_MISSING = "missing from disk"
+REASON_NON_UTF8_NAME = "file name not UTF-8"
+REASON_CONTROL_NAME = "control character in file name"
 
 # Directory names whose content is someone else's code or a build product. Reported once per directory.
 VENDORED_DIRS = frozenset({
@@ -172,6 +175,33 @@ def _vendored_prefix(path: str) -> str | None:
 
 def _in_pruned_dir(path: str) -> bool:
     return any(part in _VCS_DIRS for part in path.split("/")[:-1])
+
+
+# Characters no file name of a documented repository needs, and that break what is made from names: C0 and
+# C1 controls and DEL (Cc) end lines in the nav, logs and Markdown links (`mkdocs build` failed on them), the
+# line and paragraph separators (U+2028, U+2029) end lines in JavaScript and YAML, and the bidirectional
+# controls make a listed name read as another one (a "Trojan Source" name).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def path_reason(rel: str) -> str | None:
+    """Why a path (as os.fsdecode gives it) cannot be documented, or None: a name that is not UTF-8 (its
+    undecodable bytes are surrogate escapes, which no page, cache or JSON file can hold) or one with a
+    control character."""
+    for ch in rel:
+        if "\udc80" <= ch <= "\udcff":
+            return REASON_NON_UTF8_NAME
+    for ch in rel:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI_CONTROLS:
+            return REASON_CONTROL_NAME
+    return None
+
+
+def printable_path(rel: str) -> str:
+    """`rel` safe to print, log and store: undecodable bytes as \\xNN, controls as \\xNN / \\uNNNN."""
+    raw = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(ch if path_reason(ch) is None else ch.encode("unicode_escape").decode("ascii")
+                   for ch in raw)
 
 
 def _name_reason(name: str) -> str | None:
@@ -392,6 +422,12 @@ def scan(config: Config) -> ScanResult:
     vendored_seen: set[str] = set()
     for rel in candidates:
         if (out_prefix and rel.startswith(out_prefix)) or _in_pruned_dir(rel):
+            continue
+        unsafe = path_reason(rel)
+        if unsafe is not None:
+            # skipped by name before any stage sees it; the record holds the name escaped
+            log.warning("%s: skipped (%s)", printable_path(rel), unsafe)
+            skipped.append(Skipped(printable_path(rel), unsafe))
             continue
         prefix = _vendored_prefix(rel)
         if prefix is not None:

@@ -28,7 +28,13 @@ TAGS = frozenset({
     "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
     "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u",
     "ul", "var", "wbr",
+    # only for the wiki's own wrapper of a rendered document (templates/file.md.j2), never inside a document
+    # (DOCUMENT_TAGS): Material's search parser tracks its excluded elements by tag name, so any element of
+    # the wrapper's tag closing inside it ended the exclusion, and then `mkdocs build` failed ("'<li>' is not
+    # in list") on a list item it had not seen open; a <div> wrapper met the first code block's <div>.
+    "section",
 })
+DOCUMENT_TAGS = TAGS - {"section"}
 ATTRIBUTES = {
     "*": {"class", "id", "title", "lang", "dir"},
     "a": {"href", "name"},
@@ -109,7 +115,7 @@ def sanitize_document(html: str) -> str:
     no `mermaid` class: Mermaid draws every `.mermaid` element, `%%{init: {"themeCSS": …}}%%` directives
     included (a full-window fake sign-in box), so only the wiki's own diagrams may carry it."""
     return nh3.clean(
-        html, tags=set(TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
+        html, tags=set(DOCUMENT_TAGS), attributes={k: set(v) for k, v in ATTRIBUTES.items()},
         generic_attribute_prefixes={"data-"},
         attribute_filter=_document_attribute_filter,
         url_schemes=set(URL_SCHEMES), filter_style_properties=set(STYLE_PROPERTIES),

@@ -120,7 +120,7 @@ def write_overview(run: PageRun) -> None:
                                         orient=job.orient, index=run.symbols,
                                         summaries=known_summaries(plan, pages), topics=job.reading)
         pages.put(OVERVIEW_ID, key, markdown, PageState(
-            key=key, kind="overview", title=ctx.repo_name, target_path="", summary=draft.summary,
+            key=key, kind="overview", title=ctx.title, target_path="", summary=draft.summary,
             written_by=draft.written_by, retry=draft.fallback), dkey=dkey, draft=draft,
             stable=stable_key(ctx, writer.id))
     notify("overview", 1, 1)

@@ -674,10 +674,11 @@ _OUTLINE_LINK = re.compile(r"\[([^\[\]\n]*)\]\(#(?:rst|md)-[\w-]+\)")
 _KIND_ATTR = re.compile(r'(\{ #sym-[\w-]+) data-kind="[^"]*" \}')
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 # a doc's rendered text (the file itself is indexed as the file; sanitized HTML has no comments, so the
-# closing marker is the template's own; it is inside the <div>: Markdown moves a comment after a raw block
-# past whatever follows)
+# closing marker is the template's own; it is inside the <section>: Markdown moves a comment after a raw
+# block past whatever follows)
 _DOCUMENT = re.compile(
-    r'^<div class="sb-document[^"]*" data-search-exclude>$.*?^<!-- /sb-document --></div>$\n?', re.S | re.M)
+    r'^<section class="sb-document[^"]*" data-search-exclude>$.*?^<!-- /sb-document --></section>$\n?',
+    re.S | re.M)
 _SOURCE_BLOCK = re.compile(r'^<details class="note sb-source".*?</details>$\n?', re.S | re.M)
 _REFS_PARAGRAPH = re.compile(r'^<p class="sb-refs" data-search-exclude><strong>.*</p>\n?', re.M)
 _FORGE_LINK = re.compile(r"\[([^\[\]\n]+:\d+)\]\(https?://[^()\s]+\)")
@@ -685,7 +686,7 @@ _INDEX_TABLE = re.compile(r'^<div class="sb-index" data-search-exclude>.*?</div>
 _INDEX_ROW = re.compile(r'<tr><td[^>]*><a href="#([\w-]+)" title="([^"]*)">.*?</a></td><td>(.*?)</td>'
                         r"<td>(.*?)</td></tr>")
 # what a match of each of these must hold (index_text skips a pattern whose literal the page lacks)
-_NEEDED = {_DOCUMENT: '<div class="sb-document', _SOURCE_BLOCK: '<details class="note sb-source"',
+_NEEDED = {_DOCUMENT: '<section class="sb-document', _SOURCE_BLOCK: '<details class="note sb-source"',
            _MERMAID_CLICK: "  click ", _REFS_PARAGRAPH: '<p class="sb-refs" data-search-exclude><strong>',
            _SIGNATURE_BLOCK: '<div class="language-',
            _INDEX_TABLE: '<div class="sb-index" data-search-exclude>'}

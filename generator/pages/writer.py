@@ -211,6 +211,12 @@ class OverviewContext:
     skipped_count: int = 0
     description: str = ""  # the manifest's one-line description of the project
 
+    @property
+    def title(self) -> str:
+        """The front page's title: the project's name, or "Overview" when nothing names it (never the
+        checkout folder's name, which differs between runners that share one cached page)."""
+        return self.repo_name or "Overview"
+
     def fingerprint(self) -> str:
         return "\x1f".join(["overview", self.repo_name, self.readme, self.readme_path, repr(self.top_modules),
                             repr(self.top_files), repr(self.languages), repr(self.entry_points),

@@ -4,7 +4,9 @@ One real server on 127.0.0.1 for the module (pushes and reads through HTTP); the
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import json
 import os
 import signal
 import subprocess
@@ -299,7 +301,8 @@ def test_a_refused_push_writes_nothing(server: dict[str, Any], pushed: dict[str,
     assert _call(server, TOKEN_A, "GET", "/structure").json() == before
 
 
-ENDPOINTS = [("GET", "/structure", {}), ("GET", "/file", {"path": "pkg/engine.py"}),
+# /structure is not among them: there an unknown repository is one never indexed, an empty tree (below)
+ENDPOINTS = [("GET", "/file", {"path": "pkg/engine.py"}),
              ("GET", "/search", {"q": "engine"}), ("GET", "/context", {"q": "engine"}),
              ("GET", "/symbol", {"name": "start_engine"}), ("GET", "/ask", {"q": "what starts engines?"}),
              ("POST", "/remember", {"text": "a fact"})]
@@ -322,6 +325,43 @@ def test_another_orgs_repository_answers_as_one_that_does_not_exist(
     mine = (_call(server, TOKEN_A, method, path, params={**args, "repo": "engines"}) if method == "GET"
             else _call(server, TOKEN_A, method, path, json={**args, "repo": "engines"}))
     assert mine.status_code == 200, mine.text
+
+
+def test_structure_of_another_orgs_repository_is_the_empty_tree_of_one_never_indexed(
+        server: dict[str, Any], pushed: dict[str, Any]) -> None:
+    """The contract: an unindexed repository's structure is an empty tree (200), on HTTP and MCP, and
+    another organisation's repository answers exactly as a name never pushed (no existence oracle)."""
+    def http(repo: str) -> dict[str, Any]:
+        reply = _call(server, TOKEN_B, "GET", "/structure", params={"repo": repo})
+        assert reply.status_code == 200, reply.text
+        return dict(reply.json())
+
+    theirs, missing = http("engines"), http("nosuchrepo")
+    assert missing == {"repo": "nosuchrepo", "scope": None, "indexed": False, "commit": None, "files": 0,
+                       "symbols": 0, "tree": {"name": "", "path": "", "type": "dir", "files": 0,
+                                              "symbols": 0, "children": []}}
+    assert theirs == {**missing, "repo": "engines"}
+    assert MARKER_A not in str(theirs)
+    scoped = _call(server, TOKEN_B, "GET", "/structure", params={"repo": "engines", "scope": "pkg"}).json()
+    assert scoped == {**missing, "repo": "engines", "scope": "pkg"}
+    # a name no repository can have is still not found; acme reads its own
+    assert _call(server, TOKEN_B, "GET", "/structure", params={"repo": "../engines"}).status_code == 404
+    assert _call(server, TOKEN_A, "GET", "/structure", params={"repo": "engines"}).json()["files"] == 3
+
+    async def over_mcp() -> list[dict[str, Any]]:
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {TOKEN_B}"}, timeout=60) as client, \
+                Client(streamable_http_client(server["url"] + "/mcp", http_client=client)) as mcp:
+            results = [await mcp.call_tool("get_repo_structure", {"repo": name})
+                       for name in ("engines", "nosuchrepo")]
+        assert not any(r.is_error for r in results), [r.content for r in results]
+        return [dict(r.structured_content or json.loads(r.content[0].text)) for r in results]
+
+    mcp_theirs, mcp_missing = asyncio.run(over_mcp())
+    assert mcp_missing == missing
+    assert mcp_theirs == theirs
 
 
 def test_no_reply_of_one_org_carries_the_others_content(server: dict[str, Any],

@@ -95,7 +95,7 @@ def test_pages_convert_to_the_same_html_with_their_blocks_stashed(make_repo: Cal
     assert shapes >= 9
     assert stored["files/pkg/core.py.md"] == shapes
     doc = _body(out / "docs/files/docs/guide.rst.md")
-    assert '<div class="sb-document sb-rst"' in doc
+    assert '<section class="sb-document sb-rst"' in doc
     assert stored["files/docs/guide.rst.md"] == 1
     # the repository's look-alike block is text on the built page, its script never markup
     page = (report.site_dir / "files/pkg/core.py.html").read_text(encoding="utf-8")
@@ -116,8 +116,8 @@ def test_a_block_is_stored_only_whole_between_blank_lines() -> None:
                  f"para\n\n{source}\ntail *x*\n",
                  '<div class="sb-index" data-search-exclude><table><tr><td>a</td></tr>'
                  '</table></div>\n\n*x*\n',
-                 '<div class="sb-document sb-rst" data-search-exclude>\n<p>a</p>\n\n<p>b</p>\n'
-                 "<!-- /sb-document --></div>\n\n## Next\n",
+                 '<section class="sb-document sb-rst" data-search-exclude>\n<p>a</p>\n\n<p>b</p>\n'
+                 "<!-- /sb-document --></section>\n\n## Next\n",
                  # unclosed: left to Markdown
                  '<details class="note sb-source" data-search-exclude><summary>x</summary>\n\n*y*\n'):
         fast, plain = _convert(text)

@@ -360,3 +360,64 @@ def test_search_attributes_go_as_materials_pattern_takes_them() -> None:
                  '<div\ndata-search-exclude="1"data-search-x="y">', 'data-search-a="x data-search-b="y"',
                  "<p data-search-exclude>bare</p>", '\u00a0data-search-é="1"']:
         assert without_search_attributes(text) == spec.sub("", text), text
+
+
+# ---------------------------------------------------------------- plain `mkdocs build` over real wikis
+
+
+def _plain_mkdocs(out: Path, into: Path) -> dict[str, bytes]:
+    """`mkdocs build --strict` over a generated wiki's mkdocs.yml (MkDocs' own page loop, Material's own
+    search parser, the hooks' folder put on sys.path), as a user without sourcebook's engine runs it."""
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+                          "-f", str(out / "mkdocs.yml"), "-d", str(into)],
+                         capture_output=True, text=True, timeout=900, check=False,
+                         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert run.returncode == 0, run.stderr[-3000:]
+    return _snapshot(into)
+
+
+def _engine_site(out: Path) -> dict[str, bytes]:
+    ours = _snapshot(out / "site")
+    ours.pop(".sourcebook-owned", None)
+    return ours
+
+
+def _assert_same_sites(ours: dict[str, bytes], theirs: dict[str, bytes]) -> None:
+    assert sorted(ours) == sorted(theirs)
+    assert [name for name in ours if ours[name] != theirs[name]] == []
+
+
+def test_a_document_whose_list_holds_a_code_block_builds_the_same_with_plain_mkdocs(tmp_path: Path) -> None:
+    """A changelog list item with a code block, then more items (requests' HISTORY.md has one): Material's
+    search parser tracks excluded elements by tag, so the code block's <div> closing inside a <div> wrapper
+    ended the exclusion and plain `mkdocs build` failed with "'<li>' is not in list"."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "HISTORY.md").write_text(
+        "# History\n\n## 2.0\n\n- Dependencies\n\n    Install it with:\n\n"
+        "    ```shell\n    pip install x\n    ```\n\n    Then import it.\n\n"
+        "- Second change\n- Third change\n\n## 1.0\n\n- First\n", encoding="utf-8")
+    (root / "mod.py").write_text('"""A module."""\n\n\ndef f():\n    """F."""\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert build(load_config(root, overrides={"out_dir": str(out)}), index=False).site_built
+    page = (out / "site" / "files" / "HISTORY.md.html").read_text(encoding="utf-8")
+    assert "language-shell highlight" in page  # the code block is in the document
+    _assert_same_sites(_engine_site(out), _plain_mkdocs(out, tmp_path / "plain"))
+    index = json.loads((out / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    history = " ".join(d["text"] for d in index["docs"] if d["location"].startswith("files/HISTORY.md"))
+    assert "Second change" not in history  # the document stays out of search, as its wrapper says
+
+
+@pytest.mark.parametrize("wiki", ["flask", "requests"])
+def test_plain_mkdocs_builds_the_engines_site_of_a_real_repository(wiki: str, request: pytest.FixtureRequest,
+                                                                   tmp_path: Path) -> None:
+    """Every page of the pinned flask and requests wikis (changelogs, READMEs, reST documents included)
+    comes out of plain `mkdocs build --strict` byte for byte as the site engine wrote it."""
+    if wiki == "flask":
+        out = request.getfixturevalue("flask_wiki")
+    else:
+        repo = request.getfixturevalue("requests_repo")
+        out = tmp_path / "out"
+        assert build(load_config(repo, overrides={"out_dir": str(out)}), index=False).site_built
+        assert (out / "site" / "files" / "HISTORY.md.html").is_file()
+    _assert_same_sites(_engine_site(out), _plain_mkdocs(out, tmp_path / "plain"))

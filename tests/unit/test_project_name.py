@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.analyze.manifests import manifest_project_name, project_name
+from generator.analyze.manifests import manifest_project_name, project_name, site_title
 
 
 @pytest.mark.parametrize(("files", "expected"), [
@@ -24,10 +24,11 @@ def test_the_root_manifest_names_the_project(files: dict[str, str], expected: st
     assert manifest_project_name(files) == expected
 
 
-def test_project_name_falls_back_to_the_folder_and_yields_to_the_configured_name(tmp_path: Path) -> None:
+def test_only_the_site_title_falls_back_to_the_folder_and_the_configured_name_wins(tmp_path: Path) -> None:
     repo = tmp_path / "checkout-123"
     repo.mkdir()
-    assert project_name(repo) == "checkout-123"
+    assert project_name(repo) == ""  # prompts and page keys never carry the checkout folder's name
+    assert site_title(repo) == "checkout-123"
     (repo / "go.mod").write_text("module github.com/acme/router/v2\n")
     assert project_name(repo) == "router"
     assert project_name(repo, "Configured") == "Configured"

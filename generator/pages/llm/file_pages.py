@@ -24,7 +24,7 @@ from generator.pages.llm.drafts import (
 )
 from generator.pages.llm.excerpt import coverage, excerpt, fit_lines, pick_parts, shorten, split_parts
 from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, section_schema
-from generator.pages.llm.templates import render_prompt
+from generator.pages.llm.templates import of_repository, render_prompt
 from generator.pages.writer import FileContext, FileDraft, SymbolNote
 from sourcebook.errors import ProviderOutputError
 from sourcebook.redaction import is_secret_path, redact_text
@@ -113,7 +113,7 @@ class FilePages(SmallModelPolicy):
         if section is not None:
             kind = "section"
             values.update(page="file", field=section, guidance=SECTION_HELP.get(section, ""),
-                          subject=f'the file {ctx.path} of the repository "{self._repo}"')
+                          subject=f"the file {ctx.path} of {of_repository(self._repo)}")
         fixed = len(render_prompt(kind, **values))
         room = budget - fixed
         if room > 200 and ctx.source:

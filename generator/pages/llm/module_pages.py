@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from generator.pages.llm.drafts import SECTION_HELP, Known, LLMModuleDraft, PartNotes, section_text
 from generator.pages.llm.excerpt import fit_lines, shorten
 from generator.pages.llm.small_model import CORE_SECTIONS, SmallModelPolicy, section_schema
-from generator.pages.llm.templates import render_prompt
+from generator.pages.llm.templates import of_repository, render_prompt
 from generator.pages.writer import ModuleContext, ModuleDraft
 from sourcebook.errors import ProviderOutputError
 from sourcebook.redaction import redact_text
@@ -55,7 +55,7 @@ class ModulePages(SmallModelPolicy):
         if section is not None:
             kind, budget = "section", self._section_budget(section)
             extra = {"page": "module", "field": section, "guidance": SECTION_HELP.get(section, ""),
-                     "subject": f'the module "{ctx.path or "."}" of the repository "{self._repo}"'}
+                     "subject": f'the module "{ctx.path or "."}" of {of_repository(self._repo)}'}
         # one field asked alone gets shorter evidence: the children's summaries, few import edges (a small
         # model copies long path lists into its answer)
         edges = 20 if section is None else SECTION_EDGES

@@ -35,6 +35,12 @@ def _environment() -> jinja2.Environment:
         autoescape=False)  # noqa: S701
 
 
+def of_repository(name: str) -> str:
+    """`the repository "name"`, or `the repository` when nothing names the project (prompts never name the
+    checkout folder: generator/analyze/manifests.py project_name)."""
+    return f'the repository "{name}"' if name else "the repository"
+
+
 def render_prompt(kind: str, **values: Any) -> str:
     text = _environment().get_template(TEMPLATES[kind]).render(**values)
     return re.sub(r"\n{3,}", "\n\n", text).strip()

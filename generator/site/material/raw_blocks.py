@@ -49,7 +49,8 @@ _BLOCK = re.compile(
     # the symbol index (render._index_rows): one line
     r'|<div class="sb-index" data-search-exclude>[^\n]*</div>'
     # a rendered document (templates/file.md.j2): to the comment that closes it (its sanitized HTML has none)
-    r'|<div class="sb-document[\w -]*" data-search-exclude>\n(?:[^\n]*\n)*?<!-- /sb-document --></div>'
+    r'|<section class="sb-document[\w -]*" data-search-exclude>\n(?:[^\n]*\n)*?<!-- /sb-document -->'
+    r"</section>"
     r")(?=\n\n)")
 
 
