@@ -11,7 +11,7 @@ Two checks, either suffices:
   "seed" or "recovery phrase" (other languages' lists, Electrum's).
 
 The list ships as `bip39-english.txt` beside this module, byte for byte the standard's
-(bitcoin/bips bip-0039/english.txt); tests/test_redaction.py checks its SHA-256.
+(bitcoin/bips bip-0039/english.txt); tests/unit/test_redaction.py checks its SHA-256.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ down as an argument; it never writes os.environ. Server worker processes get the
 
 Deep readers that have no caller to hand them the object (the stall limit of a worker pool, the regex
 budget of a search, the render budget inside the site engine's own process) call `current()`, which reads
-the environment here too: a test (tests/test_settings.py) fails on a sourcebook variable read anywhere else.
+the environment here too: a test (tests/integration/test_settings.py) fails on a sourcebook variable read
+anywhere else.
 """
 
 from __future__ import annotations

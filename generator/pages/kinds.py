@@ -9,7 +9,7 @@ one entry here (its writer and its plan live in its stage module, file_stage.py 
 Each kind plans its pages once, in its stage module (`plan_file_pages`, `ModulePlanner`, `plan_overview`,
 `plan_topic_pages`, `plan_api_page`: page id, context, key), from a `Planning` a build and a check make
 alike; the writer writes the planned pages whose key is not fresh, `--check` compares the same keys. A page
-cannot be stale by one recipe and fresh by another (tests/test_page_plan.py builds a real repository and
+cannot be stale by one recipe and fresh by another (tests/e2e/test_page_plan.py builds a real repository and
 compares).
 """
 

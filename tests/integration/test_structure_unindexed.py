@@ -1,6 +1,7 @@
 """`sourcebook structure` (the CLI face of get_repo_structure) on a repository never indexed: an empty tree
 and exit 0, as the contract says; an alias the local workspace does not list stays an error naming the
-known ones (a typo, not a repository waiting for its first push as in an organisation: tests/test_orgs.py)."""
+known ones (a typo, not a repository waiting for its first push as in an organisation:
+tests/integration/test_orgs.py)."""
 
 from __future__ import annotations
 
