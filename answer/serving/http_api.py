@@ -274,12 +274,12 @@ class Guard:
             scheme, _, value = given.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(value.strip(), self.token):
                 await send_json(send, 401, {"error": "Unauthorized",
-                                             "message": "missing or wrong bearer token"},
-                                 extra=[(b"www-authenticate", b"Bearer")])
+                                            "message": "missing or wrong bearer token"},
+                                extra=[(b"www-authenticate", b"Bearer")])
                 return
         if self.local_only and _host_name(headers.get(b"host", b"")) not in LOCAL_HOSTS:
             await send_json(send, 403, {"error": "Forbidden",
-                                         "message": "Host not allowed: this server answers localhost only"})
+                                        "message": "Host not allowed: this server answers localhost only"})
             return
         ctype = _content_type(headers)
         tar_push = _is_tar_push(scope, ctype)
@@ -302,7 +302,7 @@ class Guard:
                 return
             if scope.get("method") == "POST" and ctype and ctype != b"application/json":
                 await send_json(send, 415, {"error": "UnsupportedMediaType",
-                                             "message": "send a JSON body (Content-Type: application/json)"})
+                                            "message": "send a JSON body (Content-Type: application/json)"})
                 return
         if scope.get("method") == "POST" and scope.get("path") in MUTATING_PATHS:
             if self.token is None and not self.vouched and _from_a_web_page(headers):
@@ -313,7 +313,7 @@ class Guard:
                 return
             if ctype != b"application/json" and not tar_push:
                 await send_json(send, 415, {"error": "UnsupportedMediaType",
-                                             "message": "send a JSON body (Content-Type: application/json)"})
+                                            "message": "send a JSON body (Content-Type: application/json)"})
                 return
         if tar_push:  # TarPushes streams it to disk under the push's own cap (answer/serving/pushes.py)
             await self.app(scope, receive, send)
@@ -437,7 +437,7 @@ def _too_large(limit: int) -> dict[str, str]:
 
 
 async def send_json(send: Send, status: int, payload: dict[str, Any],
-                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+                    extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps(payload).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),

@@ -582,7 +582,7 @@ class OrgRouter:
         tenant = self._tenants.get(name) if name is not None else None
         if tenant is None:
             await send_json(send, 401, {"error": "Unauthorized", "message": "missing or wrong bearer token"},
-                             extra=[(b"www-authenticate", b"Bearer")])
+                            extra=[(b"www-authenticate", b"Bearer")])
             return
         path = scope.get("path") or ""
         if path == "/health":  # never queued: it says the server is alive whatever one organisation does

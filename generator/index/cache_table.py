@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def write_cache(db: Any, cache: CacheUpdate, report: IndexReport, *, fresh: bool,
-                 workers: RowWorkers | None = None) -> Any:
+                workers: RowWorkers | None = None) -> Any:
     """Bring the build-cache table to `cache`: rows whose hash changed or that are gone are replaced or
     deleted, unchanged rows are not touched. Returns the table (None when there is nothing to store). An
     empty table takes every row in one pass, made by a cold run's `workers`."""

@@ -84,7 +84,7 @@ def published_state(config: Config) -> dict[str, Any] | None:
 
 
 def published_with(config: Config, fingerprint: str, embedder: Embedder | None,
-                    meta: dict[str, Any] | None) -> bool:
+                   meta: dict[str, Any] | None) -> bool:
     """Whether the index's last complete run (`meta`, `published_state`) was given exactly these inputs
     (and is this user's, of this schema and embedder, its tables there at the versions it names): read with
     Lance, without lancedb."""

@@ -70,8 +70,8 @@ class RowWorkers:
 
 
 def open_row_workers(config: Config, processes: int, facts: dict[str, FileFacts], texts: dict[str, str], *,
-                 embedder: Embedder | None, pages: PageSource | None = None,
-                 build_cache: CacheUpdate | None = None) -> RowWorkers:
+                     embedder: Embedder | None, pages: PageSource | None = None,
+                     build_cache: CacheUpdate | None = None) -> RowWorkers:
     """Workers for a cold run (no index at a local path yet) in a process that has not imported LanceDB; a
     run that updates an index, or that cannot fork safely, makes its rows in this process."""
     from generator.index.embed import for_workers
@@ -89,12 +89,12 @@ def open_row_workers(config: Config, processes: int, facts: dict[str, FileFacts]
     def chunks(item: Item) -> Made:
         embed, group = item
         return embedded(list(unique_rows(([chunk_row(c) for c in chunk_file(fx, text)]
-                                           for fx, text in _resolved(group, facts, texts)), "id")),
+                                          for fx, text in _resolved(group, facts, texts)), "id")),
                         embed, embed_text_of)
 
     def files(item: Item) -> Made:
         return list(unique_rows(([file_row(fx, text)] for fx, text in _resolved(item[1], facts, texts)),
-                                 "path")), 0
+                                "path")), 0
 
     def page_rows(item: Item) -> Made:
         embed, ids = item
@@ -130,8 +130,8 @@ def _resolved(group: list[tuple[str, FileFacts | None, str | None]], facts: dict
 
 
 def spread(rows: RowWorkers, job: str, items: Iterable[Any], *, key: str,
-            text_of: Callable[[dict[str, Any]], str], cache: dict[str, Any], embedder: Embedder | None,
-            report: IndexReport, expected: int) -> Iterator[dict[str, Any]]:
+           text_of: Callable[[dict[str, Any]], str], cache: dict[str, Any], embedder: Embedder | None,
+           report: IndexReport, expected: int) -> Iterator[dict[str, Any]]:
     """The rows `job` makes from each item, one row per key, with their vectors (`embed_rows`: reused from
     `cache` or embedded), in item order; made in the workers when there are any and enough items.
 

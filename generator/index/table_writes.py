@@ -31,7 +31,7 @@ WRITE_BATCH_CHARS = 8_000_000
 
 
 def existing_rows(tbl: Any, columns: list[str], where: str | None = None,
-              limit: int | None = None) -> list[dict[str, Any]]:
+                  limit: int | None = None) -> list[dict[str, Any]]:
     if not tbl.count_rows():
         return []
     query = tbl.search().select(columns)
@@ -58,8 +58,8 @@ def stored_vectors(tbl: Any, where: str | None = None) -> dict[str, Any]:
 
 
 def embed_rows(rows: Iterable[dict[str, Any]], text_of: Callable[[dict[str, Any]], str],
-              cache: dict[str, Any], embedder: Embedder | None, report: IndexReport, *,
-              hold: int = WRITE_BATCH_ROWS) -> Iterator[dict[str, Any]]:
+               cache: dict[str, Any], embedder: Embedder | None, report: IndexReport, *,
+               hold: int = WRITE_BATCH_ROWS) -> Iterator[dict[str, Any]]:
     """`rows` with row["vector"] set (float32 rows, which pyarrow stores as it stores lists of floats), in
     order, embedding only texts whose hash is not in `cache` (the vectors stored for these rows' old text).
 

@@ -275,7 +275,7 @@ class IndexWriter:
         cache_tbl = None
         if build_cache is not None:  # the workers' last job (nothing reads the cache before the meta row)
             cache_tbl = write_cache(self._db, build_cache, self.report, fresh=bool(self.rebuilt),
-                                     workers=self.rows)
+                                    workers=self.rows)
         # a cold run's workers are done: its tables' full-text indexes are built side by side, a thread a
         # process it had (each build is mostly one of Lance's threads); otherwise one after the other
         threads = min(len(dirty), self.rows.close() if self.rows is not None else 1)
@@ -361,7 +361,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
     # a cold run's workers fork here, before the writer imports LanceDB
     try:
         with open_row_workers(config, processes, facts, texts or {}, embedder=embedder, pages=source,
-                          build_cache=build_cache) as rows:
+                              build_cache=build_cache) as rows:
             report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                                 manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
                                 rows=rows, report=report, started=started, origin=origin,
@@ -373,7 +373,7 @@ def _update_index(config: Config, files: list[SourceFile], facts: dict[str, File
             raise
         report = IndexReport(files_total=len(files), embedder=report.embedder)
         with open_row_workers(config, 1, facts, texts or {}, embedder=embedder, pages=source,
-                          build_cache=build_cache) as rows:
+                              build_cache=build_cache) as rows:
             report = _write_run(config, files, facts, source, embedder, prune, texts=texts or {},
                                 manifests=manifests, build_cache=build_cache, inputs=fingerprint or "",
                                 rows=rows, report=report, started=started, origin=origin,
@@ -445,8 +445,8 @@ def _write_run(config: Config, files: list[SourceFile], facts: dict[str, FileFac
         "symbols", unique_rows((symbol_rows(fx) for fx in sources.facts_only()), "id"), touched)
     writer.pages(source, deleted)
     writer.replace("files", spread(rows, "files", sources.items(FILES_PER_ITEM), key="path",
-                                    text_of=embed_text_of, cache={}, embedder=None, report=report,
-                                    expected=items), touched)
+                                   text_of=embed_text_of, cache={}, embedder=None, report=report,
+                                   expected=items), touched)
     writer.commit(files=len(files), deleted=len(deleted), manifests=manifests, build_cache=build_cache,
                   inputs=inputs, origin=origin, commit=commit)
     if source is not None:

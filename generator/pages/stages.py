@@ -42,7 +42,7 @@ README_NAMES = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "rea
 
 
 def safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, page_id: str,
-            report: PageReport) -> T:
+           report: PageReport) -> T:
     """The writer's draft, or the extractive one marked as a fallback when the writer fails for this page."""
     try:
         return write(ctx)
@@ -55,7 +55,7 @@ def safely(write: Callable[[Any], T], fallback: Callable[[Any], T], ctx: Any, pa
 
 
 def map_pages(fn: Callable[[T], R], items: Sequence[T], concurrency: int,
-         describe: Callable[[T], str] = repr) -> Iterator[R]:
+              describe: Callable[[T], str] = repr) -> Iterator[R]:
     """fn over items, in order; threads when the writer allows (LLM calls wait on the network). When no
     item finishes for `stall_seconds()` the map fails naming the item it waits on (a hung call), and on any
     error or interrupt the queued items are dropped, not waited for."""
