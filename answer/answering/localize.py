@@ -1,0 +1,29 @@
+"""What get_answer points at for a question, without synthesizing: for evaluation (`sourcebook eval`).
+
+The same retrieval as the answer (evidence.retrieve): its ranked files, the span each of the top files names
+(get_answer's `candidates`), and the retrieval quality that starts the answer's confidence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from answer.answering.evidence import retrieve
+from answer.retrieval.evaluate import Located, Span
+
+if TYPE_CHECKING:
+    from generator.index.store import IndexStore
+
+CANDIDATES = 5  # get_answer's `candidates`: the top files, each with its best span
+
+
+def locate(store: IndexStore, question: str) -> Located:
+    evidence = retrieve(store, question)
+    spans = []
+    for ranked in evidence.files[:CANDIDATES]:
+        if ranked.spans:
+            best = ranked.spans[0]
+            spans.append(Span(ranked.path, best.symbol, best.start_line, best.end_line))
+        else:
+            spans.append(Span(ranked.path))
+    return Located(tuple(evidence.paths), tuple(spans), evidence.quality)
