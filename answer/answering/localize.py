@@ -1,7 +1,7 @@
 """What get_answer points at for a question, without synthesizing: for evaluation (`sourcebook eval`).
 
 The same retrieval as the answer (evidence.retrieve): its ranked files, the span each of the top files names
-(get_answer's `candidates`), and the retrieval quality that starts the answer's confidence.
+(get_answer's `candidates`: evidence.anchors), and the retrieval quality that starts the answer's confidence.
 """
 
 from __future__ import annotations
@@ -19,11 +19,5 @@ CANDIDATES = 5  # get_answer's `candidates`: the top files, each with its best s
 
 def locate(store: IndexStore, question: str) -> Located:
     evidence = retrieve(store, question)
-    spans = []
-    for ranked in evidence.files[:CANDIDATES]:
-        if ranked.spans:
-            best = ranked.spans[0]
-            spans.append(Span(ranked.path, best.symbol, best.start_line, best.end_line))
-        else:
-            spans.append(Span(ranked.path))
+    spans = [Span(a.path, a.symbol, *(a.lines or (0, 0))) for a in evidence.anchors[:CANDIDATES]]
     return Located(tuple(evidence.paths), tuple(spans), evidence.quality)

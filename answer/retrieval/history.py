@@ -186,8 +186,17 @@ def mine(root: Path, n: int, is_source: Callable[[str], bool], language_of: Call
     from generator.analyze.languages import detect_language
     from generator.analyze.parse import extract
 
-    log = _git(root, "log", "--no-merges", "--no-renames", "--numstat", f"--format={_LOG_FORMAT}",
-               "-n", str(scan_limit or 20 * n), rev, "--")
+    limit = scan_limit or 20 * n
+    while True:
+        try:
+            log = _git(root, "log", "--no-merges", "--no-renames", "--numstat", f"--format={_LOG_FORMAT}",
+                       "-n", str(limit), rev, "--")
+            break
+        except UsageError:
+            # a partial clone or mirror lacks old objects: read fewer commits, never fewer than n
+            if limit <= n:
+                raise
+            limit = max(n, limit // 2)
 
     def ranges_of(commit: Commit, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
         return parse_hunks(_git(root, "show", "--no-renames", "--unified=0", "--no-color", "--no-ext-diff",
