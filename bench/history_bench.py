@@ -49,8 +49,9 @@ def tune_split(repos: list[corpus.Repo]) -> set[str]:
 def measure(repo: corpus.Repo, work: Path, n: int, split: str) -> tuple[list[Outcome], dict]:
     src = work / "src"
     src.mkdir(parents=True, exist_ok=True)
-    corpus.checkout(repo, src, MIRRORS)
     root = src / repo.folder
+    if not root.exists():  # reused as is later: a repository exporting fewer files fails the re-check
+        corpus.checkout(repo, src, MIRRORS)
     config = load_config(root, {"out_dir": str(work / "out" / repo.folder), "embed": {"provider": "none"}})
     if not (work / "out" / repo.folder).exists():
         index_repository(config)

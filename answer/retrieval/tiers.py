@@ -95,6 +95,8 @@ class Weights:
     # priors by file kind, lifted when the query itself asks about tests or documentation
     test_prior: float = 0.8
     doc_prior: float = 0.8
+    # code that is not the product: examples, benchmarks, demos, samples, bundled copies of other projects
+    aux_prior: float = 1.0
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -174,6 +176,7 @@ _SYMBOL_ROWS: Memo[list[dict[str, Any]]] = Memo("symbols")
 _SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
 _NAME_INDEX: Memo[_NameIndex] = Memo("name_index")
 _KINDS: Memo[dict[str, str]] = Memo("kinds")
+_AUXILIARY: Memo[frozenset[str]] = Memo("auxiliary_paths")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
@@ -966,17 +969,38 @@ def _weight(name: str, w: Weights) -> float:
 
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "changelog", "guide", "tutorial"})
+# folders of code that is not the product; a query naming one of these words asks for them
+_AUX_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benches",
+                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "contrib",
+                       "playground"})
+_AUX_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benchmark",
+                        "benchmarks", "benches", "bundled", "contrib", "playground", "vendored"})
+
+
+def is_auxiliary(path: str) -> bool:
+    """Whether `path` lies in a folder of examples, benchmarks, demos or bundled third-party code."""
+    return any(part.lower() in _AUX_DIRS for part in path.split("/")[:-1])
 
 
 def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
-    """path -> multiplier for its file kind (tests and docs mildly behind code unless asked for)."""
-    if w.test_prior == 1.0 and w.doc_prior == 1.0:
+    """path -> multiplier for its file kind (tests, docs and auxiliary code behind the product's code unless
+    the query asks for them)."""
+    if w.test_prior == 1.0 and w.doc_prior == 1.0 and w.aux_prior == 1.0:
         return {}
     words = {t.lower() for t in re.findall(r"[A-Za-z]+", query)}
     test = 1.0 if words & _TEST_WORDS else w.test_prior
     doc = 1.0 if words & _DOC_WORDS else w.doc_prior
+    aux = 1.0 if words & _AUX_WORDS else w.aux_prior
     factor = {"test": test, "doc": doc}
-    return {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+    out = {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+    if aux != 1.0:
+        auxiliary = store.memos.get(_AUXILIARY)
+        if auxiliary is None:
+            auxiliary = store.memos.put(_AUXILIARY,
+                                        frozenset(p for p in _file_kinds(store) if is_auxiliary(p)))
+        for path in auxiliary:
+            out[path] = out.get(path, 1.0) * aux
+    return out
 
 
 def _file_kinds(store: IndexStore) -> dict[str, str]:
