@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from answer.answering.anchors import Anchor, anchor
 from answer.answering.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.answering.response import SymbolBody, SymbolEvidence
-from answer.retrieval.query import extract_identifiers, identifier_parts, relational_parts
+from answer.retrieval.query import identifier_parts
+from answer.retrieval.question import parse_query
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
 from sourcebook.redaction import is_secret_path
@@ -385,12 +386,13 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     """Search, fuse (relational), enrich and assemble the evidence for `question`."""
     from answer.retrieval.tiers import search_codebase
 
-    idents = extract_identifiers(question)
+    parsed = parse_query(question)
+    idents = parsed.identifiers
     main = search_codebase(store, question, "hybrid", scope, SEARCH_LIMIT)
     notes = list(main.notes)
     degraded = main.degraded
     hits = list(main.hits)
-    sides = relational_parts(question)
+    sides = parsed.sides
     if sides:
         side_a = search_codebase(store, sides[0], "hybrid", scope, SEARCH_LIMIT)
         side_b = search_codebase(store, sides[1], "hybrid", scope, SEARCH_LIMIT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from answer.answering.evidence import retrieve
+from answer.answering.grade import dominance
 from answer.retrieval.evaluate import Located, Span
 
 if TYPE_CHECKING:
@@ -20,4 +21,7 @@ CANDIDATES = 5  # get_answer's `candidates`: the top files, each with its best s
 def locate(store: IndexStore, question: str) -> Located:
     evidence = retrieve(store, question)
     spans = [Span(a.path, a.symbol, *(a.lines or (0, 0))) for a in evidence.anchors[:CANDIDATES]]
-    return Located(tuple(evidence.paths), tuple(spans), evidence.quality)
+    lead = dominance(evidence.scores)
+    features = {"dominance": lead if lead != float("inf") else 1e9, "coverage": evidence.coverage,
+                "exact_symbol": float(evidence.exact_symbol)}
+    return Located(tuple(evidence.paths), tuple(spans), evidence.quality, features)

@@ -52,6 +52,7 @@ class Located:
     files: tuple[str, ...]
     spans: tuple[Span, ...] = ()
     label: str | None = None  # the confidence label the answer would carry
+    features: dict[str, float] = field(default_factory=dict)  # what the label was computed from
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Outcome:
     seconds: float
     spans: tuple[Span, ...] = ()
     label: str | None = None
+    features: dict[str, float] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         out = {**self.question.extra, "id": self.question.id, "question": self.question.question,
@@ -70,6 +72,8 @@ class Outcome:
             out["spans"] = [[s.path, s.symbol, s.start_line, s.end_line] for s in self.spans]
         if self.label is not None:
             out["label"] = self.label
+        if self.features:
+            out["features"] = self.features
         return out
 
 
@@ -142,7 +146,7 @@ def run(store: IndexStore, questions: list[Question], limit: int = 10,
         if locate is not None:
             found = locate(store, q.question)
             seconds = time.perf_counter() - started
-            out.append(Outcome(q, found.files[:limit], seconds, found.spans, found.label))
+            out.append(Outcome(q, found.files[:limit], seconds, found.spans, found.label, found.features))
             continue
         hits = rank(store, q.question, limit=limit)
         out.append(Outcome(q, tuple(h.path for h in hits), time.perf_counter() - started))

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
-from answer.retrieval.query import exact_phrases
+from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
 from generator.index.memos import Memo
-from generator.index.tokens import identifiers, query_terms
+from generator.index.tokens import query_terms
 from sourcebook.errors import UsageError
 from sourcebook.sql import contains_any, in_list, prefix_filter
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_TYPES = ("lexical", "symbolic", "semantic", "hybrid", "regex")
-MAX_QUERY_TERMS = 128
 MAX_QUERY_CHARS = 20_000
 SNIPPET_LINES = 8
 
@@ -289,7 +288,7 @@ def _chunk_cands(rows: list[dict[str, Any]]) -> list[_Cand]:
 
 
 def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
-    text = _fts_text(query)
+    text = parse_query(query).fts_text
     lists: dict[str, list[_Cand]] = {}
     # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
     # chunk's text is already held in memory for literal search
@@ -376,7 +375,7 @@ def _substring_matches(store: IndexStore, query: str, scope: str | None, w: Weig
     vocab = _vocabulary(store)
     expanded: dict[str, None] = {}
     looked = 0
-    for term in dict.fromkeys(query_terms(query)):
+    for term in parse_query(query).terms:
         if looked >= MAX_SUBSTRING_TERMS:
             break
         if len(term) < TRIGRAM or not term.isidentifier() or term in vocab.known:
@@ -447,7 +446,7 @@ def _in_scope(path: str, scope: str | None) -> bool:
 
 def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Chunks containing an identifier the query names, verbatim; more named identifiers rank higher."""
-    names = [n for n in identifiers(query) if len(n) >= 3][:16]
+    names = [n for n in parse_query(query).code_names if len(n) >= 3][:16]
     if not names:
         return []
     if _CHUNK_TEXTS in store.memos or whole_tables(store):
@@ -469,7 +468,7 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
 def _phrase_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Chunks holding text the query quotes verbatim (an error message, a line of code); more phrases
     held rank higher."""
-    phrases = exact_phrases(query)
+    phrases = list(parse_query(query).phrases)
     if not phrases:
         return []
     if _CHUNK_TEXTS in store.memos or whole_tables(store):
@@ -555,7 +554,7 @@ def _symbol_table(store: IndexStore) -> list[dict[str, Any]]:
 
 def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     lists: dict[str, list[_Cand]] = {}
-    rows = _fts(store, "symbols", _fts_text(query), scope, limit=w.chunk_limit,
+    rows = _fts(store, "symbols", parse_query(query).fts_text, scope, limit=w.chunk_limit,
                 columns=_FTS_COLUMNS["symbols"])
     signatures = _signatures(store)  # held in memory: cheaper than projecting them out of LanceDB
     lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"],
@@ -811,7 +810,7 @@ def lcs_lengths(word: str, others: Sequence[str]) -> Any:
 def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[list[_Cand], list[_Cand]]:
     """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy; and the exact
     ones alone (of a callable kind: the definitions whose callers the symbolic tier adds)."""
-    named = identifiers(query)[:64]
+    named = list(parse_query(query).code_names)
     words = [m for m in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query) if len(m) >= 3]
     wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
     if not wanted:
@@ -1017,7 +1016,7 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
     the query asks for them)."""
     if w.test_prior == 1.0 and w.doc_prior == 1.0 and w.aux_prior == 1.0:
         return {}
-    words = {t.lower() for t in re.findall(r"[A-Za-z]+", query)}
+    words = parse_query(query).words
     test = 1.0 if words & _TEST_WORDS else w.test_prior
     doc = 1.0 if words & _DOC_WORDS else w.doc_prior
     aux = 1.0 if words & _AUX_WORDS else w.aux_prior
