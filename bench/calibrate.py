@@ -1,14 +1,14 @@
-"""Confidence thresholds from measurements: per retrieval-quality label, the share of questions whose top file
-was right, under the current thresholds and the ones this picks.
+"""Confidence thresholds from measurements: per retrieval-quality label, the questions and the share whose top
+file was right, under the current thresholds and each candidate.
 
-    PYTHONPATH=$PWD python bench/calibrate.py RESULTS.jsonl [...]
+    PYTHONPATH=$PWD python bench/calibrate.py RESULTS.jsonl [...] [--dominance 1.25,1.5,1.75]
+        [--coverage-high 0.5,0.75] [--coverage-partial 0.34]
 
-Reads bench/history_bench.py's results (each line carries the `features` the label is computed from:
-dominance of the top file, coverage of the question's terms, exact symbol match, and the `split`). Tries
-thresholds on the TUNE split: the pair (dominance_high, coverage_high) with the most "high" questions whose
-top-1 precision stays at or above --high-precision, then the coverage_partial that best separates partial
-from weak (largest precision gap, each label holding at least a tenth of the questions). Prints both
-tables for both splits; copy the picked values into answer/answering/grade.py by hand, with the figures.
+Reads results lines that carry the `features` a label is computed from (dominance of the top file, coverage
+of the question's terms, exact symbol match) and a `split` (bench/history_bench.py writes tune/report; any
+other file may name its own, e.g. "dev"). Prints one line per split and candidate. Pick the thresholds that
+make "high" most often right on every split without emptying it, and set them in answer/answering/grade.py
+with the figures.
 """
 
 from __future__ import annotations
@@ -44,34 +44,27 @@ def _line(name: str, labels: dict[str, list[float]]) -> str:
     return f"{name:<34} " + "  ".join(parts)
 
 
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path)
-    parser.add_argument("--high-precision", type=float, default=0.8)
+    parser.add_argument("--dominance", default="1.25,1.5,1.75")
+    parser.add_argument("--coverage-high", default=str(COVERAGE_HIGH))
+    parser.add_argument("--coverage-partial", default=str(COVERAGE_PARTIAL))
     args = parser.parse_args()
     rows = [json.loads(line) for path in args.results for line in path.read_text().splitlines() if line]
     rows = [r for r in rows if "features" in r and r["gold_files"]]
-    tune = [r for r in rows if r.get("split") == "tune"]
-    best = None
-    for dom, cov_h in itertools.product((1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0), (0.5, 0.6, 0.75, 0.9, 1.0)):
-        high = _labels(tune, dom, cov_h, COVERAGE_PARTIAL)["high"]
-        if high and sum(high) / len(high) >= args.high_precision and (best is None or len(high) > best[0]):
-            best = (len(high), dom, cov_h)
-    if best is None:
-        print(f"no thresholds reach top-1 precision {args.high_precision} for 'high' on the tuning split")
-        return 1
-    _, dom, cov_h = best
-    gaps = []
-    for cov_p in (0.1, 0.2, 0.25, 0.34, 0.4, 0.5):
-        got = _labels(tune, dom, cov_h, cov_p)
-        if min(len(got["partial"]), len(got["weak"])) >= len(tune) / 10:
-            gap = sum(got["partial"]) / len(got["partial"]) - sum(got["weak"]) / len(got["weak"])
-            gaps.append((gap, cov_p))
-    cov_p = max(gaps)[1] if gaps else COVERAGE_PARTIAL
-    for name, subset in (("tune", tune), ("report", [r for r in rows if r.get("split") == "report"])):
-        print(_line(f"{name} now ({DOMINANCE_HIGH}, {COVERAGE_HIGH}, {COVERAGE_PARTIAL})",
-                    _labels(subset, DOMINANCE_HIGH, COVERAGE_HIGH, COVERAGE_PARTIAL)))
-        print(_line(f"{name} picked ({dom}, {cov_h}, {cov_p})", _labels(subset, dom, cov_h, cov_p)))
+    splits: dict[str, list[dict]] = {}
+    for r in rows:
+        splits.setdefault(str(r.get("split") or "all"), []).append(r)
+    print(f"now: dominance {DOMINANCE_HIGH}, coverage {COVERAGE_HIGH} / {COVERAGE_PARTIAL}")
+    for dom, cov_h, cov_p in itertools.product(_floats(args.dominance), _floats(args.coverage_high),
+                                               _floats(args.coverage_partial)):
+        for name, subset in splits.items():
+            print(_line(f"{name} ({dom}, {cov_h}, {cov_p})", _labels(subset, dom, cov_h, cov_p)))
     return 0
 
 
