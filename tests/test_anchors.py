@@ -32,3 +32,20 @@ def test_no_span_falls_back_to_a_definition_the_question_words_name():
     assert anchor("a.py", [], SYMS, terms=["print"]) == Anchor("a.py", "Console.print", (10, 40))
     assert anchor("a.py", [], SYMS, terms=["nothing"]) == Anchor("a.py")
     assert anchor("a.py", [_span(85, 88)], SYMS) == Anchor("a.py", "", (85, 88))
+
+
+def test_get_answer_candidates_name_the_symbol_and_stay_inside_it(make_repo):
+    from answer.answering.get_answer import AnswerContext, get_answer
+    from generator.index.command import index_repository
+    from sourcebook.config import load_config
+
+    console = ("class Console:\n    def out(self, text):\n        return text\n\n"
+               "    def print(self, *objects, sep=' '):\n        joined = sep.join(str(o) for o in objects)\n"
+               "        return self.out(joined)\n")
+    root = make_repo({"console.py": console, "other.py": "def unrelated():\n    return 1\n"})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    reply = get_answer(AnswerContext(config, chat=None), "How does Console.print join its objects?")
+    first = reply.candidates[0]
+    assert (first.path, first.symbol, first.lines) == ("console.py", "Console.print", (5, 7))
+    assert "Console.print" in reply.answer.splitlines()[1]  # the degraded summary leads with the symbol
