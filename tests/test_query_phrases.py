@@ -1,4 +1,4 @@
-from answer.retrieval.query import exact_phrases
+from answer.retrieval.question import exact_phrases
 from answer.retrieval.tiers import Weights, rank_files, search_codebase
 from generator.index.command import index_repository
 from generator.index.store import open_index

@@ -90,31 +90,6 @@ def identifier_parts(identifier: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts))]
 
 
-# quoted text in a question: "…", '…', `…` (a bug report quoting an error message or a line of code)
-_QUOTED = re.compile(r"\"([^\"\n]{6,200})\"|(?<!\w)'([^'\n]{6,200})'(?!\w)|`([^`\n]{6,200})`")
-# the message of an exception line in a traceback: "ValueError: invalid literal for int()"
-# (each line is tried once from its start, the message bounded: linear in the question's length)
-_ERROR_LINE = re.compile(
-    r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Panic)\b:[ \t]+([^\n]{6,200})$", re.M)
-MAX_PHRASES = 8
-
-
-def exact_phrases(question: str) -> list[str]:
-    """Text a question quotes that code may hold verbatim: quoted strings with more than one word or with
-    punctuation (an error message, a snippet), and the message of a traceback's exception line. A lone
-    identifier is not a phrase (identifiers are matched as names)."""
-    found: dict[str, None] = {}
-    for match in _QUOTED.finditer(question):
-        text = next(g for g in match.groups() if g is not None).strip()
-        one_word = not re.search(r"\s", text)
-        # a lone identifier is a name and a lone path a path: other lists match those
-        if not re.fullmatch(r"[\w.]+(?:\(\))?", text) and not (one_word and re.search(r"[/\\]", text)):
-            found.setdefault(text, None)
-    for match in _ERROR_LINE.finditer(question):
-        found.setdefault(match.group(1).strip(), None)
-    return list(found)[:MAX_PHRASES]
-
-
 _RELATIONAL = (
     re.compile(
         r"\bhow\s+(?:does|do|is|are|can)\s+(?P<a>.+?)\s+"

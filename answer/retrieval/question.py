@@ -12,11 +12,34 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from answer.retrieval.query import Identifiers, exact_phrases, extract_identifiers, relational_parts
+from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts
 from generator.index.tokens import identifiers, query_terms
 
 MAX_QUERY_TERMS = 128  # distinct full-text terms sent to BM25
 MAX_CODE_NAMES = 64
+# quoted text in a question: "…", '…', `…` (a bug report quoting an error message or a line of code)
+_QUOTED = re.compile(r"\"([^\"\n]{6,200})\"|(?<!\w)'([^'\n]{6,200})'(?!\w)|`([^`\n]{6,200})`")
+# the message of an exception line in a traceback: "ValueError: invalid literal for int()"
+# (each line is tried once from its start, the message bounded: linear in the question's length)
+_ERROR_LINE = re.compile(
+    r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Panic)\b:[ \t]+([^\n]{6,200})$", re.M)
+MAX_PHRASES = 8
+
+
+def exact_phrases(question: str) -> list[str]:
+    """Text a question quotes that code may hold verbatim: quoted strings with more than one word or with
+    punctuation (an error message, a snippet), and the message of a traceback's exception line. A lone
+    identifier is not a phrase (identifiers are matched as names)."""
+    found: dict[str, None] = {}
+    for match in _QUOTED.finditer(question):
+        text = next(g for g in match.groups() if g is not None).strip()
+        one_word = not re.search(r"\s", text)
+        # a lone identifier is a name and a lone path a path: other lists match those
+        if not re.fullmatch(r"[\w.]+(?:\(\))?", text) and not (one_word and re.search(r"[/\\]", text)):
+            found.setdefault(text, None)
+    for match in _ERROR_LINE.finditer(question):
+        found.setdefault(match.group(1).strip(), None)
+    return list(found)[:MAX_PHRASES]
 
 
 @dataclass(frozen=True, slots=True)
