@@ -998,12 +998,12 @@ def _weight(name: str, w: Weights) -> float:
 
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "changelog", "guide", "tutorial"})
-# folders of code that is not the product; a query naming one of these words asks for them
+# folders of code that is not the product; a query naming one of these words asks for them. Not `contrib`:
+# it is often the product's own optional modules (urllib3.contrib)
 _AUX_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benches",
-                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "contrib",
-                       "playground"})
+                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "playground"})
 _AUX_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benchmark",
-                        "benchmarks", "benches", "bundled", "contrib", "playground", "vendored"})
+                        "benchmarks", "benches", "bundled", "playground", "vendored"})
 
 
 def is_auxiliary(path: str) -> bool:
