@@ -82,6 +82,8 @@ def test_function_hit_and_label_precision():
     inside = Outcome(q, ("a.py",), 0.1, (Span("a.py", "", 12, 15),), "high")
     named = Outcome(q, ("b.py",), 0.1, (Span("b.py"), Span("a.py", "f", 1, 2)), "weak")
     across = Outcome(q, ("a.py",), 0.1, (Span("a.py", "g", 5, 15),), "high")
+    overload = Outcome(q, ("a.py",), 0.1, (Span("a.py", "f~2", 30, 40),), None)
+    assert function_hit(overload, lines)
     assert function_hit(inside, lines)
     assert function_hit(named, lines)
     assert not function_hit(across, lines)

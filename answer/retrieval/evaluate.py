@@ -12,6 +12,7 @@ share of questions whose top file was right.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -165,10 +166,16 @@ def span_in_function(span: Span, path: str, qualname: str,
     lines in the indexed checkout (`lines`)."""
     if span.path != path:
         return False
-    if span.symbol and span.symbol == qualname:
+    if span.symbol and _overload_free(span.symbol) == _overload_free(qualname):
         return True
     bounds = lines.get((path, qualname))
     return bool(bounds and span.end_line and bounds[0] <= span.start_line and span.end_line <= bounds[1])
+
+
+def _overload_free(qualname: str) -> str:
+    """`get~2` -> `get`: the analysis numbers a file's overloads in order, and the numbering at a commit
+    need not be today's (an overload added above shifts the rest), so overloads count as one function."""
+    return re.sub(r"~\d+$", "", qualname)
 
 
 def function_hit(o: Outcome, lines: Mapping[tuple[str, str], tuple[int, int]], k: int = 5) -> bool:
