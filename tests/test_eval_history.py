@@ -8,6 +8,7 @@ from answer.retrieval.history import (
     Commit,
     SymbolSpan,
     changed_functions,
+    is_build_script,
     names_file,
     parse_hunks,
     parse_log,
@@ -60,8 +61,18 @@ def test_names_file_by_path_name_or_stem():
     assert not names_file("utility functions faster", "src/util.py")
 
 
+def test_build_scripts_are_not_source():
+    assert is_build_script("setup.py")
+    assert is_build_script("moshi/build.gradle.kts")
+    assert is_build_script("project/Dependencies.scala")
+    assert is_build_script("vite.config.ts")
+    assert not is_build_script("src/project/Setup.scala")
+    assert not is_build_script("src/setup_tools.py")
+
+
 def test_select_counts_trivial_and_stops_at_n():
-    commits = [Commit("c1", "Speed up parsing", ("a.py", "tests/test_a.py")),
+    commits = [Commit("c0", "Bump the version", ("setup.py",)),
+               Commit("c1", "Speed up parsing", ("a.py", "tests/test_a.py")),
                Commit("c2", "Fix b.py crash", ("b.py",)),
                Commit("c3", "Docs only", ("README.md",)),
                Commit("c4", "Older change", ("a.py",))]

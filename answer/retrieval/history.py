@@ -30,6 +30,24 @@ MAX_GOLD_FILES = 8  # a commit touching more source files than this is a sweep, 
 MAX_QUESTION_CHARS = 4000
 
 
+# Build and tool configuration written in a programming language: a commit changing only these (a version
+# bump, a dependency update) asks about the build, not the code a question about it could localize.
+_BUILD_NAMES = frozenset({"setup.py", "noxfile.py", "fabfile.py", "build.rs", "build.gradle",
+                          "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "build.sbt",
+                          "build.sc", "Rakefile", "Gemfile", "Package.swift", "gulpfile.js", "Gruntfile.js"})
+_BUILD_SUFFIXES = (".gemspec", ".config.js", ".config.mjs", ".config.cjs", ".config.ts", ".config.mts")
+
+
+def is_build_script(path: str) -> bool:
+    """Whether `path` is a build or tool configuration file (setup.py, build.gradle.kts, sbt's
+    project/*.scala, vite.config.ts …) rather than the code it builds."""
+    parts = path.split("/")
+    name = parts[-1]
+    if name in _BUILD_NAMES or name.endswith(_BUILD_SUFFIXES) or name.startswith(".eslintrc"):
+        return True
+    return len(parts) == 2 and parts[0] == "project" and name.endswith(".scala")  # sbt's build definition
+
+
 @dataclass(frozen=True, slots=True)
 class Commit:
     sha: str
@@ -147,7 +165,7 @@ def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], 
     for commit in commits:
         if mined.considered >= n:
             break
-        gold = [p for p in commit.paths if is_source(p)]
+        gold = [p for p in commit.paths if is_source(p) and not is_build_script(p)]
         text = question_text(commit.message)
         if not gold or len(gold) > MAX_GOLD_FILES or not text:
             continue
