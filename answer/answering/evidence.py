@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from answer.answering.anchors import Anchor, anchor
 from answer.answering.grade import content_terms, coverage, dominance, retrieval_quality
 from answer.answering.response import SymbolBody, SymbolEvidence
-from answer.retrieval.query import extract_identifiers, identifier_parts, relational_parts
+from answer.retrieval.query import identifier_parts
+from answer.retrieval.question import parse_query
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
 from sourcebook.redaction import is_secret_path
@@ -47,6 +49,7 @@ SPANS_PER_FILE = 3
 SPAN_LINES = 60  # a span is shown whole up to this many lines (the search snippet is shorter)
 HEAD_LINES = 30  # a ranked file without a matching span shows its head
 EVIDENCE_FILES = 8
+ANCHORED = 5  # files get_answer's `candidates` name a symbol and lines in
 MAX_CACHED_TEXTS = 1000
 
 
@@ -114,6 +117,7 @@ class Evidence:
     degraded_search: bool = False
     notes: list[str] = field(default_factory=list)
     generated: dict[str, str] = field(default_factory=dict)  # path -> LLM-written prose known for it
+    anchors: list[Anchor] = field(default_factory=list)  # the top ANCHORED files: symbol and lines
 
     @property
     def support(self) -> dict[str, str]:
@@ -382,12 +386,13 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     """Search, fuse (relational), enrich and assemble the evidence for `question`."""
     from answer.retrieval.tiers import search_codebase
 
-    idents = extract_identifiers(question)
+    parsed = parse_query(question)
+    idents = parsed.identifiers
     main = search_codebase(store, question, "hybrid", scope, SEARCH_LIMIT)
     notes = list(main.notes)
     degraded = main.degraded
     hits = list(main.hits)
-    sides = relational_parts(question)
+    sides = parsed.sides
     if sides:
         side_a = search_codebase(store, sides[0], "hybrid", scope, SEARCH_LIMIT)
         side_b = search_codebase(store, sides[1], "hybrid", scope, SEARCH_LIMIT)
@@ -406,9 +411,10 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     shas, sources = _files_of(store, evidence_paths, evidence_paths)
     pages = _pages_of(store, [f.path for f in files[:5]])
     by_path: dict[str, list[SymbolInfo]] = {}
-    for sym in symbols_of(store, top):
+    for sym in symbols_of(store, [f.path for f in files[:ANCHORED]]):  # one read for anchors and enrichment
         by_path.setdefault(sym.path, []).append(sym)
     terms = content_terms(question)
+    anchors = [anchor(f.path, f.spans, by_path.get(f.path, []), promoted, terms) for f in files[:ANCHORED]]
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
     file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, [])),
                                         sources.get(path, "")) for path in top}
@@ -419,7 +425,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
                            sources.get(ranked.path, ""))
         blocks.append((ranked.path, block))
     text, shown = assemble(blocks, budget)
-    generated = _generated_prose(pages, [*promoted, *(s for syms in by_path.values() for s in syms)])
+    generated = _generated_prose(pages, [*promoted, *(s for path in top for s in by_path.get(path, []))])
 
     top_text = f"{files[0].path}\n{support_text(shown.get(files[0].path, ''))}" if files else ""
     cover = coverage(terms, top_text)
@@ -429,7 +435,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
               dominance([f.score for f in files]), cover, quality)
     return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,
                     texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
-                    degraded_search=degraded, notes=notes, generated=generated)
+                    degraded_search=degraded, notes=notes, generated=generated, anchors=anchors)
 
 
 def _generated_prose(pages: dict[str, PageInfo], symbols: Iterable[SymbolInfo]) -> dict[str, str]:

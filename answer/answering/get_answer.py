@@ -343,11 +343,18 @@ def _evidence_summary(evidence: Evidence) -> str:
     if not evidence.files:
         return "Nothing in the index matched the question."
     lines = ["No answer was synthesized; the best evidence (excerpts in `evidence`):"]
+    anchors = {a.path: a for a in evidence.anchors}
     for rank, ranked in enumerate(evidence.files[:5], start=1):
         page = evidence.pages.get(ranked.path)
-        lines_ = ranked.best_lines
+        found = anchors.get(ranked.path)
+        lines_ = found.lines if found else ranked.best_lines
         where = f"{ranked.path}:{lines_[0]}-{lines_[1]}" if lines_ else ranked.path
-        about = f" - {page.summary.strip().splitlines()[0][:160]}" if page and page.summary.strip() else ""
+        # the matched symbol leads; the file's summary only where no symbol answers
+        if found and found.symbol:
+            about = f" {found.symbol}"
+        else:
+            summary = page.summary.strip() if page else ""
+            about = f" - {summary.splitlines()[0][:160]}" if summary else ""
         lines.append(f"{rank}. {where}{about}")
     return "\n".join(lines)
 
@@ -458,7 +465,8 @@ def _respond(ctx: AnswerContext, evidence: Evidence, *, answer_text: str, citati
             score=round(ranked_file.score, 6), summary=page.summary if page else "",
             summary_generated=True if page is not None and page.generated else None,
             symbols=evidence.file_symbols.get(ranked_file.path) or None))
-    candidates = [Candidate(path=f.path, lines=f.best_lines) for f in evidence.files[:5]]
+    candidates = [Candidate(path=a.path, lines=a.lines, symbol=a.symbol or None)
+                  for a in evidence.anchors[:5]]
     best_guesses = None
     if confidence == "low" and evidence.files:
         best_guesses = [

@@ -60,6 +60,7 @@ class Candidate(ContractModel):
 
     path: str
     lines: tuple[int, int] | None = None
+    symbol: str | None = None  # the definition the lines belong to (they never reach past it)
 
 
 class SymbolBody(ContractModel):

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
+from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
 from generator.index.memos import Memo
-from generator.index.tokens import identifiers, query_terms
+from generator.index.tokens import query_terms
 from sourcebook.errors import UsageError
 from sourcebook.sql import contains_any, in_list, prefix_filter
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_TYPES = ("lexical", "symbolic", "semantic", "hybrid", "regex")
-MAX_QUERY_TERMS = 128
 MAX_QUERY_CHARS = 20_000
 SNIPPET_LINES = 8
 
@@ -73,8 +73,12 @@ class Weights:
 
     Measured with bench/eval_dev.py (SWE-QA flask/requests, SWE-bench): removing the symbol list costs the
     most (flask MRR -0.17); a small RRF k (30, not 60) and a steep per-list decay (0.25) let a file's best
-    hit decide its rank; the literal tier helps bug reports but hurts paraphrased questions, hence 0.3;
-    tests and docs behind code unless asked for lifted hit@1 on both repositories.
+    hit decide its rank; tests and docs behind code unless asked for lifted hit@1 on both repositories.
+    Then fitted on history sets of 13 repositories in 13 languages (bench/fit_weights.py, the tuning split
+    of bench/history_bench.py) within what the development set allows: auxiliary code (examples,
+    benchmarks) at 0.5 and the literal list at 0.45 (0.3 before) raised the tuning split's MRR; history
+    asked for the literal list at 0.6 and tests at 0.45 too, but its gold files are never tests (a biased
+    judge of the test prior) and both cost the development set MRR, so they stay at 0.45 and 0.8.
     """
 
     rrf_k: float = 30.0
@@ -83,7 +87,8 @@ class Weights:
     pages: float = 1.0
     symbols: float = 0.7  # BM25 over symbol names/signatures/docstrings
     names: float = 1.0  # exact/prefix/fuzzy symbol names the query spells
-    literal: float = 0.3
+    literal: float = 0.45
+    phrases: float = 1.0  # chunks holding a phrase the query quotes (an error message): exact, so trusted
     substrings: float = 0.5  # chunks holding an identifier a query term is a piece of ("ormatter")
     callers: float = 0.4  # spans calling a symbol the query names: below its definition (names: 1.0)
     paths: float = 1.0  # files the query names by path
@@ -94,6 +99,8 @@ class Weights:
     # priors by file kind, lifted when the query itself asks about tests or documentation
     test_prior: float = 0.8
     doc_prior: float = 0.8
+    # code that is not the product: examples, benchmarks, demos, samples, bundled copies of other projects
+    aux_prior: float = 0.5
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -173,6 +180,7 @@ _SYMBOL_ROWS: Memo[list[dict[str, Any]]] = Memo("symbols")
 _SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
 _NAME_INDEX: Memo[_NameIndex] = Memo("name_index")
 _KINDS: Memo[dict[str, str]] = Memo("kinds")
+_AUXILIARY: Memo[frozenset[str]] = Memo("auxiliary_paths")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
@@ -279,7 +287,7 @@ def _chunk_cands(rows: list[dict[str, Any]]) -> list[_Cand]:
 
 
 def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
-    text = _fts_text(query)
+    text = parse_query(query).fts_text
     lists: dict[str, list[_Cand]] = {}
     # spans only: projecting the text out of LanceDB costs more than the whole rest of the query, and every
     # chunk's text is already held in memory for literal search
@@ -300,6 +308,7 @@ def _lexical_lists(store: IndexStore, query: str, scope: str | None, w: Weights)
     lists["pages"] = [_Cand(r["target_path"], text=r.get("summary", ""), symbol=r.get("title", ""),
                             source="page") for r in pages if r["target_path"]]
     lists["literal"] = _literal(store, query, scope)
+    lists["phrases"] = _phrase_matches(store, query, scope)
     lists["substrings"] = _substring_matches(store, query, scope, w)
     lists["paths"] = _path_mentions(store, query, scope)
     return lists
@@ -365,7 +374,7 @@ def _substring_matches(store: IndexStore, query: str, scope: str | None, w: Weig
     vocab = _vocabulary(store)
     expanded: dict[str, None] = {}
     looked = 0
-    for term in dict.fromkeys(query_terms(query)):
+    for term in parse_query(query).terms:
         if looked >= MAX_SUBSTRING_TERMS:
             break
         if len(term) < TRIGRAM or not term.isidentifier() or term in vocab.known:
@@ -436,7 +445,7 @@ def _in_scope(path: str, scope: str | None) -> bool:
 
 def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
     """Chunks containing an identifier the query names, verbatim; more named identifiers rank higher."""
-    names = [n for n in identifiers(query) if len(n) >= 3][:16]
+    names = [n for n in parse_query(query).code_names if len(n) >= 3][:16]
     if not names:
         return []
     if _CHUNK_TEXTS in store.memos or whole_tables(store):
@@ -449,6 +458,28 @@ def _literal(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
         if not _in_scope(row["path"], scope):
             continue
         hits = sum(1 for n in names if n in row["text"])
+        if hits:
+            scored.append((-hits, row["path"], row["start_line"], row))
+    scored.sort(key=lambda t: t[:3])
+    return _chunk_cands([t[3] for t in scored[:100]])
+
+
+def _phrase_matches(store: IndexStore, query: str, scope: str | None) -> list[_Cand]:
+    """Chunks holding text the query quotes verbatim (an error message, a line of code); more phrases
+    held rank higher."""
+    phrases = list(parse_query(query).phrases)
+    if not phrases:
+        return []
+    if _CHUNK_TEXTS in store.memos or whole_tables(store):
+        chunks = _chunk_texts(store)
+    else:
+        chunks = store.rows("chunks", _CHUNK_TEXT_COLUMNS,
+                            _where(prefix_filter("path", scope), contains_any("text", phrases)))
+    scored = []
+    for row in chunks:
+        if not _in_scope(row["path"], scope):
+            continue
+        hits = sum(1 for phrase in phrases if phrase in row["text"])
         if hits:
             scored.append((-hits, row["path"], row["start_line"], row))
     scored.sort(key=lambda t: t[:3])
@@ -527,7 +558,7 @@ def symbol_table(store: IndexStore) -> list[dict[str, Any]]:
 
 def _symbolic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     lists: dict[str, list[_Cand]] = {}
-    rows = _fts(store, "symbols", _fts_text(query), scope, limit=w.chunk_limit,
+    rows = _fts(store, "symbols", parse_query(query).fts_text, scope, limit=w.chunk_limit,
                 columns=_FTS_COLUMNS["symbols"])
     signatures = _signatures(store)  # held in memory: cheaper than projecting them out of LanceDB
     lists["symbols"] = [_Cand(r["path"], r["start_line"], r["end_line"], r["qualname"],
@@ -783,7 +814,7 @@ def lcs_lengths(word: str, others: Sequence[str]) -> Any:
 def _name_matches(store: IndexStore, query: str, scope: str | None) -> tuple[list[_Cand], list[_Cand]]:
     """Symbols whose name the query spells: exact qualname/name, then prefix, then fuzzy; and the exact
     ones alone (of a callable kind: the definitions whose callers the symbolic tier adds)."""
-    named = identifiers(query)[:64]
+    named = list(parse_query(query).code_names)
     words = [m for m in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", query) if len(m) >= 3]
     wanted = {n.lower() for n in named} | ({w.lower() for w in words} if len(words) <= 3 else set())
     if not wanted:
@@ -951,7 +982,8 @@ class Tier:
 TIERS: tuple[Tier, ...] = (
     Tier("lexical", _lexical_lists, {
         "chunks": lambda w: w.chunks, "files": lambda w: w.files, "pages": lambda w: w.pages,
-        "literal": lambda w: w.literal, "substrings": lambda w: w.substrings, "paths": lambda w: w.paths}),
+        "literal": lambda w: w.literal,
+        "phrases": lambda w: w.phrases, "substrings": lambda w: w.substrings, "paths": lambda w: w.paths}),
     Tier("symbolic", _symbolic_lists, {"symbols": lambda w: w.symbols, "names": lambda w: w.names,
                                        "callers": lambda w: w.callers}),
     Tier("semantic", _semantic_lists,
@@ -970,17 +1002,38 @@ def _weight(name: str, w: Weights) -> float:
 
 _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "changelog", "guide", "tutorial"})
+# folders of code that is not the product; a query naming one of these words asks for them. Not `contrib`:
+# it is often the product's own optional modules (urllib3.contrib)
+_AUX_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benches",
+                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "playground"})
+_AUX_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benchmark",
+                        "benchmarks", "benches", "bundled", "playground", "vendored"})
+
+
+def is_auxiliary(path: str) -> bool:
+    """Whether `path` lies in a folder of examples, benchmarks, demos or bundled third-party code."""
+    return any(part.lower() in _AUX_DIRS for part in path.split("/")[:-1])
 
 
 def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
-    """path -> multiplier for its file kind (tests and docs mildly behind code unless asked for)."""
-    if w.test_prior == 1.0 and w.doc_prior == 1.0:
+    """path -> multiplier for its file kind (tests, docs and auxiliary code behind the product's code unless
+    the query asks for them)."""
+    if w.test_prior == 1.0 and w.doc_prior == 1.0 and w.aux_prior == 1.0:
         return {}
-    words = {t.lower() for t in re.findall(r"[A-Za-z]+", query)}
+    words = parse_query(query).words
     test = 1.0 if words & _TEST_WORDS else w.test_prior
     doc = 1.0 if words & _DOC_WORDS else w.doc_prior
+    aux = 1.0 if words & _AUX_WORDS else w.aux_prior
     factor = {"test": test, "doc": doc}
-    return {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+    out = {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+    if aux != 1.0:
+        auxiliary = store.memos.get(_AUXILIARY)
+        if auxiliary is None:
+            auxiliary = store.memos.put(_AUXILIARY,
+                                        frozenset(p for p in _file_kinds(store) if is_auxiliary(p)))
+        for path in auxiliary:
+            out[path] = out.get(path, 1.0) * aux
+    return out
 
 
 def _file_kinds(store: IndexStore) -> dict[str, str]:

@@ -83,32 +83,57 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
 
 
 @click.command("eval")
-@click.argument("questions", type=click.Path(exists=True, dir_okay=False))
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False), required=False)
 @path_option(dest="repo", help_text=_ROOT_HELP, file_okay=False)
 @index_uri_option
+@click.option("--history", type=click.IntRange(1, 100_000), default=None, metavar="N",
+              help="Ask the last N commits that changed source files: the message as the question, the "
+                   "changed files and functions as the answer (the index is of the current checkout, so "
+                   "each change is already in it).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write one JSON line per question.")
+              help="With --history: write the mined set (re-run it with `sourcebook eval SET.jsonl`); "
+                   "otherwise: one JSON line of results per question.")
+@click.option("--results", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON line of results per question.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
-def eval_command(questions: str, repo: str | None, out: str | None, limit: int) -> None:
-    """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line): hit@k, recall@5, MRR."""
+def eval_command(questions: str | None, repo: str | None, history: int | None, *, out: str | None,
+                 results: str | None, limit: int) -> None:
+    """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line), or on the repository's
+    own history (--history N): hit@k, recall@5, MRR, function-level hit@5, seconds, and per confidence
+    label the share of questions whose top file was right."""
+    from answer.answering.localize import locate
     from answer.retrieval.evaluate import format_metrics, load_questions, run, score
     from generator.index.command import index_repository
     from generator.index.store import open_index
+    from sourcebook.cli import eval_report
     from sourcebook.config import load_config
+    from sourcebook.errors import UsageError
 
-    config = load_config(Path(chosen_path(option=repo)), settings=user_settings())
-    asked = load_questions(questions)  # a malformed file fails before any indexing
+    if (questions is None) == (history is None):
+        raise UsageError("give either QUESTIONS.jsonl or --history N")
+    root = Path(chosen_path(option=repo))
+    config = load_config(root, settings=user_settings())
+    asked = load_questions(questions) if questions else []  # a malformed file fails before any indexing
     if not Path(config.index_location).exists() and "://" not in config.index_location:
         click.echo(f"no index at {config.index_location}: building it first", err=True)
         index_repository(config)
     store = open_index(config)
-    outcomes = run(store, asked, limit=limit)
-    if out:
-        with Path(out).open("w", encoding="utf-8") as fh:
-            for outcome in outcomes:
-                fh.write(json.dumps(outcome.as_json()) + "\n")
-    metrics = score(outcomes)
-    click.echo(format_metrics(metrics))
+    if history is not None:
+        mined = eval_report.mine_history(store, root, history)
+        click.echo(f"history: {mined.considered} commits changed source files; {mined.trivial} left out "
+                   f"(the message names a changed file); {len(mined.questions)} questions", err=True)
+        if out:
+            eval_report.write_set(mined, Path(out))
+        asked, out = eval_report.as_questions(mined), None
+    outcomes = run(store, asked, limit=limit, locate=locate)
+    for target in (out, results):
+        if target:
+            with Path(target).open("w", encoding="utf-8") as fh:
+                for outcome in outcomes:
+                    fh.write(json.dumps(outcome.as_json()) + "\n")
+    click.echo(format_metrics(score(outcomes)))
+    for line in eval_report.table(outcomes, eval_report.function_lines(store, asked)):
+        click.echo(line)
 
 
 COMMANDS = [search_command, index_command, eval_command]

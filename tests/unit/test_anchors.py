@@ -1,27 +1,51 @@
-"""Links to symbols land on a section that exists, never on the top of a page that does not show them."""
-
-from __future__ import annotations
-
-from generator.analyze.facts import FileFacts, SourceFile, Symbol
-from generator.pages.anchors import SymbolIndex
+from answer.answering.anchors import Anchor, anchor
+from answer.answering.evidence import SymbolInfo
+from answer.retrieval.tiers import SpanHit
 
 
-def _facts() -> FileFacts:
-    return FileFacts(file=SourceFile("pkg/walk.go", "go", 10, "abc"),
-                     symbols=[Symbol("Walk", "Walk", "function", "pkg/walk.go", 1, 5, "func Walk()"),
-                              Symbol("push", "push", "function", "pkg/walk.go", 6, 9, "func push()",
-                                     public=False),
-                              Symbol("limit", "limit", "constant", "pkg/walk.go", 10, 10, "limit = 3",
-                                     public=False)])
+def _sym(qualname, kind, start, end, path="a.py"):
+    return SymbolInfo(path, qualname, qualname.rsplit(".", 1)[-1], kind, start, end, "", "")
 
 
-def test_a_symbol_without_a_section_gets_no_link() -> None:
-    index = SymbolIndex.build([_facts()], {"pkg/walk.go": "files/pkg/walk.go.md"})
-    assert index.href("files/other.md", "pkg/walk.go", "Walk") == "pkg/walk.go.md#sym-walk"
-    # an unexported function has its section (Go's private code is read too); an unexported constant has
-    # none: a link to the page's top would show the reader nothing of it
-    assert index.href("files/other.md", "pkg/walk.go", "push") == "pkg/walk.go.md#sym-push"
-    assert index.href("files/other.md", "pkg/walk.go", "limit") is None
-    assert index.href("files/other.md", "pkg/walk.go", "missing") is None
-    # the file itself is still linked
-    assert index.href("files/other.md", "pkg/walk.go") == "pkg/walk.go.md"
+def _span(start, end, symbol=""):
+    return SpanHit("a.py", start, end, 1.0, ("lexical",), "", symbol)
+
+
+SYMS = [_sym("Console", "class", 1, 80), _sym("Console.out", "method", 5, 9),
+        _sym("Console.print", "method", 10, 40), _sym("helper", "function", 90, 95)]
+
+
+def test_a_merged_chunk_anchors_on_the_function_holding_most_of_it():
+    # the chunk names Console.out (its first definition) but is mostly Console.print
+    got = anchor("a.py", [_span(5, 30, "Console.out")], SYMS)
+    assert got == Anchor("a.py", "Console.print", (10, 40))
+
+
+def test_named_symbol_wins_and_class_lines_are_clipped_to_the_span():
+    named = [_sym("helper", "function", 90, 95)]
+    assert anchor("a.py", [_span(5, 30)], SYMS, named) == Anchor("a.py", "helper", (90, 95))
+    # class-level lines between methods: the class, only where the span is
+    assert anchor("a.py", [_span(60, 70)], SYMS) == Anchor("a.py", "Console", (60, 70))
+
+
+def test_no_span_falls_back_to_a_definition_the_question_words_name():
+    assert anchor("a.py", [], SYMS, terms=["print"]) == Anchor("a.py", "Console.print", (10, 40))
+    assert anchor("a.py", [], SYMS, terms=["nothing"]) == Anchor("a.py")
+    assert anchor("a.py", [_span(85, 88)], SYMS) == Anchor("a.py", "", (85, 88))
+
+
+def test_get_answer_candidates_name_the_symbol_and_stay_inside_it(make_repo):
+    from answer.answering.get_answer import AnswerContext, get_answer
+    from generator.index.command import index_repository
+    from sourcebook.config import load_config
+
+    console = ("class Console:\n    def out(self, text):\n        return text\n\n"
+               "    def print(self, *objects, sep=' '):\n        joined = sep.join(str(o) for o in objects)\n"
+               "        return self.out(joined)\n")
+    root = make_repo({"console.py": console, "other.py": "def unrelated():\n    return 1\n"})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    reply = get_answer(AnswerContext(config, chat=None), "How does Console.print join its objects?")
+    first = reply.candidates[0]
+    assert (first.path, first.symbol, first.lines) == ("console.py", "Console.print", (5, 7))
+    assert "Console.print" in reply.answer.splitlines()[1]  # the degraded summary leads with the symbol

@@ -1,0 +1,232 @@
+"""A localization set mined from a repository's own history: the commit message as the question, the
+source files it changed (and the functions whose lines it changed) as the gold.
+
+Pure core: `parse_log` reads `git log --numstat` output, `parse_hunks` reads a `--unified=0` diff,
+`select` decides which commits make questions. `mine` is the I/O edge that runs git.
+
+What such a set measures, and what it cannot: the index is of the CURRENT checkout, so each commit's change
+is already in the code being searched (a commit that added a function is asked about in a tree that holds
+it). Gold files that no longer exist are dropped; gold functions are read from the file as the commit left
+it, by the same analysis the index runs.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sourcebook.errors import UsageError
+
+_COMMIT_MARK = "\x1ecommit "  # record separator + word: cannot occur in a message or a numstat line
+_LOG_FORMAT = "%x1ecommit %H%n%B%x1f"  # message ends at the unit separator; numstat lines follow
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+_TRAILER = re.compile(r"^(?:[A-Z][\w-]*-by|Co-authored-by|Change-Id|Fixes|Refs|Closes|See-also|Bug):\s", re.I)
+FUNCTION_KINDS = frozenset({"function", "method"})
+MAX_GOLD_FILES = 8  # a commit touching more source files than this is a sweep, not a localizable change
+MAX_QUESTION_CHARS = 4000
+
+
+# Build and tool configuration written in a programming language: a commit changing only these (a version
+# bump, a dependency update) asks about the build, not the code a question about it could localize.
+_BUILD_NAMES = frozenset({"setup.py", "noxfile.py", "fabfile.py", "build.rs", "build.gradle",
+                          "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "build.sbt",
+                          "build.sc", "Rakefile", "Gemfile", "Package.swift", "gulpfile.js", "Gruntfile.js"})
+_BUILD_SUFFIXES = (".gemspec", ".config.js", ".config.mjs", ".config.cjs", ".config.ts", ".config.mts")
+
+
+def is_build_script(path: str) -> bool:
+    """Whether `path` is a build or tool configuration file (setup.py, build.gradle.kts, sbt's
+    project/*.scala, vite.config.ts …) rather than the code it builds."""
+    parts = path.split("/")
+    name = parts[-1]
+    if name in _BUILD_NAMES or name.endswith(_BUILD_SUFFIXES) or name.startswith(".eslintrc"):
+        return True
+    return len(parts) == 2 and parts[0] == "project" and name.endswith(".scala")  # sbt's build definition
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    sha: str
+    message: str
+    paths: tuple[str, ...]  # files whose content changed (binary files and deletions excluded)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryQuestion:
+    id: str
+    question: str
+    gold_files: tuple[str, ...]
+    gold_functions: tuple[tuple[str, str], ...]  # (path, qualname) as the commit left the file
+    commit: str
+    language: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "question": self.question, "gold_files": list(self.gold_files),
+                "gold_functions": [{"path": p, "qualname": q} for p, q in self.gold_functions],
+                "commit": self.commit, "language": self.language}
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolSpan:
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+
+
+@dataclass
+class Mined:
+    questions: list[HistoryQuestion] = field(default_factory=list)
+    considered: int = 0  # commits that changed at least one existing source file
+    trivial: int = 0  # left out: the message names a gold file
+
+
+def parse_log(text: str) -> list[Commit]:
+    """Commits of `git log --format=<_LOG_FORMAT> --numstat --no-renames` output, newest first."""
+    out: list[Commit] = []
+    for record in text.split(_COMMIT_MARK)[1:]:
+        head, _, rest = record.partition("\n")
+        message, _, stats = rest.partition("\x1f")
+        paths = []
+        for line in stats.splitlines():
+            parts = line.split("\t")
+            if len(parts) != 3 or parts[0] == "-":  # not a numstat line, or a binary file
+                continue
+            added, _deleted, path = parts
+            if added.isdigit():
+                paths.append(path)
+        out.append(Commit(head.strip(), message.strip(), tuple(paths)))
+    return out
+
+
+def parse_hunks(diff: str) -> dict[str, list[tuple[int, int]]]:
+    """path -> the new-side line ranges (first, last) each hunk of a `--unified=0` diff touched. A pure
+    deletion between lines c and c+1 is written (c + 1, c): empty, it names the gap between the two."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    path = ""
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            target = line[4:]
+            path = target[2:] if target.startswith("b/") else ""
+            continue
+        match = _HUNK.match(line) if path and line.startswith("@@") else None
+        if match:
+            start, count = int(match.group(1)), int(match.group(2) if match.group(2) is not None else 1)
+            span = (start, start + count - 1) if count else (start + 1, start)
+            out.setdefault(path, []).append(span)
+    return out
+
+
+def question_text(message: str) -> str:
+    """The message without trailers (Signed-off-by, Co-authored-by …): they name people, not code."""
+    lines = [line for line in message.splitlines() if not _TRAILER.match(line.strip())]
+    return "\n".join(lines).strip()[:MAX_QUESTION_CHARS]
+
+
+def names_file(message: str, path: str) -> bool:
+    """Whether `message` names `path` by path, file name or stem (a commit that says where it changed
+    is a trivial localization question)."""
+    low = message.lower()
+    name = path.rsplit("/", 1)[-1].lower()
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    if path.lower() in low or name in low:
+        return True
+    return bool(stem) and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", low) is not None
+
+
+def changed_functions(spans: Iterable[SymbolSpan], ranges: Sequence[tuple[int, int]]) -> list[str]:
+    """Qualnames of the innermost functions/methods holding a changed range's lines, in file order. A
+    pure deletion (c + 1, c) counts for a function holding both line c and line c + 1."""
+    funcs = [s for s in spans if s.kind in FUNCTION_KINDS]
+    found: dict[str, int] = {}
+    for lo, hi in ranges:
+        gap = hi < lo
+        # the innermost function around each line: the one starting last among those holding it
+        for line in ([hi] if gap else range(lo, hi + 1)):
+            holding = [s for s in funcs if s.start_line <= line and line + gap <= s.end_line]
+            if holding:
+                inner = max(holding, key=lambda s: (s.start_line, -s.end_line))
+                found.setdefault(inner.qualname, inner.start_line)
+    return sorted(found, key=lambda q: (found[q], q))
+
+
+def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], *,
+           ranges_of: Callable[[Commit, list[str]], dict[str, list[tuple[int, int]]]],
+           symbols_of: Callable[[Commit, str], list[SymbolSpan]],
+           language_of: Callable[[str], str]) -> Mined:
+    """Questions from the first `n` commits that changed an existing source file (`is_source`): the
+    ones whose message names none of their gold files. `ranges_of` and `symbols_of` read the commit's
+    diff and the file as the commit left it (I/O, given by the caller)."""
+    mined = Mined()
+    for commit in commits:
+        if mined.considered >= n:
+            break
+        gold = [p for p in commit.paths if is_source(p) and not is_build_script(p)]
+        text = question_text(commit.message)
+        if not gold or len(gold) > MAX_GOLD_FILES or not text:
+            continue
+        mined.considered += 1
+        if any(names_file(text, p) for p in gold):
+            mined.trivial += 1
+            continue
+        ranges = ranges_of(commit, gold)
+        functions = [(path, q) for path in gold
+                     for q in changed_functions(symbols_of(commit, path), ranges.get(path, []))]
+        languages = [language_of(p) for p in gold]
+        language = max(sorted(set(languages)), key=languages.count)
+        mined.questions.append(HistoryQuestion(commit.sha[:12], text, tuple(gold), tuple(functions),
+                                               commit.sha, language))
+    return mined
+
+
+# ---------------------------------------------------------------- the I/O edge: git
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(root), *args],
+                              capture_output=True, text=True, errors="replace", timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UsageError(f"{root}: git failed ({exc})") from exc
+    if done.returncode != 0:
+        raise UsageError(f"{root}: git {args[0]} failed: {done.stderr.strip()[:300]}")
+    return done.stdout
+
+
+def mine(root: Path, n: int, is_source: Callable[[str], bool], language_of: Callable[[str], str], *,
+         rev: str = "HEAD", scan_limit: int | None = None) -> Mined:
+    """The history set of the git checkout at `root`: the last `n` non-merge commits up to `rev` that
+    changed a source file. At most `scan_limit` commits are read (default 20 n)."""
+    from generator.analyze.facts import SourceFile
+    from generator.analyze.languages import detect_language
+    from generator.analyze.parse import extract
+
+    limit = scan_limit or 20 * n
+    while True:
+        try:
+            log = _git(root, "log", "--no-merges", "--no-renames", "--numstat", f"--format={_LOG_FORMAT}",
+                       "-n", str(limit), rev, "--")
+            break
+        except UsageError:
+            # a partial clone or mirror lacks old objects: read fewer commits, never fewer than n
+            if limit <= n:
+                raise
+            limit = max(n, limit // 2)
+
+    def ranges_of(commit: Commit, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
+        return parse_hunks(_git(root, "show", "--no-renames", "--unified=0", "--no-color", "--no-ext-diff",
+                                "--format=", commit.sha, "--", *paths))
+
+    def symbols_of(commit: Commit, path: str) -> list[SymbolSpan]:
+        try:
+            data = _git(root, "show", f"{commit.sha}:{path}").encode("utf-8")
+        except UsageError:
+            return []
+        facts = extract(SourceFile(path, detect_language(path), len(data), ""), data)
+        return [SymbolSpan(s.qualname, s.kind, s.start_line, s.end_line) for s in facts.symbols]
+
+    return select(parse_log(log), n, is_source, ranges_of=ranges_of, symbols_of=symbols_of,
+                  language_of=language_of)

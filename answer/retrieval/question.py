@@ -1,0 +1,75 @@
+"""A question parsed once into one typed value that every retrieval list, the evidence and the grader read.
+
+Before this, each reader re-extracted what it needed from the raw text: the full-text terms once per table
+(four times a question), the code names twice by two different rules, the quoted phrases, the words that ask
+for tests or docs, the relational sides. `parse_query` does it once per distinct text (cached per process:
+a question's tiers, its evidence and its grade share the value).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts
+from generator.index.tokens import identifiers, query_terms
+
+MAX_QUERY_TERMS = 128  # distinct full-text terms sent to BM25
+MAX_CODE_NAMES = 64
+# quoted text in a question: "…", '…', `…` (a bug report quoting an error message or a line of code)
+_QUOTED = re.compile(r"\"([^\"\n]{6,200})\"|(?<!\w)'([^'\n]{6,200})'(?!\w)|`([^`\n]{6,200})`")
+# the message of an exception line in a traceback: "ValueError: invalid literal for int()"
+# (each line is tried once from its start, the message bounded: linear in the question's length)
+_ERROR_LINE = re.compile(
+    r"^[ \t]*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Panic)\b:[ \t]+([^\n]{6,200})$", re.M)
+MAX_PHRASES = 8
+
+
+def exact_phrases(question: str) -> list[str]:
+    """Text a question quotes that code may hold verbatim: quoted strings with more than one word or with
+    punctuation (an error message, a snippet), and the message of a traceback's exception line. A lone
+    identifier is not a phrase (identifiers are matched as names)."""
+    found: dict[str, None] = {}
+    for match in _QUOTED.finditer(question):
+        text = next(g for g in match.groups() if g is not None).strip()
+        one_word = not re.search(r"\s", text)
+        # a lone identifier is a name and a lone path a path: other lists match those
+        if not re.fullmatch(r"[\w.]+(?:\(\))?", text) and not (one_word and re.search(r"[/\\]", text)):
+            found.setdefault(text, None)
+    for match in _ERROR_LINE.finditer(question):
+        found.setdefault(match.group(1).strip(), None)
+    return list(found)[:MAX_PHRASES]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    text: str
+    identifiers: Identifiers  # what the question names (backticks, files, dotted, CamelCase, snake_case)
+    code_names: tuple[str, ...]  # identifiers by the index's own tokenizer rules: literal and name lookups
+    terms: tuple[str, ...]  # full-text terms, stop words dropped, distinct, at most MAX_QUERY_TERMS
+    words: frozenset[str]  # lower-cased alphabetic words: what asks for tests, docs, examples
+    phrases: tuple[str, ...]  # quoted text and exception messages, matched verbatim
+    sides: tuple[str, str] | None  # the two sides of a relational question
+
+    @property
+    def fts_text(self) -> str:
+        return " ".join(self.terms)
+
+
+@lru_cache(maxsize=256)
+def parse_query(text: str) -> ParsedQuery:
+    terms: dict[str, None] = {}
+    for term in query_terms(text):
+        terms.setdefault(term, None)
+        if len(terms) >= MAX_QUERY_TERMS:
+            break
+    return ParsedQuery(
+        text=text,
+        identifiers=extract_identifiers(text),
+        code_names=tuple(identifiers(text)[:MAX_CODE_NAMES]),
+        terms=tuple(terms),
+        words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", text)),
+        phrases=tuple(exact_phrases(text)),
+        sides=relational_parts(text),
+    )

@@ -1,0 +1,73 @@
+"""`sourcebook eval`'s work below the command: mining a history set against an index, scoring a run of the
+answer engine's localization, and the per-language table it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from answer.retrieval.evaluate import (
+    BREAKDOWN_HEADER,
+    Outcome,
+    Question,
+    breakdown,
+    by_group,
+    format_breakdown,
+    gold_functions,
+)
+from sourcebook.sql import in_list
+
+if TYPE_CHECKING:
+    from answer.retrieval.history import Mined
+    from generator.index.store import IndexStore
+
+
+def mine_history(store: IndexStore, root: Path, n: int, rev: str = "HEAD", git_dir: Path | None = None
+                 ) -> Mined:
+    """The last `n` source-changing commits of `root`'s history (or of `git_dir`'s, up to `rev`) as
+    questions; a gold file must be indexed as code of a parsed language (tests, docs, config, generated
+    and vendored files are not), so files that no longer exist drop out."""
+    from answer.retrieval.history import mine
+    from generator.analyze.languages import is_parsed
+
+    rows = store.rows("files", ["path", "kind", "language"])
+    source = {r["path"]: r["language"] for r in rows if r["kind"] == "code" and is_parsed(r["language"])}
+    return mine(git_dir or root, n, source.__contains__, lambda p: source.get(p) or "?", rev=rev)
+
+
+def write_set(mined: Mined, out: Path) -> None:
+    with out.open("w", encoding="utf-8") as fh:
+        for q in mined.questions:
+            fh.write(json.dumps(q.as_json(), ensure_ascii=False) + "\n")
+
+
+def as_questions(mined: Mined) -> list[Question]:
+    return [Question(q.id, q.question, q.gold_files,
+                     {k: v for k, v in q.as_json().items() if k not in {"id", "question", "gold_files"}})
+            for q in mined.questions]
+
+
+def function_lines(store: IndexStore, questions: list[Question]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(path, qualname) -> lines in the indexed checkout, for every gold function."""
+    wanted = {pq for q in questions for pq in gold_functions(q)}
+    paths = sorted({p for p, _ in wanted})
+    if not paths:
+        return {}
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in store.rows("symbols", ["path", "qualname", "start_line", "end_line"], in_list("path", paths)):
+        key = (r["path"], r["qualname"])
+        if key in wanted:
+            out.setdefault(key, (int(r["start_line"]), int(r["end_line"])))
+    return out
+
+
+def table(outcomes: list[Outcome], lines: dict[tuple[str, str], tuple[int, int]], key: str = "language"
+          ) -> list[str]:
+    """The per-group lines `sourcebook eval` prints (a group per `key` value, then ALL)."""
+    out = [BREAKDOWN_HEADER]
+    groups = by_group(outcomes, key)
+    if len(groups) > 1 or "?" not in groups:
+        out += [format_breakdown(name, breakdown(rows, lines)) for name, rows in groups.items()]
+    out.append(format_breakdown("ALL", breakdown(outcomes, lines)))
+    return out
