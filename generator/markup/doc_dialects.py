@@ -16,8 +16,9 @@ import re
 
 # -- C# XML documentation ------------------------------------------------------------------------------------
 
-_XML_DOC = re.compile(r"<(?:summary|param|typeparam|returns|exception|remarks|example|value|see|seealso|"
-                      r"paramref|typeparamref|para|inheritdoc|c|code|list)\b[^<>]*>")
+# elements only C#'s XML documentation writes (`<code>` and `<p>` are Javadoc's HTML too)
+_XML_DOC = re.compile(r"<(?:summary|param\s+name|typeparam|returns|exception\s+cref|remarks|example|value|"
+                      r"see\s+(?:cref|langword|href)|seealso|paramref|typeparamref|para|inheritdoc|c)\b[^<>]*>")
 _XML_BLOCKS = ("param", "typeparam", "returns", "value", "exception", "remarks", "example", "seealso",
                "permission")
 
@@ -84,6 +85,8 @@ def _xml_list(m: re.Match[str]) -> str:
 
 def _xml_code(m: re.Match[str]) -> str:
     body = html.unescape(m.group(1)).strip("\n")
+    if "\n" not in m.group(1):  # written inside a sentence: code in the line, as `<c>`
+        return "`" + body.replace("`", "'") + "`"
     margins = [len(ln) - len(ln.lstrip()) for ln in body.split("\n") if ln.strip()]
     cut = min(margins, default=0)
     body = "\n".join(ln[cut:] for ln in body.split("\n"))

@@ -344,7 +344,9 @@ def xref_names(text: str) -> set[str]:
     def record(name: str) -> None:
         asked.add(name)
 
-    Inline(record, "markdown").text(" ".join(text.split()))
+    from generator.markup.doc_dialects import normalize  # C# `<see cref>`, Doxygen `\\ref`: links too
+
+    Inline(record, "markdown").text(" ".join(normalize(text).split()))
     return asked
 
 

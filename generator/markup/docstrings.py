@@ -112,6 +112,8 @@ def docstring_summary(text: str, limit: int = 200) -> str:
     """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
     if has_xml_doc(text):
         text = xml_doc(text)
+    elif _HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
+        text = _javadoc_html(text, "")
     # a banner or commented-out code is never a summary; a Doxygen `\brief` is one, without its command
     text = drop_leading_code(drop_banners(_BRIEF.sub("", text)))
     para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
