@@ -97,10 +97,13 @@ Type listType = new TypeToken<List<String>>() {}.getType();
     assert ("Gson.java.html#sym-gson-fromjson", "fromJson(String, Class)") in page.links
     assert ("Gson.java.html#sym-gson-tojson", "toJson(Object)") in page.links
     code = "".join(page.code)
-    assert "TypeToken<List<MyType>>" in code and "List<MyType>.class" in code
+    assert "TypeToken<List<MyType>>" in code
+    assert "List<MyType>.class" in code
     assert "new TypeToken<List<String>>() {}.getType();" in code
-    assert "**Type parameters**" in md and "| `T` | the type of the desired object |" in md
-    assert "`JsonSyntaxException`" in md and "A. Writer" not in md
+    assert "**Type parameters**" in md
+    assert "| `T` | the type of the desired object |" in md
+    assert "`JsonSyntaxException`" in md
+    assert "A. Writer" not in md
     assert docstring_summary(doc).startswith("Reads JSON into an object of the given type. Unlike `fromJson(String")
 
 
@@ -117,8 +120,10 @@ The adapter for `List<String>` is cached.
     assert_clean(page)
     assert ("JsonAdapter.kt.html#sym-jsonadapter", "JsonAdapter") in page.links
     prose = "".join(page.prose)
-    assert "[" not in prose and "]" not in prose
-    assert "List<String>" in "".join(page.code) and "Builder.add" in "".join(page.code)
+    assert "[" not in prose
+    assert "]" not in prose
+    assert "List<String>" in "".join(page.code)
+    assert "Builder.add" in "".join(page.code)
     assert "**Sample**" in md
     assert docstring_summary(doc) == "Returns a `JsonAdapter` for `type`, asking the factories of `Builder.add` first."
 
@@ -150,7 +155,8 @@ logger.Information("Took {Elapsed} ms", sw.ElapsedMilliseconds);
     code = "".join(page.code)
     for word in ("template", "null", "TValue", "@", 'logger.Information("Took {Elapsed} ms"'):
         assert word in code
-    assert "| `System.ArgumentNullException` |" in md and "<li><strong>Scalars</strong>" in markdown.markdown(md)
+    assert "| `System.ArgumentNullException` |" in md
+    assert "<li><strong>Scalars</strong>" in markdown.markdown(md)
     assert docstring_summary(doc) == ("Writes an event at the `LogEventLevel.Information` level; nothing happens "
                                       "when `template` is `null`.")
 
@@ -172,8 +178,10 @@ Usage:
     md, page = shown(doc, "php")
     assert_clean(page)
     assert "```php\n$handler = new DatabaseHandler($pdo, 'logs');\n$logger->pushHandler($handler);\n```" in md
-    assert "| `$formatters` | `list<FormatterInterface>` |" in md and "phpstan" not in md
-    assert docstring_summary("@final") == "" and render_docstring("@final", "php") == ""
+    assert "| `$formatters` | `list<FormatterInterface>` |" in md
+    assert "phpstan" not in md
+    assert docstring_summary("@final") == ""
+    assert render_docstring("@final", "php") == ""
 
 
 @pytest.mark.parametrize("mark", ["\\", "@"])
@@ -193,7 +201,8 @@ cJSON *root = cJSON_Parse(text);
     md, page = shown(doc, "c")
     assert_clean(page)
     assert ("cJSON.h.html#sym-cjson-delete", "cJSON_Delete") in page.links
-    assert "| `value` | the text |" in md and "| `end` | where parsing stopped |" in md
+    assert "| `value` | the text |" in md
+    assert "| `end` | where parsing stopped |" in md
     assert "```c\ncJSON *root = cJSON_Parse(text);\n```" in md
     assert '!!! note "Note"' in md
     assert docstring_summary(doc) == "Parses text into a tree."
@@ -215,10 +224,14 @@ def test_yard_typed_tags_options_and_titled_example() -> None:
 @see #post"""
     md, page = shown(doc, "ruby")
     assert_clean(page)
-    assert "| `path` | `String` |" in md and "| `options` | `Hash{Symbol => Object}` |" in md
-    assert "**Options**" in md and "| `timeout` | `Integer` |" in md
-    assert "| `HTTParty::Response` | the response |" in md and "| `ArgumentError` |" in md
-    assert "**Fetch a page**" in md and "```ruby\nclass Client\n  include HTTParty\nend\n" in md
+    assert "| `path` | `String` |" in md
+    assert "| `options` | `Hash{Symbol => Object}` |" in md
+    assert "**Options**" in md
+    assert "| `timeout` | `Integer` |" in md
+    assert "| `HTTParty::Response` | the response |" in md
+    assert "| `ArgumentError` |" in md
+    assert "**Fetch a page**" in md
+    assert "```ruby\nclass Client\n  include HTTParty\nend\n" in md
     assert ("httparty.rb.html#sym-post", "post") in page.links
 
 
@@ -245,8 +258,10 @@ Never."""
     assert_clean(page)
     assert ("lib.rs.html#sym-walkdir", "WalkDir") in page.links
     assert ("dent.rs.html#sym-direntry-path", "DirEntry::path") in page.links
-    assert "```rust\nuse walkdir::WalkDir;\nfor entry" in md and "fn main()" not in md
-    assert "**Errors**" in md and '!!! warning "Panics"' in md
+    assert "```rust\nuse walkdir::WalkDir;\nfor entry" in md
+    assert "fn main()" not in md
+    assert "**Errors**" in md
+    assert '!!! warning "Panics"' in md
     assert docstring_summary(doc) == "Walks `WalkDir` entries, yielding each `DirEntry::path`."
 
 
@@ -268,7 +283,8 @@ const useBear = create((set) => ({ bears: 0 }))
     assert_clean(page)
     assert ("vanilla.ts.html#sym-storeapi-setstate", "StoreApi.setState") in page.links
     assert ("https://example.com/guide", "the guide") in page.links
-    assert '!!! warning "Warning"' in md and "```ts\nconst useBear" in md
+    assert '!!! warning "Warning"' in md
+    assert "```ts\nconst useBear" in md
     assert "| `name` | `string` | a name for devtools Default: `store`. |" in md
 
 
@@ -296,6 +312,8 @@ def test_markup_from_the_source_stays_escaped() -> None:
     assert not re.search(r"<(?:script|img)\b|href=\"javascript", html), html
     code = markdown.markdown(render_docstring("\\code\n</code><script>x</script>\n\\endcode", "cpp"),
                              extensions=["fenced_code"])
-    assert "&lt;script&gt;" in code and "<script" not in code
+    assert "&lt;script&gt;" in code
+    assert "<script" not in code
     link = markdown.markdown(render_docstring("See {@link javascript:alert(1) x}.", "java", resolve))
-    assert "href" not in link and "{@link" not in normalize("See {@link Foo}.").replace("{@link Foo}", "")
+    assert "href" not in link
+    assert "{@link" not in normalize("See {@link Foo}.").replace("{@link Foo}", "")
