@@ -18,7 +18,8 @@ from generator.markup.doc_dialects import drop_banners, is_code, normalize
 from generator.markup.docstrings import docstring_summary, render_docstring
 
 KNOWN = {"fromJson": "Gson.java.html#sym-gson-fromjson", "toJson": "Gson.java.html#sym-gson-tojson",
-         "JsonAdapter": "JsonAdapter.kt.html#sym-jsonadapter", "LogEventLevel.Information": "LogEventLevel.cs.html#sym-x",
+         "JsonAdapter": "JsonAdapter.kt.html#sym-jsonadapter",
+         "LogEventLevel.Information": "LogEventLevel.cs.html#sym-x",
          "cJSON_Delete": "cJSON.h.html#sym-cjson-delete", "post": "httparty.rb.html#sym-post",
          "WalkDir": "lib.rs.html#sym-walkdir", "DirEntry.path": "dent.rs.html#sym-direntry-path",
          "StoreApi.setState": "vanilla.ts.html#sym-storeapi-setstate", "pattern_flags": "pattern.h.html#sym-pf"}
@@ -66,7 +67,8 @@ def shown(doc: str, language: str) -> tuple[str, _Text]:
     return md, page
 
 
-RAW = re.compile(r"\{@\w+|<(?:see|paramref|typeparamref|summary|param|c)\b|(?:^|\s)[@\\](?:param|returns?|brief|"
+RAW = re.compile(r"\{@\w+|<(?:see|paramref|typeparamref|summary|param|c)\b|"
+                 r"(?:^|\s)[@\\](?:param|returns?|brief|"
                  r"throws|code|endcode|final|author|see|since|option|raise)\b|\[!(?:NOTE|WARNING)\]|&lt;|&#")
 
 
@@ -104,7 +106,8 @@ Type listType = new TypeToken<List<String>>() {}.getType();
     assert "| `T` | the type of the desired object |" in md
     assert "`JsonSyntaxException`" in md
     assert "A. Writer" not in md
-    assert docstring_summary(doc).startswith("Reads JSON into an object of the given type. Unlike `fromJson(String")
+    assert docstring_summary(doc).startswith(
+        "Reads JSON into an object of the given type. Unlike `fromJson(String")
 
 
 def test_kdoc_bracket_links_and_block_tags() -> None:
@@ -125,7 +128,8 @@ The adapter for `List<String>` is cached.
     assert "List<String>" in "".join(page.code)
     assert "Builder.add" in "".join(page.code)
     assert "**Sample**" in md
-    assert docstring_summary(doc) == "Returns a `JsonAdapter` for `type`, asking the factories of `Builder.add` first."
+    assert docstring_summary(doc) == (
+        "Returns a `JsonAdapter` for `type`, asking the factories of `Builder.add` first.")
 
 
 def test_csharp_xml_documentation() -> None:
@@ -157,7 +161,8 @@ logger.Information("Took {Elapsed} ms", sw.ElapsedMilliseconds);
         assert word in code
     assert "| `System.ArgumentNullException` |" in md
     assert "<li><strong>Scalars</strong>" in markdown.markdown(md)
-    assert docstring_summary(doc) == ("Writes an event at the `LogEventLevel.Information` level; nothing happens "
+    assert docstring_summary(doc) == ("Writes an event at the `LogEventLevel.Information` level; nothing "
+                                      "happens "
                                       "when `template` is `null`.")
 
 
