@@ -22,7 +22,8 @@ KNOWN = {"fromJson": "Gson.java.html#sym-gson-fromjson", "toJson": "Gson.java.ht
          "LogEventLevel.Information": "LogEventLevel.cs.html#sym-x",
          "cJSON_Delete": "cJSON.h.html#sym-cjson-delete", "post": "httparty.rb.html#sym-post",
          "WalkDir": "lib.rs.html#sym-walkdir", "DirEntry.path": "dent.rs.html#sym-direntry-path",
-         "StoreApi.setState": "vanilla.ts.html#sym-storeapi-setstate", "pattern_flags": "pattern.h.html#sym-pf"}
+         "StoreApi.setState": "vanilla.ts.html#sym-storeapi-setstate",
+         "pattern_flags": "pattern.h.html#sym-pf"}
 
 
 def resolve(name: str) -> str | None:
