@@ -67,8 +67,8 @@ def _links(markdown: str, heading: str) -> dict[str, list[str]]:
     section = next(s for s in sections if html.unescape(s).startswith(heading + " {"))
     out: dict[str, list[str]] = {}
     # a line of links, as Markdown (`**Calls:** [a](#x)`) or as the HTML the renderer writes itself
-    for label, links in re.findall(r"(?:\*\*|<strong>)(Calls|Uses|Called by|Used by|Tested by):(?:\*\*|</strong>) (.*)",
-                                   section):
+    for label, links in re.findall(
+            r"(?:\*\*|<strong>)(Calls|Uses|Called by|Used by|Tested by):(?:\*\*|</strong>) (.*)", section):
         texts = re.findall(r"\[([^\]]+)\]\(|<a [^>]*>([^<]+)</a>", links)
         out[label] = [html.unescape(md or tag) for md, tag in texts]
     return out
@@ -110,7 +110,8 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
 
 def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callable[[str], str]) -> None:
     other = pages("pkg/other.py")
-    assert _links(other, "typed") == {"Calls": ["store.py: Store.pop"], "Uses": ["store.py: Store"]}  # annotation too
+    # an annotation names the type: a use
+    assert _links(other, "typed") == {"Calls": ["store.py: Store.pop"], "Uses": ["store.py: Store"]}
     assert _links(other, "assigned") == {"Calls": ["store.py: Store.save"], "Uses": ["store.py: Store"]}
     assert _links(other, "Holder.fetch") == {"Calls": ["Cache.get"]}
     assert _links(other, "via_return") == {"Calls": ["store.py: Store.pop", "store.py: fresh"]}
