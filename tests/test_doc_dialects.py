@@ -190,6 +190,25 @@ Usage:
     assert render_docstring("@final", "php") == ""
 
 
+def test_phpdoc_code_elements_inline_see_and_see_urls() -> None:
+    doc = """Sends records to a queue. Quick start: <code>Queue::attach($logger);</code>
+
+Example:
+<code>
+$strategy = new LevelStrategy('WARN');
+$handler = new BufferHandler($inner, $strategy);
+</code>
+
+Use {@see post} rather than the old call. Needs the sockets extension @see https://example.com/sockets"""
+    md, page = shown(doc, "php")
+    assert_clean(page)
+    assert "`Queue::attach($logger);`" in md
+    assert "```php\n$strategy = new LevelStrategy('WARN');\n$handler = new BufferHandler" in md
+    assert ("httparty.rb.html#sym-post", "post") in page.links
+    assert ("https://example.com/sockets", "https://example.com/sockets") in page.links
+    assert docstring_summary(doc) == "Sends records to a queue. Quick start: `Queue::attach($logger);`"
+
+
 @pytest.mark.parametrize("mark", ["\\", "@"])
 def test_doxygen_commands_in_both_spellings(mark: str) -> None:
     doc = f"""{mark}brief Parses text into a tree.

@@ -83,14 +83,14 @@ def _xml_list(m: re.Match[str]) -> str:
     return "\n\n" + "\n".join(items) + "\n\n"
 
 
-def _xml_code(m: re.Match[str]) -> str:
+def _xml_code(m: re.Match[str], lang: str = "csharp") -> str:
     body = html.unescape(m.group(1)).strip("\n")
     if "\n" not in m.group(1):  # written inside a sentence: code in the line, as `<c>`
         return "`" + body.replace("`", "'") + "`"
     margins = [len(ln) - len(ln.lstrip()) for ln in body.split("\n") if ln.strip()]
     cut = min(margins, default=0)
     body = "\n".join(ln[cut:] for ln in body.split("\n"))
-    return "\n\n```csharp\n" + body + "\n```\n\n"
+    return "\n\n```" + lang + "\n" + body + "\n```\n\n"
 
 
 def xml_doc(text: str) -> str:
@@ -142,6 +142,11 @@ _DOXY_INLINE = re.compile(
     r"(?<![\w\\@`])[\\@](c|p|a|e|em|b|ref|li)[ \t]+([^\s,;:)]+(?:\(\))?)([^\n]*?\"[^\"\n]*\")?")
 
 
+_DOXY_INLINE_AT = re.compile(_DOXY_INLINE.pattern.replace(r"[\\@](c|p", r"@(c|p", 1))
+# a comment that writes Doxygen's backslash commands: one on a line of its own, or a `\\ref`
+_DOXY_BACKSLASH = re.compile(r"^\s*@(?:param|returns?|note|see|brief)\b|\\ref\b|```", re.M)
+
+
 def doxygen(text: str, code_lang: str = "") -> str:
     """Doxygen's commands, `\\` or `@` spelled, -> the tagged form and inline conventions; a `\\code` block
     without a language is in `code_lang`."""
@@ -172,6 +177,9 @@ def doxygen(text: str, code_lang: str = "") -> str:
             return f"- {word}{rest}"
         return f"*{word}*{rest}"
 
+    if "\\" in text and not _DOXY_BACKSLASH.search(text):
+        # `\\b`, `\\a` and `\\e` are escapes as often as commands: only in a comment that writes Doxygen
+        return _DOXY_INLINE_AT.sub(inline, text)
     return _DOXY_INLINE.sub(inline, text)
 
 
@@ -261,9 +269,16 @@ def drop_leading_code(text: str) -> str:
     return "\n\n".join(paragraphs[k:])
 
 
+_HTML_CODE = re.compile(r"(?<!<pre>)<code>(.*?)</code>", re.S | re.I)
+_INLINE_SEE = re.compile(r"(?<=\S)[ \t]+@see[ \t]+(https?://\S+)")
+
+
 def normalize(text: str, code_lang: str = "") -> str:
     """Every dialect this module knows -> the tagged form (a doc comment of any language but Python's)."""
     if has_xml_doc(text):
         text = xml_doc(text)
+    elif "<code>" in text:  # PHPDoc's and Javadoc's `<code>`: a block when it spans lines, else inline
+        text = _HTML_CODE.sub(lambda m: _xml_code(m, code_lang or "text"), text)
+    text = _INLINE_SEE.sub(r" (see \1)", text)  # `... in all records @see https://...`
     text = doxygen(yard(text), code_lang)
     return drop_leading_code(drop_banners(text))

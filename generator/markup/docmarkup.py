@@ -88,7 +88,7 @@ _INLINE = re.compile(
     r"|(?P<ext>`(?P<etext>[^`<\n]*?)\s*<(?P<eurl>[^`>\n]+)>`__?)"
     r"|(?P<named>`(?P<nbody>[^`\n]+?)`__?)"
     r"|(?P<jdoc>\{@(?P<jtag>link|linkplain|linkcode|code|literal|value|inheritDoc|inheritdoc|docRoot|summary|"
-    r"index|systemProperty|return)\s*(?P<jbody>(?:[^{}]|\{[^{}]*\})*)\})"
+    r"index|systemProperty|return|see)\s*(?P<jbody>(?:[^{}]|\{[^{}]*\})*)\})"
     r"|(?P<tick>(?P<ticks>`+)(?P<tbody>.+?)(?<!`)(?P=ticks)(?!`))"
     r"|(?P<mdlink>\[(?P<mdtext>[^\[\]\n]+)\]\((?P<mdurl>[^()\s]+)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<mdref>\[(?P<mrtext>[^\[\]\n]+)\]\[(?P<mrtarget>[^\[\]\n]*)\])"
@@ -374,7 +374,7 @@ def plain_line(text: str) -> str:
                 out.append(code_span(m.group("jbody").strip()))
             elif tag in ("summary", "index", "return"):
                 out.append(m.group("jbody").strip())
-            elif tag in ("link", "linkplain", "linkcode"):
+            elif tag in ("link", "linkplain", "linkcode", "see"):
                 target, label = link_parts(m.group("jbody"))
                 out.append(label or code_span(member_label(target)))
         elif m.group("mdlink"):  # a summary is one line of text: a link's words, never its markup

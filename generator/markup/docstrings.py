@@ -21,13 +21,7 @@ from typing import Any
 
 from generator.analyze.boilerplate import lead_sentences, strip_title
 from generator.analyze.languages import spec_for
-from generator.markup.doc_dialects import (
-    drop_banners,
-    drop_leading_code,
-    has_xml_doc,
-    normalize,
-    xml_doc,
-)
+from generator.markup.doc_dialects import normalize
 from generator.markup.docmarkup import (
     ADMONITIONS,
     Block,
@@ -110,12 +104,11 @@ _SUMMARY_END = re.compile(r"^\s*(?:[@\\][A-Za-z]+\b|:[A-Za-z][\w ]*:(?!`)|\.\. )
 
 def docstring_summary(text: str, limit: int = 200) -> str:
     """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
-    if has_xml_doc(text):
-        text = xml_doc(text)
-    elif _HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
+    # every dialect's markup as the renderer reads it (markup/doc_dialects.py); a banner or commented-out
+    # code is never a summary; a Doxygen `\brief` is one, without its command
+    text = normalize(_BRIEF.sub("", text))
+    if _HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
         text = _javadoc_html(text, "")
-    # a banner or commented-out code is never a summary; a Doxygen `\brief` is one, without its command
-    text = drop_leading_code(drop_banners(_BRIEF.sub("", text)))
     para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
     para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
     line = plain_line(lead_sentences(para))
