@@ -140,7 +140,8 @@ Writes an event at the <see cref="LogEventLevel.Information"/> level; nothing ha
 </summary>
 <typeparam name="TValue">The value's type, see <typeparamref name="TValue"/>.</typeparam>
 <param name="template">The message template.</param>
-<returns>A <see cref="T:System.Collections.Generic.IDictionary`2"/>, or <c>null</c>.</returns>
+<returns>A <see cref="T:System.Collections.Generic.IDictionary`2"/>, or <c>null</c>; <value>false</value> if
+not found.</returns>
 <exception cref="T:System.ArgumentNullException">When <paramref name="template"/> is null.</exception>
 <remarks>
 <para>Properties are bound in order.</para>
@@ -158,7 +159,7 @@ logger.Information("Took {Elapsed} ms", sw.ElapsedMilliseconds);
     assert_clean(page)
     assert ("LogEventLevel.cs.html#sym-x", "LogEventLevel.Information") in page.links
     code = "".join(page.code)
-    for word in ("template", "null", "TValue", "@", 'logger.Information("Took {Elapsed} ms"'):
+    for word in ("template", "null", "TValue", "@", "false", 'logger.Information("Took {Elapsed} ms"'):
         assert word in code
     assert "| `System.ArgumentNullException` |" in md
     assert "<li><strong>Scalars</strong>" in markdown.markdown(md)
@@ -325,6 +326,20 @@ def test_banners_and_commented_out_code_are_never_summaries() -> None:
     assert not is_code("Returns the parser's state (see reset);")
     assert is_code("foo(bar);\nx = 2;")
     assert drop_banners("Title\n=====\n\ntext") == "Title\n=====\n\ntext"
+
+
+def test_code_between_paragraphs_of_a_c_comment_is_a_code_block() -> None:
+    doc = """Creates a string from a buffer.
+
+Even a string made with:
+
+s = strnew("abc", 3);
+
+can be printed, as it ends with a NUL."""
+    md, page = shown(doc, "c")
+    assert_clean(page)
+    assert '```c\ns = strnew("abc", 3);\n```' in md
+    assert "can be printed" in "".join(page.prose)
 
 
 def test_markup_from_the_source_stays_escaped() -> None:

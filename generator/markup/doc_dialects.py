@@ -98,6 +98,7 @@ def xml_doc(text: str) -> str:
     text = re.sub(r"<code>(.*?)</code>", _xml_code, text, flags=re.S)
     text = re.sub(r"<list\b([^<>]*)>(.*?)</list>", _xml_list, text, flags=re.S)
     text = re.sub(r"</?para\s*/?>", "\n\n", text)
+    text = re.sub(r"<value>(\w+)</value>", r"`\1`", text)  # `<value>true</value>` written in a sentence
     text = _xml_inline(text)
 
     def element(m: re.Match[str]) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlsplit
 
+from generator.markup.doc_dialects import is_code
+
 Resolver = Callable[[str], str | None]
 Flavor = str  # "rst" (Python docstrings), "markdown" (Rust, JS, most C-family), "godoc", "javadoc"
 
@@ -660,6 +662,9 @@ class BlockRenderer:
                 break  # a heading, handled by the caller
             para.append(nxt.strip())
             j += 1
+        if self.flavor != "rst" and is_code("\n".join(para)):
+            # code written between paragraphs without a fence (C and PHP comments do): shown as code
+            return j, [Block(code_block(_dedent(lines[i:j]), self.code_lang), code=True)]
         text = " ".join(para)
         blocks: list[Block] = []
         literal = self.flavor == "rst" and text.endswith("::")
