@@ -107,8 +107,8 @@ def docstring_summary(text: str, limit: int = 200) -> str:
     # every dialect's markup as the renderer reads it (markup/doc_dialects.py); a banner or commented-out
     # code is never a summary; a Doxygen `\brief` is one, without its command
     text = normalize(_BRIEF.sub("", text))
-    if _HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
-        text = _javadoc_html(text, "")
+    if _TEXT_HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
+        text = _javadoc_html(text, "", _TEXT_HTML_TAG)
     para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
     para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
     line = plain_line(lead_sentences(para))
@@ -482,6 +482,9 @@ _PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S | re.I)
 _HTML_NAMES = ("a|p|br|b|i|em|strong|code|tt|pre|ul|ol|li|div|span|h[1-6]|table|tr|td|th|thead|tbody|"
                "blockquote|dl|dt|dd|sup|sub|u|s|small|big|font|hr|img|center|var|cite|dfn|kbd|samp|caption")
 _HTML_TAG = re.compile(rf"</?({_HTML_NAMES})\b[^<>]*>", re.I)
+# a summary is one line of words: only the tags that shape words are read; anything else (an `<img>`) stays
+# as the text it is, escaped
+_TEXT_HTML_TAG = re.compile(r"</?(a|p|br|b|i|em|strong|code|tt|var|pre)\b[^<>]*>", re.I)
 _HTML_INLINE = {"code": "``", "tt": "``", "b": "**", "strong": "**", "i": "*", "em": "*"}
 # what HTML stripping leaves alone: `{@code ...}` (balanced braces one deep), code spans, fenced blocks
 _VERBATIM = re.compile(r"\{@(?:code|literal)\b(?:[^{}]|\{[^{}]*\})*\}|(`+)[^`]+?\1|^```.*?^```",
@@ -489,7 +492,7 @@ _VERBATIM = re.compile(r"\{@(?:code|literal)\b(?:[^{}]|\{[^{}]*\})*\}|(`+)[^`]+?
 _ANCHOR = re.compile(r"""<a\s[^<>]*?href\s*=\s*["']([^"']+)["'][^<>]*>(.*?)</a\s*>""", re.S | re.I)
 
 
-def _javadoc_html(text: str, lang: str) -> str:
+def _javadoc_html(text: str, lang: str, tags: re.Pattern[str] = _HTML_TAG) -> str:
     """The HTML Javadoc allows -> the plain conventions the block renderer reads; other tags dropped.
     `{@code List<MyType>}` and generics in code spans keep their angle brackets."""
     import html as html_lib
@@ -509,10 +512,10 @@ def _javadoc_html(text: str, lang: str) -> str:
     def prose(part: str) -> str:
         out, pos = [], 0
         for m in _VERBATIM.finditer(part):
-            out.append(html_lib.unescape(_HTML_TAG.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:m.start()]))))
+            out.append(html_lib.unescape(tags.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:m.start()]))))
             out.append(m.group(0))
             pos = m.end()
-        out.append(html_lib.unescape(_HTML_TAG.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:]))))
+        out.append(html_lib.unescape(tags.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:]))))
         return "".join(out)
 
     parts = _PRE.split(text)

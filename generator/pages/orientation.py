@@ -18,7 +18,7 @@ from typing import Any
 from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
 from generator.analyze.exports import Reader, package_exports
 from generator.analyze.facts import FileFacts
-from generator.analyze.groups import Group, dir_group, file_group
+from generator.analyze.groups import Group, dir_group, file_group, named_group
 from generator.pages.diagrams import Graph, architecture, file_architecture
 
 MAX_ABSTRACTIONS = 8
@@ -181,14 +181,10 @@ def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
 _GROUP_RANK = {"source": 0, "docs": 1, "tests": 2, "examples": 3, "tooling": 4}
 
 
-_NESTED: dict[str, Group] = {"tests": "tests", "test": "tests", "testing": "tests", "__tests__": "tests",
-                              "docs": "docs", "doc": "docs", "documentation": "docs",
-                              "examples": "examples", "example": "examples"}
-
-
 def folder_group(directory: str) -> Group:
-    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs or
-    examples folder is one too (a monorepo's `pylint/tests/`; only these unmistakable names, since
+    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs,
+    examples or benchmarks folder is one too (a monorepo's `pylint/tests/`, Maven's `src/test/`, a
+    `Serilog.Tests` project, a `src/jmh/` or `fuzz/` folder: groups.named_group's unmistakable names, since
     `_pytest/config/` is code); a dot-folder anywhere is tooling."""
     parts = directory.split("/")
     if any(p.startswith(".") for p in parts):
@@ -196,7 +192,7 @@ def folder_group(directory: str) -> Group:
     group = dir_group(parts[0])
     if group != "source":
         return group
-    return next((_NESTED[p.lower()] for p in parts[1:] if p.lower() in _NESTED), "source")
+    return next((g for p in parts[1:] if (g := named_group(p)) is not None), "source")
 
 
 def path_group(path: str, kind: str = "code") -> Group:
