@@ -51,7 +51,8 @@ _NESTED_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "bench
 _NESTED_DOCS = frozenset({"docs", "doc", "documentation"})
 # what a build names its test and benchmark projects or source sets: `Serilog.Tests`, `moshi-kotlin-tests`,
 # Kotlin's `commonTest`/`jvmTest`, `Foo.Benchmarks`, `records-tests`
-_TEST_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:tests?|specs?|fuzz|fuzzing|fuzzers?))|(?<=[a-z])Tests?|(?<=[a-z])Fuzz)$")
+_TEST_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:tests?|specs?|fuzz|fuzzing|fuzzers?))|(?<=[a-z])Tests?|"
+                          r"(?<=[a-z])Fuzz)$")
 _EXAMPLE_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:benchmarks?|samples?|examples?|demos?|perf))|"
                              r"(?<=[a-z])(?:Benchmarks?|Samples?|Examples?|Demos?))$")
 
