@@ -502,7 +502,4 @@ def package_exports(files: Mapping[str, FileFacts], read: Reader, manifests: Map
                 out += rust_exports(lib, crate, files, read)
                 break
     out += java_exports(files, read, source)
-    from generator.analyze.public_surface import conventional_exports  # it builds on this module's Export
-
-    out += conventional_exports(files, read, source)
     return list({e.name: e for e in out}.values())

@@ -19,6 +19,7 @@ from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_e
 from generator.analyze.exports import Reader, package_exports
 from generator.analyze.facts import FileFacts
 from generator.analyze.groups import Group, dir_group, file_group, named_group
+from generator.analyze.public_surface import conventional_exports
 from generator.pages.diagrams import Graph, architecture, file_architecture
 
 MAX_ABSTRACTIONS = 8
@@ -473,7 +474,10 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
     with its docstring summary."""
     from generator.markup.docstrings import docstring_summary
 
-    exports = package_exports(facts, read, manifests, source=_is_source, importance=importance)
+    # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
+    found = [*package_exports(facts, read, manifests, source=_is_source, importance=importance),
+             *conventional_exports(facts, read, _is_source)]
+    exports = list({e.name: e for e in found}.values())
     rank = graph.symbol_rank
     paths = {e.path for e in exports}
     symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
