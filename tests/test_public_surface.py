@@ -21,6 +21,11 @@ REPO: dict[str, str | bytes] = {
         "  /** Parses [text]. */\n  public fun parse(text: String): Node = Node(text)\n}\n\n"
         "/** A parsed node. */\nclass Node(val text: String)\n\n"
         "internal class Cache\n\nprivate fun helper(): Int = 1\n"),
+    "core/src/main/kotlin/com/acme/Acme.kt": (
+        "package com.acme\n\n/** The library's front door. */\nobject Acme {\n"
+        "  fun parser(): Parser = Parser()\n}\n"),
+    "core/src/main/kotlin/com/acme/internal/Strings.kt": (
+        "package com.acme.internal\n\n/** Shared string helpers. */\nclass Strings\n"),
     "core/src/test/kotlin/com/acme/ParserTest.kt": (
         "package com.acme\n\nclass ParserTest {\n  fun parses() { Parser().parse(\"x\") }\n}\n"),
     "core/src/jmh/kotlin/com/acme/ParserBenchmark.kt": (
@@ -81,7 +86,9 @@ def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:
                        ("Acme::Client", "lib/acme.rb"),
                        ("acme_parse", "include/acme.h")]:
         assert f"<code>{name}</code>](files/{page}.md#sym-" in api, name
-    for hidden in ("Cache", "helper", "Buffer", "Registry", "ParserTest", "ParserBenchmark",
+    # the type named after its package comes first; a package named `internal` is no public API
+    assert api.split("|---|---|---|\n| ", 1)[1].startswith("[<code>com.acme.Acme</code>]")
+    for hidden in ("com.acme.internal", "Cache", "helper", "Buffer", "Registry", "ParserTest", "ParserBenchmark",
                    "LoggerTests", "ChannelTest", "LLVMFuzzerTestOneInput"):
         assert hidden not in api, hidden
     start = home.split("## Where to start reading", 1)[1].split("\n## ", 1)[0] if (

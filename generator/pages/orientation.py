@@ -467,6 +467,18 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
     return diagram
 
 
+_NAME_PARTS = re.compile(r"[.\\:/]+")
+
+
+def _internal_package(name: str) -> bool:
+    return any(part.lower() in ("internal", "impl") for part in _NAME_PARTS.split(name)[:-1])
+
+
+def _named_after_package(name: str) -> bool:
+    parts = [p.lower().replace("-", "").replace("_", "") for p in _NAME_PARTS.split(name) if p]
+    return len(parts) > 1 and parts[-1] in parts[:-1]
+
+
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
               manifests: Mapping[str, str], read: Reader) -> list[ApiName]:
     """The public API (exports.package_exports) of the project's own code, the most used first (by the
@@ -477,13 +489,17 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
     # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
     found = [*package_exports(facts, read, manifests, source=_is_source, importance=importance),
              *conventional_exports(facts, read, _is_source)]
-    exports = list({e.name: e for e in found}.values())
+    # a package named `internal` (`org.jsoup.internal`, `Foo\\Internal`) is the library's own business
+    exports = [e for e in {e.name: e for e in found}.values() if not _internal_package(e.name)]
     rank = graph.symbol_rank
     paths = {e.path for e in exports}
     symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
 
-    def order(e: Any) -> tuple[bool, float, str]:
-        return (not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
+    def order(e: Any) -> tuple[bool, bool, float, str]:
+        # the type named after its package (`org.jsoup.Jsoup`, `com.squareup.moshi.Moshi`) is the library's
+        # front door: first, whatever its rank among the library's own callers
+        return (not _named_after_package(e.name), not e.qualname and e.kind != "module",
+                -rank.get((e.path, e.qualname), 0.0), e.name)
 
     def documented(s: Any) -> Any:  # an overload's docstring is on its implementation (`name~3`)
         return next((o for o in facts[s.path].symbols if o.name == s.name and o.parent == s.parent
