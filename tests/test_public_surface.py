@@ -87,8 +87,10 @@ def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:
                        ("acme_parse", "include/acme.h")]:
         assert f"<code>{name}</code>](files/{page}.md#sym-" in api, name
     # the type named after its package comes first; a package named `internal` is no public API
-    assert api.split("|---|---|---|\n| ", 1)[1].startswith("[<code>com.acme.Acme</code>]")
-    for hidden in ("com.acme.internal", "Cache", "helper", "Buffer", "Registry", "ParserTest", "ParserBenchmark",
+    first_row = api.split("|---|---|---|\n| ", 1)[1]
+    assert first_row.startswith("[<code>com.acme.Acme</code>]")
+    for hidden in ("com.acme.internal", "Cache", "helper", "Buffer", "Registry", "ParserTest",
+                   "ParserBenchmark",
                    "LoggerTests", "ChannelTest", "LLVMFuzzerTestOneInput"):
         assert hidden not in api, hidden
     start = home.split("## Where to start reading", 1)[1].split("\n## ", 1)[0] if (
