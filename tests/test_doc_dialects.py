@@ -93,12 +93,14 @@ Type listType = new TypeToken<List<String>>() {}.getType();
 @return an object of type T, or {@code null} if {@code json} is {@code null}
 @throws JsonSyntaxException if json is not valid JSON
 @see #toJson(Object)
+@see #fromJson(String, Class) the class form
 @since 1.3
 @author A. Writer"""
     md, page = shown(doc, "java")
     assert_clean(page)
     assert ("Gson.java.html#sym-gson-fromjson", "fromJson(String, Class)") in page.links
     assert ("Gson.java.html#sym-gson-tojson", "toJson(Object)") in page.links
+    assert "**See also**: [`fromJson(String, Class)`](Gson.java.html#sym-gson-fromjson) the class form" in md
     code = "".join(page.code)
     assert "TypeToken<List<MyType>>" in code
     assert "List<MyType>.class" in code

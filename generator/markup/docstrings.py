@@ -466,7 +466,9 @@ def _see_target(body: str) -> str:
     body = body.strip()
     if body.startswith(("{@link", "http", "<a ", "[", "`")):
         return body
-    target, _, rest = body.partition(" ")
+    # `@see #parse(String, String) the label`: a member's parameter list holds spaces, and stays its target's
+    m = re.match(r"([^\s(]*(?:\([^)]*\))?)\s*(.*)$", body, re.S)
+    target, rest = (m.group(1), m.group(2)) if m and m.group(1) else body.partition(" ")[::2]
     return f"{{@link {target}}} {rest}".strip()
 
 
