@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from generator.analyze.exports import Export
 from generator.analyze.groups import dir_group, named_group
+from generator.pages.orientation import front_door_first
 from tests.conftest import write_files
 
 REPO: dict[str, str | bytes] = {
@@ -36,6 +38,10 @@ REPO: dict[str, str | bytes] = {
         "public class Logger\n{\n"
         "    public void Write(Event e) { }\n}\n\npublic record Event(string Text);\n\n"
         "internal class Buffer { }\n"),
+    "src/Acme.Log/Core/ISink.cs": ("namespace Acme.Log.Core;\n\n/// <summary>Receives events.</summary>\n"
+                                   "public interface ISink\n{\n    void Emit(Event e);\n}\n"),
+    "src/Acme.Log/Core/Pipeline.cs": ("namespace Acme.Log.Core;\n\npublic class Pipeline\n{\n"
+                                      "    public void Run(ISink a, ISink b) { }\n}\n"),
     "test/Acme.Log.Tests/LoggerTests.cs": (
         "namespace Acme.Log.Tests;\n\npublic class LoggerTests\n{\n"
         "    public void Writes() { new Logger().Write(new Event(\"x\")); }\n}\n"),
@@ -68,6 +74,19 @@ def test_folder_names_say_tests_and_benchmarks_at_any_depth() -> None:
         assert named_group(name) is None, name
     assert dir_group("Acme.Tests") == "tests"
     assert dir_group("acme") == "source"
+
+
+def test_front_door_then_root_package_then_rank() -> None:
+    exports = [Export("Serilog.Core.ILogEventSink", "a.cs", "ILogEventSink", "interface"),
+               Export("Serilog.LoggerConfiguration", "b.cs", "LoggerConfiguration", "class"),
+               Export("Serilog.Log", "c.cs", "Log", "class"),
+               Export("org.jsoup.Jsoup", "Jsoup.java", "Jsoup", "class"),
+               Export("Serilog.Core.Logger", "d.cs", "Logger", "class")]
+    rank = {("a.cs", "ILogEventSink"): 0.9, ("d.cs", "Logger"): 0.5, ("b.cs", "LoggerConfiguration"): 0.2,
+            ("c.cs", "Log"): 0.1}
+    assert [e.name for e in front_door_first(exports, rank)] == [
+        "org.jsoup.Jsoup", "Serilog.LoggerConfiguration", "Serilog.Log", "Serilog.Core.ILogEventSink",
+        "Serilog.Core.Logger"]
 
 
 def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:

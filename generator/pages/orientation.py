@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
-from generator.analyze.exports import Reader, package_exports
+from generator.analyze.exports import Export, Reader, package_exports
 from generator.analyze.facts import FileFacts
 from generator.analyze.groups import Group, dir_group, file_group, named_group
 from generator.analyze.public_surface import conventional_exports
@@ -479,6 +479,20 @@ def _named_after_package(name: str) -> bool:
     return len(parts) > 1 and parts[-1] in parts[:-1]
 
 
+def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], float]) -> list[Export]:
+    """The public API in reading order: the type named after its package (`org.jsoup.Jsoup`,
+    `com.squareup.moshi.Moshi`), the library's front door, first; then the root package's names (`Serilog.Log`
+    before `Serilog.Core.ILogEventSink`); each group by its rank among the library's own callers (`rank`:
+    the graph's symbol rank), a name the repository defines before one it only passes on."""
+    top = min((len(_NAME_PARTS.split(e.name)) for e in exports), default=0)
+
+    def order(e: Export) -> tuple[bool, bool, bool, float, str]:
+        return (not _named_after_package(e.name), len(_NAME_PARTS.split(e.name)) > top,
+                not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
+
+    return sorted(exports, key=order)
+
+
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
               manifests: Mapping[str, str], read: Reader) -> list[ApiName]:
     """The public API (exports.package_exports) of the project's own code, the most used first (by the
@@ -495,18 +509,12 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
     paths = {e.path for e in exports}
     symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
 
-    def order(e: Any) -> tuple[bool, bool, float, str]:
-        # the type named after its package (`org.jsoup.Jsoup`, `com.squareup.moshi.Moshi`) is the library's
-        # front door: first, whatever its rank among the library's own callers
-        return (not _named_after_package(e.name), not e.qualname and e.kind != "module",
-                -rank.get((e.path, e.qualname), 0.0), e.name)
-
     def documented(s: Any) -> Any:  # an overload's docstring is on its implementation (`name~3`)
         return next((o for o in facts[s.path].symbols if o.name == s.name and o.parent == s.parent
                      and o.docstring), s) if not s.docstring and s.path in facts else s
 
     out = []
-    for e in sorted(exports, key=order)[:MAX_API_NAMES]:
+    for e in front_door_first(exports, rank)[:MAX_API_NAMES]:
         s = symbols.get((e.path, e.qualname))
         doc = documented(s).docstring if s is not None else (facts[e.path].docstring if e.kind == "module" and
                                                  e.path in facts else "")
