@@ -70,6 +70,7 @@ def test_folder_names_say_tests_and_benchmarks_at_any_depth() -> None:
         assert named_group(name) == "tests", name
     for name in ("jmh", "Acme.Benchmarks", "clikt-samples", "benchmarks"):
         assert named_group(name) == "examples", name
+    assert named_group("bundled") == "tooling"  # spdlog's include/spdlog/fmt/bundled: another project's
     for name in ("src", "main", "latest", "Contest", "manifests", "moshi-adapters", "kotlin"):
         assert named_group(name) is None, name
     assert dir_group("Acme.Tests") == "tests"

@@ -49,6 +49,9 @@ _NESTED_TESTS = frozenset({"tests", "test", "testing", "__tests__", "testfixture
 _NESTED_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "benchmarks", "benchmark", "jmh",
                               "demo", "demos"})
 _NESTED_DOCS = frozenset({"docs", "doc", "documentation"})
+# another project's code carried along (spdlog's `include/spdlog/fmt/bundled/`): not this project's surface
+_NESTED_VENDORED = frozenset({"bundled", "vendor", "vendored", "third_party", "thirdparty", "3rdparty",
+                              "third-party", "external", "extern"})
 # what a build names its test and benchmark projects or source sets: `Serilog.Tests`, `moshi-kotlin-tests`,
 # Kotlin's `commonTest`/`jvmTest`, `Foo.Benchmarks`, `records-tests`
 _TEST_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:tests?|specs?|fuzz|fuzzing|fuzzers?))|(?<=[a-z])Tests?|"
@@ -58,8 +61,9 @@ _EXAMPLE_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:benchmarks?|samples?|examples?|de
 
 
 def named_group(name: str) -> Group | None:
-    """The group a folder's own name puts it in at any depth (tests, examples, docs), None when its name says
-    nothing: a test, fuzz or benchmark project is never the project's own code, wherever it sits."""
+    """The group a folder's own name puts it in at any depth (tests, examples, docs; vendored code is
+    tooling), None when its name says nothing: a test, fuzz or benchmark project is never the project's own
+    code, wherever it sits."""
     low = name.lower()
     if low in _NESTED_TESTS or _TEST_SUFFIX.search(name):
         return "tests"
@@ -67,6 +71,8 @@ def named_group(name: str) -> Group | None:
         return "examples"
     if low in _NESTED_DOCS:
         return "docs"
+    if low in _NESTED_VENDORED:
+        return "tooling"
     return None
 
 
