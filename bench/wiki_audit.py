@@ -180,6 +180,7 @@ class _Page(HTMLParser):
                 self._mermaid = -1
             if self._p > len(self._stack):
                 self._p = -1
+                self._label = ""  # a "Calls:" label names the links of its own paragraph only
             if self._hl > len(self._stack):
                 self._hl = -1
             if self._td > len(self._stack):

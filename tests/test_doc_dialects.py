@@ -344,6 +344,21 @@ can be printed, as it ends with a NUL."""
     assert "can be printed" in "".join(page.prose)
 
 
+def test_badge_paragraphs_are_never_a_summary_nor_empty_links() -> None:
+    doc = """[![github]](https://github.com/acme/lib)&ensp;[![crates-io]](https://crates.io/crates/lib)
+
+[github]: https://img.shields.io/badge/github-acme
+[crates-io]: https://img.shields.io/crates/v/lib.svg
+
+<br>
+
+A flexible error type for [`WalkDir`] users."""
+    assert docstring_summary(doc) == "A flexible error type for `WalkDir` users."
+    md, page = shown(doc, "rust")
+    assert_clean(page)
+    assert md.startswith("A flexible error type")
+
+
 def test_markup_from_the_source_stays_escaped() -> None:
     """Converted dialect markup is still untrusted text: a script in an XML element, a Doxygen code block or
     a link target never reaches the HTML as markup."""

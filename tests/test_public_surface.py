@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.analyze.exports import Export
 from generator.analyze.groups import dir_group, named_group
-from generator.pages.orientation import front_door_first
+from generator.pages.orientation import front_door_first, readme_intro
 from tests.conftest import write_files
 
 REPO: dict[str, str | bytes] = {
@@ -75,6 +75,13 @@ def test_folder_names_say_tests_and_benchmarks_at_any_depth() -> None:
         assert named_group(name) is None, name
     assert dir_group("Acme.Tests") == "tests"
     assert dir_group("acme") == "source"
+
+
+def test_readme_badges_in_html_leave_no_empty_link() -> None:
+    readme = ('Lib\n===\n\n[<img alt="github" src="https://img.shields.io/badge/x" height="20">]'
+              '(https://github.com/acme/lib)\n[<img alt="docs" src="https://img.shields.io/y">]'
+              '(https://docs.rs/lib)\n\nA library for errors.\n')
+    assert readme_intro(readme) == "A library for errors."
 
 
 def test_front_door_then_root_package_then_rank() -> None:

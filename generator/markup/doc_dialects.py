@@ -274,6 +274,24 @@ _HTML_CODE = re.compile(r"(?<!<pre>)<code>(.*?)</code>", re.S | re.I)
 _INLINE_SEE = re.compile(r"(?<=\S)[ \t]+@see[ \t]+(https?://\S+)")
 
 
+_BADGE_PARAGRAPH = re.compile(
+    r"\s*(?:(?:\[\s*!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\s*\](?:\([^)]*\)|\[[^\]]*\])"
+    r"|!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])"
+    r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>|<br\s*/?>)(?:\s|&ensp;|&nbsp;|\|)*)+")
+
+
+def drop_badges(text: str) -> str:
+    """Leading paragraphs of badges (`[![crates-io]](https://crates.io/...)`, `<img src=...>`) go: their
+    images need the network, and a summary of them is a row of empty links."""
+    if "![" not in text and "<img" not in text:
+        return text
+    paragraphs = re.split(r"\n[ \t]*\n", text.strip("\n"))
+    k = 0
+    while k < len(paragraphs) and _BADGE_PARAGRAPH.fullmatch(paragraphs[k]):
+        k += 1
+    return "\n\n".join(paragraphs[k:])
+
+
 def normalize(text: str, code_lang: str = "") -> str:
     """Every dialect this module knows -> the tagged form (a doc comment of any language but Python's)."""
     if has_xml_doc(text):
@@ -282,4 +300,4 @@ def normalize(text: str, code_lang: str = "") -> str:
         text = _HTML_CODE.sub(lambda m: _xml_code(m, code_lang or "text"), text)
     text = _INLINE_SEE.sub(r" (see \1)", text)  # `... in all records @see https://...`
     text = doxygen(yard(text), code_lang)
-    return drop_leading_code(drop_banners(text))
+    return drop_leading_code(drop_banners(drop_badges(text)))

@@ -106,7 +106,7 @@ def docstring_summary(text: str, limit: int = 200) -> str:
     """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
     # every dialect's markup as the renderer reads it (markup/doc_dialects.py); a banner or commented-out
     # code is never a summary; a Doxygen `\brief` is one, without its command
-    text = normalize(_BRIEF.sub("", text))
+    text = normalize(reference_definitions(_BRIEF.sub("", text))[0])
     if _TEXT_HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
         text = _javadoc_html(text, "", _TEXT_HTML_TAG)
     para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary

@@ -69,7 +69,10 @@ class Orientation:
 
 
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
-_BADGES = re.compile(r"\s*(\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?\s*)+")
+# badges: Markdown images, linked or not, and HTML `<img>` tags, linked or not (`[<img src=...>](url)`),
+# which need the network and leave an empty link once the image is gone
+_BADGES = re.compile(r"\s*(?:(?:\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?"
+                     r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>)(?:\s|&ensp;|&nbsp;)*)+")
 # a line that is only a horizontal rule, or a label and a link ("**Documentation**: https://...")
 _FILLER = re.compile(r"\s*(?:[-*_]\s*){3,}|\s*(?:\*\*|__)?[\w ]{1,30}(?:\*\*|__)?\s*:\s*(?:<?https?://\S+>?|\[[^\]]*\]\([^)]*\)|<a\s[^>]*>[^<]*</a>)\s*")
 # a paragraph announcing a release or news, not saying what the project is ("v3 is out!", "📢 We are
