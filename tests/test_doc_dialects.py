@@ -170,6 +170,12 @@ logger.Information("Took {Elapsed} ms", sw.ElapsedMilliseconds);
                                       "when `template` is `null`.")
 
 
+def test_csharp_summary_whose_opening_tag_was_lost() -> None:
+    # a `#region` line above `/// <summary>` can leave only the closing tag in the extracted comment
+    assert docstring_summary("Injects a value, returning the Right case.\n</summary>") == (
+        "Injects a value, returning the Right case.")
+
+
 def test_phpdoc_tags_and_indented_example() -> None:
     doc = """Stores log records in a database.
 

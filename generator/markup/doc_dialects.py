@@ -17,7 +17,7 @@ import re
 # -- C# XML documentation ------------------------------------------------------------------------------------
 
 # elements only C#'s XML documentation writes (`<code>` and `<p>` are Javadoc's HTML too)
-_XML_DOC = re.compile(r"<(?:summary|param\s+name|typeparam|returns|exception\s+cref|remarks|example|value|"
+_XML_DOC = re.compile(r"</?(?:summary|param\s+name|typeparam|returns|exception\s+cref|remarks|example|value|"
                       r"see\s+(?:cref|langword|href)|seealso|paramref|typeparamref|para|inheritdoc|c)\b[^<>]*>")
 _XML_BLOCKS = ("param", "typeparam", "returns", "value", "exception", "remarks", "example", "seealso",
                "permission")
