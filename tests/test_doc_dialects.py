@@ -170,6 +170,14 @@ logger.Information("Took {Elapsed} ms", sw.ElapsedMilliseconds);
                                       "when `template` is `null`.")
 
 
+def test_a_summary_cut_short_never_leaves_a_code_span_open() -> None:
+    doc = ('Joins code blocks into one separated by a separator. For example, joining {@code "int i"}, '
+           '{@code "void foo()"} and {@code "int j = i + 1; return j * 2;"} with {@code ", "}.')
+    summary = docstring_summary(doc, 120)
+    assert summary.endswith("…")
+    assert summary.count("`") % 2 == 0
+
+
 def test_csharp_summary_whose_opening_tag_was_lost() -> None:
     # a `#region` line above `/// <summary>` can leave only the closing tag in the extracted comment
     assert docstring_summary("Injects a value, returning the Right case.\n</summary>") == (

@@ -113,7 +113,10 @@ def docstring_summary(text: str, limit: int = 200) -> str:
     para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
     line = plain_line(lead_sentences(para))
     if len(line) > limit:
-        line = line[: limit - 1].rsplit(" ", 1)[0] + "…"
+        line = line[: limit - 1].rsplit(" ", 1)[0]
+        if line.count("`") % 2:  # cut inside a code span: end before it, never leave its backtick open
+            line = line[: line.rfind("`")].rstrip(" ,;:")
+        line += "…"
     return line
 
 
