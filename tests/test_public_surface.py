@@ -85,16 +85,17 @@ def test_readme_badges_in_html_leave_no_empty_link() -> None:
 
 
 def test_front_door_then_root_package_then_rank() -> None:
-    exports = [Export("Serilog.Core.ILogEventSink", "a.cs", "ILogEventSink", "interface"),
-               Export("Serilog.LoggerConfiguration", "b.cs", "LoggerConfiguration", "class"),
-               Export("Serilog.Log", "c.cs", "Log", "class"),
-               Export("org.jsoup.Jsoup", "Jsoup.java", "Jsoup", "class"),
-               Export("Serilog.Core.Logger", "d.cs", "Logger", "class")]
-    rank = {("a.cs", "ILogEventSink"): 0.9, ("d.cs", "Logger"): 0.5, ("b.cs", "LoggerConfiguration"): 0.2,
-            ("c.cs", "Log"): 0.1}
+    exports = [Export("Acme.Core.Sink", "a.cs", "Sink", "interface"),
+               Export("Acme.Configuration", "b.cs", "Configuration", "class"),
+               Export("Acme.Log", "c.cs", "Log", "class"),
+               Export("Acme.Acme", "d.cs", "Acme", "class"),
+               Export("Acme.Core.Core", "e.cs", "Core", "class")]
+    rank = {("a.cs", "Sink"): 0.9, ("e.cs", "Core"): 0.95, ("b.cs", "Configuration"): 0.2,
+            ("c.cs", "Log"): 0.1, ("d.cs", "Acme"): 0.05}
+    # the root package's own namesake, the root's names by rank, then the sub-packages' (their namesakes
+    # included) by rank
     assert [e.name for e in front_door_first(exports, rank)] == [
-        "org.jsoup.Jsoup", "Serilog.LoggerConfiguration", "Serilog.Log", "Serilog.Core.ILogEventSink",
-        "Serilog.Core.Logger"]
+        "Acme.Acme", "Acme.Configuration", "Acme.Log", "Acme.Core.Core", "Acme.Core.Sink"]
 
 
 def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:

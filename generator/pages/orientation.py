@@ -483,14 +483,20 @@ def _named_after_package(name: str) -> bool:
 
 
 def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], float]) -> list[Export]:
-    """The public API in reading order: the type named after its package (`org.jsoup.Jsoup`,
+    """The public API in reading order: the root package's type named after it (`org.jsoup.Jsoup`,
     `com.squareup.moshi.Moshi`), the library's front door, first; then the root package's names (`Serilog.Log`
     before `Serilog.Core.ILogEventSink`); each group by its rank among the library's own callers (`rank`:
     the graph's symbol rank), a name the repository defines before one it only passes on."""
-    top = min((len(_NAME_PARTS.split(e.name)) for e in exports), default=0)
+    top: dict[str, int] = {}  # the root package's depth, per first segment (`com`, `Serilog`): a
+    # repository in several languages has a root in each
+    for e in exports:
+        parts = _NAME_PARTS.split(e.name)
+        top[parts[0]] = min(top.get(parts[0], len(parts)), len(parts))
 
     def order(e: Export) -> tuple[bool, bool, bool, float, str]:
-        return (not _named_after_package(e.name), len(_NAME_PARTS.split(e.name)) > top,
+        parts = _NAME_PARTS.split(e.name)
+        deeper = len(parts) > top[parts[0]]  # `Monolog\Handler\Handler` names a sub-package's
+        return (deeper or not _named_after_package(e.name), deeper,
                 not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
 
     return sorted(exports, key=order)
