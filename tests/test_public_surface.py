@@ -19,7 +19,7 @@ REPO: dict[str, str | bytes] = {
     "README.md": "# Mixed\n\nA library in several languages.\n",
     # Kotlin: main source set, a test source set and a JMH benchmark set
     "core/src/main/kotlin/com/acme/Parser.kt": (
-        "package com.acme\n\n/** Parses documents. */\npublic class Parser {\n"
+        "package com.acme\n\n/** Parses documents. */\npublic class Parser internal constructor() {\n"
         "  /** Parses [text]. */\n  public fun parse(text: String): Node = Node(text)\n}\n\n"
         "/** A parsed node. */\nclass Node(val text: String)\n\n"
         "internal class Cache\n\nprivate fun helper(): Int = 1\n"),
@@ -42,6 +42,9 @@ REPO: dict[str, str | bytes] = {
                                    "public interface ISink\n{\n    void Emit(Event e);\n}\n"),
     "src/Acme.Log/Core/Pipeline.cs": ("namespace Acme.Log.Core;\n\npublic class Pipeline\n{\n"
                                       "    public void Run(ISink a, ISink b) { }\n}\n"),
+    "src/Acme.Log/Sinks/ConsoleSink.cs": ("namespace Acme.Log.Sinks\n{\n"
+                                          "    /// <summary>Writes to the console.</summary>\n"
+                                          "    public class ConsoleSink\n    {\n    }\n}\n"),
     "test/Acme.Log.Tests/LoggerTests.cs": (
         "namespace Acme.Log.Tests;\n\npublic class LoggerTests\n{\n"
         "    public void Writes() { new Logger().Write(new Event(\"x\")); }\n}\n"),
@@ -110,6 +113,7 @@ def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:
                        ("com.acme.Node", "core/src/main/kotlin/com/acme/Parser.kt"),
                        ("Acme.Log.Logger", "src/Acme.Log/Logger.cs"),
                        ("Acme.Log.Event", "src/Acme.Log/Logger.cs"),
+                       ("Acme.Log.Sinks.ConsoleSink", "src/Acme.Log/Sinks/ConsoleSink.cs"),
                        ("Acme\\Log\\Channel", "php/src/Channel.php"),
                        ("Acme::Client", "lib/acme.rb"),
                        ("acme_parse", "include/acme.h")]:

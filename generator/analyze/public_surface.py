@@ -37,8 +37,10 @@ _HEADERS = (".h", ".hh", ".hpp", ".hxx")
 
 
 def _top(f: FileFacts, kinds: frozenset[str]) -> list[Symbol]:
-    return [s for s in f.symbols
-            if s.parent is None and s.public and s.kind in kinds and "~" not in s.qualname]
+    """Top-level declarations: at the file's top or directly in a namespace block (C#'s `namespace X { }`)."""
+    namespaces = {s.qualname for s in f.symbols if s.kind == "namespace"}
+    return [s for s in f.symbols if (s.parent is None or s.parent in namespaces) and s.public
+            and s.kind in kinds and "~" not in s.qualname]
 
 
 def kotlin_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
@@ -47,8 +49,9 @@ def kotlin_exports(files: Mapping[str, FileFacts], read: Reader, source: Callabl
     main = [p for p in kotlin if _KOTLIN_MAIN.search(p)] or kotlin
     out = []
     for p in sorted(main):
+        # the modifiers before the declared name (`public class Moshi private constructor(...)` is public)
         symbols = [s for s in _top(files[p], _API_KINDS) if not _HIDDEN_MODIFIER.search(
-            s.signature.split("(")[0])]
+            s.signature.split(s.name, 1)[0])]
         if symbols:
             m = _JVM_PACKAGE.search(read(p) or "")
             package = m.group(1) + "." if m else ""
