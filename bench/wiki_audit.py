@@ -20,6 +20,18 @@ text (the nav and header are the theme's); links are read everywhere on the page
 - repeated: a paragraph (80+ characters) shown more than once on the same page
 - long_sig: a signature (a highlighted block opening with def/class/func/fn/...) with a line over 100
   characters: cut in a scroll box instead of wrapped one parameter per line
+
+Doc comments of every language (issue 32), each counted in visible article text outside code:
+- raw_mkdocstr: a mkdocstrings `::: name` line (raw_directive counts reST's `.. name::`)
+- raw_jdoc: a Javadoc/JSDoc inline tag `{@link ...}`, `{@code ...}`
+- raw_xmldoc: C# XML documentation shown as text (`<see`, `<paramref`, `<typeparamref`, `<summary>`...)
+- raw_tag: a block tag at a line's or a word's start (`@param`, `@return`, `@throws`, `@final`...)
+- raw_doxygen: a Doxygen command (`\\brief`, `\\param`, `\\code`...; `@brief` is a raw_tag)
+- raw_alert: a GitHub alert marker (`[!NOTE]`, `[!WARNING]`...)
+- empty_link: a link in the article with no text (no icon, no title either): "Called by: , X"
+- calls_type: a "Calls:" entry linking to a type's section (a class, struct, enum...): a reference is
+  not a call
+- banner_sum: a paragraph or table cell that is a banner (`////////`, `=====`) or commented-out code
 """
 
 from __future__ import annotations
@@ -38,11 +50,23 @@ from generator.analyze.plan import file_page_ids
 
 KINDS = ("top_links", "broken_anchor", "root_abs", "raw_directive", "raw_refdef", "raw_role", "raw_bold",
          "raw_admonition", "raw_listmark", "raw_backtick", "suffix", "big_diagram", "unreachable", "thin",
-         "repeated", "long_sig")
+         "repeated", "long_sig", "raw_mkdocstr", "raw_jdoc", "raw_xmldoc", "raw_tag", "raw_doxygen",
+         "raw_alert", "empty_link", "calls_type", "banner_sum")
 _SIGNATURE_START = re.compile(
     r"\s*(?:async\s+)?(?:def|class|func|fn|function|pub|public|private|protected|export)\b")
 _RAW = {
-    "raw_directive": re.compile(r"(?:^|\n)\s*:::\s*[\w.]+|\.\. [\w:-]+::"),
+    "raw_directive": re.compile(r"\.\. [\w:-]+::"),
+    "raw_mkdocstr": re.compile(r"(?:^|\n)\s*:::\s*[\w.]+"),
+    "raw_jdoc": re.compile(r"\{@[A-Za-z]+"),
+    "raw_xmldoc": re.compile(r"</?(?:see|seealso|paramref|typeparamref|summary|param|typeparam|returns|"
+                             r"remarks|exception|para|inheritdoc|c|code|value|example|list|item)\b[^<>\n]{0,200}/?>"),
+    "raw_tag": re.compile(r"(?:^|(?<=\s))@(?:param|returns?|throws?|exception|see|since|example|brief|final|"
+                          r"deprecated|typeParam|template|property|author|version|inheritDoc|internal|api|"
+                          r"var|sample|receiver|constructor|retval|link|code|note|remarks|yields?)\b"),
+    "raw_doxygen": re.compile(r"(?:^|(?<=[\s(]))\\(?:brief|param|tparam|returns?|retval|code|endcode|note|"
+                              r"see|sa|throws?|details|file|defgroup|ingroup|warning|pre|post|verbatim|"
+                              r"endverbatim|p|a|c|b|e|em|ref|li)\b"),
+    "raw_alert": re.compile(r"\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]", re.I),
     "raw_refdef": re.compile(r"\[[^\]\n]+\]:\s*\S"),
     "raw_role": re.compile(r":[a-z][\w:-]*:`"),
     # a closed pair: `**kwargs` or `2 ** n` in prose is the author's text, shown as GitHub shows it
@@ -53,6 +77,12 @@ _RAW = {
 }
 # a name's suffix (`timeout~2`, `Flask.route~3`), not a version string in a comment (`xnu-2050.24.15~1`)
 _SUFFIX = re.compile(r"(?<![\w.-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*~\d+\b")
+_TYPE_KINDS = frozenset({"class", "struct", "enum", "interface", "trait", "type", "union", "record", "object",
+                         "typedef", "alias", "protocol", "module", "namespace", "typealias"})
+_BANNER = re.compile(r"([/=*#~+_-])\1{5,}")
+# a comment that is code: a statement's end, a block's brace, a preprocessor line, a commented marker
+_CODE_LINE = re.compile(r"(?:[;{}]\s*$|^\s*(?://|/\*|#\s*(?:include|define|if|endif)\b|return\b.*;))")
+_WORDS = re.compile(r"\b[A-Za-z][a-z]+ [a-z]{2,} [a-z]{2,}\b")  # three words of prose in a row
 _NODE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*[\[({>]", re.M)
 _DOCUMENTS = (".md", ".rst", ".txt", ".markdown", ".adoc")
 _SKIP_TEXT = frozenset({"code", "pre", "script", "style", "svg", "kbd", "samp"})
@@ -63,12 +93,20 @@ class _Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
+        self.kinds: dict[str, str] = {}  # a heading's id -> its data-kind
+        self.calls: list[str] = []  # hrefs of the links in "Calls:" lines
+        self.cells: list[str] = []  # the text of each table cell of the article
+        self._td = -1
+        self._label = ""  # the bold label a paragraph opened with ("Calls:")
+        self._link_icon = False
+        self.empty_links: list[str] = []
         self.links: list[tuple[str, str, bool, bool]] = []  # href, label text, in the article, label is code
         self.text: list[str] = []  # visible article text outside code
         self.all_text: list[str] = []  # visible article text, code included
         self.title = ""
         self.diagrams: list[str] = []
         self.paragraphs: list[str] = []  # the text of each <p> of the article
+        self.prose: list[str] = []  # the same, its code left out
         self.highlights: list[str] = []  # the text of each highlighted code block (div.highlight)
         self._p = -1
         self._hl = -1
@@ -85,6 +123,10 @@ class _Page(HTMLParser):
             self.ids.add(a["id"])
         if a.get("name") and tag == "a":
             self.ids.add(a["name"])
+        if a.get("id") and a.get("data-kind"):
+            self.kinds[a["id"]] = a["data-kind"]
+        if self._link is not None and tag in ("img", "svg"):
+            self._link_icon = True
         if tag in _VOID:
             return
         self._stack.append(tag)
@@ -100,11 +142,18 @@ class _Page(HTMLParser):
         if tag == "p" and self._article > 0 and self._p < 0:
             self._p = len(self._stack)
             self.paragraphs.append("")
+            self.prose.append("")
         if tag == "div" and "highlight" in a.get("class", "").split() and self._hl < 0:
             self._hl = len(self._stack)
             self.highlights.append("\0sig" if "sb-signature" in a.get("class", "").split() else "")
+        if tag in ("td", "th") and self._article > 0 and self._td < 0:
+            self._td = len(self._stack)
+            self.cells.append("")
+        if tag == "p":
+            self._label = ""
         if tag == "a" and "href" in a:
             self._link = [a["href"], "", self._article > 0, self._skip > 0]
+            self._link_icon = bool(a.get("title") or a.get("aria-label"))
         elif tag == "code" and self._link is not None:
             self._link[3] = True
 
@@ -122,13 +171,20 @@ class _Page(HTMLParser):
             if top == "a" and self._link is not None:
                 href, label, in_article, code = self._link
                 self.links.append((str(href), str(label), bool(in_article), bool(code)))
+                if in_article and not str(label).strip() and not self._link_icon:
+                    self.empty_links.append(str(href))
+                if self._label == "Calls:":
+                    self.calls.append(str(href))
                 self._link = None
             if self._mermaid > len(self._stack):
                 self._mermaid = -1
             if self._p > len(self._stack):
                 self._p = -1
+                self._label = ""  # a "Calls:" label names the links of its own paragraph only
             if self._hl > len(self._stack):
                 self._hl = -1
+            if self._td > len(self._stack):
+                self._td = -1
             if top == tag:
                 break
 
@@ -138,7 +194,13 @@ class _Page(HTMLParser):
         if self._mermaid > 0:
             self.diagrams[-1] += data
         if self._p > 0:
+            if self._stack and self._stack[-1] == "strong" and not self.paragraphs[-1].strip():
+                self._label += data.strip()
             self.paragraphs[-1] += data
+            if not self._skip:
+                self.prose[-1] += data
+        if self._td > 0 and not self._skip:
+            self.cells[-1] += data
         if self._hl > 0:
             self.highlights[-1] += data
         if self._link is not None:
@@ -235,6 +297,20 @@ def audit(site: Path, examples: int = 0) -> Counter[str]:
                                                    "class", "style", "classDef", "click", "linkStyle"}
             if len(nodes) > 25:
                 hit("big_diagram", rel, f"{len(nodes)} nodes")
+        for href in page.empty_links:
+            hit("empty_link", rel, href)
+        for href in page.calls:
+            target = urlsplit(urljoin(base, href))
+            tpage = pages.get(unquote(target.path).removeprefix("/"))
+            kind = tpage.kinds.get(unquote(target.fragment), "") if tpage and target.fragment else ""
+            if kind in _TYPE_KINDS:
+                hit("calls_type", rel, f"{kind} {href}")
+        for summary in (*page.prose, *page.cells):
+            words = " ".join(summary.split())
+            if document:
+                continue  # a document's rules and code lines are its author's layout
+            if _BANNER.search(words) or (_CODE_LINE.search(words) and not _WORDS.search(words)):
+                hit("banner_sum", rel, words)
         seen_paragraphs: set[str] = set()
         for para in page.paragraphs:
             norm = " ".join(para.split())

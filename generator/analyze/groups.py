@@ -8,6 +8,7 @@ the project's own code by them, and entry points are looked for in the source gr
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Literal
 
 Group = Literal["source", "docs", "tests", "examples", "tooling"]
@@ -39,7 +40,40 @@ def dir_group(name: str) -> Group:
         return "tests"
     if low in _EXAMPLES:
         return "examples"
-    return "source"
+    return named_group(name) or "source"
+
+
+# below the top level, only unmistakable names: `_pytest/config/` is code, `src/test/` is not
+_NESTED_TESTS = frozenset({"tests", "test", "testing", "__tests__", "testfixtures", "testdata", "fuzz",
+                           "fuzzing", "fuzzer", "fuzzers", "oss-fuzz", "integration-tests", "e2e"})
+_NESTED_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "benchmarks", "benchmark", "jmh",
+                              "demo", "demos"})
+_NESTED_DOCS = frozenset({"docs", "doc", "documentation"})
+# another project's code carried along (spdlog's `include/spdlog/fmt/bundled/`): not this project's surface
+_NESTED_VENDORED = frozenset({"bundled", "vendor", "vendored", "third_party", "thirdparty", "3rdparty",
+                              "third-party", "external", "extern"})
+# what a build names its test and benchmark projects or source sets: `Serilog.Tests`, `moshi-kotlin-tests`,
+# Kotlin's `commonTest`/`jvmTest`, `Foo.Benchmarks`, `records-tests`
+_TEST_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:tests?|specs?|fuzz|fuzzing|fuzzers?))|(?<=[a-z])Tests?|"
+                          r"(?<=[a-z])Fuzz)$")
+_EXAMPLE_SUFFIX = re.compile(r"(?:(?i:[.\-_](?:benchmarks?|samples?|examples?|demos?|perf))|"
+                             r"(?<=[a-z])(?:Benchmarks?|Samples?|Examples?|Demos?))$")
+
+
+def named_group(name: str) -> Group | None:
+    """The group a folder's own name puts it in at any depth (tests, examples, docs; vendored code is
+    tooling), None when its name says nothing: a test, fuzz or benchmark project is never the project's own
+    code, wherever it sits."""
+    low = name.lower()
+    if low in _NESTED_TESTS or _TEST_SUFFIX.search(name):
+        return "tests"
+    if low in _NESTED_EXAMPLES or _EXAMPLE_SUFFIX.search(name):
+        return "examples"
+    if low in _NESTED_DOCS:
+        return "docs"
+    if low in _NESTED_VENDORED:
+        return "tooling"
+    return None
 
 
 def file_group(path: str, kind: str = "code") -> Group:

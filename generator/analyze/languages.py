@@ -122,7 +122,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),
                             signature_skip=frozenset({"attribute_list"}), public=public_modifiers,
                             module_text=module_csharp)),
-    LanguageSpec("ruby", (".rb",), grammar="ruby", resolver="suffix",
+    LanguageSpec("ruby", (".rb",), grammar="ruby", resolver="suffix", doc_tags=True,
                  rules=LanguageRules(signature_tail="", comment_markers=(b"#",))),
     LanguageSpec(
         "php", (".php",), grammar="php", resolver="suffix", doc_tags=True,

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlsplit
 
+from generator.markup.doc_dialects import is_code
+
 Resolver = Callable[[str], str | None]
 Flavor = str  # "rst" (Python docstrings), "markdown" (Rust, JS, most C-family), "godoc", "javadoc"
 
@@ -87,7 +89,8 @@ _INLINE = re.compile(
     r"|(?P<lit>``(?P<litbody>.+?)``(?!`))"
     r"|(?P<ext>`(?P<etext>[^`<\n]*?)\s*<(?P<eurl>[^`>\n]+)>`__?)"
     r"|(?P<named>`(?P<nbody>[^`\n]+?)`__?)"
-    r"|(?P<jdoc>\{@(?P<jtag>link|linkplain|linkcode|code|literal|value)\s*(?P<jbody>[^{}]*)\})"
+    r"|(?P<jdoc>\{@(?P<jtag>link|linkplain|linkcode|code|literal|value|inheritDoc|inheritdoc|docRoot|summary|"
+    r"index|systemProperty|return|see)\s*(?P<jbody>(?:[^{}]|\{[^{}]*\})*)\})"
     r"|(?P<tick>(?P<ticks>`+)(?P<tbody>.+?)(?<!`)(?P=ticks)(?!`))"
     r"|(?P<mdlink>\[(?P<mdtext>[^\[\]\n]+)\]\((?P<mdurl>[^()\s]+)(?:\s+\"[^\"\n]*\")?\))"
     r"|(?P<mdref>\[(?P<mrtext>[^\[\]\n]+)\]\[(?P<mrtarget>[^\[\]\n]*)\])"
@@ -197,7 +200,9 @@ class Inline:
             if self.flavor == "rst" and not body.startswith("`") and _ref_key(body) not in self.definitions:
                 return escape(m.group(0))  # `[x]` in reST prose is usually an index or a citation
             url = self.resolve(_normal_name(name))
-            label = code_span(name) if body.startswith("`") or self.flavor == "godoc" else escape(name)
+            # KDoc's `[name]` names a declaration (Dokka shows it as code); GoDoc's too
+            code = body.startswith("`") or self.flavor in ("godoc", "javadoc")
+            label = code_span(name) if code else escape(name)
             if url is None:
                 url = self._defined(body)
             if url is None:
@@ -244,14 +249,44 @@ class Inline:
         return code_span(title or target)  # an unknown role: its text as code, never the raw role
 
     def _javadoc(self, tag: str, body: str) -> str:
-        if tag in ("code", "literal", "value"):
+        if tag in ("code", "literal", "value", "systemProperty"):
             return code_span(body) if body else ""
-        # {@link Target label} and JSDoc's {@link Target|label}
-        target, _, label = body.replace("|", " ", 1).partition(" ")
+        if tag in ("summary", "index", "return"):
+            return self.text(body)
+        if tag.lower() in ("inheritdoc", "docroot"):
+            return ""
+        # {@link Target label}, {@link #member(Type, Type) label} and JSDoc's {@link Target|label}
+        target, label = link_parts(body)
         url = safe_url(target) if "://" in target else None
         if url:
-            return self._external(label.strip() or target, url)
-        return self.xref(target, label.strip() or None, prose_title=True)
+            return self._external(label or target, url)
+        if label:
+            return self.xref(target, label, prose_title=True)
+        shown = member_label(target)
+        bare = re.sub(r"\(.*\)$", "", target).lstrip("#")
+        name = self.resolve(_normal_name(bare)) if _looks_like_name(bare) else None
+        if name is None:
+            return code_span(shown)
+        self.links.add(name)
+        return _link(code_span(shown), name)
+
+
+_LINK_TARGET = re.compile(r"\s*([^\s(|]*(?:\([^)]*\))?)\s*\|?\s*(.*)$", re.S)
+
+
+def link_parts(body: str) -> tuple[str, str]:
+    """`#fromJson(String, Class) the label` -> ("#fromJson(String, Class)", "the label"): a member's
+    parameter list holds spaces and stays with its target."""
+    m = _LINK_TARGET.match(body)
+    if not m:
+        return body.strip(), ""
+    return m.group(1), " ".join(m.group(2).split())
+
+
+def member_label(target: str) -> str:
+    """A link target as Javadoc shows it: `#fromJson(String, Class)` -> `fromJson(String, Class)`,
+    `Gson#toJson(Object)` -> `Gson.toJson(Object)`."""
+    return target.lstrip("#").replace("#", ".")
 
 
 def _ref_key(label: str) -> str:
@@ -311,7 +346,9 @@ def xref_names(text: str) -> set[str]:
     def record(name: str) -> None:
         asked.add(name)
 
-    Inline(record, "markdown").text(" ".join(text.split()))
+    from generator.markup.doc_dialects import normalize  # C# `<see cref>`, Doxygen `\\ref`: links too
+
+    Inline(record, "markdown").text(" ".join(normalize(text).split()))
     return asked
 
 
@@ -334,15 +371,22 @@ def plain_line(text: str) -> str:
             body = m.group("nbody")
             out.append(body if m.group(0).endswith("_") else code_span(body))
         elif m.group("jdoc"):
-            body = m.group("jbody").strip().replace("|", " ", 1)
-            target, _, label = body.partition(" ")
-            out.append(label.strip() if label.strip() else code_span(target))
+            tag = m.group("jtag")
+            if tag in ("code", "literal", "value", "systemProperty"):
+                out.append(code_span(m.group("jbody").strip()))
+            elif tag in ("summary", "index", "return"):
+                out.append(m.group("jbody").strip())
+            elif tag in ("link", "linkplain", "linkcode", "see"):
+                target, label = link_parts(m.group("jbody"))
+                out.append(label or code_span(member_label(target)))
         elif m.group("mdlink"):  # a summary is one line of text: a link's words, never its markup
             out.append(m.group("mdtext"))
         elif m.group("mdref"):
             out.append(m.group("mrtext"))
         elif m.group("strong"):
             out.append(m.group("sbold"))
+        elif m.group("short"):  # KDoc's `[name]`, rustdoc's [`Name`]: a declaration's name, as code
+            out.append(code_span(m.group("sbody").strip("`")))
         else:
             out.append(m.group(0))
     out.append(words[pos:])
@@ -414,6 +458,7 @@ class BlockRenderer:
 
     def _blocks(self, lines: list[str]) -> Iterator[Block]:
         i, n = 0, len(lines)
+        after_list = False  # an indented paragraph after a list continues its last item
         while i < n:
             line = lines[i]
             stripped = line.strip()
@@ -458,6 +503,20 @@ class BlockRenderer:
                 yield Block(code_block(_dedent(lines[i:j]), "go"), code=True)
                 i = j
                 continue
+            if self.flavor != "rst" and stripped.startswith(">"):
+                i, blocks = self._quote(lines, i)
+                yield from blocks
+                continue
+            if self.flavor in ("markdown", "javadoc") and indent >= 4 and not after_list and (
+                    i == 0 or not lines[i - 1].strip()):
+                # Markdown's indented code block (PHPDoc, KDoc, rustdoc and JSDoc examples are written so)
+                j = i
+                while j < n and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) >= 4):
+                    j += 1
+                yield Block(code_block(_dedent(lines[i:j]), self.code_lang), code=True)
+                i = j
+                continue
+            after_list = False
             heading = self._heading(lines, i)
             if heading is not None:
                 title, i = heading
@@ -467,6 +526,7 @@ class BlockRenderer:
             if bullet:
                 i, block = self._list(lines, i)
                 yield block
+                after_list = True
                 continue
             if self.flavor in ("rst", "markdown") and indent and i > 0 and not lines[i - 1].strip():
                 # reST: a block quote; Markdown: a list item's further paragraphs and fences (indented to
@@ -489,6 +549,21 @@ class BlockRenderer:
                 continue
             i, blocks = self._paragraph(lines, i)
             yield from blocks
+
+    def _quote(self, lines: list[str], i: int) -> tuple[int, list[Block]]:
+        """A `>` quote: a GitHub alert (`> [!NOTE]`) becomes the admonition GitHub shows; any other quote
+        its own blocks (its words, without the marks)."""
+        j = i
+        inner: list[str] = []
+        while j < len(lines) and lines[j].strip().startswith(">"):
+            inner.append(re.sub(r"^\s*> ?", "", lines[j]))
+            j += 1
+        alert = _ALERT.match(inner[0]) if inner else None
+        if alert:
+            kind = alert.group(1).lower()
+            rest = [inner[0][alert.end():], *inner[1:]]
+            return j, admonition(_ALERT_KINDS[kind], kind.capitalize(), self.render("\n".join(rest)))
+        return j, self.render("\n".join(inner))
 
     def _heading(self, lines: list[str], i: int) -> tuple[str, int] | None:
         line = lines[i]
@@ -587,6 +662,9 @@ class BlockRenderer:
                 break  # a heading, handled by the caller
             para.append(nxt.strip())
             j += 1
+        if self.flavor != "rst" and is_code("\n".join(para)):
+            # code written between paragraphs without a fence (C and PHP comments do): shown as code
+            return j, [Block(code_block(_dedent(lines[i:j]), self.code_lang), code=True)]
         text = " ".join(para)
         blocks: list[Block] = []
         literal = self.flavor == "rst" and text.endswith("::")
@@ -641,6 +719,9 @@ class BlockRenderer:
         return end, []
 
 
+# GitHub's alerts and the admonition Material styles for each (as md_html.py shows them in documents)
+_ALERT_KINDS = {"note": "note", "tip": "tip", "important": "info", "warning": "warning", "caution": "danger"}
+_ALERT = re.compile(r"\s*\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 _RUSTDOC_ATTRIBUTES = frozenset({"rust", "ignore", "no_run", "should_panic", "compile_fail", "edition2015",
                                  "edition2018", "edition2021", "edition2024"})
 

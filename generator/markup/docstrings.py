@@ -21,6 +21,7 @@ from typing import Any
 
 from generator.analyze.boilerplate import lead_sentences, strip_title
 from generator.analyze.languages import spec_for
+from generator.markup.doc_dialects import normalize
 from generator.markup.docmarkup import (
     ADMONITIONS,
     Block,
@@ -56,8 +57,9 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     text, definitions = reference_definitions(text)
     inline = Inline(resolve or (lambda _name: None), flavor, definitions=definitions)
     renderer = BlockRenderer(inline, flavor, spec.code_fence)
-    if lang == "csharp" and _XML_DOC.search(text):
-        text = _xml_doc_as_tags(text)
+    if lang != "python":
+        # C# XML, Doxygen, YARD, banners -> the tagged form (markup/doc_dialects.py)
+        text = normalize(text, spec.code_fence)
     if lang == "python":
         blocks = _python(text, renderer)
     elif spec.doc_tags and _TAG_LINE.search(text):
@@ -96,16 +98,25 @@ def _verbatim(text: str) -> str:
             f'\n\n<pre class="sb-docstring"><code>{body}</code></pre>')
 
 
+_BRIEF = re.compile(r"^\s*[\\@](?:brief|short)\b[ \t]*", re.M)
 _SUMMARY_END = re.compile(r"^\s*(?:[@\\][A-Za-z]+\b|:[A-Za-z][\w ]*:(?!`)|\.\. )", re.M)
 
 
 def docstring_summary(text: str, limit: int = 200) -> str:
     """The first paragraph of a docstring as one Markdown line: roles shown as code, never raw."""
+    # every dialect's markup as the renderer reads it (markup/doc_dialects.py); a banner or commented-out
+    # code is never a summary; a Doxygen `\brief` is one, without its command
+    text = normalize(reference_definitions(_BRIEF.sub("", text))[0])
+    if _TEXT_HTML_TAG.search(text):  # Javadoc's HTML: `<p>` ends the first paragraph, `<code>` is code
+        text = _javadoc_html(text, "", _TEXT_HTML_TAG)
     para = re.split(r"\n\s*\n", strip_title(text).strip(), maxsplit=1)[0]  # a title is not the summary
     para = _SUMMARY_END.split(para, maxsplit=1)[0]  # tags and fields are not the summary
     line = plain_line(lead_sentences(para))
     if len(line) > limit:
-        line = line[: limit - 1].rsplit(" ", 1)[0] + "…"
+        line = line[: limit - 1].rsplit(" ", 1)[0]
+        if line.count("`") % 2:  # cut inside a code span: end before it, never leave its backtick open
+            line = line[: line.rfind("`")].rstrip(" ,;:")
+        line += "…"
     return line
 
 
@@ -320,7 +331,10 @@ def _type_cell(annotation: str, inline: Inline) -> str:
 # -- JSDoc / TSDoc / Javadoc / Doxygen tags ------------------------------------------------------------------
 
 _TAG_LINE = re.compile(r"^\s*[@\\](param|arg|argument|returns?|throws?|exception|example|deprecated|see|"
-                       r"since|yields?|remarks|note|typeParam|template|property|prop|brief|retval)\b", re.M)
+                       r"since|yields?|remarks|note|typeParam|template|property|prop|brief|retval|raise|option|"
+                       r"yieldparam|yieldreturn|sample|receiver|constructor|internal|final|api|author|var|"
+                       r"warning|attention|todo|pre|post|version|inheritDoc|abstract|override|private)\b",
+                       re.M)
 _ANY_TAG = re.compile(r"^\s*[@\\]([A-Za-z]+)\b[ \t]?(.*)$")
 _JS_TYPE = re.compile(r"^\{((?:[^{}]|\{[^{}]*\})*)\}\s*")
 
@@ -331,16 +345,22 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
     description: list[str] = []
     tags: list[tuple[str, list[str]]] = []
     in_example = False
+    fence = ""
     for line in lines:
-        m = _ANY_TAG.match(line)
+        stripped = line.strip()
+        m = _ANY_TAG.match(line) if not fence else None
         # inside @example a line starting with `@` is code (a decorator), unless it is a known tag
         if m and not (in_example and not _TAG_LINE.match(line)):
             tags.append((m.group(1), [m.group(2)]))
             in_example = m.group(1) == "example"
         elif tags:
+            if stripped.startswith(("```", "~~~")) and not fence and tags[-1][0].lower() in _TABLE_TAGS:
+                tags.append(("", []))  # a code block after a parameter is the description's, not a cell's
             tags[-1][1].append(line)
         else:
             description.append(line)
+        if stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
     blocks = renderer.render("\n".join(description))
     tables: dict[str, list[tuple[str, str, str, str]]] = {}
     after: list[Block] = []
@@ -349,17 +369,19 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
         body = "\n".join(body_lines).strip()
         if tag_name == "brief":
             blocks = renderer.render(body) + blocks
-        elif tag_name in ("param", "arg", "argument", "property", "prop", "typeparam", "template"):
-            title = {"property": "Properties", "prop": "Properties", "typeparam": "Type parameters",
-                     "template": "Type parameters"}.get(tag_name, "Parameters")
-            tables.setdefault(title, []).append(_param_row(body))
-        elif tag_name in ("return", "returns", "retval", "yield", "yields"):
+        elif tag_name in _TABLE_TAGS and tag_name not in _RETURN_TAGS and tag_name not in _RAISE_TAGS:
+            row = _param_row(body)
+            title = _PARAM_TITLES.get(tag_name, "Parameters")
+            if row[0].startswith("<") and row[0].endswith(">"):  # Javadoc's `@param <T> the type`
+                title, row = "Type parameters", (row[0][1:-1], *row[1:])
+            tables.setdefault(title, []).append(row)
+        elif tag_name in _RETURN_TAGS:
             kind, rest = _js_type(body)
             if not kind and renderer.code_lang == "php":  # phpDoc: `@return Type description`
                 kind, _, rest = rest.partition(" ")
-            title = "Yields" if tag_name.startswith("yield") else "Returns"
+            title = "Yields" if tag_name.startswith("yield") else "Type" if tag_name == "var" else "Returns"
             tables.setdefault(title, []).append(("", kind, "", rest))
-        elif tag_name in ("throws", "throw", "exception"):
+        elif tag_name in _RAISE_TAGS:
             kind, rest = _js_type(body)
             if not kind and not javadoc and renderer.code_lang not in ("java", "kotlin", "php"):
                 tables.setdefault("Raises", []).append(("", "", "", rest))
@@ -368,23 +390,57 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
                 kind, _, rest = rest.partition(" ")
             tables.setdefault("Raises", []).append(("", kind, "", rest))
         elif tag_name == "example":
-            caption = re.match(r"\s*<caption>(.*?)</caption>\s*", body, re.S)
-            if caption:
-                body = body[caption.end():]
-            after.append(label_block(caption.group(1) if caption else "Example"))
-            after.append(Block(code_block(_dedent_code(body), renderer.code_lang), code=True))
+            after += _example(body_lines, renderer)
         elif tag_name == "deprecated":
             after += admonition("warning", "Deprecated", renderer.render(body))
         elif tag_name == "since":
-            after += admonition("info", f"Added in version {body.split()[0] if body else ''}".strip(), [])
-        elif tag_name in ("remarks", "note"):
-            after += admonition("note", "Note", renderer.render(body))
+            version = body.split()[0] if body else ""
+            after.append(Block("*" + escape(f"Added in version {version}".strip()) + "*"))
+        elif tag_name in _NOTE_TAGS:
+            kind, title = _NOTE_TAGS[tag_name]
+            after += admonition(kind, title, renderer.render(body))
+        elif tag_name in ("remarks", ""):  # TSDoc's and C#'s longer description; a code block after a tag
+            after += renderer.render(body)
         elif tag_name == "see":
             after.append(Block("**See also**: " + renderer.inline.text(_see_target(body))))
-    for title in ("Type parameters", "Parameters", "Properties", "Returns", "Yields", "Raises"):
+        elif tag_name in ("sample", "receiver", "constructor") and body:
+            words = renderer.inline.text(_see_target(body) if tag_name == "sample" else body)
+            after.append(Block(f"**{tag_name.capitalize()}**: {words}"))
+        # anything else (@author, @version, @final, @api, @phpstan-*, @override...) is for tools, not readers
+    for title in ("Type parameters", "Parameters", "Options", "Block parameters", "Properties", "Type",
+                  "Returns", "Yields", "Raises"):
         if title in tables:
             blocks.append(parameter_table(title, tables[title], renderer))
     return blocks + after
+
+
+_PARAM_TITLES = {"property": "Properties", "prop": "Properties", "typeparam": "Type parameters",
+                 "template": "Type parameters", "option": "Options", "yieldparam": "Block parameters"}
+_RETURN_TAGS = frozenset({"return", "returns", "retval", "yield", "yields", "yieldreturn", "var"})
+_RAISE_TAGS = frozenset({"throws", "throw", "exception"})
+_TABLE_TAGS = frozenset({"param", "arg", "argument", "property", "prop", "typeparam", "template", "option",
+                         "yieldparam"}) | _RETURN_TAGS | _RAISE_TAGS
+_NOTE_TAGS = {"note": ("note", "Note"), "warning": ("warning", "Warning"),
+              "attention": ("warning", "Attention"), "todo": ("note", "To do"),
+              "pre": ("note", "Precondition"), "post": ("note", "Postcondition"),
+              "internal": ("note", "Internal")}
+
+
+def _example(body_lines: list[str], renderer: BlockRenderer) -> list[Block]:
+    """`@example`: JSDoc's `<caption>`, YARD's title on the tag's line (its code indented under it); code
+    written as a fence, or prose with a fence (C#'s `<example>`), is rendered as written."""
+    first, rest = (body_lines[0] if body_lines else ""), body_lines[1:]
+    body = "\n".join(body_lines).strip("\n")
+    caption = re.match(r"\s*<caption>(.*?)</caption>\s*", body, re.S)
+    title = "Example"
+    if caption:
+        title, body = caption.group(1), body[caption.end():]
+    elif first.strip() and rest and all(ln[:1].isspace() or not ln.strip() for ln in rest) and any(
+            ln.strip() for ln in rest):
+        title, body = first.strip(), "\n".join(rest)
+    if "```" in body or "~~~" in body:
+        return [label_block(title), *renderer.render(body)]
+    return [label_block(title), Block(code_block(_dedent_code(body), renderer.code_lang), code=True)]
 
 
 def _js_type(body: str) -> tuple[str, str]:
@@ -413,7 +469,9 @@ def _see_target(body: str) -> str:
     body = body.strip()
     if body.startswith(("{@link", "http", "<a ", "[", "`")):
         return body
-    target, _, rest = body.partition(" ")
+    # `@see #parse(String, String) the label`: a member's parameter list holds spaces, and stays its target's
+    m = re.match(r"([^\s(]*(?:\([^)]*\))?)\s*(.*)$", body, re.S)
+    target, rest = (m.group(1), m.group(2)) if m and m.group(1) else body.partition(" ")[::2]
     return f"{{@link {target}}} {rest}".strip()
 
 
@@ -424,49 +482,24 @@ def _dedent_code(text: str) -> str:
     return "\n".join(ln[margin:] for ln in lines).strip("\n")
 
 
-_XML_DOC = re.compile(r"<(param|returns|exception|remarks|example|typeparam|value)\b")
-
-
-def _xml_doc_as_tags(text: str) -> str:
-    """C# XML documentation -> the tag form `_tagged` reads (`<param name="x">` -> `@param x`)."""
-    import html as html_lib
-
-    def attr(tag: str, name: str) -> str:
-        m = re.search(name + r'\s*=\s*"([^"]*)"', tag)
-        return m.group(1) if m else ""
-
-    def element(m: re.Match[str]) -> str:
-        tag, head, body = m.group(1).lower(), m.group(2), " ".join(m.group(3).split())
-        if tag == "param":
-            return f"\n@param {attr(head, 'name')} {body}\n"
-        if tag == "typeparam":
-            return f"\n@typeParam {attr(head, 'name')} {body}\n"
-        if tag in ("returns", "value"):
-            return f"\n@returns {body}\n"
-        if tag == "exception":
-            return f"\n@throws {{{attr(head, 'cref')}}} {body}\n"
-        if tag == "remarks":
-            return f"\n@remarks {body}\n"
-        return f"\n@example\n{html_lib.unescape(m.group(3)).strip()}\n"
-
-    text = re.sub(r"<code>(.*?)</code>", lambda m: "\n```csharp\n" + m.group(1).strip("\n") + "\n```\n", text,
-                  flags=re.S)
-    text = re.sub(r"<(param|typeparam|returns|value|exception|remarks|example)\b([^>]*)>(.*?)</\1>", element,
-                  text, flags=re.S)
-    text = re.sub(r'<see\s+(?:c|lang)?ref\s*=\s*"(?:\w:)?([^"]*)"\s*/>', r"{@link \1}", text)
-    text = re.sub(r'<paramref\s+name\s*=\s*"([^"]*)"\s*/>', r"`\1`", text)
-    text = re.sub(r"<c>(.*?)</c>", r"`\1`", text, flags=re.S)
-    text = re.sub(r"</?para\s*/?>", "\n\n", text)
-    return re.sub(r"</?summary>", "", text)
-
-
 _PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S | re.I)
-_HTML_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")
+# the HTML Javadoc writes; anything else in angle brackets (`List<MyType>`, `<T>`) is the author's text
+_HTML_NAMES = ("a|p|br|b|i|em|strong|code|tt|pre|ul|ol|li|div|span|h[1-6]|table|tr|td|th|thead|tbody|"
+               "blockquote|dl|dt|dd|sup|sub|u|s|small|big|font|hr|img|center|var|cite|dfn|kbd|samp|caption")
+_HTML_TAG = re.compile(rf"</?({_HTML_NAMES})\b[^<>]*>", re.I)
+# a summary is one line of words: only the tags that shape words are read; anything else (an `<img>`) stays
+# as the text it is, escaped
+_TEXT_HTML_TAG = re.compile(r"</?(a|p|br|b|i|em|strong|code|tt|var|pre)\b[^<>]*>", re.I)
 _HTML_INLINE = {"code": "``", "tt": "``", "b": "**", "strong": "**", "i": "*", "em": "*"}
+# what HTML stripping leaves alone: `{@code ...}` (balanced braces one deep), code spans, fenced blocks
+_VERBATIM = re.compile(r"\{@(?:code|literal)\b(?:[^{}]|\{[^{}]*\})*\}|(`+)[^`]+?\1|^```.*?^```",
+                       re.S | re.M)
+_ANCHOR = re.compile(r"""<a\s[^<>]*?href\s*=\s*["']([^"']+)["'][^<>]*>(.*?)</a\s*>""", re.S | re.I)
 
 
-def _javadoc_html(text: str, lang: str) -> str:
-    """The HTML Javadoc allows -> the plain conventions the block renderer reads; other tags dropped."""
+def _javadoc_html(text: str, lang: str, tags: re.Pattern[str] = _HTML_TAG) -> str:
+    """The HTML Javadoc allows -> the plain conventions the block renderer reads; other tags dropped.
+    `{@code List<MyType>}` and generics in code spans keep their angle brackets."""
     import html as html_lib
 
     def pre(inner: str) -> str:
@@ -475,20 +508,23 @@ def _javadoc_html(text: str, lang: str) -> str:
 
     def tag(m: re.Match[str]) -> str:
         name = m.group(1).lower()
-        if name == "p" or name in ("ul", "ol", "br", "div"):
+        if name == "p" or name in ("ul", "ol", "br", "div", "dl", "table", "tr"):
             return "\n\n" if name == "p" else "\n"
         if name == "li":
             return "" if m.group(0).startswith("</") else "\n- "
         return _HTML_INLINE.get(name, "")
 
+    def prose(part: str) -> str:
+        out, pos = [], 0
+        for m in _VERBATIM.finditer(part):
+            out.append(html_lib.unescape(tags.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:m.start()]))))
+            out.append(m.group(0))
+            pos = m.end()
+        out.append(html_lib.unescape(tags.sub(tag, _ANCHOR.sub(r"[\2](\1)", part[pos:]))))
+        return "".join(out)
+
     parts = _PRE.split(text)
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:
-            out.append(pre(part))
-        else:
-            out.append(html_lib.unescape(_HTML_TAG.sub(tag, part)))
-    return "".join(out)
+    return "".join(pre(part) if i % 2 else prose(part) for i, part in enumerate(parts))
 
 
 # -- RustDoc -------------------------------------------------------------------------------------------------

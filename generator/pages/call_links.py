@@ -15,6 +15,10 @@ from generator.analyze.facts import FileFacts
 SymbolKey = tuple[str, str]  # (path, qualname); qualname "" = the file's top level
 
 _DATA_KINDS = frozenset({"constant", "variable"})
+# a reference to a type names it (a parameter's type, a return type, a base, a construction): the type is
+# used, not called, so it is listed under "Uses" and its own section lists "Used by"
+TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "type", "union", "record", "object",
+                        "typedef", "alias", "protocol", "typealias", "namespace", "module"})
 LINK_LIMIT = 12  # per list: a symbol called from 200 places links the first dozen and counts the rest
 
 
@@ -26,6 +30,8 @@ class SymbolRefs:
     more_calls: int = 0  # how many were left out of each list
     more_called_by: int = 0
     more_tested_by: int = 0
+    uses: tuple[SymbolKey, ...] = ()  # the types it references
+    more_uses: int = 0
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,8 @@ class FileRefs:
 
     def key(self) -> str:
         """A stable text of everything rendered from these refs (part of the page key, not the draft key)."""
-        rows = sorted((q, r.calls, r.called_by, r.tested_by, r.more_calls, r.more_called_by, r.more_tested_by)
-                      for q, r in self.symbols.items())
+        rows = sorted((q, r.calls, r.called_by, r.tested_by, r.more_calls, r.more_called_by, r.more_tested_by,
+                       r.uses, r.more_uses) for q, r in self.symbols.items())
         return repr((rows, self.exercises, self.more_exercises))
 
 
@@ -59,6 +65,7 @@ class XrefIndex:
     # constants and variables: a reference to one is a use, not a call (`paint(colorRed)` does not call
     # colorRed), so they are in no "Calls" or "Called by" list
     data: frozenset[SymbolKey] = frozenset()
+    types: frozenset[SymbolKey] = frozenset()  # classes, structs, interfaces...: used, not called
 
     @classmethod
     def build(cls, all_facts: Mapping[str, FileFacts], calls: Mapping[SymbolKey, list[SymbolKey]],
@@ -67,7 +74,9 @@ class XrefIndex:
                    is_test={p: f.file.kind == "test" for p, f in all_facts.items()},
                    calls=calls, callers=callers,
                    data=frozenset((p, s.qualname) for p, f in all_facts.items() for s in f.symbols
-                                  if s.kind in _DATA_KINDS))
+                                  if s.kind in _DATA_KINDS),
+                   types=frozenset((p, s.qualname) for p, f in all_facts.items() for s in f.symbols
+                                   if s.kind in TYPE_KINDS))
 
     def known(self, key: SymbolKey) -> bool:
         names = self.symbols_of.get(key[0])
@@ -87,10 +96,11 @@ class XrefIndex:
             tests = {k for k in incoming if is_test.get(k[0], False) and k[0] != path}
             if not (outgoing or incoming):
                 continue
-            c, mc = _cut(outgoing, limit)
+            c, mc = _cut(outgoing - self.types, limit)
+            u, mu = _cut(outgoing & self.types, limit)
             b, mb = _cut(incoming - tests, limit)
             t, mt = _cut(tests, limit)
-            out[s.qualname] = SymbolRefs(c, b, t, mc, mb, mt)
+            out[s.qualname] = SymbolRefs(c, b, t, mc, mb, mt, u, mu)
         exercised: set[SymbolKey] = set()
         if facts.file.kind == "test":
             for q in ["", *(s.qualname for s in facts.symbols)]:

@@ -70,7 +70,7 @@ def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
 
     asked: set[str] = set()
     for text in [f.docstring, *(s.docstring for s in f.symbols)]:
-        if text and ("`" in text or "{@" in text or "[" in text):
+        if text and ("`" in text or "{@" in text or "[" in text or "<see" in text or "ref" in text):
             asked |= xref_names(text)
     out: dict[str, Target] = {}
     for name in asked:

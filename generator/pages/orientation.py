@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from generator.analyze.entry_points import MANIFESTS, Entry, cli_sources, find_entry_points
-from generator.analyze.exports import Reader, package_exports
+from generator.analyze.exports import Export, Reader, package_exports
 from generator.analyze.facts import FileFacts
-from generator.analyze.groups import Group, dir_group, file_group
+from generator.analyze.groups import Group, dir_group, file_group, named_group
+from generator.analyze.public_surface import conventional_exports
 from generator.pages.diagrams import Graph, architecture, file_architecture
 
 MAX_ABSTRACTIONS = 8
@@ -68,7 +69,10 @@ class Orientation:
 
 
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
-_BADGES = re.compile(r"\s*(\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?\s*)+")
+# badges: Markdown images, linked or not, and HTML `<img>` tags, linked or not (`[<img src=...>](url)`),
+# which need the network and leave an empty link once the image is gone
+_BADGES = re.compile(r"\s*(?:(?:\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?"
+                     r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>)(?:\s|&ensp;|&nbsp;)*)+")
 # a line that is only a horizontal rule, or a label and a link ("**Documentation**: https://...")
 _FILLER = re.compile(r"\s*(?:[-*_]\s*){3,}|\s*(?:\*\*|__)?[\w ]{1,30}(?:\*\*|__)?\s*:\s*(?:<?https?://\S+>?|\[[^\]]*\]\([^)]*\)|<a\s[^>]*>[^<]*</a>)\s*")
 # a paragraph announcing a release or news, not saying what the project is ("v3 is out!", "📢 We are
@@ -181,14 +185,10 @@ def cli_texts(root: Path, facts: Mapping[str, FileFacts]) -> dict[str, str]:
 _GROUP_RANK = {"source": 0, "docs": 1, "tests": 2, "examples": 3, "tooling": 4}
 
 
-_NESTED: dict[str, Group] = {"tests": "tests", "test": "tests", "testing": "tests", "__tests__": "tests",
-                              "docs": "docs", "doc": "docs", "documentation": "docs",
-                              "examples": "examples", "example": "examples"}
-
-
 def folder_group(directory: str) -> Group:
-    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs or
-    examples folder is one too (a monorepo's `pylint/tests/`; only these unmistakable names, since
+    """A folder's group by its top-level folder (nav.dir_group); below a source folder, a tests, docs,
+    examples or benchmarks folder is one too (a monorepo's `pylint/tests/`, Maven's `src/test/`, a
+    `Serilog.Tests` project, a `src/jmh/` or `fuzz/` folder: groups.named_group's unmistakable names, since
     `_pytest/config/` is code); a dot-folder anywhere is tooling."""
     parts = directory.split("/")
     if any(p.startswith(".") for p in parts):
@@ -196,7 +196,7 @@ def folder_group(directory: str) -> Group:
     group = dir_group(parts[0])
     if group != "source":
         return group
-    return next((_NESTED[p.lower()] for p in parts[1:] if p.lower() in _NESTED), "source")
+    return next((g for p in parts[1:] if (g := named_group(p)) is not None), "source")
 
 
 def path_group(path: str, kind: str = "code") -> Group:
@@ -470,6 +470,38 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
     return diagram
 
 
+_NAME_PARTS = re.compile(r"[.\\:/]+")
+
+
+def _internal_package(name: str) -> bool:
+    return any(part.lower() in ("internal", "impl") for part in _NAME_PARTS.split(name)[:-1])
+
+
+def _named_after_package(name: str) -> bool:
+    parts = [p.lower().replace("-", "").replace("_", "") for p in _NAME_PARTS.split(name) if p]
+    return len(parts) > 1 and parts[-1] in parts[:-1]
+
+
+def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], float]) -> list[Export]:
+    """The public API in reading order: the root package's type named after it (`org.jsoup.Jsoup`,
+    `com.squareup.moshi.Moshi`), the library's front door, first; then the root package's names (`Serilog.Log`
+    before `Serilog.Core.ILogEventSink`); each group by its rank among the library's own callers (`rank`:
+    the graph's symbol rank), a name the repository defines before one it only passes on."""
+    top: dict[str, int] = {}  # the root package's depth, per first segment (`com`, `Serilog`): a
+    # repository in several languages has a root in each
+    for e in exports:
+        parts = _NAME_PARTS.split(e.name)
+        top[parts[0]] = min(top.get(parts[0], len(parts)), len(parts))
+
+    def order(e: Export) -> tuple[bool, bool, bool, float, str]:
+        parts = _NAME_PARTS.split(e.name)
+        deeper = len(parts) > top[parts[0]]  # `Monolog\Handler\Handler` names a sub-package's
+        return (deeper or not _named_after_package(e.name), deeper,
+                not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
+
+    return sorted(exports, key=order)
+
+
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
               manifests: Mapping[str, str], read: Reader) -> list[ApiName]:
     """The public API (exports.package_exports) of the project's own code, the most used first (by the
@@ -477,20 +509,21 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
     with its docstring summary."""
     from generator.markup.docstrings import docstring_summary
 
-    exports = package_exports(facts, read, manifests, source=_is_source, importance=importance)
+    # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
+    found = [*package_exports(facts, read, manifests, source=_is_source, importance=importance),
+             *conventional_exports(facts, read, _is_source)]
+    # a package named `internal` (`org.jsoup.internal`, `Foo\\Internal`) is the library's own business
+    exports = [e for e in {e.name: e for e in found}.values() if not _internal_package(e.name)]
     rank = graph.symbol_rank
     paths = {e.path for e in exports}
     symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}
-
-    def order(e: Any) -> tuple[bool, float, str]:
-        return (not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
 
     def documented(s: Any) -> Any:  # an overload's docstring is on its implementation (`name~3`)
         return next((o for o in facts[s.path].symbols if o.name == s.name and o.parent == s.parent
                      and o.docstring), s) if not s.docstring and s.path in facts else s
 
     out = []
-    for e in sorted(exports, key=order)[:MAX_API_NAMES]:
+    for e in front_door_first(exports, rank)[:MAX_API_NAMES]:
         s = symbols.get((e.path, e.qualname))
         doc = documented(s).docstring if s is not None else (facts[e.path].docstring if e.kind == "module" and
                                                  e.path in facts else "")

@@ -33,7 +33,7 @@ from generator.markup.safe_markdown import (
     sanitize_markdown,
 )
 from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_href, shown_qualname
-from generator.pages.call_links import FileRefs
+from generator.pages.call_links import TYPE_KINDS, FileRefs
 from generator.pages.diagrams import (
     MAX_EDGES,
     MAX_NODES,
@@ -512,7 +512,8 @@ _CALLABLE_KINDS = frozenset({"function", "method", "macro"})
 def _ref_label(key: tuple[str, str], here: str) -> str:
     path, qualname = key[0], shown_qualname(key[1])
     if path == here:
-        return qualname
+        # the file's own top level (a script's body, a test module) is named by the file, never by nothing
+        return qualname or posixpath.basename(path)
     return f"{posixpath.basename(path)}: {qualname}" if qualname else path
 
 
@@ -808,8 +809,10 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         r = file_refs.symbols.get(s.qualname)
         if r is None:
             return []
-        rows = [("Calls", r.calls, r.more_calls), ("Called by", r.called_by, r.more_called_by),
-                ("Tested by", r.tested_by, r.more_tested_by)]
+        # a type is used (named, constructed, extended), not called: its referrers are "Used by"
+        by = "Used by" if s.kind in TYPE_KINDS else "Called by"
+        rows = [("Calls", r.calls, r.more_calls), ("Uses", r.uses, r.more_uses),
+                (by, r.called_by, r.more_called_by), ("Tested by", r.tested_by, r.more_tested_by)]
         lines = [_ref_html(label, keys, more, here=ctx.path, page_id=ctx.page_id, index=index)
                  for label, keys, more in rows]
         return [line for line in lines if line]

@@ -56,6 +56,7 @@ REPO: dict[str, str | bytes] = {
                       "  radius(): number { return 1; }\n}\n\n"
                       "export class Square {\n  radius(): number { return 2; }\n"
                       "  area(): number { return this.radius() ** 2; }\n}\n"),
+    "tools/run.py": "def main():\n    return 1\n\n\nmain()\n",  # called from the file's own top level
     "tests/test_store.py": ("from pkg import Store\n\n\n"
                             "def test_get():\n    assert Store().get('k') == 'k'\n"),
 }
@@ -67,8 +68,8 @@ def _links(markdown: str, heading: str) -> dict[str, list[str]]:
     section = next(s for s in sections if html.unescape(s).startswith(heading + " {"))
     out: dict[str, list[str]] = {}
     # a line of links, as Markdown (`**Calls:** [a](#x)`) or as the HTML the renderer writes itself
-    for label, links in re.findall(r"(?:\*\*|<strong>)(Calls|Called by|Tested by):(?:\*\*|</strong>) (.*)",
-                                   section):
+    for label, links in re.findall(
+            r"(?:\*\*|<strong>)(Calls|Uses|Called by|Used by|Tested by):(?:\*\*|</strong>) (.*)", section):
         texts = re.findall(r"\[([^\]]+)\]\(|<a [^>]*>([^<]+)</a>", links)
         out[label] = [html.unescape(md or tag) for md, tag in texts]
     return out
@@ -96,9 +97,11 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
         "Calls": ["base.py: Base.save", "Store.describe", "util.py: write_all"],
         "Called by": ["other.py: assigned"]}
     assert _links(store, "Store.describe") == {"Called by": ["other.py: via_constant", "Store.save"]}
-    assert _links(store, "Store.create") == {"Calls": ["Store"]}
-    assert _links(store, "make") == {"Calls": ["Store"], "Called by": ["fresh"]}
-    assert _links(store, "Store")["Called by"] == [
+    # a class is used (constructed, annotated), not called: "Uses" and "Used by" (issue 32)
+    assert _links(store, "Store.create") == {"Uses": ["Store"]}
+    assert _links(store, "make") == {"Uses": ["Store"], "Called by": ["fresh"]}
+    assert "Called by" not in _links(store, "Store")
+    assert _links(store, "Store")["Used by"] == [
         "other.py: assigned", "other.py: reassigned", "other.py: typed", "other.py: via_package", "DEFAULT",
         "Store.create",
         "fresh", "make"]
@@ -106,20 +109,21 @@ def test_self_super_inherited_module_and_class_calls(pages: Callable[[str], str]
 
 def test_annotations_assignments_attributes_and_aliases_give_types(pages: Callable[[str], str]) -> None:
     other = pages("pkg/other.py")
-    assert _links(other, "typed") == {"Calls": ["store.py: Store", "store.py: Store.pop"]}  # annotation too
-    assert _links(other, "assigned") == {"Calls": ["store.py: Store", "store.py: Store.save"]}
+    # an annotation names the type: a use
+    assert _links(other, "typed") == {"Calls": ["store.py: Store.pop"], "Uses": ["store.py: Store"]}
+    assert _links(other, "assigned") == {"Calls": ["store.py: Store.save"], "Uses": ["store.py: Store"]}
     assert _links(other, "Holder.fetch") == {"Calls": ["Cache.get"]}
     assert _links(other, "via_return") == {"Calls": ["store.py: Store.pop", "store.py: fresh"]}
-    assert _links(other, "via_package") == {"Calls": ["store.py: Store"]}
+    assert _links(other, "via_package") == {"Uses": ["store.py: Store"]}
     assert _links(other, "via_constant") == {"Calls": ["store.py: Store.describe"]}
-    assert _links(other, "reassigned") == {"Calls": ["store.py: Store"]}  # s holds a Store, then a dict
-    assert _links(other, "Holder.__init__") == {"Calls": ["Cache"]}
+    assert _links(other, "reassigned") == {"Uses": ["store.py: Store"]}  # s holds a Store, then a dict
+    assert _links(other, "Holder.__init__") == {"Uses": ["Cache"]}
 
 
 def test_unknown_receivers_make_no_edge(pages: Callable[[str], str]) -> None:
     other = pages("pkg/other.py")
     assert _links(other, "use") == {}
-    assert _links(other, "build_one") == {"Calls": ["Cache", "Cache.get"]}
+    assert _links(other, "build_one") == {"Calls": ["Cache.get"], "Uses": ["Cache"]}
     assert _links(other, "Cache.get") == {"Called by": ["Holder.fetch", "build_one"]}
     util = pages("pkg/util.py")
     assert _links(util, "write_all") == {"Calls": ["helper"], "Called by": ["store.py: Store.save"]}
@@ -127,6 +131,11 @@ def test_unknown_receivers_make_no_edge(pages: Callable[[str], str]) -> None:
     base = pages("pkg/base.py")
     assert _links(base, "Base.save") == {"Called by": ["store.py: Store.save"]}
     assert _links(base, "Base.lookup") == {"Called by": ["store.py: Store.get"]}
+
+
+def test_a_call_from_the_file_top_level_is_named_by_the_file(pages: Callable[[str], str]) -> None:
+    # never a link without text ("Called by: , main"): the file's body is named by the file
+    assert _links(pages("tools/run.py"), "main") == {"Called by": ["run.py"]}
 
 
 def test_this_links_to_the_enclosing_class_own_member(pages: Callable[[str], str]) -> None:
