@@ -13,7 +13,7 @@ from pathlib import Path
 from generator.analyze.exports import Export
 from generator.analyze.groups import dir_group, named_group
 from generator.pages.orientation import front_door_first, readme_intro
-from tests.conftest import write_files
+from tests.support.repo_files import write_files
 
 REPO: dict[str, str | bytes] = {
     "README.md": "# Mixed\n\nA library in several languages.\n",
