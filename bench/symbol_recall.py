@@ -98,6 +98,7 @@ def build(src: Path, work: Path) -> Path:
 
 def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
     """The index's parsed files (path -> language) and each file's symbol names."""
+    from generator.analyze.languages import is_parsed
     from generator.index.reader import open_table, read_state
 
     uri = str(out / "index")
@@ -106,7 +107,8 @@ def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
         raise SystemExit(f"{out}: no published index")
     versions = state["versions"]
     files = open_table(uri, "files", int(versions["files"]), {}).scan(["path", "language", "kind"]).to_pylist()
-    langs = {r["path"]: r["language"] for r in files if r["language"] and r["kind"] == "code"}
+    # the files parsed for symbols (a stylesheet or a shell script is indexed but has none)
+    langs = {r["path"]: r["language"] for r in files if is_parsed(r["language"]) and r["kind"] == "code"}
     names: dict[str, Counter[str]] = defaultdict(Counter)
     for r in open_table(uri, "symbols", int(versions["symbols"]), {}).scan(["path", "name"]).to_pylist():
         names[r["path"]][r["name"]] += 1
@@ -163,7 +165,7 @@ def declared(tag: dict[str, object]) -> str | None:
     kind, lang, name = str(tag.get("kind", "")), str(tag.get("language", "")), str(tag.get("name", ""))
     if kind not in KINDS or (kind in _ONLY_IN and lang not in _ONLY_IN[kind]):
         return None
-    if name.startswith(("<", "__anon")) or not name:
+    if name.startswith(("<", "__anon", "AnonymousFunction")) or not name:  # ctags' names for anonymous code
         return None
     if str(tag.get("scopeKind", "")) in _LOCAL_SCOPES:
         return None
