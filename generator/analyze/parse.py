@@ -99,17 +99,24 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         return facts
     language = file.language or ""
     data = text.encode("utf-8")
-    tree = _parse(tools.parser, data)
-    if tree is not None and tree.root_node.has_error and language == "c" and file.path.endswith(".h"):
-        # a .h file is as often C++ as C; keep the C++ reading when it parses cleanly
-        cpp = _tools("cpp")
-        cpp_tree = _parse(cpp.parser, data) if cpp is not None else None
-        if cpp is not None and cpp_tree is not None and not cpp_tree.root_node.has_error:
-            tools, tree, language = cpp, cpp_tree, "cpp"
+    prepare = spec_for(language).rules.prepare
+    parsed = prepare(data) if prepare is not None else data
+    tree = _parse(tools.parser, parsed)
+    shared = spec_for(language).shared
+    if tree is not None and tree.root_node.has_error and shared is not None and file.path.endswith(shared[1]):
+        # a file of a shared extension (a C `.h`) that the other language reads cleanly is of that language
+        other = _tools(shared[0])
+        other_prepare = spec_for(shared[0]).rules.prepare
+        other_data = other_prepare(data) if other_prepare is not None else data
+        other_tree = _parse(other.parser, other_data) if other is not None else None
+        if other is not None and other_tree is not None and not other_tree.root_node.has_error:
+            tools, tree, language = other, other_tree, shared[0]
     if tree is None:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
         return facts
+    # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments are read
+    # from the original, as written
     _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
     return facts
 
@@ -238,13 +245,18 @@ class _Extraction:
         body = caps["body"][0] if "body" in caps else None
         existing = defs.get(node.id)
         if existing is not None:
-            # a node several patterns match: the pattern written first in the .scm file is the more specific
+            # a node several patterns match: the pattern written first in the .scm file is the more specific,
+            # and a constant (the catch-all of exported bindings) gives way to any other kind
             existing.receiver = existing.receiver or receiver
-            if pattern < existing.pattern:
+            if (pattern < existing.pattern and kind != "constant") or (
+                    existing.kind == "constant" and kind != "constant"):
                 existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
             return
         self.name_ids.add(name_nodes[0].id)
         name = self.text(name_nodes[0]).strip()
+        if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
+            parts = _scope_parts(name)
+            name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)
         if name:
             defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
 
@@ -677,6 +689,18 @@ def _last_name(text: str) -> str:
         if sep in text:
             text = text.rsplit(sep, 1)[-1]
     return text.strip()
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _scope_parts(qualified: str) -> list[str]:
+    """`ns::Cls<std::string>::name` -> ["ns", "Cls", "name"] (template arguments dropped, whitespace too)."""
+    text = re.sub(r"\s+", "", qualified)
+    head, sep, op = text.partition("operator")  # `Cls::operator<<`: the operator's own `<` are no arguments
+    while "<" in head and _TEMPLATE_ARGS.search(head):
+        head = _TEMPLATE_ARGS.sub("", head)
+    return [p for p in (head + sep + op).split("::") if p]
 
 
 def _type_name(text: str) -> str:

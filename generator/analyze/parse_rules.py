@@ -111,6 +111,48 @@ def module_csharp(text: str) -> str:
     return text.split("=", 1)[-1].strip()
 
 
+_MACRO = rb"[A-Z][A-Z0-9_]{2,}"
+# `class SPDLOG_API logger {`, `struct FOO_EXPORT bar : base`: a bare upper-case word between the keyword and
+# the name is an export macro (a class has one name)
+_CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO + rb")[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
+# `SPDLOG_API void f(`, `SPDLOG_INLINE logger::logger(`: a bare upper-case word that starts a declaration
+# and is followed, before the `(`, by a type and a declarator or by a qualified name. A return type spelled
+# in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken.
+_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
+                         rb"(?=[^;=(){}#\n]*?(?:\w[ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+# `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
+_CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()", re.M)
+
+
+# `#ifdef __cplusplus` / `extern "C" {` / `#endif` and its closing `}` block: a brace each side of the file that a
+# grammar which does not run the preprocessor reads as unbalanced (a syntax error on valid code)
+_CPLUSPLUS_BRACE = re.compile(rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\)?)"
+                              rb"[^\n]*\n([ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif",
+                              re.M)
+
+
+def blank_declaration_macros(data: bytes) -> bytes:
+    """C and C++ source with the export macros of declarations blanked out (spaces, so every byte keeps its
+    offset): a grammar that does not expand macros reads `SPDLOG_API void f();` as an error and
+    `class SPDLOG_API logger {` as a function. Which words are macros is told by position, never by name.
+    The `extern "C" {` of a header that C++ may include goes too (see _CPLUSPLUS_BRACE)."""
+    spans: list[tuple[int, int]] = []
+    if b"__cplusplus" in data:
+        spans += [m.span(1) for m in _CPLUSPLUS_BRACE.finditer(data)]
+    for m in _CLASS_MACRO.finditer(data):
+        spans.append(m.span(1))
+    for m in _LEAD_MACRO.finditer(data):
+        spans.append(m.span(1))
+    for m in _CALL_MACRO.finditer(data):
+        spans += [m.span(1), m.span(3)]
+    if not spans:
+        return data
+    out = bytearray(data)
+    for start, end in spans:
+        out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
 @dataclass(frozen=True)
 class LanguageRules:
     doc_style: DocStyle = "comment"
@@ -138,6 +180,8 @@ class LanguageRules:
     lowercase_types: bool = False
     # whether a call records its number of arguments (Java: which overload of a method it calls)
     call_arity: bool = False
+    # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
+    prepare: Callable[[bytes], bytes] | None = None
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )

@@ -20,6 +20,15 @@
   name: [(identifier) (nested_identifier)] @name
   body: (statement_block) @body) @def.namespace
 
+; `export const create = ((s) => ...) as Create`, `export const f = <T>(x: T) => x satisfies F`
+(variable_declarator
+  name: (identifier) @name
+  value: [
+    (as_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+                    (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])])
+    (satisfies_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+  ]) @def.function
+
 (module
   name: (string (string_fragment) @name)
   body: (statement_block) @body) @def.namespace
