@@ -106,7 +106,8 @@ def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
     if not state:
         raise SystemExit(f"{out}: no published index")
     versions = state["versions"]
-    files = open_table(uri, "files", int(versions["files"]), {}).scan(["path", "language", "kind"]).to_pylist()
+    files = open_table(uri, "files", int(versions["files"]), {}).scan(
+        ["path", "language", "kind"]).to_pylist()
     # the files parsed for symbols (a stylesheet or a shell script is indexed but has none)
     langs = {r["path"]: r["language"] for r in files if is_parsed(r["language"]) and r["kind"] == "code"}
     names: dict[str, Counter[str]] = defaultdict(Counter)
@@ -169,9 +170,12 @@ def declared(tag: dict[str, object]) -> str | None:
         return None
     if str(tag.get("scopeKind", "")) in _LOCAL_SCOPES:
         return None
-    if kind == "constant":  # a top-level `export const` only
-        if tag.get("scope") or not re.match(r"/\^\s*export\s+const\b", str(tag.get("pattern", ""))):
-            return None
+    pattern = str(tag.get("pattern", ""))
+    if kind == "constant" and (tag.get("scope") or not re.match(r"/\^\s*export\s+const\b", pattern)):
+        return None  # a top-level `export const` only
+    if kind == "alias" and lang in ("TypeScript", "JavaScript") and not re.search(
+            rf"\btype\s+{re.escape(name)}\s*[<=]", pattern):
+        return None  # `export { type X } from`: a re-export, not a declaration
     return KINDS[kind]
 
 
@@ -226,7 +230,8 @@ def report(rows: dict[str, dict[str, Tally]], examples: int) -> dict[str, object
             total.add(t)
     print(f"\n{'language':12}{'decls':>7}{'index':>8}{'page':>8}")
     for lang, t in sorted(by_lang.items()):
-        print(f"{lang[:11]:12}{t.expected:7}{_ratio(t.in_index, t.expected):>8}{_ratio(t.on_page, t.expected):>8}")
+        print(f"{lang[:11]:12}{t.expected:7}{_ratio(t.in_index, t.expected):>8}"
+              f"{_ratio(t.on_page, t.expected):>8}")
     print(f"{'all':12}{total.expected:7}{_ratio(total.in_index, total.expected):>8}"
           f"{_ratio(total.on_page, total.expected):>8}")
     if examples:
@@ -246,7 +251,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="corpus folder names (default: all)")
     ap.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
-    ap.add_argument("--work", type=Path, default=None, help="where the copies and builds go (default: a temp dir)")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="where the copies and builds go (default: a temp dir)")
     ap.add_argument("--reuse", action="store_true", help="measure builds already in --work")
     ap.add_argument("--examples", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")

@@ -75,8 +75,8 @@ _TS_RULES = LanguageRules(
 
 # what only C++ writes, at the start of a line: a namespace, a template, a class with a body, an access label
 _CPP_SYNTAX = re.compile(rb"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"
-                         rb"class[ \t]+\w+[^;()\n]*\{|(?:public|private|protected)[ \t]*:|using[ \t]+namespace[ \t])",
-                         re.M)
+                         rb"class[ \t]+\w+[^;()\n]*\{|(?:public|private|protected)[ \t]*:|"
+                         rb"using[ \t]+namespace[ \t])", re.M)
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(

@@ -115,8 +115,8 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
         return facts
-    # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments are read
-    # from the original, as written
+    # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments
+    # are read from the original, as written
     _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
     return facts
 

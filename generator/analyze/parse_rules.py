@@ -114,21 +114,23 @@ def module_csharp(text: str) -> str:
 _MACRO = rb"[A-Z][A-Z0-9_]{2,}"
 # `class SPDLOG_API logger {`, `struct FOO_EXPORT bar : base`: a bare upper-case word between the keyword and
 # the name is an export macro (a class has one name)
-_CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO + rb")[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
+_CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO
+                          + rb")[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
 # `SPDLOG_API void f(`, `SPDLOG_INLINE logger::logger(`: a bare upper-case word that starts a declaration
 # and is followed, before the `(`, by a type and a declarator or by a qualified name. A return type spelled
 # in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken.
 _LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
                          rb"(?=[^;=(){}#\n]*?(?:\w[ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
 # `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
-_CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()", re.M)
+_CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()",
+                         re.M)
 
 
-# `#ifdef __cplusplus` / `extern "C" {` / `#endif` and its closing `}` block: a brace each side of the file that a
-# grammar which does not run the preprocessor reads as unbalanced (a syntax error on valid code)
-_CPLUSPLUS_BRACE = re.compile(rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\)?)"
-                              rb"[^\n]*\n([ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif",
-                              re.M)
+# `#ifdef __cplusplus` / `extern "C" {` / `#endif` and its closing `}` block: a brace each side of the file
+# that a grammar which does not run the preprocessor reads as unbalanced (a syntax error on valid code)
+_CPLUSPLUS_BRACE = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\)?)[^\n]*\n"
+    rb"([ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif", re.M)
 
 
 def blank_declaration_macros(data: bytes) -> bytes:

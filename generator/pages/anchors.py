@@ -61,7 +61,9 @@ def _closing(text: str, start: int) -> int:
 
 
 def _split_top(text: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in text:
         if c in "([{<":
             depth += 1
@@ -85,9 +87,9 @@ def parameter_types(signature: str, name: str) -> list[str]:
     if start < 0 or end < 0:
         return []
     types = []
-    for param in _split_top(signature[start + 1:end]):
+    for written in _split_top(signature[start + 1:end]):
         param = re.sub(r"@\w+(?:\([^)]*\))?\s*|\b(?:final|const|ref|out|in|this|params|readonly|"
-                       r"public|private|protected|vararg|mut)\s+", "", param.split("=", 1)[0]).strip()
+                       r"public|private|protected|vararg|mut)\s+", "", written.split("=", 1)[0]).strip()
         if ":" in param and "::" not in param:
             param = param.split(":", 1)[1].strip()
         else:
