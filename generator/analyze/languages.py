@@ -53,6 +53,10 @@ class LanguageSpec:
     # an extension this language shares with another (C's `.h` with C++): (the other language, the shared
     # extensions, syntax only the other language has); settle_shared decides each such file
     shared: tuple[str, tuple[str, ...], re.Pattern[bytes]] | None = None
+    # a name may be declared several times with other parameters (overloads): a page tells them apart by
+    # their parameter types. Python's repeated names are a property's setter or an @overload stub, which the
+    # page tells apart by their kind.
+    overloads: bool = True
 
     @property
     def code_fence(self) -> str:
@@ -80,7 +84,7 @@ _CPP_SYNTAX = re.compile(rb"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|templat
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
-        "python", (".py", ".pyi"), grammar="python", resolver="python", doc_flavor="rst",
+        "python", (".py", ".pyi"), grammar="python", resolver="python", doc_flavor="rst", overloads=False,
         rules=LanguageRules(doc_style="python", wrappers=frozenset({"decorated_definition"}),
                             module_text=module_as_written, signature_tail=":", comment_markers=(b"#",),
                             builtin_names=PYTHON_BUILTINS)),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -23,7 +24,7 @@ from tree_sitter_language_pack import get_language, get_parser
 
 from generator.analyze import documents as docs
 from generator.analyze.boilerplate import strip_boilerplate
-from generator.analyze.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
+from generator.analyze.facts import FileFacts, Import, Member, Reference, SourceFile, Symbol, SymbolKind
 from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
 from generator.analyze.parse_rules import LanguageRules
 from generator.analyze.scan import decode
@@ -181,6 +182,7 @@ class _Extraction:
         bases: list[Node] = []
         # a name (`x`, `self.x`; "return" for a function's result) and the type it is given
         binds: list[tuple[Node, str, str | None]] = []
+        members: dict[int, tuple[Node, Node, str]] = {}  # a type's fields and variants: node -> (name, kind)
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -206,6 +208,11 @@ class _Extraction:
                 elif "bind.local" in caps:  # a local of unknown type: it shadows the package's names
                     binds += [(n, "?", None) for n in found]
                 continue
+            member = caps.get("member.field") or caps.get("member.variant")
+            if member is not None and "name" in caps:
+                members.setdefault(member[0].id, (member[0], caps["name"][0],
+                                                  "field" if "member.field" in caps else "variant"))
+                continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
@@ -226,6 +233,7 @@ class _Extraction:
         for n, type_text, fixed in binds:
             refs.append((n.start_byte, n, "bind", (fixed, type_text)))
         self.facts.symbols = [self._symbol(d) for d in ordered]
+        self.facts.members = self._members(members.values(), ordered)
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
                    aliases=tuple(dict.fromkeys(aliases)))
@@ -314,6 +322,42 @@ class _Extraction:
             d.public = self.rules.public(d.name, d.node) and (parent is None or parent.public)
             by_qualname[d.qualname] = d
         return ordered
+
+    def _members(self, found: Iterable[tuple[Node, Node, str]], defs: list[_Def]) -> list[Member]:
+        """Each field or variant under the innermost definition around it (the type that holds it); one
+        outside every definition is dropped."""
+        out: list[Member] = []
+        symbols = {d.node.id for d in defs}  # a Java constant is a symbol already, not also a member
+        stack: list[_Def] = []  # the definitions open at the member (defs is in source order, outer first)
+        i = 0
+        for node, name, kind in sorted(found, key=lambda m: m[0].start_byte):
+            if node.id in symbols:
+                continue
+            while i < len(defs) and defs[i].node.start_byte <= node.start_byte:
+                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                    stack.pop()
+                stack.append(defs[i])
+                i += 1
+            while stack and stack[-1].node.end_byte < node.end_byte:
+                stack.pop()
+            if not stack:
+                continue
+            holder = stack[-1]
+            self.name_ids.add(name.id)
+            doc = self._leading_comment(node) or self._trailing_comment(node)
+            out.append(Member(self.text(name).strip(), kind, holder.qualname,  # type: ignore[arg-type]
+                              node.start_point.row + 1, clean_signature(self.text(node), ""), doc))
+        return out
+
+    def _trailing_comment(self, node: Node) -> str:
+        """A comment after the node on its own last line (`a int // the count`)."""
+        after = node.next_sibling
+        while after is not None and after.type in (",", ";"):
+            after = after.next_sibling
+        if after is not None and after.type in self.rules.comment_types \
+                and after.start_point.row == node.end_point.row:
+            return strip_boilerplate(clean_comment(self.text(after)))
+        return ""
 
     @staticmethod
     def _outer(node: Node, wrappers: frozenset[str]) -> Node:

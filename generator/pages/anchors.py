@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from generator.analyze.facts import FileFacts, Symbol
+from generator.analyze.languages import detect_language, spec_for
 
 
 def symbol_anchor(qualname: str) -> str:
@@ -78,6 +79,9 @@ def _split_top(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_RECEIVERS = frozenset({"self", "cls", "&self", "&mut self", "mut self", "this"})
+
+
 def parameter_types(signature: str, name: str) -> list[str]:
     """The types of a callable's parameters as its signature writes them (`fromJson(String json, Class<T>
     c)` -> ["String", "Class<T>"]; `fun f(x: Int)` -> ["Int"]); a parameter without a type gives its name."""
@@ -88,6 +92,8 @@ def parameter_types(signature: str, name: str) -> list[str]:
         return []
     types = []
     for written in _split_top(signature[start + 1:end]):
+        if written in _RECEIVERS:  # Python's self, Rust's &self: the same in every overload
+            continue
         param = re.sub(r"@\w+(?:\([^)]*\))?\s*|\b(?:final|const|ref|out|in|this|params|readonly|"
                        r"public|private|protected|vararg|mut)\s+", "", written.split("=", 1)[0]).strip()
         if ":" in param and "::" not in param:
@@ -102,11 +108,15 @@ def parameter_types(signature: str, name: str) -> list[str]:
 
 
 def overloaded(symbols: Iterable[Symbol]) -> set[str]:
-    """The qualnames of the symbols that share their shown name with another of the file (overloads)."""
-    by_name: dict[str, list[str]] = {}
+    """The qualnames of the symbols that share their shown name with another of the file and differ from
+    it in their parameters (overloads); a getter and its setter with the same parameters, or two
+    conditional definitions, are told apart by their kind and their anchor's number instead."""
+    by_name: dict[str, list[Symbol]] = {}
     for s in symbols:
-        by_name.setdefault(shown_qualname(s.qualname), []).append(s.qualname)
-    return {q for group in by_name.values() if len(group) > 1 for q in group}
+        by_name.setdefault(shown_qualname(s.qualname), []).append(s)
+    return {s.qualname for group in by_name.values()
+            if len(group) > 1 and spec_for(detect_language(group[0].path)).overloads
+            and len({tuple(parameter_types(s.signature, s.name)) for s in group}) > 1 for s in group}
 
 
 def shown_heading(s: Symbol, overloads: Container[str]) -> str:

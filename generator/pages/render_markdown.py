@@ -56,6 +56,7 @@ from generator.pages.diagrams import (
 )
 from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
+from generator.pages.shapes import members_by_type, shape_table
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
     highlighted,
@@ -781,6 +782,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
     anchors = anchor_ids(symbols)
     overloads = overloaded(symbols)
+    shapes = members_by_type(ctx.facts.members)
     children: dict[str | None, list[Symbol]] = {}
     for s in symbols:
         children.setdefault(s.parent, []).append(s)
@@ -867,6 +869,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
         whole_source=_whole_source(ctx, lang) if not public and not document else "",
         empty_file=not symbols and (facts.line_count == 0 or (bool(ctx.source) and not ctx.source.strip())),
         shown=shown_qualname, heading=lambda s: shown_heading(s, overloads), kind_of=kind_of,
+        shape=lambda s: shape_table(shapes.get(s.qualname, ())),
         sectioned=sectioned, signature_of=signature_of,
         bases_of=bases_of, built_by=built_by,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),

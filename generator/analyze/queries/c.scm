@@ -83,3 +83,17 @@
 (call_expression function: (identifier) @ref.call)
 (call_expression function: (field_expression field: (field_identifier) @ref.call))
 (type_identifier) @ref.name
+
+; ---- struct and union members, enum constants: shown in a table under the type's section
+(struct_specifier body: (field_declaration_list (field_declaration declarator: [
+  (field_identifier) @name
+  (pointer_declarator declarator: (field_identifier) @name)
+  (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
+  (array_declarator declarator: (field_identifier) @name)
+]) @member.field))
+(union_specifier body: (field_declaration_list (field_declaration declarator: [
+  (field_identifier) @name
+  (pointer_declarator declarator: (field_identifier) @name)
+  (array_declarator declarator: (field_identifier) @name)
+]) @member.field))
+(enumerator_list (enumerator name: (identifier) @name) @member.variant)

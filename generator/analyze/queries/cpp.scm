@@ -73,5 +73,13 @@
 ; a forward-declared or template class without a body is not a definition; `enum class E : int {}` is
 (enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @def.enum
 
+; ---- a class's data members, shown in a table under its section
+(class_specifier body: (field_declaration_list (field_declaration declarator: [
+  (field_identifier) @name
+  (pointer_declarator declarator: (field_identifier) @name)
+  (reference_declarator (field_identifier) @name)
+  (array_declarator declarator: (field_identifier) @name)
+]) @member.field))
+
 (call_expression function: (qualified_identifier name: (identifier) @ref.call))
 (base_class_clause (type_identifier) @ref.name)

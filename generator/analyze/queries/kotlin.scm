@@ -19,3 +19,7 @@
 (call_expression (navigation_expression (navigation_suffix (simple_identifier) @ref.call)))
 (delegation_specifier (user_type (type_identifier) @ref.name))
 (user_type (type_identifier) @ref.name)
+
+; ---- enum entries and a class's constructor properties, shown in a table under the type's section
+(enum_entry (simple_identifier) @name) @member.variant
+(class_parameter (simple_identifier) @name) @member.field

@@ -95,3 +95,8 @@
 ((for_expression pattern: (identifier) @bind.local))
 ((match_pattern (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
 ((type_parameter name: (type_identifier) @bind.local))
+
+; ---- a struct's fields and an enum's variants, shown in a table under the type's section
+(struct_item body: (field_declaration_list (field_declaration name: (field_identifier) @name) @member.field))
+(struct_item body: (ordered_field_declaration_list type: (_) @name) @member.field)
+(enum_item body: (enum_variant_list (enum_variant name: (identifier) @name) @member.variant))

@@ -75,3 +75,10 @@
 (required_parameter pattern: (identifier) @bind.local)
 (optional_parameter pattern: (identifier) @bind.local)
 (type_parameter name: (type_identifier) @bind.local)
+
+; ---- enum members, interface properties and class fields, shown in a table under the type's section
+(enum_body (property_identifier) @name @member.variant)
+(enum_body (enum_assignment name: (property_identifier) @name) @member.variant)
+(interface_body (property_signature name: (property_identifier) @name) @member.field)
+(object_type (property_signature name: (property_identifier) @name) @member.field)
+(class_body (public_field_definition name: (property_identifier) @name) @member.field)
