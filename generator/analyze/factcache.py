@@ -45,7 +45,7 @@ def facts_to_json(f: FileFacts) -> dict[str, Any]:
     return {
         "file": [s.path, s.language, s.size, s.sha, s.kind],
         "symbols": [[y.name, y.qualname, y.kind, y.path, y.start_line, y.end_line, y.signature, y.docstring,
-                     y.parent, y.public, y.docstring_source] for y in f.symbols],
+                     y.parent, y.public, y.docstring_source, y.implements] for y in f.symbols],
         "imports": [[i.path, i.module, list(i.names), i.line, [list(a) for a in i.aliases]]
                     for i in f.imports],
         "references": [[r.path, r.name, r.line, r.kind, r.scope, r.receiver]

@@ -45,6 +45,9 @@ class Symbol:
     parent: str | None = None  # qualname of the enclosing symbol
     public: bool = True
     docstring_source: Literal["code", "llm", ""] = "code"
+    # the trait or interface a method implements, when the block that holds it names one (Rust's
+    # `impl Display for Value`): two impls' `fmt` are two sections labelled by their trait
+    implements: str = ""
 
 
 @dataclass(frozen=True, slots=True)

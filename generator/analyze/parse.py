@@ -153,6 +153,7 @@ class _Def:
     receiver: str | None
     pattern: int = 0  # index of the query pattern that produced it
     outer: Node | None = None  # node including decorators/export/attributes
+    implements: str = ""  # the trait of the impl block that holds it (@implements)
     qualname: str = ""
     parent: str | None = None
     public: bool = True
@@ -256,6 +257,8 @@ class _Extraction:
             # a node several patterns match: the pattern written first in the .scm file is the more specific,
             # and a constant (the catch-all of exported bindings) gives way to any other kind
             existing.receiver = existing.receiver or receiver
+            if "implements" in caps and not existing.implements:
+                existing.implements = _type_name(self.text(caps["implements"][0]))
             if (pattern < existing.pattern and kind != "constant") or (
                     existing.kind == "constant" and kind != "constant"):
                 existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
@@ -266,7 +269,9 @@ class _Extraction:
             parts = _scope_parts(name)
             name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)
         if name:
-            defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
+            trait = caps.get("implements")
+            defs[node.id] = _Def(node, name, kind, body, receiver, pattern,
+                                 implements=_type_name(self.text(trait[0])) if trait else "")
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
                     caps: dict[str, list[Node]]) -> None:
@@ -388,6 +393,7 @@ class _Extraction:
             docstring=self._docstring(d),
             parent=d.parent,
             public=d.public,
+            implements=d.implements,
         )
 
     def _signature(self, d: _Def) -> str:

@@ -124,6 +124,8 @@ def shown_heading(s: Symbol, overloads: Container[str]) -> str:
     parameter types, `fromJson(String, Class<T>)`, so eleven overloads are eleven headings a reader tells
     apart."""
     name = shown_qualname(s.qualname)
+    if s.implements:  # `Value.fmt (Display)`: the trait the method implements
+        return f"{name} ({s.implements})"
     if s.qualname not in overloads or "(" not in s.signature:
         return name
     return f"{name}({', '.join(parameter_types(s.signature, s.name))})"
@@ -143,7 +145,8 @@ def anchor_ids(symbols: Iterable[Symbol]) -> dict[str, str]:
     for s in sorted(symbols, key=lambda s: (s.start_line, s.qualname)):
         if s.qualname in out:
             continue
-        base = symbol_anchor(shown_heading(s, overloads) if s.qualname in overloads else s.qualname)
+        base = symbol_anchor(shown_heading(s, overloads) if s.qualname in overloads or s.implements
+                             else s.qualname)
         anchor, n = base, 1
         while anchor in used:
             n += 1

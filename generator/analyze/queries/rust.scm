@@ -2,6 +2,12 @@
 ; Methods in `impl Type` / `impl Trait for Type` are qualified by the implementing type (@receiver).
 
 ; ---- definitions
+; a trait's impl: its methods are labelled by the trait (@implements), so `impl Display for Value` and
+; `impl Debug for Value` give two `fmt` sections a reader tells apart
+(impl_item
+  trait: (_) @implements
+  body: (declaration_list
+    (function_item name: (identifier) @name body: (block) @body) @def.method))
 (impl_item
   type: [
     (type_identifier) @receiver
