@@ -118,7 +118,9 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         return facts
     # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments
     # are read from the original, as written
-    _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
+    extraction = _Extraction(file, data, spec_for(language).rules, facts)
+    extraction.prepared = parsed if parsed is not data else None
+    extraction.run(tree.root_node, tools)
     return facts
 
 
@@ -169,6 +171,7 @@ class _Extraction:
         self.rules = rules
         self.facts = facts
         self.name_ids: set[int] = set()  # definition names are not references to themselves
+        self.prepared: bytes | None = None  # the bytes parsed, when rules.prepare blanked some of them
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -399,6 +402,12 @@ class _Extraction:
     def _signature(self, d: _Def) -> str:
         start_node = self._outer(d.node, self.rules.signature_wrappers)
         start = start_node.start_byte
+        if self.prepared is not None:  # a signature shows the export macro blanked before its start
+            before = start
+            while before > 0 and self.prepared[before - 1] in (0x20, 0x09):
+                before -= 1
+            if self.data[before:start] != self.prepared[before:start]:
+                start = before
         if d.body is not None and d.body.start_byte > start:
             end, tail = d.body.start_byte, self.rules.signature_tail
         else:

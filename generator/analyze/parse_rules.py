@@ -130,7 +130,7 @@ _CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?
 # that a grammar which does not run the preprocessor reads as unbalanced (a syntax error on valid code)
 _CPLUSPLUS_BRACE = re.compile(
     rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\)?)[^\n]*\n"
-    rb"([ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif", re.M)
+    rb"([ \t]*(?:extern[ \t]+\"C\"\s*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif", re.M)
 
 
 def blank_declaration_macros(data: bytes) -> bytes:
@@ -150,8 +150,8 @@ def blank_declaration_macros(data: bytes) -> bytes:
     if not spans:
         return data
     out = bytearray(data)
-    for start, end in spans:
-        out[start:end] = b" " * (end - start)
+    for start, end in spans:  # newlines stay: every line keeps its number
+        out[start:end] = bytes(b if b == 0x0A else 0x20 for b in data[start:end])
     return bytes(out)
 
 
