@@ -80,7 +80,8 @@ def test_c_header_declarations_behind_macros_and_guards() -> None:
     assert "CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value)" in parse_doc.signature  # as written
     struct = [m for m in members(facts) if m[2] in ("next", "type", "name")]
     assert [(m[1], m[2], m[3]) for m in struct] == [
-        ("field", "next", "struct cJSON *next"), ("field", "type", "int type"), ("field", "name", "char name[16]")]
+        ("field", "next", "struct cJSON *next"), ("field", "type", "int type"),
+        ("field", "name", "char name[16]")]
     docs = {m.name: m.docstring for m in facts.members}
     assert docs["next"] == "next/prev allow you to walk array/object chains."
     assert docs["type"] == "The type of the item"  # a trailing comment
@@ -92,8 +93,10 @@ def test_macro_blanking_keeps_offsets_and_leaves_types_alone() -> None:
     out = blank_declaration_macros(src)
     assert len(out) == len(src)
     assert out.startswith(b"FILE *open_file(")  # an upper-case return type is no macro
-    assert b"SPDLOG_API" not in out and b"FOO_EXPORT" not in out
-    assert b"void f(int x);" in out and re.search(rb"class\s+Bar :", out)
+    assert b"SPDLOG_API" not in out
+    assert b"FOO_EXPORT" not in out
+    assert b"void f(int x);" in out
+    assert re.search(rb"class\s+Bar :", out)
 
 
 # ---- C++: headers, namespaces, templates, out-of-line members, export macros
@@ -142,12 +145,12 @@ def test_cpp_header_classes_namespaces_templates_and_macros() -> None:
 def test_a_header_is_cpp_in_a_cpp_repository_or_when_it_holds_cpp(make_repo: Callable[..., Path]) -> None:
     from generator.analyze.scan import scan
 
-    cpp_repo = make_repo({"a.cpp": "int f() { return 1; }\n", "b.cpp": "int g();\n", "plain.h": "int f(void);\n",
-                          "c/one.c": "int h(void) { return 0; }\n"}, name="cpprepo")
+    cpp_repo = make_repo({"a.cpp": "int f() { return 1; }\n", "b.cpp": "int g();\n",
+                          "plain.h": "int f(void);\n", "c/one.c": "int h(void) { return 0; }\n"}, name="cpprepo")
     langs = {f.path: f.language for f in scan(load_config(cpp_repo)).files}
     assert langs["plain.h"] == "cpp"  # most of the repository is C++
-    c_repo = make_repo({"a.c": "int f(void) { return 1; }\n", "b.c": "int g(void);\n", "plain.h": "int f(void);\n",
-                        "wrap.h": "namespace w {\nclass A { public: int x; };\n}\n"}, name="crepo")
+    c_repo = make_repo({"a.c": "int f(void) { return 1; }\n", "b.c": "int g(void);\n",
+                        "plain.h": "int f(void);\n", "wrap.h": "namespace w {\nclass A { public: int x; };\n}\n"}, name="crepo")
     langs = {f.path: f.language for f in scan(load_config(c_repo)).files}
     assert langs["plain.h"] == "c"
     assert langs["wrap.h"] == "cpp"  # a C repository's header with C++ syntax
@@ -179,11 +182,14 @@ def test_typescript_exported_consts_namespaces_and_shapes() -> None:
     assert found["parse"] == "function"
     assert found["redux"] == "constant"
     assert found["ZodString"] == "constant"  # a class made by a factory
-    assert found["util"] == "namespace" and found["util.f"] == "function"
+    assert found["util"] == "namespace"
+    assert found["util.f"] == "function"
     assert "local" not in found
-    assert [(m[1], m[2]) for m in members(facts) if m[0] == "Color"] == [("variant", "Red"), ("variant", "Green")]
+    color = [(m[1], m[2]) for m in members(facts) if m[0] == "Color"]
+    assert color == [("variant", "Red"), ("variant", "Green")]
     opts = {m.name: m for m in facts.members if m.parent == "Options"}
-    assert opts["name"].declaration == "name: string" and opts["name"].docstring == "The name shown."
+    assert opts["name"].declaration == "name: string"
+    assert opts["name"].docstring == "The name shown."
     assert "count" in opts
     js = parse("index.js", "export const handler = makeHandler({ a: 1 })\nexport const f = function () {}\n")
     assert names(js) == {"handler": "constant", "f": "function"}
@@ -222,7 +228,8 @@ pub struct Point { pub x: i32, y: i32 }
 
 def test_rust_variants_fields_and_trait_impls_told_apart() -> None:
     facts = parse("value.rs", RUST)
-    assert members(facts) == [("Value", "variant", "Null", "Null"), ("Value", "variant", "Bool", "Bool(bool)"),
+    assert members(facts) == [("Value", "variant", "Null", "Null"),
+                              ("Value", "variant", "Bool", "Bool(bool)"),
                               ("Point", "field", "x", "pub x: i32"), ("Point", "field", "y", "y: i32")]
     assert facts.members[0].docstring == "Nothing."
     over = overloaded(facts.symbols)
@@ -259,21 +266,25 @@ def test_java_overloads_enum_constants_and_record_components() -> None:
     assert ids == ["sym-gson-fromjson-string-class-t", "sym-gson-fromjson-reader-type",
                    "sym-gson-fromjson-jsonelement"]
     got = members(facts)
-    assert ("Level", "variant", "LOW", "LOW") in got and ("Level", "variant", "HIGH", "HIGH") in got
-    assert ("Pair", "field", "left", "String left") in got and ("Pair", "field", "right", "int right") in got
+    assert ("Level", "variant", "LOW", "LOW") in got
+    assert ("Level", "variant", "HIGH", "HIGH") in got
+    assert ("Pair", "field", "left", "String left") in got
+    assert ("Pair", "field", "right", "int right") in got
 
 
 def test_csharp_kotlin_php_enum_members() -> None:
-    cs = parse("Level.cs", "namespace N {\npublic enum Level {\n  /// <summary>Low.</summary>\n  Low = 1,\n  High\n}\n"
-                           "public class C {\n  private int count;\n}\n}\n")
-    assert [(m[1], m[2]) for m in members(cs) if m[0] == "N.Level"] == [("variant", "Low"), ("variant", "High")]
+    cs = parse("Level.cs", "namespace N {\npublic enum Level {\n  /// <summary>Low.</summary>\n  Low = 1,\n"
+                           "  High\n}\npublic class C {\n  private int count;\n}\n}\n")
+    level = [(m[1], m[2]) for m in members(cs) if m[0] == "N.Level"]
+    assert level == [("variant", "Low"), ("variant", "High")]
     assert ("N.C", "field", "count", "private int count") in members(cs)
     kt = parse("Level.kt", "enum class Level { LOW, HIGH }\ndata class P(val x: Int, val y: Int)\n")
     assert [(m[1], m[2]) for m in members(kt)] == [("variant", "LOW"), ("variant", "HIGH"),
                                                   ("field", "x"), ("field", "y")]
     php = parse("Level.php", "<?php\nenum Level {\n  case Low;\n  case High;\n}\n"
                              "class C {\n  private int $count = 0;\n}\n")
-    assert [(m[1], m[2]) for m in members(php)] == [("variant", "Low"), ("variant", "High"), ("field", "count")]
+    assert [(m[1], m[2]) for m in members(php)] == [("variant", "Low"), ("variant", "High"),
+                                                    ("field", "count")]
 
 
 # ---- the pages of a built repository
@@ -286,8 +297,10 @@ def test_built_pages_show_overloads_traits_shapes_and_private_members(make_repo:
     root = make_repo({
         "src/Gson.java": JAVA,
         "src/value.rs": RUST,
-        "mux.go": "package chi\n\n// Mux routes.\ntype Mux struct {\n\t// handler serves\n\thandler http.Handler\n}\n",
-        "Svc.cs": "namespace N {\npublic class Svc {\n  private void Helper() {}\n  public void Run() {}\n}\n}\n",
+        "mux.go": ("package chi\n\n// Mux routes.\ntype Mux struct {\n\t// handler serves\n"
+                   "\thandler http.Handler\n}\n"),
+        "Svc.cs": ("namespace N {\npublic class Svc {\n  private void Helper() {}\n"
+                   "  public void Run() {}\n}\n}\n"),
         "include/logger.hpp": CPP_HEADER,
     })
     build(load_config(root), site=False, index=False)
@@ -299,13 +312,16 @@ def test_built_pages_show_overloads_traits_shapes_and_private_members(make_repo:
     assert any("#sym-gson-fromjson-reader-type" in h for h in headings)
     assert any("Gson.helper" in h for h in headings)  # a private method has its section
     assert "not public · method" in _text(java)
-    assert "<th>Variant</th>" in java and "<code>LOW</code>" in java
+    assert "<th>Variant</th>" in java
+    assert "<code>LOW</code>" in java
     rust = (docs / "src" / "value.rs.md").read_text()
     assert "Value.fmt (Display) { #sym-value-fmt-display" in html.unescape(rust)
     assert "Value.fmt (Debug) { #sym-value-fmt-debug" in html.unescape(rust)
     assert "<code>Bool(bool)</code>" in rust
     go = (docs / "mux.go.md").read_text()
-    assert "<th>Field</th>" in go and "<code>handler http.Handler</code>" in go and "handler serves" in go
+    assert "<th>Field</th>" in go
+    assert "<code>handler http.Handler</code>" in go
+    assert "handler serves" in go
     cs = (docs / "Svc.cs.md").read_text()
     assert any("N.Svc.Helper" in line and line.startswith("#") for line in cs.splitlines())
     cpp = html.unescape((docs / "include" / "logger.hpp.md").read_text())
