@@ -146,11 +146,13 @@ def test_a_header_is_cpp_in_a_cpp_repository_or_when_it_holds_cpp(make_repo: Cal
     from generator.analyze.scan import scan
 
     cpp_repo = make_repo({"a.cpp": "int f() { return 1; }\n", "b.cpp": "int g();\n",
-                          "plain.h": "int f(void);\n", "c/one.c": "int h(void) { return 0; }\n"}, name="cpprepo")
+                          "plain.h": "int f(void);\n", "c/one.c": "int h(void) { return 0; }\n"},
+                         name="cpprepo")
     langs = {f.path: f.language for f in scan(load_config(cpp_repo)).files}
     assert langs["plain.h"] == "cpp"  # most of the repository is C++
     c_repo = make_repo({"a.c": "int f(void) { return 1; }\n", "b.c": "int g(void);\n",
-                        "plain.h": "int f(void);\n", "wrap.h": "namespace w {\nclass A { public: int x; };\n}\n"}, name="crepo")
+                        "plain.h": "int f(void);\n",
+                        "wrap.h": "namespace w {\nclass A { public: int x; };\n}\n"}, name="crepo")
     langs = {f.path: f.language for f in scan(load_config(c_repo)).files}
     assert langs["plain.h"] == "c"
     assert langs["wrap.h"] == "cpp"  # a C repository's header with C++ syntax
