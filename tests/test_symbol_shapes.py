@@ -329,3 +329,13 @@ def test_built_pages_show_overloads_traits_shapes_and_private_members(make_repo:
     cpp = html.unescape((docs / "include" / "logger.hpp.md").read_text())
     for heading in ("spdlog.logger {", "spdlog.logger.name {", "spdlog.set_level {", "spdlog.level_enum {"):
         assert heading in cpp, heading
+
+
+def test_kotlin_companions_and_rust_module_declarations() -> None:
+    kt = parse("A.kt", "class A {\n  companion object {\n    fun f() {}\n  }\n}\n"
+                       "class B {\n  companion object Named {\n  }\n}\n")
+    assert names(kt) == {"A": "class", "A.Companion": "class", "A.Companion.f": "method", "B": "class",
+                         "B.Named": "class"}
+    rs = parse("src/lib.rs", "mod net;\npub mod api;\n")
+    assert names(rs) == {"net": "module", "api": "module"}
+    assert {i.module for i in rs.imports} == {"mod::net", "mod::api"}  # still the files they import

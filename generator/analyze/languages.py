@@ -117,7 +117,8 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "kotlin", (".kt", ".kts"), grammar="kotlin", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "multiline_comment", "comment"}),
-                            public=public_modifiers, module_text=module_kotlin)),
+                            public=public_modifiers, module_text=module_kotlin,
+                            implicit_names={"object": "Companion"})),
     LanguageSpec(
         "scala", (".scala", ".sc"), grammar="scala", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"comment", "block_comment"}),

@@ -260,6 +260,10 @@ class _Extraction:
             # a node several patterns match: the pattern written first in the .scm file is the more specific,
             # and a constant (the catch-all of exported bindings) gives way to any other kind
             existing.receiver = existing.receiver or receiver
+            # a name written beats an implied one
+            if existing.name in self.rules.implicit_names.values() and \
+                    name_nodes[0].type not in self.rules.implicit_names:
+                existing.name = self.text(name_nodes[0]).strip() or existing.name
             if "implements" in caps and not existing.implements:
                 existing.implements = _type_name(self.text(caps["implements"][0]))
             if (pattern < existing.pattern and kind != "constant") or (
@@ -267,7 +271,7 @@ class _Extraction:
                 existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
             return
         self.name_ids.add(name_nodes[0].id)
-        name = self.text(name_nodes[0]).strip()
+        name = self.rules.implicit_names.get(name_nodes[0].type) or self.text(name_nodes[0]).strip()
         if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
             parts = _scope_parts(name)
             name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)

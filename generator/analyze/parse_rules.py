@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -182,6 +182,9 @@ class LanguageRules:
     lowercase_types: bool = False
     # whether a call records its number of arguments (Java: which overload of a method it calls)
     call_arity: bool = False
+    # a definition whose @name is a keyword node of these types is named by the language: Kotlin's
+    # companion object without a name is `Companion`
+    implicit_names: Mapping[str, str] = field(default_factory=dict)
     # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
     prepare: Callable[[bytes], bytes] | None = None
     class_kinds: frozenset[str] = field(

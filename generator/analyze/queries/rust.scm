@@ -29,6 +29,8 @@
 (const_item name: (identifier) @name) @def.constant
 (static_item name: (identifier) @name) @def.constant
 (mod_item name: (identifier) @name body: (declaration_list) @body) @def.module
+; `mod net;` declares a module whose items live in another file: a symbol here, an import too (below)
+(mod_item name: (identifier) @name !body) @def.module
 (macro_definition name: (identifier) @name) @def.macro
 
 ; ---- imports: `use` paths as written, `mod foo;` as module "mod::foo"
