@@ -339,3 +339,14 @@ def test_kotlin_companions_and_rust_module_declarations() -> None:
     rs = parse("src/lib.rs", "mod net;\npub mod api;\n")
     assert names(rs) == {"net": "module", "api": "module"}
     assert {i.module for i in rs.imports} == {"mod::net", "mod::api"}  # still the files they import
+
+
+def test_typescript_generic_call_signatures_on_their_own_lines_parse_cleanly() -> None:
+    src = ("export type UseBound<S> = {\n  (): State<S>\n  <U>(selector: (state: S) => U): U\n} & S\n\n"
+           "type Create = {\n  <T>(init: T): Store<T>\n\n  <T>(): <M>(init: T) => Store<T>\n}\n"
+           "const toThenable =\n  <R, I>(fn: (input: I) => R) =>\n  (input: I) => fn(input)\n")
+    facts = parse("react.ts", src)
+    assert facts.warnings == []  # valid TypeScript: no syntax error
+    assert {"UseBound", "Create", "toThenable"} <= set(names(facts))
+    bound = next(s for s in facts.symbols if s.name == "UseBound")
+    assert bound.signature.startswith("export type UseBound<S>")

@@ -33,6 +33,7 @@ from generator.analyze.parse_rules import (
     public_modifiers,
     public_php,
     public_rust,
+    separate_call_signatures,
 )
 
 ResolverFamily = str  # python | js | go | rust | jvm | c | suffix (generator/analyze/resolve.py)
@@ -75,7 +76,7 @@ _TS_RULES = LanguageRules(
     wrappers=JS_DOC_WRAPPERS | {"ambient_declaration"},
     signature_wrappers=JS_WRAPPERS | {"ambient_declaration"},
     public=public_modifiers, builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
-    lowercase_types=True)
+    lowercase_types=True, prepare=separate_call_signatures)
 
 # what only C++ writes, at the start of a line: a namespace, a template, a class with a body, an access label
 _CPP_SYNTAX = re.compile(rb"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"

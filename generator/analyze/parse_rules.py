@@ -155,6 +155,21 @@ def blank_declaration_macros(data: bytes) -> bytes:
     return bytes(out)
 
 
+# TypeScript: a generic call signature on its own line in a type literal (`(): T` then `<U>(s: U): U`) is
+# valid, but the grammar reads `T\n<U>(…)` as one type (a syntax error); a `;` in place of the first
+# indentation space separates the members as the compiler does, keeping every offset and line. Only after
+# a line that ends a type (a name, `)`, `]`, `}`, `>`), never after `=`, `=>` or an operator.
+_GENERIC_CALL_SIGNATURE = re.compile(rb"((?:[\w$)\]}]|(?<!=)>)[ \t]*\n(?:[ \t]*\n)*)[ \t]"
+                                     rb"(?=[ \t]*<[A-Za-z_$][\w$]*(?:\s*(?:,|extends|=)[^>\n]*)?>\()")
+
+
+def separate_call_signatures(data: bytes) -> bytes:
+    """TypeScript source with `;` before each generic call signature that starts a line (see above)."""
+    if b"\n" not in data or b">(" not in data:
+        return data
+    return _GENERIC_CALL_SIGNATURE.sub(rb"\1;", data)
+
+
 @dataclass(frozen=True)
 class LanguageRules:
     doc_style: DocStyle = "comment"
