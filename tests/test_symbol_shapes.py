@@ -350,3 +350,8 @@ def test_typescript_generic_call_signatures_on_their_own_lines_parse_cleanly() -
     assert {"UseBound", "Create", "toThenable"} <= set(names(facts))
     bound = next(s for s in facts.symbols if s.name == "UseBound")
     assert bound.signature.startswith("export type UseBound<S>")
+
+
+def test_a_reopened_namespace_is_one_symbol_holding_every_block() -> None:
+    facts = parse("a.hpp", "namespace a {\nclass X {};\n}\nnamespace a {\nclass Y {};\nvoid f();\n}\n", "cpp")
+    assert names(facts) == {"a": "namespace", "a.X": "class", "a.Y": "class", "a.f": "function"}

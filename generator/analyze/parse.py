@@ -156,6 +156,7 @@ class _Def:
     pattern: int = 0  # index of the query pattern that produced it
     outer: Node | None = None  # node including decorators/export/attributes
     implements: str = ""  # the trait of the impl block that holds it (@implements)
+    merged: bool = False  # a reopened namespace: its members belong to the first block's symbol
     qualname: str = ""
     parent: str | None = None
     public: bool = True
@@ -236,7 +237,7 @@ class _Extraction:
                     refs.append((n.start_byte, n, ref_kind, None))
         for n, type_text, fixed in binds:
             refs.append((n.start_byte, n, "bind", (fixed, type_text)))
-        self.facts.symbols = [self._symbol(d) for d in ordered]
+        self.facts.symbols = [self._symbol(d) for d in ordered if not d.merged]
         self.facts.members = self._members(members.values(), ordered)
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
@@ -327,6 +328,13 @@ class _Extraction:
             ):
                 d.kind = "method"
             base = f"{d.parent}.{d.name}" if d.parent else d.name
+            first = by_qualname.get(base)
+            if d.kind == "namespace" and first is not None and first.kind == "namespace":
+                # a namespace reopened (C++ `namespace a {` in every header section, TypeScript's merged
+                # namespaces) is the same namespace: its members are the first block's, and it is no
+                # second symbol (`5 namespaces (a, a, a…)`, members under `a~2.X`)
+                d.qualname, d.merged, d.public = base, True, first.public
+                continue
             count = seen.get(base, 0) + 1
             seen[base] = count
             # overloads, property setters and conditional definitions share a name: keep each, unambiguously
