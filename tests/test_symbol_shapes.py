@@ -355,3 +355,10 @@ def test_typescript_generic_call_signatures_on_their_own_lines_parse_cleanly() -
 def test_a_reopened_namespace_is_one_symbol_holding_every_block() -> None:
     facts = parse("a.hpp", "namespace a {\nclass X {};\n}\nnamespace a {\nclass Y {};\nvoid f();\n}\n", "cpp")
     assert names(facts) == {"a": "namespace", "a.X": "class", "a.Y": "class", "a.f": "function"}
+
+
+def test_javascript_functions_assigned_to_an_object_are_its_methods() -> None:
+    js = parse("lib/application.js", "var app = exports = module.exports = {};\n"
+                                     "app.all = function all(path) { return 1 };\n"
+                                     "exports.x = function () {};\nthis.y = () => 1;\n")
+    assert names(js) == {"app.all": "method", "x": "function"}

@@ -41,6 +41,13 @@
    right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.function
   (#match? @_exports "^(module\\.)?exports$"))
 
+; a function assigned to a property of an object (Express's `app.all = function all(path) {}`, `res.send =
+; function send(body) {}`): a method of that object
+((assignment_expression
+   left: (member_expression object: (identifier) @receiver property: (property_identifier) @name)
+   right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method
+  (#not-match? @receiver "^(module|exports|window|globalThis|this)$"))
+
 ; top-level UPPER_CASE constants, exported or not
 (program
   (lexical_declaration
