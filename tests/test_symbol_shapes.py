@@ -362,3 +362,15 @@ def test_javascript_functions_assigned_to_an_object_are_its_methods() -> None:
                                      "app.all = function all(path) { return 1 };\n"
                                      "exports.x = function () {};\nthis.y = () => 1;\n")
     assert names(js) == {"app.all": "method", "x": "function"}
+
+
+def test_macros_that_expand_to_braces_and_angle_header_conditions_do_not_hide_declarations() -> None:
+    src = ("#if FMT_HAS_INCLUDE(<string_view>)\n#  include <string_view>\n#endif\n"
+           "FMT_BEGIN_NAMESPACE\ntemplate <typename T> struct arg_data {\n  T x;\n};\n"
+           "enum kind {\n  first,\n  LAST\n};\nFMT_END_NAMESPACE\n")
+    prepared = blank_declaration_macros(src.encode())
+    assert b"FMT_BEGIN_NAMESPACE" not in prepared
+    assert b"  LAST\n" in prepared  # an indented word may be an enum's last value: kept
+    facts = parse("core.h", src, "cpp")
+    assert names(facts) == {"arg_data": "struct", "kind": "enum"}
+    assert [m.name for m in facts.members if m.kind == "variant"] == ["first", "LAST"]

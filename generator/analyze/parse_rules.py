@@ -133,11 +133,30 @@ _CPLUSPLUS_BRACE = re.compile(
     rb"([ \t]*(?:extern[ \t]+\"C\"\s*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif", re.M)
 
 
+# `#if __has_include(<optional>)`: a header name in angle brackets inside a condition, which the grammar
+# reads as comparisons and fails on (the rest of a big header then parses as errors); quoted instead
+_IF_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:el)?if\b[^\n]*", re.M)
+_ANGLE_HEADER = re.compile(rb"\(<([^<>()\n]*)>\)")
+
+
+# `FMT_BEGIN_NAMESPACE` alone on a line at column 0: a macro that expands to code (often an opening or a
+# closing brace). No C or C++ statement is a bare word; the grammar would glue it to the next declaration.
+# An indented word may be an enum's last value and a line after a `\` belongs to a #define: both kept.
+_LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb")[ \t]*$", re.M)
+
+
+def _quote_header_names(data: bytes) -> bytes:
+    if b"(<" not in data:
+        return data
+    return _IF_LINE.sub(lambda m: _ANGLE_HEADER.sub(rb'("\1")', m.group(0)), data)
+
+
 def blank_declaration_macros(data: bytes) -> bytes:
     """C and C++ source with the export macros of declarations blanked out (spaces, so every byte keeps its
     offset): a grammar that does not expand macros reads `SPDLOG_API void f();` as an error and
     `class SPDLOG_API logger {` as a function. Which words are macros is told by position, never by name.
     The `extern "C" {` of a header that C++ may include goes too (see _CPLUSPLUS_BRACE)."""
+    data = _quote_header_names(data)
     spans: list[tuple[int, int]] = []
     if b"__cplusplus" in data:
         spans += [m.span(1) for m in _CPLUSPLUS_BRACE.finditer(data)]
@@ -147,6 +166,7 @@ def blank_declaration_macros(data: bytes) -> bytes:
         spans.append(m.span(1))
     for m in _CALL_MACRO.finditer(data):
         spans += [m.span(1), m.span(3)]
+    spans += [m.span(1) for m in _LONE_MACRO.finditer(data)]
     if not spans:
         return data
     out = bytearray(data)
