@@ -374,3 +374,10 @@ def test_macros_that_expand_to_braces_and_angle_header_conditions_do_not_hide_de
     facts = parse("core.h", src, "cpp")
     assert names(facts) == {"arg_data": "struct", "kind": "enum"}
     assert [m.name for m in facts.members if m.kind == "variant"] == ["first", "LAST"]
+
+
+def test_trailing_specifier_macros_are_blanked_but_casts_of_constants_are_not() -> None:
+    src = b"logger(logger &&other) SPDLOG_NOEXCEPT;\nobj = (void*)REDIS_REPLY_INTEGER;\n"
+    out = blank_declaration_macros(src)
+    assert b"SPDLOG_NOEXCEPT" not in out
+    assert b"(void*)REDIS_REPLY_INTEGER;" in out

@@ -145,6 +145,13 @@ _ANGLE_HEADER = re.compile(rb"\(<([^<>()\n]*)>\)")
 _LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb")[ \t]*$", re.M)
 
 
+# `logger(logger &&other) SPDLOG_NOEXCEPT;`, `f() FOO_OVERRIDE {`: an upper-case word between a parameter
+# list and what ends a declarator is a specifier macro (noexcept, override, an attribute); a space after the
+# `)` is asked for, so a cast of a constant (`(void*)REDIS_REPLY_INTEGER;`) is left alone
+_TRAILING_MACRO = re.compile(rb"\)[ \t]+(?:const[ \t]+)?(" + _MACRO
+                             + rb")(?=[ \t]*(?:[;{=]|const\b|override\b|final\b|->|\n))")
+
+
 def _quote_header_names(data: bytes) -> bytes:
     if b"(<" not in data:
         return data
@@ -167,6 +174,7 @@ def blank_declaration_macros(data: bytes) -> bytes:
     for m in _CALL_MACRO.finditer(data):
         spans += [m.span(1), m.span(3)]
     spans += [m.span(1) for m in _LONE_MACRO.finditer(data)]
+    spans += [m.span(1) for m in _TRAILING_MACRO.finditer(data)]
     if not spans:
         return data
     out = bytearray(data)
