@@ -381,3 +381,14 @@ def test_trailing_specifier_macros_are_blanked_but_casts_of_constants_are_not() 
     out = blank_declaration_macros(src)
     assert b"SPDLOG_NOEXCEPT" not in out
     assert b"(void*)REDIS_REPLY_INTEGER;" in out
+
+
+def test_ruby_methods_made_by_attr_alias_and_define_method() -> None:
+    rb = parse("a.rb", "class A\n  attr_reader :name, :age\n  # The size.\n  attr_accessor :size\n"
+                       "  alias to_s name\n  alias_method :inspect, :to_s\n  define_method(:foo) { 1 }\n"
+                       "  def bar; end\nend\n")
+    assert names(rb) == {"A": "class", "A.name": "method", "A.age": "method", "A.size": "method",
+                         "A.to_s": "method", "A.inspect": "method", "A.foo": "method", "A.bar": "method"}
+    size = next(s for s in rb.symbols if s.name == "size")
+    assert size.signature == "attr_accessor :size"
+    assert size.docstring == "The size."

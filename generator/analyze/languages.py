@@ -140,7 +140,11 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                             signature_skip=frozenset({"attribute_list"}), public=public_modifiers,
                             module_text=module_csharp)),
     LanguageSpec("ruby", (".rb",), grammar="ruby", resolver="suffix",
-                 rules=LanguageRules(signature_tail="", comment_markers=(b"#",))),
+                 rules=LanguageRules(signature_tail="", comment_markers=(b"#",),
+                                     symbol_literals=frozenset({"simple_symbol"}),
+                                     # `attr_reader :name` of one name: the call is its span, signature, doc
+                                     wrappers=frozenset({"argument_list", "call"}),
+                                     signature_wrappers=frozenset({"argument_list", "call"}))),
     LanguageSpec(
         "php", (".php",), grammar="php", resolver="suffix", doc_tags=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),

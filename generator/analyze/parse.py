@@ -273,6 +273,8 @@ class _Extraction:
             return
         self.name_ids.add(name_nodes[0].id)
         name = self.rules.implicit_names.get(name_nodes[0].type) or self.text(name_nodes[0]).strip()
+        if name_nodes[0].type in self.rules.symbol_literals:
+            name = name.removeprefix(":")
         if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
             parts = _scope_parts(name)
             name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)

@@ -228,6 +228,8 @@ class LanguageRules:
     # a definition whose @name is a keyword node of these types is named by the language: Kotlin's
     # companion object without a name is `Companion`
     implicit_names: Mapping[str, str] = field(default_factory=dict)
+    # name nodes written as a symbol literal (Ruby's `attr_reader :name`): the name is the text after the `:`
+    symbol_literals: frozenset[str] = frozenset()
     # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
     prepare: Callable[[bytes], bytes] | None = None
     class_kinds: frozenset[str] = field(
