@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from generator.analyze.facts import FileFacts, Heading, Import, Reference, SourceFile, Symbol
+from generator.analyze.facts import FileFacts, Heading, Import, Member, Reference, SourceFile, Symbol
 from sourcebook.atomic import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def facts_to_json(f: FileFacts) -> dict[str, Any]:
     return {
         "file": [s.path, s.language, s.size, s.sha, s.kind],
         "symbols": [[y.name, y.qualname, y.kind, y.path, y.start_line, y.end_line, y.signature, y.docstring,
-                     y.parent, y.public, y.docstring_source] for y in f.symbols],
+                     y.parent, y.public, y.docstring_source, y.implements] for y in f.symbols],
         "imports": [[i.path, i.module, list(i.names), i.line, [list(a) for a in i.aliases]]
                     for i in f.imports],
         "references": [[r.path, r.name, r.line, r.kind, r.scope, r.receiver]
@@ -53,6 +53,7 @@ def facts_to_json(f: FileFacts) -> dict[str, Any]:
         "docstring": f.docstring, "title": f.title,
         "headings": [[h.level, h.text, h.line] for h in f.headings],
         "line_count": f.line_count, "warnings": list(f.warnings),
+        "members": [[m.name, m.kind, m.parent, m.line, m.declaration, m.docstring] for m in f.members],
     }
 
 
@@ -66,7 +67,8 @@ def facts_from_json(d: Mapping[str, Any]) -> FileFacts:
                               tuple(row[6]) if len(row) > 6 else None) for row in d["references"]],
         docstring=d["docstring"], title=d["title"],
         headings=[Heading(*row) for row in d["headings"]],
-        line_count=d["line_count"], warnings=list(d["warnings"]))
+        line_count=d["line_count"], warnings=list(d["warnings"]),
+        members=[Member(*row) for row in d.get("members", ())])
 
 
 def load_facts_cache(out_dir: Path) -> dict[tuple[str, str], FileFacts]:

@@ -45,6 +45,9 @@ class Symbol:
     parent: str | None = None  # qualname of the enclosing symbol
     public: bool = True
     docstring_source: Literal["code", "llm", ""] = "code"
+    # the trait or interface a method implements, when the block that holds it names one (Rust's
+    # `impl Display for Value`): two impls' `fmt` are two sections labelled by their trait
+    implements: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,19 @@ class Heading:
     line: int
 
 
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A part of a type's shape that is no symbol of its own: a struct's or record's field, an enum's
+    variant. Shown in a table under the type's section, as the language's own docs list them."""
+
+    name: str
+    kind: Literal["field", "variant"]
+    parent: str  # qualname of the type that holds it
+    line: int
+    declaration: str  # as written, one line: `handler http.Handler`, `Ok(T)`
+    docstring: str = ""
+
+
 @dataclass(slots=True)
 class FileFacts:
     """Everything extracted from one file. Documentation files carry title/headings instead of symbols."""
@@ -96,6 +112,7 @@ class FileFacts:
     headings: list[Heading] = field(default_factory=list)
     line_count: int = 0
     warnings: list[str] = field(default_factory=list)  # "path:line: message"
+    members: list[Member] = field(default_factory=list)  # fields and variants of the file's types
 
     @property
     def path(self) -> str:

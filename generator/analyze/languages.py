@@ -22,6 +22,7 @@ from generator.analyze.parse_rules import (
     JS_WRAPPERS,
     PYTHON_BUILTINS,
     LanguageRules,
+    blank_declaration_macros,
     module_as_written,
     module_compact,
     module_csharp,
@@ -32,6 +33,7 @@ from generator.analyze.parse_rules import (
     public_modifiers,
     public_php,
     public_rust,
+    separate_call_signatures,
 )
 
 ResolverFamily = str  # python | js | go | rust | jvm | c | suffix (generator/analyze/resolve.py)
@@ -49,6 +51,13 @@ class LanguageSpec:
     doc_flavor: str = "markdown"  # docstrings: rst | markdown | godoc | javadoc (markup/docmarkup.py)
     doc_tags: bool = False  # docstrings may carry @param-style tag lines
     doc: bool = False  # a document (markdown, rst, text), not code
+    # an extension this language shares with another (C's `.h` with C++): (the other language, the shared
+    # extensions, syntax only the other language has); settle_shared decides each such file
+    shared: tuple[str, tuple[str, ...], re.Pattern[bytes]] | None = None
+    # a name may be declared several times with other parameters (overloads): a page tells them apart by
+    # their parameter types. Python's repeated names are a property's setter or an @overload stub, which the
+    # page tells apart by their kind.
+    overloads: bool = True
 
     @property
     def code_fence(self) -> str:
@@ -67,11 +76,16 @@ _TS_RULES = LanguageRules(
     wrappers=JS_DOC_WRAPPERS | {"ambient_declaration"},
     signature_wrappers=JS_WRAPPERS | {"ambient_declaration"},
     public=public_modifiers, builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
-    lowercase_types=True)
+    lowercase_types=True, prepare=separate_call_signatures)
+
+# what only C++ writes, at the start of a line: a namespace, a template, a class with a body, an access label
+_CPP_SYNTAX = re.compile(rb"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"
+                         rb"class[ \t]+\w+[^;()\n]*\{|(?:public|private|protected)[ \t]*:|"
+                         rb"using[ \t]+namespace[ \t])", re.M)
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
-        "python", (".py", ".pyi"), grammar="python", resolver="python", doc_flavor="rst",
+        "python", (".py", ".pyi"), grammar="python", resolver="python", doc_flavor="rst", overloads=False,
         rules=LanguageRules(doc_style="python", wrappers=frozenset({"decorated_definition"}),
                             module_text=module_as_written, signature_tail=":", comment_markers=(b"#",),
                             builtin_names=PYTHON_BUILTINS)),
@@ -104,26 +118,33 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "kotlin", (".kt", ".kts"), grammar="kotlin", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"line_comment", "multiline_comment", "comment"}),
-                            public=public_modifiers, module_text=module_kotlin)),
+                            public=public_modifiers, module_text=module_kotlin,
+                            implicit_names={"object": "Companion"})),
     LanguageSpec(
         "scala", (".scala", ".sc"), grammar="scala", resolver="jvm", doc_flavor="javadoc", doc_tags=True,
         rules=LanguageRules(comment_types=frozenset({"comment", "block_comment"}),
                             attribute_types=frozenset({"annotation"}),
                             signature_skip=frozenset({"annotation"}),
                             signature_tail="{=:", public=public_modifiers, module_text=_module_scala)),
-    LanguageSpec("c", (".c", ".h"), grammar="c", resolver="c", doc_tags=True,
-                 rules=LanguageRules(public=public_c)),
+    LanguageSpec("c", (".c", ".h"), grammar="c", resolver="c", doc_tags=True, fence="c",
+                 rules=LanguageRules(public=public_c, prepare=blank_declaration_macros),
+                 shared=("cpp", (".h",), _CPP_SYNTAX)),
     LanguageSpec(
         "cpp", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), grammar="cpp", resolver="c", doc_tags=True,
         rules=LanguageRules(wrappers=frozenset({"template_declaration"}),
-                            signature_wrappers=frozenset({"template_declaration"}), public=public_modifiers)),
+                            signature_wrappers=frozenset({"template_declaration"}), public=public_modifiers,
+                            prepare=blank_declaration_macros)),
     LanguageSpec(
         "csharp", (".cs",), grammar="csharp", resolver="suffix", doc_tags=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),
                             signature_skip=frozenset({"attribute_list"}), public=public_modifiers,
                             module_text=module_csharp)),
     LanguageSpec("ruby", (".rb",), grammar="ruby", resolver="suffix", doc_tags=True,
-                 rules=LanguageRules(signature_tail="", comment_markers=(b"#",))),
+                 rules=LanguageRules(signature_tail="", comment_markers=(b"#",),
+                                     symbol_literals=frozenset({"simple_symbol"}),
+                                     # `attr_reader :name` of one name: the call is its span, signature, doc
+                                     wrappers=frozenset({"argument_list", "call"}),
+                                     signature_wrappers=frozenset({"argument_list", "call"}))),
     LanguageSpec(
         "php", (".php",), grammar="php", resolver="suffix", doc_tags=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),
@@ -154,6 +175,7 @@ GRAMMARS: dict[str, str] = {s.id: s.grammar for s in LANGUAGES if s.grammar}
 _EXTENSIONS: dict[str, str] = {ext: s.id for s in LANGUAGES for ext in s.extensions}
 _FILENAMES: dict[str, str] = {name: s.id for s in LANGUAGES for name in s.filenames}
 DOC_LANGUAGES = frozenset(s.id for s in LANGUAGES if s.doc)
+SHARED_EXTENSIONS = tuple(sorted({ext for s in LANGUAGES if s.shared for ext in s.shared[1]}))
 
 
 def spec_for(language: str | None) -> LanguageSpec:
@@ -167,6 +189,31 @@ def detect_language(path: str) -> str | None:
     if p.name in _FILENAMES:
         return _FILENAMES[p.name]
     return _EXTENSIONS.get(p.suffix.lower())
+
+
+def content_language(language: str | None, path: str, content: bytes) -> str | None:
+    """`language` (detect_language's), or the language that shares the file's extension when the content
+    holds syntax only that one has (a `.h` with a namespace or a template is C++)."""
+    shared = spec_for(language).shared
+    if shared is not None and path.endswith(shared[1]) and shared[2].search(content):
+        return shared[0]
+    return language
+
+
+def shared_majority(counts: dict[str, int]) -> dict[str, str]:
+    """language -> the language its shared-extension files are read as in a repository whose own files
+    (`counts`: files per language, shared extensions left out) are mostly of the other one: a C++
+    repository's `.h` files are C++ even when they hold no C++-only syntax."""
+    out = {}
+    for spec in LANGUAGES:
+        if spec.shared is not None and counts.get(spec.shared[0], 0) > counts.get(spec.id, 0):
+            out[spec.id] = spec.shared[0]
+    return out
+
+
+def shares_extension(language: str | None, path: str) -> bool:
+    shared = spec_for(language).shared
+    return shared is not None and path.endswith(shared[1])
 
 
 def is_parsed(language: str | None) -> bool:

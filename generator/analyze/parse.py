@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -23,7 +24,7 @@ from tree_sitter_language_pack import get_language, get_parser
 
 from generator.analyze import documents as docs
 from generator.analyze.boilerplate import strip_boilerplate
-from generator.analyze.facts import FileFacts, Import, Reference, SourceFile, Symbol, SymbolKind
+from generator.analyze.facts import FileFacts, Import, Member, Reference, SourceFile, Symbol, SymbolKind
 from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
 from generator.analyze.parse_rules import LanguageRules
 from generator.analyze.scan import decode
@@ -99,18 +100,27 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         return facts
     language = file.language or ""
     data = text.encode("utf-8")
-    tree = _parse(tools.parser, data)
-    if tree is not None and tree.root_node.has_error and language == "c" and file.path.endswith(".h"):
-        # a .h file is as often C++ as C; keep the C++ reading when it parses cleanly
-        cpp = _tools("cpp")
-        cpp_tree = _parse(cpp.parser, data) if cpp is not None else None
-        if cpp is not None and cpp_tree is not None and not cpp_tree.root_node.has_error:
-            tools, tree, language = cpp, cpp_tree, "cpp"
+    prepare = spec_for(language).rules.prepare
+    parsed = prepare(data) if prepare is not None else data
+    tree = _parse(tools.parser, parsed)
+    shared = spec_for(language).shared
+    if tree is not None and tree.root_node.has_error and shared is not None and file.path.endswith(shared[1]):
+        # a file of a shared extension (a C `.h`) that the other language reads cleanly is of that language
+        other = _tools(shared[0])
+        other_prepare = spec_for(shared[0]).rules.prepare
+        other_data = other_prepare(data) if other_prepare is not None else data
+        other_tree = _parse(other.parser, other_data) if other is not None else None
+        if other is not None and other_tree is not None and not other_tree.root_node.has_error:
+            tools, tree, language = other, other_tree, shared[0]
     if tree is None:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
         return facts
-    _Extraction(file, data, spec_for(language).rules, facts).run(tree.root_node, tools)
+    # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments
+    # are read from the original, as written
+    extraction = _Extraction(file, data, spec_for(language).rules, facts)
+    extraction.prepared = parsed if parsed is not data else None
+    extraction.run(tree.root_node, tools)
     return facts
 
 
@@ -145,6 +155,8 @@ class _Def:
     receiver: str | None
     pattern: int = 0  # index of the query pattern that produced it
     outer: Node | None = None  # node including decorators/export/attributes
+    implements: str = ""  # the trait of the impl block that holds it (@implements)
+    merged: bool = False  # a reopened namespace: its members belong to the first block's symbol
     qualname: str = ""
     parent: str | None = None
     public: bool = True
@@ -160,6 +172,7 @@ class _Extraction:
         self.rules = rules
         self.facts = facts
         self.name_ids: set[int] = set()  # definition names are not references to themselves
+        self.prepared: bytes | None = None  # the bytes parsed, when rules.prepare blanked some of them
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -174,6 +187,7 @@ class _Extraction:
         bases: list[Node] = []
         # a name (`x`, `self.x`; "return" for a function's result) and the type it is given
         binds: list[tuple[Node, str, str | None]] = []
+        members: dict[int, tuple[Node, Node, str]] = {}  # a type's fields and variants: node -> (name, kind)
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -199,6 +213,11 @@ class _Extraction:
                 elif "bind.local" in caps:  # a local of unknown type: it shadows the package's names
                     binds += [(n, "?", None) for n in found]
                 continue
+            member = caps.get("member.field") or caps.get("member.variant")
+            if member is not None and "name" in caps:
+                members.setdefault(member[0].id, (member[0], caps["name"][0],
+                                                  "field" if "member.field" in caps else "variant"))
+                continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)
                 if kind is not None:
@@ -218,7 +237,8 @@ class _Extraction:
                     refs.append((n.start_byte, n, ref_kind, None))
         for n, type_text, fixed in binds:
             refs.append((n.start_byte, n, "bind", (fixed, type_text)))
-        self.facts.symbols = [self._symbol(d) for d in ordered]
+        self.facts.symbols = [self._symbol(d) for d in ordered if not d.merged]
+        self.facts.members = self._members(members.values(), ordered)
         self.facts.imports = [
             Import(path=self.path, module=module, names=tuple(dict.fromkeys(names)), line=line,
                    aliases=tuple(dict.fromkeys(aliases)))
@@ -238,15 +258,30 @@ class _Extraction:
         body = caps["body"][0] if "body" in caps else None
         existing = defs.get(node.id)
         if existing is not None:
-            # a node several patterns match: the pattern written first in the .scm file is the more specific
+            # a node several patterns match: the pattern written first in the .scm file is the more specific,
+            # and a constant (the catch-all of exported bindings) gives way to any other kind
             existing.receiver = existing.receiver or receiver
-            if pattern < existing.pattern:
+            # a name written beats an implied one
+            if existing.name in self.rules.implicit_names.values() and \
+                    name_nodes[0].type not in self.rules.implicit_names:
+                existing.name = self.text(name_nodes[0]).strip() or existing.name
+            if "implements" in caps and not existing.implements:
+                existing.implements = _type_name(self.text(caps["implements"][0]))
+            if (pattern < existing.pattern and kind != "constant") or (
+                    existing.kind == "constant" and kind != "constant"):
                 existing.kind, existing.body, existing.pattern = kind, body or existing.body, pattern
             return
         self.name_ids.add(name_nodes[0].id)
-        name = self.text(name_nodes[0]).strip()
+        name = self.rules.implicit_names.get(name_nodes[0].type) or self.text(name_nodes[0]).strip()
+        if name_nodes[0].type in self.rules.symbol_literals:
+            name = name.removeprefix(":")
+        if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
+            parts = _scope_parts(name)
+            name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)
         if name:
-            defs[node.id] = _Def(node, name, kind, body, receiver, pattern)
+            trait = caps.get("implements")
+            defs[node.id] = _Def(node, name, kind, body, receiver, pattern,
+                                 implements=_type_name(self.text(trait[0])) if trait else "")
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
                     caps: dict[str, list[Node]]) -> None:
@@ -295,6 +330,13 @@ class _Extraction:
             ):
                 d.kind = "method"
             base = f"{d.parent}.{d.name}" if d.parent else d.name
+            first = by_qualname.get(base)
+            if d.kind == "namespace" and first is not None and first.kind == "namespace":
+                # a namespace reopened (C++ `namespace a {` in every header section, TypeScript's merged
+                # namespaces) is the same namespace: its members are the first block's, and it is no
+                # second symbol (`5 namespaces (a, a, a…)`, members under `a~2.X`)
+                d.qualname, d.merged, d.public = base, True, first.public
+                continue
             count = seen.get(base, 0) + 1
             seen[base] = count
             # overloads, property setters and conditional definitions share a name: keep each, unambiguously
@@ -302,6 +344,42 @@ class _Extraction:
             d.public = self.rules.public(d.name, d.node) and (parent is None or parent.public)
             by_qualname[d.qualname] = d
         return ordered
+
+    def _members(self, found: Iterable[tuple[Node, Node, str]], defs: list[_Def]) -> list[Member]:
+        """Each field or variant under the innermost definition around it (the type that holds it); one
+        outside every definition is dropped."""
+        out: list[Member] = []
+        symbols = {d.node.id for d in defs}  # a Java constant is a symbol already, not also a member
+        stack: list[_Def] = []  # the definitions open at the member (defs is in source order, outer first)
+        i = 0
+        for node, name, kind in sorted(found, key=lambda m: m[0].start_byte):
+            if node.id in symbols:
+                continue
+            while i < len(defs) and defs[i].node.start_byte <= node.start_byte:
+                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                    stack.pop()
+                stack.append(defs[i])
+                i += 1
+            while stack and stack[-1].node.end_byte < node.end_byte:
+                stack.pop()
+            if not stack:
+                continue
+            holder = stack[-1]
+            self.name_ids.add(name.id)
+            doc = self._leading_comment(node) or self._trailing_comment(node)
+            out.append(Member(self.text(name).strip(), kind, holder.qualname,  # type: ignore[arg-type]
+                              node.start_point.row + 1, clean_signature(self.text(node), ""), doc))
+        return out
+
+    def _trailing_comment(self, node: Node) -> str:
+        """A comment after the node on its own last line (`a int // the count`)."""
+        after = node.next_sibling
+        while after is not None and after.type in (",", ";"):
+            after = after.next_sibling
+        if after is not None and after.type in self.rules.comment_types \
+                and after.start_point.row == node.end_point.row:
+            return strip_boilerplate(clean_comment(self.text(after)))
+        return ""
 
     @staticmethod
     def _outer(node: Node, wrappers: frozenset[str]) -> Node:
@@ -332,11 +410,18 @@ class _Extraction:
             docstring=self._docstring(d),
             parent=d.parent,
             public=d.public,
+            implements=d.implements,
         )
 
     def _signature(self, d: _Def) -> str:
         start_node = self._outer(d.node, self.rules.signature_wrappers)
         start = start_node.start_byte
+        if self.prepared is not None:  # a signature shows the export macro blanked before its start
+            before = start
+            while before > 0 and self.prepared[before - 1] in (0x20, 0x09):
+                before -= 1
+            if self.data[before:start] != self.prepared[before:start]:
+                start = before
         if d.body is not None and d.body.start_byte > start:
             end, tail = d.body.start_byte, self.rules.signature_tail
         else:
@@ -677,6 +762,18 @@ def _last_name(text: str) -> str:
         if sep in text:
             text = text.rsplit(sep, 1)[-1]
     return text.strip()
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _scope_parts(qualified: str) -> list[str]:
+    """`ns::Cls<std::string>::name` -> ["ns", "Cls", "name"] (template arguments dropped, whitespace too)."""
+    text = re.sub(r"\s+", "", qualified)
+    head, sep, op = text.partition("operator")  # `Cls::operator<<`: the operator's own `<` are no arguments
+    while "<" in head and _TEMPLATE_ARGS.search(head):
+        head = _TEMPLATE_ARGS.sub("", head)
+    return [p for p in (head + sep + op).split("::") if p]
 
 
 def _type_name(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -111,6 +111,93 @@ def module_csharp(text: str) -> str:
     return text.split("=", 1)[-1].strip()
 
 
+_MACRO = rb"[A-Z][A-Z0-9_]{2,}"
+# `class SPDLOG_API logger {`, `struct FOO_EXPORT bar : base`: a bare upper-case word between the keyword and
+# the name is an export macro (a class has one name)
+_CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO
+                          + rb")[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
+# `SPDLOG_API void f(`, `SPDLOG_INLINE logger::logger(`: a bare upper-case word that starts a declaration
+# and is followed, before the `(`, by a type and a declarator or by a qualified name. A return type spelled
+# in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken.
+_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
+                         rb"(?=[^;=(){}#\n]*?(?:\w[ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+# `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
+_CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()",
+                         re.M)
+
+
+# `#ifdef __cplusplus` / `extern "C" {` / `#endif` and its closing `}` block: a brace each side of the file
+# that a grammar which does not run the preprocessor reads as unbalanced (a syntax error on valid code)
+_CPLUSPLUS_BRACE = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus\)?)[^\n]*\n"
+    rb"([ \t]*(?:extern[ \t]+\"C\"\s*\{|\})[ \t]*(?://[^\n]*)?)\n[ \t]*#[ \t]*endif", re.M)
+
+
+# `#if __has_include(<optional>)`: a header name in angle brackets inside a condition, which the grammar
+# reads as comparisons and fails on (the rest of a big header then parses as errors); quoted instead
+_IF_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:el)?if\b[^\n]*", re.M)
+_ANGLE_HEADER = re.compile(rb"\(<([^<>()\n]*)>\)")
+
+
+# `FMT_BEGIN_NAMESPACE` alone on a line at column 0: a macro that expands to code (often an opening or a
+# closing brace). No C or C++ statement is a bare word; the grammar would glue it to the next declaration.
+# An indented word may be an enum's last value and a line after a `\` belongs to a #define: both kept.
+_LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb")[ \t]*$", re.M)
+
+
+# `logger(logger &&other) SPDLOG_NOEXCEPT;`, `f() FOO_OVERRIDE {`: an upper-case word between a parameter
+# list and what ends a declarator is a specifier macro (noexcept, override, an attribute); a space after the
+# `)` is asked for, so a cast of a constant (`(void*)REDIS_REPLY_INTEGER;`) is left alone
+_TRAILING_MACRO = re.compile(rb"\)[ \t]+(?:const[ \t]+)?(" + _MACRO
+                             + rb")(?=[ \t]*(?:[;{=]|const\b|override\b|final\b|->|\n))")
+
+
+def _quote_header_names(data: bytes) -> bytes:
+    if b"(<" not in data:
+        return data
+    return _IF_LINE.sub(lambda m: _ANGLE_HEADER.sub(rb'("\1")', m.group(0)), data)
+
+
+def blank_declaration_macros(data: bytes) -> bytes:
+    """C and C++ source with the export macros of declarations blanked out (spaces, so every byte keeps its
+    offset): a grammar that does not expand macros reads `SPDLOG_API void f();` as an error and
+    `class SPDLOG_API logger {` as a function. Which words are macros is told by position, never by name.
+    The `extern "C" {` of a header that C++ may include goes too (see _CPLUSPLUS_BRACE)."""
+    data = _quote_header_names(data)
+    spans: list[tuple[int, int]] = []
+    if b"__cplusplus" in data:
+        spans += [m.span(1) for m in _CPLUSPLUS_BRACE.finditer(data)]
+    for m in _CLASS_MACRO.finditer(data):
+        spans.append(m.span(1))
+    for m in _LEAD_MACRO.finditer(data):
+        spans.append(m.span(1))
+    for m in _CALL_MACRO.finditer(data):
+        spans += [m.span(1), m.span(3)]
+    spans += [m.span(1) for m in _LONE_MACRO.finditer(data)]
+    spans += [m.span(1) for m in _TRAILING_MACRO.finditer(data)]
+    if not spans:
+        return data
+    out = bytearray(data)
+    for start, end in spans:  # newlines stay: every line keeps its number
+        out[start:end] = bytes(b if b == 0x0A else 0x20 for b in data[start:end])
+    return bytes(out)
+
+
+# TypeScript: a generic call signature on its own line in a type literal (`(): T` then `<U>(s: U): U`) is
+# valid, but the grammar reads `T\n<U>(…)` as one type (a syntax error); a `;` in place of the first
+# indentation space separates the members as the compiler does, keeping every offset and line. Only after
+# a line that ends a type (a name, `)`, `]`, `}`, `>`), never after `=`, `=>` or an operator.
+_GENERIC_CALL_SIGNATURE = re.compile(rb"((?:[\w$)\]}]|(?<!=)>)[ \t]*\n(?:[ \t]*\n)*)[ \t]"
+                                     rb"(?=[ \t]*<[A-Za-z_$][\w$]*(?:\s*(?:,|extends|=)[^>\n]*)?>\()")
+
+
+def separate_call_signatures(data: bytes) -> bytes:
+    """TypeScript source with `;` before each generic call signature that starts a line (see above)."""
+    if b"\n" not in data or b">(" not in data:
+        return data
+    return _GENERIC_CALL_SIGNATURE.sub(rb"\1;", data)
+
+
 @dataclass(frozen=True)
 class LanguageRules:
     doc_style: DocStyle = "comment"
@@ -138,6 +225,13 @@ class LanguageRules:
     lowercase_types: bool = False
     # whether a call records its number of arguments (Java: which overload of a method it calls)
     call_arity: bool = False
+    # a definition whose @name is a keyword node of these types is named by the language: Kotlin's
+    # companion object without a name is `Companion`
+    implicit_names: Mapping[str, str] = field(default_factory=dict)
+    # name nodes written as a symbol literal (Ruby's `attr_reader :name`): the name is the text after the `:`
+    symbol_literals: frozenset[str] = frozenset()
+    # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
+    prepare: Callable[[bytes], bytes] | None = None
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )

@@ -15,14 +15,21 @@ import stat
 import subprocess
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pathspec import GitIgnoreSpec
 
 from generator.analyze.facts import FileKind, Skipped, SourceFile
-from generator.analyze.languages import DOC_LANGUAGES, detect_language
+from generator.analyze.languages import (
+    DOC_LANGUAGES,
+    SHARED_EXTENSIONS,
+    content_language,
+    detect_language,
+    shared_majority,
+    shares_extension,
+)
 from sourcebook.config import Config
 from sourcebook.errors import AccessError, ConfigError, NotFoundError
 
@@ -240,6 +247,7 @@ def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | No
         return None, REASON_BINARY
     if _is_generated(raw):
         return None, REASON_GENERATED
+    language = content_language(language, path, raw)  # a header holding C++ is C++, as in a scan
     return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
                       kind=file_kind(path, language)), None
 
@@ -404,6 +412,20 @@ def check_includes(patterns: tuple[str, ...], included: list[str], files: list[S
                           "kept (check the glob; patterns are gitignore-style, relative to the repository)")
 
 
+def settle_shared(files: list[SourceFile]) -> list[SourceFile]:
+    """Files of an extension two languages share (`.h`), read as the language most of the repository's
+    other files are in (languages.shared_majority)."""
+    counts: dict[str, int] = {}
+    for f in files:  # a header read as C++ for its syntax is not counted: only the unambiguous files are
+        if f.language and not f.path.endswith(SHARED_EXTENSIONS):
+            counts[f.language] = counts.get(f.language, 0) + 1
+    moved = shared_majority(counts)
+    if not moved:
+        return files
+    return [replace(f, language=moved[f.language], kind=file_kind(f.path, moved[f.language]))
+            if f.language in moved and shares_extension(f.language, f.path) else f for f in files]
+
+
 def scan(config: Config) -> ScanResult:
     """List, filter and hash the repository's files. Sorted by path, so every later stage is deterministic."""
     root = Path(config.root).resolve()
@@ -458,10 +480,12 @@ def scan(config: Config) -> ScanResult:
         if _is_generated(content):
             skipped.append(Skipped(rel, REASON_GENERATED))
             continue
+        language = content_language(language, rel, content)
         files.append(SourceFile(
             path=rel, language=language, size=size, sha=hashlib.sha256(content).hexdigest(),
             kind=file_kind(rel, language),
         ))
+    files = settle_shared(files)
 
     if include is not None:
         check_includes(config.include, included, files)

@@ -93,7 +93,7 @@ def read_source(config: Config, source: Checkout | PushedContent) -> Analysis:
 
 def _read_pushed(config: Config, source: PushedContent) -> Analysis:
     from generator.analyze.parse import extract
-    from generator.analyze.scan import classify_content, decode
+    from generator.analyze.scan import classify_content, decode, settle_shared
 
     analysis = Analysis(root=config.root, files=[], skipped=[], facts={},
                         manifests=source.manifests or Manifests())
@@ -105,6 +105,9 @@ def _read_pushed(config: Config, source: PushedContent) -> Analysis:
         else:
             analysis.files.append(accepted)
             raws[entry.path] = entry.raw
+    # `.h` read as the language most of the pushed files are in, as a scan of the checkout reads it (a push
+    # of a few files judges by those: the files it does not carry are the index's already)
+    analysis.files = settle_shared(analysis.files)
     for f in analysis.files:  # in the order sent; `files` in path order like a scan's, after
         if source.unchanged.get(f.path) == f.sha:
             continue

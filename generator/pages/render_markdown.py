@@ -32,7 +32,15 @@ from generator.markup.safe_markdown import (
     inline_text,
     sanitize_markdown,
 )
-from generator.pages.anchors import SymbolIndex, anchor_ids, has_section, page_href, shown_qualname
+from generator.pages.anchors import (
+    SymbolIndex,
+    anchor_ids,
+    has_section,
+    overloaded,
+    page_href,
+    shown_heading,
+    shown_qualname,
+)
 from generator.pages.call_links import TYPE_KINDS, FileRefs
 from generator.pages.diagrams import (
     MAX_EDGES,
@@ -48,6 +56,7 @@ from generator.pages.diagrams import (
 )
 from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
 from generator.pages.remote import SourceLinks
+from generator.pages.shapes import members_by_type, shape_table
 from generator.pages.source_view import (
     PAGE_SOURCE_BUDGET,
     highlighted,
@@ -632,7 +641,7 @@ def _dataclass_fields(s: Symbol, source_lines: Sequence[str]) -> list[str] | Non
 
 
 def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],
-                kind_of: Callable[[Symbol], str] = lambda s: s.kind) -> str:
+                kind_of: Callable[[Symbol], str] = lambda s: s.kind, overloads: Container[str] = ()) -> str:
     """The compact symbol index as raw HTML, in source order: a member follows its class, indented, by its
     short name (`.get`), so the name column stays narrow; names never wrap inside, and search skips it."""
     from generator.markup.docstrings import docstring_summary
@@ -646,8 +655,8 @@ def _index_rows(symbols: Sequence[Symbol], anchors: Mapping[str, str],
             parent = listed[parent].parent
         # escaped for Markdown too: inert either way, and a reader of the .md sees no live link syntax
         summary = rich_cell(docstring_summary(s.docstring, 160))  # roles as <code>, never raw
-        shown = shown_qualname(s.qualname)
-        name = inline_text("." + s.name if depth else shown)
+        shown = shown_heading(s, overloads)  # an overload by its parameter types
+        name = inline_text("." + s.name + shown[len(shown_qualname(s.qualname)):] if depth else shown)
         title = inline_text(shown).replace('"', "&quot;")  # a quote in a name must not end the attribute
         link = f'<a href="#{anchors[s.qualname]}" title="{title}">{name}</a>'
         rows.append(f'<tr><td class="sb-depth-{min(depth, 3)}">{link}</td>'
@@ -774,6 +783,8 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     # nested inside functions are implementation detail and appear only in their parent's section
     table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
     anchors = anchor_ids(symbols)
+    overloads = overloaded(symbols)
+    shapes = members_by_type(ctx.facts.members)
     children: dict[str | None, list[Symbol]] = {}
     for s in symbols:
         children.setdefault(s.parent, []).append(s)
@@ -861,11 +872,14 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     return _environment().get_template("file.md.j2").render(
         whole_source=_whole_source(ctx, lang) if not public and not document else "",
         empty_file=not symbols and (facts.line_count == 0 or (bool(ctx.source) and not ctx.source.strip())),
-        shown=shown_qualname, kind_of=kind_of, sectioned=sectioned, signature_of=signature_of,
+        shown=shown_qualname, heading=lambda s: shown_heading(s, overloads), kind_of=kind_of,
+        shape=lambda s: shape_table(shapes.get(s.qualname, ())),
+        sectioned=sectioned, signature_of=signature_of,
         bases_of=bases_of, built_by=built_by,
         docstring=lambda text: render_docstring(text, facts.file.language, resolve),
         ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
-        index_table=_index_rows(table, anchors, kind_of) if table else "", top=top, children=children,
+        index_table=_index_rows(table, anchors, kind_of, overloads) if table else "", top=top,
+        children=children,
         anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
         where=where, source=source, refs=ref_lines, exercises=exercises,
         more_exercises=file_refs.more_exercises,

@@ -43,3 +43,21 @@ def test_a_checkout_and_the_same_files_pushed_give_the_same_facts(
     assert on_disk.facts == pushed.facts
     only_b = read_source(config, Checkout(select=lambda path: path.endswith("b.py"), save_cache=False))
     assert [f.path for f in only_b.files] == ["pkg/b.py"]
+
+
+def test_a_pushed_header_is_read_as_a_checkout_reads_it(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    """`.h` is C++ in a C++ repository (the majority of the other files) and C++ when it holds C++ syntax,
+    whether the files are on disk or pushed."""
+    files = {"src/a.cpp": "#include \"a.h\"\nint twice(int x) { return 2 * x; }\n",
+             "src/b.cpp": "int thrice(int x) { return 3 * x; }\n",
+             "include/a.h": "int twice(int x);\n",
+             "include/shape.h": "namespace geo {\nclass Shape {\n public:\n  virtual ~Shape();\n};\n}\n"}
+    root = make_repo(files)
+    config = load_config(root, overrides={"out_dir": str(tmp_path / "out")})
+    on_disk = read_source(config, Checkout(save_cache=False))
+    pushed = read_source(config, PushedContent([_Sent(p, t.encode()) for p, t in files.items()]))
+    assert {f.path: f.language for f in pushed.files} == {f.path: f.language for f in on_disk.files}
+    assert {f.path: f.language for f in pushed.files if f.path.endswith(".h")} == {
+        "include/a.h": "cpp", "include/shape.h": "cpp"}
+    alone = read_source(config, PushedContent([_Sent("include/shape.h", files["include/shape.h"].encode())]))
+    assert [f.language for f in alone.files] == ["cpp"]  # by its syntax, with no other file to count

@@ -353,7 +353,8 @@ def test_facts_from_the_real_scan_and_parse_stages_resolve(tmp_path: Path) -> No
     assert g.depends_on["src/lib.rs"] == ["src/net.rs"]
     assert g.depends_on["j/com/x/App.java"] == ["j/com/x/util/Strings.java"]
     assert g.calls[("cmd/main.go", "main")] == [("internal/util/util.go", "Do")]
-    assert g.calls[("web/main.ts", "")] == [("web/lib/index.ts", "f")]
+    # `export const x = f()`: an exported binding is a symbol, its initializer's calls are its own
+    assert g.calls[("web/main.ts", "x")] == [("web/lib/index.ts", "f")]
     assert g.ranked_files()[0] == "py/pkg/util.py"  # the end of the longest import chain
 
 

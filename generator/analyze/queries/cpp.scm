@@ -4,25 +4,82 @@
 (class_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @def.class
 (namespace_definition name: (namespace_identifier) @name body: (declaration_list) @body) @def.namespace
 
-; member functions defined or declared inside a class body
-(field_declaration_list
-  (function_definition
-    declarator: (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
-    body: (_) @body) @def.method)
-(field_declaration_list
-  (field_declaration
-    declarator: (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)) @def.method)
+;  member functions defined inside a class body (a member's name is a field_identifier), returning a
+; value, a pointer or a reference
+(function_definition
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+  ]
+  body: (_) @body) @def.method
+; member functions declared inside a class body
+(field_declaration
+  declarator: [
+    (function_declarator declarator: [(field_identifier) (destructor_name) (operator_name)] @name)
+    (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+    (reference_declarator (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+  ]) @def.method
 (field_declaration_list
   (declaration
+    declarator: (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name)) @def.method)
+(field_declaration_list
+  (template_declaration
+    (declaration
+      declarator: [
+        (function_declarator declarator: [(identifier) (field_identifier) (operator_name)] @name)
+        (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier)] @name))
+        (reference_declarator (function_declarator declarator: [(identifier) (field_identifier)] @name))
+      ]) @def.method))
+; a constructor defined in its class (`Foo(int x) : x_(x) {}`): no return type, the name an identifier
+(field_declaration_list
+  (function_definition
     declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @def.method)
 
-; double Square::area() const { ... }
+; out of line: `double Square::area() const { ... }`, `ns::Cls<T>::Cls(...)`, `std::string &a::b::name()`:
+; the qualified name is captured whole and parse.py splits it (the last name is the method's, the one
+; before it the receiver)
 (function_definition
-  declarator: (function_declarator
-    declarator: (qualified_identifier
-      scope: [(namespace_identifier) (type_identifier)] @receiver
-      name: [(identifier) (destructor_name) (operator_name)] @name))
-  body: (compound_statement) @body) @def.method
+  declarator: [
+    (function_declarator declarator: (qualified_identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (qualified_identifier) @name))
+    (reference_declarator (function_declarator declarator: (qualified_identifier) @name))
+  ]
+  body: (_) @body) @def.method
+
+; function templates and prototypes: in a namespace or a template, returning a reference
+(template_declaration
+  (declaration
+    declarator: [
+      (function_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+      (reference_declarator (function_declarator declarator: (identifier) @name))
+    ]) @def.function)
+(declaration_list
+  (declaration
+    declarator: (reference_declarator (function_declarator declarator: (identifier) @name))) @def.function)
+(translation_unit
+  (declaration
+    declarator: (reference_declarator (function_declarator declarator: (identifier) @name))) @def.function)
+(function_definition
+  declarator: (reference_declarator (function_declarator declarator: [(identifier) (operator_name)] @name))
+  body: (compound_statement) @body) @def.function
+(function_definition
+  declarator: (function_declarator declarator: (operator_name) @name)
+  body: (compound_statement) @body) @def.function
+
+; `using Alias = T;`, `template <class T> using Alias = X<T>;`
+(alias_declaration name: (type_identifier) @name) @def.type
+; a forward-declared or template class without a body is not a definition; `enum class E : int {}` is
+(enum_specifier name: (type_identifier) @name body: (enumerator_list) @body) @def.enum
+
+; ---- a class's data members, shown in a table under its section
+(class_specifier body: (field_declaration_list (field_declaration declarator: [
+  (field_identifier) @name
+  (pointer_declarator declarator: (field_identifier) @name)
+  (reference_declarator (field_identifier) @name)
+  (array_declarator declarator: (field_identifier) @name)
+]) @member.field))
 
 (call_expression function: (qualified_identifier name: (identifier) @ref.call))
 (base_class_clause (type_identifier) @ref.name)

@@ -18,3 +18,7 @@
 (object_creation_expression type: (identifier) @ref.call)
 (base_list (identifier) @ref.name)
 (generic_name (identifier) @ref.name)
+
+; ---- enum members and fields, shown in a table under the type's section
+(enum_member_declaration name: (identifier) @name) @member.variant
+(declaration_list (field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @member.field)

@@ -18,12 +18,15 @@
   name: [(property_identifier) (private_property_identifier)] @name
   body: (statement_block) @body) @def.method
 
-; functions assigned to a name: const f = (...) => ..., const f = function (...) {...}
+; functions assigned to a name: const f = (...) => ..., const f = function (...) {...}, and (TypeScript)
+; the same behind a cast or parentheses: const create = ((s) => ...) as Create
 (variable_declarator
   name: (identifier) @name
   value: [
     (arrow_function body: (_) @body)
     (function_expression body: (_) @body)
+    (parenthesized_expression (arrow_function body: (_) @body))
+    (parenthesized_expression (function_expression body: (_) @body))
   ]) @def.function
 
 ; CommonJS and prototype style: Foo.prototype.bar = function () {}, exports.baz = () => {}
@@ -37,6 +40,13 @@
    left: (member_expression object: (_) @_exports property: (property_identifier) @name)
    right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.function
   (#match? @_exports "^(module\\.)?exports$"))
+
+; a function assigned to a property of an object (Express's `app.all = function all(path) {}`, `res.send =
+; function send(body) {}`): a method of that object
+((assignment_expression
+   left: (member_expression object: (identifier) @receiver property: (property_identifier) @name)
+   right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method
+  (#not-match? @receiver "^(module|exports|window|globalThis|this)$"))
 
 ; top-level UPPER_CASE constants, exported or not
 (program
@@ -54,6 +64,14 @@
         value: [(number) (string) (template_string) (object) (array) (call_expression) (member_expression)
                 (binary_expression) (new_expression) (identifier) (true) (false) (unary_expression)]) @def.constant))
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+
+; every other top-level exported binding is part of the module's API whatever it holds: a class made by a
+; factory (`export const ZodString = $constructor(...)`), an object of functions, a function behind a cast
+; (the patterns above, written first, keep the function kind of those that are functions)
+(program
+  (export_statement
+    (lexical_declaration
+      (variable_declarator name: (identifier) @name) @def.constant)))
 
 ; ---- imports
 (import_statement source: (string (string_fragment) @import.module)) @import

@@ -92,3 +92,7 @@
 (short_var_declaration left: (expression_list (identifier) @bind.local))
 (parameter_declaration name: (identifier) @bind.local)
 (variadic_parameter_declaration name: (identifier) @bind.local)
+
+; ---- a struct's fields (named and embedded), shown in a table under the type's section
+(type_spec type: (struct_type (field_declaration_list (field_declaration name: (field_identifier) @name) @member.field)))
+(type_spec type: (struct_type (field_declaration_list (field_declaration !name type: (_) @name) @member.field)))

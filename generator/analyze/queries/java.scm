@@ -67,3 +67,8 @@
 (catch_formal_parameter name: (identifier) @bind.local)
 (enhanced_for_statement name: (identifier) @bind.local)
 (type_parameter (type_identifier) @bind.local)
+
+; ---- enum constants, record components and fields, shown in a table under the type's section
+(enum_body (enum_constant name: (identifier) @name) @member.variant)
+(record_declaration parameters: (formal_parameters (formal_parameter name: (identifier) @name) @member.field))
+(class_body (field_declaration declarator: (variable_declarator name: (identifier) @name)) @member.field)

@@ -25,3 +25,7 @@
 (base_clause (name) @ref.name)
 (class_interface_clause (name) @ref.name)
 (named_type (name) @ref.name)
+
+; ---- enum cases and properties, shown in a table under the type's section
+(enum_case name: (name) @name) @member.variant
+(property_declaration (property_element (variable_name (name) @name))) @member.field

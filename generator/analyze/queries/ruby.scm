@@ -5,6 +5,17 @@
 (method name: (_) @name) @def.function
 (singleton_method name: (_) @name) @def.method
 (assignment left: (constant) @name) @def.constant
+; methods made by a call: attr_reader/attr_writer/attr_accessor (one per name), define_method,
+; alias_method and `alias new old`
+((call
+   method: (identifier) @_attr
+   arguments: (argument_list (simple_symbol) @name @def.method))
+  (#match? @_attr "^attr_(reader|writer|accessor)$"))
+((call
+   method: (identifier) @_made
+   arguments: (argument_list . (simple_symbol) @name)) @def.method
+  (#match? @_made "^(define_method|alias_method)$"))
+(alias name: (_) @name) @def.method
 
 ((call
    method: (identifier) @_require

@@ -2,6 +2,12 @@
 ; Methods in `impl Type` / `impl Trait for Type` are qualified by the implementing type (@receiver).
 
 ; ---- definitions
+; a trait's impl: its methods are labelled by the trait (@implements), so `impl Display for Value` and
+; `impl Debug for Value` give two `fmt` sections a reader tells apart
+(impl_item
+  trait: (_) @implements
+  body: (declaration_list
+    (function_item name: (identifier) @name body: (block) @body) @def.method))
 (impl_item
   type: [
     (type_identifier) @receiver
@@ -23,6 +29,8 @@
 (const_item name: (identifier) @name) @def.constant
 (static_item name: (identifier) @name) @def.constant
 (mod_item name: (identifier) @name body: (declaration_list) @body) @def.module
+; `mod net;` declares a module whose items live in another file: a symbol here, an import too (below)
+(mod_item name: (identifier) @name !body) @def.module
 (macro_definition name: (identifier) @name) @def.macro
 
 ; ---- imports: `use` paths as written, `mod foo;` as module "mod::foo"
@@ -95,3 +103,8 @@
 ((for_expression pattern: (identifier) @bind.local))
 ((match_pattern (identifier) @bind.local) (#match? @bind.local "^[a-z_]"))
 ((type_parameter name: (type_identifier) @bind.local))
+
+; ---- a struct's fields and an enum's variants, shown in a table under the type's section
+(struct_item body: (field_declaration_list (field_declaration name: (field_identifier) @name) @member.field))
+(struct_item body: (ordered_field_declaration_list type: (_) @name) @member.field)
+(enum_item body: (enum_variant_list (enum_variant name: (identifier) @name) @member.variant))

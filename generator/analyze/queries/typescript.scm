@@ -20,6 +20,15 @@
   name: [(identifier) (nested_identifier)] @name
   body: (statement_block) @body) @def.namespace
 
+; `export const create = ((s) => ...) as Create`, `export const f = <T>(x: T) => x satisfies F`
+(variable_declarator
+  name: (identifier) @name
+  value: [
+    (as_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)
+                    (parenthesized_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])])
+    (satisfies_expression [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+  ]) @def.function
+
 (module
   name: (string (string_fragment) @name)
   body: (statement_block) @body) @def.namespace
@@ -66,3 +75,10 @@
 (required_parameter pattern: (identifier) @bind.local)
 (optional_parameter pattern: (identifier) @bind.local)
 (type_parameter name: (type_identifier) @bind.local)
+
+; ---- enum members, interface properties and class fields, shown in a table under the type's section
+(enum_body (property_identifier) @name @member.variant)
+(enum_body (enum_assignment name: (property_identifier) @name) @member.variant)
+(interface_body (property_signature name: (property_identifier) @name) @member.field)
+(object_type (property_signature name: (property_identifier) @name) @member.field)
+(class_body (public_field_definition name: (property_identifier) @name) @member.field)

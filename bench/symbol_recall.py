@@ -1,0 +1,278 @@
+"""Benchmark: how many of a repository's declarations the index holds and its pages show (issue 32).
+
+    PYTHONPATH=$PWD .venv/bin/python bench/symbol_recall.py [NAME ...] [--corpus /work/corpus]
+        [--work /tmp/DIR] [--reuse] [--examples 3] [--json OUT.json]
+
+Each corpus repository (bench/corpus.toml; NAME picks some by folder name, all by default) is copied from
+`--corpus/<name>` to `--work/<name>` and built extractively (`--no-llm --no-site`: the pages are the
+Markdown under docs/, no HTML is needed). `--reuse` reads a build already in `--work` instead.
+
+The reference is Universal Ctags (a measuring tool only, never a runtime dependency), run over every file
+the build parsed (the index's `files` table) outside tests, benchmarks and examples folders:
+declarations of the kinds below (prototypes on for C/C++), TypeScript/JavaScript top-level `export const`,
+and neither local functions (a scope that is a function or method) nor anonymous names. Each file's names,
+as a multiset, are matched against
+  (a) the index: the names in the built index's `symbols` table for that file (read through
+      generator/index/reader.py, as the answer side reads it), and
+  (b) the page: the headings of the file's generated page (docs/files/<path>.md), each heading's last
+      name (`Value.fmt` -> `fmt`, `fromJson(String)` -> `fromJson`).
+It prints index and page recall per language and per repository, then the kinds missing most with examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "bench"))
+
+from corpus import load  # noqa: E402
+
+# ctags kind names (they differ per language) -> the category the issue counts
+KINDS = {
+    "class": "class", "struct": "struct", "interface": "interface", "enum": "enum", "trait": "trait",
+    "union": "union", "typedef": "typedef", "alias": "typedef", "typealias": "typedef", "record": "record",
+    "module": "module", "object": "object", "function": "function", "func": "function", "method": "method",
+    "singletonMethod": "method", "member": "method", "prototype": "prototype", "constant": "const",
+}
+# a ctags kind counted only in some languages: Python's `member` is a method, PHP's `alias` is a `use` line
+_ONLY_IN = {"member": {"Python"}, "constant": {"TypeScript", "JavaScript"},
+            "alias": {"TypeScript", "C++", "C", "Rust", "Scala", "Kotlin", "Swift"}}
+_LOCAL_SCOPES = {"function", "method", "func", "member", "singletonMethod", "prototype"}
+_SKIP_DIR = re.compile(r"(?i)^(tests?|testing|__tests__|specs?|testdata|\w*tests?|bench|benches|benchmarks?|"
+                       r"\w*benchmarks?|jmh|examples?|samples?)$")
+_HEADING = re.compile(r"^#{2,6} (.+?)(?: \{[^}]*\})?\s*$")
+_CTAGS_BATCH = 400
+
+
+@dataclass
+class Tally:
+    expected: int = 0
+    in_index: int = 0
+    on_page: int = 0
+    missing_index: Counter[str] = field(default_factory=Counter)
+    missing_page: Counter[str] = field(default_factory=Counter)
+    examples_index: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    examples_page: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, other: Tally) -> None:
+        self.expected += other.expected
+        self.in_index += other.in_index
+        self.on_page += other.on_page
+        self.missing_index.update(other.missing_index)
+        self.missing_page.update(other.missing_page)
+        for mine, theirs in ((self.examples_index, other.examples_index),
+                             (self.examples_page, other.examples_page)):
+            for kind, ex in theirs.items():
+                mine[kind].extend(ex[: max(0, 3 - len(mine[kind]))])
+
+
+def skipped(path: str) -> bool:
+    return any(_SKIP_DIR.match(part) for part in path.split("/")[:-1])
+
+
+def build(src: Path, work: Path) -> Path:
+    """A temp copy of `src` built extractively; returns the output folder."""
+    copy, out = work / src.name, work / f"{src.name}.out"
+    for p in (copy, out):
+        if p.exists():
+            shutil.rmtree(p)
+    shutil.copytree(src, copy, symlinks=True, ignore=shutil.ignore_patterns(".sourcebook"))
+    subprocess.run([sys.executable, "-c", "from sourcebook.cli import main; main()", "build", str(copy),
+                    "--out", str(out), "--no-llm", "--no-site"], check=True, cwd=HERE,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env={**__import__("os").environ, "PYTHONPATH": str(HERE)})
+    return out
+
+
+def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
+    """The index's parsed files (path -> language) and each file's symbol names."""
+    from generator.analyze.languages import is_parsed
+    from generator.index.reader import open_table, read_state
+
+    uri = str(out / "index")
+    state = read_state(uri, {})
+    if not state:
+        raise SystemExit(f"{out}: no published index")
+    versions = state["versions"]
+    files = open_table(uri, "files", int(versions["files"]), {}).scan(
+        ["path", "language", "kind"]).to_pylist()
+    # the files parsed for symbols (a stylesheet or a shell script is indexed but has none)
+    langs = {r["path"]: r["language"] for r in files if is_parsed(r["language"]) and r["kind"] == "code"}
+    names: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in open_table(uri, "symbols", int(versions["symbols"]), {}).scan(["path", "name"]).to_pylist():
+        names[r["path"]][r["name"]] += 1
+    return langs, names
+
+
+def heading_name(text: str) -> str:
+    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip().strip("`*")
+    text = text.split("(", 1)[0].split("<", 1)[0].strip()
+    for sep in ("::", ".", "#", "\\"):
+        text = text.rsplit(sep, 1)[-1]
+    return text.split()[-1] if text.split() else ""
+
+
+def page_names(out: Path) -> dict[str, Counter[str]]:
+    """Each file page's heading names, keyed by the file's path."""
+    pages = json.loads((out / "state" / "pages.json").read_text(encoding="utf-8"))["pages"]
+    found: dict[str, Counter[str]] = {}
+    for page_id, rec in pages.items():
+        if rec.get("kind") != "file":
+            continue
+        md = out / "docs" / page_id
+        names: Counter[str] = Counter()
+        if md.exists():
+            in_fence = False
+            for line in md.read_text(encoding="utf-8").splitlines():
+                if line.lstrip().startswith(("```", "~~~")):
+                    in_fence = not in_fence
+                m = None if in_fence else _HEADING.match(line)
+                if m:
+                    names[heading_name(m.group(1))] += 1
+        found[rec["target_path"]] = names
+    return found
+
+
+def ctags(root: Path, paths: list[str]) -> list[dict[str, object]]:
+    tags: list[dict[str, object]] = []
+    for i in range(0, len(paths), _CTAGS_BATCH):
+        proc = subprocess.run(["ctags", "--output-format=json", "--fields=+nKZlP", "--kinds-C=+p",
+                               "--kinds-C++=+p", "-f", "-", *paths[i:i + _CTAGS_BATCH]], cwd=root,
+                              capture_output=True, text=True, check=False)
+        for line in proc.stdout.splitlines():
+            try:
+                tag = json.loads(line)
+            except ValueError:
+                continue
+            if tag.get("_type") == "tag":
+                tags.append(tag)
+    return tags
+
+
+def declared(tag: dict[str, object]) -> str | None:
+    """The category of a ctags tag the measure counts, or None."""
+    kind, lang, name = str(tag.get("kind", "")), str(tag.get("language", "")), str(tag.get("name", ""))
+    if kind not in KINDS or (kind in _ONLY_IN and lang not in _ONLY_IN[kind]):
+        return None
+    if name.startswith(("<", "__anon", "AnonymousFunction")) or not name:  # ctags' names for anonymous code
+        return None
+    if str(tag.get("scopeKind", "")) in _LOCAL_SCOPES:
+        return None
+    pattern = str(tag.get("pattern", ""))
+    if kind == "constant" and (tag.get("scope") or not re.match(r"/\^\s*export\s+const\b", pattern)):
+        return None  # a top-level `export const` only
+    if kind == "alias" and lang in ("TypeScript", "JavaScript") and not re.search(
+            rf"\btype\s+{re.escape(name)}\s*[<=]", pattern):
+        return None  # `export { type X } from`: a re-export, not a declaration
+    return KINDS[kind]
+
+
+def measure(root: Path, out: Path, repo_language: str) -> dict[str, Tally]:
+    langs, index_names = index_tables(out)
+    pages = page_names(out)
+    paths = sorted(p for p in langs if not skipped(p))
+    expected: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    tag_lang: dict[str, str] = {}
+    for tag in ctags(root, paths):
+        cat = declared(tag)
+        if cat is None:
+            continue
+        path = str(tag["path"])
+        expected[path].append((str(tag["name"]), cat, int(str(tag.get("line", 0)))))
+        tag_lang.setdefault(path, str(tag["language"]))
+    per_lang: dict[str, Tally] = defaultdict(Tally)
+    for path, decls in expected.items():
+        lang = langs.get(path) or tag_lang[path]
+        if path.endswith(".h") and repo_language in ("c", "cpp"):
+            lang = repo_language  # the repository's own language: ctags reads every .h as C++
+        t = per_lang[lang]
+        have_index, have_page = Counter(index_names.get(path, ())), Counter(pages.get(path, ()))
+        for name, cat, line in decls:
+            t.expected += 1
+            for have, hit_attr, missing, examples in (
+                    (have_index, "in_index", t.missing_index, t.examples_index),
+                    (have_page, "on_page", t.missing_page, t.examples_page)):
+                if have[name] > 0:
+                    have[name] -= 1
+                    setattr(t, hit_attr, getattr(t, hit_attr) + 1)
+                else:
+                    missing[cat] += 1
+                    if len(examples[cat]) < 3:
+                        examples[cat].append(f"{path}:{line} {name}")
+    return per_lang
+
+
+def _ratio(hit: int, total: int) -> str:
+    return f"{hit / total:.3f}" if total else "  -  "
+
+
+def report(rows: dict[str, dict[str, Tally]], examples: int) -> dict[str, object]:
+    by_lang: dict[str, Tally] = defaultdict(Tally)
+    total = Tally()
+    print(f"{'repository':16}{'language':12}{'decls':>7}{'index':>8}{'page':>8}")
+    for repo, langs in rows.items():
+        for lang, t in sorted(langs.items()):
+            print(f"{repo[:15]:16}{lang[:11]:12}{t.expected:7}{_ratio(t.in_index, t.expected):>8}"
+                  f"{_ratio(t.on_page, t.expected):>8}")
+            by_lang[lang].add(t)
+            total.add(t)
+    print(f"\n{'language':12}{'decls':>7}{'index':>8}{'page':>8}")
+    for lang, t in sorted(by_lang.items()):
+        print(f"{lang[:11]:12}{t.expected:7}{_ratio(t.in_index, t.expected):>8}"
+              f"{_ratio(t.on_page, t.expected):>8}")
+    print(f"{'all':12}{total.expected:7}{_ratio(total.in_index, total.expected):>8}"
+          f"{_ratio(total.on_page, total.expected):>8}")
+    if examples:
+        for lang, t in sorted(by_lang.items()):
+            for label, missing, ex in (("index", t.missing_index, t.examples_index),
+                                       ("page", t.missing_page, t.examples_page)):
+                if missing:
+                    print(f"\n{lang} missing from the {label}:")
+                    for kind, n in missing.most_common(4):
+                        print(f"  {kind:10}{n:6}  " + "; ".join(ex[kind][:examples]))
+    return {repo: {lang: {"decls": t.expected, "index": t.in_index, "page": t.on_page,
+                          "missing_index": dict(t.missing_index), "missing_page": dict(t.missing_page)}
+                   for lang, t in langs.items()} for repo, langs in rows.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help="corpus folder names (default: all)")
+    ap.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    ap.add_argument("--work", type=Path, default=None,
+                    help="where the copies and builds go (default: a temp dir)")
+    ap.add_argument("--reuse", action="store_true", help="measure builds already in --work")
+    ap.add_argument("--examples", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="symbol-recall-"))
+    work.mkdir(parents=True, exist_ok=True)
+    repos = [r for r in load() if not args.names or r.folder in args.names]
+    rows: dict[str, dict[str, Tally]] = {}
+    for r in repos:
+        src = args.corpus / r.folder
+        if not src.is_dir():
+            print(f"{r.folder}: not checked out at {src}", file=sys.stderr)
+            continue
+        out = work / f"{r.folder}.out" if args.reuse else build(src, work)
+        rows[r.folder] = measure(work / r.folder, out, r.language)
+        print(f"measured {r.folder}", file=sys.stderr)
+    figures = report(rows, args.examples)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
