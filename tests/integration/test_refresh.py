@@ -45,7 +45,8 @@ def test_a_checkout_and_the_same_files_pushed_give_the_same_facts(
     assert [f.path for f in only_b.files] == ["pkg/b.py"]
 
 
-def test_a_pushed_header_is_read_as_a_checkout_reads_it(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+def test_a_pushed_header_is_read_as_a_checkout_reads_it(
+        make_repo: Callable[..., Path], tmp_path: Path) -> None:
     """`.h` is C++ in a C++ repository (the majority of the other files) and C++ when it holds C++ syntax,
     whether the files are on disk or pushed."""
     files = {"src/a.cpp": "#include \"a.h\"\nint twice(int x) { return 2 * x; }\n",
