@@ -104,6 +104,7 @@ def _environment() -> jinja2.Environment:
                        code=code_span, block=code_block, rich=rich_cell, line=summary_line,
                        doc=doc_block, sig=signature_block, first=first_paragraph,
                        tojson=lambda v: json.dumps(v, ensure_ascii=False))
+    env.globals.update(prose=prose, prose_line=prose_line, shown=shown_qualname)
     return env
 
 
@@ -769,125 +770,147 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py).
     `builders`: the functions of other files of its package that build its types
     (constructors.package_builders)."""
-    from generator.markup.docstrings import render_docstring
     from generator.pages.remote import from_repo_url
 
     if links is None and repo_url:
         links = from_repo_url(repo_url)
-    symbols = ctx.ordered_symbols()
-    language = ctx.facts.file.language
-    public = [s for s in symbols if has_section(s, language)]  # the symbols with a section
-    sectioned = {s.qualname for s in public}
-    kinds = {s.qualname: s.kind for s in symbols}
-    # the index lists the file's API: top-level symbols and members of classes and the like; functions
-    # nested inside functions are implementation detail and appear only in their parent's section
-    table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
-    anchors = anchor_ids(symbols)
-    overloads = overloaded(symbols)
-    shapes = members_by_type(ctx.facts.members)
-    children: dict[str | None, list[Symbol]] = {}
-    for s in symbols:
-        children.setdefault(s.parent, []).append(s)
-    shown = {s.qualname for s in public}
-    # a public symbol gets its section under its parent's, or at the top when the parent has none (private)
-    top = [s for s in public if s.parent is None or s.parent not in shown]
-    notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in anchors}
-    facts = ctx.facts
-    lang = _fence_lang(facts.file.language)
-    # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
-    spans = [(s.start_line, _source_end(s, children, sectioned)) for s in public]
-    lines = (highlighted_lines(ctx.source, lang if facts.file.kind != "test" else "", spans)
-             if ctx.source and public else [])
-    file_refs = refs or FileRefs()
-    budget = [PAGE_SOURCE_BUDGET]  # what is left of it; sections are rendered in page order
+    page = FilePageView(ctx, draft, writer_id=writer_id, module_page=module_page, links=links,
+                        refs=refs or FileRefs(), index=index,
+                        resolve=resolve_symbol or own_symbols_resolver(ctx),
+                        document=document, builders=builders)
+    return _environment().get_template("file.md.j2").render(page=page)
 
-    def where(s: Symbol) -> str:
-        return source_location(ctx.path, s.start_line, s.end_line, links)
 
-    def source(s: Symbol) -> str:
-        if not lines:
+class FilePageView:
+    """What templates/file.md.j2 shows of one file, worked out once: the page's data as attributes and, per
+    symbol, its heading, kind, signature, constructors, member table, reference lines and source block as
+    methods. The template reads only this object (and the environment's filters and globals)."""
+
+    def __init__(self, ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
+                 links: SourceLinks | None, refs: FileRefs, index: SymbolIndex | None, resolve: LinkResolver,
+                 document: str, builders: Sequence[Symbol]) -> None:
+        self.ctx, self.draft, self.facts = ctx, draft, ctx.facts
+        self.module_page, self.document, self.builders = module_page, document, builders
+        self._links, self._refs, self._index, self._resolve = links, refs, index, resolve
+        self.language = self.facts.file.language
+        self.symbols = ctx.ordered_symbols()
+        public = [s for s in self.symbols if has_section(s, self.language)]  # the symbols with a section
+        self.sectioned = {s.qualname for s in public}
+        kinds = {s.qualname: s.kind for s in self.symbols}
+        self.anchors = anchor_ids(self.symbols)
+        self._overloads = overloaded(self.symbols)
+        self._shapes = members_by_type(self.facts.members)
+        self.children: dict[str | None, list[Symbol]] = {}
+        for s in self.symbols:
+            self.children.setdefault(s.parent, []).append(s)
+        # a public symbol gets its section under its parent's, or at the top when its parent has none
+        self.top = [s for s in public if s.parent is None or s.parent not in self.sectioned]
+        self.notes = {n.qualname: n.explanation for n in draft.key_symbols if n.qualname in self.anchors}
+        self.lang = _fence_lang(self.language)
+        # tests are shown as plain text: lexing them with Pygments was a third of the flask build's extra time
+        spans = [(s.start_line, _source_end(s, self.children, self.sectioned)) for s in public]
+        plain = self.facts.file.kind == "test"
+        self._lines = (highlighted_lines(ctx.source, "" if plain else self.lang, spans)
+                       if ctx.source and public else [])
+        self._budget = PAGE_SOURCE_BUDGET  # what is left of it; sections are rendered in page order
+        self._source_lines = ctx.source.split("\n") if ctx.source and self.language == "python" else []
+        self._kinds = {s.qualname: shown_kind(s, self._source_lines) for s in self.symbols}
+        # the index lists the file's API: top-level symbols and members of classes and the like; functions
+        # nested inside functions are implementation detail and appear only in their parent's section
+        table = [s for s in public if s.parent is None or kinds.get(s.parent) not in _CALLABLE_KINDS]
+        self.index_table = _index_rows(table, self.anchors, self.kind_of, self._overloads) if table else ""
+        exercised: dict[str, list[tuple[str, str]]] = {}
+        for key in refs.exercises:
+            exercised.setdefault(key[0], []).append(key)
+        self.exercises = [(path, _ref_links(keys, 0, path, ctx.page_id, index),
+                           index.href(ctx.page_id, path) if index else None)
+                          for path, keys in sorted(exercised.items())]
+        self.more_exercises = refs.more_exercises
+        self.whole_source = _whole_source(ctx, self.lang) if not public and not document else ""
+        self.empty_file = not self.symbols and (self.facts.line_count == 0
+                                                or (bool(ctx.source) and not ctx.source.strip()))
+        self.title = posixpath.basename(ctx.path) or ctx.path
+        self.file_location = source_location(ctx.path, 1, max(self.facts.line_count, 1), links)
+        self.provenance = provenance(draft, writer_id)
+        self.search_boost = SEARCH_BOOST.get(self.facts.file.kind, 1)
+        self.outline = document_outline(document) if document else []
+        self.document_class = "sb-md" if self.language == "markdown" else "sb-rst"
+
+    def link(self, page_id: str) -> str:
+        return relative_link(self.ctx.page_id, page_id)
+
+    def docstring(self, text: str) -> str:
+        from generator.markup.docstrings import render_docstring
+
+        return render_docstring(text, self.language, self._resolve)
+
+    def heading(self, s: Symbol) -> str:
+        return shown_heading(s, self._overloads)
+
+    def shape(self, s: Symbol) -> str:
+        return shape_table(self._shapes.get(s.qualname, ()))
+
+    def where(self, s: Symbol) -> str:
+        return source_location(self.ctx.path, s.start_line, s.end_line, self._links)
+
+    def source(self, s: Symbol) -> str:
+        if not self._lines:
             return ""
-        end = _trim_blank(lines, s.start_line, _source_end(s, children, sectioned))
-        more = links.url(ctx.path, s.start_line, s.end_line) if links else ""
-        block = source_block(lines, s.start_line, end, lang, more_url=more)
-        if len(block) > budget[0]:
-            budget[0] = 0  # from the first block that does not fit on: one cut, not a patchwork
+        end = _trim_blank(self._lines, s.start_line, _source_end(s, self.children, self.sectioned))
+        more = self._links.url(self.ctx.path, s.start_line, s.end_line) if self._links else ""
+        block = source_block(self._lines, s.start_line, end, self.lang, more_url=more)
+        if len(block) > self._budget:
+            self._budget = 0  # from the first block that does not fit on: one cut, not a patchwork
             return source_left_out(s.start_line, end, more_url=more) if block else ""
-        budget[0] -= len(block)
+        self._budget -= len(block)
         return block
 
-    def ref_lines(s: Symbol) -> list[str]:
-        r = file_refs.symbols.get(s.qualname)
+    def refs(self, s: Symbol) -> list[str]:
+        r = self._refs.symbols.get(s.qualname)
         if r is None:
             return []
         # a type is used (named, constructed, extended), not called: its referrers are "Used by"
         by = "Used by" if s.kind in TYPE_KINDS else "Called by"
         rows = [("Calls", r.calls, r.more_calls), ("Uses", r.uses, r.more_uses),
                 (by, r.called_by, r.more_called_by), ("Tested by", r.tested_by, r.more_tested_by)]
-        lines = [_ref_html(label, keys, more, here=ctx.path, page_id=ctx.page_id, index=index)
+        lines = [_ref_html(label, keys, more, here=self.ctx.path, page_id=self.ctx.page_id, index=self._index)
                  for label, keys, more in rows]
         return [line for line in lines if line]
 
-    exercised: dict[str, list[tuple[str, str]]] = {}
-    for key in file_refs.exercises:
-        exercised.setdefault(key[0], []).append(key)
-    exercises = [(path, _ref_links(keys, 0, path, ctx.page_id, index),
-                  index.href(ctx.page_id, path) if index else None)
-                 for path, keys in sorted(exercised.items())]
-    resolve = resolve_symbol or own_symbols_resolver(ctx)
-    source_lines = ctx.source.split("\n") if ctx.source and facts.file.language == "python" else []
-    kinds_shown = {s.qualname: shown_kind(s, source_lines) for s in symbols}
+    def kind_of(self, s: Symbol) -> str:
+        return self._kinds.get(s.qualname, s.kind)
 
-    def kind_of(s: Symbol) -> str:
-        return kinds_shown.get(s.qualname, s.kind)
-
-    def signature_of(s: Symbol) -> str:
-        if facts.file.language != "python":
+    def signature_of(self, s: Symbol) -> str:
+        if self.language != "python":
             return s.signature
-        return shown_signature(s, children.get(s.qualname, []), source_lines, kind_of(s))
+        return shown_signature(s, self.children.get(s.qualname, []), self._source_lines, self.kind_of(s))
 
-    def built_by(s: Symbol) -> str:
+    def built_by(self, s: Symbol) -> str:
         """A type's constructors in other languages than Python (constructors.py), as code, each linked to
         its section: `new Widget(name: string)`, `NewRouter() *Mux`, `Client::new() -> Self`."""
         from generator.pages.constructors import constructors
 
+        if self.language == "python":
+            return ""
         shown = []
-        for c, text in constructors(s, [*symbols, *builders], language or "") if language != "python" else ():
+        for c, text in constructors(s, [*self.symbols, *self.builders], self.language or ""):
             code = f"<code>{escape_markdown(text)}</code>"
-            if c.path != ctx.path:  # another file of the package
-                href = index.href(ctx.page_id, c.path, c.qualname) if index is not None else None
+            if c.path != self.ctx.path:  # another file of the package
+                index = self._index
+                href = index.href(self.ctx.page_id, c.path, c.qualname) if index is not None else None
                 shown.append(f"[{code}]({href})" if href else code)
             else:
-                shown.append(f"[{code}](#{anchors[c.qualname]})" if c.qualname in sectioned else code)
+                own = c.qualname in self.sectioned
+                shown.append(f"[{code}](#{self.anchors[c.qualname]})" if own else code)
         return " · ".join(shown)
 
-    def bases_of(s: Symbol) -> str:
+    def bases_of(self, s: Symbol) -> str:
         """A Python class's bases as written, when its signature shows its constructor instead."""
-        if s.kind != "class" or signature_of(s) == s.signature:
+        if s.kind != "class" or self.signature_of(s) == s.signature:
             return ""
         start = s.signature.find("(")
         found = _parameters(s.signature, start) if start >= 0 else None
         return ", ".join(found[0]) if found else ""
-
-    return _environment().get_template("file.md.j2").render(
-        whole_source=_whole_source(ctx, lang) if not public and not document else "",
-        empty_file=not symbols and (facts.line_count == 0 or (bool(ctx.source) and not ctx.source.strip())),
-        shown=shown_qualname, heading=lambda s: shown_heading(s, overloads), kind_of=kind_of,
-        shape=lambda s: shape_table(shapes.get(s.qualname, ())),
-        sectioned=sectioned, signature_of=signature_of,
-        bases_of=bases_of, built_by=built_by,
-        docstring=lambda text: render_docstring(text, facts.file.language, resolve),
-        ctx=ctx, facts=facts, draft=draft, title=posixpath.basename(ctx.path) or ctx.path,
-        index_table=_index_rows(table, anchors, kind_of, overloads) if table else "", top=top,
-        children=children,
-        anchors=anchors, notes=notes, link=lambda page_id: relative_link(ctx.page_id, page_id),
-        where=where, source=source, refs=ref_lines, exercises=exercises,
-        more_exercises=file_refs.more_exercises,
-        file_location=source_location(ctx.path, 1, max(facts.line_count, 1), links),
-        prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id),
-        lang=lang, module_page=module_page, search_boost=SEARCH_BOOST.get(facts.file.kind, 1),
-        document=document, outline=document_outline(document) if document else [],
-        document_class="sb-md" if facts.file.language == "markdown" else "sb-rst")
 
 
 # a short file with no symbol and no rendered document (a config file, a Makefile, a LICENSE) is its own

@@ -473,8 +473,10 @@ def test_rst_autodoc_directives_link_to_their_symbols_with_summaries(tmp_path: P
     assert "Hand-written words about the runner." in api
     assert ('<a class="reference external" href="../pkg/core.py.html#sym-helper"><code>pkg.core.helper</code>'
             "</a>: Helps with &lt;script&gt;alert(1)&lt;/script&gt; things.</p>") in api
+    # the summary is plain text: an inline HTML emphasis in a docstring reads as its words, never as a tag
     assert ('<a class="reference external" href="../pkg/core.py.html"><code>pkg.core</code></a>: '
-            "Core of the &lt;b&gt;widgets&lt;/b&gt;.</p>") in api
+            "Core of the widgets.</p>") in api
+    assert "<b>" not in api
     assert '<p class="sb-autodoc"><code>pkg.gone.Nothing</code></p>' in api
     for raw in (".. auto", "autoclass", ":members:", "currentmodule", "<script"):
         assert raw not in api, raw
