@@ -119,6 +119,11 @@ def ruby_exports(files: Mapping[str, FileFacts], source: Callable[[str], bool]) 
     return out
 
 
+# C++'s own namespace: what a header declares in it (`std::begin` for its type, a `std::hash` specialisation)
+# extends the standard library for the library's types; it is not a name the library exports
+_STANDARD_NAMESPACES = ("std",)
+
+
 def c_exports(files: Mapping[str, FileFacts], source: Callable[[str], bool]) -> list[Export]:
     headers = [p for p, f in files.items() if p.endswith(_HEADERS) and f.file.kind == "code" and source(p)]
     public = [p for p in headers if p.startswith("include/") or "/include/" in p] or [
@@ -132,6 +137,8 @@ def c_exports(files: Mapping[str, FileFacts], source: Callable[[str], bool]) -> 
         namespaces = {s.qualname for s in f.symbols if s.kind == "namespace"}
         for s in f.symbols:
             if not s.public or s.kind not in _API_KINDS or "~" in s.qualname:
+                continue
+            if s.qualname.split(".", 1)[0] in _STANDARD_NAMESPACES:
                 continue
             if s.parent is not None and s.parent not in namespaces:
                 continue

@@ -65,6 +65,10 @@ REPO: dict[str, str | bytes] = {
                        "/** Parses text. */\nacme_value *acme_parse(const char *text);\n"),
     "fuzz/fuzz_parse.c": ('#include "acme.h"\n\nint LLVMFuzzerTestOneInput(const char *d, int n) '
                           "{ acme_parse(d); return 0; }\n"),
+    # C++: a public header that also adds overloads to the standard library's namespace for its own type
+    "include/acme/span.hpp": ("namespace acme {\n/// A view of values.\nclass Span {\n public:\n"
+                              "  int size() const;\n};\n}\n\nnamespace std {\n"
+                              "inline const int *begin(const acme::Span &s) { return nullptr; }\n}\n"),
 }
 
 
@@ -116,14 +120,15 @@ def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:
                        ("Acme.Log.Sinks.ConsoleSink", "src/Acme.Log/Sinks/ConsoleSink.cs"),
                        ("Acme\\Log\\Channel", "php/src/Channel.php"),
                        ("Acme::Client", "lib/acme.rb"),
-                       ("acme_parse", "include/acme.h")]:
+                       ("acme_parse", "include/acme.h"),
+                       ("acme::Span", "include/acme/span.hpp")]:
         assert f"<code>{name}</code>](files/{page}.md#sym-" in api, name
     # the type named after its package comes first; a package named `internal` is no public API
     first_row = api.split("|---|---|---|\n| ", 1)[1]
     assert first_row.startswith("[<code>com.acme.Acme</code>]")
     for hidden in ("com.acme.internal", "Cache", "helper", "Buffer", "Registry", "ParserTest",
                    "ParserBenchmark",
-                   "LoggerTests", "ChannelTest", "LLVMFuzzerTestOneInput"):
+                   "LoggerTests", "ChannelTest", "LLVMFuzzerTestOneInput", "std::begin"):
         assert hidden not in api, hidden
     start = home.split("## Where to start reading", 1)[1].split("\n## ", 1)[0] if (
         "## Where to start reading" in home) else ""
