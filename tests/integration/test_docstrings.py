@@ -248,7 +248,8 @@ def test_symbol_index_lookups() -> None:
         "src/flask/app.py": FileFacts(SourceFile("src/flask/app.py", "python", 1, "a"),
                                       [_sym("src/flask/app.py", "Flask"),
                                        _sym("src/flask/app.py", "Flask.route", "method"),
-                                       _sym("src/flask/app.py", "_private", "function", public=False)]),
+                                       _sym("src/flask/app.py", "_private", "function", public=False),
+                                       _sym("src/flask/app.py", "_LIMIT", "constant", public=False)]),
         "src/flask/helpers.py": FileFacts(SourceFile("src/flask/helpers.py", "python", 1, "b"),
                                           [_sym("src/flask/helpers.py", "url_for", "function")]),
         "web/x.ts": FileFacts(SourceFile("web/x.ts", "typescript", 1, "c"), [_sym("web/x.ts", "Thing.go")]),
@@ -262,7 +263,9 @@ def test_symbol_index_lookups() -> None:
     assert index.lookup("route", app).anchor == "sym-flask-route"  # type: ignore[union-attr]
     assert index.lookup("flask.helpers", app).anchor == ""  # type: ignore[union-attr]
     assert index.lookup("Thing#go", app).path == "web/x.ts"  # type: ignore[union-attr]
-    assert index.lookup("_private", app) is None  # no section, no link
+    # a non-public function has its own ("not public") section to link to; a non-public constant has none
+    assert index.lookup("_private", app).anchor == "sym-private"  # type: ignore[union-attr]
+    assert index.lookup("_LIMIT", app) is None  # no section, no link
     assert index.lookup("nothing", app) is None
     assert index.lookup("werkzeug.exceptions.url_for", helpers) is None  # another package's namesake
     from generator.pages.render_markdown import relative_link
