@@ -29,6 +29,7 @@ from generator.analyze.parse_rules import (
     module_java,
     module_kotlin,
     public_c,
+    public_cpp,
     public_go,
     public_modifiers,
     public_php,
@@ -132,7 +133,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "cpp", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), grammar="cpp", resolver="c", doc_tags=True,
         rules=LanguageRules(wrappers=frozenset({"template_declaration"}),
-                            signature_wrappers=frozenset({"template_declaration"}), public=public_modifiers,
+                            signature_wrappers=frozenset({"template_declaration"}), public=public_cpp,
                             prepare=blank_declaration_macros)),
     LanguageSpec(
         "csharp", (".cs",), grammar="csharp", resolver="suffix", doc_tags=True,

@@ -83,6 +83,32 @@ def public_c(name: str, node: Node) -> bool:
     return "static" not in _modifier_text(node) and not name.startswith("_")
 
 
+# what wraps a member inside a C++ class body: `template <…>` before it, the field_declaration that holds a
+# nested `class B {…};`
+_CPP_MEMBER_WRAPPERS = frozenset({"template_declaration", "field_declaration"})
+
+
+def public_cpp(name: str, node: Node) -> bool:
+    """C++: a class member is as visible as the last access label above it (`private:`, `protected:`,
+    `public:`), or, before any label, as its class keyword makes it (`class` private, `struct`/`union`
+    public). Protected members are not the class's public API either: a user of the class cannot call them."""
+    if not public_modifiers(name, node):
+        return False
+    member = node
+    while member.parent is not None and member.parent.type in _CPP_MEMBER_WRAPPERS:
+        member = member.parent
+    body = member.parent
+    if body is None or body.type != "field_declaration_list":
+        return True
+    sibling = member.prev_sibling
+    while sibling is not None:
+        if sibling.type == "access_specifier":
+            return _text(sibling).strip().startswith("public")
+        sibling = sibling.prev_sibling
+    owner = body.parent
+    return owner is None or owner.type != "class_specifier"
+
+
 def _strip_quotes(text: str) -> str:
     return text.strip().strip("\"'`<>")
 

@@ -555,3 +555,37 @@ def test_rust_line_doc_comments_are_one_paragraph() -> None:
                        "    pub fn new() -> W { W }\n}\n")
     assert facts.docstring == "The crate.\nIt walks."
     assert sym(facts, "W.new").docstring == "Create a builder\nfor a path.\n\nMore."
+
+
+def test_cpp_access_labels_decide_which_members_are_public() -> None:
+    source = """namespace net {
+class Socket {
+    int fd_;
+    void reset();
+public:
+    Socket();
+    template <typename T> void send(const T& value) {}
+    class Options { void apply(); };
+protected:
+    virtual void on_close() {}
+private:
+    void drain();
+};
+struct Endpoint {
+    int port() const;
+private:
+    void resolve();
+};
+}
+"""
+    facts = parse_text("src/socket.cpp", source)
+    public = {s.qualname: s.public for s in facts.symbols}
+    assert public["net.Socket"] and public["net.Endpoint"]
+    # before any label a class's members are private, a struct's public
+    assert not public["net.Socket.reset"]
+    assert public["net.Endpoint.port"]
+    assert public["net.Socket.Socket"] and public["net.Socket.send"] and public["net.Socket.Options"]
+    assert not public["net.Socket.on_close"]
+    assert not public["net.Socket.drain"] and not public["net.Endpoint.resolve"]
+    # a nested class's own members follow its own labels (class: private by default)
+    assert not public["net.Socket.Options.apply"]
