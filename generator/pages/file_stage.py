@@ -19,6 +19,7 @@ from generator.analyze.plan import PageState, draft_key, page_key
 from generator.pages.constructors import package_builders
 from generator.pages.contexts import file_context
 from generator.pages.stages import PageRun, Planning, map_pages, readme_resolver, safely
+from generator.pages.type_parts import SplitType, parts_by_path, parts_key, split_types
 from generator.pages.writer import (
     ExtractiveWriter,
     FileDraft,
@@ -54,14 +55,16 @@ def file_render_inputs(config: Config, facts: Mapping[str, FileFacts], graph: An
 
 def file_render_key(base: str, links: SourceLinks | None, refs: FileRefs,
                     doc_links: Mapping[str, Target] | None = None, document: str = "", *,
-                    builders: Sequence[Symbol] = ()) -> str:
+                    builders: Sequence[Symbol] = (), parts: Mapping[str, SplitType] | None = None) -> str:
     """The rendering part of a file page's key: a new commit (links), a new caller (refs), a docstring
     name now naming another section (doc_links) or a file a document includes changing (`document`:
     document_key) re-renders the page from its stored draft; none is part of the draft key, so no prose is
-    rewritten. With doc_links in the key a page never keeps a link to a page that is gone."""
+    rewritten. With doc_links in the key a page never keeps a link to a page that is gone. `parts`: the
+    types the file declares a part of (type_parts.py), whose other files' parts it lists or links to."""
     docs = repr(sorted((doc_links or {}).items()))
     built = repr([(s.path, s.qualname, s.signature) for s in builders])  # `builders`: package_builders
-    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document, built])
+    split = parts_key(parts) if parts else ""
+    return "\x1f".join([base, links.key() if links else "", refs.key(), docs, document, built, split])
 
 
 def docstring_links(names: NameIndex, f: FileFacts) -> dict[str, Target]:
@@ -106,6 +109,7 @@ class FilePlan:
     names: NameIndex
     builders: Mapping[str, Sequence[Symbol]]  # package_builders
     read: Callable[[str], str | None]  # repository_reader
+    parts: Mapping[str, Mapping[str, SplitType]]  # type_parts.parts_by_path: types declared in several files
 
 
 def plan_file_pages(inputs: Planning) -> FilePlan:
@@ -117,6 +121,7 @@ def plan_file_pages(inputs: Planning) -> FilePlan:
     names = NameIndex.build(facts, plan.files)
     read = repository_reader(facts, inputs.text)
     builders = package_builders(facts)
+    parts = parts_by_path(split_types(facts.values()))
     jobs = []
     for path in sorted(facts):
         f = facts[path]
@@ -126,9 +131,10 @@ def plan_file_pages(inputs: Planning) -> FilePlan:
         doc_key = document_key(f, inputs.text(path), read) if is_rendered_document(f) else ""
         fingerprint = ctx.fingerprint()  # once: it writes out every symbol (3% of a cold files stage)
         key = page_key(fingerprint, writer.id, file_render_key(inputs.version, links, refs, doc_links,
-                                                               doc_key, builders=builders.get(path, ())))
+                                                               doc_key, builders=builders.get(path, ()),
+                                                               parts=parts.get(path)))
         jobs.append(FileJob(ctx, key, draft_key(fingerprint, writer.id), refs, doc_links, doc_key))
-    return FilePlan(jobs, links, names, builders, read)
+    return FilePlan(jobs, links, names, builders, read, parts)
 
 
 Drafted = tuple[FileDraft, dict[str, str]]  # a draft and the docstrings it generated (qualname -> text)
@@ -252,7 +258,8 @@ class FilePages:
         markdown = render_file_page(shown, draft, writer_id=run.writer.id, links=planned.links, refs=job.refs,
                                     index=run.symbols, module_page=run.plan.modules[ctx.module],
                                     resolve_symbol=resolve, document=document,
-                                    builders=planned.builders.get(ctx.path, ()))
+                                    builders=planned.builders.get(ctx.path, ()),
+                                    parts=planned.parts.get(ctx.path))
         run.pages.write_markdown(ctx.page_id, markdown)
         return n, cached, made_here
 

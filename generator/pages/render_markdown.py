@@ -64,6 +64,7 @@ from generator.pages.source_view import (
     source_block,
     source_left_out,
 )
+from generator.pages.type_parts import SplitType
 from generator.pages.writer import (
     MD_LINK,
     FileContext,
@@ -762,14 +763,16 @@ def _trim_blank(lines: Sequence[str], start: int, end: int) -> int:
 def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                      repo_url: str = "", links: SourceLinks | None = None, refs: FileRefs | None = None,
                      index: SymbolIndex | None = None, resolve_symbol: LinkResolver | None = None,
-                     document: str = "", builders: Sequence[Symbol] = ()) -> str:
+                     document: str = "", builders: Sequence[Symbol] = (),
+                     parts: Mapping[str, SplitType] | None = None) -> str:
     """`links`: where source lines live on the forge (repo_url is the older form of the same);
     `refs`: calls, callers and tests per symbol; `index`: how to link another file's symbol;
     `resolve_symbol`: a name in a docstring -> the URL of its symbol's section (xrefs.page_resolver; without
     it only the page's own symbols are linked). With `ctx.source` set, each section carries its source.
     `document`: a documentation file's own text rendered to sanitized HTML (generator/markup/doc_html.py).
     `builders`: the functions of other files of its package that build its types
-    (constructors.package_builders)."""
+    (constructors.package_builders). `parts`: qualname -> the type declared in several files that this
+    file's symbol of that qualname is a part of (type_parts.split_types)."""
     from generator.pages.remote import from_repo_url
 
     if links is None and repo_url:
@@ -777,7 +780,7 @@ def render_file_page(ctx: FileContext, draft: FileDraft, *, writer_id: str, modu
     page = FilePageView(ctx, draft, writer_id=writer_id, module_page=module_page, links=links,
                         refs=refs or FileRefs(), index=index,
                         resolve=resolve_symbol or own_symbols_resolver(ctx),
-                        document=document, builders=builders)
+                        document=document, builders=builders, parts=parts or {})
     return _environment().get_template("file.md.j2").render(page=page)
 
 
@@ -788,8 +791,9 @@ class FilePageView:
 
     def __init__(self, ctx: FileContext, draft: FileDraft, *, writer_id: str, module_page: str,
                  links: SourceLinks | None, refs: FileRefs, index: SymbolIndex | None, resolve: LinkResolver,
-                 document: str, builders: Sequence[Symbol]) -> None:
+                 document: str, builders: Sequence[Symbol], parts: Mapping[str, SplitType]) -> None:
         self.ctx, self.draft, self.facts = ctx, draft, ctx.facts
+        self._parts = parts
         self.module_page, self.document, self.builders = module_page, document, builders
         self._links, self._refs, self._index, self._resolve = links, refs, index, resolve
         self.language = self.facts.file.language
@@ -845,7 +849,57 @@ class FilePageView:
         return render_docstring(text, self.language, self._resolve)
 
     def heading(self, s: Symbol) -> str:
-        return shown_heading(s, self._overloads)
+        heading = shown_heading(s, self._overloads)
+        split = self._parts.get(s.qualname)
+        if split is None or split.is_main(self.ctx.path, s.qualname):
+            return heading
+        # the type's other parts are headed as parts: the site search lists one `X` and N-1 `X (partial)`,
+        # not N types of one name
+        part = split.part(self.ctx.path, s.qualname)
+        return f"{heading} (actual, {part.platform})" if part and part.platform else f"{heading} (partial)"
+
+    def _part_href(self, path: str, qualname: str = "") -> str | None:
+        if path == self.ctx.path:
+            return f"#{self.anchors[qualname]}" if qualname in self.anchors else None
+        return self._index.href(self.ctx.page_id, path, qualname) if self._index is not None else None
+
+    def _part_link(self, text: str, path: str, qualname: str = "") -> str:
+        code = f"<code>{escape_markdown(text)}</code>"
+        href = self._part_href(path, qualname)
+        return f"[{code}]({href})" if href else code
+
+    def parts_line(self, s: Symbol) -> str:
+        """For a type declared in several files (type_parts.py): on its main section, the files of its
+        other parts; on another part's, which type it is part of, linked to the main section."""
+        split = self._parts.get(s.qualname)
+        if split is None:
+            return ""
+        name = shown_qualname(split.name)
+        if not split.is_main(self.ctx.path, s.qualname):
+            main = self._part_link(name, split.main.path, split.main.qualname)
+            part = split.part(self.ctx.path, s.qualname)
+            if part is not None and part.platform:
+                return f"*Actual for {escape_markdown(part.platform)} of* `expect` {main}"
+            return (f"*Part of the partial type* {main}*, whose main section lists the members of every "
+                    f"part.*")
+        links = [self._part_link(posixpath.basename(p.path) + (f" ({p.platform})" if p.platform else ""),
+                                 p.path, p.qualname) for p in split.others]
+        if split.kind == "expect":
+            return f"*Actual declarations:* {' · '.join(links)}"
+        return f"*Partial type declared in {len(split.others) + 1} files:* this one · {' · '.join(links)}"
+
+    def other_parts_members(self, s: Symbol) -> list[str]:
+        """On a split type's main section: the members its other parts declare, each linked to its own
+        section on its own page."""
+        split = self._parts.get(s.qualname)
+        if split is None or not split.is_main(self.ctx.path, s.qualname):
+            return []
+        lines = []
+        for p, m in split.members:
+            name = shown_qualname(m.qualname)[len(shown_qualname(p.qualname)) + 1:] or m.name
+            lines.append(f"{self._part_link(name, p.path, m.qualname)} · {escape_markdown(m.kind)}"
+                         f" · {escape_markdown(p.path)}")
+        return lines
 
     def shape(self, s: Symbol) -> str:
         return shape_table(self._shapes.get(s.qualname, ()))

@@ -580,12 +580,16 @@ private:
 """
     facts = parse_text("src/socket.cpp", source)
     public = {s.qualname: s.public for s in facts.symbols}
-    assert public["net.Socket"] and public["net.Endpoint"]
+    assert public["net.Socket"]
+    assert public["net.Endpoint"]
     # before any label a class's members are private, a struct's public
     assert not public["net.Socket.reset"]
     assert public["net.Endpoint.port"]
-    assert public["net.Socket.Socket"] and public["net.Socket.send"] and public["net.Socket.Options"]
+    assert public["net.Socket.Socket"]
+    assert public["net.Socket.send"]
+    assert public["net.Socket.Options"]
     assert not public["net.Socket.on_close"]
-    assert not public["net.Socket.drain"] and not public["net.Endpoint.resolve"]
+    assert not public["net.Socket.drain"]
+    assert not public["net.Endpoint.resolve"]
     # a nested class's own members follow its own labels (class: private by default)
     assert not public["net.Socket.Options.apply"]
