@@ -23,6 +23,7 @@ from generator.analyze.plan import (
 )
 from generator.pages.orientation import orientation_folders, path_group
 from generator.pages.topics import TopicContext
+from generator.pages.type_parts import secondary_parts, split_types
 from generator.pages.writer import (
     ROOT_FILE_TABLES,
     EntryPoint,
@@ -71,14 +72,18 @@ def _owner(path: str, module: str, subdirs: list[str]) -> str | None:
 def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int,
                       first: Callable[[str], bool] | None = None) -> tuple[EntryPoint, ...]:
     """The most referenced public top-level symbols; `first(path)` true puts a file's symbols ahead (the
-    overview's: the project's own code before docs themes and test helpers)."""
+    overview's: the project's own code before docs themes and test helpers). A type declared in several
+    files (type_parts.py) is one entry point, its main part."""
+    facts = list(facts)
+    secondary = secondary_parts(split_types(facts))
     candidates = []
     for f in facts:
         if f.file.kind != "code":
             continue
         ahead = 0 if first is None or first(f.path) else 1
         for s in f.symbols:
-            if s.public and s.parent is None and s.kind not in {"module", "variable", "field", "impl"}:
+            if (s.public and s.parent is None and s.kind not in {"module", "variable", "field", "impl"}
+                    and (f.path, s.qualname) not in secondary):
                 rank = graph.symbol_rank.get((f.path, s.qualname), 0.0)
                 candidates.append((ahead, -rank, f.path, s.start_line, s))
     candidates.sort(key=lambda c: c[:4])

@@ -21,6 +21,7 @@ from generator.analyze.facts import FileFacts
 from generator.analyze.groups import Group, dir_group, file_group, named_group
 from generator.analyze.public_surface import conventional_exports
 from generator.pages.diagrams import Graph, architecture, file_architecture
+from generator.pages.type_parts import SplitType, secondary_parts, split_types
 
 MAX_ABSTRACTIONS = 8
 README_INTRO_LINES = 40
@@ -250,11 +251,14 @@ def _is_source(path: str) -> bool:
 
 
 def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], list[tuple[str, str]]],
-              limit: int = MAX_ABSTRACTIONS) -> list[Abstraction]:
+              limit: int = MAX_ABSTRACTIONS, split: Sequence[SplitType] = ()) -> list[Abstraction]:
     """Public symbols of the project's own code referenced from the most other code files (tests, examples
-    and tooling neither count as users nor as candidates)."""
+    and tooling neither count as users nor as candidates). A type declared in several files (`split`:
+    type_parts.split_types) is one row, its main part's, used from where any of its parts is."""
     from generator.markup.docstrings import docstring_summary
 
+    secondary = secondary_parts(split)
+    parts_of = {(t.main.path, t.main.qualname): [(p.path, p.qualname) for p in t.others] for t in split}
     rows = []
     for path, f in facts.items():
         if f.file.kind != "code" or not _is_source(path):
@@ -262,7 +266,11 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
         for s in f.symbols:
             if not s.public or s.kind not in _ABSTRACT_KINDS or s.parent is not None:
                 continue
-            users = {p for p, _ in callers.get((path, s.qualname), ()) if p != path
+            if (path, s.qualname) in secondary:
+                continue
+            parts = [(path, s.qualname), *parts_of.get((path, s.qualname), ())]
+            own = {p for p, _ in parts}
+            users = {p for key in parts for p, _ in callers.get(key, ()) if p not in own
                      and p in facts and facts[p].file.kind == "code"}
             if len(users) >= 2:
                 rows.append(Abstraction(path, s.qualname, s.kind, len(users),
@@ -503,15 +511,18 @@ def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], f
 
 
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
-              manifests: Mapping[str, str], read: Reader) -> list[ApiName]:
+              manifests: Mapping[str, str], read: Reader, *,
+              split: Sequence[SplitType] = ()) -> list[ApiName]:
     """The public API (exports.package_exports) of the project's own code, the most used first (by the
     symbol's rank in the call graph; a name the repository defines before one it only passes on), each
-    with its docstring summary."""
+    with its docstring summary. A type declared in several files (`split`) is named by its main part."""
     from generator.markup.docstrings import docstring_summary
 
     # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
     found = [*package_exports(facts, read, manifests, source=_is_source, importance=importance),
              *conventional_exports(facts, read, _is_source)]
+    secondary = secondary_parts(split)
+    found = [e for e in found if (e.path, e.qualname) not in secondary]
     # a package named `internal` (`org.jsoup.internal`, `Foo\\Internal`) is the library's own business
     exports = [e for e in {e.name: e for e in found}.values() if not _internal_package(e.name)]
     rank = graph.symbol_rank
@@ -538,10 +549,11 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
     """`sources`: the texts of the files that may define command-line groups (cli_texts); `read`: a
     repository file's text (None for a path the scan did not accept), for the package's public API."""
     entries = find_entry_points(manifests, facts, sources=sources)
-    api = tuple(api_names(facts, graph, importance, manifests, read)) if read is not None else ()
+    split = split_types(facts.values())  # C# partial types, Kotlin expect/actual: each type named once
+    api = tuple(api_names(facts, graph, importance, manifests, read, split=split)) if read is not None else ()
     shown = {(a.path, a.qualname) for a in api[:MAX_API_SHOWN]}
     # a name the Public API section already shows is not listed again among the abstractions
-    used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown))
+    used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown), split)
     abstractions = [a for a in used if (a.path, a.qualname) not in shown][:MAX_ABSTRACTIONS]
 
     code = own_code(files, facts)

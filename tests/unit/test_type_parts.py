@@ -113,3 +113,22 @@ def test_parts_key_changes_when_another_part_gains_a_member() -> None:
     before = parts_key(parts_by_path(split_types([a, b]))["A.cs"])
     after = parts_key(parts_by_path(split_types([a, b2]))["A.cs"])
     assert before != after
+
+
+def test_most_used_names_a_split_type_once_with_the_users_of_every_part() -> None:
+    from generator.pages.orientation import most_used
+
+    common = _facts("lib/src/commonMain/kotlin/acme/Clock.kt", "kotlin",
+                    ("Clock", "class", "expect class Clock()", "Reads the clock."))
+    jvm = _facts("lib/src/jvmMain/kotlin/acme/Clock.jvm.kt", "kotlin",
+                 ("Clock", "class", "actual class Clock actual constructor()", ""))
+    users = [_facts(f"lib/src/commonMain/kotlin/acme/U{n}.kt", "kotlin", ("u", "function", "fun u()", ""))
+             for n in range(3)]
+    facts = {f.path: f for f in [common, jvm, *users]}
+    callers = {(common.path, "Clock"): [(users[0].path, "u")],
+               (jvm.path, "Clock"): [(users[1].path, "u"), (users[2].path, "u")]}
+    split = split_types(facts.values())
+    rows = most_used(facts, callers, split=split)
+    assert [(a.path, a.qualname, a.used_from) for a in rows] == [(common.path, "Clock", 3)]
+    # without the merge each part is its own row, neither with the users of the other
+    assert sorted((a.path, a.used_from) for a in most_used(facts, callers)) == [(jvm.path, 2)]
