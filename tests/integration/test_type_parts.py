@@ -128,3 +128,11 @@ def test_partial_class_and_expect_actual_read_as_one_type(make_repo: Callable[..
     assert "](../../../../commonMain/kotlin/acme/io/Clock.kt.md#sym-clock)" in jvm
     assert any(h.startswith("### Clock (actual, jvmMain) {") for h in _headings(jvm))
     assert any(h.startswith("#### Clock.now {") for h in _headings(jvm))
+
+    # the site's search holds one section titled by each type's bare name; the other parts are titled as
+    # parts, never as more types of that name
+    shards = "".join(p.read_text() for p in (out / "site" / "search").rglob("*.js"))
+    assert shards.count('"Acme.Net.Client"') == 1
+    assert shards.count('"Acme.Net.Client (partial)"') == 2
+    assert shards.count('"Clock"') == 1
+    assert shards.count('"Clock (actual, jvmMain)"') == 1
