@@ -886,7 +886,8 @@ class FilePageView:
                                  p.path, p.qualname) for p in split.others]
         if split.kind == "expect":
             return f"*Actual declarations:* {' · '.join(links)}"
-        return f"*Partial type declared in {len(split.others) + 1} files:* this one · {' · '.join(links)}"
+        files = len({p.path for p in (split.main, *split.others)})
+        return f"*Partial type declared in {files} files:* this one · {' · '.join(links)}"
 
     def other_parts_members(self, s: Symbol) -> list[str]:
         """On a split type's main section: the members its other parts declare, each linked to its own

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from generator.analyze.facts import FileFacts, Symbol
-from generator.pages.anchors import has_section
+from generator.pages.anchors import has_section, shown_qualname
 
 PartKind = Literal["partial", "expect"]
 
@@ -96,10 +96,12 @@ def split_types(facts: Iterable[FileFacts]) -> list[SplitType]:
             part = part_kind(s, f.file.language)
             if not part:
                 continue
+            # two parts in one file are `X` and `X~2` (parse.py keeps qualnames unique per file): one type
+            name = shown_qualname(s.qualname)
             if part == "partial":
-                key: tuple[str, ...] = ("csharp", s.qualname)
+                key: tuple[str, ...] = ("csharp", name)
             else:  # Kotlin: same package folder under each source set, same name
-                key = ("kotlin", source_set(f.path)[0], s.qualname)
+                key = ("kotlin", source_set(f.path)[0], name)
             groups.setdefault(key, []).append((part, s, f))
     out = []
     for key, found in groups.items():
@@ -120,8 +122,8 @@ def split_types(facts: Iterable[FileFacts]) -> list[SplitType]:
         parts = {id(x): Part(x[2].path, x[1].qualname, source_set(x[2].path)[1] if x[0] == "actual" else "")
                  for x in found}
         members = tuple((parts[id(x)], c) for x in others for c in _members(x[2], x[1].qualname))
-        out.append(SplitType(main[1].qualname, kind, parts[id(main)], tuple(parts[id(x)] for x in others),
-                             members))
+        out.append(SplitType(shown_qualname(main[1].qualname), kind, parts[id(main)],
+                             tuple(parts[id(x)] for x in others), members))
     out.sort(key=lambda t: (t.main.path, t.main.qualname))
     return out
 

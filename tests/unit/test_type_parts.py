@@ -132,3 +132,14 @@ def test_most_used_names_a_split_type_once_with_the_users_of_every_part() -> Non
     assert [(a.path, a.qualname, a.used_from) for a in rows] == [(common.path, "Clock", 3)]
     # without the merge each part is its own row, neither with the users of the other
     assert sorted((a.path, a.used_from) for a in most_used(facts, callers)) == [(jvm.path, 2)]
+
+
+def test_two_parts_in_one_file_and_a_third_elsewhere_are_one_type() -> None:
+    a = _facts("A.cs", "csharp", ("N.A", "class", "partial class A", "The A."),
+               ("N.A~2", "class", "partial class A", ""), ("N.A~2.Run", "method", "void Run()", ""))
+    b = _facts("B.cs", "csharp", ("N.A", "class", "partial class A", ""))
+    [t] = split_types([a, b])
+    assert t.name == "N.A"
+    assert t.main == Part("A.cs", "N.A")
+    assert t.others == (Part("A.cs", "N.A~2"), Part("B.cs", "N.A"))
+    assert [m.qualname for _, m in t.members] == ["N.A~2.Run"]
