@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from generator.analyze.facts import FileFacts, Symbol
-from generator.pages.anchors import has_section, shown_qualname
+from generator.pages.anchors import has_section, parameter_types, shown_qualname
 
 PartKind = Literal["partial", "expect"]
 
@@ -100,8 +100,9 @@ def split_types(facts: Iterable[FileFacts]) -> list[SplitType]:
             name = shown_qualname(s.qualname)
             if part == "partial":
                 key: tuple[str, ...] = ("csharp", name)
-            else:  # Kotlin: same package folder under each source set, same name
-                key = ("kotlin", source_set(f.path)[0], name)
+            else:  # Kotlin: same package folder under each source set, same name (a function: same types)
+                params = tuple(parameter_types(s.signature, s.name)) if s.kind == "function" else ()
+                key = ("kotlin", source_set(f.path)[0], name, *params)
             groups.setdefault(key, []).append((part, s, f))
     out = []
     for key, found in groups.items():

@@ -143,3 +143,16 @@ def test_two_parts_in_one_file_and_a_third_elsewhere_are_one_type() -> None:
     assert t.main == Part("A.cs", "N.A")
     assert t.others == (Part("A.cs", "N.A~2"), Part("B.cs", "N.A"))
     assert [m.qualname for _, m in t.members] == ["N.A~2.Run"]
+
+
+def test_kotlin_expect_overloads_each_pair_with_their_own_actual() -> None:
+    common = _facts("src/commonMain/kotlin/a/Io.kt", "kotlin",
+                    ("read", "function", "expect fun read(path: String): ByteArray", ""),
+                    ("read~2", "function", "expect fun read(fd: Int): ByteArray", ""))
+    jvm = _facts("src/jvmMain/kotlin/a/Io.kt", "kotlin",
+                 ("read", "function", "actual fun read(fd: Int): ByteArray", ""),
+                 ("read~2", "function", "actual fun read(path: String): ByteArray", ""))
+    types = split_types([common, jvm])
+    pairs = sorted((t.main.qualname, t.others[0].qualname) for t in types)
+    assert pairs == [("read", "read~2"), ("read~2", "read")]
+    assert all(t.kind == "expect" and len(t.others) == 1 for t in types)
