@@ -47,6 +47,19 @@ class ApiName:
     summary: str = ""
 
 
+_MAIN_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "record"})
+MAIN_TYPE_WINDOW = 8  # the main type is among the API's first names (front door first, then by use)
+
+
+def main_name(api: Sequence[ApiName]) -> ApiName | None:
+    """What the home page's opening names as the library's main type: the first class, struct, interface,
+    trait or object among the API's first names, else its first function (Express's `express()`, inih's
+    `ini_parse`); a type alias (a callback's typedef) or a constant never."""
+    located = [a for a in api[:MAIN_TYPE_WINDOW] if a.qualname and a.path]
+    return next((a for a in located if a.kind in _MAIN_TYPE_KINDS), None) or next(
+        (a for a in located if a.kind == "function"), None)
+
+
 MAX_API_SHOWN = 30  # the home page's "Public API" lists this many; the API page lists them all
 MAX_API_NAMES = 2000  # a Java monorepo's thousands of public classes: the most used this many
 
@@ -91,10 +104,14 @@ def is_announcement(paragraph: str) -> bool:
     return bool(_ANNOUNCEMENT.search(" ".join(paragraph.split())[:300]))
 
 
+_TAG = re.compile(r"<[^<>]{0,500}>")
+
+
 def _drop_announcements(text: str) -> str:
-    """`text` minus its leading paragraphs that announce releases or news."""
+    """`text` minus its leading paragraphs that announce releases or news, or that are only HTML tags (the
+    `<div align="center">` that wrapped a README's badges)."""
     paragraphs = re.split(r"\n[ \t]*\n", text.strip("\n"))
-    while paragraphs and is_announcement(paragraphs[0]):
+    while paragraphs and (is_announcement(paragraphs[0]) or not _TAG.sub("", paragraphs[0]).strip()):
         paragraphs.pop(0)
     return "\n\n".join(paragraphs)
 

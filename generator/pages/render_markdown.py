@@ -54,7 +54,14 @@ from generator.pages.diagrams import (
     page_url,
     site_href,
 )
-from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
+from generator.pages.orientation import (
+    MAX_API_SHOWN,
+    ApiName,
+    Orientation,
+    main_name,
+    readme_intro,
+    readme_rest,
+)
 from generator.pages.remote import SourceLinks
 from generator.pages.shapes import members_by_type, shape_table
 from generator.pages.source_view import (
@@ -1041,6 +1048,9 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     shown_api = o.api[:MAX_API_SHOWN]
     api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {}, short=True)
     intro = readme_html(intro_text, rest) if intro_text else ""
+    # the library's main type, named in the page's opening: where a newcomer's reading starts
+    main = main_name(o.api)
+    main_row = api_rows([main], OVERVIEW_PAGE, index, file_pages or {}, short=True)[0] if main else None
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),
@@ -1052,7 +1062,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
-        api=api, api_total=len(o.api),
+        api=api, api_total=len(o.api), main=main_row,
         api_page=relative_link(OVERVIEW_PAGE, API_PAGE) if len(o.api) > len(shown_api) else "",
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 
