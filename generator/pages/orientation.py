@@ -49,15 +49,53 @@ class ApiName:
 
 _MAIN_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "record"})
 MAIN_TYPE_WINDOW = 8  # the main type is among the API's first names (front door first, then by use)
+MAX_MAIN_CANDIDATES = 500  # the names looked for in the README, the most used first
 
 
-def main_name(api: Sequence[ApiName]) -> ApiName | None:
-    """What the home page's opening names as the library's main type: the first class, struct, interface,
-    trait or object among the API's first names, else its first function (Express's `express()`, inih's
-    `ini_parse`); a type alias (a callback's typedef) or a constant never."""
-    located = [a for a in api[:MAIN_TYPE_WINDOW] if a.qualname and a.path]
-    return next((a for a in located if a.kind in _MAIN_TYPE_KINDS), None) or next(
-        (a for a in located if a.kind == "function"), None)
+def main_name(api: Sequence[ApiName], readme: str = "",
+              records: frozenset[tuple[str, str]] = frozenset()) -> ApiName | None:
+    """What the home page's opening names as the library's main type: the API's class, struct, interface,
+    trait or object the README's code (blocks and spans) uses most (`cxxopts::Options`, clikt's
+    `CliktCommand`; not the exception the library's own code throws everywhere), else the function it uses
+    most (Express's `express()`); with no README code, the first type among the API's first names, else
+    its first function (inih's `ini_parse`). A type alias (a callback's typedef) or a constant never;
+    `records`: the (path, qualname) of the aliases that name a C struct (`typedef struct redisContext
+    {...} redisContext`)."""
+    located = [a for a in api[:MAX_MAIN_CANDIDATES] if a.qualname and a.path]
+    # its code blocks and the code spans of its prose (`redisContext`)
+    code = "\n".join([_readme_code(readme), *_CODE_SPAN.findall(readme)]) if readme else ""
+    if code:
+        for kinds in (_MAIN_TYPE_KINDS, frozenset({"function"})):
+            counts = [(len(re.findall(rf"(?<![\w$]){re.escape(_short_name(a.name))}(?![\w$])", code)), -i, a)
+                      for i, a in enumerate(located) if a.kind in kinds or (
+                          "function" not in kinds and (a.path, a.qualname) in records)]
+            best = max(counts, key=lambda c: (c[0], c[1]), default=None)
+            if best is not None and best[0] > 0:
+                return best[2]
+    first = located[:MAIN_TYPE_WINDOW]
+    return next((a for a in first if a.kind in _MAIN_TYPE_KINDS or (a.path, a.qualname) in records),
+                None) or next(
+        (a for a in first if a.kind == "function"), None)
+
+
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]{1,200})`(?!`)")
+_STRUCT_ALIAS = re.compile(r"typedef\s+(?:struct|union)\b")
+
+
+def _struct_aliases(api: Iterable[ApiName], facts: Mapping[str, FileFacts]) -> frozenset[tuple[str, str]]:
+    """The API's C typedefs that name a struct or union: its types, where other typedefs are aliases."""
+    out = set()
+    for a in api:
+        if a.kind == "type" and a.path in facts:
+            s = next((s for s in facts[a.path].symbols if s.qualname == a.qualname), None)
+            if s is not None and _STRUCT_ALIAS.match(s.signature):
+                out.add((a.path, a.qualname))
+    return frozenset(out)
+
+
+def _short_name(name: str) -> str:
+    """`com.x.Moshi`, `cxxopts::Options`, `Monolog\\Logger` -> the name a user's code writes."""
+    return re.split(r"::|[.\\]", name)[-1]
 
 
 MAX_API_SHOWN = 30  # the home page's "Public API" lists this many; the API page lists them all
@@ -72,9 +110,10 @@ class Orientation:
     start_reading: tuple[str, ...] = ()  # file paths, in reading order
     readme_intro: str = ""
     api: tuple[ApiName, ...] = ()  # the public API, most used first
+    main: ApiName | None = None  # the library's main type (or function), named in the page's opening
 
     def key(self) -> str:
-        return repr((self.entries, self.abstractions, self.api,
+        return repr((self.entries, self.abstractions, self.api, self.main,
                      self.diagram.mermaid() if self.diagram else "",
                      self.diagram.left_out if self.diagram else "", self.diagram.unit if self.diagram else "",
                      self.start_reading,
@@ -569,4 +608,5 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,
                           readme=readme_api(readme, facts, code))
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
-                       start_reading=tuple(start), readme_intro=readme_intro(readme), api=api)
+                       start_reading=tuple(start), readme_intro=readme_intro(readme), api=api,
+                       main=main_name(api, readme, _struct_aliases(api, facts)))

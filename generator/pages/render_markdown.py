@@ -58,7 +58,6 @@ from generator.pages.orientation import (
     MAX_API_SHOWN,
     ApiName,
     Orientation,
-    main_name,
     readme_intro,
     readme_rest,
 )
@@ -1049,8 +1048,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {}, short=True)
     intro = readme_html(intro_text, rest) if intro_text else ""
     # the library's main type, named in the page's opening: where a newcomer's reading starts
-    main = main_name(o.api)
-    main_row = api_rows([main], OVERVIEW_PAGE, index, file_pages or {}, short=True)[0] if main else None
+    main_row = api_rows([o.main], OVERVIEW_PAGE, index, file_pages or {}, short=True)[0] if o.main else None
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),

@@ -125,6 +125,27 @@ def test_main_type_is_the_first_class_else_the_first_function() -> None:
     assert main_name([]) is None
 
 
+def test_main_type_is_the_one_the_readme_code_uses_most() -> None:
+    error = ApiName("opts::exceptions::parsing", "opts.hpp", "parsing", "class")
+    options = ApiName("opts::Options", "opts.hpp", "Options", "class")
+    value = ApiName("opts::value", "opts.hpp", "value", "function")
+    readme = ("# opts\n\nCreate an `opts::Options` and add options.\n\n```cpp\nopts::Options o(\"prog\");\n"
+              "o.add_options()(\"n\", \"count\", opts::value<int>())\n"
+              "  (\"v\", \"x\", opts::value<bool>());\n```\n")
+    # the type the README uses, though the exception ranks first and the function is used more
+    assert main_name([error, value, options], readme) == options
+    assert main_name([error, value], readme) == value  # no type used: the function it uses
+    assert main_name([error, value, options], "# opts\n\nNo code here.\n") == error
+    # a C typedef naming a struct is a type; one naming a callback is not
+    context = ApiName("redisContext", "hiredis.h", "redisContext", "type")
+    callback = ApiName("redisCallbackFn", "hiredis.h", "redisCallbackFn", "type")
+    connect = ApiName("redisConnect", "hiredis.h", "redisConnect", "function")
+    c_readme = "Use `redisConnect` to get a `redisContext`; `redisCallbackFn` `redisCallbackFn` replies.\n"
+    assert main_name([callback, connect, context], c_readme,
+                     frozenset({("hiredis.h", "redisContext")})) == context
+    assert main_name([callback, connect, context], c_readme) == connect
+
+
 def test_readme_opening_of_only_an_html_wrapper_and_a_note_is_no_intro() -> None:
     readme = ('<div align="center">\n\n[![Build](https://img.shields.io/b)](https://ci)\n\n</div>\n\n'
               "# Release versions\n\nNote that `master` is a work in progress.\n\n# Quick start\n\nUse it.\n")
