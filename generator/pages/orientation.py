@@ -533,9 +533,30 @@ def _internal_package(name: str) -> bool:
     return any(part.lower() in ("internal", "impl") for part in _NAME_PARTS.split(name)[:-1])
 
 
-def _named_after_package(name: str) -> bool:
+def _named_after_package(name: str, root: Sequence[str] | None = None) -> bool:
+    """Whether a name's last part is its package's (`org.jsoup.Jsoup`); with `root`, the parts every name of
+    the library starts with, that package is the root (`starlette.applications.Starlette`, not
+    `starlette.testclient.TestClient`, named after its module)."""
     parts = [p.lower().replace("-", "").replace("_", "") for p in _NAME_PARTS.split(name) if p]
-    return len(parts) > 1 and parts[-1] in parts[:-1]
+    among = parts[:-1] if root is None else [p.lower().replace("-", "").replace("_", "") for p in root]
+    return len(parts) > 1 and parts[-1] in among
+
+
+def _common_prefix(names: Iterable[list[str]]) -> list[str]:
+    """The package parts all the names share (a package's default export, a bare name, left aside)."""
+    prefix: list[str] | None = None
+    for parts in names:
+        package = parts[:-1]
+        if not package:
+            continue
+        if prefix is None:
+            prefix = package
+            continue
+        n = 0
+        while n < min(len(prefix), len(package)) and prefix[n] == package[n]:
+            n += 1
+        prefix = prefix[:n]
+    return prefix or []
 
 
 def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], float]) -> list[Export]:
@@ -545,14 +566,19 @@ def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], f
     the graph's symbol rank), a name the repository defines before one it only passes on."""
     top: dict[str, int] = {}  # the root package's depth, per first segment (`com`, `Serilog`): a
     # repository in several languages has a root in each
+    by_first: dict[str, list[list[str]]] = {}
     for e in exports:
         parts = _NAME_PARTS.split(e.name)
         top[parts[0]] = min(top.get(parts[0], len(parts)), len(parts))
+        by_first.setdefault(parts[0], []).append(parts)
+    # the package all of a root's names are in (`org.jsoup`, `starlette`): its namesake is the front door
+    roots = {first: _common_prefix(names) for first, names in by_first.items()}
 
     def order(e: Export) -> tuple[bool, bool, bool, float, str]:
         parts = _NAME_PARTS.split(e.name)
         deeper = len(parts) > top[parts[0]]  # `Monolog\Handler\Handler` names a sub-package's
-        return (deeper or not _named_after_package(e.name), deeper,
+        named = _named_after_package(e.name, roots[parts[0]] or None)
+        return (deeper or not named, deeper,
                 not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
 
     return sorted(exports, key=order)

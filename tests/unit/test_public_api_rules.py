@@ -9,7 +9,7 @@ from generator.analyze.facts import FileFacts, SourceFile
 from generator.analyze.languages import detect_language
 from generator.analyze.parse import extract
 from generator.analyze.public_surface import scala_exports
-from generator.pages.orientation import ApiName, main_name, readme_intro
+from generator.pages.orientation import ApiName, front_door_first, main_name, readme_intro
 
 
 def _repo(texts: dict[str, str]) -> tuple[dict[str, FileFacts], dict[str, str]]:
@@ -152,3 +152,12 @@ def test_readme_opening_of_only_an_html_wrapper_and_a_note_is_no_intro() -> None
     assert readme_intro(readme) == ""
     wrapped = '<p align="center">\n  <img src="logo.png">\n</p>\n\nA parser for INI files.\n'
     assert readme_intro(wrapped) == "A parser for INI files."
+
+
+def test_front_door_is_named_after_the_root_package_not_after_its_module() -> None:
+    exports = [Export("web.testclient.TestClient", "web/testclient.py", "TestClient", "class"),
+               Export("web.config.Config", "web/config.py", "Config", "class"),
+               Export("web.applications.Web", "web/applications.py", "Web", "class")]
+    rank = {("web/testclient.py", "TestClient"): 0.9, ("web/config.py", "Config"): 0.5}
+    assert [e.name for e in front_door_first(exports, rank)] == [
+        "web.applications.Web", "web.testclient.TestClient", "web.config.Config"]
