@@ -500,9 +500,16 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
     return out[:limit]
 
 
+# a file named only for what it is (hiredis's `test.c`, cxxopts's `src/example.cpp`): a test or example
+# program beside the sources, not part of them
+_PROGRAM_NAMES = frozenset({"test", "tests", "example", "examples", "demo", "sample", "samples", "bench",
+                            "benchmark", "benchmarks"})
+
+
 def own_code(files: Iterable[str], facts: Mapping[str, FileFacts]) -> list[str]:
     """The project's own code files: not tests, docs, examples, tooling or root scripts like setup.py."""
-    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
+    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"
+            and posixpath.basename(p).split(".", 1)[0].lower() not in _PROGRAM_NAMES]
 
 
 def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
@@ -510,8 +517,8 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
                      from_page: str) -> Graph | None:
     """The architecture diagram of the home and Architecture pages: the source packages and their imports,
     or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
-    file by file (`code`: own_code; `files`: file page ids). Without source packages, every non-tooling
-    one."""
+    file by file (`code`: own_code; `files`: file page ids). Without either, the packages of docs (never
+    of tests, examples, benchmarks or tooling)."""
     def source_package(d: str) -> bool:
         return folder_group(d) == "source"
 
@@ -522,7 +529,7 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
             return by_file
     if diagram is None:
         diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
-                               keep=lambda d: folder_group(d) != "tooling")
+                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples"))
     return diagram
 
 

@@ -229,3 +229,25 @@ def test_scala_and_python_module_api_and_main_type(tmp_path: Path) -> None:
     diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
     for folder in ("src/test", "tests"):
         assert folder not in diagrams, folder
+
+
+SMALL_REPO: dict[str, str | bytes] = {
+    "README.md": "# colors\n\nColoured strings.\n\n```scala\nval s = colors.Str(\"x\")\n```\n",
+    "colors/src/colors/Str.scala": ("package colors\n\n/** A coloured string. */\nclass Str(s: String) {\n"
+                                    "  def plain: String = s\n}\n"),
+    "colors/src/colors/Attr.scala": "package colors\n\n/** An attribute. */\nclass Attr(code: Int)\n",
+    "colors/test/src/colors/StrTests.scala": ("package colors\n\nobject StrTests {\n"
+                                              "  def run(): Unit = new Str(\"x\").plain\n}\n"),
+    "colors/bench/src/colors/StrBench.scala": ("package colors\n\nobject StrBench {\n"
+                                               "  def run(): Unit = new Str(\"x\").plain\n}\n"),
+    "colors/src/colors/example.scala": "package colors\n\nobject Example {\n  val s = new Str(\"x\")\n}\n",
+}
+
+
+def test_a_one_package_library_diagram_leaves_tests_benchmarks_and_examples_out(tmp_path: Path) -> None:
+    docs = _build(tmp_path, SMALL_REPO, "--no-site")
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "The main type is [<code>colors.Str</code>]" in _opening(home)
+    diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
+    for name in ("test", "bench", "example", "Tests", "Bench", "Example"):
+        assert name not in diagrams, name
