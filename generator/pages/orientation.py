@@ -47,7 +47,8 @@ class ApiName:
     summary: str = ""
 
 
-_MAIN_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "record"})
+# a Ruby module is a gem's front door (`include HTTParty`); a module with no symbol (a file) never is
+_MAIN_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "record", "module"})
 MAIN_TYPE_WINDOW = 8  # the main type is among the API's first names (front door first, then by use)
 MAX_MAIN_CANDIDATES = 500  # the names looked for in the README, the most used first
 
@@ -55,7 +56,7 @@ MAX_MAIN_CANDIDATES = 500  # the names looked for in the README, the most used f
 def main_name(api: Sequence[ApiName], readme: str = "",
               records: frozenset[tuple[str, str]] = frozenset()) -> ApiName | None:
     """What the home page's opening names as the library's main type: the API's class, struct, interface,
-    trait or object the README's code (blocks and spans) uses most (`cxxopts::Options`, clikt's
+    trait, object or (Ruby) module the README's code (blocks and spans) uses most (`cxxopts::Options`, clikt's
     `CliktCommand`; not the exception the library's own code throws everywhere), else the function it uses
     most (Express's `express()`); with no README code, the first type among the API's first names, else
     its first function (inih's `ini_parse`). A type alias (a callback's typedef) or a constant never;

@@ -161,3 +161,12 @@ def test_front_door_is_named_after_the_root_package_not_after_its_module() -> No
     rank = {("web/testclient.py", "TestClient"): 0.9, ("web/config.py", "Config"): 0.5}
     assert [e.name for e in front_door_first(exports, rank)] == [
         "web.applications.Web", "web.testclient.TestClient", "web.config.Config"]
+
+
+def test_a_gems_module_is_its_main_type() -> None:
+    gem = ApiName("HTTParty", "lib/httparty.rb", "HTTParty", "module")
+    error = ApiName("HTTParty::Error", "lib/httparty/exceptions.rb", "HTTParty.Error", "class")
+    readme = "```ruby\nclass Client\n  include HTTParty\nend\nHTTParty.get('/')\n```\n"
+    assert main_name([error, gem], readme) == gem
+    # a module users import as a file (no symbol) is never the main type
+    assert main_name([ApiName("express.application", "lib/application.js", "", "module")], readme) is None
