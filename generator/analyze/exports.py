@@ -580,8 +580,11 @@ def package_exports(files: Mapping[str, FileFacts], read: Reader, manifests: Map
              and posixpath.dirname(posixpath.dirname(p)) + "/__init__.py" not in files]  # top-level only
     inits.sort(key=lambda p: (-importance.get(posixpath.dirname(p), 0.0), p))
     for init in inits[:roots]:
-        out += python_exports(init, read(init) or "", files) or python_module_exports(
-            init, files, read, source)
+        out += python_exports(init, read(init) or "", files)
+    if inits and not out:
+        # no package offers names from its __init__: the most important one is used through its modules
+        # (a second root package with an empty __init__ is a test server's or a tool's, not the API)
+        out += python_module_exports(inits[0], files, read, source)
     by_depth = sorted(manifests.items(), key=lambda kv: (kv[0].count("/"), kv[0]))
     for manifest, text in by_depth:
         if posixpath.basename(manifest) == "package.json":

@@ -170,3 +170,14 @@ def test_a_gems_module_is_its_main_type() -> None:
     assert main_name([error, gem], readme) == gem
     # a module users import as a file (no symbol) is never the main type
     assert main_name([ApiName("express.application", "lib/application.js", "", "module")], readme) is None
+
+
+def test_a_second_package_with_an_empty_init_adds_no_modules_to_the_api() -> None:
+    facts, texts = _repo({
+        "src/pool/__init__.py": "from .manager import Manager\n\n__all__ = ['Manager']\n",
+        "src/pool/manager.py": "class Manager:\n    pass\n",
+        "testserver/__init__.py": "",
+        "testserver/app.py": "def echo():\n    pass\n",
+    })
+    api = package_exports(facts, texts.get, {}, source=_all, importance={"src/pool": 1.0, "testserver": 0.5})
+    assert [e.name for e in api] == ["pool.Manager"]
