@@ -2,12 +2,14 @@
 re-exports to the file and symbol that define it.
 
 Python: a top-level package's `__init__.py`, its `__all__` when it has one, else the names it imports from its
-own modules (`from .app import Flask as Flask`) and defines; an import wins over a definition of the same
-name (`try: from .cli import main` / `except ImportError: def main(): ...`: the real function, not the
-fallback). JavaScript/TypeScript: the file package.json's `types`/`module`/`main`/`exports` names (a built
-`dist/index.js` mapped back to `src/index.ts`), else `index.ts`/`index.js`, with `export { X } from`,
-`export * from` and `export class X`. Go: the exported names of the package at go.mod's folder. Rust: lib.rs's
-`pub use`, `pub mod` and `pub` items. Java: the public classes of each package.
+own modules (`from .app import Flask as Flask`) and defines (when it offers nothing, its public modules'
+classes and functions); an import wins over a definition of the same name (`try: from .cli import main` /
+`except ImportError: def main(): ...`: the real function, not the fallback). JavaScript/TypeScript: the file
+package.json's `types`/`module`/`main`/`exports` names (a built `dist/index.js` mapped back to
+`src/index.ts`), else `index.ts`/`index.js`, with `export { X } from`, `export * from` and `export class X`,
+and CommonJS's `module.exports = ...` and `exports.X = ...`. Go: the exported names of the package at
+go.mod's folder. Rust: lib.rs's `pub use`, `pub mod` and `pub` items. Java: the public classes of each
+package.
 
 Pure: facts, the texts of the few files it reads (through `read`) and manifests in, exports out. Repository
 text is untrusted: only parsed (ast, bounded regexes), never run.
@@ -179,6 +181,37 @@ def python_exports(init: str, text: str, files: Mapping[str, FileFacts]) -> list
     return out
 
 
+_MODULE_API_KINDS = frozenset({"class", "function"})
+
+
+def python_module_exports(init: str, files: Mapping[str, FileFacts], read: Reader,
+                          source: Callable[[str], bool]) -> list[Export]:
+    """A package whose `__init__.py` offers nothing (`starlette`: only `__version__`) is used through its
+    public modules (`from starlette.applications import Starlette`): their classes and functions (those of
+    a module's `__all__` when it has one), every module whose path has no `_`-prefixed part."""
+    _root, package = _package_root(init, files)
+    folder = posixpath.dirname(init)
+    out = []
+    for p in sorted(files):
+        if not p.startswith(folder + "/") or not p.endswith(".py") or not source(p) \
+                or files[p].file.kind != "code":
+            continue
+        parts = p[len(folder) + 1:].removesuffix(".py").split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        if not parts or any(part.startswith("_") for part in parts):
+            continue
+        try:
+            listed = _assigned_all(ast.parse(read(p) or ""))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            listed = None
+        module = ".".join([package, *parts])
+        out += [Export(f"{module}.{s.name}", p, s.qualname, s.kind) for s in files[p].symbols
+                if s.parent is None and s.public and s.kind in _MODULE_API_KINDS
+                and (s.name in listed if listed is not None else not s.name.startswith("_"))]
+    return out
+
+
 # ----------------------------------------------------------------------------------- JavaScript, TypeScript
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".jsx")
@@ -191,6 +224,17 @@ _JS_DECLARED = re.compile(r"\bexport\s+(?:declare\s+)?(default\s+)?(?:abstract\s
 _JS_ARROW = re.compile(r"\s*(?::[^=;\n]{0,200})?=\s*(?:function\b|async\b|[(<]|[\w$]+\s*=>)")
 _JS_IMPORT = re.compile(r"""\bimport\s+(?:type\s+)?\{([^{}]{0,4000})\}\s*from\s*["']([^"'\n]{1,300})["']""")
 _JS_DEFAULT_IMPORT = re.compile(r"""\bimport\s+([\w$]+)\s+from\s*["']([^"'\n]{1,300})["']""")
+# CommonJS: `var X = require('./x')` (or `require('./x').Y`), `const { A, B: C } = require('./x')`
+_CJS_REQUIRE = re.compile(r"""\b(?:var|let|const)\s+([\w$]+|\{[^{}]{0,2000}\})\s*=\s*"""
+                          r"""require\(\s*["']([^"'\n]{1,300})["']\s*\)(?:\.([\w$]+))?""")
+# `module.exports = X`, `exports = module.exports = X`, `module.exports = require('./x')`, `= { ... }`
+_CJS_WHOLE = re.compile(r"""^[ \t]*(?:exports\s*=\s*)?module\.exports\s*=\s*(?:exports\s*=\s*)?"""
+                        r"""(?:require\(\s*["']([^"'\n]{1,300})["']\s*\)|([\w$]+)\s*;?[ \t]*$"""
+                        r"""|\{([^{}]{0,4000})\})""", re.M)
+# `exports.X = ...`, `module.exports.X = ...` at a line's start (not `exports.x` read inside a function)
+_CJS_NAMED = re.compile(r"""^(?:module\.)?exports\.([\w$]+)\s*=(?!=)\s*(?:"""
+                        r"""require\(\s*["']([^"'\n]{1,300})["']\s*\)"""
+                        r"""|([\w$]+)\s*(?:[;\n]|$)|(function\b|class\b|async\b|\())?""", re.M)
 
 
 def _js_file(base: str, spec: str, files: Mapping[str, FileFacts]) -> str | None:
@@ -271,6 +315,9 @@ def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops:
         source = _js_file(base, m.group(2), files)
         if source is not None:
             imported[m.group(1)] = (source, "default")
+    if "exports" in text:
+        _commonjs(text, path, files=files, read=read, hops=hops, memo=memo, out=out, imported=imported,
+                  defined=defined)
     for m in _JS_FROM.finditer(text):
         source = _js_file(base, m.group(2), files)
         for original, shown in _pairs(m.group(1)):
@@ -284,6 +331,60 @@ def js_exports_of(path: str, files: Mapping[str, FileFacts], read: Reader, hops:
             else:
                 out[shown] = defined(original)
     return out
+
+
+def _commonjs(text: str, path: str, *, files: Mapping[str, FileFacts], read: Reader, hops: int,
+              memo: dict[str, JsExports], out: JsExports, imported: dict[str, tuple[str, str]],
+              defined: Callable[[str], tuple[str, str, str]]) -> None:
+    """A CommonJS module's exports into `out`: what `module.exports` is set to ("default"; all of a
+    required module's, or an object literal's names) and each `exports.X = ...` (Node's modules)."""
+    base = posixpath.dirname(path)
+    for m in _CJS_REQUIRE.finditer(text):
+        source = _js_file(base, m.group(2), files) or ""  # "": a dependency's, not the repository's
+        if m.group(1).startswith("{"):
+            imported.update({local: (source, original) for original, local in
+                             _pairs(m.group(1).strip("{}").replace(":", " as "))})
+        else:
+            imported[m.group(1)] = (source, m.group(3) or "default")
+
+    def value(name: str) -> tuple[str, str, str]:
+        """What a local name holds: an import followed to its module (the module itself when what it
+        exports is not one symbol), else the file's own definition."""
+        if name in imported:
+            source, original = imported[name]
+            if not source:
+                return "", "", ""
+            theirs = js_exports_of(source, files, read, hops - 1, memo).get(original)
+            if theirs is not None and theirs[1]:
+                return theirs
+            return (source, "", "module") if original == "default" else theirs or (source, "", "")
+        return defined(name)
+
+    for m in _CJS_WHOLE.finditer(text):
+        if m.group(1):
+            whole = _js_file(base, m.group(1), files)
+            if whole is not None:
+                for name, where in js_exports_of(whole, files, read, hops - 1, memo).items():
+                    out.setdefault(name, where)
+        elif m.group(2):
+            out["default"] = value(m.group(2))
+        else:
+            # `{ parse, stringify: format }`: the key is the name exported, the value the local name
+            for key, local in _pairs(m.group(3).replace(":", " as ")):
+                if key.isidentifier() and local.isidentifier():
+                    out[key] = value(local)
+    for m in _CJS_NAMED.finditer(text):
+        name = m.group(1)
+        if m.group(2):
+            module = _js_file(base, m.group(2), files)
+            theirs = js_exports_of(module, files, read, hops - 1, memo).get("default") if module else None
+            out[name] = theirs if theirs is not None and theirs[1] else (module, "", "module") if module \
+                else ("", "", "")
+        elif m.group(3):
+            out[name] = value(m.group(3))
+        else:
+            hit = defined(name)  # `exports.parse = function (...)`: the parser names the function `parse`
+            out[name] = hit if hit[1] else (path, "", "function" if m.group(4) else "")
 
 
 _CONDITIONS = ("types", "import", "default", "require")
@@ -480,6 +581,10 @@ def package_exports(files: Mapping[str, FileFacts], read: Reader, manifests: Map
     inits.sort(key=lambda p: (-importance.get(posixpath.dirname(p), 0.0), p))
     for init in inits[:roots]:
         out += python_exports(init, read(init) or "", files)
+    if inits and not out:
+        # no package offers names from its __init__: the most important one is used through its modules
+        # (a second root package with an empty __init__ is a test server's or a tool's, not the API)
+        out += python_module_exports(inits[0], files, read, source)
     by_depth = sorted(manifests.items(), key=lambda kv: (kv[0].count("/"), kv[0]))
     for manifest, text in by_depth:
         if posixpath.basename(manifest) == "package.json":

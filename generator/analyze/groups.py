@@ -16,7 +16,7 @@ Group = Literal["source", "docs", "tests", "examples", "tooling"]
 _DOCS = frozenset({"docs", "doc", "documentation", "manual", "guide", "guides", "website", "site-docs"})
 _TESTS = frozenset({"tests", "test", "testing", "spec", "specs", "__tests__", "t", "e2e", "integration"})
 _EXAMPLES = frozenset({"examples", "example", "samples", "sample", "demo", "demos", "tutorial", "tutorials",
-                       "cookbook", "benchmarks", "benchmark", "bench", "playground"})
+                       "cookbook", "benchmarks", "benchmark", "bench", "benches", "playground"})
 _TOOLING = frozenset({"scripts", "script", "tools", "tool", "ci", "build", "dist", "config", "configs",
                       "etc", "hack", "contrib", "deploy", "deployment", "docker", "requirements", "vendor",
                       "third_party", "thirdparty", "extern", "external", "artwork", "assets", "changelog",
@@ -46,8 +46,8 @@ def dir_group(name: str) -> Group:
 # below the top level, only unmistakable names: `_pytest/config/` is code, `src/test/` is not
 _NESTED_TESTS = frozenset({"tests", "test", "testing", "__tests__", "testfixtures", "testdata", "fuzz",
                            "fuzzing", "fuzzer", "fuzzers", "oss-fuzz", "integration-tests", "e2e"})
-_NESTED_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "benchmarks", "benchmark", "jmh",
-                              "demo", "demos"})
+_NESTED_EXAMPLES = frozenset({"examples", "example", "samples", "sample", "benchmarks", "benchmark", "bench",
+                              "benches", "jmh", "demo", "demos"})
 _NESTED_DOCS = frozenset({"docs", "doc", "documentation"})
 # another project's code carried along (spdlog's `include/spdlog/fmt/bundled/`): not this project's surface
 _NESTED_VENDORED = frozenset({"bundled", "vendor", "vendored", "third_party", "thirdparty", "3rdparty",

@@ -483,8 +483,21 @@ class _Extraction:
             block.append(node)
             expect_row = node.start_point.row
             node = before
+        if not block and node is not None and node.type in comment_types and self._doc_block(node):
+            # a `/** */` doc comment is the next declaration's even across blank lines (Javadoc, JSDoc,
+            # KDoc, Doxygen, PHPDoc): the nearest one before it, its annotations and modifiers
+            block.append(node)
         block.reverse()
         return strip_boilerplate(clean_comment(self._comment_lines(block))) if block else ""
+
+    def _doc_block(self, node: Node) -> bool:
+        """Whether a comment is a `/** ... */` doc block of its own (not after code on its line, not a
+        licence header)."""
+        text = self.text(node)
+        before = node.prev_sibling
+        return text.startswith("/**") and not text.startswith("/**/") and not (
+            before is not None and before.end_point.row == node.start_point.row) \
+            and not _LICENSE.search(text)
 
     def _comment_lines(self, block: list[Node]) -> str:
         """A block of line comments as one text, a line each: Rust's and Ruby's line-comment nodes hold their

@@ -1,9 +1,10 @@
 """The public API of the ecosystems whose packages export by convention rather than from one entry module:
-Kotlin, C#, PHP, Ruby and C/C++ (exports.py follows Python's, JavaScript's, Go's, Rust's entry modules and
-Java's public classes).
+Kotlin, Scala, C#, PHP, Ruby and C/C++ (exports.py follows Python's, JavaScript's, Go's, Rust's entry modules
+and Java's public classes).
 
-- Kotlin: the top-level declarations of the main source sets (`src/main/`, `src/commonMain/`, ...; every
-  source file when there are none) that are not `private` or `internal`, named by their `package`.
+- Kotlin and Scala: the top-level declarations of the main source sets (`src/main/`, `src/commonMain/`, ...;
+  every source file when there are none, sbt's `project/` build left out) that are not `private`,
+  `protected` or `internal`, named by their `package` (Scala's chained package clauses joined).
 - C#: the `public` top-level types of the non-test projects, named by their namespace.
 - PHP: the classes, interfaces, traits and enums under composer.json's PSR-4/PSR-0 autoload folders (none
   marked `@internal`), named by their namespace.
@@ -30,6 +31,8 @@ _TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type"
 _API_KINDS = _TYPE_KINDS | {"function"}
 _KOTLIN_MAIN = re.compile(r"(?:^|/)src/(?:main|\w+Main)/")
 _JVM_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
+_SCALA_PACKAGE = re.compile(r"^[ \t]*package[ \t]+(?!object\b)([\w.]+)[ \t]*;?[ \t]*$", re.M)
+_SBT_BUILD = re.compile(r"^project/")  # sbt's build definition, code of the build and not of the project
 _CS_NAMESPACE = re.compile(r"^\s*namespace\s+([\w.]+)", re.M)
 _PHP_NAMESPACE = re.compile(r"^\s*namespace\s+([\w\\]+)\s*;", re.M)
 _HIDDEN_MODIFIER = re.compile(r"\b(?:private|internal|protected)\b")
@@ -43,20 +46,44 @@ def _top(f: FileFacts, kinds: frozenset[str]) -> list[Symbol]:
             and s.kind in kinds and "~" not in s.qualname]
 
 
-def kotlin_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
-                   ) -> list[Export]:
-    kotlin = [p for p, f in files.items() if p.endswith(".kt") and f.file.kind == "code" and source(p)]
-    main = [p for p in kotlin if _KOTLIN_MAIN.search(p)] or kotlin
+def _jvm_exports(extension: str, files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool],
+                 package: Callable[[str], str]) -> list[Export]:
+    """The top-level declarations of a JVM language's main source sets (`src/main/`, `src/jvmMain/`; every
+    source file when there are none: a Mill module's `src/`) not hidden by a modifier."""
+    ours = [p for p, f in files.items() if p.endswith(extension) and f.file.kind == "code" and source(p)]
+    main = [p for p in ours if _KOTLIN_MAIN.search(p)] or [p for p in ours if not _SBT_BUILD.match(p)]
     out = []
     for p in sorted(main):
-        # the modifiers before the declared name (`public class Moshi private constructor(...)` is public)
+        # the modifiers before the declared name (`public class Moshi private constructor(...)` is public,
+        # `case class EscapeAttr private[fansi](...)` too)
         symbols = [s for s in _top(files[p], _API_KINDS) if not _HIDDEN_MODIFIER.search(
             s.signature.split(s.name, 1)[0])]
         if symbols:
-            m = _JVM_PACKAGE.search(read(p) or "")
-            package = m.group(1) + "." if m else ""
-            out += [Export(package + s.name, p, s.qualname, s.kind) for s in symbols]
+            prefix = package(read(p) or "")
+            out += [Export(f"{prefix}.{s.name}" if prefix else s.name, p, s.qualname, s.kind)
+                    for s in symbols]
     return out
+
+
+def _kotlin_package(text: str) -> str:
+    m = _JVM_PACKAGE.search(text)
+    return m.group(1) if m else ""
+
+
+def _scala_package(text: str) -> str:
+    """Scala's chained package clauses (`package com.x` then `package y`: `com.x.y`), not a `package
+    object` or a block-scoped `package p { }`."""
+    return ".".join(m.group(1) for m in _SCALA_PACKAGE.finditer(text[:4000]))
+
+
+def kotlin_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
+                   ) -> list[Export]:
+    return _jvm_exports(".kt", files, read, source, _kotlin_package)
+
+
+def scala_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
+                  ) -> list[Export]:
+    return _jvm_exports(".scala", files, read, source, _scala_package)
 
 
 def csharp_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
@@ -149,5 +176,6 @@ def c_exports(files: Mapping[str, FileFacts], source: Callable[[str], bool]) -> 
 def conventional_exports(files: Mapping[str, FileFacts], read: Reader, source: Callable[[str], bool]
                          ) -> list[Export]:
     """The exports of every ecosystem above the repository has code in."""
-    return [*kotlin_exports(files, read, source), *csharp_exports(files, read, source),
+    return [*kotlin_exports(files, read, source), *scala_exports(files, read, source),
+            *csharp_exports(files, read, source),
             *php_exports(files, read, source), *ruby_exports(files, source), *c_exports(files, source)]

@@ -48,6 +48,58 @@ class ApiName:
     summary: str = ""
 
 
+# a Ruby module is a gem's front door (`include HTTParty`); a module with no symbol (a file) never is
+_MAIN_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "record", "module"})
+MAIN_TYPE_WINDOW = 8  # the main type is among the API's first names (front door first, then by use)
+MAX_MAIN_CANDIDATES = 500  # the names looked for in the README, the most used first
+
+
+def main_name(api: Sequence[ApiName], readme: str = "",
+              records: frozenset[tuple[str, str]] = frozenset()) -> ApiName | None:
+    """What the home page's opening names as the library's main type: the API's class, struct, interface,
+    trait, object or (Ruby) module the README's code (blocks and spans) uses most (`cxxopts::Options`, clikt's
+    `CliktCommand`; not the exception the library's own code throws everywhere), else the function it uses
+    most (Express's `express()`); with no README code, the first type among the API's first names, else
+    its first function (inih's `ini_parse`). A type alias (a callback's typedef) or a constant never;
+    `records`: the (path, qualname) of the aliases that name a C struct (`typedef struct redisContext
+    {...} redisContext`)."""
+    located = [a for a in api[:MAX_MAIN_CANDIDATES] if a.qualname and a.path]
+    # its code blocks and the code spans of its prose (`redisContext`)
+    code = "\n".join([_readme_code(readme), *_CODE_SPAN.findall(readme)]) if readme else ""
+    if code:
+        for kinds in (_MAIN_TYPE_KINDS, frozenset({"function"})):
+            counts = [(len(re.findall(rf"(?<![\w$]){re.escape(_short_name(a.name))}(?![\w$])", code)), -i, a)
+                      for i, a in enumerate(located) if a.kind in kinds or (
+                          "function" not in kinds and (a.path, a.qualname) in records)]
+            best = max(counts, key=lambda c: (c[0], c[1]), default=None)
+            if best is not None and best[0] > 0:
+                return best[2]
+    first = located[:MAIN_TYPE_WINDOW]
+    return next((a for a in first if a.kind in _MAIN_TYPE_KINDS or (a.path, a.qualname) in records),
+                None) or next(
+        (a for a in first if a.kind == "function"), None)
+
+
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]{1,200})`(?!`)")
+_STRUCT_ALIAS = re.compile(r"typedef\s+(?:struct|union)\b")
+
+
+def _struct_aliases(api: Iterable[ApiName], facts: Mapping[str, FileFacts]) -> frozenset[tuple[str, str]]:
+    """The API's C typedefs that name a struct or union: its types, where other typedefs are aliases."""
+    out = set()
+    for a in api:
+        if a.kind == "type" and a.path in facts:
+            s = next((s for s in facts[a.path].symbols if s.qualname == a.qualname), None)
+            if s is not None and _STRUCT_ALIAS.match(s.signature):
+                out.add((a.path, a.qualname))
+    return frozenset(out)
+
+
+def _short_name(name: str) -> str:
+    """`com.x.Moshi`, `cxxopts::Options`, `Monolog\\Logger` -> the name a user's code writes."""
+    return re.split(r"::|[.\\]", name)[-1]
+
+
 MAX_API_SHOWN = 30  # the home page's "Public API" lists this many; the API page lists them all
 MAX_API_NAMES = 2000  # a Java monorepo's thousands of public classes: the most used this many
 
@@ -60,9 +112,10 @@ class Orientation:
     start_reading: tuple[str, ...] = ()  # file paths, in reading order
     readme_intro: str = ""
     api: tuple[ApiName, ...] = ()  # the public API, most used first
+    main: ApiName | None = None  # the library's main type (or function), named in the page's opening
 
     def key(self) -> str:
-        return repr((self.entries, self.abstractions, self.api,
+        return repr((self.entries, self.abstractions, self.api, self.main,
                      self.diagram.mermaid() if self.diagram else "",
                      self.diagram.left_out if self.diagram else "", self.diagram.unit if self.diagram else "",
                      self.start_reading,
@@ -92,10 +145,14 @@ def is_announcement(paragraph: str) -> bool:
     return bool(_ANNOUNCEMENT.search(" ".join(paragraph.split())[:300]))
 
 
+_TAG = re.compile(r"<[^<>]{0,500}>")
+
+
 def _drop_announcements(text: str) -> str:
-    """`text` minus its leading paragraphs that announce releases or news."""
+    """`text` minus its leading paragraphs that announce releases or news, or that are only HTML tags (the
+    `<div align="center">` that wrapped a README's badges)."""
     paragraphs = re.split(r"\n[ \t]*\n", text.strip("\n"))
-    while paragraphs and is_announcement(paragraphs[0]):
+    while paragraphs and (is_announcement(paragraphs[0]) or not _TAG.sub("", paragraphs[0]).strip()):
         paragraphs.pop(0)
     return "\n\n".join(paragraphs)
 
@@ -452,9 +509,16 @@ def reading_order(*, api: Sequence[str], entries: Sequence[Entry], abstractions:
     return out[:limit]
 
 
+# a file named only for what it is (hiredis's `test.c`, cxxopts's `src/example.cpp`): a test or example
+# program beside the sources, not part of them
+_PROGRAM_NAMES = frozenset({"test", "tests", "example", "examples", "demo", "sample", "samples", "bench",
+                            "benchmark", "benchmarks"})
+
+
 def own_code(files: Iterable[str], facts: Mapping[str, FileFacts]) -> list[str]:
     """The project's own code files: not tests, docs, examples, tooling or root scripts like setup.py."""
-    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"]
+    return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"
+            and posixpath.basename(p).split(".", 1)[0].lower() not in _PROGRAM_NAMES]
 
 
 def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
@@ -462,8 +526,8 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
                      from_page: str) -> Graph | None:
     """The architecture diagram of the home and Architecture pages: the source packages and their imports,
     or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
-    file by file (`code`: own_code; `files`: file page ids). Without source packages, every non-tooling
-    one."""
+    file by file (`code`: own_code; `files`: file page ids). Without either, the packages of docs (never
+    of tests, examples, benchmarks or tooling)."""
     def source_package(d: str) -> bool:
         return folder_group(d) == "source"
 
@@ -474,7 +538,7 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
             return by_file
     if diagram is None:
         diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
-                               keep=lambda d: folder_group(d) != "tooling")
+                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples"))
     return diagram
 
 
@@ -485,9 +549,30 @@ def _internal_package(name: str) -> bool:
     return any(part.lower() in ("internal", "impl") for part in _NAME_PARTS.split(name)[:-1])
 
 
-def _named_after_package(name: str) -> bool:
+def _named_after_package(name: str, root: Sequence[str] | None = None) -> bool:
+    """Whether a name's last part is its package's (`org.jsoup.Jsoup`); with `root`, the parts every name of
+    the library starts with, that package is the root (`starlette.applications.Starlette`, not
+    `starlette.testclient.TestClient`, named after its module)."""
     parts = [p.lower().replace("-", "").replace("_", "") for p in _NAME_PARTS.split(name) if p]
-    return len(parts) > 1 and parts[-1] in parts[:-1]
+    among = parts[:-1] if root is None else [p.lower().replace("-", "").replace("_", "") for p in root]
+    return len(parts) > 1 and parts[-1] in among
+
+
+def _common_prefix(names: Iterable[list[str]]) -> list[str]:
+    """The package parts all the names share (a package's default export, a bare name, left aside)."""
+    prefix: list[str] | None = None
+    for parts in names:
+        package = parts[:-1]
+        if not package:
+            continue
+        if prefix is None:
+            prefix = package
+            continue
+        n = 0
+        while n < min(len(prefix), len(package)) and prefix[n] == package[n]:
+            n += 1
+        prefix = prefix[:n]
+    return prefix or []
 
 
 def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], float]) -> list[Export]:
@@ -497,14 +582,19 @@ def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], f
     the graph's symbol rank), a name the repository defines before one it only passes on."""
     top: dict[str, int] = {}  # the root package's depth, per first segment (`com`, `Serilog`): a
     # repository in several languages has a root in each
+    by_first: dict[str, list[list[str]]] = {}
     for e in exports:
         parts = _NAME_PARTS.split(e.name)
         top[parts[0]] = min(top.get(parts[0], len(parts)), len(parts))
+        by_first.setdefault(parts[0], []).append(parts)
+    # the package all of a root's names are in (`org.jsoup`, `starlette`): its namesake is the front door
+    roots = {first: _common_prefix(names) for first, names in by_first.items()}
 
     def order(e: Export) -> tuple[bool, bool, bool, float, str]:
         parts = _NAME_PARTS.split(e.name)
         deeper = len(parts) > top[parts[0]]  # `Monolog\Handler\Handler` names a sub-package's
-        return (deeper or not _named_after_package(e.name), deeper,
+        named = _named_after_package(e.name, roots[parts[0]] or None)
+        return (deeper or not named, deeper,
                 not e.qualname and e.kind != "module", -rank.get((e.path, e.qualname), 0.0), e.name)
 
     return sorted(exports, key=order)
@@ -564,4 +654,5 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,
                           readme=readme_api(readme, facts, code))
     return Orientation(entries=tuple(entries), abstractions=tuple(abstractions), diagram=diagram,
-                       start_reading=tuple(start), readme_intro=readme_intro(readme), api=api)
+                       start_reading=tuple(start), readme_intro=readme_intro(readme), api=api,
+                       main=main_name(api, readme, _struct_aliases(api, facts)))

@@ -54,7 +54,13 @@ from generator.pages.diagrams import (
     page_url,
     site_href,
 )
-from generator.pages.orientation import MAX_API_SHOWN, ApiName, Orientation, readme_intro, readme_rest
+from generator.pages.orientation import (
+    MAX_API_SHOWN,
+    ApiName,
+    Orientation,
+    readme_intro,
+    readme_rest,
+)
 from generator.pages.remote import SourceLinks
 from generator.pages.shapes import members_by_type, shape_table
 from generator.pages.source_view import (
@@ -1096,6 +1102,8 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
     shown_api = o.api[:MAX_API_SHOWN]
     api = api_rows(shown_api, OVERVIEW_PAGE, index, file_pages or {}, short=True)
     intro = readme_html(intro_text, rest) if intro_text else ""
+    # the library's main type, named in the page's opening: where a newcomer's reading starts
+    main_row = api_rows([o.main], OVERVIEW_PAGE, index, file_pages or {}, short=True)[0] if o.main else None
     readme_page = href(ctx.readme_path) if ctx.readme_path else None
     return _environment().get_template("overview.md.j2").render(
         ctx=ctx, draft=draft, readme=readme, link=lambda page_id: relative_link(OVERVIEW_PAGE, page_id),
@@ -1107,7 +1115,7 @@ def render_overview_page(ctx: OverviewContext, draft: OverviewDraft, *, writer_i
         diagram_note=o.diagram.left_out if o.diagram else "",
         diagram_files=o.diagram is not None and o.diagram.unit == "files",
         entries=entries, abstractions=abstractions, start_reading=start, topics=topics,
-        api=api, api_total=len(o.api),
+        api=api, api_total=len(o.api), main=main_row,
         api_page=relative_link(OVERVIEW_PAGE, API_PAGE) if len(o.api) > len(shown_api) else "",
         prose=prose, prose_line=prose_line, provenance=provenance(draft, writer_id))
 

@@ -392,6 +392,8 @@ class ExtractiveWriter:
             first = first_paragraph(strip_boilerplate(_strip_markup(ctx.readme)))
             lead = "" if is_announcement(first) else plain_text(plain_line(first))
         langs = ", ".join(f"{lang} ({n})" for lang, n in ctx.languages[:6])
+        if lead and not lead.endswith((".", "!", "?", ":")):
+            lead += "."  # a manifest's description is often a phrase: a sentence before the next one
         shape = (f"The repository has {ctx.file_count} files and {ctx.symbol_count} symbols"
                  + (f" in {langs}" if langs else "") + ".")
         return OverviewDraft(summary=" ".join(p for p in (lead, shape) if p))

@@ -6,6 +6,7 @@ Built through the real build (`sourcebook build --no-index`, mkdocs --strict).""
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,116 @@ def test_conventional_public_api_on_a_built_home_page(tmp_path: Path) -> None:
     diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
     for path in ("src/test", "src/jmh", "Acme.Log.Tests", "fuzz", "spec"):
         assert path not in diagrams, path
+
+
+NODE_REPO: dict[str, str | bytes] = {
+    # a README whose opening is an HTML wrapper of badges and a note, no description
+    "README.md": ('<div align="center">\n\n[![CI](https://ci.example/badge.svg)](https://ci.example)\n\n'
+                  "</div>\n\n# Releases\n\nNote that `main` is a work in progress.\n\n# Usage\n\nCall it.\n"),
+    "package.json": '{"name": "acme", "description": "Small web framework"}\n',
+    "index.js": "'use strict';\n\nmodule.exports = require('./lib/acme');\n",
+    "lib/acme.js": ("var proto = require('./application');\nvar View = require('./view');\n\n"
+                    "exports = module.exports = createApplication;\n\n"
+                    "/**\n * Create an application.\n */\n\nfunction createApplication() {\n"
+                    "  return Object.create(proto);\n}\n\n"
+                    "exports.application = proto;\nexports.View = View;\n"),
+    "lib/application.js": ("var app = exports = module.exports = {};\n\n/** Starts the app. */\n"
+                           "app.listen = function listen(port) {\n  return port;\n};\n"),
+    "lib/view.js": ("module.exports = View;\n\n/**\n * A template to render.\n */\n\n"
+                    "function View(name) {\n}\n"),
+    "test/app.test.js": "var acme = require('../');\n\ndescribe('app', function () { acme(); });\n",
+    "examples/hello/index.js": "var acme = require('../../');\n\nacme();\n",
+    "benchmarks/run.js": "var acme = require('../');\n\nacme();\n",
+}
+
+JVM_PY_REPO: dict[str, str | bytes] = {
+    "README.md": "# Tools\n\nParsers in Scala and Python.\n",
+    "build.sbt": 'name := "tools"\n',
+    "project/Dependencies.scala": "object Dependencies {\n  val all = Seq()\n}\n",
+    "core/src/main/scala/acme/Parser.scala": (
+        "package acme\npackage text\n\n/** Parses text into nodes. */\n\n"
+        "class Parser private (val s: String)\n\n"
+        "object Parser {\n  def apply(s: String): Parser = new Parser(s)\n}\n\n"
+        "private[acme] class Cache\n"),
+    "core/src/test/scala/acme/ParserSpec.scala": "package acme\n\nclass ParserSpec\n",
+    "textkit/__init__.py": '__version__ = "1.0"\n',
+    "textkit/applications.py": '"""Applications."""\n\n\nclass Tools:\n    """The application."""\n',
+    "textkit/_compat.py": "def shim():\n    pass\n",
+    "tests/test_tools.py": "from textkit.applications import Tools\n\n\ndef test_tools():\n    Tools()\n",
+}
+
+
+def _build(tmp_path: Path, files: dict[str, str | bytes], *flags: str) -> Path:
+    root = write_files(tmp_path / "repo", files)
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "sourcebook.cli", "build", str(root), "--out", str(out),
+                          "--no-index", *flags], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr  # mkdocs build --strict without --no-site
+    return out / "docs"
+
+
+def _opening(home: str) -> str:
+    """The home page above its first section: the text a reader sees first."""
+    return html.unescape(home.split("\n## ", 1)[0])
+
+
+def test_commonjs_public_api_and_main_function_on_the_home_page(tmp_path: Path) -> None:
+    docs = _build(tmp_path, NODE_REPO)
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    opening = _opening(home)
+    assert "Small web framework. The repository has" in opening
+    assert ("The main function is [<code>acme</code>](files/lib/acme.js.md#sym-createapplication) "
+            "(in `lib/acme.js`): Create an application.") in opening
+    assert "## What it is" not in home  # the README's opening says nothing about the project
+    api = html.unescape(home.split("## Public API", 1)[1].split("\n## ", 1)[0])
+    first_row = api.split("|---|---|---|\n| ", 1)[1]
+    assert first_row.startswith("[<code>acme</code>]")
+    assert "[<code>acme.View</code>](files/lib/view.js.md#sym-view) | function | A template to render." in api
+    assert "[<code>acme.application</code>](files/lib/application.js.md)" in api
+    for hidden in ("test/", "examples", "benchmarks"):
+        assert hidden not in api, hidden
+        assert hidden not in opening, hidden
+    diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
+    for folder in ("test", "examples", "benchmarks"):
+        assert f'"{folder}' not in diagrams, folder
+        assert f"{folder}/" not in diagrams, folder
+
+
+def test_scala_and_python_module_api_and_main_type(tmp_path: Path) -> None:
+    docs = _build(tmp_path, JVM_PY_REPO, "--no-site")
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    api = html.unescape(home.split("## Public API", 1)[1].split("\n## ", 1)[0])
+    # its doc comment across a blank line; the anchor tells the class from its companion object
+    assert re.search(r"\[<code>acme\.text\.Parser</code>\]\(files/core/src/main/scala/acme/Parser\.scala\.md"
+                     r"#sym-parser[\w-]*\) \| class \| Parses text into nodes\.", api)
+    assert "[<code>textkit.applications.Tools</code>](files/textkit/applications.py.md#sym-tools) | class" \
+        in api
+    for hidden in ("Cache", "ParserSpec", "Dependencies", "shim", "test_tools"):
+        assert hidden not in api, hidden
+    assert re.search(r"The main type is \[<code>(acme\.text\.Parser|textkit\.applications\.Tools)</code>\]",
+                     _opening(home))
+    diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
+    for folder in ("src/test", "tests"):
+        assert folder not in diagrams, folder
+
+
+SMALL_REPO: dict[str, str | bytes] = {
+    "README.md": "# colors\n\nColoured strings.\n\n```scala\nval s = colors.Str(\"x\")\n```\n",
+    "colors/src/colors/Str.scala": ("package colors\n\n/** A coloured string. */\nclass Str(s: String) {\n"
+                                    "  def plain: String = s\n}\n"),
+    "colors/src/colors/Attr.scala": "package colors\n\n/** An attribute. */\nclass Attr(code: Int)\n",
+    "colors/test/src/colors/StrTests.scala": ("package colors\n\nobject StrTests {\n"
+                                              "  def run(): Unit = new Str(\"x\").plain\n}\n"),
+    "colors/bench/src/colors/StrBench.scala": ("package colors\n\nobject StrBench {\n"
+                                               "  def run(): Unit = new Str(\"x\").plain\n}\n"),
+    "colors/src/colors/example.scala": "package colors\n\nobject Example {\n  val s = new Str(\"x\")\n}\n",
+}
+
+
+def test_a_one_package_library_diagram_leaves_tests_benchmarks_and_examples_out(tmp_path: Path) -> None:
+    docs = _build(tmp_path, SMALL_REPO, "--no-site")
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "The main type is [<code>colors.Str</code>]" in _opening(home)
+    diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
+    for name in ("test", "bench", "example", "Tests", "Bench", "Example"):
+        assert name not in diagrams, name
