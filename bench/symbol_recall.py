@@ -112,12 +112,19 @@ def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
     langs = {r["path"]: r["language"] for r in files if is_parsed(r["language"]) and r["kind"] == "code"}
     names: dict[str, Counter[str]] = defaultdict(Counter)
     for r in open_table(uri, "symbols", int(versions["symbols"]), {}).scan(["path", "name"]).to_pylist():
-        names[r["path"]][r["name"]] += 1
+        names[r["path"]][_same_name(r["name"])] += 1
     return langs, names
 
 
 def heading_name(text: str) -> str:
-    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip().strip("`*")
+    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip().strip("`")
+    if text.startswith("**") and text.endswith("**"):
+        text = text[2:-2].strip("`")
+    operator = re.search(r"(?:^|[.:#\s])(operator\b.*)$", text)
+    if operator:  # C++ `A.operator()(int)`, `A.operator<`, `A.operator std::string`: its own `(<.:` kept
+        op = operator.group(1)
+        return "operator()" if re.match(r"operator\s*\(\s*\)", op) else _same_name(op.split("(", 1)[0])
+    text = text.strip("`*")
     text = text.split("(", 1)[0].split("<", 1)[0].strip()
     for sep in ("::", ".", "#", "\\"):
         text = text.rsplit(sep, 1)[-1]
@@ -179,19 +186,90 @@ def declared(tag: dict[str, object]) -> str | None:
     return KINDS[kind]
 
 
+# JavaScript: `function name(` where an expression goes (after `=`, `:`, `(` or `,`): a function expression
+_FUNCTION_EXPRESSION = r"[=:(,]\s*(?:async\s+)?function\s*\*?\s*{}\s*\("
+# ... assigned to the same name: `app.init = function init(`, `init: function init(`
+_ASSIGNED_AS = r"(?:^|[.\s]){0}\s*[=:]\s*(?:async\s+)?function\s*\*?\s*{0}\s*\("
+# JavaScript: a line that declares the name: `function name`, `class name`, `name =`, `name:`, `name(`
+_JS_DECLARES = r"\b(?:function\s*\*?|class)\s*{0}\b|(?:^|[^\w$]){0}\s*(?:=(?!=)|:|\()"
+# JavaScript: an object literal given to a name (`var opts = {`, `this.config = {`, `theme: {`), not exported
+_JS_OBJECT = r"^(?!\s*export\b).*(?:^|[^\w$]){0}\s*[=:]\s*\{{"
+
+
+def _same_name(name: str) -> str:
+    """A name compared across the reference and the wiki: an operator without spaces (ctags writes
+    `operator =` and `operator const Char*`, the source `operator=`)."""
+    return re.sub(r"\s+", "", name) if name.startswith("operator") else name
+
+
+# C/C++: an explicit instantiation (`template class base_sink<std::mutex>;`, `extern template R f<int>(…);`)
+_INSTANTIATION = re.compile(r"^/\^\s*(?:extern\s+)?template\s+(?!<)")
+
+
+def _c_prototype(tag: dict[str, object]) -> bool:
+    """Whether a C/C++ `prototype` tag declares a function: not an explicit instantiation or specialization
+    of a template declared elsewhere (`template R f<int>(…);` whose name line is `ns::f<int>(…)`), and not
+    a macro call at file or namespace level (`FMT_FORMAT_AS(char, int);`), which ctags reads as a prototype
+    without a return type; only a constructor or destructor (named as its class) is declared without one."""
+    pattern, name = str(tag.get("pattern", "")), str(tag["name"])
+    if _INSTANTIATION.match(pattern) or re.search(rf"(?:^|[^\w~]){re.escape(name)}\s*<[^;(]*>\s*\(", pattern):
+        return False  # `f<int>(…)` names template arguments: an instantiation or specialization of a template
+    if re.match(rf"/\^\s*{re.escape(name)}\s*\(", pattern):
+        scope = re.split(r"::|\.", str(tag.get("scope", "")))[-1]
+        return name.lstrip("~") == scope
+    return True
+
+
+def declarations(tags: list[dict[str, object]]) -> list[tuple[dict[str, object], str]]:
+    """The tags of one file the measure counts, each with its category: `declared` per tag, C/C++
+    prototypes that declare a function (`_c_prototype`), and in JavaScript the rules that need the file's
+    other tags or the line's text:
+    - ctags tags an object literal given to a name (`var opts = {…}`, `this.config = {…}`, a property
+      `theme: {…}`) as a class: it is a variable (an exported one, `export const X = {…}`, is counted);
+    - the name of a function expression is bound only inside that function's own body (ECMA-262), so it
+      declares nothing in the file: `var f = function g()` declares f (tagged too), a callback
+      `on('x', function h() {})` declares nothing. It stands for the name it is assigned to when that is
+      the same (`app.init = function init()`, which ctags tags once or twice: once per line is counted);
+    - a tag whose line does not declare its name is a misreading (`res.get = function (` is tagged `res`:
+      ctags reads `get` as the accessor keyword)."""
+    out = []
+    seen: set[tuple[object, object]] = set()
+    for tag in tags:
+        cat = declared(tag)
+        if cat is None:
+            continue
+        if tag.get("language") in ("C", "C++") and tag.get("kind") == "prototype" and not _c_prototype(tag):
+            continue
+        if tag.get("language") == "JavaScript":
+            name, pattern = re.escape(str(tag["name"])), str(tag.get("pattern", ""))
+            if tag.get("kind") == "class" and re.search(_JS_OBJECT.format(name), pattern.lstrip("/^")):
+                continue
+            if not re.search(_JS_DECLARES.format(name), pattern):
+                continue
+            if tag.get("kind") == "function" and not tag.get("scope") and re.search(
+                    _FUNCTION_EXPRESSION.format(name), pattern) and not re.search(
+                    _ASSIGNED_AS.format(name), pattern.lstrip("/^")):
+                continue
+            if (tag["name"], tag.get("line")) in seen:
+                continue
+            seen.add((tag["name"], tag.get("line")))
+        out.append((tag, cat))
+    return out
+
+
 def measure(root: Path, out: Path, repo_language: str) -> dict[str, Tally]:
     langs, index_names = index_tables(out)
     pages = page_names(out)
     paths = sorted(p for p in langs if not skipped(p))
     expected: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     tag_lang: dict[str, str] = {}
+    by_file: dict[str, list[dict[str, object]]] = defaultdict(list)
     for tag in ctags(root, paths):
-        cat = declared(tag)
-        if cat is None:
-            continue
-        path = str(tag["path"])
-        expected[path].append((str(tag["name"]), cat, int(str(tag.get("line", 0)))))
-        tag_lang.setdefault(path, str(tag["language"]))
+        by_file[str(tag["path"])].append(tag)
+    for path, tags in by_file.items():
+        for tag, cat in declarations(tags):
+            expected[path].append((_same_name(str(tag["name"])), cat, int(str(tag.get("line", 0)))))
+            tag_lang.setdefault(path, str(tag["language"]))
     per_lang: dict[str, Tally] = defaultdict(Tally)
     for path, decls in expected.items():
         lang = langs.get(path) or tag_lang[path]
