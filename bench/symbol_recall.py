@@ -8,7 +8,8 @@ Each corpus repository (bench/corpus.toml; NAME picks some by folder name, all b
 Markdown under docs/, no HTML is needed). `--reuse` reads a build already in `--work` instead.
 
 The reference is Universal Ctags (a measuring tool only, never a runtime dependency), run over every file
-the build parsed (the index's `files` table) outside tests, benchmarks and examples folders:
+the build parsed (the index's `files` table) outside tests, benchmarks and examples folders (Scala, which
+ctags has no parser for, through a regex definition of its declarations: see _SCALA):
 declarations of the kinds below (prototypes on for C/C++), TypeScript/JavaScript top-level `export const`,
 and neither local functions (a scope that is a function or method) nor anonymous names. Each file's names,
 as a multiset, are matched against
@@ -152,11 +153,28 @@ def page_names(out: Path) -> dict[str, Counter[str]]:
     return found
 
 
+# Universal Ctags has no Scala parser: a regex definition of the language's declarations, one a line as the
+# keyword starts it after its modifiers (`private[pkg]`, `final case`, `implicit`, ...). It cannot tell a
+# local `def` (inside another's body) from a member, so it counts both; nor a second declaration on a line.
+_SCALA_MODIFIERS = (r"^[ \t]*(((abstract|final|sealed|case|implicit|private|protected|override|lazy|open|"
+                    r"inline|transparent|opaque|infix|export)(\[[^]]*\])?)[ \t]+)*")
+_SCALA_NAME = r"([A-Za-z_$][A-Za-z0-9_$]*|`[^`]+`"
+_SCALA = ["--langdef=Scala", "--map-Scala=+.scala", "--map-Scala=+.sc",
+          *(f"--kinddef-Scala={letter},{kind},{kind}s" for letter, kind in (
+              ("c", "class"), ("t", "trait"), ("o", "object"), ("e", "enum"), ("m", "method"),
+              ("T", "typealias"))),
+          *(rf"--regex-Scala=/{_SCALA_MODIFIERS}{keyword}[ \t]+{_SCALA_NAME}{extra})/\5/{letter}/"
+            for keyword, letter, extra in (
+                ("class", "c", ""), ("trait", "t", ""), ("object", "o", ""), ("enum", "e", ""),
+                ("type", "T", ""), ("def", "m", r"|[^][A-Za-z0-9_$ \t(:=`]+"))),  # `def ++(`: an operator
+          ]
+
+
 def ctags(root: Path, paths: list[str]) -> list[dict[str, object]]:
     tags: list[dict[str, object]] = []
     for i in range(0, len(paths), _CTAGS_BATCH):
         proc = subprocess.run(["ctags", "--output-format=json", "--fields=+nKZlP", "--kinds-C=+p",
-                               "--kinds-C++=+p", "-f", "-", *paths[i:i + _CTAGS_BATCH]], cwd=root,
+                               "--kinds-C++=+p", *_SCALA, "-f", "-", *paths[i:i + _CTAGS_BATCH]], cwd=root,
                               capture_output=True, text=True, check=False)
         for line in proc.stdout.splitlines():
             try:

@@ -181,3 +181,14 @@ def test_javascript_functions_in_an_object_literal_given_a_name_are_its_methods(
     names = {s.name: s.kind for s in facts.symbols}
     assert names == {"merge": "method", "content-type": "method", "clone": "method", "parse": "method",
                      "stringify": "method", "compile": "function"}  # not `flags` (an object), `onEnd`
+
+
+# ---- Scala
+
+def test_scala_operator_methods_are_symbols() -> None:
+    facts = parse("Fansi.scala", "case class Str(chars: Array[Char]) {\n"
+                                 "  def ++(other: Str): Str = Str(chars ++ other.chars)\n"
+                                 "  def unary_! : Str = this\n  def length: Int = chars.length\n}\n"
+                                 "trait Attr { def ++(other: Attr): Attr }\n", "scala")
+    assert kinds(facts) == {"Str": "class", "Str.++": "method", "Str.unary_!": "method",
+                            "Str.length": "method", "Attr": "trait", "Attr.++": "method"}
