@@ -40,7 +40,8 @@ def test_a_named_function_expression_counts_once_under_the_name_it_is_assigned()
 def test_a_javascript_object_literal_is_no_class_unless_exported() -> None:
     tags = [
         tag("headers", "class", 458, "  var headers = {", scope="res.download"),
-        tag("_outputConfiguration", "class", 62, "    this._outputConfiguration = {", scope="Command.constructor"),
+        tag("_outputConfiguration", "class", 62, "    this._outputConfiguration = {",
+            scope="Command.constructor"),
         tag("theme", "class", 14, "  theme: {", scope="module.exports"),
         tag("config", "class", 3, "export const config = {"),
         tag("Command", "class", 10, "class Command extends EventEmitter {"),
