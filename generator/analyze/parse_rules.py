@@ -119,8 +119,11 @@ _CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO
 # `SPDLOG_API void f(`, `SPDLOG_INLINE logger::logger(`: a bare upper-case word that starts a declaration
 # and is followed, before the `(`, by a type and a declarator or by a qualified name. A return type spelled
 # in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken. The type may
-# be a template's (`FMT_CONSTEXPR ansi_color_escape<Char> make_emphasis(`).
-_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
+# be a template's (`FMT_CONSTEXPR ansi_color_escape<Char> make_emphasis(`); several macros may follow each
+# other (`FMT_NORETURN FMT_API void assert_fail(`) or a keyword (`constexpr FMT_INLINE auto f(`).
+_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
+                         rb"(?:(?:static|inline|constexpr|virtual|explicit|extern|friend)[ \t]+)*"
+                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
                          rb"(?=[^;=(){}#\n]*?(?:[\w>][ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
 # `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
 _CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()",
@@ -153,10 +156,11 @@ def _header_identifier(m: re.Match[bytes]) -> bytes:
 # opens on the next line (a function whose name a macro makes). A line after a `\` belongs to a #define.
 _LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb"(?:\((?:[^()\n]|\([^()\n]*\))*\))?)"
                          rb"[ \t]*$(?!\n[ \t]*\{)", re.M)
-# An indented one (`  CXXOPTS_NODISCARD` above a member function) is a specifier macro when a declaration
-# ended before it (the line above ends with `;`, `{`, `}` or `:`, or is blank, a comment or a directive)
-# and another follows (the next line starts no `}`, `,` or `=`): an enum's last value is left alone.
-_INDENTED_MACRO = re.compile(rb"^[ \t]+(" + _MACRO + rb")[ \t]*$", re.M)
+# An indented one (`  CXXOPTS_NODISCARD` above a member function, `  FMT_MSC_WARNING(suppress : 26495)`) is
+# a specifier macro or a pragma when a declaration ended before it (the line above ends with `;`, `{`, `}`
+# or `:`, or is blank, a comment or a directive) and another follows (the next line starts no `}`, `,` or
+# `=`): an enum's last value is left alone.
+_INDENTED_MACRO = re.compile(rb"^[ \t]+(" + _MACRO + rb"(?:\([^()\n]*\))?)[ \t]*$", re.M)
 _ENDS_DECLARATION = re.compile(rb"(?:[;{}:]|\*/|^[ \t]*(?://.*|#.*)?)[ \t]*$")
 
 
@@ -177,7 +181,9 @@ def _indented_macros(data: bytes) -> list[tuple[int, int]]:
 # `FMT_CONSTEXPR basic_string_view(const Char* s)`: an upper-case word before a constructor (a name a
 # `class`/`struct` of the file declares, followed by `(`) is a specifier macro. Only a class's own name
 # tells a constructor from a function whose return type is an upper-case word (`BOOL open(`, `SOCKET s(`).
-_CTOR_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
+_CTOR_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
+                         rb"(?:(?:constexpr|inline|explicit)[ \t]+)*"
+                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
                          rb"(?:(?:explicit|constexpr|inline|virtual)[ \t]+)*~?([A-Za-z_]\w*)[ \t]*\(", re.M)
 _CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+(?:" + _MACRO + rb"[ \t]+)?([A-Za-z_]\w*)")
 

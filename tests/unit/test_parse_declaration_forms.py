@@ -192,3 +192,29 @@ def test_scala_operator_methods_are_symbols() -> None:
                                  "trait Attr { def ++(other: Attr): Attr }\n", "scala")
     assert kinds(facts) == {"Str": "class", "Str.++": "method", "Str.unary_!": "method",
                             "Str.length": "method", "Attr": "trait", "Attr.++": "method"}
+
+
+RUNS_OF_MACROS = """\
+FMT_NORETURN FMT_API void assert_fail(const char* file, int line, const char* message);
+template <typename T> constexpr FMT_INLINE auto const_check(T value) -> T { return value; }
+
+template <typename Context> class format_arg_store {
+ protected:
+  FMT_MSC_WARNING(suppress : 26495)
+  size_t size_;
+
+ public:
+  template <typename... T>
+  FMT_CONSTEXPR FMT_INLINE format_arg_store(T&&... args) : size_(sizeof...(T)) {}
+  constexpr FMT_INLINE format_arg_store(unsigned long long desc) : size_(desc) {}
+};
+"""
+
+
+def test_cpp_runs_of_macros_and_indented_pragma_macros_are_blanked() -> None:
+    facts = parse("core.h", RUNS_OF_MACROS, "cpp")
+    assert not facts.warnings
+    assert kinds(facts) == {"assert_fail": "function", "const_check": "function",
+                            "format_arg_store": "class", "format_arg_store.format_arg_store": "method",
+                            "format_arg_store.format_arg_store~2": "method"}
+    assert facts.symbols[0].signature.startswith("FMT_NORETURN FMT_API void assert_fail(")
