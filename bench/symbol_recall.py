@@ -11,8 +11,10 @@ The reference is Universal Ctags (a measuring tool only, never a runtime depende
 the build parsed (the index's `files` table) outside tests, benchmarks and examples folders (Scala, which
 ctags has no parser for, through a regex definition of its declarations: see _SCALA):
 declarations of the kinds below (prototypes on for C/C++), TypeScript/JavaScript top-level `export const`,
-and neither local functions (a scope that is a function or method) nor anonymous names. Each file's names,
-as a multiset, are matched against
+and neither local functions (a scope that is a function or method) nor anonymous names, nor what ctags
+miscounts by a stated rule of the language (`declarations`: a JavaScript object literal or function
+expression's own name, a C/C++ macro call or template instantiation read as a prototype). Each file's
+names, as a multiset (an operator's without spaces: ctags writes `operator =`), are matched against
   (a) the index: the names in the built index's `symbols` table for that file (read through
       generator/index/reader.py, as the answer side reads it), and
   (b) the page: the headings of the file's generated page (docs/files/<path>.md), each heading's last
