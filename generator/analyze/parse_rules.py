@@ -125,6 +125,8 @@ _LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
                          rb"(?:(?:static|inline|constexpr|virtual|explicit|extern|friend)[ \t]+)*"
                          rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
                          rb"(?=[^;=(){}#\n]*?(?:[\w>][ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+# `FMT_MODULE_EXPORT template <typename Char>`: an export macro before a template (no type is followed by one)
+_TEMPLATE_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb")[ \t]+(?=template[ \t]*<)", re.M)
 # `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
 _CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()",
                          re.M)
@@ -224,6 +226,8 @@ def blank_declaration_macros(data: bytes) -> bytes:
         spans.append(m.span(1))
     for m in _CALL_MACRO.finditer(data):
         spans += [m.span(1), m.span(3)]
+    if b"template" in data:
+        spans += [m.span(1) for m in _TEMPLATE_MACRO.finditer(data)]
     spans += [m.span(1) for m in _LONE_MACRO.finditer(data)]
     spans += _indented_macros(data)
     spans += _constructor_macros(data)

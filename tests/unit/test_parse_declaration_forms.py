@@ -218,3 +218,12 @@ def test_cpp_runs_of_macros_and_indented_pragma_macros_are_blanked() -> None:
                             "format_arg_store": "class", "format_arg_store.format_arg_store": "method",
                             "format_arg_store.format_arg_store~2": "method"}
     assert facts.symbols[0].signature.startswith("FMT_NORETURN FMT_API void assert_fail(")
+
+
+def test_cpp_an_export_macro_before_a_template_is_blanked() -> None:
+    facts = parse("ostream.h", "FMT_MODULE_EXPORT template <typename Char>\n"
+                               "void vprint(std::basic_ostream<Char>& os, basic_string_view<Char> fmt) {}\n"
+                               "FMT_MODULE_EXPORT template <typename... T>\n"
+                               "void print(std::ostream& os, format_string<T...> fmt, T&&... args) {}\n", "cpp")
+    assert not facts.warnings
+    assert kinds(facts) == {"vprint": "function", "print": "function"}
