@@ -224,6 +224,7 @@ def test_cpp_an_export_macro_before_a_template_is_blanked() -> None:
     facts = parse("ostream.h", "FMT_MODULE_EXPORT template <typename Char>\n"
                                "void vprint(std::basic_ostream<Char>& os, string_view<Char> fmt) {}\n"
                                "FMT_MODULE_EXPORT template <typename... T>\n"
-                               "void print(std::ostream& os, format_string<T...> fmt, T&&... args) {}\n", "cpp")
+                               "void print(std::ostream& os, format_string<T...> fmt, T&&... args) {}\n",
+                 "cpp")
     assert not facts.warnings
     assert kinds(facts) == {"vprint": "function", "print": "function"}
