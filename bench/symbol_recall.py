@@ -8,10 +8,13 @@ Each corpus repository (bench/corpus.toml; NAME picks some by folder name, all b
 Markdown under docs/, no HTML is needed). `--reuse` reads a build already in `--work` instead.
 
 The reference is Universal Ctags (a measuring tool only, never a runtime dependency), run over every file
-the build parsed (the index's `files` table) outside tests, benchmarks and examples folders:
+the build parsed (the index's `files` table) outside tests, benchmarks and examples folders (Scala, which
+ctags has no parser for, through a regex definition of its declarations: see _SCALA):
 declarations of the kinds below (prototypes on for C/C++), TypeScript/JavaScript top-level `export const`,
-and neither local functions (a scope that is a function or method) nor anonymous names. Each file's names,
-as a multiset, are matched against
+and neither local functions (a scope that is a function or method) nor anonymous names, nor what ctags
+miscounts by a stated rule of the language (`declarations`: a JavaScript object literal or function
+expression's own name, a C/C++ macro call or template instantiation read as a prototype). Each file's
+names, as a multiset (an operator's without spaces: ctags writes `operator =`), are matched against
   (a) the index: the names in the built index's `symbols` table for that file (read through
       generator/index/reader.py, as the answer side reads it), and
   (b) the page: the headings of the file's generated page (docs/files/<path>.md), each heading's last
@@ -112,12 +115,19 @@ def index_tables(out: Path) -> tuple[dict[str, str], dict[str, Counter[str]]]:
     langs = {r["path"]: r["language"] for r in files if is_parsed(r["language"]) and r["kind"] == "code"}
     names: dict[str, Counter[str]] = defaultdict(Counter)
     for r in open_table(uri, "symbols", int(versions["symbols"]), {}).scan(["path", "name"]).to_pylist():
-        names[r["path"]][r["name"]] += 1
+        names[r["path"]][_same_name(r["name"])] += 1
     return langs, names
 
 
 def heading_name(text: str) -> str:
-    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip().strip("`*")
+    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip().strip("`")
+    if text.startswith("**") and text.endswith("**"):
+        text = text[2:-2].strip("`")
+    operator = re.search(r"(?:^|[.:#\s])(operator\b.*)$", text)
+    if operator:  # C++ `A.operator()(int)`, `A.operator<`, `A.operator std::string`: its own `(<.:` kept
+        op = operator.group(1)
+        return "operator()" if re.match(r"operator\s*\(\s*\)", op) else _same_name(op.split("(", 1)[0])
+    text = text.strip("`*")
     text = text.split("(", 1)[0].split("<", 1)[0].strip()
     for sep in ("::", ".", "#", "\\"):
         text = text.rsplit(sep, 1)[-1]
@@ -145,11 +155,28 @@ def page_names(out: Path) -> dict[str, Counter[str]]:
     return found
 
 
+# Universal Ctags has no Scala parser: a regex definition of the language's declarations, one a line as the
+# keyword starts it after its modifiers (`private[pkg]`, `final case`, `implicit`, ...). It cannot tell a
+# local `def` (inside another's body) from a member, so it counts both; nor a second declaration on a line.
+_SCALA_MODIFIERS = (r"^[ \t]*(((abstract|final|sealed|case|implicit|private|protected|override|lazy|open|"
+                    r"inline|transparent|opaque|infix|export)(\[[^]]*\])?)[ \t]+)*")
+_SCALA_NAME = r"([A-Za-z_$][A-Za-z0-9_$]*|`[^`]+`"
+_SCALA = ["--langdef=Scala", "--map-Scala=+.scala", "--map-Scala=+.sc",
+          *(f"--kinddef-Scala={letter},{kind},{kind}s" for letter, kind in (
+              ("c", "class"), ("t", "trait"), ("o", "object"), ("e", "enum"), ("m", "method"),
+              ("T", "typealias"))),
+          *(rf"--regex-Scala=/{_SCALA_MODIFIERS}{keyword}[ \t]+{_SCALA_NAME}{extra})/\5/{letter}/"
+            for keyword, letter, extra in (
+                ("class", "c", ""), ("trait", "t", ""), ("object", "o", ""), ("enum", "e", ""),
+                ("type", "T", ""), ("def", "m", r"|[^][A-Za-z0-9_$ \t(:=`]+"))),  # `def ++(`: an operator
+          ]
+
+
 def ctags(root: Path, paths: list[str]) -> list[dict[str, object]]:
     tags: list[dict[str, object]] = []
     for i in range(0, len(paths), _CTAGS_BATCH):
         proc = subprocess.run(["ctags", "--output-format=json", "--fields=+nKZlP", "--kinds-C=+p",
-                               "--kinds-C++=+p", "-f", "-", *paths[i:i + _CTAGS_BATCH]], cwd=root,
+                               "--kinds-C++=+p", *_SCALA, "-f", "-", *paths[i:i + _CTAGS_BATCH]], cwd=root,
                               capture_output=True, text=True, check=False)
         for line in proc.stdout.splitlines():
             try:
@@ -179,19 +206,90 @@ def declared(tag: dict[str, object]) -> str | None:
     return KINDS[kind]
 
 
+# JavaScript: `function name(` where an expression goes (after `=`, `:`, `(` or `,`): a function expression
+_FUNCTION_EXPRESSION = r"[=:(,]\s*(?:async\s+)?function\s*\*?\s*{}\s*\("
+# ... assigned to the same name: `app.init = function init(`, `init: function init(`
+_ASSIGNED_AS = r"(?:^|[.\s]){0}\s*[=:]\s*(?:async\s+)?function\s*\*?\s*{0}\s*\("
+# JavaScript: a line that declares the name: `function name`, `class name`, `name =`, `name:`, `name(`
+_JS_DECLARES = r"\b(?:function\s*\*?|class)\s*{0}\b|(?:^|[^\w$]){0}\s*(?:=(?!=)|:|\()"
+# JavaScript: an object literal given to a name (`var opts = {`, `this.config = {`, `theme: {`), not exported
+_JS_OBJECT = r"^(?!\s*export\b).*(?:^|[^\w$]){0}\s*[=:]\s*\{{"
+
+
+def _same_name(name: str) -> str:
+    """A name compared across the reference and the wiki: an operator without spaces (ctags writes
+    `operator =` and `operator const Char*`, the source `operator=`)."""
+    return re.sub(r"\s+", "", name) if name.startswith("operator") else name
+
+
+# C/C++: an explicit instantiation (`template class base_sink<std::mutex>;`, `extern template R f<int>(…);`)
+_INSTANTIATION = re.compile(r"^/\^\s*(?:extern\s+)?template\s+(?!<)")
+
+
+def _c_prototype(tag: dict[str, object]) -> bool:
+    """Whether a C/C++ `prototype` tag declares a function: not an explicit instantiation or specialization
+    of a template declared elsewhere (`template R f<int>(…);` whose name line is `ns::f<int>(…)`), and not
+    a macro call at file or namespace level (`FMT_FORMAT_AS(char, int);`), which ctags reads as a prototype
+    without a return type; only a constructor or destructor (named as its class) is declared without one."""
+    pattern, name = str(tag.get("pattern", "")), str(tag["name"])
+    if _INSTANTIATION.match(pattern) or re.search(rf"(?:^|[^\w~]){re.escape(name)}\s*<[^;(]*>\s*\(", pattern):
+        return False  # `f<int>(…)` names template arguments: an instantiation or specialization of a template
+    if re.match(rf"/\^\s*{re.escape(name)}\s*\(", pattern):
+        scope = re.split(r"::|\.", str(tag.get("scope", "")))[-1]
+        return name.lstrip("~") == scope
+    return True
+
+
+def declarations(tags: list[dict[str, object]]) -> list[tuple[dict[str, object], str]]:
+    """The tags of one file the measure counts, each with its category: `declared` per tag, C/C++
+    prototypes that declare a function (`_c_prototype`), and in JavaScript the rules that need the file's
+    other tags or the line's text:
+    - ctags tags an object literal given to a name (`var opts = {…}`, `this.config = {…}`, a property
+      `theme: {…}`) as a class: it is a variable (an exported one, `export const X = {…}`, is counted);
+    - the name of a function expression is bound only inside that function's own body (ECMA-262), so it
+      declares nothing in the file: `var f = function g()` declares f (tagged too), a callback
+      `on('x', function h() {})` declares nothing. It stands for the name it is assigned to when that is
+      the same (`app.init = function init()`, which ctags tags once or twice: once per line is counted);
+    - a tag whose line does not declare its name is a misreading (`res.get = function (` is tagged `res`:
+      ctags reads `get` as the accessor keyword)."""
+    out = []
+    seen: set[tuple[object, object]] = set()
+    for tag in tags:
+        cat = declared(tag)
+        if cat is None:
+            continue
+        if tag.get("language") in ("C", "C++") and tag.get("kind") == "prototype" and not _c_prototype(tag):
+            continue
+        if tag.get("language") == "JavaScript":
+            name, pattern = re.escape(str(tag["name"])), str(tag.get("pattern", ""))
+            if tag.get("kind") == "class" and re.search(_JS_OBJECT.format(name), pattern.lstrip("/^")):
+                continue
+            if not re.search(_JS_DECLARES.format(name), pattern):
+                continue
+            if tag.get("kind") == "function" and not tag.get("scope") and re.search(
+                    _FUNCTION_EXPRESSION.format(name), pattern) and not re.search(
+                    _ASSIGNED_AS.format(name), pattern.lstrip("/^")):
+                continue
+            if (tag["name"], tag.get("line")) in seen:
+                continue
+            seen.add((tag["name"], tag.get("line")))
+        out.append((tag, cat))
+    return out
+
+
 def measure(root: Path, out: Path, repo_language: str) -> dict[str, Tally]:
     langs, index_names = index_tables(out)
     pages = page_names(out)
     paths = sorted(p for p in langs if not skipped(p))
     expected: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     tag_lang: dict[str, str] = {}
+    by_file: dict[str, list[dict[str, object]]] = defaultdict(list)
     for tag in ctags(root, paths):
-        cat = declared(tag)
-        if cat is None:
-            continue
-        path = str(tag["path"])
-        expected[path].append((str(tag["name"]), cat, int(str(tag.get("line", 0)))))
-        tag_lang.setdefault(path, str(tag["language"]))
+        by_file[str(tag["path"])].append(tag)
+    for path, tags in by_file.items():
+        for tag, cat in declarations(tags):
+            expected[path].append((_same_name(str(tag["name"])), cat, int(str(tag.get("line", 0)))))
+            tag_lang.setdefault(path, str(tag["language"]))
     per_lang: dict[str, Tally] = defaultdict(Tally)
     for path, decls in expected.items():
         lang = langs.get(path) or tag_lang[path]

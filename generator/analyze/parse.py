@@ -276,8 +276,15 @@ class _Extraction:
         if name_nodes[0].type in self.rules.symbol_literals:
             name = name.removeprefix(":")
         if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
-            parts = _scope_parts(name)
-            name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)
+            scope, operator, rest = name.partition("operator")
+            if operator and scope.rstrip().endswith("::"):  # `A::operator std::string()`: `::` in the type
+                parts = _scope_parts(scope)
+                name, receiver = operator + rest, (parts[-1] if parts else None)
+            else:
+                parts = _scope_parts(name)
+                name, receiver = parts[-1], (parts[-2] if len(parts) > 1 else None)
+        if name.startswith("operator") and "(" in name:  # a C++ conversion operator: `operator bool() const`
+            name = _operator_name(name)
         if name:
             trait = caps.get("implements")
             defs[node.id] = _Def(node, name, kind, body, receiver, pattern,
@@ -787,6 +794,17 @@ def _scope_parts(qualified: str) -> list[str]:
     while "<" in head and _TEMPLATE_ARGS.search(head):
         head = _TEMPLATE_ARGS.sub("", head)
     return [p for p in (head + sep + op).split("::") if p]
+
+
+_CALL_OPERATOR = re.compile(r"operator\s*\(\s*\)")
+
+
+def _operator_name(text: str) -> str:
+    """`operator const Char*() const` -> `operator const Char*`; `operator()(int) const` -> `operator()`."""
+    call = _CALL_OPERATOR.match(text)
+    if call:
+        return "operator()"
+    return _WS.sub(" ", text.split("(", 1)[0]).strip()
 
 
 def _type_name(text: str) -> str:

@@ -144,9 +144,15 @@ _CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO
                           + rb")[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
 # `SPDLOG_API void f(`, `SPDLOG_INLINE logger::logger(`: a bare upper-case word that starts a declaration
 # and is followed, before the `(`, by a type and a declarator or by a qualified name. A return type spelled
-# in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken.
-_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(" + _MACRO + rb")[ \t]+"
-                         rb"(?=[^;=(){}#\n]*?(?:\w[ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+# in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken. The type may
+# be a template's (`FMT_CONSTEXPR ansi_color_escape<Char> make_emphasis(`); several macros may follow each
+# other (`FMT_NORETURN FMT_API void assert_fail(`) or a keyword (`constexpr FMT_INLINE auto f(`).
+_LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
+                         rb"(?:(?:static|inline|constexpr|virtual|explicit|extern|friend)[ \t]+)*"
+                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
+                         rb"(?=[^;=(){}#\n]*?(?:[\w>][ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+# `FMT_MODULE_EXPORT template <typename Char>`: an export macro before a template (no type is followed by one)
+_TEMPLATE_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb")[ \t]+(?=template[ \t]*<)", re.M)
 # `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type
 _CALL_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb"\()([^()\n]*)(\))[ \t]+(?=~?[A-Za-z_][\w:]*[ \t]*\()",
                          re.M)
@@ -160,15 +166,62 @@ _CPLUSPLUS_BRACE = re.compile(
 
 
 # `#if __has_include(<optional>)`: a header name in angle brackets inside a condition, which the grammar
-# reads as comparisons and fails on (the rest of a big header then parses as errors); quoted instead
+# reads as comparisons and fails on (the rest of a big header then parses as errors). A quoted name fails
+# too (a condition holds no string), so the name becomes one identifier of the same length:
+# `( optional )`, `( sys_stat_h )`
 _IF_LINE = re.compile(rb"^[ \t]*#[ \t]*(?:el)?if\b[^\n]*", re.M)
-_ANGLE_HEADER = re.compile(rb"\(<([^<>()\n]*)>\)")
+_ANGLE_HEADER = re.compile(rb"\(([<\"])([^<>()\"\n]*)[>\"]\)")
+_NOT_WORD = re.compile(rb"\W")
+
+
+def _header_identifier(m: re.Match[bytes]) -> bytes:
+    return b"( " + _NOT_WORD.sub(b"_", m.group(2)) + b" )"
 
 
 # `FMT_BEGIN_NAMESPACE` alone on a line at column 0: a macro that expands to code (often an opening or a
 # closing brace). No C or C++ statement is a bare word; the grammar would glue it to the next declaration.
-# An indented word may be an enum's last value and a line after a `\` belongs to a #define: both kept.
-_LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb")[ \t]*$", re.M)
+# So is a macro call alone at column 0 with no `;` (`CXXOPTS_IGNORE_WARNING("-Wshadow")`), unless a `{`
+# opens on the next line (a function whose name a macro makes). A line after a `\` belongs to a #define.
+_LONE_MACRO = re.compile(rb"(?<!\\\n)^(" + _MACRO + rb"(?:\((?:[^()\n]|\([^()\n]*\))*\))?)"
+                         rb"[ \t]*$(?!\n[ \t]*\{)", re.M)
+# An indented one (`  CXXOPTS_NODISCARD` above a member function, `  FMT_MSC_WARNING(suppress : 26495)`) is
+# a specifier macro or a pragma when a declaration ended before it (the line above ends with `;`, `{`, `}`
+# or `:`, or is blank, a comment or a directive) and another follows (the next line starts no `}`, `,` or
+# `=`): an enum's last value is left alone.
+_INDENTED_MACRO = re.compile(rb"^[ \t]+(" + _MACRO + rb"(?:\([^()\n]*\))?)[ \t]*$", re.M)
+_ENDS_DECLARATION = re.compile(rb"(?:[;{}:]|\*/|^[ \t]*(?://.*|#.*)?)[ \t]*$")
+
+
+def _indented_macros(data: bytes) -> list[tuple[int, int]]:
+    spans = []
+    for m in _INDENTED_MACRO.finditer(data):
+        line_start = m.start()
+        prev_end = line_start - 1
+        prev_start = data.rfind(b"\n", 0, max(prev_end, 0)) + 1
+        before = data[prev_start:prev_end] if prev_end > 0 else b""
+        after = data[m.end() + 1:data.find(b"\n", m.end() + 1) if b"\n" in data[m.end() + 1:] else len(data)]
+        if _ENDS_DECLARATION.search(before) and not before.endswith(b"\\") \
+                and not after.lstrip().startswith((b"}", b",", b"=")):
+            spans.append(m.span(1))
+    return spans
+
+
+# `FMT_CONSTEXPR basic_string_view(const Char* s)`: an upper-case word before a constructor (a name a
+# `class`/`struct` of the file declares, followed by `(`) is a specifier macro. Only a class's own name
+# tells a constructor from a function whose return type is an upper-case word (`BOOL open(`, `SOCKET s(`).
+_CTOR_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
+                         rb"(?:(?:constexpr|inline|explicit)[ \t]+)*"
+                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
+                         rb"(?:(?:explicit|constexpr|inline|virtual)[ \t]+)*~?([A-Za-z_]\w*)[ \t]*\(", re.M)
+_CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+(?:" + _MACRO + rb"[ \t]+)?([A-Za-z_]\w*)")
+
+
+def _constructor_macros(data: bytes) -> list[tuple[int, int]]:
+    found = list(_CTOR_MACRO.finditer(data))
+    if not found:
+        return []
+    classes = set(_CLASS_NAME.findall(data))
+    return [m.span(1) for m in found if m.group(2) in classes]
 
 
 # `logger(logger &&other) SPDLOG_NOEXCEPT;`, `f() FOO_OVERRIDE {`: an upper-case word between a parameter
@@ -179,9 +232,9 @@ _TRAILING_MACRO = re.compile(rb"\)[ \t]+(?:const[ \t]+)?(" + _MACRO
 
 
 def _quote_header_names(data: bytes) -> bytes:
-    if b"(<" not in data:
+    if b"(<" not in data and b'("' not in data:
         return data
-    return _IF_LINE.sub(lambda m: _ANGLE_HEADER.sub(rb'("\1")', m.group(0)), data)
+    return _IF_LINE.sub(lambda m: _ANGLE_HEADER.sub(_header_identifier, m.group(0)), data)
 
 
 def blank_declaration_macros(data: bytes) -> bytes:
@@ -199,7 +252,11 @@ def blank_declaration_macros(data: bytes) -> bytes:
         spans.append(m.span(1))
     for m in _CALL_MACRO.finditer(data):
         spans += [m.span(1), m.span(3)]
+    if b"template" in data:
+        spans += [m.span(1) for m in _TEMPLATE_MACRO.finditer(data)]
     spans += [m.span(1) for m in _LONE_MACRO.finditer(data)]
+    spans += _indented_macros(data)
+    spans += _constructor_macros(data)
     spans += [m.span(1) for m in _TRAILING_MACRO.finditer(data)]
     if not spans:
         return data

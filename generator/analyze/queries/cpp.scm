@@ -2,6 +2,14 @@
 ; C++: the C patterns plus classes, namespaces, member functions and out-of-line method definitions.
 
 (class_specifier name: (type_identifier) @name body: (field_declaration_list) @body) @def.class
+; a specialization (`template <> class standard_value<bool>`, `struct formatter<T, Char, enable_if_t<…>>`,
+; `struct fmt::formatter<my_type>`): a definition of the template it specializes, named as that template
+(class_specifier name: [(template_type name: (type_identifier) @name)
+                        (qualified_identifier name: (template_type name: (type_identifier) @name))]
+  body: (field_declaration_list) @body) @def.class
+(struct_specifier name: [(template_type name: (type_identifier) @name)
+                         (qualified_identifier name: (template_type name: (type_identifier) @name))]
+  body: (field_declaration_list) @body) @def.struct
 (namespace_definition name: (namespace_identifier) @name body: (declaration_list) @body) @def.namespace
 
 ;  member functions defined inside a class body (a member's name is a field_identifier), returning a
@@ -35,6 +43,42 @@
 (field_declaration_list
   (function_definition
     declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @def.method)
+
+; a defaulted or deleted member (`T& operator=(T&&) = default;`, `logger(const logger&) = delete;`): a
+; declaration without a body, which the grammar reads as a definition
+(field_declaration_list
+  (function_definition
+    declarator: [
+      (function_declarator declarator: [(field_identifier) (identifier) (destructor_name) (operator_name)] @name)
+      (pointer_declarator declarator: (function_declarator declarator: [(field_identifier) (operator_name)] @name))
+      (reference_declarator (function_declarator declarator: [(field_identifier) (identifier) (operator_name)] @name))
+    ]
+    [(default_method_clause) (delete_method_clause)]) @def.method)
+
+; out of line and defaulted: `registry::~registry() = default;`
+(function_definition
+  declarator: (function_declarator declarator: (qualified_identifier) @name)
+  [(default_method_clause) (delete_method_clause)]) @def.method
+
+; an explicit specialization of a function template (`template <> auto digits10<int128_opt>() -> int`),
+; named as the template
+(function_definition
+  declarator: [
+    (function_declarator declarator: (template_function name: (identifier) @name))
+    (pointer_declarator declarator: (function_declarator declarator: (template_function name: (identifier) @name)))
+    (reference_declarator (function_declarator declarator: (template_function name: (identifier) @name)))
+  ]
+  body: (_) @body) @def.function
+
+; conversion operators (`explicit operator bool() const`, `operator basic_string_view<Char>() const`), in a
+; class and out of line (`A::operator T() const`): parse.py names them without their parameters
+(field_declaration_list (function_definition declarator: (operator_cast) @name body: (_) @body) @def.method)
+(field_declaration_list (declaration declarator: (operator_cast) @name) @def.method)
+(field_declaration_list (template_declaration
+  (function_definition declarator: (operator_cast) @name body: (_) @body) @def.method))
+(function_definition declarator: [
+  (qualified_identifier name: (operator_cast))
+  (qualified_identifier name: (qualified_identifier name: (operator_cast)))] @name body: (_) @body) @def.method
 
 ; out of line: `double Square::area() const { ... }`, `ns::Cls<T>::Cls(...)`, `std::string &a::b::name()`:
 ; the qualified name is captured whole and parse.py splits it (the last name is the method's, the one

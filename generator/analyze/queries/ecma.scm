@@ -48,6 +48,24 @@
    right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method
   (#not-match? @receiver "^(module|exports|window|globalThis|this)$"))
 
+; an object literal of functions given a name at the top level (`var utils = { merge: function (a, b) {},
+; clone: (x) => x }`, `module.exports = { parse: function parse(s) {} }`): each function is a method of it, as
+; `clone(x) {}` is; one inside a function is a local's
+(program [
+  (lexical_declaration (variable_declarator value: (object (pair
+    key: [(property_identifier) @name (string (string_fragment) @name)]
+    value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method)))
+  (variable_declaration (variable_declarator value: (object (pair
+    key: [(property_identifier) @name (string (string_fragment) @name)]
+    value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method)))
+  (export_statement (lexical_declaration (variable_declarator value: (object (pair
+    key: [(property_identifier) @name (string (string_fragment) @name)]
+    value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method))))
+  (expression_statement (assignment_expression right: (object (pair
+    key: [(property_identifier) @name (string (string_fragment) @name)]
+    value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @def.method)))
+])
+
 ; top-level UPPER_CASE constants, exported or not
 (program
   (lexical_declaration

@@ -8,8 +8,9 @@
 (trait_definition name: (identifier) @name body: (template_body) @body) @def.trait
 (trait_definition name: (identifier) @name) @def.trait
 (enum_definition name: (identifier) @name body: (enum_body) @body) @def.enum
-(function_definition name: (identifier) @name body: (_) @body) @def.function
-(function_declaration name: (identifier) @name) @def.function
+; `def apply(…)`, and an operator (`def ++(other: Str)`, `def unary_!`)
+(function_definition name: [(identifier) (operator_identifier)] @name body: (_) @body) @def.function
+(function_declaration name: [(identifier) (operator_identifier)] @name) @def.function
 (type_definition name: (type_identifier) @name) @def.type
 
 ; UpperCamel or UPPER_CASE vals at the top level or in an object are the constants a reader looks for
