@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 REPO ?= .
 FIXTURES := $(abspath $(VENV))/share/sourcebook-test-fixtures
 
-.PHONY: setup dev run test test-fast lint check clean browser fixtures docs
+.PHONY: setup dev run test test-fast lint check clean browser ctags fixtures docs
 
 # What running needs: sourcebook and its dependencies, nothing else.
 $(BIN)/sourcebook: pyproject.toml
@@ -38,13 +38,19 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 
+# bench/symbol_recall.py measures declarations against Debian's universal-ctags (a measuring tool, never needed to
+# run sourcebook); its own tests run the real ctags, so the test run installs it when missing.
+ctags:
+	@command -v ctags >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq universal-ctags >/dev/null) \
+		|| echo "universal-ctags could not be installed: the symbol-recall bench's tests will be skipped"
+
 # The end-to-end tests' real repositories: the sdists of flask and requests, pinned by version and sha256 in
 # tests/support/real_repos.py, downloaded once into $(VENV)/share/sourcebook-test-fixtures/ (never into git). A
 # failed download or a hash that does not match stops here, with the reason: those tests never skip.
 fixtures: $(BIN)/sourcebook
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m tests.support.real_repos
 
-test: setup dev browser fixtures
+test: setup dev browser ctags fixtures
 	SOURCEBOOK_TEST_FIXTURES=$(FIXTURES) $(BIN)/python -m pytest -q
 
 test-fast: dev
