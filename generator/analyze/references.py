@@ -813,12 +813,11 @@ def resolve_references(
                     and (bound_here := loose.loose_targets(f.path, ref)) is not None:
                 targets = bound_here
             elif loose is not None and f.file.language in LOOSE_LANGUAGES:
-                # a bare name not in scope: by name, as below; a PHP function call is never a method
+                # a bare name not in scope: by name, as below, within the language's rules (by_name)
                 generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
                 targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
                                 names_from=names_from, generic=generic)
-                if f.file.language == "php" and ref.kind == "call":
-                    targets = [t for t in targets if symbols.kind_of.get(t) != "method"]
+                targets = [t for t in targets if loose.by_name(f.path, ref.name, t)]
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:

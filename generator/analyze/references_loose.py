@@ -15,21 +15,27 @@ Pure: the files' facts and their resolved imports in, a target list per referenc
   the only type of that name in the repository (a type reopened in several files, Ruby's `module Rack`,
   is one type).
 - A receiver of unknown type links only to a method name defined on exactly one type of the language in
-  the repository (and not one of the names every library reuses); a known type without that method
-  links nowhere (it may come from a base outside the repository).
+  the repository, and not one the language's standard types answer to (`to_s`, `ToString`, `size`) or
+  every library reuses; a known type without that method links nowhere (it may come from a base outside
+  the repository).
+- Kotlin's extension functions (`fun RawOption.flag()`): a call on the receiver's type or a base of it.
 - A bare name is looked up in the enclosing classes (in PHP only through `$this`), the file and its
-  imports; what is not found there is left to the name-based linking of references.py (None).
+  imports, then as the only type or top-level function of that name (in the file's directory first);
+  what is not found there is left to the name-based linking of references.py (None), which links no PHP
+  function call and no call of Ruby's Kernel (`include`, `raise`) to a method.
 An honest "no edge" is preferred to a plausible wrong one: a reader follows these links.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from generator.analyze.facts import FileFacts, Reference
 from generator.analyze.references_oo import ClassBinder
+from generator.analyze.resolve import parent_dir as _dir
 
 __all__ = ["LOOSE_LANGUAGES", "LooseBinder"]
 
@@ -40,6 +46,58 @@ _TYPE_KINDS = frozenset({"class", "interface", "enum", "type", "struct", "trait"
 # where a bare name inside a class may be one of its methods (PHP reaches them through $this only)
 _IMPLICIT_THIS = frozenset({"ruby", "csharp", "kotlin", "cpp"})
 _SELF = frozenset({"this", "self", "static"})
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# what every Ruby class and object answers to without a receiver (Module's and Kernel's methods)
+_RUBY_KERNEL = _words("""
+    include extend prepend require require_relative load attr_reader attr_writer attr_accessor private
+    protected public module_function define_method alias_method raise fail puts print p pp loop lambda
+    proc format sprintf catch throw sleep rand srand exit abort at_exit warn freeze autoload
+    """)
+_EXTENSION = re.compile(r"\bfun\s+(?:<[^>]*>\s*)?([\w.]+)(?:<[^>]*>)?\??\.(\w+)\s*[(<]")
+# Methods the standard types of each language answer to: a repository class that defines one (overrides
+# `to_s`, `ToString`, `size`) is not the only candidate for a call on a receiver of unknown type.
+_STANDARD_METHODS: dict[str, frozenset[str]] = {
+    "ruby": _words("""
+        to_s to_str to_h to_hash to_a to_ary to_i to_int to_f to_sym to_proc to_json inspect nil? tap then
+        length size count each each_pair each_with_index each_with_object each_key each_value map collect
+        select filter reject find detect include? key? has_key? fetch dig merge merge! update keys values
+        first last empty? any? all? none? sum min max sort sort_by group_by reduce inject flat_map zip join
+        split strip chomp gsub sub match match? == eql? equal? hash freeze frozen? dup clone call read write
+        close closed? puts print flush rewind seek pos bytesize encoding force_encoding valid_encoding?
+        start_with? end_with? downcase upcase delete push pop shift unshift << [] []= is_a? kind_of?
+        instance_of? respond_to? respond_to_missing? method_missing send public_send class name message
+        backtrace new lines chars bytes slice compact uniq flatten reverse concat replace clear to_path
+        getc gets each_line eof? binmode set_encoding
+        """),
+    "php": _words("""
+        __construct __destruct __toString __get __set __isset __unset __call __callStatic __invoke
+        __clone __serialize __unserialize count getIterator offsetGet offsetSet offsetExists offsetUnset
+        jsonSerialize current key next rewind valid getMessage getCode getPrevious getTrace format
+        """),
+    "csharp": _words("""
+        ToString Equals GetHashCode GetType Dispose DisposeAsync Add Remove Contains ContainsKey TryGetValue
+        Clear Count Select Where First FirstOrDefault Any All ToList ToArray ToDictionary Append Insert
+        IndexOf Split Trim Substring StartsWith EndsWith Replace Format Write WriteLine Read ReadLine Flush
+        Close GetEnumerator MoveNext Reset Invoke CompareTo Clone Wait ConfigureAwait Get Set
+        """),
+    "kotlin": _words("""
+        toString equals hashCode let also apply run with takeIf takeUnless map filter forEach first last
+        firstOrNull lastOrNull isEmpty isNotEmpty size get set put add remove contains containsKey
+        joinToString toList toSet toMap plus minus invoke compareTo copy iterator hasNext next close use
+        getValue setValue provideDelegate
+        """),
+    "cpp": _words("""
+        size begin end cbegin cend rbegin rend empty push_back emplace_back pop_back insert emplace erase
+        find clear data c_str length at front back reserve resize swap count get reset release lock unlock
+        try_lock load store exchange write read flush close open append substr compare str what value
+        has_value operator() operator[] operator= operator== operator!= operator< operator<<
+        """),
+}
 
 
 class LooseBinder(ClassBinder):
@@ -56,22 +114,32 @@ class LooseBinder(ClassBinder):
         # (language, qualname) -> its definitions: a type reopened in several files is one type
         self.same_qual: dict[tuple[str, str], list[_Key]] = defaultdict(list)
         self.types_named: dict[tuple[str, str], list[_Key]] = defaultdict(list)  # (language, name) -> types
+        self.functions_named: dict[tuple[str, str], list[_Key]] = defaultdict(list)  # top-level functions
         methods_named: dict[tuple[str, str], set[str]] = defaultdict(set)  # (language, name) -> owners
         self.method_of: dict[tuple[str, str], _Key] = {}
+        # Kotlin's extension functions (`fun RawOption.flag()`): name -> [(function, receiver type's name)]
+        self.extensions: dict[str, list[tuple[_Key, str]]] = defaultdict(list)
         for f in facts:
             lang = self.language[f.path]
             for s in f.symbols:
                 key = (f.path, s.qualname)
+                kotlin_function = lang == "kotlin" and s.kind == "function"
+                extension = _EXTENSION.search(s.signature) if kotlin_function else None
+                if extension is not None and extension.group(2) == s.name:
+                    self.extensions[s.name].append((key, extension.group(1).rsplit(".", 1)[-1]))
                 if s.kind in _TYPE_KINDS or s.kind == "namespace":
                     self.same_qual[(lang, s.qualname)].append(key)
                 if s.kind in _TYPE_KINDS:
                     self.types_named[(lang, s.name)].append(key)
+                elif s.kind == "function" and s.parent is None:
+                    self.functions_named[(lang, s.name)].append(key)
                 elif s.kind == "method" and s.parent:
                     methods_named[(lang, s.name)].add(s.parent.rsplit(".", 1)[-1])
                     self.method_of.setdefault((lang, s.name), key)
         # a method name only one type defines (however many files declare and define it)
         self.unique_method = {k: v for k, v in self.method_of.items()
-                              if len(methods_named[k]) == 1 and k[1].lower() not in common_names}
+                              if len(methods_named[k]) == 1 and k[1].lower() not in common_names
+                              and k[1] not in _STANDARD_METHODS.get(k[0], ())}
         self.unique_links = 0  # how many references the unique-name rule bound (for measuring)
         self._module_cache: dict[tuple[str, str, int, int], _Entity | None] = {}
         self._reopened: set[_Key] = set()
@@ -159,7 +227,19 @@ class LooseBinder(ClassBinder):
             if hit is not None:
                 return ("sym", *hit)
         found = self.in_module(path, name, line)
-        return found if found is not None else self.named_type(path, name)
+        return found if found is not None else self.named_type(path, name) or self._function(path, name)
+
+    def _function(self, path: str, name: str) -> _Entity | None:
+        """A top-level function of another file: the only one of that name in the file's directory (a
+        Kotlin package, a C# namespace's folder), else in the language."""
+        found = self.functions_named.get((self.language.get(path, ""), name), [])
+        near = [k for k in found if _dir(k[0]) == _dir(path)]
+        for pool in (near, found):
+            if len(pool) == 1:
+                return ("sym", *pool[0])
+            if pool:
+                return None
+        return None
 
     def resolve_type(self, path: str, scope: str, text: str, line: int) -> _Entity | None:
         if text in _SELF:  # PHP's `self` / `static` as a type
@@ -234,7 +314,8 @@ class LooseBinder(ClassBinder):
             return found
         out: list[_Key] = []
         for key in found:
-            same = self.members.get((key[0], self.parent.get(key) or ""), {}).get(ref.name, ())
+            owner = self.parent.get(key)  # a method's overloads; not top-level namesakes (extensions)
+            same = self.members.get((key[0], owner), {}).get(ref.name, ()) if owner is not None else ()
             out += [(key[0], q) for _, q in same] if key in {(key[0], q) for _, q in same} else [key]
         return list(dict.fromkeys(out))
 
@@ -252,8 +333,27 @@ class LooseBinder(ClassBinder):
             return self.targets(path, ref) if receiver == "super" else self._unique(path, ref.name)
         entity = self.receiver(path, ref.scope or "", receiver, ref.line)
         if entity is None:
-            return self._unique(path, ref.name)
-        return self.targets(path, ref)
+            return self._unique(path, ref.name) or self._extension(ref.name, None)
+        return self.targets(path, ref) or (self._extension(ref.name, entity) if entity[0] != "ext" else [])
+
+    def by_name(self, path: str, name: str, target: _Key) -> bool:
+        """Whether a bare name not found in scope may still link by name to `target`: not to a method
+        when the language reaches methods only through an object (PHP), nor to one of the names the
+        language's standard types and its Kernel answer to (Ruby's `include`, `raise`, `puts`)."""
+        if self.kind.get(target) != "method":
+            return True
+        language = self.language.get(path, "")
+        return language != "php" and name not in _STANDARD_METHODS.get(language, ()) \
+            and not (language == "ruby" and name in _RUBY_KERNEL)
+
+    def _extension(self, name: str, entity: _Entity | None) -> list[_Key]:
+        """The Kotlin extension functions `name` a call on `entity` may mean: those on its type or one of
+        its bases (or on a type parameter); on an unknown receiver, the only one of that name."""
+        found = self.extensions.get(name, [])
+        if entity is None:
+            return [found[0][0]] if len(found) == 1 else []
+        types = {q.rsplit(".", 1)[-1] for _, q in self.mro((entity[1], entity[2]))}
+        return [k for k, receiver in found if receiver in types or len(receiver) == 1]
 
     def _unique(self, path: str, name: str) -> list[_Key]:
         hit = self.unique_method.get((self.language.get(path, ""), name))

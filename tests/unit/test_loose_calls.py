@@ -249,3 +249,53 @@ def test_cpp_smart_pointer_members_pointers_locals_this_and_out_of_line_methods(
             "include/logger.h::log.base.reset"} <= calls
     assert f"{sink}.null_sink.write" not in calls  # `sink_` points to a file_sink
     assert any(c.endswith("logger.flush") for c in calls)  # `this->flush()`
+
+
+def test_kotlin_extension_functions_bind_through_the_receiver_type() -> None:
+    sources = {
+        "src/main/kotlin/opt/Options.kt": """package opt
+class RawOption
+class RawArgument
+fun option(): RawOption = RawOption()
+fun argument(): RawArgument = RawArgument()
+""",
+        "src/main/kotlin/opt/Flags.kt": """package opt
+fun RawOption.flag(): Boolean = true
+fun RawArgument.flag(): Boolean = false
+""",
+        "src/main/kotlin/opt/Use.kt": """package opt
+fun use() {
+    option().flag()
+}
+""",
+    }
+    calls = _edges(sources)["src/main/kotlin/opt/Use.kt::use"]
+    assert "src/main/kotlin/opt/Flags.kt::flag" in calls  # the RawOption one: the file's first `flag`
+    assert "src/main/kotlin/opt/Flags.kt::flag~2" not in calls  # RawArgument's
+
+
+def test_ruby_kernel_and_php_functions_never_link_to_a_method_by_name() -> None:
+    sources = {
+        "lib/a/recursive.rb": """module A
+  class Recursive
+    def include(path); end
+  end
+end
+""",
+        "lib/a/request.rb": """require "a/recursive"
+module A
+  class Request
+    include Helpers
+  end
+end
+""",
+        "src/Str.php": """<?php
+class Str {
+    public function trimmed(): string { return ''; }
+}
+function caller() { return trimmed(); }
+""",
+    }
+    edges = _edges(sources)
+    assert "lib/a/recursive.rb::A.Recursive.include" not in edges.get("lib/a/request.rb::A.Request", set())
+    assert not edges.get("src/Str.php::caller")
