@@ -817,7 +817,7 @@ def resolve_references(
                 generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
                 targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
                                 names_from=names_from, generic=generic)
-                targets = [t for t in targets if loose.by_name(f.path, ref.name, t)]
+                targets = [t for t in targets if loose.by_name(f.path, ref, t)]
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:

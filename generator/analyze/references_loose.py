@@ -18,11 +18,13 @@ Pure: the files' facts and their resolved imports in, a target list per referenc
   the repository, and not one the language's standard types answer to (`to_s`, `ToString`, `size`) or
   every library reuses; a known type without that method links nowhere (it may come from a base outside
   the repository).
-- Kotlin's extension functions (`fun RawOption.flag()`): a call on the receiver's type or a base of it.
+- Kotlin's extension functions (`fun RawOption.flag()`) and C#'s extension methods (`F(this Parser p)`):
+  a call on the receiver's type or a base of it. A capitalised receiver that names nothing of the
+  repository (`Enumerable.Empty()`, `File.read`) is a type from outside: no edge.
 - A bare name is looked up in the enclosing classes (in PHP only through `$this`), the file and its
   imports, then as the only type or top-level function of that name (in the file's directory first);
-  what is not found there is left to the name-based linking of references.py (None), which links no PHP
-  function call and no call of Ruby's Kernel (`include`, `raise`) to a method.
+  what is not found there is left to the name-based linking of references.py (None), which then links
+  to a method only a Ruby call (see by_name).
 An honest "no edge" is preferred to a plausible wrong one: a reader follows these links.
 """
 
@@ -58,6 +60,7 @@ _RUBY_KERNEL = _words("""
     protected public module_function define_method alias_method raise fail puts print p pp loop lambda
     proc format sprintf catch throw sleep rand srand exit abort at_exit warn freeze autoload
     """)
+_CS_EXTENSION = re.compile(r"\(\s*this\s+([\w.]+)")  # C#'s `static T F(this Parser p)`
 _EXTENSION = re.compile(r"\bfun\s+(?:<[^>]*>\s*)?([\w.]+)(?:<[^>]*>)?\??\.(\w+)\s*[(<]")
 # Methods the standard types of each language answer to: a repository class that defines one (overrides
 # `to_s`, `ToString`, `size`) is not the only candidate for a call on a receiver of unknown type.
@@ -83,7 +86,10 @@ _STANDARD_METHODS: dict[str, frozenset[str]] = {
         ToString Equals GetHashCode GetType Dispose DisposeAsync Add Remove Contains ContainsKey TryGetValue
         Clear Count Select Where First FirstOrDefault Any All ToList ToArray ToDictionary Append Insert
         IndexOf Split Trim Substring StartsWith EndsWith Replace Format Write WriteLine Read ReadLine Flush
-        Close GetEnumerator MoveNext Reset Invoke CompareTo Clone Wait ConfigureAwait Get Set
+        Close GetEnumerator MoveNext Reset Invoke CompareTo Clone Wait ConfigureAwait Get Set Concat Empty
+        OrderBy OrderByDescending ThenBy GroupBy Skip Take SkipWhile TakeWhile Aggregate Sum Max Min Zip
+        Distinct Union Intersect Except Reverse Single SingleOrDefault Last LastOrDefault Cast OfType
+        AsEnumerable SelectMany Join
         """),
     "kotlin": _words("""
         toString equals hashCode let also apply run with takeIf takeUnless map filter forEach first last
@@ -127,6 +133,9 @@ class LooseBinder(ClassBinder):
                 extension = _EXTENSION.search(s.signature) if kotlin_function else None
                 if extension is not None and extension.group(2) == s.name:
                     self.extensions[s.name].append((key, extension.group(1).rsplit(".", 1)[-1]))
+                this_parameter = _CS_EXTENSION.search(s.signature) if lang == "csharp" else None
+                if this_parameter is not None and s.kind == "method":
+                    self.extensions[s.name].append((key, this_parameter.group(1).rsplit(".", 1)[-1]))
                 if s.kind in _TYPE_KINDS or s.kind == "namespace":
                     self.same_qual[(lang, s.qualname)].append(key)
                 if s.kind in _TYPE_KINDS:
@@ -197,7 +206,13 @@ class LooseBinder(ClassBinder):
             own = [k for k in found if k[0] == path]
             return ("sym", *(own or found)[0])
         own = [k for k in found if k[0] == path]
-        return ("sym", *own[0]) if len(own) == 1 else None
+        if own:
+            return ("sym", *own[0]) if len(own) == 1 else None
+        # the ones the file sees: in its own directory or a file its imports name (`using`, `require`)
+        seen = set(self.globs.get(path, ()))
+        seen |= {f for files, _ in self.uses.get(path, {}).values() for f in files}
+        near = [k for k in found if k[0] in seen or _dir(k[0]) == _dir(path)]
+        return ("sym", *near[0]) if len({q for _, q in near}) == 1 else None
 
     def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
                   args: object = None) -> _Entity | None:
@@ -290,8 +305,9 @@ class LooseBinder(ClassBinder):
                 entity = self.field(("obj", *cls), head)  # a field named without `this`
             if entity is None and self.variables.get((path, ""), {}).get(head):
                 entity = self.variable(path, "", head, line)
-            elif entity is None and all(p[:1].isupper() for p in parts):
-                return self.resolve_type(path, scope, ".".join(parts), line)  # `Rack::Utils.escape`
+            elif entity is None and all(p[:1].isupper() for p in parts) \
+                    and (typ := self.resolve_type(path, scope, ".".join(parts), line)) is not None:
+                return typ  # `Rack::Utils.escape`
             elif entity is None:
                 entity = self.bare(path, scope, head, line)
                 if entity is not None and entity[0] == "sym" \
@@ -332,19 +348,23 @@ class LooseBinder(ClassBinder):
         if receiver in ("super", "?"):
             return self.targets(path, ref) if receiver == "super" else self._unique(path, ref.name)
         entity = self.receiver(path, ref.scope or "", receiver, ref.line)
+        if entity is None and all(p[:1].isupper() for p in receiver.split(".")):
+            return []  # `Enumerable.Empty()`, `File.read`: a type from outside the repository
         if entity is None:
             return self._unique(path, ref.name) or self._extension(ref.name, None)
         return self.targets(path, ref) or (self._extension(ref.name, entity) if entity[0] != "ext" else [])
 
-    def by_name(self, path: str, name: str, target: _Key) -> bool:
-        """Whether a bare name not found in scope may still link by name to `target`: not to a method
-        when the language reaches methods only through an object (PHP), nor to one of the names the
-        language's standard types and its Kernel answer to (Ruby's `include`, `raise`, `puts`)."""
+    def by_name(self, path: str, ref: Reference, target: _Key) -> bool:
+        """Whether a bare name not found in scope may still link by name to `target`: never a type's name
+        to a method (a constructor), and a call to a method only in Ruby, where a module may be mixed in
+        where this reading does not see it, and not for the names its standard types and Kernel answer to
+        (`include`, `raise`, `to_s`). In the other languages the enclosing classes and their bases, looked
+        up before, hold every method a bare call can mean."""
         if self.kind.get(target) != "method":
             return True
         language = self.language.get(path, "")
-        return language != "php" and name not in _STANDARD_METHODS.get(language, ()) \
-            and not (language == "ruby" and name in _RUBY_KERNEL)
+        return ref.kind == "call" and language == "ruby" \
+            and ref.name not in _STANDARD_METHODS["ruby"] and ref.name not in _RUBY_KERNEL
 
     def _extension(self, name: str, entity: _Entity | None) -> list[_Key]:
         """The Kotlin extension functions `name` a call on `entity` may mean: those on its type or one of

@@ -159,7 +159,11 @@ public:
     "include/logger.h": """#include "sink.h"
 #include <memory>
 namespace log {
-class base { public: void reset(); };
+class base {
+public:
+    base();
+    void reset();
+};
 class logger : public base {
 public:
     void log(int m, null_sink* other);
@@ -249,6 +253,8 @@ def test_cpp_smart_pointer_members_pointers_locals_this_and_out_of_line_methods(
             "include/logger.h::log.base.reset"} <= calls
     assert f"{sink}.null_sink.write" not in calls  # `sink_` points to a file_sink
     assert any(c.endswith("logger.flush") for c in calls)  # `this->flush()`
+    # a base class named is a use of the type, not a call of its constructor
+    assert "include/logger.h::log.base.base" not in _edges(CPP).get("include/logger.h::log.logger", set())
 
 
 def test_kotlin_extension_functions_bind_through_the_receiver_type() -> None:
@@ -299,3 +305,29 @@ function caller() { return trimmed(); }
     edges = _edges(sources)
     assert "lib/a/recursive.rb::A.Recursive.include" not in edges.get("lib/a/request.rb::A.Request", set())
     assert not edges.get("src/Str.php::caller")
+
+
+def test_csharp_extension_methods_and_types_from_outside_the_repository() -> None:
+    sources = {
+        "src/App.cs": """namespace Cli {
+public class Parser {
+    public static Parser Default { get; }
+}
+public static class ParserExtensions {
+    public static int ParseArguments(this Parser parser) { return 0; }
+}
+public static class Sequence {
+    public static int Repeat(int n) { return n; }
+}
+public class App {
+    public void Main() {
+        Parser.Default.ParseArguments();
+        Enumerable.Repeat(1);
+    }
+}
+}
+""",
+    }
+    calls = _edges(sources)["src/App.cs::Cli.App.Main"]
+    assert "src/App.cs::Cli.ParserExtensions.ParseArguments" in calls  # `this Parser`: Parser's
+    assert "src/App.cs::Cli.Sequence.Repeat" not in calls  # System.Linq's Enumerable, not the repository's
