@@ -48,6 +48,7 @@ _TYPE_KINDS = frozenset({"class", "interface", "enum", "type", "struct", "trait"
 # where a bare name inside a class may be one of its methods (PHP reaches them through $this only)
 _IMPLICIT_THIS = frozenset({"ruby", "csharp", "kotlin", "cpp"})
 _SELF = frozenset({"this", "self", "static"})
+_OUTSIDE: _Entity = ("ext", "", "")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -260,6 +261,8 @@ class LooseBinder(ClassBinder):
         if text in _SELF:  # PHP's `self` / `static` as a type
             cls = self.enclosing_class(path, scope)
             return ("sym", *cls) if cls is not None else None
+        if text.startswith("std.") and self.language.get(path) == "cpp":
+            return _OUTSIDE  # `std::exception`: not the repository's `exception`
         found = super().resolve_type(path, scope, text, line)
         if found is None and text != "?":
             found = self.named_type(path, text.rsplit(".", 1)[-1])
@@ -301,8 +304,14 @@ class LooseBinder(ClassBinder):
         else:
             entity = None
             cls = self.enclosing_class(path, scope)
-            if cls is not None and self.language.get(path) in _IMPLICIT_THIS:
-                entity = self.field(("obj", *cls), head)  # a field named without `this`
+            if cls is not None and self.language.get(path) in _IMPLICIT_THIS \
+                    and any(head in self.fields.get(c, {}) for c in self.mro(cls)):
+                # a field named without `this`; of a type this reading cannot tell, it is still the field
+                entity = self.field(("obj", *cls), head)
+                if entity is None:
+                    return None
+            if head == "std" and self.language.get(path) == "cpp":
+                return _OUTSIDE  # the C++ standard library's namespace
             if entity is None and self.variables.get((path, ""), {}).get(head):
                 entity = self.variable(path, "", head, line)
             elif entity is None and all(p[:1].isupper() for p in parts) \
@@ -330,7 +339,14 @@ class LooseBinder(ClassBinder):
             return found
         out: list[_Key] = []
         for key in found:
+            if self.kind.get(key) != "method":
+                out.append(key)
+                continue
             owner = self.parent.get(key)  # a method's overloads; not top-level namesakes (extensions)
+            if ref.kind == "name":  # a type's name is no call: its constructor stands for the class
+                if owner is not None and owner.rsplit(".", 1)[-1] == ref.name and (key[0], owner) in self.kind:
+                    out.append((key[0], owner))
+                continue
             same = self.members.get((key[0], owner), {}).get(ref.name, ()) if owner is not None else ()
             out += [(key[0], q) for _, q in same] if key in {(key[0], q) for _, q in same} else [key]
         return list(dict.fromkeys(out))

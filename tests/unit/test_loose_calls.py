@@ -153,6 +153,7 @@ class null_sink {
 public:
     void write(int m);
     void flush();
+    int render(int m);
 };
 }
 """,
@@ -182,6 +183,7 @@ void logger::log(int m, null_sink* other) {
     local.flush();
     this->flush();
     reset();
+    std::render(m);
 }
 void logger::flush() {}
 }
@@ -252,6 +254,7 @@ def test_cpp_smart_pointer_members_pointers_locals_this_and_out_of_line_methods(
     assert {f"{sink}.file_sink.write", f"{sink}.null_sink.flush", f"{sink}.file_sink.flush",
             "include/logger.h::log.base.reset"} <= calls
     assert f"{sink}.null_sink.write" not in calls  # `sink_` points to a file_sink
+    assert f"{sink}.null_sink.render" not in calls  # `std::render`: the standard library's
     assert any(c.endswith("logger.flush") for c in calls)  # `this->flush()`
     # a base class named is a use of the type, not a call of its constructor
     assert "include/logger.h::log.base.base" not in _edges(CPP).get("include/logger.h::log.logger", set())
