@@ -344,8 +344,9 @@ class LooseBinder(ClassBinder):
                 continue
             owner = self.parent.get(key)  # a method's overloads; not top-level namesakes (extensions)
             if ref.kind == "name":  # a type's name is no call: its constructor stands for the class
-                if owner is not None and owner.rsplit(".", 1)[-1] == ref.name and (key[0], owner) in self.kind:
-                    out.append((key[0], owner))
+                cls = (key[0], owner or "")
+                if cls[1].rsplit(".", 1)[-1] == ref.name and cls in self.kind:
+                    out.append(cls)
                 continue
             same = self.members.get((key[0], owner), {}).get(ref.name, ()) if owner is not None else ()
             out += [(key[0], q) for _, q in same] if key in {(key[0], q) for _, q in same} else [key]
