@@ -394,7 +394,7 @@ class LooseBinder(ClassBinder):
 
     def _unique(self, path: str, name: str) -> list[_Key]:
         hit = self.unique_method.get((self.language.get(path, ""), name))
-        if hit is None:
+        if hit is None or name in self.extensions:  # an extension of that name is a candidate too
             return []
         self.unique_links += 1
         return [hit]
