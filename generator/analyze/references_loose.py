@@ -394,7 +394,11 @@ class LooseBinder(ClassBinder):
 
     def _unique(self, path: str, name: str) -> list[_Key]:
         hit = self.unique_method.get((self.language.get(path, ""), name))
-        if hit is None or name in self.extensions:  # an extension of that name is a candidate too
+        if hit is None:
+            return []
+        # an extension of that name is a candidate too, unless it extends the method's own type
+        owner = (self.parent.get(hit) or "").rsplit(".", 1)[-1]
+        if any(receiver != owner for _, receiver in self.extensions.get(name, ())):
             return []
         self.unique_links += 1
         return [hit]
