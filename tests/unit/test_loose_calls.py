@@ -334,3 +334,28 @@ public class App {
     calls = _edges(sources)["src/App.cs::Cli.App.Main"]
     assert "src/App.cs::Cli.ParserExtensions.ParseArguments" in calls  # `this Parser`: Parser's
     assert "src/App.cs::Cli.Sequence.Repeat" not in calls  # System.Linq's Enumerable, not the repository's
+
+
+def test_an_unknown_receiver_and_a_name_both_a_method_and_an_extension_of_another_type() -> None:
+    sources = {
+        "src/main/kotlin/run/Parser.kt": """package run
+object Parser {
+    fun main(argv: List<String>) {}
+    fun tokenize(argv: String) {}
+}
+""",
+        "src/main/kotlin/run/Command.kt": """package run
+class Command
+fun Command.main(argv: List<String>) {}
+fun Parser.tokenize() {}
+""",
+        "src/main/kotlin/run/Use.kt": """package run
+fun use(x: Any) {
+    x.dummy().main(listOf())
+    x.dummy().tokenize("a")
+}
+""",
+    }
+    calls = _edges(sources).get("src/main/kotlin/run/Use.kt::use", set())
+    assert "src/main/kotlin/run/Parser.kt::Parser.main" not in calls  # or Command's extension `main`
+    assert "src/main/kotlin/run/Parser.kt::Parser.tokenize" in calls  # its extension is Parser's too
