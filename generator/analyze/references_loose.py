@@ -30,6 +30,7 @@ An honest "no edge" is preferred to a plausible wrong one: a reader follows thes
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -153,6 +154,7 @@ class LooseBinder(ClassBinder):
         self.unique_links = 0  # how many references the unique-name rule bound (for measuring)
         self._module_cache: dict[tuple[str, str, int, int], _Entity | None] = {}
         self._reopened: set[_Key] = set()
+        self._nearest: dict[_Key, list[_Key]] = {}
         # bindings of "?" at a class's level say nothing about a field: drop them so the typed one counts
         for fields in self.fields.values():
             for name in [n for n, t in fields.items() if t == "?"]:
@@ -180,7 +182,12 @@ class LooseBinder(ClassBinder):
         hit = super().member(owner, name, 0)  # overloads, not redefinitions: the first (all, see below)
         if hit is not None or not owner[1]:
             return hit
-        for other in self.same_qual.get((self.language.get(owner[0], ""), owner[1]), ()):
+        others = self._nearest.get(owner)
+        if others is None:  # the same namespace (reopened module, partial class) elsewhere: nearest first
+            others = self._nearest[owner] = sorted(
+                self.same_qual.get((self.language.get(owner[0], ""), owner[1]), ()),
+                key=lambda k: -len(posixpath.commonpath([k[0], owner[0]])))
+        for other in others:
             if other != owner:
                 hit = super().member(other, name, 0)
                 if hit is not None:
@@ -204,8 +211,11 @@ class LooseBinder(ClassBinder):
         if not found:
             return None
         if len({q for _, q in found}) == 1:
+            # one type reopened in several files (Ruby's modules, C#'s partial classes), or namesakes
+            # in separate projects of the repository (two test suites' `Some`): the nearest one
             own = [k for k in found if k[0] == path]
-            return ("sym", *(own or found)[0])
+            nearest = max(found, key=lambda k: (len(posixpath.commonpath([k[0], path])), k))
+            return ("sym", *(own[0] if own else nearest))
         own = [k for k in found if k[0] == path]
         if own:
             return ("sym", *own[0]) if len(own) == 1 else None

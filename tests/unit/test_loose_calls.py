@@ -359,3 +359,19 @@ fun use(x: Any) {
     calls = _edges(sources).get("src/main/kotlin/run/Use.kt::use", set())
     assert "src/main/kotlin/run/Parser.kt::Parser.main" not in calls  # or Command's extension `main`
     assert "src/main/kotlin/run/Parser.kt::Parser.tokenize" in calls  # its extension is Parser's too
+
+
+def test_a_type_named_in_two_projects_is_the_nearest_one() -> None:
+    helper = "namespace Tests {{ public static class Some {{ public static int {}() {{ return 0; }} }} }}\n"
+    sources = {
+        "test/Unit/Support/Some.cs": helper.format("Text"),
+        "test/Perf/Support/Some.cs": helper.format("Text"),
+        "test/Unit/Core/SinkTests.cs": """namespace Tests {
+public class SinkTests {
+    public void Emits() { Some.Text(); }
+}
+}
+""",
+    }
+    calls = _edges(sources)["test/Unit/Core/SinkTests.cs::Tests.SinkTests.Emits"]
+    assert calls == {"test/Unit/Support/Some.cs::Tests.Some.Text"}  # not the performance suite's
