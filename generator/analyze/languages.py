@@ -134,7 +134,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         "cpp", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"), grammar="cpp", resolver="c", doc_tags=True,
         rules=LanguageRules(wrappers=frozenset({"template_declaration"}),
                             signature_wrappers=frozenset({"template_declaration"}), public=public_cpp,
-                            prepare=blank_declaration_macros)),
+                            prepare=blank_declaration_macros, lowercase_types=True)),
     LanguageSpec(
         "csharp", (".cs",), grammar="csharp", resolver="suffix", doc_tags=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),

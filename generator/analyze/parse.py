@@ -607,6 +607,15 @@ class _Extraction:
         parent = node.parent
         if parent is None:
             return None
+        if parent.type == "navigation_suffix":  # Kotlin `x.m()`: the grammar names no fields
+            nav = parent.parent
+            obj = nav.named_children[0] if nav is not None and nav.named_children else None
+            if obj is None or obj.id == parent.id:
+                return None
+            if obj.type == "call_expression" and obj.named_children:  # `make().m()`: what make returns
+                called = receiver_text(self.text(obj.named_children[0]))
+                return called + "()" if called not in ("?", "super") else "?"
+            return receiver_text(self.text(obj))
         for field in _RECEIVER_FIELDS.get(parent.type, ()):
             obj = parent.child_by_field_name(field)
             if obj is not None and obj.start_byte < node.start_byte:
@@ -690,6 +699,10 @@ def receiver_text(text: str) -> str:
     if _SUPER_CALL.fullmatch(text):
         return "super"
     text = text.removeprefix("$")  # PHP's $this
+    if "\\" in text:  # a PHP namespaced name (`\App\Loader`): dotted like any other
+        text = text.lstrip("\\").replace("\\", "::")
+    if text[:1] == "@" and text[1:].isidentifier():
+        return "this." + text[1:]  # Ruby's instance variable `@x`: the object's own field
     if len(text) <= _MAX_RECEIVER and _DOTTED.fullmatch(text):
         return text.replace("::", ".").replace("->", ".")
     return "?"

@@ -31,6 +31,9 @@ typed parameters, `let`s and struct fields; a path into another crate (`Box::new
 Java, JavaScript and TypeScript references are bound by scope and type (generator/analyze/references_oo.py):
 lexical lookup, imports, `this`/`super`, typed parameters, variables and fields, `new T()`.
 
+Ruby, PHP, C#, Kotlin and C++ references are bound through the receiver's type
+(generator/analyze/references_loose.py); a bare name not found in scope is linked by name as below.
+
 Other languages keep linking by name (same file, then imported files, then a name unique in the
 repository), except that `this.m()` / `self.m()` link to the enclosing class's own member when it has one.
 """
@@ -44,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from generator.analyze.facts import FileFacts, Reference
+from generator.analyze.references_loose import LOOSE_LANGUAGES, LooseBinder
 from generator.analyze.references_oo import ClassBinder
 from generator.analyze.references_rust import RustBinder
 from generator.analyze.resolve import FAMILY
@@ -776,6 +780,9 @@ def resolve_references(
             for lang in languages:
                 typed[lang] = binder
 
+    loose_facts = [f for f in facts if f.file.language in LOOSE_LANGUAGES]
+    loose = LooseBinder(loose_facts, resolved, COMMON_METHOD_NAMES) if loose_facts else None
+
     calls: dict[SymbolKey, Counter[SymbolKey]] = defaultdict(Counter)
     for f in facts:
         fam = family[f.path]
@@ -802,6 +809,15 @@ def resolve_references(
             elif (binder_of := typed.get(f.file.language or "")) is not None:
                 # a variable's type, and which local shadows a name, depend on the line: no memo
                 targets = binder_of.targets(f.path, ref)
+            elif loose is not None and f.file.language in LOOSE_LANGUAGES \
+                    and (bound_here := loose.loose_targets(f.path, ref)) is not None:
+                targets = bound_here
+            elif loose is not None and f.file.language in LOOSE_LANGUAGES:
+                # a bare name not in scope: by name, as below, within the language's rules (by_name)
+                generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
+                targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
+                                names_from=names_from, generic=generic)
+                targets = [t for t in targets if loose.by_name(f.path, ref, t)]
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:

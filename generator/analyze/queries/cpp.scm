@@ -127,3 +127,65 @@
 
 (call_expression function: (qualified_identifier name: (identifier) @ref.call))
 (base_class_clause (type_identifier) @ref.name)
+
+; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters,
+; locals and data members (`T x`, `T* p`, `T& r`, `ns::T<U> x`, `std::unique_ptr<T> p`), `auto x = new T()`,
+; `auto x = f()`, a class's bases
+(parameter_declaration type: [(type_identifier) (qualified_identifier name: (type_identifier))] @bind.type
+  declarator: [(identifier) @bind.name (pointer_declarator declarator: (identifier) @bind.name)
+               (reference_declarator (identifier) @bind.name)])
+(declaration type: [(type_identifier) (qualified_identifier name: (type_identifier))] @bind.type
+  declarator: [(identifier) @bind.name (pointer_declarator declarator: (identifier) @bind.name)
+               (reference_declarator (identifier) @bind.name)
+               (init_declarator declarator: [(identifier) @bind.name
+                                             (pointer_declarator declarator: (identifier) @bind.name)
+                                             (reference_declarator (identifier) @bind.name)])])
+(field_declaration type: [(type_identifier) (qualified_identifier name: (type_identifier))] @bind.type
+  declarator: [(field_identifier) @bind.name (pointer_declarator declarator: (field_identifier) @bind.name)
+               (reference_declarator (field_identifier) @bind.name)])
+; a template's instance is of the template (`Foo<int> x`: a Foo); a smart pointer points to its argument
+((parameter_declaration type: [(template_type name: (type_identifier) @bind.type)
+                               (qualified_identifier name: (template_type name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.name (pointer_declarator declarator: (identifier) @bind.name)
+               (reference_declarator (identifier) @bind.name)])
+  (#not-match? @bind.type "^(shared_ptr|unique_ptr|weak_ptr)$"))
+((declaration type: [(template_type name: (type_identifier) @bind.type)
+                     (qualified_identifier name: (template_type name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.name (init_declarator declarator: (identifier) @bind.name)])
+  (#not-match? @bind.type "^(shared_ptr|unique_ptr|weak_ptr)$"))
+((field_declaration type: [(template_type name: (type_identifier) @bind.type)
+                           (qualified_identifier name: (template_type name: (type_identifier) @bind.type))]
+  declarator: (field_identifier) @bind.name)
+  (#not-match? @bind.type "^(shared_ptr|unique_ptr|weak_ptr)$"))
+((parameter_declaration type: (qualified_identifier name: (template_type name: (type_identifier) @_ptr
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @bind.type))))
+  declarator: [(identifier) @bind.name (reference_declarator (identifier) @bind.name)])
+  (#match? @_ptr "^(shared_ptr|unique_ptr|weak_ptr)$"))
+((declaration type: (qualified_identifier name: (template_type name: (type_identifier) @_ptr
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @bind.type))))
+  declarator: [(identifier) @bind.name (init_declarator declarator: (identifier) @bind.name)])
+  (#match? @_ptr "^(shared_ptr|unique_ptr|weak_ptr)$"))
+((field_declaration type: (qualified_identifier name: (template_type name: (type_identifier) @_ptr
+    arguments: (template_argument_list . (type_descriptor type: [(type_identifier) (qualified_identifier)] @bind.type))))
+  declarator: (field_identifier) @bind.name)
+  (#match? @_ptr "^(shared_ptr|unique_ptr|weak_ptr)$"))
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator declarator: (identifier) @bind.name
+                               value: (new_expression type: [(type_identifier) (qualified_identifier)] @bind.type)))
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator declarator: (identifier) @bind.name
+                               value: (call_expression function: [(identifier) (qualified_identifier)] @bind.call)))
+(class_specifier name: (type_identifier) @bind.name
+  (base_class_clause [(type_identifier) (qualified_identifier name: (type_identifier))] @bind.type))
+(struct_specifier name: (type_identifier) @bind.name
+  (base_class_clause [(type_identifier) (qualified_identifier name: (type_identifier))] @bind.type))
+(class_specifier name: (type_identifier) @bind.name
+  (base_class_clause [(template_type name: (type_identifier) @bind.type)
+                      (qualified_identifier name: (template_type name: (type_identifier) @bind.type))]))
+(struct_specifier name: (type_identifier) @bind.name
+  (base_class_clause [(template_type name: (type_identifier) @bind.type)
+                      (qualified_identifier name: (template_type name: (type_identifier) @bind.type))]))
+; locals of unknown type: they shadow the members of the same name
+(parameter_declaration declarator: [(identifier) @bind.local (pointer_declarator declarator: (identifier) @bind.local)
+                                    (reference_declarator (identifier) @bind.local)])
+(declaration declarator: (init_declarator declarator: (identifier) @bind.local))

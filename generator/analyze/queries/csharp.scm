@@ -22,3 +22,32 @@
 ; ---- enum members and fields, shown in a table under the type's section
 (enum_member_declaration name: (identifier) @name) @member.variant
 (declaration_list (field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @member.field)
+
+; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters,
+; locals, fields and properties, `var x = new T()`, `var x = F()`, declared return types, a type's bases
+(parameter type: [(identifier) (qualified_name) (nullable_type [(identifier) (qualified_name)])
+                  (generic_name (identifier))] @bind.type name: (identifier) @bind.name)
+(variable_declaration type: [(identifier) (qualified_name) (nullable_type [(identifier) (qualified_name)])
+                             (generic_name (identifier))] @bind.type
+  (variable_declarator name: (identifier) @bind.name))
+(variable_declaration type: (implicit_type)
+  (variable_declarator name: (identifier) @bind.name
+    (object_creation_expression type: [(identifier) (qualified_name) (generic_name (identifier))] @bind.type)))
+(variable_declaration type: (implicit_type)
+  (variable_declarator name: (identifier) @bind.name
+    (invocation_expression function: [(identifier) (member_access_expression)] @bind.call)))
+(property_declaration type: [(identifier) (qualified_name) (nullable_type [(identifier) (qualified_name)])
+                             (generic_name (identifier))] @bind.type name: (identifier) @bind.name)
+(method_declaration returns: [(identifier) (qualified_name) (generic_name (identifier))] @bind.type
+  name: (identifier) @bind.returns)
+(class_declaration name: (identifier) @bind.name
+  (base_list [(identifier) (qualified_name) (generic_name (identifier))] @bind.type))
+(struct_declaration name: (identifier) @bind.name
+  (base_list [(identifier) (qualified_name) (generic_name (identifier))] @bind.type))
+(interface_declaration name: (identifier) @bind.name
+  (base_list [(identifier) (qualified_name) (generic_name (identifier))] @bind.type))
+(record_declaration name: (identifier) @bind.name
+  (base_list [(identifier) (qualified_name) (generic_name (identifier))] @bind.type))
+; locals of unknown type: they shadow the members of the same name
+(parameter name: (identifier) @bind.local)
+(variable_declarator name: (identifier) @bind.local)

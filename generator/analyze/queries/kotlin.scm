@@ -26,3 +26,27 @@
 ; ---- enum entries and a class's constructor properties, shown in a table under the type's section
 (enum_entry (simple_identifier) @name) @member.variant
 (class_parameter (simple_identifier) @name) @member.field
+
+; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters
+; and properties (a constructor's `val` parameters are the class's), `val x = T()`, declared return types,
+; a class's supertypes
+(parameter (simple_identifier) @bind.name
+  [(user_type . (type_identifier) @bind.type) (nullable_type (user_type . (type_identifier) @bind.type))])
+(class_parameter (simple_identifier) @bind.name
+  [(user_type . (type_identifier) @bind.type) (nullable_type (user_type . (type_identifier) @bind.type))])
+(property_declaration (variable_declaration (simple_identifier) @bind.name
+  [(user_type . (type_identifier) @bind.type) (nullable_type (user_type . (type_identifier) @bind.type))]))
+(property_declaration (variable_declaration (simple_identifier) @bind.name .)
+  (call_expression . [(simple_identifier) (navigation_expression)] @bind.call))
+(function_declaration (simple_identifier) @bind.returns (function_value_parameters) .
+  [(user_type . (type_identifier) @bind.type) (nullable_type (user_type . (type_identifier) @bind.type))])
+(class_declaration (type_identifier) @bind.name
+  (delegation_specifier [(user_type . (type_identifier) @bind.type)
+                         (constructor_invocation (user_type . (type_identifier) @bind.type))]))
+(object_declaration (type_identifier) @bind.name
+  (delegation_specifier [(user_type . (type_identifier) @bind.type)
+                         (constructor_invocation (user_type . (type_identifier) @bind.type))]))
+; locals of unknown type: they shadow the members of the same name
+(parameter (simple_identifier) @bind.local)
+(property_declaration (variable_declaration (simple_identifier) @bind.local))
+(lambda_parameters (variable_declaration (simple_identifier) @bind.local))

@@ -29,3 +29,27 @@
 ; ---- enum cases and properties, shown in a table under the type's section
 (enum_case name: (name) @name) @member.variant
 (property_declaration (property_element (variable_name (name) @name))) @member.field
+
+; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters
+; and properties, `$x = new T()`, `$this->x = new T()`, declared return types, a class's bases and traits
+(simple_parameter type: (named_type [(name) (qualified_name)] @bind.type) name: (variable_name) @bind.name)
+(simple_parameter type: (optional_type (named_type [(name) (qualified_name)] @bind.type))
+  name: (variable_name) @bind.name)
+(property_promotion_parameter type: (named_type [(name) (qualified_name)] @bind.type)
+  name: (variable_name) @bind.name)
+(property_promotion_parameter type: (optional_type (named_type [(name) (qualified_name)] @bind.type))
+  name: (variable_name) @bind.name)
+(property_declaration type: (named_type [(name) (qualified_name)] @bind.type)
+  (property_element name: (variable_name) @bind.name))
+(property_declaration type: (optional_type (named_type [(name) (qualified_name)] @bind.type))
+  (property_element name: (variable_name) @bind.name))
+(assignment_expression left: [(variable_name) (member_access_expression)] @bind.name
+  right: (object_creation_expression [(name) (qualified_name)] @bind.type))
+(method_declaration name: (name) @bind.returns return_type: (named_type [(name) (qualified_name)] @bind.type))
+(method_declaration name: (name) @bind.returns
+  return_type: (optional_type (named_type [(name) (qualified_name)] @bind.type)))
+(class_declaration name: (name) @bind.name (base_clause [(name) (qualified_name)] @bind.type))
+(class_declaration name: (name) @bind.name (class_interface_clause [(name) (qualified_name)] @bind.type))
+(interface_declaration name: (name) @bind.name (base_clause [(name) (qualified_name)] @bind.type))
+(class_declaration name: (name) @bind.name body: (declaration_list (use_declaration [(name) (qualified_name)] @bind.type)))
+(trait_declaration name: (name) @bind.name body: (declaration_list (use_declaration [(name) (qualified_name)] @bind.type)))

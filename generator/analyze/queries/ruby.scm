@@ -26,3 +26,23 @@
 (superclass (constant) @ref.name)
 (scope_resolution name: (constant) @ref.name)
 (call receiver: (constant) @ref.name)
+
+; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): a class's superclass
+; and the modules it mixes in (bound to its own name), `x = Klass.new`, `@x = Klass.new`
+(class name: (constant) @bind.name superclass: (superclass [(constant) (scope_resolution)] @bind.type))
+((class name: (constant) @bind.name
+   body: (body_statement (call method: (identifier) @_mixin
+                               arguments: (argument_list [(constant) (scope_resolution)] @bind.type))))
+  (#match? @_mixin "^(include|extend|prepend)$"))
+((module name: (constant) @bind.name
+   body: (body_statement (call method: (identifier) @_mixin
+                               arguments: (argument_list [(constant) (scope_resolution)] @bind.type))))
+  (#match? @_mixin "^(include|extend)$"))
+((assignment left: [(identifier) (instance_variable)] @bind.name
+   right: (call receiver: [(constant) (scope_resolution)] @bind.type method: (identifier) @_new))
+  (#eq? @_new "new"))
+; locals of unknown type: they shadow the methods of the same name
+(method_parameters [(identifier) @bind.local (optional_parameter name: (identifier) @bind.local)
+                    (keyword_parameter name: (identifier) @bind.local)])
+(block_parameters (identifier) @bind.local)
+(assignment left: (identifier) @bind.local)
