@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts
+from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts, scopes_as_dots
 from generator.index.tokens import identifiers, query_terms
 
 MAX_QUERY_TERMS = 128  # distinct full-text terms sent to BM25
@@ -57,6 +57,16 @@ class ParsedQuery:
         return " ".join(self.terms)
 
 
+def _code_names(text: str) -> list[str]:
+    """The identifiers as written, then the dotted form of those written with another scope separator
+    (`registry::get` -> `registry.get`: the index's qualified name of the member)."""
+    names = dict.fromkeys(identifiers(text))
+    dotted = scopes_as_dots(text)
+    if dotted != text:
+        names.update(dict.fromkeys(identifiers(dotted)))
+    return list(names)
+
+
 @lru_cache(maxsize=256)
 def parse_query(text: str) -> ParsedQuery:
     terms: dict[str, None] = {}
@@ -67,7 +77,7 @@ def parse_query(text: str) -> ParsedQuery:
     return ParsedQuery(
         text=text,
         identifiers=extract_identifiers(text),
-        code_names=tuple(identifiers(text)[:MAX_CODE_NAMES]),
+        code_names=tuple(_code_names(text)[:MAX_CODE_NAMES]),
         terms=tuple(terms),
         words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", text)),
         phrases=tuple(exact_phrases(text)),

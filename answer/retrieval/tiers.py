@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 SEARCH_TYPES = ("lexical", "symbolic", "semantic", "hybrid", "regex")
 MAX_QUERY_CHARS = 20_000
 SNIPPET_LINES = 8
+FILE_SPANS = 3  # spans kept per ranked file (SearchResult.file_spans)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class SearchResult:
     type: str
     hits: list[SpanHit] = field(default_factory=list)
     files: list[FileHit] = field(default_factory=list)
+    # the best spans of each of `files` (FILE_SPANS at most), whether or not they made `hits`
+    file_spans: dict[str, list[SpanHit]] = field(default_factory=dict)
     degraded: bool = False
     notes: list[str] = field(default_factory=list)  # skipped tiers, outages
     seconds: float = 0.0
@@ -1110,9 +1113,9 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
     return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked]
 
 
-def fuse_spans(lists: dict[str, list[_Cand]], w: Weights, limit: int, scope: str | None = None
-               ) -> list[SpanHit]:
-    """The `limit` best spans in scope by weighted RRF (snippets are cut only for those)."""
+def _span_scores(lists: dict[str, list[_Cand]], w: Weights
+                 ) -> list[tuple[_Cand, float, tuple[str, ...]]]:
+    """Every span of every list by weighted RRF, best first: (the span, its score, its tiers)."""
     scores: dict[str, float] = {}
     best: dict[str, _Cand] = {}
     tiers: dict[str, set[str]] = {}
@@ -1126,15 +1129,37 @@ def fuse_spans(lists: dict[str, list[_Cand]], w: Weights, limit: int, scope: str
             best.setdefault(key, cand)
             tiers.setdefault(key, set()).add(_TIER_OF.get(name, name))
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(best[key], score, tuple(sorted(tiers[key]))) for key, score in ranked]
+
+
+def _span_hit(cand: _Cand, score: float, tiers: tuple[str, ...]) -> SpanHit:
+    return SpanHit(cand.path, cand.start_line, cand.end_line, round(score, 6), tiers, _snippet(cand.text),
+                   cand.symbol, cand.source)
+
+
+def fuse_spans(scored: Sequence[tuple[_Cand, float, tuple[str, ...]]], limit: int, scope: str | None = None
+               ) -> list[SpanHit]:
+    """The `limit` best spans in scope of `_span_scores` (snippets are cut only for those)."""
     out: list[SpanHit] = []
-    for key, score in ranked:
-        c = best[key]
-        if not _in_scope(c.path, scope):
+    for cand, score, tiers in scored:
+        if not _in_scope(cand.path, scope):
             continue
         if len(out) >= limit:
             break
-        out.append(SpanHit(c.path, c.start_line, c.end_line, round(score, 6), tuple(sorted(tiers[key])),
-                           _snippet(c.text), c.symbol, c.source))
+        out.append(_span_hit(cand, score, tiers))
+    return out
+
+
+def spans_by_file(scored: Sequence[tuple[_Cand, float, tuple[str, ...]]], paths: Sequence[str],
+                  per_file: int) -> dict[str, list[SpanHit]]:
+    """The `per_file` best spans of each of `paths` in `_span_scores`: where in a ranked file the answer is,
+    also for a file none of whose spans made the overall top (a file can rank by its whole text or its page
+    while its best span sits far down the span ranking)."""
+    wanted = set(paths)
+    out: dict[str, list[SpanHit]] = {}
+    for cand, score, tiers in scored:
+        if cand.path in wanted and len(out.setdefault(cand.path, [])) < per_file:
+            out[cand.path].append(_span_hit(cand, score, tiers))
     return out
 
 
@@ -1210,7 +1235,9 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.notes.append(f"file kinds unavailable, ranked without them: {exc}")
         priors = {}
     result.files = [f for f in fuse_files(lists, weights, priors) if _in_scope(f.path, scope)][:limit]
-    result.hits = fuse_spans(lists, weights, limit, scope)
+    scored = _span_scores(lists, weights)
+    result.hits = fuse_spans(scored, limit, scope)
+    result.file_spans = spans_by_file(scored, [f.path for f in result.files], FILE_SPANS)
     result.seconds = time.perf_counter() - started
     return result
 
