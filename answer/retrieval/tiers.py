@@ -104,6 +104,11 @@ class Weights:
     doc_prior: float = 0.8
     # code that is not the product: examples, benchmarks, demos, samples, bundled copies of other projects
     aux_prior: float = 0.5
+    # build and tool configuration (package.json, CI workflows, pyproject.toml), and change logs (they
+    # repeat every change's own words, so they match any question about one): fitted on the history tuning
+    # split (MRR 0.590 -> 0.600 with the issue references below; the development set unchanged)
+    config_prior: float = 0.8
+    changelog_prior: float = 0.5
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -184,6 +189,7 @@ _SIGNATURES: Memo[dict[tuple[str, str, int, int], str]] = Memo("signatures")
 _NAME_INDEX: Memo[_NameIndex] = Memo("name_index")
 _KINDS: Memo[dict[str, str]] = Memo("kinds")
 _AUXILIARY: Memo[frozenset[str]] = Memo("auxiliary_paths")
+_CHANGELOGS: Memo[frozenset[str]] = Memo("changelog_paths")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
@@ -1013,21 +1019,39 @@ _AUX_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "dem
                         "benchmarks", "benches", "bundled", "playground", "vendored"})
 
 
+# build and tool configuration is asked for by these words
+_CONFIG_WORDS = frozenset({"configuration", "dependency", "dependencies", "deps", "manifest", "workflow",
+                           "workflows", "ci", "yaml", "yml", "toml", "linter", "eslint", "prettier",
+                           "tsconfig", "pyproject", "gradle", "maven", "cmake", "makefile"})
+_CHANGELOG_NAMES = frozenset({"changelog", "changes", "history", "news", "release-notes", "release_notes",
+                              "releasenotes", "releases", "whatsnew"})
+_CHANGELOG_WORDS = frozenset({"changelog", "release", "releases"})
+
+
 def is_auxiliary(path: str) -> bool:
     """Whether `path` lies in a folder of examples, benchmarks, demos or bundled third-party code."""
     return any(part.lower() in _AUX_DIRS for part in path.split("/")[:-1])
 
 
+def is_changelog(path: str) -> bool:
+    """Whether `path` is a change log or release notes (CHANGELOG.md, HISTORY.rst, docs/release-notes.md)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return (name.rsplit(".", 1)[0] if "." in name else name) in _CHANGELOG_NAMES
+
+
 def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
-    """path -> multiplier for its file kind (tests, docs and auxiliary code behind the product's code unless
-    the query asks for them)."""
-    if w.test_prior == 1.0 and w.doc_prior == 1.0 and w.aux_prior == 1.0:
+    """path -> multiplier for its file kind (tests, docs, configuration, change logs and auxiliary code
+    behind the product's code unless the query asks for them)."""
+    if (w.test_prior == 1.0 and w.doc_prior == 1.0 and w.aux_prior == 1.0 and w.config_prior == 1.0
+            and w.changelog_prior == 1.0):
         return {}
     words = parse_query(query).words
     test = 1.0 if words & _TEST_WORDS else w.test_prior
     doc = 1.0 if words & _DOC_WORDS else w.doc_prior
     aux = 1.0 if words & _AUX_WORDS else w.aux_prior
-    factor = {"test": test, "doc": doc}
+    config = 1.0 if words & _CONFIG_WORDS else w.config_prior
+    changelog = 1.0 if words & _CHANGELOG_WORDS else w.changelog_prior
+    factor = {"test": test, "doc": doc, "config": config}
     out = {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
     if aux != 1.0:
         auxiliary = store.memos.get(_AUXILIARY)
@@ -1036,6 +1060,12 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
                                         frozenset(p for p in _file_kinds(store) if is_auxiliary(p)))
         for path in auxiliary:
             out[path] = out.get(path, 1.0) * aux
+    if changelog != 1.0:
+        logs = store.memos.get(_CHANGELOGS)
+        if logs is None:
+            logs = store.memos.put(_CHANGELOGS, frozenset(p for p in _file_kinds(store) if is_changelog(p)))
+        for path in logs:
+            out[path] = out.get(path, 1.0) * changelog
     return out
 
 

@@ -2,7 +2,7 @@
 repository, asked through search_codebase / locate)."""
 
 from answer.answering.localize import locate
-from answer.retrieval.tiers import search_codebase
+from answer.retrieval.tiers import Weights, rank_files, search_codebase
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import load_config
@@ -57,3 +57,42 @@ def test_every_ranked_file_names_its_best_span_even_outside_the_top_hits(make_re
     found = locate(store, question)
     span = next(s for s in found.spans if s.path == "pkg/lone.py")
     assert (span.symbol, span.start_line, span.end_line) == ("refill", 10, 13)
+
+
+def test_change_logs_and_configuration_rank_behind_the_code_unless_asked_for(make_repo):
+    # the change log repeats the change's words, the CI workflow names the tool: the code is the answer
+    code = ("def retry_upload(session, payload, attempts=3):\n    # retry the upload on a timeout\n"
+            "    for _ in range(attempts):\n        if session.upload(payload):\n            return True\n"
+            "    return False\n")
+    files = {"uploader/retry.py": code,
+             "CHANGELOG.md": ("# Changes\n\n## 2.1\n\n- Retry the upload on a timeout (retry_upload)\n"
+                              "- Upload retry attempts configurable\n"),
+             ".github/workflows/upload.yml": ("name: retry upload\non: [push]\njobs:\n  upload:\n"
+                                              "    steps:\n      - run: retry upload attempts timeout\n")}
+    files |= {f"uploader/part{i}.py": f"def part_{i}(data):\n    return data[{i}]\n" for i in range(5)}
+    store = _store(make_repo, files)
+    ranked = [f.path for f in rank_files(store, "Retry the upload on a timeout")]
+    assert ranked[0] == "uploader/retry.py"
+    flat = Weights(config_prior=1.0, changelog_prior=1.0)
+    scores = {f.path: f.score for f in rank_files(store, "Retry the upload on a timeout")}
+    unweighted = {f.path: f.score for f in rank_files(store, "Retry the upload on a timeout", weights=flat)}
+    assert scores["CHANGELOG.md"] < unweighted["CHANGELOG.md"]
+    assert scores[".github/workflows/upload.yml"] < unweighted[".github/workflows/upload.yml"]
+    assert scores["uploader/retry.py"] == unweighted["uploader/retry.py"]
+    # asked for, they are not held back
+    asking = "which CI workflow and changelog entry mention the upload retry"
+    asked = {f.path: f.score for f in rank_files(store, asking)}
+    asked_flat = {f.path: f.score for f in rank_files(store, asking, weights=flat)}
+    assert asked["CHANGELOG.md"] == asked_flat["CHANGELOG.md"]
+    assert asked[".github/workflows/upload.yml"] == asked_flat[".github/workflows/upload.yml"]
+
+
+def test_issue_references_and_links_are_not_search_terms(make_repo):
+    # issue numbers and link words are in no code; a file that happens to hold them must not win
+    files = {"net/timeouts.py": "def read_timeout(sock, seconds):\n    sock.settimeout(seconds)\n"
+                                "    return sock.recv(1024)\n",
+             "net/ports.py": "# github issues 2041 com\nKNOWN = {2041: 'github', 1984: 'issues'}\n"}
+    store = _store(make_repo, files)
+    question = "Fix read timeout (#2041), see https://github.com/acme/net/issues/1984"
+    assert [f.path for f in rank_files(store, question)][:1] == ["net/timeouts.py"]
+    assert "net/ports.py" not in [f.path for f in rank_files(store, question)]

@@ -22,3 +22,13 @@ def test_a_scoped_name_is_named_as_written_and_dotted():
     assert {"registry.get", "Pool.take", "async_logger"} <= set(names)
     # a question without any keeps exactly its names
     assert parse_query("where is parse_config defined").code_names == ("parse_config",)
+
+
+def test_issue_references_and_links_are_left_out_of_the_full_text_terms():
+    parsed = parse_query("Fix read timeout (#2041), GH-77; see https://github.com/acme/net/issues/1984")
+    assert "2041" not in parsed.terms
+    assert "77" not in parsed.terms
+    assert "github" not in parsed.terms
+    assert {"fix", "read", "timeout"} <= set(parsed.terms)
+    # a question of nothing else keeps them
+    assert "12" in parse_query("#12").terms
