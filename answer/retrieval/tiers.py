@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 SEARCH_TYPES = ("lexical", "symbolic", "semantic", "hybrid", "regex")
 MAX_QUERY_CHARS = 20_000
 SNIPPET_LINES = 8
-FILE_SPANS = 3  # spans kept per ranked file (SearchResult.file_spans)
+FILE_SPANS = 5  # spans kept per ranked file (SearchResult.file_spans)
 
 
 @dataclass(frozen=True)
