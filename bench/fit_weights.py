@@ -30,6 +30,8 @@ from sourcebook.config import load_config
 KNOBS: dict[str, tuple[float, ...]] = {
     "test_prior": (0.8, 0.6, 0.45),
     "aux_prior": (1.0, 0.7, 0.5),
+    "config_prior": (1.0, 0.8, 0.6),
+    "changelog_prior": (1.0, 0.5, 0.3),
     "literal": (0.3, 0.6),
     "symbols": (0.7, 1.0),
     "pages": (1.0, 0.6),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,10 +151,15 @@ def fuse_relational(main: Sequence[FileHit], side_a: Sequence[FileHit],
 
 
 def group_spans(files: Iterable[tuple[str, float, tuple[str, ...], bool]],
-                hits: Sequence[SpanHit]) -> list[RankedFile]:
-    by_path: dict[str, list[SpanHit]] = {}
+                hits: Sequence[SpanHit], file_spans: Mapping[str, Sequence[SpanHit]] | None = None
+                ) -> list[RankedFile]:
+    """Each ranked file with its spans: its own best spans (`file_spans`, from the search that ranked it),
+    then any other hit of it (a relational side's)."""
+    by_path: dict[str, list[SpanHit]] = {path: list(spans) for path, spans in (file_spans or {}).items()}
     for hit in hits:
-        by_path.setdefault(hit.path, []).append(hit)
+        mine = by_path.setdefault(hit.path, [])
+        if not any((h.start_line, h.end_line) == (hit.start_line, hit.end_line) for h in mine):
+            mine.append(hit)
     return [RankedFile(path, score, tiers, by_path.get(path, []), both) for path, score, tiers, both in files]
 
 
@@ -402,7 +407,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
         hits += [h for h in [*side_a.hits, *side_b.hits] if (h.path, h.start_line) not in seen]
     else:
         fused = [(f.path, f.score, f.tiers, False) for f in main.files]
-    files = group_spans(fused, hits)[:SEARCH_LIMIT]
+    files = group_spans(fused, hits, main.file_spans)[:SEARCH_LIMIT]
 
     promoted = symbol_matches(idents.names, _named_symbols(store, idents.names, scope))[:PROMOTED_MAX]
     top = [f.path for f in files[:ENRICHED_FILES]]

@@ -36,13 +36,27 @@ class Identifiers:
         return bool(self.names)
 
 
+# Scope separators other than the dot, between two identifiers: C++, Rust, PHP and Ruby `::`, PHP and C++
+# `->` (`$this->fooBar`), PHP namespaces `Foo\Bar` (capitalised by convention: a lower-case letter after a
+# backslash is more often an escape, `\n`), Ruby's `Class#method` of its docs. The index names a member
+# `Class.member` in every language, so a question naming `registry::get` names the symbol `registry.get`.
+_SCOPE = re.compile(r"(?<=\w)(?:::|->)\$?(?=[A-Za-z_])|(?<=\w)\\(?=[A-Z])|(?<=[a-z0-9])#(?=[a-z_]\w*\b)")
+
+
+def scopes_as_dots(text: str) -> str:
+    """`text` with the scope separators between identifiers written as dots (`Foo::bar` -> `Foo.bar`)."""
+    return _SCOPE.sub(".", text)
+
+
 def is_file_name(token: str) -> bool:
     ext = token.rsplit(".", 1)[-1].lower() if "." in token else ""
     return ext in _FILE_EXTENSIONS
 
 
 def extract_identifiers(question: str) -> Identifiers:
-    """Identifiers a question names: backticked text, file names, dotted paths, CamelCase and snake_case."""
+    """Identifiers a question names: backticked text, file names, dotted paths, CamelCase and snake_case;
+    a name written with another language's scope separator (`registry::get`, `$this->run`) also
+    in its dotted form."""
     found: dict[str, None] = {}
     files: dict[str, None] = {}
 
@@ -57,7 +71,7 @@ def extract_identifiers(question: str) -> Identifiers:
             files.setdefault(token, None)
 
     for match in _BACKTICKED.finditer(question):
-        inner = match.group(1).strip()
+        inner = scopes_as_dots(match.group(1).strip())
         # `app.route("/")` -> app.route ; `foo bar` (prose in backticks) -> each code-like word
         head = re.match(r"[\w./-]+", inner)
         if head and head.group(0) == inner.split("(")[0]:
@@ -69,11 +83,13 @@ def extract_identifiers(question: str) -> Identifiers:
     for match in _FILE_NAME.finditer(prose):
         if is_file_name(match.group(1)):
             add(match.group(1))
-    for match in _DOTTED.finditer(prose):
-        token = match.group(1)
-        if token.lower() in _NOT_DOTTED or is_file_name(token):
-            continue
-        add(token)
+    dotted = scopes_as_dots(prose)
+    for text in (prose, dotted) if dotted != prose else (prose,):
+        for match in _DOTTED.finditer(text):
+            token = match.group(1)
+            if token.lower() in _NOT_DOTTED or is_file_name(token):
+                continue
+            add(token)
     for pattern in (_CAMEL, _SNAKE, _DUNDER, _CALL):
         for match in pattern.finditer(prose):
             add(match.group(1))

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts
+from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts, scopes_as_dots
 from generator.index.tokens import identifiers, query_terms
 
 MAX_QUERY_TERMS = 128  # distinct full-text terms sent to BM25
@@ -47,7 +47,9 @@ class ParsedQuery:
     text: str
     identifiers: Identifiers  # what the question names (backticks, files, dotted, CamelCase, snake_case)
     code_names: tuple[str, ...]  # identifiers by the index's own tokenizer rules: literal and name lookups
-    terms: tuple[str, ...]  # full-text terms, stop words dropped, distinct, at most MAX_QUERY_TERMS
+    # full-text terms (issue references and links left out), stop words dropped, distinct, at most
+    # MAX_QUERY_TERMS
+    terms: tuple[str, ...]
     words: frozenset[str]  # lower-cased alphabetic words: what asks for tests, docs, examples
     phrases: tuple[str, ...]  # quoted text and exception messages, matched verbatim
     sides: tuple[str, str] | None  # the two sides of a relational question
@@ -57,17 +59,38 @@ class ParsedQuery:
         return " ".join(self.terms)
 
 
+def _code_names(text: str) -> list[str]:
+    """The identifiers as written, then the dotted form of those written with another scope separator
+    (`registry::get` -> `registry.get`: the index's qualified name of the member)."""
+    names = dict.fromkeys(identifiers(text))
+    dotted = scopes_as_dots(text)
+    if dotted != text:
+        names.update(dict.fromkeys(identifiers(dotted)))
+    return list(names)
+
+
+# what an issue or a commit message carries that no code holds: references to other issues and pull
+# requests (#1234, GH-1234) and links; their numbers and host words only add noise to the full-text terms
+_REFERENCES = re.compile(r"https?://\S+|(?<![\w&#])(?:#|GH-)\d+\b")
+
+
+def without_references(text: str) -> str:
+    """`text` without issue references and links (the whole text if nothing else is left)."""
+    kept = _REFERENCES.sub(" ", text)
+    return kept if kept.strip() else text
+
+
 @lru_cache(maxsize=256)
 def parse_query(text: str) -> ParsedQuery:
     terms: dict[str, None] = {}
-    for term in query_terms(text):
+    for term in query_terms(without_references(text)):
         terms.setdefault(term, None)
         if len(terms) >= MAX_QUERY_TERMS:
             break
     return ParsedQuery(
         text=text,
         identifiers=extract_identifiers(text),
-        code_names=tuple(identifiers(text)[:MAX_CODE_NAMES]),
+        code_names=tuple(_code_names(without_references(text))[:MAX_CODE_NAMES]),
         terms=tuple(terms),
         words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", text)),
         phrases=tuple(exact_phrases(text)),

@@ -7,8 +7,8 @@ def _sym(qualname, kind, start, end, path="a.py"):
     return SymbolInfo(path, qualname, qualname.rsplit(".", 1)[-1], kind, start, end, "", "")
 
 
-def _span(start, end, symbol=""):
-    return SpanHit("a.py", start, end, 1.0, ("lexical",), "", symbol)
+def _span(start, end, symbol="", score=1.0):
+    return SpanHit("a.py", start, end, score, ("lexical",), "", symbol)
 
 
 SYMS = [_sym("Console", "class", 1, 80), _sym("Console.out", "method", 5, 9),
@@ -19,6 +19,18 @@ def test_a_merged_chunk_anchors_on_the_function_holding_most_of_it():
     # the chunk names Console.out (its first definition) but is mostly Console.print
     got = anchor("a.py", [_span(5, 30, "Console.out")], SYMS)
     assert got == Anchor("a.py", "Console.print", (10, 40))
+
+
+def test_the_files_other_spans_decide_between_the_functions_of_a_merged_chunk():
+    # the merged chunk is mostly Console.print, but the file's next span is Console.out's own definition
+    # (a symbol-name match): Console.out holds most of the file's span score
+    spans = [_span(5, 30, "Console.out"), _span(5, 9, "Console.out", score=0.7)]
+    assert anchor("a.py", spans, SYMS) == Anchor("a.py", "Console.out", (5, 9))
+    # a weak second span does not outweigh the chunk
+    weak = [_span(5, 30, "Console.out"), _span(5, 9, "Console.out", score=0.2)]
+    assert anchor("a.py", weak, SYMS) == Anchor("a.py", "Console.print", (10, 40))
+    # spans outside every function give nothing: the chunk alone decides
+    assert anchor("a.py", [_span(5, 30), _span(85, 88, score=5.0)], SYMS).symbol == "Console.print"
 
 
 def test_named_symbol_wins_and_class_lines_are_clipped_to_the_span():

@@ -1,0 +1,98 @@
+"""Ranking rules of issue 33, each through the real retrieval interface (an index built from a small
+repository, asked through search_codebase / locate)."""
+
+from answer.answering.localize import locate
+from answer.retrieval.tiers import Weights, rank_files, search_codebase
+from generator.index.command import index_repository
+from generator.index.store import open_index
+from sourcebook.config import load_config
+
+
+def _store(make_repo, files):
+    root = make_repo(files)
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    return open_index(config)
+
+
+def _php_class(name: str, body: str) -> str:
+    return f"<?php\nnamespace Shop;\n\nclass {name}\n{{\n{body}}}\n"
+
+
+def test_a_member_named_with_double_colons_is_the_dotted_symbol(make_repo):
+    # two classes with a `get`: the question's `Registry::get` names one of them
+    method = ("    public function get(string $name)\n    {\n        return $this->items[$name] ?? null;\n"
+              "    }\n\n    public function add(string $name, $item)\n    {\n"
+              "        $this->items[$name] = $item;\n    }\n")
+    files = {"src/Registry.php": _php_class("Registry", method), "src/Pool.php": _php_class("Pool", method)}
+    files |= {f"src/Util{i}.php": _php_class(f"Util{i}", f"    public function run{i}()\n    {{\n"
+                                                          f"        return {i};\n    }}\n") for i in range(5)}
+    store = _store(make_repo, files)
+    found = locate(store, "Registry::get returns the wrong item for a name")
+    assert found.files[0] == "src/Registry.php"
+    assert (found.spans[0].path, found.spans[0].symbol) == ("src/Registry.php", "Registry.get")
+    # written with dots it was found before; the scope separator now reads the same
+    assert locate(store, "Registry.get returns the wrong item for a name").spans[0] == found.spans[0]
+
+
+def test_every_ranked_file_names_its_best_span_even_outside_the_top_hits(make_repo):
+    # one file holds many spans about draining buckets (they fill the overall top spans); another file
+    # matches once, in a function whose name is none of the question's words
+    body = "".join(f"    bucket.drain(tokens={n})\n    tokens = bucket.tokens - {n}\n" for n in range(12))
+    crowd = "".join(f"def drain_bucket_{i}(bucket, tokens):\n{body}    return tokens\n\n\n"
+                    for i in range(30))
+    lone = ("import os\n\nLIMIT = 3\n\n\ndef helper():\n    return os.getcwd()\n\n\n"
+            "def refill(bucket):\n    # drain the bucket's tokens then top it up\n    bucket.drain()\n"
+            "    bucket.tokens = LIMIT\n")
+    store = _store(make_repo, {"pkg/crowd.py": crowd, "pkg/lone.py": lone,
+                               "pkg/other.py": "def unrelated():\n    return 1\n"})
+    question = "drain the bucket tokens"
+    result = search_codebase(store, question, "hybrid", limit=20)
+    assert "pkg/lone.py" in [f.path for f in result.files]
+    # none of pkg/lone.py's spans made the overall top
+    assert all(h.path == "pkg/crowd.py" for h in result.hits)
+    best = result.file_spans["pkg/lone.py"][0]
+    assert best.start_line <= 10  # it holds refill()
+    assert best.end_line >= 13
+    found = locate(store, question)
+    span = next(s for s in found.spans if s.path == "pkg/lone.py")
+    assert (span.symbol, span.start_line, span.end_line) == ("refill", 10, 13)
+
+
+def test_change_logs_and_configuration_rank_behind_the_code_unless_asked_for(make_repo):
+    # the change log repeats the change's words, the CI workflow names the tool: the code is the answer
+    code = ("def retry_upload(session, payload, attempts=3):\n    # retry the upload on a timeout\n"
+            "    for _ in range(attempts):\n        if session.upload(payload):\n            return True\n"
+            "    return False\n")
+    files = {"uploader/retry.py": code,
+             "CHANGELOG.md": ("# Changes\n\n## 2.1\n\n- Retry the upload on a timeout (retry_upload)\n"
+                              "- Upload retry attempts configurable\n"),
+             ".github/workflows/upload.yml": ("name: retry upload\non: [push]\njobs:\n  upload:\n"
+                                              "    steps:\n      - run: retry upload attempts timeout\n")}
+    files |= {f"uploader/part{i}.py": f"def part_{i}(data):\n    return data[{i}]\n" for i in range(5)}
+    store = _store(make_repo, files)
+    ranked = [f.path for f in rank_files(store, "Retry the upload on a timeout")]
+    assert ranked[0] == "uploader/retry.py"
+    flat = Weights(config_prior=1.0, changelog_prior=1.0)
+    scores = {f.path: f.score for f in rank_files(store, "Retry the upload on a timeout")}
+    unweighted = {f.path: f.score for f in rank_files(store, "Retry the upload on a timeout", weights=flat)}
+    assert scores["CHANGELOG.md"] < unweighted["CHANGELOG.md"]
+    assert scores[".github/workflows/upload.yml"] < unweighted[".github/workflows/upload.yml"]
+    assert scores["uploader/retry.py"] == unweighted["uploader/retry.py"]
+    # asked for, they are not held back
+    asking = "which CI workflow and changelog entry mention the upload retry"
+    asked = {f.path: f.score for f in rank_files(store, asking)}
+    asked_flat = {f.path: f.score for f in rank_files(store, asking, weights=flat)}
+    assert asked["CHANGELOG.md"] == asked_flat["CHANGELOG.md"]
+    assert asked[".github/workflows/upload.yml"] == asked_flat[".github/workflows/upload.yml"]
+
+
+def test_issue_references_and_links_are_not_search_terms(make_repo):
+    # issue numbers and link words are in no code; a file that happens to hold them must not win
+    files = {"net/timeouts.py": "def read_timeout(sock, seconds):\n    sock.settimeout(seconds)\n"
+                                "    return sock.recv(1024)\n",
+             "net/ports.py": "# github issues 2041 com\nKNOWN = {2041: 'github', 1984: 'issues'}\n"}
+    store = _store(make_repo, files)
+    question = "Fix read timeout (#2041), see https://github.com/acme/net/issues/1984"
+    assert [f.path for f in rank_files(store, question)][:1] == ["net/timeouts.py"]
+    assert "net/ports.py" not in [f.path for f in rank_files(store, question)]
