@@ -63,6 +63,7 @@ def measure(repo: corpus.Repo, work: Path, n: int, split: str) -> tuple[list[Out
                                          git_dir=corpus.mirror_of(repo, MIRRORS))
         eval_report.write_set(mined, set_path)
         print(f"{repo.name}: {mined.considered} commits, {mined.trivial} trivial, "
+              f"{mined.uninformative} uninformative, "
               f"{len(mined.questions)} questions", file=sys.stderr)
     questions = load_questions(set_path)
     for q in questions:

@@ -83,6 +83,7 @@ class Mined:
     questions: list[HistoryQuestion] = field(default_factory=list)
     considered: int = 0  # commits that changed at least one existing source file
     trivial: int = 0  # left out: the message names a gold file
+    uninformative: int = 0  # left out: the message says nothing about the code ("Fix build", "CS fixes")
 
 
 def parse_log(text: str) -> list[Commit]:
@@ -138,6 +139,35 @@ def names_file(message: str, path: str) -> bool:
     return bool(stem) and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", low) is not None
 
 
+# Words a commit message uses about the work rather than the code: a message made only of these (with stop
+# words, issue numbers, links and version numbers) names nothing a search could find ("Apply fixes from
+# StyleCI (#451)", "Fix build", "Update baseline", "Test on PHP 8.5", "Tweaks"), so no tool can localize it
+# and it would only measure luck. Tools' names count as work words: a linter's fixes spread over any file.
+_WORK_TEXT = """
+    a an the of to for on in at and or with from by is are be as it its this that some more all up into via
+    per not no new old few small minor misc various other again also only just better fix fixes fixed
+    fixing bug bugs bugfix hotfix issue issues pr build builds ci cs cleanup clean cleaned cleaning tweak
+    tweaks tweaked typo typos typofix typofixes apply applied style styles lint linting linter format
+    formatted formatting reformat update updated updates updating upgrade bump bumped baseline version
+    versions release released prepare preparing test tests tested testing wip refactor refactored
+    refactoring improve improved improvement improvements change changes changed merge merged revert
+    reverted code stuff work things deps dependency dependencies support compat compatibility deprecation
+    deprecations warning warnings php python go golang rust java kotlin scala ruby node nodejs typescript
+    javascript csharp dotnet styleci phpstan psalm phpcs eslint prettier rubocop clippy rustfmt gofmt black
+    flake8 pylint mypy ruff ktlint detekt scalafmt stylecop dependabot renovate travis appveyor github
+    actions workflow workflows
+"""
+_WORK_WORDS = frozenset(_WORK_TEXT.split())
+_NOISE = re.compile(r"https?://\S+|(?:\b(?:gh|GH)-|#)\d+|\[[^\]]*\]|\bv?\d+(?:\.\w+)*")
+
+
+def says_nothing(message: str) -> bool:
+    """Whether a commit message holds no word about the code: only work words, stop words, issue numbers,
+    links, bracketed prefixes and version numbers (see `_WORK_WORDS`)."""
+    words = re.findall(r"[a-z][a-z0-9_]*", _NOISE.sub(" ", message).lower())
+    return all(w in _WORK_WORDS for w in words)
+
+
 def changed_functions(spans: Iterable[SymbolSpan], ranges: Sequence[tuple[int, int]]) -> list[str]:
     """Qualnames of the innermost functions/methods holding a changed range's lines, in file order. A
     pure deletion (c + 1, c) counts for a function holding both line c and line c + 1."""
@@ -159,7 +189,8 @@ def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], 
            symbols_of: Callable[[Commit, str], list[SymbolSpan]],
            language_of: Callable[[str], str]) -> Mined:
     """Questions from the first `n` commits that changed an existing source file (`is_source`): the
-    ones whose message names none of their gold files. `ranges_of` and `symbols_of` read the commit's
+    ones whose message names none of their gold files and says something about the code. `ranges_of` and
+    `symbols_of` read the commit's
     diff and the file as the commit left it (I/O, given by the caller)."""
     mined = Mined()
     for commit in commits:
@@ -172,6 +203,9 @@ def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], 
         mined.considered += 1
         if any(names_file(text, p) for p in gold):
             mined.trivial += 1
+            continue
+        if says_nothing(text):
+            mined.uninformative += 1
             continue
         ranges = ranges_of(commit, gold)
         functions = [(path, q) for path in gold

@@ -13,6 +13,7 @@ from answer.retrieval.history import (
     parse_hunks,
     parse_log,
     question_text,
+    says_nothing,
     select,
 )
 from sourcebook.cli import cli
@@ -85,6 +86,21 @@ def test_select_counts_trivial_and_stops_at_n():
     assert [q.id for q in mined.questions] == ["c1"]
     assert mined.questions[0].gold_files == ("a.py",)
     assert mined.questions[0].gold_functions == (("a.py", "parse"),)
+
+
+def test_a_message_that_says_nothing_about_the_code_is_no_question():
+    for message in ("Apply fixes from StyleCI (#451)", "[2.6] CS fixes", "Fix build", "Update baseline",
+                    "Test on PHP 8.5 (#591)", "Tweaks", "Fix issue https://example.org/issues/1984 (#1999)",
+                    "Bump version to v2.3.1", "Fix phpstan build"):
+        assert says_nothing(message), message
+    for message in ("Added missing types", "Add support for BOM-signed env files (#501)",
+                    "Rotate files based on timezone", "Fix crash when the header is empty"):
+        assert not says_nothing(message), message
+    commits = [Commit("c0", "Apply fixes from StyleCI (#12)", ("a.py",)),
+               Commit("c1", "Handle empty headers", ("a.py",))]
+    mined = select(commits, 5, lambda p: p.endswith(".py"), ranges_of=lambda c, paths: {},
+                   symbols_of=lambda c, p: [], language_of=lambda p: "python")
+    assert (mined.considered, mined.uninformative, [q.id for q in mined.questions]) == (2, 1, ["c1"])
 
 
 def test_function_hit_and_label_precision():
