@@ -414,7 +414,8 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     for sym in symbols_of(store, [f.path for f in files[:ANCHORED]]):  # one read for anchors and enrichment
         by_path.setdefault(sym.path, []).append(sym)
     terms = content_terms(question)
-    anchors = [anchor(f.path, f.spans, by_path.get(f.path, []), promoted, terms) for f in files[:ANCHORED]]
+    anchors = [anchor(f.path, f.spans, by_path.get(f.path, []), promoted, terms,
+                      source=sources.get(f.path, ""), query=parsed.terms) for f in files[:ANCHORED]]
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
     file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, [])),
                                         sources.get(path, "")) for path in top}
