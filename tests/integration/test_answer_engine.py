@@ -248,6 +248,10 @@ def test_low_confidence_carries_best_guesses(config: Config, fake_llm: FakeLLM) 
     assert reply.best_guesses
     assert reply.best_guesses[0].file == "pkg/json_provider.py"
     assert reply.best_guesses[0].why_relevant
+    # each guess names the symbol that answers in it, as its candidate does
+    first = reply.candidates[0]
+    assert f"best match {first.symbol} (lines {first.lines[0]}-{first.lines[1]})" in \
+        reply.best_guesses[0].why_relevant
     assert len(reply.candidate_files) <= 5
     assert reply.retrieval is not None
     assert len(reply.retrieval) <= 5
