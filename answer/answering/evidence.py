@@ -220,17 +220,30 @@ def promoted_block(sym: SymbolInfo, source: str) -> str:
     return "\n".join(parts)
 
 
+def lead_line(sym: SymbolInfo) -> str:
+    """The line a file's evidence starts with: the symbol that answers, its lines, signature and the first
+    line of the docstring its code's authors wrote."""
+    line = f"{sym.kind} {sym.qualname} (lines {sym.start_line}-{sym.end_line})"
+    if sym.signature:
+        line += f": {' '.join(sym.signature.split())}"
+    doc = sym.code_docstring.strip()
+    if doc:
+        line += f" - {_cut(doc.splitlines()[0].strip(), ENRICH_DOC_CHARS)}"
+    return line
+
+
 def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
-               symbols: Sequence[SymbolEvidence], source: str = "") -> str:
+               symbols: Sequence[SymbolEvidence], source: str = "", *, lead: SymbolInfo | None = None) -> str:
+    """One ranked file's evidence: the answering symbol (`lead`) first, then the page (None: its summary is
+    shown elsewhere in the answer), the symbols, the matching spans and, labelled last, generated prose."""
     parts = [f"## [{rank}] {ranked.path}"]
     if is_secret_path(ranked.path):
         # a secrets file by name (.env, credentials.json, secrets.yaml…): its content never goes to a model
         parts.append("(a secrets file by name: its content stays on this machine)")
         return "\n".join(parts)
+    if lead is not None and not (symbols and symbols[0].qualname == lead.qualname):
+        parts.append(lead_line(lead))  # an enriched file's symbol list starts with it already
     generated_page = page is not None and page.generated and bool(page.summary.strip())
-    if page is not None and not generated_page:
-        parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
-                     f"Page: {page.title}")
     for sym in symbols:
         line = f"- {sym.kind} {sym.qualname} (lines {sym.lines[0]}-{sym.lines[1]})"
         if sym.signature:
@@ -240,6 +253,9 @@ def file_block(rank: int, ranked: RankedFile, page: PageInfo | None,
             parts.append(f"  {sym.docstring}")
         if sym.excerpt:
             parts.append("  ```\n" + "\n".join("  " + x for x in sym.excerpt.split("\n")) + "\n  ```")
+    if page is not None and not generated_page:  # what the file is, after what in it answers
+        parts.append(f"Page: {page.title} - {_cut(page.summary.strip(), 600)}" if page.summary else
+                     f"Page: {page.title}")
     shown = 0
     for span in ranked.spans[:SPANS_PER_FILE]:
         text = excerpt_lines(source, span.start_line, span.end_line, SPAN_LINES) if source else span.snippet
@@ -357,16 +373,17 @@ def _files_of(store: IndexStore, paths: Sequence[str], with_text: Sequence[str])
 
 
 def rank_symbols(syms: Sequence[SymbolInfo], terms: Sequence[str],
-                 spans: Sequence[SpanHit]) -> list[SymbolInfo]:
-    """A file's symbols, most relevant first: named by the question, then inside a matching span, then
-    definitions before variables, in file order."""
+                 spans: Sequence[SpanHit], lead: SymbolInfo | None = None) -> list[SymbolInfo]:
+    """A file's symbols, most relevant first: the one its anchor names (`lead`), named by the question, then
+    inside a matching span, then definitions before variables, in file order."""
     wanted = {t.lower() for term in terms for t in (term, term.rsplit(".", 1)[-1])}
 
-    def key(sym: SymbolInfo) -> tuple[bool, bool, bool, int]:
+    def key(sym: SymbolInfo) -> tuple[bool, bool, bool, bool, int]:
         named = sym.name.lower() in wanted or sym.qualname.lower() in wanted
         in_span = any(h.start_line <= sym.start_line <= h.end_line or
                       sym.start_line <= h.start_line <= sym.end_line for h in spans)
-        return (not named, not in_span, sym.kind not in {"class", "function", "method"}, sym.start_line)
+        return (sym != lead, not named, not in_span, sym.kind not in {"class", "function", "method"},
+                sym.start_line)
 
     return sorted(syms, key=key)
 
@@ -419,15 +436,25 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     for sym in symbols_of(store, [f.path for f in files[:ANCHORED]]):  # one read for anchors and enrichment
         by_path.setdefault(sym.path, []).append(sym)
     terms = content_terms(question)
-    anchors = [anchor(f.path, f.spans, by_path.get(f.path, []), promoted, terms) for f in files[:ANCHORED]]
+    anchors = [anchor(f.path, f.spans, by_path.get(f.path, []), promoted, terms,
+                      source=sources.get(f.path, ""), query=parsed.terms) for f in files[:ANCHORED]]
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
-    file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, [])),
+    leads = _lead_symbols(anchors, by_path)
+    file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, []),
+                                                     leads.get(path)),
                                         sources.get(path, "")) for path in top}
 
     blocks: list[tuple[str, str]] = [(s.path, promoted_block(s, sources.get(s.path, ""))) for s in promoted]
+    summarized = False
     for rank, ranked in enumerate(files[:EVIDENCE_FILES], start=1):
-        block = file_block(rank, ranked, pages.get(ranked.path), file_symbols.get(ranked.path, []),
-                           sources.get(ranked.path, ""))
+        # a file's summary says what the file is, not what answers: at most one per answer, the first
+        # file's (the others' hits would each repeat "It defines 16 classes…")
+        page = pages.get(ranked.path)
+        if page is not None and page.summary.strip():
+            page = None if summarized else page
+            summarized = True
+        block = file_block(rank, ranked, page, file_symbols.get(ranked.path, []),
+                           sources.get(ranked.path, ""), lead=leads.get(ranked.path))
         blocks.append((ranked.path, block))
     text, shown = assemble(blocks, budget)
     generated = _generated_prose(pages, [*promoted, *(s for path in top for s in by_path.get(path, []))])
@@ -441,6 +468,17 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,
                     texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
                     degraded_search=degraded, notes=notes, generated=generated, anchors=anchors)
+
+
+def _lead_symbols(anchors: Sequence[Anchor], by_path: dict[str, list[SymbolInfo]]) -> dict[str, SymbolInfo]:
+    """Per anchored path, the symbol its anchor names."""
+    out: dict[str, SymbolInfo] = {}
+    for a in anchors:
+        for sym in by_path.get(a.path, []):
+            if a.symbol and sym.qualname == a.symbol:
+                out[a.path] = sym
+                break
+    return out
 
 
 def _generated_prose(pages: dict[str, PageInfo], symbols: Iterable[SymbolInfo]) -> dict[str, str]:

@@ -445,6 +445,11 @@ def _why(evidence: Evidence, rank: int) -> str:
     defined = [s.qualname for s in evidence.promoted if s.path == ranked.path]
     if defined:
         reasons.append(f"defines {', '.join(defined)}")
+    found = next((a for a in evidence.anchors if a.path == ranked.path and a.symbol), None)
+    if found is not None and found.lines:
+        # the symbol that answers, not the file's summary (every guess would repeat "It defines 16 classes…")
+        reasons.append(f"best match {found.symbol} (lines {found.lines[0]}-{found.lines[1]})")
+        return "; ".join(reasons)
     page = evidence.pages.get(ranked.path)
     if page and page.summary.strip():
         reasons.append(page.summary.strip().splitlines()[0][:160])

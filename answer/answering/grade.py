@@ -6,6 +6,7 @@ covers. Each failed check on the answer then lowers confidence one step. Every f
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,11 +17,18 @@ from answer.retrieval.question import parse_query
 from sourcebook.claims import COPY_SHARE, ClaimCheck
 
 # Retrieval thresholds. Dominance is scale-free (top score / runner-up) so it holds for any fused score.
-# Set from measurements of "was the top file right?" per label (bench/calibrate.py on history sets of 28
-# repositories in 13 languages, and the development set): a lead of 1.5 rather than 1.25 raised the share
-# of "high" answers whose top file was right on both history splits and left the development set's as it was.
+# Derived by bench/calibrate.py --derive from measurements of "was the top file right?" per label: the
+# thresholds that give "high" to the most questions of the TUNE split of the history sets (bench/
+# history_bench.py: 28 repositories in 13 languages, the first per language) at a precision of at least
+# 0.85, checked on the REPORT split. Before (lead 1.5, coverage 0.75, an exact symbol match standing in
+# for the lead, a lone file counted as leading): "high" right for 0.74 (tune) and 0.84 (report); after:
+# 0.88 and 0.94. An exact symbol match did not make the top file more often right at any lead (tune: 0.72
+# of 79), nor did a lone hit (1 of 8): neither stands in for the lead any more.
 DOMINANCE_HIGH = 1.5
-COVERAGE_HIGH = 0.75
+COVERAGE_HIGH = 0.5
+# the lead a top file defining a symbol the question names needs for "high": inf, only when it is the one
+# file found (an exact match with a runner-up was right no more often than without one)
+EXACT_LEAD = math.inf
 COVERAGE_PARTIAL = 0.34
 
 _STOPWORDS = frozenset(
@@ -116,12 +124,17 @@ def retrieval_quality(scores: Sequence[float], cover: float, exact_symbol: bool 
 
 def quality_label(lead: float, cover: float, exact_symbol: bool = False, *,
                   dominance_high: float = DOMINANCE_HIGH, coverage_high: float = COVERAGE_HIGH,
-                  coverage_partial: float = COVERAGE_PARTIAL) -> RetrievalQuality:
-    """The label of a ranking whose top file leads the runner-up by `lead` and covers `cover` of the
-    question's terms (bench/calibrate.py tries other thresholds through the keywords)."""
-    if cover >= coverage_high and (lead >= dominance_high or exact_symbol):
+                  coverage_partial: float = COVERAGE_PARTIAL, exact_lead: float = EXACT_LEAD
+                  ) -> RetrievalQuality:
+    """The label of a ranking whose top file leads the runner-up by `lead` (inf: the only file found) and
+    covers `cover` of the question's terms (bench/calibrate.py tries other thresholds through the
+    keywords). A lone file does not lead: one hit for a whole question is what search finds when it
+    finds little (a README for a commit message), unless it defines a symbol the question names (no
+    history question had such a lone hit: the rule before the measurements holds there)."""
+    leads = dominance_high <= lead < math.inf
+    if cover >= coverage_high and (leads or (exact_symbol and exact_lead <= lead)):
         return "high"
-    if cover >= coverage_partial or lead >= dominance_high or exact_symbol:
+    if cover >= coverage_partial or leads or exact_symbol:
         return "partial"
     return "weak"
 

@@ -248,6 +248,10 @@ def test_low_confidence_carries_best_guesses(config: Config, fake_llm: FakeLLM) 
     assert reply.best_guesses
     assert reply.best_guesses[0].file == "pkg/json_provider.py"
     assert reply.best_guesses[0].why_relevant
+    # each guess names the symbol that answers in it, as its candidate does
+    first = reply.candidates[0]
+    assert f"best match {first.symbol} (lines {first.lines[0]}-{first.lines[1]})" in \
+        reply.best_guesses[0].why_relevant
     assert len(reply.candidate_files) <= 5
     assert reply.retrieval is not None
     assert len(reply.retrieval) <= 5
@@ -567,3 +571,38 @@ def test_ask_honours_the_configured_retries_and_does_not_cap_the_timeout(config:
     assert fake_llm.calls == 3
     cpu = AnswerContext(replace(config, llm=_llm(fake_llm, timeout_s=600.0))).chat_model()
     assert cpu._config.timeout_s == 600.0  # type: ignore[union-attr]  # was capped at 30 s for `ask`
+
+
+
+def test_evidence_hits_lead_with_their_symbol_and_a_summary_comes_once(tmp_path: Path) -> None:
+    from generator.analyze.facts import PageRecord
+    from generator.analyze.parse import extract
+    from generator.analyze.scan import read_source, scan
+    from generator.index.writer import update_index
+
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    config = load_config(root, overrides={"out_dir": str(tmp_path / "sb")}, env={})
+    files = scan(config).files
+    facts = {f.path: extract(f, read_source(root, f.path)) for f in files}
+    pages = [PageRecord(id=f"files/{f.path}.md", kind="file", title=f.path, target_path=f.path,
+                        summary="It defines 2 classes and 4 functions.", markdown=f"# {f.path}")
+             for f in files if f.path.endswith(".py")]
+    update_index(config, files, facts, pages, None)
+    reply = get_answer(_ctx(config), "How is the session opened and saved for a request context?")
+    blocks = {e.path: e.text for e in reply.evidence or []}
+    assert len(blocks) >= 2
+    anchored = {c.path: c.symbol for c in reply.candidates or [] if c.symbol}
+    assert set(anchored) & set(blocks)
+    for path, symbol in anchored.items():
+        if path not in blocks:
+            continue
+        # the hit's first line after its header names the symbol that answers, not the file's summary
+        lines = blocks[path].splitlines()
+        lead = lines[next(i for i, line in enumerate(lines) if line.startswith("## [")) + 1]
+        assert symbol in lead, lead
+        assert "(lines " in lead, lead
+    text = "\n".join(blocks.values())
+    assert text.count("It defines 2 classes") == 1  # the summary once per answer, not once per hit

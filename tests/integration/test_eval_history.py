@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 
 from click.testing import CliRunner
@@ -160,6 +161,11 @@ def test_eval_history_on_a_real_git_repository(make_repo, tmp_path):
     assert "1 left out" in result.output
     assert "python" in result.output
     assert "ALL" in result.output
+    # per confidence label: how many questions carry it and the share whose top file was right
+    every = next(line for line in result.output.splitlines() if line.startswith("ALL"))
+    labels = re.findall(r"\b(high|partial|weak) (\d+):(\d\.\d\d)", every)
+    assert labels
+    assert sum(int(n) for _, n, _ in labels) == 3
     rerun = CliRunner().invoke(cli, ["eval", str(out), "--path", str(root)])
     assert rerun.exit_code == 0, rerun.output
     assert "n 3" in rerun.output

@@ -61,3 +61,57 @@ def test_get_answer_candidates_name_the_symbol_and_stay_inside_it(make_repo):
     first = reply.candidates[0]
     assert (first.path, first.symbol, first.lines) == ("console.py", "Console.print", (5, 7))
     assert "Console.print" in reply.answer.splitlines()[1]  # the degraded summary leads with the symbol
+
+
+CONSOLE = "\n".join([
+    "class Console:",                       # 1
+    "    def out(self, text):",             # 2
+    "        self.file.write(text)",        # 3
+    "",                                     # 4
+    "    def print(self, *objects, sep):",  # 5
+    "        joined = sep.join(objects)",   # 6
+    "        self.out(joined)",             # 7
+    "",                                     # 8
+    "    def rule(self, title):",           # 9
+    "        self.out(title.center(80))",   # 10
+])
+CONSOLE_SYMS = [_sym("Console", "class", 1, 10), _sym("Console.out", "method", 2, 3),
+                _sym("Console.print", "method", 5, 7), _sym("Console.rule", "method", 9, 10)]
+
+
+def test_the_function_whose_lines_match_the_question_wins_over_the_span_neighbour():
+    # the best chunk starts at `out`, but only `print` joins objects with a separator
+    query = ["join", "objects", "separator", "sep"]
+    got = anchor("a.py", [_span(2, 4, "Console.out")], CONSOLE_SYMS, source=CONSOLE, query=query)
+    assert got == Anchor("a.py", "Console.print", (5, 7))
+    # no term matches any function: the best span's function, as before
+    got = anchor("a.py", [_span(2, 4, "Console.out")], CONSOLE_SYMS, source=CONSOLE, query=["zebra"])
+    assert got == Anchor("a.py", "Console.out", (2, 3))
+
+
+def test_best_function_is_none_without_a_match():
+    from answer.answering.anchors import best_function
+
+    functions = [s for s in CONSOLE_SYMS if s.kind == "method"]
+    assert best_function(functions, CONSOLE, ["zebra"]) is None
+    assert best_function(functions, CONSOLE, ["center"]).qualname == "Console.rule"
+
+
+def test_cited_lines_always_fall_inside_the_named_symbol():
+    from answer.answering.anchors import clamp
+
+    assert clamp(CONSOLE_SYMS[0], 0, 40) == (1, 10)
+    assert clamp(CONSOLE_SYMS[2], 6, 9) == (6, 7)
+    assert clamp(CONSOLE_SYMS[2], 20, 30) == (5, 7)  # disjoint: the whole symbol
+    # every way of anchoring: a named symbol, a matched function, a span's function or class, a word
+    cases = [
+        anchor("a.py", [_span(1, 12)], CONSOLE_SYMS),
+        anchor("a.py", [_span(0, 4)], CONSOLE_SYMS, source=CONSOLE, query=["center"]),
+        anchor("a.py", [_span(4, 4)], CONSOLE_SYMS),
+        anchor("a.py", [_span(8, 30)], CONSOLE_SYMS, named=[CONSOLE_SYMS[1]]),
+        anchor("a.py", [], CONSOLE_SYMS, terms=["rule"]),
+    ]
+    by_name = {s.qualname: s for s in CONSOLE_SYMS}
+    for got in cases:
+        sym = by_name[got.symbol]
+        assert sym.start_line <= got.lines[0] <= got.lines[1] <= sym.end_line, got

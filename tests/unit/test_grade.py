@@ -54,11 +54,16 @@ def test_dotted_identifier_covered_by_its_last_part() -> None:
 def test_retrieval_quality_levels() -> None:
     assert retrieval_quality([], 1.0) == "weak"
     assert retrieval_quality([3.0, 1.0], 1.0) == "high"
-    # covered but not leading: only partial, unless it is an exact symbol match
+    # covered but not leading: only partial, an exact symbol match too (measured no more often right)
     assert retrieval_quality([1.0, 0.95], 1.0) == "partial"
-    assert retrieval_quality([1.0, 0.95], 1.0, exact_symbol=True) == "high"
+    assert retrieval_quality([1.0, 0.95], 1.0, exact_symbol=True) == "partial"
     assert retrieval_quality([1.0, 0.95], 0.0) == "weak"
     assert retrieval_quality([3.0, 1.0], 0.0) == "partial"
+    assert retrieval_quality([3.0, 1.0], 0.5) == "high"  # half the terms covered with a clear lead
+    # a lone file does not lead: one hit for a whole question is what a search that found little returns
+    assert retrieval_quality([3.0], 1.0) == "partial"
+    assert retrieval_quality([3.0], 1.0, exact_symbol=True) == "high"  # ...unless it defines what was named
+    assert retrieval_quality([3.0, 0.0], 0.0) == "weak"
 
 
 def test_start_and_lower() -> None:
