@@ -600,12 +600,73 @@ def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], f
     return sorted(exports, key=order)
 
 
+# a type users catch rather than use: `BadParameterValue : UsageError`, C++'s `spdlog_ex : std::exception`
+_ERROR_NAME = re.compile(r"(?:Error|Exception|_error|_exception|Throwable)$")
+_ERROR_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type", "object", "record"})
+_ASIDE_KINDS = frozenset({"type", "constant"})  # aliases (a callback's typedef, `filename_t`) and constants
+
+
+def error_types(facts: Mapping[str, FileFacts]) -> frozenset[tuple[str, str]]:
+    """The (path, qualname) of the types that are exceptions or errors: named so (`...Error`,
+    `...Exception`), or subclassing one, through the repository's own classes (`class Error : Exception`,
+    then `class MissingValueError : Error` or `class BadValue : UsageError`)."""
+    types = [(p, s) for p, f in facts.items() for s in f.symbols if s.kind in _ERROR_KINDS]
+    # the names its head writes after its own (`: public std::exception`, `extends Error`, `< StandardError`),
+    # a Kotlin or Scala constructor's parameters left out; the parser's base references besides
+    bases = {(p, s.qualname): _written_after(s.signature, s.name) for p, s in types}
+    for p, f in facts.items():
+        for r in f.references:
+            if r.kind == "base" and r.scope is not None:
+                bases.setdefault((p, r.scope), set()).add(_short_name(r.name))
+    names = {s.name for _, s in types if _ERROR_NAME.search(s.name)}
+    # the bases named outside the repository (`std::exception`, `RuntimeException`) by their name alone
+    grew = True
+    while grew:
+        grew = False
+        for p, s in types:
+            if s.name not in names and any(b in names or _ERROR_NAME.search(b) or b in ("exception", "error")
+                                           for b in bases[(p, s.qualname)]):
+                names.add(s.name)
+                grew = True
+    return frozenset((p, s.qualname) for p, s in types if s.name in names)
+
+
+_PARAMETERS = re.compile(r"\([^()]*:[^()]*\)")  # `(message: String)`, not Python's `(Base)`
+_WORD = re.compile(r"[\w$]+")
+
+
+def _written_after(signature: str, name: str) -> set[str]:
+    at = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", signature)
+    return set(_WORD.findall(_PARAMETERS.sub(" ", signature[at.end():]))) if at else set()
+
+
+def reader_order(api: Sequence[ApiName], facts: Mapping[str, FileFacts], readme: str = "") -> list[ApiName]:
+    """The public API as a reader expects it: the main type the home page names (main_name) first, then the
+    ordinary types and functions in their order, then the exceptions and errors (error_types), then type
+    aliases and constants; a C typedef naming a struct is an ordinary type. Rank in the call graph alone
+    puts what the library's own code uses everywhere first: the exception it throws, the record type its
+    handlers pass on, the alias its signatures spell, none of them where a reader starts."""
+    records = _struct_aliases(api, facts)
+    errors = error_types(facts)
+
+    def group(a: ApiName) -> int:
+        if (a.path, a.qualname) in errors:
+            return 1
+        return 2 if a.kind in _ASIDE_KINDS and (a.path, a.qualname) not in records else 0
+
+    ordered = sorted(api, key=group)  # stable: each group keeps its front-door-then-rank order
+    main = main_name(ordered, readme, records)
+    return ordered if main is None else [main, *(a for a in ordered if a is not main)]
+
+
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
               manifests: Mapping[str, str], read: Reader, *,
-              split: Sequence[SplitType] = ()) -> list[ApiName]:
-    """The public API (exports.package_exports) of the project's own code, the most used first (by the
-    symbol's rank in the call graph; a name the repository defines before one it only passes on), each
-    with its docstring summary. A type declared in several files (`split`) is named by its main part."""
+              split: Sequence[SplitType] = (), readme: str = "") -> list[ApiName]:
+    """The public API (exports.package_exports) of the project's own code in reading order (reader_order:
+    the main type first; within a group the front door, then by the symbol's rank in the call graph, a name
+    the repository defines before one it only passes on), each with its docstring summary. A type declared
+    in several files (`split`) is named by its main part; `readme`: the root README, whose code names the
+    main type."""
     from generator.markup.docstrings import docstring_summary
 
     # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
@@ -629,7 +690,7 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
         doc = documented(s).docstring if s is not None else (facts[e.path].docstring if e.kind == "module" and
                                                  e.path in facts else "")
         out.append(ApiName(e.name, e.path, e.qualname, e.kind, docstring_summary(doc, 160) if doc else ""))
-    return out
+    return reader_order(out, facts, readme)
 
 
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
@@ -640,7 +701,8 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
     repository file's text (None for a path the scan did not accept), for the package's public API."""
     entries = find_entry_points(manifests, facts, sources=sources)
     split = split_types(facts.values())  # C# partial types, Kotlin expect/actual: each type named once
-    api = tuple(api_names(facts, graph, importance, manifests, read, split=split)) if read is not None else ()
+    api = tuple(api_names(facts, graph, importance, manifests, read, split=split,
+                          readme=readme)) if read is not None else ()
     shown = {(a.path, a.qualname) for a in api[:MAX_API_SHOWN]}
     # a name the Public API section already shows is not listed again among the abstractions
     used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown), split)
