@@ -39,7 +39,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
                          readme: str) -> Orientation:
     """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
     from generator.analyze.plan import module_importance
-    from generator.pages.orientation import cli_texts, manifest_texts, orientation
+    from generator.pages.orientation import build_folders, cli_texts, manifest_texts, orientation
     from generator.pages.stages import file_text
 
     def read(path: str) -> str | None:  # only the files the scan accepted
@@ -48,7 +48,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
     return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
                        importance=module_importance(plan, graph),
                        manifests=manifest_texts(config.root, plan.files), readme=readme,
-                       sources=cli_texts(config.root, facts), read=read)
+                       sources=cli_texts(config.root, facts), read=read, build=build_folders(config.root))
 
 
 def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
