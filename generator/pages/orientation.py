@@ -542,11 +542,11 @@ def own_code(files: Iterable[str], facts: Mapping[str, FileFacts], build: frozen
 
 def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
                      depends_on: Mapping[str, Iterable[str]], importance: Mapping[str, float],
-                     from_page: str) -> Graph | None:
+                     from_page: str, build: frozenset[str] = frozenset()) -> Graph | None:
     """The architecture diagram of the home and Architecture pages: the source packages and their imports,
     or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
     file by file (`code`: own_code; `files`: file page ids). Without either, the packages of docs (never
-    of tests, examples, benchmarks or tooling)."""
+    of tests, examples, benchmarks or tooling, the build's code among it: `build`, build_folders)."""
     # a folder of the source group holding no code (a `notes/` of release notes, the build's `project/`)
     # is no package
     holds_code = set()
@@ -566,7 +566,10 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
             return by_file
     if diagram is None:
         diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
-                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples"))
+                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples")
+                               and d.split("/", 1)[0] not in build
+                               # with code elsewhere, a source-named folder of none is no package either
+                               and (source_package(d) or folder_group(d) != "source" or not holds_code))
     return diagram
 
 
@@ -741,7 +744,7 @@ def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: 
 
     code = own_code(files, facts, build)
     diagram = overview_diagram(modules=modules, files=files, code=code, depends_on=graph.depends_on,
-                               importance=importance, from_page="index.md")
+                               importance=importance, from_page="index.md", build=build)
     start = reading_order(api=public_api(code, facts, graph.depends_on, importance), entries=entries,
                           abstractions=used[:MAX_ABSTRACTIONS],
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,

@@ -88,11 +88,14 @@ def plan_overview(inputs: Planning, summaries: Mapping[str, str], topics: Sequen
                   ) -> OverviewJob:
     """The home page's context and key, for the build and for `--check` (`summaries` and `topics`: those
     each knows, see topic_stage.planned_topics)."""
+    from generator.pages.orientation import build_folders
+
     config, plan, facts, graph = inputs.config, inputs.plan, inputs.facts, inputs.graph
     readme_path, readme = root_readme(config, plan)
     ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
                            summaries=summaries, readme=readme, readme_path=readme_path,
-                           skipped_count=inputs.skipped, description=project_description(config.root))
+                           skipped_count=inputs.skipped, description=project_description(config.root),
+                           build=build_folders(config.root))
     orient = overview_orientation(config, plan, facts, graph, readme)
     reading = topic_links(topics)
     key = page_key(ctx.fingerprint(), inputs.writer.id, overview_render_key(inputs.version, orient, reading))

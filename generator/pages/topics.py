@@ -435,7 +435,7 @@ def architecture_diagram(ctx: TopicContext, *, modules: Mapping[str, str], files
     from generator.pages.orientation import overview_diagram, own_code
 
     return overview_diagram(modules=modules, files=files, code=own_code(files, facts, build),
-                            depends_on=depends_on,
+                            depends_on=depends_on, build=build,
                             importance=importance, from_page=ctx.page_id)
 
 
