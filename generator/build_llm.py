@@ -131,11 +131,13 @@ def estimate_run(config: Config, writer: LLMWriter) -> RunEstimate:
             page("module", module_context(directory, plan, facts, graph, summaries=summaries, readme=readme,
                                           root_name=root_name))
     if OVERVIEW_ID in stale:
+        from generator.pages.orientation import build_folders
+
         readme_path, readme = root_readme(config, plan)
         page("overview", overview_context(
             project_name(config.root, config.site_name), plan, facts, graph, summaries=summaries,
             readme=readme, readme_path=readme_path, skipped_count=len(analysis.skipped),
-            description=project_description(config.root)))
+            description=project_description(config.root), build=build_folders(config.root)))
     from generator.pages.llm.drafts import LLMTopicDraft, TopicPartOnly
     from generator.pages.llm.topics import TOPIC_OUTPUT_TOKENS, estimate_alone, topic_prompt
     from generator.pages.topic_stage import topic_contexts

@@ -160,6 +160,9 @@ class _Def:
     qualname: str = ""
     parent: str | None = None
     public: bool = True
+    # where what it holds ends: its node's end, or the file's for a declaration that scopes the rest of
+    # the file (C#'s `namespace Foo.Bar;`)
+    end: int = 0
 
 
 class _Extraction:
@@ -288,7 +291,8 @@ class _Extraction:
         if name:
             trait = caps.get("implements")
             defs[node.id] = _Def(node, name, kind, body, receiver, pattern,
-                                 implements=_type_name(self.text(trait[0])) if trait else "")
+                                 implements=_type_name(self.text(trait[0])) if trait else "",
+                                 end=len(self.data) if node.type in self.rules.file_scopes else node.end_byte)
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
                     caps: dict[str, list[Node]]) -> None:
@@ -315,14 +319,14 @@ class _Extraction:
 
     def _resolve(self, defs: dict[int, _Def]) -> list[_Def]:
         """Parents, qualified names (unique per file), kinds and visibility, in source order."""
-        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.end))
         by_qualname: dict[str, _Def] = {}
         seen: dict[str, int] = {}
         stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
         for d in ordered:
             d.outer = self._outer(d.node, self.rules.wrappers)
             start = d.node.start_byte
-            while stack and stack[-1].node.end_byte <= start:
+            while stack and stack[-1].end <= start:
                 stack.pop()
             parent = stack[-1] if stack else None
             stack.append(d)
@@ -363,11 +367,11 @@ class _Extraction:
             if node.id in symbols:
                 continue
             while i < len(defs) and defs[i].node.start_byte <= node.start_byte:
-                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                while stack and stack[-1].end <= defs[i].node.start_byte:
                     stack.pop()
                 stack.append(defs[i])
                 i += 1
-            while stack and stack[-1].node.end_byte < node.end_byte:
+            while stack and stack[-1].end < node.end_byte:
                 stack.pop()
             if not stack:
                 continue
@@ -550,7 +554,7 @@ class _Extraction:
                     defs: list[_Def]) -> list[Reference]:
         """Each reference with the qualname of the innermost definition around it."""
         refs.sort(key=lambda r: r[0])
-        spans = [(d.node.start_byte, d.node.end_byte, d.qualname) for d in defs]
+        spans = [(d.node.start_byte, d.end, d.qualname) for d in defs]
         out: list[Reference] = []
         stack: list[tuple[int, int, str]] = []
         i, n_spans, data, path = 0, len(spans), self.data, self.path

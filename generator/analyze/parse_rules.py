@@ -315,6 +315,9 @@ class LanguageRules:
     symbol_literals: frozenset[str] = frozenset()
     # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
     prepare: Callable[[bytes], bytes] | None = None
+    # declarations whose scope is the rest of the file, not a block (C#'s file-scoped `namespace Foo.Bar;`):
+    # what follows is inside them, as in a block, and named under them
+    file_scopes: frozenset[str] = frozenset()
     class_kinds: frozenset[str] = field(
         default_factory=lambda: frozenset({"class", "struct", "interface", "trait", "enum", "impl", "type"})
     )

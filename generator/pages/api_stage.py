@@ -22,16 +22,18 @@ API_TITLE = "Public API"
 
 
 def api_names_of(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any) -> list[ApiName]:
-    """The repository's public API as the home page ranks it (the same inputs as overview_orientation)."""
+    """The repository's public API as the home page orders it (the same inputs as overview_orientation)."""
     from generator.analyze.plan import module_importance
-    from generator.pages.orientation import api_names, manifest_texts
+    from generator.pages.orientation import api_names, build_folders, manifest_texts
+    from generator.pages.overview_stage import root_readme
     from generator.pages.type_parts import split_types
 
     def read(path: str) -> str | None:  # only the files the scan accepted
         return file_text(config.root, path) if path in facts else None
 
     return api_names(facts, graph, module_importance(plan, graph), manifest_texts(config.root, plan.files),
-                     read, split=split_types(facts.values()))
+                     read, split=split_types(facts.values()), readme=root_readme(config, plan)[1],
+                     build=build_folders(config.root))
 
 
 def api_key(version: str, names: list[ApiName], pages: Mapping[str, str], index: SymbolIndex) -> str:

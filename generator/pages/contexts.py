@@ -164,14 +164,17 @@ def _ancestors(path: str) -> list[str]:
 
 def overview_context(repo_name: str, plan: PagePlan, facts: Mapping[str, FileFacts], graph: GraphView, *,
                      summaries: Mapping[str, str], readme: str, readme_path: str,
-                     skipped_count: int = 0, description: str = "") -> OverviewContext:
+                     skipped_count: int = 0, description: str = "",
+                     build: frozenset[str] = frozenset()) -> OverviewContext:
+    """`build`: the folders of the build's own code (orientation.build_folders), none of the project's."""
     importance = module_importance(plan, graph)
-    code_dirs = {d for p, f in facts.items() if f.file.kind == "code" for d in _ancestors(p)}
+    code_dirs = {d for p, f in facts.items() if f.file.kind == "code" and p.split("/", 1)[0] not in build
+                 for d in _ancestors(p)}
     top_dirs = orientation_folders(plan.children, importance, graph.file_rank, code_dirs)
 
     def group(path: str) -> bool:  # the project's own code before its tests, docs, tooling and data
         kind = facts[path].file.kind if path in facts else ""
-        return kind != "code" or path_group(path, kind) != "source"
+        return kind != "code" or path_group(path, kind) != "source" or path.split("/", 1)[0] in build
 
     top_files = sorted(plan.files, key=lambda p: (group(p), -round(graph.file_rank.get(p, 0.0), 9), p))[:10]
     languages: dict[str, int] = defaultdict(int)

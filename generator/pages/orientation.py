@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -307,8 +307,24 @@ def _is_source(path: str) -> bool:
     return "/" not in path or folder_group(posixpath.dirname(path)) == "source"
 
 
+# a build's own code beside its build file, not the library's: sbt compiles `project/` (Dependencies.scala,
+# plugins.sbt) into the build definition `build.sbt` uses
+_BUILD_CODE = {"build.sbt": "project"}
+
+
+def build_folders(root: Path) -> frozenset[str]:
+    """The top-level folders that hold the build's code rather than the project's (_BUILD_CODE)."""
+    return frozenset(folder for build, folder in _BUILD_CODE.items() if (root / build).is_file())
+
+
+def source_in(build: frozenset[str]) -> Callable[[str], bool]:
+    """_is_source, the build's folders (build_folders) left out."""
+    return lambda path: _is_source(path) and path.split("/", 1)[0] not in build
+
+
 def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], list[tuple[str, str]]],
-              limit: int = MAX_ABSTRACTIONS, split: Sequence[SplitType] = ()) -> list[Abstraction]:
+              limit: int = MAX_ABSTRACTIONS, split: Sequence[SplitType] = (),
+              source: Callable[[str], bool] = _is_source) -> list[Abstraction]:
     """Public symbols of the project's own code referenced from the most other code files (tests, examples
     and tooling neither count as users nor as candidates). A type declared in several files (`split`:
     type_parts.split_types) is one row, its main part's, used from where any of its parts is."""
@@ -318,7 +334,7 @@ def most_used(facts: Mapping[str, FileFacts], callers: Mapping[tuple[str, str], 
     parts_of = {(t.main.path, t.main.qualname): [(p.path, p.qualname) for p in t.others] for t in split}
     rows = []
     for path, f in facts.items():
-        if f.file.kind != "code" or not _is_source(path):
+        if f.file.kind != "code" or not source(path):
             continue
         for s in f.symbols:
             if not s.public or s.kind not in _ABSTRACT_KINDS or s.parent is not None:
@@ -515,21 +531,33 @@ _PROGRAM_NAMES = frozenset({"test", "tests", "example", "examples", "demo", "sam
                             "benchmark", "benchmarks"})
 
 
-def own_code(files: Iterable[str], facts: Mapping[str, FileFacts]) -> list[str]:
-    """The project's own code files: not tests, docs, examples, tooling or root scripts like setup.py."""
+def own_code(files: Iterable[str], facts: Mapping[str, FileFacts], build: frozenset[str] = frozenset()
+             ) -> list[str]:
+    """The project's own code files: not tests, docs, examples, tooling, root scripts like setup.py or the
+    build's code (`build`: build_folders)."""
     return [p for p in files if p in facts and facts[p].file.kind == "code" and path_group(p) == "source"
-            and posixpath.basename(p).split(".", 1)[0].lower() not in _PROGRAM_NAMES]
+            and posixpath.basename(p).split(".", 1)[0].lower() not in _PROGRAM_NAMES
+            and p.split("/", 1)[0] not in build]
 
 
 def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], code: Sequence[str],
                      depends_on: Mapping[str, Iterable[str]], importance: Mapping[str, float],
-                     from_page: str) -> Graph | None:
+                     from_page: str, build: frozenset[str] = frozenset()) -> Graph | None:
     """The architecture diagram of the home and Architecture pages: the source packages and their imports,
     or, when that is a handful of boxes (fewer than MIN_PACKAGE_NODES) or has no arrow, the main package
     file by file (`code`: own_code; `files`: file page ids). Without either, the packages of docs (never
-    of tests, examples, benchmarks or tooling)."""
+    of tests, examples, benchmarks or tooling, the build's code among it: `build`, build_folders)."""
+    # a folder of the source group holding no code (a `notes/` of release notes, the build's `project/`)
+    # is no package
+    holds_code = set()
+    for p in code:
+        d = posixpath.dirname(p)
+        while d and d not in holds_code:
+            holds_code.add(d)
+            d = posixpath.dirname(d)
+
     def source_package(d: str) -> bool:
-        return folder_group(d) == "source"
+        return folder_group(d) == "source" and d in holds_code
 
     diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page, keep=source_package)
     if diagram is None or len(diagram.nodes) < MIN_PACKAGE_NODES or not diagram.edges:
@@ -538,7 +566,10 @@ def overview_diagram(*, modules: Mapping[str, str], files: Mapping[str, str], co
             return by_file
     if diagram is None:
         diagram = architecture(modules, depends_on, importance, posixpath.dirname, from_page,
-                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples"))
+                               keep=lambda d: folder_group(d) not in ("tooling", "tests", "examples")
+                               and d.split("/", 1)[0] not in build
+                               # with code elsewhere, a source-named folder of none is no package either
+                               and (source_package(d) or folder_group(d) != "source" or not holds_code))
     return diagram
 
 
@@ -600,17 +631,80 @@ def front_door_first(exports: Sequence[Export], rank: Mapping[tuple[str, str], f
     return sorted(exports, key=order)
 
 
+# a type users catch rather than use: `BadParameterValue : UsageError`, C++'s `spdlog_ex : std::exception`
+_ERROR_NAME = re.compile(r"(?:Error|Exception|_error|_exception|Throwable)$")
+_ERROR_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type", "object", "record"})
+_ASIDE_KINDS = frozenset({"type", "constant"})  # aliases (a callback's typedef, `filename_t`) and constants
+
+
+def error_types(facts: Mapping[str, FileFacts]) -> frozenset[tuple[str, str]]:
+    """The (path, qualname) of the types that are exceptions or errors: named so (`...Error`,
+    `...Exception`), or subclassing one, through the repository's own classes (`class Error : Exception`,
+    then `class MissingValueError : Error` or `class BadValue : UsageError`)."""
+    types = [(p, s) for p, f in facts.items() for s in f.symbols if s.kind in _ERROR_KINDS]
+    # the names its head writes after its own (`: public std::exception`, `extends Error`, `< StandardError`),
+    # a Kotlin or Scala constructor's parameters left out; the parser's base references besides
+    bases = {(p, s.qualname): _written_after(s.signature, s.name) for p, s in types}
+    for p, f in facts.items():
+        for r in f.references:
+            if r.kind == "base" and r.scope is not None:
+                bases.setdefault((p, r.scope), set()).add(_short_name(r.name))
+    names = {s.name for _, s in types if _ERROR_NAME.search(s.name)}
+    # the bases named outside the repository (`std::exception`, `RuntimeException`) by their name alone
+    grew = True
+    while grew:
+        grew = False
+        for p, s in types:
+            if s.name not in names and any(b in names or _ERROR_NAME.search(b) or b in ("exception", "error")
+                                           for b in bases[(p, s.qualname)]):
+                names.add(s.name)
+                grew = True
+    return frozenset((p, s.qualname) for p, s in types if s.name in names)
+
+
+_PARAMETERS = re.compile(r"\([^()]*:[^()]*\)")  # `(message: String)`, not Python's `(Base)`
+_WORD = re.compile(r"[\w$]+")
+
+
+def _written_after(signature: str, name: str) -> set[str]:
+    at = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", signature)
+    return set(_WORD.findall(_PARAMETERS.sub(" ", signature[at.end():]))) if at else set()
+
+
+def reader_order(api: Sequence[ApiName], facts: Mapping[str, FileFacts], readme: str = "") -> list[ApiName]:
+    """The public API as a reader expects it: the main type the home page names (main_name) first, then the
+    ordinary types and functions in their order, then the exceptions and errors (error_types), then type
+    aliases and constants; a C typedef naming a struct is an ordinary type. Rank in the call graph alone
+    puts what the library's own code uses everywhere first: the exception it throws, the record type its
+    handlers pass on, the alias its signatures spell, none of them where a reader starts."""
+    records = _struct_aliases(api, facts)
+    errors = error_types(facts)
+
+    def group(a: ApiName) -> int:
+        if (a.path, a.qualname) in errors:
+            return 1
+        return 2 if a.kind in _ASIDE_KINDS and (a.path, a.qualname) not in records else 0
+
+    ordered = sorted(api, key=group)  # stable: each group keeps its front-door-then-rank order
+    main = main_name(ordered, readme, records)
+    return ordered if main is None else [main, *(a for a in ordered if a is not main)]
+
+
 def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[str, float],
               manifests: Mapping[str, str], read: Reader, *,
-              split: Sequence[SplitType] = ()) -> list[ApiName]:
-    """The public API (exports.package_exports) of the project's own code, the most used first (by the
-    symbol's rank in the call graph; a name the repository defines before one it only passes on), each
-    with its docstring summary. A type declared in several files (`split`) is named by its main part."""
+              split: Sequence[SplitType] = (), readme: str = "",
+              build: frozenset[str] = frozenset()) -> list[ApiName]:
+    """The public API (exports.package_exports) of the project's own code in reading order (reader_order:
+    the main type first; within a group the front door, then by the symbol's rank in the call graph, a name
+    the repository defines before one it only passes on), each with its docstring summary. A type declared
+    in several files (`split`) is named by its main part; `readme`: the root README, whose code names the
+    main type; `build`: the build's folders (build_folders), no API."""
     from generator.markup.docstrings import docstring_summary
 
     # entry modules' exports (Python, JS/TS, Go, Rust, Java), then the conventions of Kotlin, C#, PHP, Ruby, C
-    found = [*package_exports(facts, read, manifests, source=_is_source, importance=importance),
-             *conventional_exports(facts, read, _is_source)]
+    source = source_in(build)
+    found = [*package_exports(facts, read, manifests, source=source, importance=importance),
+             *conventional_exports(facts, read, source)]
     secondary = secondary_parts(split)
     found = [e for e in found if (e.path, e.qualname) not in secondary]
     # a package named `internal` (`org.jsoup.internal`, `Foo\\Internal`) is the library's own business
@@ -629,26 +723,28 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
         doc = documented(s).docstring if s is not None else (facts[e.path].docstring if e.kind == "module" and
                                                  e.path in facts else "")
         out.append(ApiName(e.name, e.path, e.qualname, e.kind, docstring_summary(doc, 160) if doc else ""))
-    return out
+    return reader_order(out, facts, readme)
 
 
 def orientation(*, modules: Mapping[str, str], files: Mapping[str, str], facts: Mapping[str, FileFacts],
                 graph: Any, importance: Mapping[str, float], manifests: Mapping[str, str],
-                readme: str, sources: Mapping[str, str] | None = None, read: Reader | None = None
-                ) -> Orientation:
+                readme: str, sources: Mapping[str, str] | None = None, read: Reader | None = None,
+                build: frozenset[str] = frozenset()) -> Orientation:
     """`sources`: the texts of the files that may define command-line groups (cli_texts); `read`: a
-    repository file's text (None for a path the scan did not accept), for the package's public API."""
+    repository file's text (None for a path the scan did not accept), for the package's public API;
+    `build`: the folders of the build's own code (build_folders), never the project's."""
     entries = find_entry_points(manifests, facts, sources=sources)
     split = split_types(facts.values())  # C# partial types, Kotlin expect/actual: each type named once
-    api = tuple(api_names(facts, graph, importance, manifests, read, split=split)) if read is not None else ()
+    api = tuple(api_names(facts, graph, importance, manifests, read, split=split,
+                          readme=readme, build=build)) if read is not None else ()
     shown = {(a.path, a.qualname) for a in api[:MAX_API_SHOWN]}
     # a name the Public API section already shows is not listed again among the abstractions
-    used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown), split)
+    used = most_used(facts, graph.callers, MAX_ABSTRACTIONS + len(shown), split, source_in(build))
     abstractions = [a for a in used if (a.path, a.qualname) not in shown][:MAX_ABSTRACTIONS]
 
-    code = own_code(files, facts)
+    code = own_code(files, facts, build)
     diagram = overview_diagram(modules=modules, files=files, code=code, depends_on=graph.depends_on,
-                               importance=importance, from_page="index.md")
+                               importance=importance, from_page="index.md", build=build)
     start = reading_order(api=public_api(code, facts, graph.depends_on, importance), entries=entries,
                           abstractions=used[:MAX_ABSTRACTIONS],
                           ranked=graph.ranked_files(code), facts=facts, depends_on=graph.depends_on,

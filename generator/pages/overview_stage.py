@@ -39,7 +39,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
                          readme: str) -> Orientation:
     """The home page's entry points, abstractions, diagram and reading order (render-time inputs)."""
     from generator.analyze.plan import module_importance
-    from generator.pages.orientation import cli_texts, manifest_texts, orientation
+    from generator.pages.orientation import build_folders, cli_texts, manifest_texts, orientation
     from generator.pages.stages import file_text
 
     def read(path: str) -> str | None:  # only the files the scan accepted
@@ -48,7 +48,7 @@ def overview_orientation(config: Config, plan: PagePlan, facts: Mapping[str, Fil
     return orientation(modules=plan.modules, files=plan.files, facts=facts, graph=graph,
                        importance=module_importance(plan, graph),
                        manifests=manifest_texts(config.root, plan.files), readme=readme,
-                       sources=cli_texts(config.root, facts), read=read)
+                       sources=cli_texts(config.root, facts), read=read, build=build_folders(config.root))
 
 
 def topic_links(topics: Sequence[TopicContext]) -> list[tuple[str, str, str]]:
@@ -88,11 +88,14 @@ def plan_overview(inputs: Planning, summaries: Mapping[str, str], topics: Sequen
                   ) -> OverviewJob:
     """The home page's context and key, for the build and for `--check` (`summaries` and `topics`: those
     each knows, see topic_stage.planned_topics)."""
+    from generator.pages.orientation import build_folders
+
     config, plan, facts, graph = inputs.config, inputs.plan, inputs.facts, inputs.graph
     readme_path, readme = root_readme(config, plan)
     ctx = overview_context(project_name(config.root, config.site_name), plan, facts, graph,
                            summaries=summaries, readme=readme, readme_path=readme_path,
-                           skipped_count=inputs.skipped, description=project_description(config.root))
+                           skipped_count=inputs.skipped, description=project_description(config.root),
+                           build=build_folders(config.root))
     orient = overview_orientation(config, plan, facts, graph, readme)
     reading = topic_links(topics)
     key = page_key(ctx.fingerprint(), inputs.writer.id, overview_render_key(inputs.version, orient, reading))

@@ -39,14 +39,16 @@ def topic_contexts(config: Config, plan: PagePlan, facts: Mapping[str, FileFacts
 
 
 def topic_diagram(ctx: TopicContext, plan: PagePlan, facts: Mapping[str, FileFacts], graph: Any,
-                  index: SymbolIndex) -> Graph | None:
+                  index: SymbolIndex, *, build: frozenset[str] = frozenset()) -> Graph | None:
+    """`build`: the folders of the build's own code (orientation.build_folders), out of the diagram."""
     from generator.analyze.plan import module_importance
     from generator.pages.topics import architecture_diagram, flow_diagram
 
     if ctx.kind == "flow":
         return flow_diagram(ctx, lambda path, qualname: index.href(ctx.page_id, path, qualname))
     return architecture_diagram(ctx, modules=plan.modules, files=plan.files, facts=facts,
-                                depends_on=graph.depends_on, importance=module_importance(plan, graph))
+                                depends_on=graph.depends_on, importance=module_importance(plan, graph),
+                                build=build)
 
 
 def topic_key(ctx: TopicContext, writer_id: str, version: str, diagram: Graph | None) -> str:
@@ -85,9 +87,12 @@ class TopicJob:
 
 def plan_topic_pages(inputs: Planning, topics: Sequence[TopicContext]) -> list[TopicJob]:
     """Each topic page's key (its diagram included), for the build and for `--check`."""
+    from generator.pages.orientation import build_folders
+
     out = []
+    build = build_folders(inputs.config.root)
     for ctx in topics:
-        diagram = topic_diagram(ctx, inputs.plan, inputs.facts, inputs.graph, inputs.symbols)
+        diagram = topic_diagram(ctx, inputs.plan, inputs.facts, inputs.graph, inputs.symbols, build=build)
         out.append(TopicJob(ctx, topic_key(ctx, inputs.writer.id, inputs.version, diagram), diagram))
     return out
 

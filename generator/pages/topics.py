@@ -428,11 +428,14 @@ def flow_diagram(ctx: TopicContext, href: Callable[[str, str], str | None]) -> G
 
 def architecture_diagram(ctx: TopicContext, *, modules: Mapping[str, str], files: Mapping[str, str],
                          facts: Mapping[str, FileFacts], depends_on: Mapping[str, Any],
-                         importance: Mapping[str, float]) -> Graph | None:
-    """The home page's architecture diagram (orientation.overview_diagram), linked from this page."""
+                         importance: Mapping[str, float],
+                         build: frozenset[str] = frozenset()) -> Graph | None:
+    """The home page's architecture diagram (orientation.overview_diagram), linked from this page; `build`:
+    the folders of the build's own code (orientation.build_folders)."""
     from generator.pages.orientation import overview_diagram, own_code
 
-    return overview_diagram(modules=modules, files=files, code=own_code(files, facts), depends_on=depends_on,
+    return overview_diagram(modules=modules, files=files, code=own_code(files, facts, build),
+                            depends_on=depends_on, build=build,
                             importance=importance, from_page=ctx.page_id)
 
 

@@ -411,3 +411,52 @@ def test_reading_starts_at_what_the_readme_uses_not_at_cli_print_helpers(
     # in the same file), then the console script's file; the private `_util.py` never, though most used
     assert start[:3] == ["fetch/client.py", "fetch/transport.py", "fetch/cli.py"]
     assert "fetch/_util.py" not in start
+
+
+SBT_LIBRARY: dict[str, str | bytes] = {
+    "README.md": ("# Flags\n\nFlags parses command lines.\n\n```scala\nval parser = new Parser(\"app\")\n"
+                  "parser.parse(args)\n```\n"),
+    "build.sbt": 'lazy val root = project.in(file(".")).settings(name := "flags")\n',
+    "project/Dependencies.scala": ("object Dependencies {\n"
+                                   "  val munit = \"org.scalameta\" %% \"munit\" % \"1.0\"\n}\n"),
+    "project/plugins.sbt": 'addSbtPlugin("org.scalameta" % "sbt-scalafmt" % "2.5.2")\n',
+    "notes/1.0.0.markdown": "Flags 1.0.0 adds `Parser`.\n",
+    "notes/about.markdown": "Release notes of [Flags](https://example.org).\n",
+    "src/main/scala/flags/ParseError.scala": (
+        "package flags\n\n/** A command line that does not parse. */\n"
+        "class ParseError(message: String) extends Exception(message)\n"),
+    "src/main/scala/flags/MissingValue.scala": (
+        "package flags\n\n/** An option given without its value. */\n"
+        "class MissingValue(name: String) extends ParseError(name)\n"),
+    "src/main/scala/flags/Read.scala": ("package flags\n\n/** Reads an option's value. */\n"
+                                        "trait Read[A] {\n  def read(text: String): A\n}\n"),
+    "src/main/scala/flags/Parser.scala": (
+        "package flags\n\n/** Parses a command line. */\nclass Parser(name: String) {\n"
+        "  def parse(args: Seq[String]): Map[String, String] = {\n"
+        "    if (args.isEmpty) throw new ParseError(name)\n"
+        "    if (args.head == \"-\") throw new MissingValue(name)\n"
+        "    Map.empty\n  }\n}\n"),
+    "src/main/scala/flags/Options.scala": (
+        "package flags\n\n/** The options of a parser. */\nclass Options(parser: Parser) {\n"
+        "  def fail(): Nothing = throw new ParseError(\"x\")\n"
+        "  def missing(): Nothing = throw new MissingValue(\"y\")\n}\n"),
+}
+
+
+def test_sbt_library_orients_without_its_build_and_lists_exceptions_after_its_types(
+        make_repo: Callable[..., Path]) -> None:
+    root = make_repo(SBT_LIBRARY)
+    config = load_config(root)
+    build(config, index=False, site=False)
+    home = (config.docs_dir / "index.md").read_text(encoding="utf-8")
+
+    def section(title: str) -> str:
+        return home.split(f"## {title}\n")[1].split("\n## ")[0] if f"## {title}\n" in home else ""
+
+    api = re.findall(r"^\| \[<code>([^<]+)</code>\]", section("Public API"), re.M)
+    assert api[0] == "flags.Parser"  # the type the README uses, the most thrown exception ranked above it
+    assert set(api[-2:]) == {"flags.ParseError", "flags.MissingValue"}
+    for title in ("Architecture", "Where to start reading", "Most important modules", "Public API"):
+        assert "project/" not in section(title), title
+        assert "Dependencies" not in section(title), title
+    assert "notes/" not in section("Architecture")

@@ -318,6 +318,30 @@ def test_csharp_types_members_and_usings() -> None:
     assert set(imports(facts)) == {"System", "System.Collections.Generic", "System.Math"}
 
 
+def test_csharp_file_scoped_namespace_names_what_follows_as_a_block_does() -> None:
+    file_scoped = parse_text("src/Sink.cs", (
+        "using System;\n\nnamespace Acme.Logging;\n\n/// <summary>Writes events.</summary>\n"
+        "public class ConsoleSink : ILogSink\n{\n"
+        "    public void Emit(string line) => Console.WriteLine(line);\n}\n\n"
+        "public interface ILogSink\n{\n    void Emit(string line);\n}\n"))
+    block = parse_text("src/Sink.cs", (
+        "using System;\n\nnamespace Acme.Logging\n{\n    /// <summary>Writes events.</summary>\n"
+        "    public class ConsoleSink : ILogSink\n    {\n"
+        "        public void Emit(string line) => Console.WriteLine(line);\n    }\n\n"
+        "    public interface ILogSink\n    {\n        void Emit(string line);\n    }\n}\n"))
+    for facts in (file_scoped, block):
+        assert [(s.qualname, s.kind, s.parent) for s in facts.symbols] == [
+            ("Acme.Logging", "namespace", None),
+            ("Acme.Logging.ConsoleSink", "class", "Acme.Logging"),
+            ("Acme.Logging.ConsoleSink.Emit", "method", "Acme.Logging.ConsoleSink"),
+            ("Acme.Logging.ILogSink", "interface", "Acme.Logging"),
+            ("Acme.Logging.ILogSink.Emit", "method", "Acme.Logging.ILogSink")]
+        assert sym(facts, "Acme.Logging.ConsoleSink").docstring == "Writes events."
+        # the call in a method body is that method's, not the namespace's
+        scopes = {r.scope for r in facts.references if r.name == "WriteLine"}
+        assert scopes == {"Acme.Logging.ConsoleSink.Emit"}
+
+
 def test_ruby_modules_classes_methods_requires() -> None:
     facts = facts_of("sample.rb")
     assert facts.docstring == "Shapes for Ruby."

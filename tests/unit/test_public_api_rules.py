@@ -9,7 +9,14 @@ from generator.analyze.facts import FileFacts, SourceFile
 from generator.analyze.languages import detect_language
 from generator.analyze.parse import extract
 from generator.analyze.public_surface import scala_exports
-from generator.pages.orientation import ApiName, front_door_first, main_name, readme_intro
+from generator.pages.orientation import (
+    ApiName,
+    error_types,
+    front_door_first,
+    main_name,
+    reader_order,
+    readme_intro,
+)
 
 
 def _repo(texts: dict[str, str]) -> tuple[dict[str, FileFacts], dict[str, str]]:
@@ -181,3 +188,33 @@ def test_a_second_package_with_an_empty_init_adds_no_modules_to_the_api() -> Non
     })
     api = package_exports(facts, texts.get, {}, source=_all, importance={"src/pool": 1.0, "testserver": 0.5})
     assert [e.name for e in api] == ["pool.Manager"]
+
+
+def test_public_api_reads_main_type_first_and_exceptions_aliases_constants_last() -> None:
+    facts, _ = _repo({
+        "src/cli.kt": ("package acme.cli\n\n"
+                       "open class UsageError(message: String) : RuntimeException(message)\n"
+                       "class BadParameterValue(message: String) : UsageError(message)\n"
+                       "class Option(val help: String)\n"
+                       "abstract class Command(val name: String) {\n    fun main(args: List<String>) {}\n}\n"
+                       "typealias Callback = (String) -> Unit\nconst val DEFAULT_WIDTH = 80\n"
+                       "fun echo(message: String) {}\n"),
+        "log.hpp": ("namespace log {\nusing filename_t = std::string;\n"
+                    "class log_ex : public std::exception {};\nclass logger { public: void info(); };\n}\n"),
+    })
+    assert error_types(facts) == {("src/cli.kt", "UsageError"), ("src/cli.kt", "BadParameterValue"),
+                                  ("log.hpp", "log.log_ex")}
+    kt = [ApiName(f"acme.cli.{q}", "src/cli.kt", q, k) for q, k in [
+        ("BadParameterValue", "class"), ("DEFAULT_WIDTH", "constant"), ("UsageError", "class"),
+        ("Callback", "type"), ("echo", "function"), ("Option", "class"), ("Command", "class")]]
+    readme = ("Subclass `Command`:\n\n```kotlin\nclass Hello : Command(\"hello\") {\n"
+              "  val count by Option(\"n\")\n}\nHello().main(args)\n```\n")
+    # the README's type first; the rest in rank order, the exceptions, then the alias and the constant
+    assert [a.qualname for a in reader_order(kt, facts, readme)] == [
+        "Command", "echo", "Option", "BadParameterValue", "UsageError", "DEFAULT_WIDTH", "Callback"]
+    # no README: the first ordinary type leads, never the exception ranked above it
+    assert [a.qualname for a in reader_order(kt, facts)][:3] == ["Option", "echo", "Command"]
+    cpp = [ApiName("log::filename_t", "log.hpp", "log.filename_t", "type"),
+           ApiName("log::log_ex", "log.hpp", "log.log_ex", "class"),
+           ApiName("log::logger", "log.hpp", "log.logger", "class")]
+    assert [a.name for a in reader_order(cpp, facts)] == ["log::logger", "log::log_ex", "log::filename_t"]

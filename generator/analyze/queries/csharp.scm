@@ -6,6 +6,7 @@
 (enum_declaration name: (identifier) @name body: (enum_member_declaration_list) @body) @def.enum
 (record_declaration name: (identifier) @name) @def.class
 (namespace_declaration name: (_) @name body: (declaration_list) @body) @def.namespace
+(file_scoped_namespace_declaration name: (_) @name) @def.namespace
 (method_declaration name: (identifier) @name body: (_) @body) @def.method
 (method_declaration name: (identifier) @name !body) @def.method
 (constructor_declaration name: (identifier) @name body: (_) @body) @def.method
