@@ -7,13 +7,16 @@ For every built site (`REPO/.sourcebook/site`), the queries are the names of its
 own search worker in Node (bench/search_worker_node.js: the shipped JavaScript, the shards read from disk). A
 query scores at rank 1 when the first section of the first result group is titled with that name, and at
 rank r when that happens first at the r-th shown section. Printed per site: the share at rank 1 and in the
-top 5, for all names and for top-level names (no dot: types and free functions). `--worker` runs another copy
+top 5, for all names and for top-level names (no dot: types and free functions), and the main type: the one
+the home page names ("The main type is …"), asked by its last name (`Options` for `cxxopts::Options`), and
+the rank at which its own section (the link's target) is shown. `--worker` runs another copy
 of the worker over the same shards (e.g. main's, for a before/after in one run).
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import shutil
@@ -60,6 +63,33 @@ def run(site: Path, queries: list[str], worker: Path | None) -> list[list[str]]:
             for line in proc.stdout.splitlines()]
 
 
+_MAIN = re.compile(r'The main (?:type|function) is <a href="([^"#]+)#([^"]+)"><code>([^<]+)</code>')
+
+
+def main_type(site: Path) -> tuple[str, str] | None:
+    """(query, location) of the main type the home page names: its last name, and its section."""
+    found = _MAIN.search((site / "index.html").read_text(encoding="utf-8"))
+    if not found:
+        return None
+    href, anchor, name = found.groups()
+    page = re.sub(r"\.html$", "", href)
+    return html.unescape(re.split(r"::|\.|\\\\", html.unescape(name).rstrip("()"))[-1]), f"{page}#{anchor}"
+
+
+def main_rank(site: Path, worker: Path | None) -> tuple[str, int | None] | None:
+    """The main type's query and the rank of its own section among the shown sections (None: not shown)."""
+    found = main_type(site)
+    if found is None:
+        return None
+    query, location = found
+    shown = run(site, [query], worker)[0]
+    want = location.split("#")
+    rank = next((i + 1 for i, loc in enumerate(shown)
+                 if loc.split("#")[0].removesuffix(".html").rstrip("/") == want[0].rstrip("/")
+                 and loc.endswith("#" + want[1])), None)
+    return query, rank
+
+
 def measure(site: Path, sample: int, worker: Path | None) -> dict[str, float]:
     titles = sections(site)
     names = sorted({name_of(t) for loc, t in titles.items() if "#sym-" in loc and name_of(t)
@@ -89,12 +119,15 @@ def main() -> None:
     parser.add_argument("--worker", type=Path, default=None)
     parser.add_argument("--sample", type=int, default=300)
     args = parser.parse_args()
-    print(f"{'site':<28} {'queries':>7} {'@1':>6} {'top5':>6} {'top-level':>9} {'@1':>6}")
+    print(f"{'site':<28} {'queries':>7} {'@1':>6} {'top5':>6} {'top-level':>9} {'@1':>6}  main type: rank")
     for site in args.sites:
         m = measure(site, args.sample, args.worker)
-        label = site.parent.parent.name if site.name == "site" else site.name
+        label = site.parent.name.removesuffix(".out") if site.parent.name.endswith(".out") else (
+            site.parent.parent.name if site.name == "site" else site.name)
+        main = main_rank(site, args.worker)
+        named = f"{main[0]}: {main[1] or 'not shown'}" if main else "(none named)"
         print(f"{label:<28} {m['queries']:>7} {m['at1']:>6} {m['top5']:>6} {m['toplevel']:>9} "
-              f"{m['toplevel_at1']:>6}")
+              f"{m['toplevel_at1']:>6}  {named}")
 
 
 if __name__ == "__main__":

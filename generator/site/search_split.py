@@ -146,7 +146,9 @@ def score(docs: list[dict[str, Any]], config: dict[str, Any]) -> Postings:
 # ever such a term; the closing `=` keeps Material's trailing wildcard from reaching a longer name. The
 # worker looks a one-word query up as that term too (search-worker.js `search`): a query that is a
 # declaration's whole name ranks that section first, where lunr's words alone let its members outrank it
-# (`FlagSet` is the words `flag` and `set`, which every `FlagSet.X` title also holds).
+# (`FlagSet` is the words `flag` and `set`, which every `FlagSet.X` title also holds). A last part weighs less
+# the deeper its declaration (divided by the qualname's number of parts): asked `Options`, a reader means the
+# type `cxxopts.Options`, not its constructor `cxxopts.Options.Options`, which carries the same last part.
 EXACT_QUALNAME = 1_000_000.0
 EXACT_LAST_PART = 100_000.0
 _PARAMS = re.compile(r"\s*[(<\[].*$", re.DOTALL)
@@ -172,7 +174,8 @@ def exact_names(docs: list[dict[str, Any]]) -> dict[str, tuple[np.ndarray, np.nd
         qualified = title.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
         last = qualified if "#" in location else title.rsplit("/", 1)[-1]
         if last and last != title:
-            names.setdefault(exact_term(last), EXACT_LAST_PART)
+            depth = len(re.split(r"\.|::", title)) if "#" in location else 1
+            names.setdefault(exact_term(last), EXACT_LAST_PART / max(1, depth))
         for term, weight in names.items():
             sections = found.setdefault(term, {})
             sections[number] = max(sections.get(number, 0.0), weight)

@@ -77,12 +77,17 @@ def test_exact_names_are_terms_no_word_can_be() -> None:
         {"location": "files/flag.go.html#sym-flagset-parse", "title": "FlagSet.Parse", "text": ""},
         {"location": "files/a.java.html#sym-fromjson-string", "title": "fromJson(String, Class&lt;T&gt;)"},
         {"location": "index.html#what-it-is", "title": "What it is", "text": ""},  # not a declaration
+        {"location": "files/o.hpp.html#sym-opts-options", "title": "opts::Options", "text": ""},
+        {"location": "files/o.hpp.html#sym-opts-options-options", "title": "opts::Options.Options"},
         {"location": "files/x.py.html#sym-x", "title": "<code>two words</code>", "text": ""},
     ]
     terms = _terms(docs)
     assert terms["=flagset="] == [(1, search_split.EXACT_QUALNAME)]
     assert terms["=flagset.parse="] == [(2, search_split.EXACT_QUALNAME)]
-    assert terms["=parse="] == [(2, search_split.EXACT_LAST_PART)]
+    assert terms["=parse="] == [(2, search_split.EXACT_LAST_PART / 2)]
+    # a type outranks its constructor, which carries the same last part one level deeper
+    last = search_split.EXACT_LAST_PART
+    assert terms["=options="] == [(5, last / 2), (6, last / 3)]
     assert terms["=fromjson="] == [(3, search_split.EXACT_QUALNAME)]  # overloads: the name, not the params
     assert terms["=flag.go="] == [(0, search_split.EXACT_QUALNAME)]
     assert not any("what" in t or "two" in t for t in terms)
