@@ -35,19 +35,28 @@ def lexer(language: str) -> Any:
         return None
 
 
+# Names, whitespace, punctuation and operators are left in the code's own colour: they are most of the tokens,
+# and every tag costs Markdown's and the search indexer's HTML parsers time on every build (a span per name
+# made the flask site's mkdocs run much slower). Keywords, strings, comments, definitions keep their colour.
+PLAIN_CLASSES = frozenset({"n", "w", "p", "o"})
+
+
 @cache
 def formatter() -> Any:
     from pygments.formatters import HtmlFormatter
 
+    class PlainNamesFormatter(HtmlFormatter):
+        """HtmlFormatter that emits no span for the PLAIN_CLASSES: their text is written as Pygments writes
+        a classless token (escaped, adjacent ones joined). Stripping those spans from its output afterwards
+        was a Python call per name, a tenth of a file page's CPU."""
+
+        def _get_css_classes(self, ttype: Any) -> str:
+            classes: str = super()._get_css_classes(ttype)
+            return "" if classes in PLAIN_CLASSES else classes
+
     # one formatter for every block (signatures and source): pymdownx builds one (and its stylesheet) per
     # block, which was a quarter of mkdocs' time on signature-heavy pages
-    return HtmlFormatter(nowrap=True)
-
-
-# Names, whitespace, punctuation and operators are left in the code's own colour: they are most of the tokens,
-# and every tag costs Markdown's and the search indexer's HTML parsers time on every build (a span per name
-# made the flask site's mkdocs run much slower). Keywords, strings, comments, definitions keep their colour.
-_PLAIN_SPAN = re.compile(r'<span class="(?:n|w|p|o)">([^<]*)</span>')
+    return PlainNamesFormatter(nowrap=True)
 
 
 def highlighted(code: str, language: str) -> str:
@@ -58,7 +67,7 @@ def highlighted(code: str, language: str) -> str:
         return html.escape(code, quote=False)
     import pygments
 
-    return _PLAIN_SPAN.sub(r"\1", pygments.highlight(code, found, formatter()))
+    return str(pygments.highlight(code, found, formatter()))
 
 
 def highlighted_lines(text: str, language: str, spans: Iterable[tuple[int, int]] | None = None) -> list[str]:

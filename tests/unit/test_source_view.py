@@ -5,12 +5,15 @@ from __future__ import annotations
 import ast
 import html
 import inspect
+import re
 import textwrap
 from pathlib import Path
 
+import pygments
 import pytest
+from pygments.formatters import HtmlFormatter
 
-from generator.pages.source_view import highlighted_lines, merged_spans
+from generator.pages.source_view import highlighted, highlighted_lines, lexer, merged_spans
 
 
 def _statement_spans(text: str) -> list[tuple[int, int]]:
@@ -84,3 +87,23 @@ def test_merged_spans() -> None:
     assert merged_spans([(5, 9), (1, 3), (6, 7), (8, 12), (13, 13)], 12) == [(1, 3), (5, 12)]
     assert merged_spans([(0, 2), (20, 30), (4, 3)], 10) == [(1, 2)]
     assert merged_spans([], 10) == []
+
+
+PLAIN_CASES = [
+    ("python", TRICKY),
+    ("cpp", "template <typename T>\nclass buf final : public detail::buffer<T> {\n  T store_[SIZE];  // <i>\n"
+            "  void grow(size_t n) override { if (n > 2) throw std::runtime_error(\"x<y\"); }\n};\n"),
+    ("ruby", "class Config\n  attr_reader :path\n  def load(name = 'a&b') = @items[name] ||= {}\nend\n"),
+    ("go", "func (s *Server) Serve(l net.Listener) error {\n\treturn s.run(l, `raw <b>`)\n}\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "code"), PLAIN_CASES)
+def test_names_and_punctuation_carry_no_span(language: str, code: str) -> None:
+    # the formatter leaves names, whitespace, punctuation and operators without a span: exactly Pygments'
+    # own HTML with those spans taken out afterwards (what the pages held before), the other colours kept
+    stock = pygments.highlight(code, lexer(language), HtmlFormatter(nowrap=True))
+    expected = re.sub(r'<span class="(?:n|w|p|o)">([^<]*)</span>', r"\1", stock)
+    assert expected != stock  # the case has plain tokens to leave out
+    assert highlighted(code, language) == expected
+    assert '<span class="k' in expected
