@@ -26,7 +26,7 @@ from generator.analyze import documents as docs
 from generator.analyze.boilerplate import strip_boilerplate
 from generator.analyze.facts import FileFacts, Import, Member, Reference, SourceFile, Symbol, SymbolKind
 from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
-from generator.analyze.parse_rules import LanguageRules
+from generator.analyze.parse_rules import LanguageRules, conditional_starts, keep_first_branches
 from generator.analyze.scan import decode
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,8 @@ _BUDGET_PER_MB = 8.0
 _KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
 _LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
 _PREAMBLE = frozenset({"php_tag", "text"})  # nodes before a file's first comment that say nothing
+# the nodes of a preprocessor conditional (C, C++, C#), which start at its `#if`
+_CONDITIONAL_NODES = frozenset({"preproc_if", "preproc_ifdef"})
 
 
 def count_lines(text: str) -> int:
@@ -111,7 +113,9 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         other_data = other_prepare(data) if other_prepare is not None else data
         other_tree = _parse(other.parser, other_data) if other is not None else None
         if other is not None and other_tree is not None and not other_tree.root_node.has_error:
-            tools, tree, language = other, other_tree, shared[0]
+            tools, tree, language, parsed = other, other_tree, shared[0], other_data
+    if tree is not None and tree.root_node.has_error and spec_for(language).rules.conditionals:
+        tree, parsed = _first_branches(tools.parser, tree, parsed)
     if tree is None:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
@@ -119,9 +123,59 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
     # the tree is of the prepared bytes, whose offsets are the original's: names, signatures and comments
     # are read from the original, as written
     extraction = _Extraction(file, data, spec_for(language).rules, facts)
-    extraction.prepared = parsed if parsed is not data else None
+    extraction.prepared = parsed if parsed != data else None
     extraction.run(tree.root_node, tools)
     return facts
+
+
+def _first_branches(parser: Parser, tree: Tree, data: bytes) -> tuple[Tree, bytes]:
+    """The tree of `data` with some preprocessor conditionals cut to their first branches
+    (keep_first_branches), and those bytes, when it holds fewer errors than `tree` in the text both keep;
+    else `tree` and `data` unchanged. First cut only the conditionals the grammar did not read as one (a
+    `#if` inside a base list or an initializer), then also those it read with an error inside; the one with
+    fewest errors wins, the fewer cut on a tie. A conditional read cleanly stays whole: each of its branches
+    keeps its symbols."""
+    starts = conditional_starts(data)
+    if not starts:
+        return tree, data
+    root = tree.root_node
+    read, clean = set(), set()  # the conditionals the grammar read as one; those of them without an error
+    for start in starts:
+        token = root.descendant_for_byte_range(start, start + 1)
+        node = token.parent if token is not None else None
+        if node is not None and node.type in _CONDITIONAL_NODES and node.start_byte == start:
+            read.add(start)
+            if not node.has_error:
+                clean.add(start)
+    errors = _errors(root)
+    best, best_data, best_count = tree, data, len(errors)
+    for whole in (read, clean):
+        flat, dropped = keep_first_branches(data, whole)
+        if flat in (best_data, data):
+            continue
+        # an error inside a dropped branch is not fixed by the cut, only hidden: it is not counted (a
+        # conditional whose other branch is broken on its own keeps that branch's symbols)
+        before = sum(1 for at in errors if not any(start <= at < end for start, end in dropped))
+        flat_tree = _parse(parser, flat)
+        if flat_tree is None:
+            continue
+        after = len(_errors(flat_tree.root_node))
+        if after < min(before, best_count):
+            best, best_data, best_count = flat_tree, flat, after
+        if best_count == 0:
+            break
+    return best, best_data
+
+
+def _errors(root: Node) -> list[int]:
+    """Where the ERROR and MISSING nodes of a tree start (only the subtrees with an error are walked)."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found.append(node.start_byte)
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return found
 
 
 def _parse(parser: Parser, data: bytes) -> Tree | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -266,6 +266,86 @@ def blank_declaration_macros(data: bytes) -> bytes:
     return bytes(out)
 
 
+# A conditional directive of the preprocessor (C, C++, C#: the same syntax), at the start of a line. Its line
+# goes on through a `\` at its end (C); group 1 is the directive.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b"
+                          rb"(?:[^\n]*\\\r?\n)*[^\n]*", re.M)
+_OPENS = frozenset({b"if", b"ifdef", b"ifndef"})
+# `#ifndef X` / `#if !defined(X)` then `#define X`: an include guard, around the whole header
+_GUARD = re.compile(rb"[ \t]*#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+!\s*defined[ \t]*\(?[ \t]*(\w+)[ \t]*\)?)"
+                    rb"[ \t]*(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*\r?\n(?:[ \t]*\r?\n)*"
+                    rb"[ \t]*#[ \t]*define[ \t]+(\w+)")
+
+
+def conditional_starts(data: bytes) -> list[int]:
+    """Where each `#if`/`#ifdef`/`#ifndef` of a file starts (the offset of its `#`)."""
+    if b"#" not in data:
+        return []
+    return [data.index(b"#", m.start()) for m in _CONDITIONAL.finditer(data) if m.group(1) in _OPENS]
+
+
+class FirstBranches(NamedTuple):
+    data: bytes  # the source with only the first branches, every offset kept
+    dropped: list[tuple[int, int]]  # the byte ranges of the branches blanked (after their `#else` line)
+
+
+def keep_first_branches(data: bytes, whole: Collection[int] = ()) -> FirstBranches:
+    """C, C++ or C# source as if each preprocessor conditional held only its first branch: the `#elif` and
+    `#else` branches and the directive lines are blanked with spaces (newlines kept, so every byte keeps its
+    offset and every line its number). Tree-sitter runs no preprocessor: a conditional inside a declaration
+    (`class Logger : ILogger` then `#if NET6` `, IDisposable` `#endif`, an initializer split between
+    branches) is read, with both branches as one text, as a syntax error. Nested conditionals inside a kept
+    branch are flattened the same way. An include guard stays as written, and so does each conditional
+    whose `#` offset is in `whole` (one the grammar reads as a conditional: its branches keep their symbols;
+    the conditionals nested in it are judged on their own)."""
+    spans: list[tuple[int, int]] = []
+    dropped: list[tuple[int, int]] = []
+    # per open conditional: (written as is, in a dropped branch: its own or an outer one's)
+    stack: list[tuple[bool, bool]] = []
+    drop_from = body_from = 0  # where the outermost dropped branch began: its directive, the line after
+    for m in _CONDITIONAL.finditer(data):
+        word, start, end = m.group(1), m.start(), m.end()
+        as_is, dropping = stack[-1] if stack else (False, False)
+        if word in _OPENS:
+            # an include guard's own lines stay; what it holds is flattened as any other text
+            as_is = data.index(b"#", start) in whole or (not stack and _is_guard(data, start, word))
+            stack.append((as_is, dropping))
+            if not as_is and not dropping:
+                spans.append((start, end))
+        elif not stack:  # an `#else` or `#endif` without its `#if` (a fragment of a file): left as written
+            continue
+        elif word == b"endif":
+            stack.pop()
+            outer_dropping = bool(stack) and stack[-1][1]
+            if dropping and not outer_dropping:
+                spans.append((drop_from, start))
+                dropped.append((body_from, start))
+            if not as_is and not outer_dropping:
+                spans.append((start, end))
+        elif not as_is:  # `#elif`, `#else`: what follows up to the `#endif` is dropped
+            if not dropping:
+                drop_from, body_from = start, end
+            stack[-1] = (False, True)
+    if stack and stack[-1][1]:  # a conditional the file never closes
+        spans.append((drop_from, len(data)))
+        dropped.append((body_from, len(data)))
+    if not spans:
+        return FirstBranches(data, [])
+    out = bytearray(data)
+    for start, end in spans:
+        out[start:end] = bytes(b if b == 0x0A else 0x20 for b in data[start:end])
+    return FirstBranches(bytes(out), dropped)
+
+
+def _is_guard(data: bytes, start: int, word: bytes) -> bool:
+    """Whether the conditional at `start` is an include guard: `#ifndef X` or `#if !defined(X)`, then
+    `#define X`."""
+    if word not in (b"ifndef", b"if"):
+        return False
+    m = _GUARD.match(data, start)
+    return m is not None and (m.group(1) or m.group(2)) == m.group(3)
+
+
 # TypeScript: a generic call signature on its own line in a type literal (`(): T` then `<U>(s: U): U`) is
 # valid, but the grammar reads `T\n<U>(…)` as one type (a syntax error); a `;` in place of the first
 # indentation space separates the members as the compiler does, keeping every offset and line. Only after
@@ -315,6 +395,9 @@ class LanguageRules:
     symbol_literals: frozenset[str] = frozenset()
     # rewrites a file's bytes before parsing, keeping every offset (C/C++: blank_declaration_macros)
     prepare: Callable[[bytes], bytes] | None = None
+    # whether the language has the C preprocessor's conditionals (`#if`/`#else`/`#endif`): a file they break
+    # is parsed again with only their first branches (keep_first_branches)
+    conditionals: bool = False
     # declarations whose scope is the rest of the file, not a block (C#'s file-scoped `namespace Foo.Bar;`):
     # what follows is inside them, as in a block, and named under them
     file_scopes: frozenset[str] = frozenset()
