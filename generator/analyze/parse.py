@@ -26,7 +26,7 @@ from generator.analyze import documents as docs
 from generator.analyze.boilerplate import strip_boilerplate
 from generator.analyze.facts import FileFacts, Import, Member, Reference, SourceFile, Symbol, SymbolKind
 from generator.analyze.languages import DOC_LANGUAGES, GRAMMARS, spec_for
-from generator.analyze.parse_rules import LanguageRules, conditional_starts, keep_first_branches
+from generator.analyze.parse_rules import LanguageRules, blank_spans, conditional_starts, keep_first_branches
 from generator.analyze.scan import decode
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,9 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
         if other is not None and other_tree is not None and not other_tree.root_node.has_error:
             tools, tree, language, parsed = other, other_tree, shared[0], other_data
     if tree is not None and tree.root_node.has_error and spec_for(language).rules.conditionals:
-        tree, parsed = _first_branches(tools.parser, tree, parsed)
+        tree, parsed, cut = _first_branches(tools.parser, tree, parsed)
+        # the text of the branches cut and of the directives is no part of a signature either
+        data = blank_spans(data, cut)
     if tree is None:
         facts.warnings.append(f"{file.path}:1: parsing took too long; symbols not extracted")
         log.warning("%s: tree-sitter parse exceeded its time budget", file.path)
@@ -128,16 +130,16 @@ def extract(file: SourceFile, source: bytes) -> FileFacts:
     return facts
 
 
-def _first_branches(parser: Parser, tree: Tree, data: bytes) -> tuple[Tree, bytes]:
+def _first_branches(parser: Parser, tree: Tree, data: bytes) -> tuple[Tree, bytes, list[tuple[int, int]]]:
     """The tree of `data` with some preprocessor conditionals cut to their first branches
-    (keep_first_branches), and those bytes, when it holds fewer errors than `tree` in the text both keep;
-    else `tree` and `data` unchanged. First cut only the conditionals the grammar did not read as one (a
-    `#if` inside a base list or an initializer), then also those it read with an error inside; the one with
-    fewest errors wins, the fewer cut on a tie. A conditional read cleanly stays whole: each of its branches
-    keeps its symbols."""
+    (keep_first_branches), those bytes and the ranges blanked, when it holds fewer errors than `tree` in the
+    text both keep; else `tree` and `data` unchanged (and no range). First cut only the conditionals the
+    grammar did not read as one (a `#if` inside a base list or an initializer), then also those it read with
+    an error inside; the one with fewest errors wins, the fewer cut on a tie. A conditional read cleanly
+    stays whole: each of its branches keeps its symbols."""
     starts = conditional_starts(data)
     if not starts:
-        return tree, data
+        return tree, data, []
     root = tree.root_node
     read, clean = set(), set()  # the conditionals the grammar read as one; those of them without an error
     for start in starts:
@@ -148,9 +150,9 @@ def _first_branches(parser: Parser, tree: Tree, data: bytes) -> tuple[Tree, byte
             if not node.has_error:
                 clean.add(start)
     errors = _errors(root)
-    best, best_data, best_count = tree, data, len(errors)
+    best, best_data, best_count, best_cut = tree, data, len(errors), []
     for whole in (read, clean):
-        flat, dropped = keep_first_branches(data, whole)
+        flat, dropped, cut = keep_first_branches(data, whole)
         if flat in (best_data, data):
             continue
         # an error inside a dropped branch is not fixed by the cut, only hidden: it is not counted (a
@@ -161,10 +163,10 @@ def _first_branches(parser: Parser, tree: Tree, data: bytes) -> tuple[Tree, byte
             continue
         after = len(_errors(flat_tree.root_node))
         if after < min(before, best_count):
-            best, best_data, best_count = flat_tree, flat, after
+            best, best_data, best_count, best_cut = flat_tree, flat, after, cut
         if best_count == 0:
             break
-    return best, best_data
+    return best, best_data, best_cut
 
 
 def _errors(root: Node) -> list[int]:

@@ -258,12 +258,7 @@ def blank_declaration_macros(data: bytes) -> bytes:
     spans += _indented_macros(data)
     spans += _constructor_macros(data)
     spans += [m.span(1) for m in _TRAILING_MACRO.finditer(data)]
-    if not spans:
-        return data
-    out = bytearray(data)
-    for start, end in spans:  # newlines stay: every line keeps its number
-        out[start:end] = bytes(b if b == 0x0A else 0x20 for b in data[start:end])
-    return bytes(out)
+    return blank_spans(data, spans)
 
 
 # A conditional directive of the preprocessor (C, C++, C#: the same syntax), at the start of a line. Its line
@@ -287,6 +282,7 @@ def conditional_starts(data: bytes) -> list[int]:
 class FirstBranches(NamedTuple):
     data: bytes  # the source with only the first branches, every offset kept
     dropped: list[tuple[int, int]]  # the byte ranges of the branches blanked (after their `#else` line)
+    blanked: list[tuple[int, int]]  # every byte range blanked: those branches and the directive lines
 
 
 def keep_first_branches(data: bytes, whole: Collection[int] = ()) -> FirstBranches:
@@ -329,12 +325,17 @@ def keep_first_branches(data: bytes, whole: Collection[int] = ()) -> FirstBranch
     if stack and stack[-1][1]:  # a conditional the file never closes
         spans.append((drop_from, len(data)))
         dropped.append((body_from, len(data)))
+    return FirstBranches(blank_spans(data, spans), dropped, spans)
+
+
+def blank_spans(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """`data` with the bytes of each span but newlines turned to spaces: every offset and line stays."""
     if not spans:
-        return FirstBranches(data, [])
+        return data
     out = bytearray(data)
     for start, end in spans:
         out[start:end] = bytes(b if b == 0x0A else 0x20 for b in data[start:end])
-    return FirstBranches(bytes(out), dropped)
+    return bytes(out)
 
 
 def _is_guard(data: bytes, start: int, word: bytes) -> bool:
