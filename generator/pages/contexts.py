@@ -21,6 +21,7 @@ from generator.analyze.plan import (
     page_title,
     parent_dir,
 )
+from generator.pages.anchors import shown_qualname
 from generator.pages.orientation import orientation_folders, path_group
 from generator.pages.topics import TopicContext
 from generator.pages.type_parts import secondary_parts, split_types
@@ -87,9 +88,16 @@ def _top_entry_points(facts: Iterable[FileFacts], graph: GraphView, limit: int,
                 rank = graph.symbol_rank.get((f.path, s.qualname), 0.0)
                 candidates.append((ahead, -rank, f.path, s.start_line, s))
     candidates.sort(key=lambda c: c[:4])
-
-    return tuple(EntryPoint(path, s.qualname, s.kind, s.signature, first_paragraph(s.docstring, 200))
-                 for _, _, path, _, s in candidates[:limit])
+    # overloads of one name (`int`, `int~2`) are one entry point to a reader: the best-ranked stands for all
+    seen: set[tuple[str, str]] = set()
+    chosen = []
+    for _, _, path, _, s in candidates:
+        name = (path, shown_qualname(s.qualname))
+        if name not in seen:
+            seen.add(name)
+            summary = first_paragraph(s.docstring, 200)
+            chosen.append(EntryPoint(path, s.qualname, s.kind, s.signature, summary))
+    return tuple(chosen[:limit])
 
 
 def root_title(plan: PagePlan, facts: Mapping[str, FileFacts], root_name: str) -> str:

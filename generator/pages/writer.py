@@ -24,6 +24,7 @@ from pydantic.json_schema import SkipJsonSchema
 from generator.analyze.boilerplate import lead_sentences, strip_boilerplate, strip_title
 from generator.analyze.facts import FileFacts, Symbol
 from generator.markup.docmarkup import code_span, plain_line
+from generator.pages.anchors import shown_qualname
 
 WrittenBy = Literal["llm", "extracted"]
 
@@ -379,7 +380,8 @@ class ExtractiveWriter:
         where = code_span(ctx.path + "/" if ctx.path else ctx.title if ctx.title.endswith("/") else "./")
         shape = f"{where} contains " + " and ".join(counts) + "." if counts else ""
         if ctx.entry_points:
-            shape += " Main entry points: " + _listing([e.qualname for e in ctx.entry_points], 4) + "."
+            names = [shown_qualname(e.qualname) for e in ctx.entry_points]
+            shape += " Main entry points: " + _listing(names, 4) + "."
         return ModuleDraft(summary=" ".join(p for p in (lead, shape.strip()) if p) or "Empty module.")
 
     def overview(self, ctx: OverviewContext) -> OverviewDraft:

@@ -460,3 +460,20 @@ def test_sbt_library_orients_without_its_build_and_lists_exceptions_after_its_ty
         assert "project/" not in section(title), title
         assert "Dependencies" not in section(title), title
     assert "notes/" not in section("Architecture")
+
+
+def test_overloads_are_one_entry_point_shown_by_their_name(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "conv").mkdir(parents=True)
+    (root / "conv" / "Types.kt").write_text(
+        "package conv\n\n/** Reads an int. */\nfun int(text: String): Int = text.toInt()\n\n"
+        "/** Reads an int with a radix. */\nfun int(text: String, radix: Int): Int = text.toInt(radix)\n\n"
+        "/** Reads a float. */\nfun float(text: String): Float = text.toFloat()\n", encoding="utf-8")
+    (root / "conv" / "Use.kt").write_text(
+        "package conv\n\nfun use(): Int = int(\"1\") + int(\"2\", 8) + float(\"1\").toInt()\n", encoding="utf-8")
+    out = tmp_path / "out"
+    build(load_config(root, overrides={"out_dir": str(out)}), index=False)
+    page = (out / "docs" / "modules" / "conv" / "index.md").read_text(encoding="utf-8")
+    line = next(ln for ln in page.splitlines() if "Main entry points" in ln)
+    assert "~" not in line
+    assert line.count("`int`") == 1
