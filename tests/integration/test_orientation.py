@@ -470,7 +470,8 @@ def test_overloads_are_one_entry_point_shown_by_their_name(tmp_path: Path) -> No
         "/** Reads an int with a radix. */\nfun int(text: String, radix: Int): Int = text.toInt(radix)\n\n"
         "/** Reads a float. */\nfun float(text: String): Float = text.toFloat()\n", encoding="utf-8")
     (root / "conv" / "Use.kt").write_text(
-        "package conv\n\nfun use(): Int = int(\"1\") + int(\"2\", 8) + float(\"1\").toInt()\n", encoding="utf-8")
+        "package conv\n\nfun use(): Int = int(\"1\") + int(\"2\", 8) + float(\"1\").toInt()\n",
+        encoding="utf-8")
     out = tmp_path / "out"
     build(load_config(root, overrides={"out_dir": str(out)}), index=False)
     page = (out / "docs" / "modules" / "conv" / "index.md").read_text(encoding="utf-8")
