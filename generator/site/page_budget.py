@@ -178,11 +178,24 @@ def cut_content(html: str, budget: int = CONTENT_BUDGET) -> Cut | None:
     headings = [at for at, heading in fitting if heading]
     at = headings[-1] if headings else (fitting[-1][0] if fitting else 0)
     dropped = sum(1 for start, heading in parser.starts if start >= at and heading)
-    note = (f'<div class="admonition warning {TRUNCATED_CLASS}"><p class="admonition-title">This page is '
-            f"cut short</p><p>Its full text is {size / 1e6:.1f} MB, more than a page of this site may weigh "
-            f"({budget / 1e6:.1f} MB), so it ends here: {dropped} more section{'s' if dropped != 1 else ''} "
-            f"{'are' if dropped != 1 else 'is'} left out. Read the rest in the source file.</p></div>")
-    return Cut(html[:at].rstrip() + "\n" + note, dropped, size)
+    left = f"{dropped} more section{'s' if dropped != 1 else ''} {'are' if dropped != 1 else 'is'} left out"
+    note = (f'<div class="admonition warning {TRUNCATED_CLASS}" id="{CUT_ID}"><p class="admonition-title">'
+            f"This page is cut short</p><p>Its full text is {size / 1e6:.1f} MB, more than a page of this "
+            f"site may weigh ({budget / 1e6:.1f} MB), so it ends here: {left}. Read the rest in the source "
+            f"file.</p></div>")
+    kept = html[:at].rstrip()
+    return Cut(_to_the_note(kept, anchor_ids(kept)) + "\n" + note, dropped, size)
+
+
+CUT_ID = "sb-cut"
+_PAGE_LINK = re.compile(r'\bhref="#([^"]*)"')
+
+
+def _to_the_note(html: str, present: set[str]) -> str:
+    """`html` with each link to a section of its own page that the cut left out (the symbol index, the
+    Calls lists above the cut) pointed at the note saying the page was cut, not at nothing."""
+    return _PAGE_LINK.sub(lambda m: m.group(0) if unescape(m.group(1)) in present else f'href="#{CUT_ID}"',
+                          html)
 
 
 _ID = re.compile(r'\bid="([^"]*)"')

@@ -96,7 +96,18 @@ def test_content_over_the_budget_is_cut_at_a_heading_with_a_note() -> None:
     assert cut.dropped_sections == 100 - kept
     assert "cut short" in note
     assert f"{100 - kept} more sections are left out" in note
-    assert anchor_ids(cut.html) == {f"s{i}" for i in range(kept)}
+    assert anchor_ids(cut.html) == {f"s{i}" for i in range(kept)} | {"sb-cut"}
+
+
+def test_links_to_sections_the_cut_left_out_lead_to_the_note() -> None:
+    index = '<p><a href="#s0">S0</a> <a href="#s99">S99</a> <a href="other.html#s99">elsewhere</a></p>\n'
+    cut = cut_content(index + _sections(100, 1000), budget=20_000)
+    assert cut is not None
+    assert 'href="#s0"' in cut.html  # still on the page
+    assert 'href="#s99"' not in cut.html
+    assert 'href="#sb-cut"' in cut.html
+    assert 'href="other.html#s99"' in cut.html  # another page's sections are that page's
+    assert 'id="sb-cut"' in cut.html
 
 
 def test_squeezing_the_chrome_leaves_the_content_byte_for_byte() -> None:
