@@ -95,14 +95,16 @@ def parameter_types(signature: str, name: str) -> list[str]:
         if written in _RECEIVERS:  # Python's self, Rust's &self: the same in every overload
             continue
         param = re.sub(r"@\w+(?:\([^)]*\))?\s*|\b(?:final|const|ref|out|in|this|params|readonly|"
-                       r"public|private|protected|vararg|mut)\s+", "", written.split("=", 1)[0]).strip()
+                       r"public|private|protected|vararg|mut)\s+|\s*\bconst\b(?=\s*[&*])", "",
+                       written.split("=", 1)[0]).strip()
         if ":" in param and "::" not in param:
             param = param.split(":", 1)[1].strip()
         else:
             words = re.split(r"\s+", param)
             if len(words) > 1:  # `String json`, `const char *s`: the last word is the name
                 last = words[-1]
-                param = " ".join(words[:-1]) + ("*" * (len(last) - len(last.lstrip("*&"))))
+                # its pointer or reference marks belong to the type: `T &&other` is `T&&`, `T *p` is `T*`
+                param = " ".join(words[:-1]) + last[:len(last) - len(last.lstrip("*&"))]
         types.append(param.replace(" ", "") if len(param) < 40 else param[:39] + "…")
     return types
 

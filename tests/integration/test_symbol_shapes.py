@@ -392,3 +392,20 @@ def test_ruby_methods_made_by_attr_alias_and_define_method() -> None:
     size = next(s for s in rb.symbols if s.name == "size")
     assert size.signature == "attr_accessor :size"
     assert size.docstring == "The size."
+
+
+CPP_OVERLOADS = """\
+class Buffer {
+ public:
+    Buffer(Buffer const& other);
+    Buffer(Buffer &&);
+    Buffer(char *data, int size);
+};
+"""
+
+
+def test_cpp_overload_headings_keep_their_reference_and_pointer_marks() -> None:
+    facts = parse("buffer.hpp", CPP_OVERLOADS, "cpp")
+    over = overloaded(facts.symbols)
+    headings = [shown_heading(s, over) for s in facts.symbols if s.name == "Buffer" and s.kind == "method"]
+    assert headings == ["Buffer.Buffer(Buffer&)", "Buffer.Buffer(Buffer&&)", "Buffer.Buffer(char*, int)"]
