@@ -95,6 +95,23 @@ def _struct_aliases(api: Iterable[ApiName], facts: Mapping[str, FileFacts]) -> f
     return frozenset(out)
 
 
+def _one_per_name(found: Iterable[Any]) -> list[Any]:
+    """One export per name, in first-seen order: a name several files declare (a Ruby module reopened in
+    each of the gem's files, `module HTTParty` in version.rb and request.rb alike) is the one of the file
+    named after it (lib/httparty.rb), else its first declaration."""
+    chosen: dict[str, Any] = {}
+    for e in found:
+        have = chosen.get(e.name)
+        if have is None or (not _named_after(have) and _named_after(e)):
+            chosen[e.name] = e
+    return list(chosen.values())
+
+
+def _named_after(e: Any) -> bool:
+    stem = e.path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return stem.replace("_", "").replace("-", "").lower() == _short_name(e.name).lower()
+
+
 def _short_name(name: str) -> str:
     """`com.x.Moshi`, `cxxopts::Options`, `Monolog\\Logger` -> the name a user's code writes."""
     return re.split(r"::|[.\\]", name)[-1]
@@ -708,7 +725,7 @@ def api_names(facts: Mapping[str, FileFacts], graph: Any, importance: Mapping[st
     secondary = secondary_parts(split)
     found = [e for e in found if (e.path, e.qualname) not in secondary]
     # a package named `internal` (`org.jsoup.internal`, `Foo\\Internal`) is the library's own business
-    exports = [e for e in {e.name: e for e in found}.values() if not _internal_package(e.name)]
+    exports = [e for e in _one_per_name(found) if not _internal_package(e.name)]
     rank = graph.symbol_rank
     paths = {e.path for e in exports}
     symbols = {(p, s.qualname): s for p in paths if p in facts for s in facts[p].symbols}

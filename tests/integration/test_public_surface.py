@@ -251,3 +251,20 @@ def test_a_one_package_library_diagram_leaves_tests_benchmarks_and_examples_out(
     diagrams = "".join(part.split("```", 1)[0] for part in home.split("```mermaid")[1:])
     for name in ("test", "bench", "example", "Tests", "Bench", "Example"):
         assert name not in diagrams, name
+
+
+GEM_REPO = {
+    "acme.gemspec": "Gem::Specification.new do |s|\n  s.name = 'acme'\n  s.files = Dir['lib/**/*.rb']\nend\n",
+    "README.md": "# acme\n\n```ruby\nclass Client\n  include Acme\nend\nAcme.get('/')\n```\n",
+    "lib/acme/version.rb": "module Acme\n  VERSION = '1.0'\nend\n",
+    "lib/acme/request.rb": "module Acme\n  # Sends one request.\n  class Request\n    def send_it; end\n"
+                           "  end\nend\n",
+    "lib/acme.rb": "require 'acme/version'\n\n# Makes HTTP fun.\nmodule Acme\n  # Gets a path.\n"
+                   "  def self.get(path)\n    Request.new.send_it\n  end\nend\n",
+}
+
+
+def test_a_module_reopened_in_every_file_is_named_by_the_file_named_after_it(tmp_path: Path) -> None:
+    docs = _build(tmp_path, GEM_REPO, "--no-site")
+    opening = _opening((docs / "index.md").read_text(encoding="utf-8"))
+    assert "The main type is [<code>Acme</code>](files/lib/acme.rb.md#sym-acme)" in opening
