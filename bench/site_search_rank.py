@@ -73,20 +73,23 @@ def main_type(site: Path) -> tuple[str, str] | None:
         return None
     href, anchor, name = found.groups()
     page = re.sub(r"\.html$", "", href)
-    return html.unescape(re.split(r"::|\.|\\\\", html.unescape(name).rstrip("()"))[-1]), f"{page}#{anchor}"
+    return html.unescape(re.split(r"::|\.|\\", html.unescape(name).rstrip("()"))[-1]), f"{page}#{anchor}"
 
 
 def main_rank(site: Path, worker: Path | None) -> tuple[str, int | None] | None:
-    """The main type's query and the rank of its own section among the shown sections (None: not shown)."""
+    """The main type's query and the rank of its own section among the shown sections (None: not shown): the
+    linked section, or another declaration of the same name (a C function's prototype in its header and its
+    definition are both its sections)."""
     found = main_type(site)
     if found is None:
         return None
     query, location = found
+    titles = sections(site)
+    page, _, anchor = location.partition("#")
+    title = next((t for loc, t in titles.items()
+                  if loc.endswith("#" + anchor) and loc.split("#")[0].removesuffix(".html") == page), None)
     shown = run(site, [query], worker)[0]
-    want = location.split("#")
-    rank = next((i + 1 for i, loc in enumerate(shown)
-                 if loc.split("#")[0].removesuffix(".html").rstrip("/") == want[0].rstrip("/")
-                 and loc.endswith("#" + want[1])), None)
+    rank = next((i + 1 for i, loc in enumerate(shown) if "#sym-" in loc and titles.get(loc) == title), None)
     return query, rank
 
 
