@@ -193,6 +193,7 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
     lines = text.replace("\r\n", "\n").split("\n")
     headings = 0
     fence = False
+    opened = (0, 0)
     skip = 0
     in_image = False
     for i, line in enumerate(lines):
@@ -201,6 +202,7 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
             continue
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
+            opened = (len(out), i)  # where the block starts, in the intro and in the README
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         after = lines[i + 2] if i + 2 < len(lines) else ""
         over = _RULE.fullmatch(line) and _RULE.fullmatch(after)
@@ -221,6 +223,8 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
             continue
         out.append(line)
         if len(out) >= max_lines:
+            if fence:  # never half a code block (whose fence would swallow what follows): it starts the rest
+                return "\n".join(out[:opened[0]]).strip(), "\n".join(lines[opened[1]:]).strip()
             return "\n".join(out).strip(), "\n".join(lines[i + 1:]).strip()
     return "\n".join(out).strip(), ""
 

@@ -16,6 +16,7 @@ from generator.pages.orientation import (
     main_name,
     reader_order,
     readme_intro,
+    readme_rest,
 )
 
 
@@ -218,3 +219,13 @@ def test_public_api_reads_main_type_first_and_exceptions_aliases_constants_last(
            ApiName("log::log_ex", "log.hpp", "log.log_ex", "class"),
            ApiName("log::logger", "log.hpp", "log.logger", "class")]
     assert [a.name for a in reader_order(cpp, facts)] == ["log::logger", "log::log_ex", "log::filename_t"]
+
+
+def test_the_readme_intro_never_ends_inside_a_code_block() -> None:
+    readme = "# acme\n\nSmall framework.\n\n" + "".join(f"- item {i}\n" for i in range(6)) + \
+        "\n```js\nconst app = acme()\napp.get('/', f)\napp.listen(3000)\n```\n\n[badge]: https://x.example/b\n"
+    intro = readme_intro(readme, max_lines=12)
+    assert intro.count("```") % 2 == 0
+    assert "app.listen" not in intro
+    assert "Small framework." in intro
+    assert readme_rest(readme, max_lines=12).startswith("```js\nconst app = acme()")
