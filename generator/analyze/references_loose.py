@@ -39,6 +39,7 @@ from dataclasses import replace
 from generator.analyze.facts import FileFacts, Reference
 from generator.analyze.references_oo import ClassBinder
 from generator.analyze.resolve import parent_dir as _dir
+from generator.analyze.resolve import scope_chain as _scopes
 
 __all__ = ["LOOSE_LANGUAGES", "LooseBinder"]
 
@@ -414,10 +415,3 @@ class LooseBinder(ClassBinder):
         return [hit]
 
 
-def _scopes(scope: str) -> list[str]:
-    out = []
-    q = scope
-    while q:
-        out.append(q)
-        q = q.rpartition(".")[0]
-    return out

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 
 from generator.analyze.facts import FileFacts, Reference
 from generator.analyze.resolve import parent_dir as _dir
+from generator.analyze.resolve import scope_chain as _scopes
 
 __all__ = ["ClassBinder"]
 
@@ -48,15 +49,6 @@ _LITERAL_FITS = {
     "char": frozenset({"char", "Character"}), "boolean": frozenset({"boolean", "Boolean"}),
 }
 _TYPE_PARAMETER_LIKE = frozenset({"T", "E", "K", "V", "R", "U"})  # a generic parameter takes anything
-
-
-def _scopes(scope: str) -> list[str]:
-    out = []
-    q = scope
-    while q:
-        out.append(q)
-        q = q.rpartition(".")[0]
-    return out
 
 
 def _package(path: str) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 
 from generator.analyze.facts import FileFacts, Reference
 from generator.analyze.resolve import parent_dir as _dir
+from generator.analyze.resolve import scope_chain as _scopes
 
 __all__ = ["RustBinder"]
 
@@ -362,10 +363,3 @@ class RustBinder:
         return own[:1] if own else keys[:1] if len(keys) == 1 else []
 
 
-def _scopes(scope: str) -> list[str]:
-    out = []
-    q = scope
-    while q:
-        out.append(q)
-        q = q.rpartition(".")[0]
-    return out

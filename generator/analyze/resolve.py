@@ -24,6 +24,16 @@ FAMILY = {spec.id: spec.resolver for spec in LANGUAGES if spec.resolver}
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 
 
+def scope_chain(scope: str) -> list[str]:
+    """`a.b.c`, then the scopes around it: `a.b`, `a` (where a name used inside `a.b.c` may be declared)."""
+    out = []
+    q = scope
+    while q:
+        out.append(q)
+        q = q.rpartition(".")[0]
+    return out
+
+
 def parent_dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
