@@ -168,8 +168,14 @@ def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: in
             out.append(chunk)
             buffer.clear()
 
+    closed = False  # the line before was a closing fence
     for line in text.replace("\r\n", "\n").split("\n"):
         m = _FENCE.match(line)
+        if closed and line.strip() and fence is None:
+            # a fenced block is a block of its own (CommonMark, GitHub): Python-Markdown reads a `---` right
+            # after the closing fence as a setext underline, and the whole code block becomes an <h2>
+            (buffer if not m else out).append("")
+        closed = False
         if fence is None and m:
             flush()
             fence = m.group(1)[0] * len(m.group(1))
@@ -180,6 +186,7 @@ def sanitize_markdown(text: str, resolve: LinkResolver | None = None, demote: in
             out.append(line)
             if line.strip().startswith(fence) and line.strip().strip(fence[0]) == "":
                 fence = None
+                closed = True
         else:
             buffer.append(line)
     flush()

@@ -584,3 +584,16 @@ def test_the_template_environment_is_made_once_per_process() -> None:
 
     assert _environment() is _environment()
     assert _environment().get_template("file.md.j2") is _environment().get_template("file.md.j2")
+
+
+def test_a_rule_right_after_a_code_block_is_a_rule_not_a_heading() -> None:
+    import markdown
+
+    readme = "#### Basic usage\n```c++\nint main() {}\n```\n---\n#### Next\n```c++\nint b;\n```\ntext\n"
+    safe = sanitize_markdown(readme)
+    assert "```\n\n---" in safe
+    assert "```\n\ntext" in safe
+    html = markdown.markdown(safe, extensions=["attr_list", "pymdownx.highlight", "pymdownx.superfences"])
+    assert "<h2" not in html
+    assert "<hr" in html
+    assert sanitize_markdown("```\nx\n```\n\nafter\n") == "```\nx\n```\n\nafter\n"  # already apart: unchanged
