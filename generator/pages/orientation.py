@@ -142,8 +142,12 @@ class Orientation:
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
 # badges: Markdown images, linked or not, and HTML `<img>` tags, linked or not (`[<img src=...>](url)`),
 # which need the network and leave an empty link once the image is gone
-_BADGES = re.compile(r"\s*(?:(?:\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?"
-                     r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>)(?:\s|&ensp;|&nbsp;)*)+")
+_BADGE = (r"(?:\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?"
+          r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>)")
+_BADGES = re.compile(rf"\s*(?:{_BADGE}(?:\s|&ensp;|&nbsp;)*)+")
+# badges after a line's words ("Very fast C++ logging library. [![ci](…)](…)&nbsp; [![Release](…)](…)"):
+# their alt texts would read as words of the sentence ("… library. ci Build status Release")
+_TRAILING_BADGES = re.compile(rf"(?<=\S)(?:\s|&ensp;|&nbsp;)+(?:{_BADGE}(?:\s|&ensp;|&nbsp;)*)+$")
 # a line that is only a horizontal rule, or a label and a link ("**Documentation**: https://...")
 _FILLER = re.compile(r"\s*(?:[-*_]\s*){3,}|\s*(?:\*\*|__)?[\w ]{1,30}(?:\*\*|__)?\s*:\s*(?:<?https?://\S+>?|\[[^\]]*\]\([^)]*\)|<a\s[^>]*>[^<]*</a>)\s*")
 # a paragraph announcing a release or news, not saying what the project is ("v3 is out!", "📢 We are
@@ -221,7 +225,7 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
         in_image = False
         if _BADGES.fullmatch(line) or (not fence and _FILLER.fullmatch(line)):
             continue
-        out.append(line)
+        out.append(line if fence else _TRAILING_BADGES.sub("", line))
         if len(out) >= max_lines:
             if fence:  # never half a code block (whose fence would swallow what follows): it starts the rest
                 return "\n".join(out[:opened[0]]).strip(), "\n".join(lines[opened[1]:]).strip()

@@ -229,3 +229,14 @@ def test_the_readme_intro_never_ends_inside_a_code_block() -> None:
     assert "app.listen" not in intro
     assert "Small framework." in intro
     assert readme_rest(readme, max_lines=12).startswith("```js\nconst app = acme()")
+
+
+def test_badges_after_the_readmes_first_sentence_are_not_words_of_it() -> None:
+    readme = ("# fastlog\n\nVery fast C++ logging library. [![ci](https://ci.example/badge.svg)](https://ci.example)"
+              "&nbsp; [![Release](https://img.example/v.svg)](https://example.org/releases)\n\n"
+              "See ![the pipeline](docs/pipeline.png) for how it works.\n")
+    intro = readme_intro(readme)
+    assert intro.startswith("Very fast C++ logging library.\n")
+    assert "ci.example" not in intro
+    assert "Release" not in intro
+    assert "![the pipeline](docs/pipeline.png) for how it works." in intro  # an image mid-sentence stays
