@@ -142,11 +142,16 @@ class Orientation:
 _RULE = re.compile(r"([=\-~^*#])\1{2,}\s*")
 # badges: Markdown images, linked or not, and HTML `<img>` tags, linked or not (`[<img src=...>](url)`),
 # which need the network and leave an empty link once the image is gone
-_BADGE = (r"(?:\[?!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?\]?(\([^)]*\)|\[[^\]]*\])?"
+# an image (`![alt](src)`, `![alt][ref]`), the same inside a link, or an HTML <img>, alone or linked. Each
+# piece has one way to match: a README is untrusted, and a pattern with two ways to read `![x](y)` took
+# seconds on a line of 20 badges followed by a word (every split tried before the line's end failed)
+_IMAGE = r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?"
+_BADGE = (rf"(?:\[{_IMAGE}\](?:\([^)]*\)|\[[^\]]*\])?|{_IMAGE}"
           r"|\[\s*<img\b[^<>]*>\s*\]\([^)]*\)|<img\b[^<>]*>)")
 _BADGES = re.compile(rf"\s*(?:{_BADGE}(?:\s|&ensp;|&nbsp;)*)+")
 # badges after a line's words ("Very fast C++ logging library. [![ci](…)](…)&nbsp; [![Release](…)](…)"):
 # their alt texts would read as words of the sentence ("… library. ci Build status Release")
+MAX_BADGE_LINE = 4000
 _TRAILING_BADGES = re.compile(rf"(?<=\S)(?:\s|&ensp;|&nbsp;)+(?:{_BADGE}(?:\s|&ensp;|&nbsp;)*)+$")
 # a line that is only a horizontal rule, or a label and a link ("**Documentation**: https://...")
 _FILLER = re.compile(r"\s*(?:[-*_]\s*){3,}|\s*(?:\*\*|__)?[\w ]{1,30}(?:\*\*|__)?\s*:\s*(?:<?https?://\S+>?|\[[^\]]*\]\([^)]*\)|<a\s[^>]*>[^<]*</a>)\s*")
@@ -225,7 +230,8 @@ def _split_readme(text: str, max_lines: int) -> tuple[str, str]:
         in_image = False
         if _BADGES.fullmatch(line) or (not fence and _FILLER.fullmatch(line)):
             continue
-        out.append(line if fence else _TRAILING_BADGES.sub("", line))
+        # (a search from each space is quadratic in the line: real badge rows are far below the cap)
+        out.append(line if fence or len(line) > MAX_BADGE_LINE else _TRAILING_BADGES.sub("", line))
         if len(out) >= max_lines:
             if fence:  # never half a code block (whose fence would swallow what follows): it starts the rest
                 return "\n".join(out[:opened[0]]).strip(), "\n".join(lines[opened[1]:]).strip()

@@ -240,3 +240,9 @@ def test_badges_after_the_readmes_first_sentence_are_not_words_of_it() -> None:
     assert "ci.example" not in intro
     assert "Release" not in intro
     assert "![the pipeline](docs/pipeline.png) for how it works." in intro  # an image mid-sentence stays
+
+
+def test_a_line_of_many_badges_then_a_word_is_read_whole() -> None:
+    # with two ways to read each badge this line took 2^40 steps: the test would never return
+    readme = "# x\n\nA lib. " + "[![b](https://img.example/b.svg)](https://example.org) " * 40 + "end\n"
+    assert readme_intro(readme).endswith("end")
