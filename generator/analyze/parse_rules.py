@@ -147,10 +147,16 @@ _CLASS_MACRO = re.compile(rb"\b(?:class|struct|union)[ \t]+(" + _MACRO
 # in upper case (`FILE *open(`) has only a declarator after it, so it is never the word taken. The type may
 # be a template's (`FMT_CONSTEXPR ansi_color_escape<Char> make_emphasis(`); several macros may follow each
 # other (`FMT_NORETURN FMT_API void assert_fail(`) or a keyword (`constexpr FMT_INLINE auto f(`).
+# Source is untrusted: every part has one way to match and the look-ahead is bounded, so a long line of
+# upper-case words (no declaration) costs a bounded scan per word, not a cubic search (8,000 characters of
+# `FOO FOO …` took 33 s). The head a macro starts is at most _HEAD characters before its `(`, a run of at most
+# 8 macros; `[ \t*&]++` is `[ \t*&]+[*&]*[ \t]*` (the same strings) read once.
+_HEAD = rb"{0,512}"
 _LEAD_MACRO = re.compile(rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
                          rb"(?:(?:static|inline|constexpr|virtual|explicit|extern|friend)[ \t]+)*"
-                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb")*)[ \t]+"
-                         rb"(?=[^;=(){}#\n]*?(?:[\w>][ \t*&]+[*&]*[ \t]*~?\w|::)[^;=(){}#\n]*\()", re.M)
+                         rb"(" + _MACRO + rb"(?:[ \t]+" + _MACRO + rb"){0,7})[ \t]+"
+                         rb"(?=(?>[^;=(){}#\n]" + _HEAD + rb")\()"
+                         rb"(?=[^;=(){}#\n]" + _HEAD + rb"?(?:[\w>][ \t*&]++~?\w|::))", re.M)
 # `FMT_MODULE_EXPORT template <typename Char>`: an export macro before a template (no type is followed by one)
 _TEMPLATE_MACRO = re.compile(rb"^[ \t]*(" + _MACRO + rb")[ \t]+(?=template[ \t]*<)", re.M)
 # `CJSON_PUBLIC(cJSON *) cJSON_Parse(`: a macro call in return-type position, its argument the type

@@ -228,3 +228,11 @@ def test_cpp_an_export_macro_before_a_template_is_blanked() -> None:
                  "cpp")
     assert not facts.warnings
     assert kinds(facts) == {"vprint": "function", "print": "function"}
+
+
+def test_a_long_line_of_upper_case_words_is_read_in_one_pass() -> None:
+    # untrusted source: with a run of macros read every way and an unbounded look-ahead per run, these lines
+    # took minutes; a declaration after such a run is still found
+    noise = "FOO " * 6000
+    facts = parse("noise.hpp", f"{noise}\n{noise};x(1);\nSPDLOG_API void flush_all();\n", "cpp")
+    assert "flush_all" in kinds(facts)

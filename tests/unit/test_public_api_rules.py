@@ -246,3 +246,11 @@ def test_a_line_of_many_badges_then_a_word_is_read_whole() -> None:
     # with two ways to read each badge this line took 2^40 steps: the test would never return
     readme = "# x\n\nA lib. " + "[![b](https://img.example/b.svg)](https://example.org) " * 40 + "end\n"
     assert readme_intro(readme).endswith("end")
+
+
+def test_a_readme_line_of_spaces_is_no_label_and_link() -> None:
+    # the label and the spaces around it could share a long run of spaces out every way (52 s at 30,000)
+    readme = "# x\n\nA lib.\n" + " " * 30000 + "x\n**Docs**: https://example.org/docs\n"
+    intro = readme_intro(readme)
+    assert intro.startswith("A lib.")
+    assert "example.org" not in intro
