@@ -215,6 +215,8 @@ def yard(text: str) -> str:
 
 _BANNER_LINE = re.compile(r"^\s*([/*=#~+_\-])\1{3,}\s*$")
 _BANNER_EDGES = re.compile(r"^\s*([/*=#~+_\-])\1{3,}\s*(\S*[^\W_].*?)\s*\1{3,}\s*$")
+# a banner with words is a short line; the pattern above is quadratic in a long one (16,000 `*`: 4 s)
+MAX_BANNER_LINE = 400
 
 
 def drop_banners(text: str) -> str:
@@ -229,7 +231,7 @@ def drop_banners(text: str) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
         if not fence:
-            edges = _BANNER_EDGES.match(line)
+            edges = _BANNER_EDGES.match(line) if len(line) <= MAX_BANNER_LINE else None
             if edges:
                 line = edges.group(2)
             elif _BANNER_LINE.match(line) and not (out and out[-1].strip() and line.strip()[0] in "=-~^"):

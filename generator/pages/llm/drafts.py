@@ -106,6 +106,17 @@ def clean_markup(text: str) -> str:
 _TOOL_TOKENS = re.compile(r"</?tool_call>|<\|[a-z_]+\|>|</?function(?:=[^>]*)?>|</?tool_response>")
 _LEADING_KEY = re.compile(r'^\s*\{?\s*"[A-Za-z_]+"\s*:\s*"')  # '"summary": "The file…' copied into a value
 _TRAILING = re.compile(r'(?:\s*(?:\\?"\s*)?[,}\]]+)+\s*$|\s*\\?"\s*$')
+_RESIDUE_CHARS = ' \t\r\n\\",}]'  # every character _TRAILING can match
+MAX_RESIDUE = 1000
+
+
+def _trailing(text: str) -> re.Match[str] | None:
+    """_TRAILING's match at the end of `text`, searched only in the run of residue characters that ends it
+    (its last MAX_RESIDUE characters: longer debris loses that much a pass): a search from every position
+    of a long text was quadratic (16,000 characters of `, , …` took 46 s), and a match can only lie in
+    that run."""
+    start = max(len(text.rstrip(_RESIDUE_CHARS)), len(text) - MAX_RESIDUE)
+    return _TRAILING.search(text, start)
 
 
 def clean_residue(text: str) -> str:
@@ -117,7 +128,8 @@ def clean_residue(text: str) -> str:
     out = clean_markup(_TOOL_TOKENS.sub("", text)).replace('\\"', '"').strip()
     out = _LEADING_KEY.sub("", out)
     for _ in range(3):  # '"}]' and similar stacks, one layer per pass
-        trimmed = _TRAILING.sub("", out) if _trailing_is_residue(out) else out
+        tail = _trailing(out) if _trailing_is_residue(out) else None
+        trimmed = out[:tail.start()] if tail is not None else out
         if trimmed.startswith('"') and trimmed.count('"') % 2:
             trimmed = trimmed[1:]
         if trimmed == out:
@@ -134,7 +146,7 @@ def clean_residue(text: str) -> str:
 
 
 def _trailing_is_residue(text: str) -> bool:
-    tail = _TRAILING.search(text)
+    tail = _trailing(text)
     if tail is None:
         return False
     if '"' in tail.group(0):
