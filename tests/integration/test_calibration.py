@@ -99,10 +99,12 @@ def test_eval_calibrate_writes_the_repositorys_thresholds_and_get_answer_reads_t
     observed = [Observation.of(r["features"], r["ranked"], r["gold_files"])
                 for r in map(json.loads, results.read_text().splitlines())]
     expected = calibrate(observed).thresholds
-    assert (body["dominance_high"], body["coverage_high"]) == (expected.dominance_high, expected.coverage_high)
+    assert body["dominance_high"] == expected.dominance_high
+    assert body["coverage_high"] == expected.coverage_high
     assert body["questions"] == len(TOPICS)
     assert "global (1.5, 0.5)" in result.output
-    assert f"calibration: {len(TOPICS)} questions" in result.output and str(stored) in result.output
+    assert f"calibration: {len(TOPICS)} questions" in result.output
+    assert str(stored) in result.output
     config = load_config(root, env={})
     assert read_calibration(config.out_dir) == expected
     assert AnswerContext(config, chat=None).thresholds.current() == expected
@@ -148,7 +150,8 @@ def _lenient_enough(config: Config) -> Thresholds:
     """Thresholds under which the session question's retrieval is "high" while the global ones say partial."""
     evidence = retrieve(open_index(config), SESSION_QUESTION)
     lead = dominance(evidence.scores)
-    assert evidence.quality == "partial" and 1.0 <= lead < GLOBAL_THRESHOLDS.dominance_high, (lead, evidence)
+    assert evidence.quality == "partial"
+    assert 1.0 <= lead < GLOBAL_THRESHOLDS.dominance_high, lead
     t = Thresholds(lead, min(evidence.coverage, GLOBAL_THRESHOLDS.coverage_high))
     assert quality_label(lead, evidence.coverage, dominance_high=t.dominance_high,
                          coverage_high=t.coverage_high) == "high"
@@ -158,7 +161,8 @@ def _lenient_enough(config: Config) -> Thresholds:
 def test_with_a_provider_calibration_sets_where_confidence_starts_and_checks_still_lower_it(
         config: Config, fake_llm: FakeLLM) -> None:
     fake_llm.enqueue(Reply.ok(SESSION_ANSWER))
-    before = get_answer(AnswerContext(config, chat=_chat(fake_llm)), SESSION_QUESTION, include=["diagnostics"])
+    before = get_answer(AnswerContext(config, chat=_chat(fake_llm)), SESSION_QUESTION,
+                        include=["diagnostics"])
     assert (before.retrieval_quality, before.confidence) == ("partial", "medium")
     lenient = _lenient_enough(config)
     write_calibration(config.out_dir, Calibration(lenient, 40, lenient, "test"))
@@ -191,8 +195,8 @@ def _planted(config: Config, text: str | None = None) -> Path:
     json.dumps(["a", "list"]),
     "x" * 100_000,
 ])
-def test_a_corrupt_or_planted_calibration_is_ignored_with_a_warning(config: Config, content: str,
-                                                                     caplog: pytest.LogCaptureFixture) -> None:
+def test_a_corrupt_or_planted_calibration_is_ignored_with_a_warning(
+        config: Config, content: str, caplog: pytest.LogCaptureFixture) -> None:
     _planted(config, content)
     with caplog.at_level(logging.WARNING, logger="answer.answering.calibration"):
         reply = get_answer(AnswerContext(config, chat=None), SESSION_QUESTION, include=["diagnostics"])
@@ -223,7 +227,8 @@ def test_a_symlink_or_fifo_in_place_of_the_file_is_never_read_or_written_through
     path.symlink_to(victim)
     write_calibration(config.out_dir, Calibration(GLOBAL_THRESHOLDS, 40, None, "test"))
     assert victim.read_text() == "keep me"  # the link was replaced, not written through
-    assert path.is_file() and not path.is_symlink()
+    assert path.is_file()
+    assert not path.is_symlink()
     assert read_calibration(config.out_dir) == GLOBAL_THRESHOLDS
 
 
@@ -235,7 +240,8 @@ def test_a_repositorys_config_cannot_point_calibration_elsewhere(make_repo, tmp_
     questions.write_text(json.dumps({"id": "1", "question": "How is a coupon settled?",
                                      "gold_files": ["pkg/coupon_rules.py"]}) + "\n")
     refused = _eval(root, str(questions), "--calibrate")
-    assert refused.exit_code != 0 and "unknown setting 'calibration'" in str(refused.exception)
+    assert refused.exit_code != 0
+    assert "unknown setting 'calibration'" in str(refused.exception)
     (root / "sourcebook.toml").write_text(f'out_dir = "{elsewhere}"\n')  # dropped: it leaves the repository
     done = _eval(root, str(questions), "--calibrate")
     assert done.exit_code == 0, done.output

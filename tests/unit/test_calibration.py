@@ -46,18 +46,22 @@ def test_a_repository_where_the_global_high_is_often_wrong_gets_a_stricter_lead(
     obs = _obs(1.6, 1.0, True, 10) + _obs(1.6, 1.0, False, 10) + _obs(2.6, 1.0, True, 10)
     assert labels_of(obs, GLOBAL_THRESHOLDS)["high"].count(True) / 30 < 0.85
     cal = calibrate(obs)
-    assert cal.derived is not None and cal.derived.dominance_high == 2.5
+    assert cal.derived is not None
+    assert cal.derived.dominance_high == 2.5
     assert GLOBAL_THRESHOLDS.dominance_high < cal.thresholds.dominance_high < 2.5
     high = labels_of(obs, cal.thresholds)["high"]
-    assert high and all(high)
+    assert high
+    assert all(high)
 
 
 def test_few_questions_or_no_precise_candidate_keep_the_global_thresholds():
     few = calibrate(_obs(1.3, 1.0, True, MIN_QUESTIONS - 1))
-    assert few.thresholds == GLOBAL_THRESHOLDS and few.derived is None
+    assert few.thresholds == GLOBAL_THRESHOLDS
+    assert few.derived is None
     assert "fewer than" in few.reason
     wrong = calibrate(_obs(5.0, 1.0, False, 40))
-    assert wrong.thresholds == GLOBAL_THRESHOLDS and wrong.derived is None
+    assert wrong.thresholds == GLOBAL_THRESHOLDS
+    assert wrong.derived is None
     assert "no candidate" in wrong.reason
 
 
