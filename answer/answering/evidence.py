@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answer.answering.anchors import Anchor, anchor
-from answer.answering.grade import content_terms, coverage, dominance, retrieval_quality
+from answer.answering.grade import (
+    GLOBAL_THRESHOLDS,
+    Thresholds,
+    content_terms,
+    coverage,
+    dominance,
+    retrieval_quality,
+)
 from answer.answering.response import SymbolBody, SymbolEvidence
 from answer.retrieval.query import identifier_parts
 from answer.retrieval.question import parse_query
@@ -404,8 +411,9 @@ def _file_symbols(syms: Sequence[SymbolInfo], source: str) -> list[SymbolEvidenc
 
 
 def retrieve(store: IndexStore, question: str, scope: str | None = None,
-             budget: int = EVIDENCE_BUDGET) -> Evidence:
-    """Search, fuse (relational), enrich and assemble the evidence for `question`."""
+             budget: int = EVIDENCE_BUDGET, thresholds: Thresholds = GLOBAL_THRESHOLDS) -> Evidence:
+    """Search, fuse (relational), enrich and assemble the evidence for `question`; its retrieval quality is
+    labelled with `thresholds` (a repository's calibrated ones, or the global ones)."""
     from answer.retrieval.tiers import search_codebase
 
     parsed = parse_query(question)
@@ -462,7 +470,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     top_text = f"{files[0].path}\n{support_text(shown.get(files[0].path, ''))}" if files else ""
     cover = coverage(terms, top_text)
     exact = bool(files) and any(s.path == files[0].path for s in promoted)
-    quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact)
+    quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact, thresholds=thresholds)
     log.debug("retrieval for %r: %d files, dominance %.2f, coverage %.2f -> %s", question[:60], len(files),
               dominance([f.score for f in files]), cover, quality)
     return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answer.answering.cache import AnswerCache, cache_key
+from answer.answering.calibration import StoredThresholds
 from answer.answering.citations import defining_paths, inline_paths
 from answer.answering.episodes import EpisodeStore, select_episode
 from answer.answering.evidence import (
@@ -31,7 +32,14 @@ from answer.answering.evidence import (
     live_sha,
     retrieve,
 )
-from answer.answering.grade import answer_mechanisms, cap_degraded, find_hedge, grade_answer, start_confidence
+from answer.answering.grade import (
+    GLOBAL_THRESHOLDS,
+    answer_mechanisms,
+    cap_degraded,
+    find_hedge,
+    grade_answer,
+    start_confidence,
+)
 from answer.answering.response import (
     AnswerResponse,
     BestGuess,
@@ -86,6 +94,8 @@ class AnswerContext:
     def __post_init__(self) -> None:
         self.cache = AnswerCache(self.config.out_dir, self.config.root)
         self.episodes = EpisodeStore(self.config.out_dir)
+        # this repository's calibrated retrieval thresholds (`sourcebook eval --history N --calibrate`)
+        self.thresholds = StoredThresholds(self.config.out_dir)
 
     def index(self) -> IndexStore:
         if self.store is None:
@@ -205,7 +215,11 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     store = ctx.index()
     chat = ctx.chat_model()
     state = index_state(store)
-    key = cache_key(question, scope, ctx.alias or repo, f"{state}|{','.join(sorted(flags))}")
+    thresholds = ctx.thresholds.current()
+    # a new calibration may change a cached answer's confidence: it is part of the key
+    calibrated = ("" if thresholds == GLOBAL_THRESHOLDS
+                  else f"|{thresholds.dominance_high},{thresholds.coverage_high}")
+    key = cache_key(question, scope, ctx.alias or repo, f"{state}|{','.join(sorted(flags))}{calibrated}")
     version = pipeline_version(store)
 
     if chat is not None and use_cache:
@@ -224,7 +238,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     wanted = EVIDENCE_BUDGET_WIDE if wide else EVIDENCE_BUDGET
     budget = (evidence_budget_for(chat, wanted, 1.0 if wide else DEFAULT_ROOM_SHARE) if chat is not None
               else wanted)
-    evidence = retrieve(store, question, scope, budget)
+    evidence = retrieve(store, question, scope, budget, thresholds)
     timings["retrieve"] = _ms(mark)
 
     mark = time.perf_counter()

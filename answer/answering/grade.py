@@ -31,6 +31,20 @@ COVERAGE_HIGH = 0.5
 EXACT_LEAD = math.inf
 COVERAGE_PARTIAL = 0.34
 
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """The retrieval thresholds a label is computed with: the global ones above, or a repository's own
+    (answer/answering/calibration.py derives them from its history set)."""
+
+    dominance_high: float = DOMINANCE_HIGH
+    coverage_high: float = COVERAGE_HIGH
+    coverage_partial: float = COVERAGE_PARTIAL
+    exact_lead: float = EXACT_LEAD
+
+
+GLOBAL_THRESHOLDS = Thresholds()
+
 _STOPWORDS = frozenset(
     re.findall(r"\S+", """a an the and or of to in on at by for with from as is are was were be been being
     it its this that these
@@ -115,11 +129,15 @@ def dominance(scores: Sequence[float]) -> float:
     return scores[0] / scores[1]
 
 
-def retrieval_quality(scores: Sequence[float], cover: float, exact_symbol: bool = False) -> RetrievalQuality:
+def retrieval_quality(scores: Sequence[float], cover: float, exact_symbol: bool = False,
+                      thresholds: Thresholds = GLOBAL_THRESHOLDS) -> RetrievalQuality:
     """high: the top hit covers what was asked and leads (or is an exact symbol match); weak: little found."""
     if not scores or scores[0] <= 0:
         return "weak"
-    return quality_label(dominance(scores), cover, exact_symbol)
+    t = thresholds
+    return quality_label(dominance(scores), cover, exact_symbol, dominance_high=t.dominance_high,
+                         coverage_high=t.coverage_high, coverage_partial=t.coverage_partial,
+                         exact_lead=t.exact_lead)
 
 
 def quality_label(lead: float, cover: float, exact_symbol: bool = False, *,

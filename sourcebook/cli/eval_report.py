@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from answer.answering.calibration import Calibration, Observation, precision_line
+from answer.answering.grade import GLOBAL_THRESHOLDS, Thresholds
 from answer.retrieval.evaluate import (
     BREAKDOWN_HEADER,
     Outcome,
@@ -70,4 +72,27 @@ def table(outcomes: list[Outcome], lines: dict[tuple[str, str], tuple[int, int]]
     if len(groups) > 1 or "?" not in groups:
         out += [format_breakdown(name, breakdown(rows, lines)) for name, rows in groups.items()]
     out.append(format_breakdown("ALL", breakdown(outcomes, lines)))
+    return out
+
+
+def observations(outcomes: list[Outcome]) -> list[Observation]:
+    """What the confidence labels are computed from, per scored question that carries it."""
+    return [Observation.of(o.features, o.ranked, o.question.gold_files)
+            for o in outcomes if o.question.gold_files and o.features]
+
+
+def label_lines(observed: list[Observation], stored: Thresholds | None, calibration: Calibration | None
+                ) -> list[str]:
+    """Per confidence label, the questions and the share whose top file was right: with the global
+    thresholds, with the ones stored for this repository and with the ones just derived (on these same
+    questions, so an in-sample figure)."""
+    rows = [("global", GLOBAL_THRESHOLDS)]
+    if stored is not None and stored != GLOBAL_THRESHOLDS:
+        rows.append(("stored for this repository", stored))
+    if calibration is not None and calibration.thresholds != GLOBAL_THRESHOLDS:
+        rows.append(("calibrated on these questions", calibration.thresholds))
+    out = ["confidence label n:top-1 right, by thresholds (lead over the runner-up, coverage of the "
+           "question)"]
+    for name, t in rows:
+        out.append(precision_line(f"{name} ({t.dominance_high:g}, {t.coverage_high:g})", observed, t))
     return out

@@ -96,11 +96,19 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
 @click.option("--results", type=click.Path(dir_okay=False), default=None,
               help="Write one JSON line of results per question.")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--calibrate", is_flag=True,
+              help="Derive this repository's confidence thresholds from these questions (the most 'high' "
+                   "answers whose top file is right for at least 0.85 of them, moved toward the global "
+                   "thresholds when the questions are few) and store them in the output folder, where "
+                   "ask, MCP and HTTP read them.")
 def eval_command(questions: str | None, repo: str | None, history: int | None, *, out: str | None,
-                 results: str | None, limit: int) -> None:
+                 results: str | None, limit: int, calibrate: bool) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line), or on the repository's
     own history (--history N): hit@k, recall@5, MRR, function-level hit@5, seconds, and per confidence
-    label the share of questions whose top file was right."""
+    label the share of questions whose top file was right, with the global thresholds and this
+    repository's (--calibrate derives and stores them)."""
+    from answer.answering.calibration import calibrate as derive_thresholds
+    from answer.answering.calibration import read_calibration, write_calibration
     from answer.answering.localize import locate
     from answer.retrieval.evaluate import format_metrics, load_questions, run, score
     from generator.index.command import index_repository
@@ -135,6 +143,14 @@ def eval_command(questions: str | None, repo: str | None, history: int | None, *
     click.echo(format_metrics(score(outcomes)))
     for line in eval_report.table(outcomes, eval_report.function_lines(store, asked)):
         click.echo(line)
+    observed = eval_report.observations(outcomes)
+    calibration = derive_thresholds(observed) if calibrate else None
+    for line in eval_report.label_lines(observed, read_calibration(config.out_dir), calibration):
+        click.echo(line)
+    if calibration is not None:
+        written = write_calibration(config.out_dir, calibration)
+        where = f"stored in {written}" if written else "not stored (no local key to mark it with)"
+        click.echo(f"calibration: {calibration.reason}; {where}")
 
 
 COMMANDS = [search_command, index_command, eval_command]
