@@ -10,7 +10,7 @@ from answer.retrieval.tiers import length_priors
 def test_only_files_longer_than_the_median_are_lifted():
     lines = {"a.py": 10, "b.py": 40, "c.py": 100, "d.py": 400, "e.py": 1000}
     priors = length_priors(lines, 0.1)
-    assert set(priors) == {"d.py", "e.py"}  # the median is c.py's 100 lines
+    assert set(priors) == {"d.py", "e.py"}  # the median is the middle file's 100 lines
     assert priors["d.py"] == pytest.approx(1 + 0.1 * math.log(401 / 101))
     assert priors["e.py"] > priors["d.py"] > 1.0
 
