@@ -117,14 +117,15 @@ class Weights:
     changelog_prior: float = 0.5
     # a source file longer than the repository's median source file is multiplied by
     # 1 + length_prior * ln(its lines / the median's) (BugLocator's length prior: changes land more often in
-    # the big files that hold a project's core); shorter files and other kinds keep 1. Off: on the history
-    # sets 0.05 raised mean per-repository MRR (TUNE 0.632 -> 0.643, REPORT 0.608 -> 0.622; REPORT hit@5
-    # 0.762 -> 0.769 over all questions) and SWE-bench MRR (0.675 -> 0.709 at 0.03), but most of that is
-    # code lifted over tests and docs (history gold files are all code; ranking code files alone the REPORT
-    # gain is +0.004), and it cost SWE-QA requests MRR 0.947 -> 0.899 (0.911 even at 0.015: the top two
-    # tied files flip towards sessions.py, adapters.py). Centrality priors (files calling in, importers,
-    # PageRank, public symbols) lowered history MRR at every strength tried
-    length_prior: float = 0.0
+    # the big files that hold a project's core); shorter files and other kinds keep 1; and only for a task or
+    # a report, not a question asking how the code works (question.is_explanatory). Fitted on the history
+    # TUNE split: mean per-repository MRR 0.632 -> 0.643; REPORT 0.608 -> 0.622 (over all its questions
+    # hit@5 0.762 -> 0.769, MRR 0.622 -> 0.634); SWE-bench MRR 0.675 -> 0.680. Much of that is code lifted
+    # over tests and docs (history gold files are all code; ranking code files alone the REPORT gain is
+    # +0.004). On explanatory questions it cost SWE-QA requests MRR 0.947 -> 0.899 (0.911 even at 0.015),
+    # hence the condition. Centrality priors (files calling in, importers, PageRank, public symbols)
+    # lowered history MRR at every strength tried: a file many others use matches many questions already
+    length_prior: float = 0.05
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -1057,8 +1058,11 @@ def is_changelog(path: str) -> bool:
 
 
 def _file_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
-    """path -> multiplier of its fused score: its kind's prior times its length prior."""
+    """path -> multiplier of its fused score: its kind's prior times, for a task or a report (not a
+    question about how the code works), its length prior: the length prior says where changes land."""
     out = _kind_priors(store, query, w)
+    if parse_query(query).explanatory:
+        return out
     for path, factor in _length_priors(store, w).items():
         out[path] = out.get(path, 1.0) * factor
     return out

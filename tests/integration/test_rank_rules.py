@@ -117,3 +117,10 @@ def test_a_long_source_file_wins_a_tie_with_a_short_one(make_repo):
     lifted = search_codebase(store, question, weights=Weights(length_prior=0.1)).files
     assert [f.path for f in lifted][:2] == ["store/writer.py", "store/core.py"]
     assert {f.path: f.score for f in lifted}["store/core.py"] == flat[0].score
+    # a question asking how the code works is not about where changes land: no length prior
+    asking = "How are the pending writes of the queue flushed?"
+    def ranked(strength: float) -> list[tuple[str, float]]:
+        return [(f.path, f.score) for f in search_codebase(store, asking,
+                                                           weights=Weights(length_prior=strength)).files]
+
+    assert ranked(0.1) == ranked(0.0)

@@ -1,9 +1,11 @@
-"""The length prior of file ranking (answer/retrieval/tiers.py length_priors), on plain line counts."""
+"""The length prior of file ranking (answer/retrieval/tiers.py length_priors) on plain line counts, and the
+questions it is not applied to (answer/retrieval/question.py is_explanatory)."""
 
 import math
 
 import pytest
 
+from answer.retrieval.question import is_explanatory
 from answer.retrieval.tiers import length_priors
 
 
@@ -38,3 +40,26 @@ def test_empty_and_equal_lengths():
     assert length_priors({}, 0.1) == {}
     assert length_priors({"a.py": 50, "b.py": 50}, 0.1) == {}
 
+
+
+@pytest.mark.parametrize("question", [
+    "How does the session decide when to retry?",
+    "what happens when a blueprint is registered twice",
+    "Why is the cookie jar copied for each redirect?",
+    "Does the client close the connection after a timeout?",
+    "  Where are the default headers set?\nI looked in the adapter.",
+])
+def test_questions_about_how_the_code_works_are_explanatory(question):
+    assert is_explanatory(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Fix the retry loop when the server closes the connection",
+    "Allow lists in the dict values of the hooks argument",
+    "Do not allocate the buffer outside the conditionals",
+    "Override Rack::Multipart::UploadedFile#respond_to_missing?",
+    "style: switch from try! to ?",
+    "Getting http://.example.com raises UnicodeError\n\nWhy does this happen?",
+])
+def test_tasks_and_reports_are_not(question):
+    assert not is_explanatory(question)
