@@ -28,15 +28,22 @@ from generator.index.store import open_index
 from sourcebook.config import load_config
 
 KNOBS: dict[str, tuple[float, ...]] = {
+    "length_prior": (0.0, 0.03, 0.05, 0.1),
+    "rrf_k": (20.0, 30.0, 45.0, 60.0),
+    "decay": (0.15, 0.25, 0.4),
     "test_prior": (0.8, 0.6, 0.45),
-    "aux_prior": (1.0, 0.7, 0.5),
+    "doc_prior": (1.0, 0.8, 0.6),
+    "aux_prior": (0.7, 0.5, 0.3),
     "config_prior": (1.0, 0.8, 0.6),
-    "changelog_prior": (1.0, 0.5, 0.3),
-    "literal": (0.3, 0.6),
-    "symbols": (0.7, 1.0),
-    "pages": (1.0, 0.6),
+    "changelog_prior": (0.7, 0.5, 0.3),
+    "chunks": (0.7, 1.0, 1.3),
+    "files": (0.7, 1.0, 1.3),
+    "pages": (1.3, 1.0, 0.6),
+    "symbols": (0.5, 0.7, 1.0),
+    "names": (0.7, 1.0, 1.3),
+    "literal": (0.3, 0.45, 0.6),
+    "substrings": (0.3, 0.5, 0.7),
     "paths": (1.0, 2.0),
-    "decay": (0.25, 0.4),
 }
 
 

@@ -42,6 +42,20 @@ def exact_phrases(question: str) -> list[str]:
     return list(found)[:MAX_PHRASES]
 
 
+# a question asking to understand the code (how, why, what …): its first line opens with a wh-word, or with
+# an auxiliary verb and ends with a question mark ("Does the session retry on a timeout?"). Anything else is a
+# task or a report: a bug report, a feature request, a commit message ("Fix …", "Allow …", a traceback)
+_WH_WORD = re.compile(r"^\W*(?:how|what|why|where|which|when|who|whose)\b", re.I)
+_AUXILIARY = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|may|must)\b", re.I)
+
+
+def is_explanatory(question: str) -> bool:
+    """Whether `question` asks how the code works rather than where to change it (see _WH_WORD)."""
+    first = question.strip().split("\n", 1)[0].strip()
+    return bool(_WH_WORD.match(first)) or (first.endswith("?") and bool(_AUXILIARY.match(first)))
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
     text: str
@@ -53,6 +67,7 @@ class ParsedQuery:
     words: frozenset[str]  # lower-cased alphabetic words: what asks for tests, docs, examples
     phrases: tuple[str, ...]  # quoted text and exception messages, matched verbatim
     sides: tuple[str, str] | None  # the two sides of a relational question
+    explanatory: bool = False  # asks how the code works, not where to change it (is_explanatory)
 
     @property
     def fts_text(self) -> str:
@@ -95,4 +110,5 @@ def parse_query(text: str) -> ParsedQuery:
         words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", text)),
         phrases=tuple(exact_phrases(text)),
         sides=relational_parts(text),
+        explanatory=is_explanatory(text),
     )

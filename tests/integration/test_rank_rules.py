@@ -96,3 +96,31 @@ def test_issue_references_and_links_are_not_search_terms(make_repo):
     question = "Fix read timeout (#2041), see https://github.com/acme/net/issues/1984"
     assert [f.path for f in rank_files(store, question)][:1] == ["net/timeouts.py"]
     assert "net/ports.py" not in [f.path for f in rank_files(store, question)]
+
+
+
+def test_a_long_source_file_wins_a_tie_with_a_short_one(make_repo):
+    # two files holding the same matching function word for word; one is a long file of the project's
+    # work, the other that function alone. Without the length prior the short one leads (whole-file BM25
+    # favours a short text, and the span lists tie); with it the long one does, and the short one (no
+    # longer than the median source file) keeps its score
+    match = ("def flush_pending_writes(queue):\n    # flush the pending writes of the queue\n"
+             "    while queue:\n        queue.pop().write()\n")
+    work = "".join(f"def step_{i}(value):\n    return value + {i}\n\n\n" for i in range(60))
+    files = {"store/writer.py": work + match, "store/core.py": match}
+    files |= {f"store/part{i}.py": f"def part_{i}(x):\n    y = x + 1\n    z = y * 2\n    return z - {i}\n"
+              for i in range(5)}
+    store = _store(make_repo, files)
+    question = "flush the pending writes of the queue"
+    flat = search_codebase(store, question, weights=Weights(length_prior=0.0)).files
+    assert [f.path for f in flat][:2] == ["store/core.py", "store/writer.py"]
+    lifted = search_codebase(store, question, weights=Weights(length_prior=0.1)).files
+    assert [f.path for f in lifted][:2] == ["store/writer.py", "store/core.py"]
+    assert {f.path: f.score for f in lifted}["store/core.py"] == flat[0].score
+    # a question asking how the code works is not about where changes land: no length prior
+    asking = "How are the pending writes of the queue flushed?"
+    def ranked(strength: float) -> list[tuple[str, float]]:
+        return [(f.path, f.score) for f in search_codebase(store, asking,
+                                                           weights=Weights(length_prior=strength)).files]
+
+    assert ranked(0.1) == ranked(0.0)
