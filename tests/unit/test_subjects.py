@@ -56,7 +56,8 @@ def test_the_closest_of_several_same_named_files_is_the_subject():
         "core/src/main/java/org/x/select/Tokeniser.java"]
     # a .NET layout: tests/Lib.Tests/Core/ mirrors src/Lib/Core/
     index = SubjectIndex.build(["src/Lib/Core/TypeConverter.cs", "src/Lib/Text/TypeConverter.cs"])
-    assert index.subjects("tests/Lib.Tests/Unit/Core/TypeConverterTests.cs") == ["src/Lib/Core/TypeConverter.cs"]
+    assert index.subjects("tests/Lib.Tests/Unit/Core/TypeConverterTests.cs") == [
+        "src/Lib/Core/TypeConverter.cs"]
 
 
 def test_a_dotted_test_name_falls_back_to_its_first_part():
