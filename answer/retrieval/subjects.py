@@ -1,6 +1,6 @@
 """Test subjects: the source file a test file tests, by the naming conventions of each ecosystem.
 
-A test names what it tests: `test_foo.py` / `foo_test.py` (Python), `foo_test.go`, `foo.test.ts` /
+A test names what it tests: `test_foo` / `foo_test` (Python), `foo_test.go`, `foo.test.ts` /
 `foo.spec.js`, `FooTest.java` / `FooTests.cs` / `FooSpec.scala` / `FooSuite.scala`, `spec/foo_spec.rb`,
 `FooTest.php`, `tests/foo.rs` (a Rust integration test, or any file of a test folder). The name is matched
 case-insensitively and without separators (`AtFileTest.kt` tests `atfile.kt`), and among several source
@@ -50,9 +50,9 @@ def _stem(name: str) -> str:
 
 
 def subject_stem(path: str) -> str:
-    """The name a test file at `path` gives its subject, as written (`tests/test_app.py` -> `app`,
+    """The name a test file at `path` gives its subject, as written (`tests/test_app` -> `app`,
     `FooTests.cs` -> `Foo`, `tests/walk.rs` -> `walk`): the file's stem without the test affixes of its
-    ecosystem. "" when nothing is left (`tests/test.py`)."""
+    ecosystem. "" when nothing is left (`tests/test`)."""
     name = path.rsplit("/", 1)[-1]
     stem = _stem(name)
     lower = stem.lower()

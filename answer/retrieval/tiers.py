@@ -114,7 +114,7 @@ class Weights:
     # subject closes this share of the gap to its test's score (before the test prior). History, tuning
     # split: MRR 0.645 -> 0.654 (0.5: 0.651, 1.0: 0.651, 1.3: 0.633). Adding a share of the test's score
     # instead (0.3: MRR 0.659) cost the development set (flask MRR 0.867 -> 0.822, requests 0.947 -> 0.890:
-    # big test files like test_utils.py match every question and pushed their subject over the answer)
+    # big test files (requests' test_utils) match every question and pushed their subject over the answer)
     subjects: float = 0.8
 
 
