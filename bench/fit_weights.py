@@ -1,6 +1,6 @@
 """Fit the fusion weights (answer/retrieval/tiers.py Weights) on the tuning split of the history sets.
 
-    PYTHONPATH=$PWD python bench/fit_weights.py --work DIR [--rounds 2] [--repo NAME ...]
+    PYTHONPATH=$PWD python bench/fit_weights.py --work DIR [--rounds 2] [--repo NAME ...] [--knob NAME ...]
 
 Reads what bench/history_bench.py left in DIR (checkouts, indexes, sets) for the TUNE split only (the first
 repository listed per language), and runs coordinate ascent over a few knobs of Weights: each knob in turn
@@ -29,11 +29,12 @@ from sourcebook.config import load_config
 
 KNOBS: dict[str, tuple[float, ...]] = {
     "length_prior": (0.0, 0.03, 0.05, 0.1),
+    "subjects": (0.0, 0.5, 0.8, 1.0),
     "rrf_k": (20.0, 30.0, 45.0, 60.0),
     "decay": (0.15, 0.25, 0.4),
-    "test_prior": (0.8, 0.6, 0.45),
+    "test_prior": (1.0, 0.8, 0.6, 0.45),
     "doc_prior": (1.0, 0.8, 0.6),
-    "aux_prior": (0.7, 0.5, 0.3),
+    "aux_prior": (1.0, 0.7, 0.5, 0.3),
     "config_prior": (1.0, 0.8, 0.6),
     "changelog_prior": (0.7, 0.5, 0.3),
     "chunks": (0.7, 1.0, 1.3),
@@ -52,6 +53,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--repo", action="append", default=[])
+    parser.add_argument("--knob", action="append", default=[], choices=sorted(KNOBS),
+                        help="fit only these knobs (repeatable; default all)")
     args = parser.parse_args()
     repos = corpus.load()
     tuned = tune_split(repos)
@@ -81,6 +84,8 @@ def main() -> int:
     print(f"default: MRR {best_score[0]:.4f} hit@5 {best_score[1]:.4f}")
     for _ in range(args.rounds):
         for knob, values in KNOBS.items():
+            if args.knob and knob not in args.knob:
+                continue
             for value in values:
                 if getattr(best, knob) == value:
                     continue
