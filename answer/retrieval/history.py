@@ -195,7 +195,7 @@ _WORK_TEXT = """
     deprecations warning warnings php python go golang rust java kotlin scala ruby node nodejs typescript
     javascript csharp dotnet styleci phpstan psalm phpcs eslint prettier rubocop clippy rustfmt gofmt black
     flake8 pylint mypy ruff ktlint detekt scalafmt stylecop dependabot renovate travis appveyor github
-    actions workflow workflows
+    actions workflow workflows closes close closed resolves resolve resolved refs ref see
 """
 _WORK_WORDS = frozenset(_WORK_TEXT.split())
 # links, issue numbers, bracketed prefixes, version numbers and abbreviated commit hashes
@@ -217,16 +217,24 @@ def says_nothing(message: str) -> bool:
 #      "build: …", "ci(release): …", "style: …", "deps: router@2.0.0", "chore(deps): …", "feat(deps)!: …".
 #      (A bare "chore:" is judged by its words: "chore: unnecessary guard around call to delete" stays.)
 #   2. A dependency or tool bump and nothing else: "Update dependency com.facebook:ktfmt to v0.62",
-#      "Bump minimum Go to 1.23", "Update formatters to latest".
+#      "Bump minimum Go to 1.23", "Update formatters to latest", "Upgrade `content-disposition`", and a
+#      subject of sweep words naming dependencies ("chore: update dev dependencies") whatever the body lists.
 #   3. A sweep: only work words (see `_WORK_WORDS`) and the words of typo, format, doc-comment, typing,
 #      import and naming sweeps: "docs: fix typo", "Fixed phpdoc", "Added missing types", "Optimize
-#      imports", "naming, linting", "chore: update dev dependencies".
+#      imports", "naming, linting", "Fix review comments", "[pre-commit.ci] pre-commit autoupdate".
 #   4. A version number with at most two other words, one of them not a work word: "Match 4.0.0".
 #   And git's own revert message, 'Revert "…"': the change it names is undone, absent from the indexed
 #   tree (a revert of a revert re-lands the change and stays).
 _CHORE_TYPE = re.compile(r"^\s*(?:(?:build|ci|style|deps?)(?:\([^)]*\))?|\w+\((?:dev-?)?deps?\))!?:", re.I)
 _BUMP = re.compile(r"^(?:update|bump|upgrade)[sd]?\s+(?:dev\s+)?(?:dependency\s+|dependencies\s+)?"
                    r"(?:\S+\s+){0,2}?\S+(?:\s+from\s+\S+)?\s+to\s+(?:v?\d[\w.+-]*|latest)\.?$", re.I)
+# "Upgrade `content-disposition`", "Bump eslint and prettier", "Upgraded RailwaySharp from Version 1.1.0"
+_UPGRADE = re.compile(r"^(?:upgrade|bump)(?:s|d|ed)?\s+\S+(?:\s+and\s+\S+)?(?:\s+from\s+(?:version\s+)?\S+)?"
+                      r"(?:\s+to\s+\S+)?\.?$", re.I)
+# A name with an underscore or a lower camel-case hump is a constant or variable of the code ("Bump
+# RECENT_DATE", "Bump maxRetries to 5"), not a package: that asks where it is.
+_CODE_NAME = re.compile(r"\b(?:\w+_\w+|[a-z]+[A-Z]\w*)\b")
+_DEPENDENCY_WORDS = frozenset({"dependency", "dependencies", "deps"})
 _GIT_REVERT = re.compile(r'^Revert "(?!Revert ")')
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\w+)*")
 _SWEEP_TEXT = """
@@ -235,7 +243,9 @@ _SWEEP_TEXT = """
     types typing typings typehint typehints hint hints import imports whitespace whitespaces indentation
     trailing newline newlines spacing naming name names variable variables lints unused missing redundant
     unnecessary optimize optimized organize sort sorted correct corrected add added adds remove removed
-    removes use used cosmetic cosmetics copyright license dev development next cycle minimum latest
+    removes use used cosmetic cosmetics copyright license dev development next cycle minimum latest number
+    review cleanups prs maint maintenance prep preparation branch tool tools pre commit precommit autoupdate
+    clang tidy codespell isort ktfmt spotless checkstyle tslint golangci
 """
 _SWEEP_WORDS = frozenset(_SWEEP_TEXT.split()) | _WORK_WORDS
 
@@ -250,8 +260,13 @@ def is_housekeeping(message: str) -> bool:
     (the rules above `_CHORE_TYPE`)."""
     first = message.strip().split("\n", 1)[0].strip()
     subject = re.sub(r"\s*\((?:#|gh-)\d+\)\s*$", "", first, flags=re.I).strip()  # a trailing PR number
-    if _CHORE_TYPE.match(subject) or _BUMP.match(subject) or _GIT_REVERT.match(subject):
+    if _CHORE_TYPE.match(subject) or _GIT_REVERT.match(subject):
         return True
+    if (_BUMP.match(subject) or _UPGRADE.match(subject)) and not _CODE_NAME.search(subject):
+        return True
+    subject_words = set(_words(subject))
+    if subject_words & _DEPENDENCY_WORDS and subject_words <= _SWEEP_WORDS:
+        return True  # "Update dependencies", whatever list of packages the body gives
     words = _words(message)
     if all(w in _SWEEP_WORDS for w in words):
         return True

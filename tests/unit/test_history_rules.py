@@ -73,7 +73,12 @@ def test_chores_are_housekeeping():
                     "Added missing types", "Optimize imports", "naming, linting", "Whitespace, style",
                     "Javadoc format fix", "Fix lints and doc typos", "Fix a typo in b6a052f.", "Match 4.0.0",
                     "Fix typos in comments and variable names (#849)", "Fix and bump to next version",
-                    'Revert "Add async versions of the parse helpers"'):
+                    'Revert "Add async versions of the parse helpers"',
+                    "Upgrade `content-disposition` (#7233)", "Upgraded RailwaySharp from Version 1.1.0",
+                    "docs: fix typos in JSDoc comments\n\ncloses #51",
+                    "Update dependencies (#1767)\n\n* Update to eslint@8 and standard\n* Update jest and tsd",
+                    "[pre-commit.ci] pre-commit autoupdate (#614)",
+                    "Fix lint issues for correct golangci-lint version"):
         assert is_housekeeping(message), message
 
 
@@ -85,7 +90,11 @@ def test_a_concrete_word_keeps_the_message_a_question():
                     "Fix crash on 3.12 when the header is empty", "Update the cookie parser to handle quotes",
                     "lint: coalesce duplicate switch statements", "Fix imports of nested types.",
                     'Revert "Revert "Add async versions of the parse helpers""',
-                    "Revert factory function reexport (#2014)", "feat(core/types): wrong variance on Result"):
+                    "Revert factory function reexport (#2014)", "feat(core/types): wrong variance on Result",
+                    "Bump minimum Go and use new features", "Bump RECENT_DATE (#3617)",
+                    "Bump maxRetries to 5",
+                    "Remove the System.Linq.Expressions dependency",
+                    "fix: Remove `utils-merge` dependency - use spread syntax instead"):
         assert not is_housekeeping(message), message
 
 
