@@ -217,8 +217,9 @@ def says_nothing(message: str) -> bool:
 #      "build: …", "ci(release): …", "style: …", "deps: router@2.0.0", "chore(deps): …", "feat(deps)!: …".
 #      (A bare "chore:" is judged by its words: "chore: unnecessary guard around call to delete" stays.)
 #   2. A dependency or tool bump and nothing else: "Update dependency com.facebook:ktfmt to v0.62",
-#      "Bump minimum Go to 1.23", "Update formatters to latest", "Upgrade `content-disposition`", and a
-#      subject of sweep words naming dependencies ("chore: update dev dependencies") whatever the body lists.
+#      "Bump minimum Go to 1.23", "Update formatters to latest", "Upgrade `content-disposition`" (with a
+#      body saying no more: one that tells what else changed keeps it), and a subject of sweep words
+#      naming dependencies ("chore: update dev dependencies") whatever the body lists.
 #   3. A sweep: only work words (see `_WORK_WORDS`) and the words of typo, format, doc-comment, typing,
 #      import and naming sweeps: "docs: fix typo", "Fixed phpdoc", "Added missing types", "Optimize
 #      imports", "naming, linting", "Fix review comments", "[pre-commit.ci] pre-commit autoupdate".
@@ -262,9 +263,11 @@ def is_housekeeping(message: str) -> bool:
     subject = re.sub(r"\s*\((?:#|gh-)\d+\)\s*$", "", first, flags=re.I).strip()  # a trailing PR number
     if _CHORE_TYPE.match(subject) or _GIT_REVERT.match(subject):
         return True
-    if (_BUMP.match(subject) or _UPGRADE.match(subject)) and not _CODE_NAME.search(subject):
-        return True
     subject_words = set(_words(subject))
+    says_no_more = all(w in _SWEEP_WORDS or w in subject_words for w in _words(message))
+    bump = _BUMP.match(subject) or (_UPGRADE.match(subject) and says_no_more)  # a bare "Upgrade X": no more
+    if bump and not _CODE_NAME.search(subject):
+        return True
     if subject_words & _DEPENDENCY_WORDS and subject_words <= _SWEEP_WORDS:
         return True  # "Update dependencies", whatever list of packages the body gives
     words = _words(message)

@@ -93,6 +93,7 @@ def test_a_concrete_word_keeps_the_message_a_question():
                     "Revert factory function reexport (#2014)", "feat(core/types): wrong variance on Result",
                     "Bump minimum Go and use new features", "Bump RECENT_DATE (#3617)",
                     "Bump maxRetries to 5",
+                    "Upgrade `content-disposition`\n\n* Better fallback for latin1 names",
                     "Remove the System.Linq.Expressions dependency",
                     "fix: Remove `utils-merge` dependency - use spread syntax instead"):
         assert not is_housekeeping(message), message
