@@ -170,13 +170,15 @@ def question_text(message: str) -> str:
 
 def names_file(message: str, path: str) -> bool:
     """Whether `message` names `path` by path, file name or stem (a commit that says where it changed
-    is a trivial localization question)."""
+    is a trivial localization question). A stem's leading '-' or '_' is a naming convention the message
+    leaves out: "Convert JsonValueReader to Kotlin" names -JsonValueReader.kt, "compat shim" _compat.py."""
     low = message.lower()
     name = path.rsplit("/", 1)[-1].lower()
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if path.lower() in low or name in low:
         return True
-    return bool(stem) and re.search(rf"(?<![\w]){re.escape(stem)}(?![\w])", low) is not None
+    return any(s and re.search(rf"(?<![\w]){re.escape(s)}(?![\w])", low) is not None
+               for s in {stem, stem.lstrip("-_")})
 
 
 # Words a commit message uses about the work rather than the code: a message made only of these (with stop

@@ -6,6 +6,7 @@ from answer.retrieval.history import (
     SymbolSpan,
     follow_renames,
     is_housekeeping,
+    names_file,
     parse_moves,
     says_nothing,
     select,
@@ -110,3 +111,9 @@ def test_uninformative_wins_over_housekeeping_and_each_is_counted_once():
     assert [q.id for q in mined.questions] == ["c3"]
     assert [(why, sha) for why, sha, _ in mined.left_out] == [
         ("uninformative", "c0"), ("housekeeping", "c1"), ("housekeeping", "c2")]
+
+
+def test_a_stem_is_named_without_its_leading_dash_or_underscore():
+    assert names_file("Convert JsonValueReader to Kotlin (#1487)", "moshi/src/-JsonValueReader.kt")
+    assert names_file("Drop the compat shim for old interpreters", "pkg/_compat.py")
+    assert not names_file("Convert the reader to Kotlin", "moshi/src/-JsonValueReader.kt")
