@@ -171,7 +171,8 @@ def question_text(message: str) -> str:
 def names_file(message: str, path: str) -> bool:
     """Whether `message` names `path` by path, file name or stem (a commit that says where it changed
     is a trivial localization question). A stem's leading '-' or '_' is a naming convention the message
-    leaves out: "Convert JsonValueReader to Kotlin" names -JsonValueReader.kt, "compat shim" a _compat module."""
+    leaves out: "Convert JsonValueReader to Kotlin" names -JsonValueReader.kt, "compat shim" a _compat
+    module."""
     low = message.lower()
     name = path.rsplit("/", 1)[-1].lower()
     stem = name.rsplit(".", 1)[0] if "." in name else name
