@@ -88,10 +88,22 @@ class SymbolSpan:
 class Mined:
     questions: list[HistoryQuestion] = field(default_factory=list)
     considered: int = 0  # commits that changed at least one existing source file
-    trivial: int = 0  # left out: the message names a gold file
-    uninformative: int = 0  # left out: the message says nothing about the code ("Fix build", "CS fixes")
-    housekeeping: int = 0  # left out: the message names a chore, not a place ("chore(deps): …", "Fix typo")
     left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (why, sha, message) to audit
+
+    @property
+    def trivial(self) -> int:
+        """Left out: the message names a gold file."""
+        return sum(why == "trivial" for why, _, _ in self.left_out)
+
+    @property
+    def uninformative(self) -> int:
+        """Left out: the message says nothing about the code ("Fix build", "CS fixes")."""
+        return sum(why == "uninformative" for why, _, _ in self.left_out)
+
+    @property
+    def housekeeping(self) -> int:
+        """Left out: the message names a chore, not a place ("chore(deps): …", "Fix typo")."""
+        return sum(why == "housekeeping" for why, _, _ in self.left_out)
 
 
 def parse_log(text: str) -> list[Commit]:
@@ -296,6 +308,15 @@ def changed_functions(spans: Iterable[SymbolSpan], ranges: Sequence[tuple[int, i
     return sorted(found, key=lambda q: (found[q], q))
 
 
+def _why_left_out(text: str, gold: Sequence[str]) -> str:
+    """Why a commit makes no question ("trivial", "uninformative", "housekeeping"), or "" if it does."""
+    if any(names_file(text, p) for p in gold):
+        return "trivial"
+    if says_nothing(text):
+        return "uninformative"
+    return "housekeeping" if is_housekeeping(text) else ""
+
+
 def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], *,
            ranges_of: Callable[[Commit, list[str]], dict[str, list[tuple[int, int]]]],
            symbols_of: Callable[[Commit, str], list[SymbolSpan]],
@@ -319,10 +340,8 @@ def select(commits: Iterable[Commit], n: int, is_source: Callable[[str], bool], 
         if not gold or len(gold) > MAX_GOLD_FILES or not text:
             continue
         mined.considered += 1
-        why = ("trivial" if any(names_file(text, p) for p in gold) else "uninformative"
-               if says_nothing(text) else "housekeeping" if is_housekeeping(text) else "")
+        why = _why_left_out(text, gold)
         if why:
-            setattr(mined, why, getattr(mined, why) + 1)
             mined.left_out.append((why, commit.sha, text))
             continue
         ranges = ranges_of(commit, list(pairs.values()))
