@@ -62,8 +62,11 @@ def measure(repo: corpus.Repo, work: Path, n: int, split: str) -> tuple[list[Out
         mined = eval_report.mine_history(store, root, n, rev=repo.commit,
                                          git_dir=corpus.mirror_of(repo, MIRRORS))
         eval_report.write_set(mined, set_path)
+        with set_path.with_suffix(".left-out.jsonl").open("w", encoding="utf-8") as fh:
+            for why, sha, text in mined.left_out:  # to audit the rules that leave commits out
+                fh.write(json.dumps({"why": why, "commit": sha, "message": text}, ensure_ascii=False) + "\n")
         print(f"{repo.name}: {mined.considered} commits, {mined.trivial} trivial, "
-              f"{mined.uninformative} uninformative, "
+              f"{mined.uninformative} uninformative, {mined.housekeeping} housekeeping, "
               f"{len(mined.questions)} questions", file=sys.stderr)
     questions = load_questions(set_path)
     for q in questions:

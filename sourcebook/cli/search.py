@@ -130,7 +130,8 @@ def eval_command(questions: str | None, repo: str | None, history: int | None, *
         mined = eval_report.mine_history(store, root, history)
         click.echo(f"history: {mined.considered} commits changed source files; {mined.trivial} left out "
                    f"(the message names a changed file), {mined.uninformative} (it says nothing of the "
-                   f"code: 'Fix build'); {len(mined.questions)} questions", err=True)
+                   f"code: 'Fix build'), {mined.housekeeping} (it names a chore: 'chore(deps): …', "
+                   f"'Fix typo'); {len(mined.questions)} questions", err=True)
         if out:
             eval_report.write_set(mined, Path(out))
         asked, out = eval_report.as_questions(mined), None

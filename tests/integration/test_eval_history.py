@@ -171,3 +171,31 @@ def test_eval_history_on_a_real_git_repository(make_repo, tmp_path):
     assert "n 3" in rerun.output
     assert [line.split()[:2] for line in rerun.output.splitlines() if line.startswith("python")] == \
         [["python", "3"]]
+
+
+def test_eval_history_follows_a_file_moved_since_the_commit(make_repo, tmp_path):
+    root = make_repo({"billing/invoice.py": "def total(items):\n    return sum(items)\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "Initial import")
+    (root / "billing/invoice.py").write_text("def total(items):\n    return sum(i.price for i in items)\n")
+    _git(root, "commit", "-qam", "Sum prices rather than the line objects")
+    (root / "billing/core").mkdir()
+    _git(root, "mv", "billing/invoice.py", "billing/core/invoices.py")
+    _git(root, "commit", "-qm", "Move the billing module into core")
+    (root / "billing/core/invoices.py").write_text(
+        "def total(items):\n    return sum(i.price for i in items)\n\n\n"
+        "def count(items):\n    return len(items)\n")
+    _git(root, "commit", "-qam", "chore: update dev dependencies")
+    out = tmp_path / "set.jsonl"
+    result = CliRunner().invoke(cli, ["eval", "--history", "5", "--path", str(root), "--out", str(out)],
+                                env={"SOURCEBOOK_EMBEDDER": "none"})
+    assert result.exit_code == 0, result.output
+    rows = {r["question"]: r for r in map(json.loads, out.read_text().splitlines())}
+    # asked before the move: the gold is the file where the index holds it now, the function by qualname
+    assert rows["Sum prices rather than the line objects"]["gold_files"] == ["billing/core/invoices.py"]
+    assert rows["Sum prices rather than the line objects"]["gold_functions"] == [
+        {"path": "billing/core/invoices.py", "qualname": "total"}]
+    assert rows["Initial import"]["gold_files"] == ["billing/core/invoices.py"]
+    assert "chore: update dev dependencies" not in rows
+    assert "1 (it names a chore" in result.output
