@@ -1,13 +1,15 @@
 """Fit the fusion weights (answer/retrieval/tiers.py Weights) on the tuning split of the history sets.
 
     PYTHONPATH=$PWD python bench/fit_weights.py --work DIR [--rounds 2] [--repo NAME ...] [--knob NAME ...]
+        [--embedder none|default]
 
 Reads what bench/history_bench.py left in DIR (checkouts, indexes, sets) for the TUNE split only (the first
 repository listed per language), and runs coordinate ascent over a few knobs of Weights: each knob in turn
 tries its candidate values with the others fixed and keeps the best by the mean over repositories of MRR
 (every repository counts alike, whatever its number of questions). Prints every trial, then the fitted
 values: copy them into Weights by hand, with the figures, after checking the REPORT split and the
-development set (bench/eval_dev.py) did not drop.
+development set (bench/eval_dev.py) did not drop. `--knob NAME=V1,V2` tries those values of any field of
+Weights; `--embedder` must be the one DIR's indexes were built with (history_bench.py --embedder).
 """
 
 from __future__ import annotations
@@ -48,14 +50,29 @@ KNOBS: dict[str, tuple[float, ...]] = {
 }
 
 
+def _knob(text: str) -> tuple[str, tuple[float, ...]]:
+    """`NAME` (its values in KNOBS) or `NAME=V1,V2` (any field of Weights) -> (name, values)."""
+    name, _, values = text.partition("=")
+    if not values:
+        if name not in KNOBS:
+            raise SystemExit(f"--knob {name!r}: not in KNOBS ({', '.join(KNOBS)}); give NAME=V1,V2")
+        return name, KNOBS[name]
+    if not hasattr(DEFAULT_WEIGHTS, name):
+        raise SystemExit(f"--knob {text!r}: {name} is not a field of Weights")
+    kind = type(getattr(DEFAULT_WEIGHTS, name))
+    return name, tuple(kind(v) for v in values.split(","))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--repo", action="append", default=[])
-    parser.add_argument("--knob", action="append", default=[], choices=sorted(KNOBS),
-                        help="fit only these knobs (repeatable; default all)")
+    parser.add_argument("--knob", action="append", default=[],
+                        help="fit only this knob (repeatable; default all), or NAME=V1,V2 for other values")
+    parser.add_argument("--embedder", default="none")
     args = parser.parse_args()
+    knobs = dict(_knob(k) for k in args.knob) or KNOBS
     repos = corpus.load()
     tuned = tune_split(repos)
     data = []
@@ -66,8 +83,12 @@ def main() -> int:
         if not set_path.exists():
             continue
         config = load_config(args.work / "src" / repo.folder,
-                             {"out_dir": str(args.work / "out" / repo.folder), "embed": {"provider": "none"}})
-        data.append((repo.folder, open_index(config), load_questions(set_path)))
+                             {"out_dir": str(args.work / "out" / repo.folder),
+                              "embed": {"provider": args.embedder}})
+        store = open_index(config)
+        if args.embedder != "none" and store.embedder is None:
+            raise SystemExit(f"{repo.folder}: no semantic tier ({store.embedder_error})")
+        data.append((repo.folder, store, load_questions(set_path)))
 
     def objective(w: Weights) -> tuple[float, float]:
         mrrs, hits = [], []
@@ -83,9 +104,7 @@ def main() -> int:
     best_score = objective(best)
     print(f"default: MRR {best_score[0]:.4f} hit@5 {best_score[1]:.4f}")
     for _ in range(args.rounds):
-        for knob, values in KNOBS.items():
-            if args.knob and knob not in args.knob:
-                continue
+        for knob, values in knobs.items():
             for value in values:
                 if getattr(best, knob) == value:
                     continue
@@ -94,7 +113,7 @@ def main() -> int:
                 print(f"{knob}={value}: MRR {got[0]:.4f} hit@5 {got[1]:.4f}")
                 if got > best_score:
                     best, best_score = trial, got
-    fitted = {k: getattr(best, k) for k in KNOBS}
+    fitted = {k: getattr(best, k) for k in knobs}
     print(f"fitted: {fitted}  MRR {best_score[0]:.4f} hit@5 {best_score[1]:.4f}")
     return 0
 

@@ -2,9 +2,11 @@
 repositories apart.
 
     PYTHONPATH=$PWD python bench/history_bench.py --work DIR [--n 40] [--repo NAME ...] [--label TEXT]
+        [--embedder none|default|...]
 
 For each corpus repository: a checkout at its pinned commit (bench/corpus.py, from the local mirror) in
-DIR/src, its index (no embedder, `sourcebook index`'s path) in DIR/out, and its history set: the last N
+DIR/src, its index (`sourcebook index`'s path; no embedder unless --embedder names one: give each
+embedder its own DIR, its indexes are built once) in DIR/out, and its history set: the last N
 non-merge commits up to the pinned commit that changed source files (answer/retrieval/history.py, read from
 the mirror), saved as DIR/sets/NAME.jsonl and reused by later runs, so a ranking change is measured on the
 same questions and indexes. Each question is asked through the answer engine's retrieval
@@ -46,16 +48,20 @@ def tune_split(repos: list[corpus.Repo]) -> set[str]:
     return set(first.values())
 
 
-def measure(repo: corpus.Repo, work: Path, n: int, split: str) -> tuple[list[Outcome], dict]:
+def measure(repo: corpus.Repo, work: Path, n: int, split: str, embedder: str = "none"
+            ) -> tuple[list[Outcome], dict]:
     src = work / "src"
     src.mkdir(parents=True, exist_ok=True)
     root = src / repo.folder
     if not root.exists():  # reused as is later: a repository exporting fewer files fails the re-check
         corpus.checkout(repo, src, MIRRORS)
-    config = load_config(root, {"out_dir": str(work / "out" / repo.folder), "embed": {"provider": "none"}})
+    config = load_config(root, {"out_dir": str(work / "out" / repo.folder), "embed": {"provider": embedder}})
     if not (work / "out" / repo.folder).exists():
         index_repository(config)
     store = open_index(config)
+    if embedder != "none" and store.embedder is None:  # measuring full-text while calling it semantic
+        raise UsageError(f"{repo.name}: no semantic tier ({store.embedder_error}): was {work / 'out'} "
+                         f"built with another embedder?")
     set_path = work / "sets" / f"{repo.folder}.jsonl"
     if not set_path.exists():
         set_path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +88,8 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--repo", action="append", default=[], help="folder name (repeatable; default all)")
     parser.add_argument("--label", default="run")
+    parser.add_argument("--embedder", default="none",
+                        help="embed.provider of indexes and questions (default none: full-text only)")
     args = parser.parse_args()
     repos = corpus.load()
     tuned = tune_split(repos)
@@ -91,7 +99,8 @@ def main() -> int:
     started = time.perf_counter()
     for repo in chosen:
         try:
-            got, found = measure(repo, args.work, args.n, "tune" if repo.name in tuned else "report")
+            got, found = measure(repo, args.work, args.n, "tune" if repo.name in tuned else "report",
+                                 args.embedder)
         except (UsageError, corpus.CorpusError) as exc:
             print(f"{repo.name}: skipped ({exc})", file=sys.stderr)
             continue
