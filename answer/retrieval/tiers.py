@@ -101,7 +101,9 @@ class Weights:
     substrings: float = 0.5  # chunks holding an identifier a query term is a piece of ("ormatter")
     callers: float = 0.4  # spans calling a symbol the query names: below its definition (names: 1.0)
     paths: float = 1.0  # files the query names by path
-    semantic: float = 0.7
+    semantic: float = 0.7  # nearest chunks to the query's vector
+    semantic_pages: float = 0.7  # nearest file pages
+    semantic_limit: int = 150  # nearest chunks fused
     chunk_limit: int = 150
     file_limit: int = 60
     decay: float = 0.25  # a file's n-th hit in one list counts decay**n
@@ -975,14 +977,14 @@ def _nearest(matrix: _VectorMatrix, vector: Any, scope: str | None, limit: int) 
 
 def _semantic_lists(store: IndexStore, query: str, scope: str | None, w: Weights) -> dict[str, list[_Cand]]:
     assert store.embedder is not None
-    vector = store.embedder.embed([query[:4000]])[0]
+    vector = store.embedder.embed([parse_query(query).semantic_text])[0]
     lists: dict[str, list[_Cand]] = {}
     chunk_cols = ["path", "start_line", "end_line", "symbol", "text"]
     matrix = _vector_matrix(store, "chunks", chunk_cols, "path") if _rows(store, "chunks") else None
     if matrix is not None:
-        lists["semantic"] = _chunk_cands(_nearest(matrix, vector, scope, w.chunk_limit))
+        lists["semantic"] = _chunk_cands(_nearest(matrix, vector, scope, w.semantic_limit))
     else:
-        lists["semantic"] = _chunk_cands(store.nearest("chunks", vector, chunk_cols, limit=w.chunk_limit,
+        lists["semantic"] = _chunk_cands(store.nearest("chunks", vector, chunk_cols, limit=w.semantic_limit,
                                                        where=prefix_filter("path", scope) or None))
     if _rows(store, "pages"):
         page_cols = ["target_path", "title", "summary"]
@@ -1022,7 +1024,7 @@ TIERS: tuple[Tier, ...] = (
     Tier("symbolic", _symbolic_lists, {"symbols": lambda w: w.symbols, "names": lambda w: w.names,
                                        "callers": lambda w: w.callers}),
     Tier("semantic", _semantic_lists,
-         {"semantic": lambda w: w.semantic, "semantic_pages": lambda w: w.semantic * w.pages},
+         {"semantic": lambda w: w.semantic, "semantic_pages": lambda w: w.semantic_pages},
          needs_embedder=True),
 )
 # `type="regex"` is a search of its own: its one list is fused with no other, and reported as lexical

@@ -229,7 +229,7 @@ def _semantic_keys(config: Config, monkeypatch: pytest.MonkeyPatch, use_memory: 
     monkeypatch.setattr(search_module, "IN_MEMORY_VECTOR_ROWS", 200_000 if use_memory else -1)
     fresh = open_index(config, embedder=FakeEmbedder())
     search_module.use_in_memory_ranking(fresh)
-    weights = search_module.Weights(chunk_limit=limit, file_limit=limit)
+    weights = search_module.Weights(chunk_limit=limit, file_limit=limit, semantic_limit=limit)
     out = [{name: [c.key for c in cands]
             for name, cands in search_module._semantic_lists(fresh, q, scope, weights).items()}
            for q in queries]
@@ -438,3 +438,19 @@ def test_lcs_lengths_equal_the_dynamic_programme() -> None:
         word = "".join(rng.choice("ab_1é") for _ in range(rng.randint(1, 64)))
         others = ["".join(rng.choice("ab_1éz") for _ in range(rng.randint(0, 90))) for _ in range(30)]
         assert lcs_lengths(word, others).tolist() == [lcs(word, o) for o in others]
+
+
+def test_the_semantic_tier_embeds_the_questions_lead_paragraph(indexed_config: Config) -> None:
+    """A commit message or a bug report: its body (lists, sign-offs, links) would dilute the mean vector of
+    the lead paragraph that states the topic, and references carry no meaning to embed."""
+    embedder = FakeEmbedder()
+    store = open_index(indexed_config, embedder=embedder)
+    question = ("Sign the session cookie with the secret key (#1234)\n\n"
+                "* also touches the URL rule for the view and the endpoint parsing\n\n"
+                "https://example.com/acme/web/issues/1234")
+    result = search_codebase(store, question, type="semantic")
+    embedded = embedder.calls[-1]
+    assert "cookie" in embedded
+    for left_out in ("endpoint", "1234", "example"):
+        assert left_out not in embedded
+    assert _paths(result)[0] == "src/web/sessions.py"

@@ -32,3 +32,31 @@ def test_issue_references_and_links_are_left_out_of_the_full_text_terms():
     assert {"fix", "read", "timeout"} <= set(parsed.terms)
     # a question of nothing else keeps them
     assert "12" in parse_query("#12").terms
+
+
+def test_the_semantic_text_is_the_lead_paragraph_without_references():
+    message = ("Close the log file handle after a failed rotation (#2025)\n\n"
+               "* keep the lock until the handle is closed\n* add a regression test\n\n"
+               "---------\n\nCo-authored-by: someone <someone@example.com>\n"
+               "https://github.com/acme/logs/issues/2024")
+    text = parse_query(message).semantic_text
+    assert text.startswith("Close the log file handle after a failed rotation")
+    for left_out in ("2025", "lock", "regression", "Co-authored-by", "github"):
+        assert left_out not in text
+
+
+def test_a_lead_paragraph_too_short_to_say_anything_takes_the_next_one():
+    assert parse_query("Hi,\n\nthe parser crashes on empty input\n\nfull log below").semantic_text == (
+        "Hi,\n\nthe parser crashes on empty input")
+    assert parse_query("Support enums\n  \nwith no constants").semantic_text == (
+        "Support enums\n\nwith no constants")
+    # one paragraph, however short, is itself; blank lines around it go
+    assert parse_query("\n\nwhere is parse_config defined?\n").semantic_text == (
+        "where is parse_config defined?")
+
+
+def test_the_semantic_text_is_bounded_and_linear_in_many_empty_paragraphs():
+    long_lead = "word " * 5000
+    assert len(parse_query(long_lead).semantic_text) == 4000
+    many = "\n\n.".join([""] * 20_000)
+    assert parse_query(many).semantic_text == many.strip()[:4000]
