@@ -75,7 +75,7 @@ class ParsedQuery:
 
     @property
     def semantic_text(self) -> str:
-        return lead_paragraph(without_references(self.text))[:MAX_SEMANTIC_CHARS]
+        return lead_paragraph(_ISSUE_NUMBERS.sub(" ", self.text))[:MAX_SEMANTIC_CHARS]
 
 
 def _code_names(text: str) -> list[str]:
@@ -91,6 +91,8 @@ def _code_names(text: str) -> list[str]:
 # what an issue or a commit message carries that no code holds: references to other issues and pull
 # requests (#1234, GH-1234) and links; their numbers and host words only add noise to the full-text terms
 _REFERENCES = re.compile(r"https?://\S+|(?<![\w&#])(?:#|GH-)\d+\b")
+# the numbers alone: a link's words can say what it is about (an issue title in its path, `/digest-auth`)
+_ISSUE_NUMBERS = re.compile(r"(?<![\w&#/])(?:#|GH-)\d+\b")
 
 
 def without_references(text: str) -> str:

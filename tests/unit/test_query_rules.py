@@ -43,6 +43,10 @@ def test_the_semantic_text_is_the_lead_paragraph_without_references():
     assert text.startswith("Close the log file handle after a failed rotation")
     for left_out in ("2025", "lock", "regression", "Co-authored-by", "github"):
         assert left_out not in text
+    # a link's words stay (its path can name what it is about); only the issue numbers go
+    linked = parse_query("Quote qop options (see https://example.com/digest-auth, GH-1766)").semantic_text
+    assert "digest-auth" in linked
+    assert "1766" not in linked
 
 
 def test_a_lead_paragraph_too_short_to_say_anything_takes_the_next_one():
