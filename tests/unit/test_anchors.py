@@ -133,11 +133,13 @@ def test_anchors_in_names_the_anchor_then_the_runner_up_functions_with_their_own
     from answer.answering.anchors import anchors_in
 
     query = ["join", "objects", "sep", "center"]
-    two = anchors_in("a.py", [_span(2, 4, "Console.out")], CONSOLE_SYMS, source=CONSOLE, query=query, count=2)
+    # print holds join, objects and sep; rule holds center; out none of them
+    two = anchors_in("a.py", [], CONSOLE_SYMS, source=CONSOLE, query=query, count=2)
     assert two == [Anchor("a.py", "Console.print", (5, 7)), Anchor("a.py", "Console.rule", (9, 10))]
     # one asked for: the anchor alone, the same as `anchor` gives
-    one = anchors_in("a.py", [_span(2, 4, "Console.out")], CONSOLE_SYMS, source=CONSOLE, query=query)
-    assert one == [anchor("a.py", [_span(2, 4, "Console.out")], CONSOLE_SYMS, source=CONSOLE, query=query)]
+    spans = [_span(2, 4, "Console.out")]
+    one = anchors_in("a.py", spans, CONSOLE_SYMS, source=CONSOLE, query=query)
+    assert one == [anchor("a.py", spans, CONSOLE_SYMS, source=CONSOLE, query=query)]
     # a symbol the question names leads; the best-matching function comes next, never the named one twice
     named = anchors_in("a.py", [], CONSOLE_SYMS, [CONSOLE_SYMS[1]], source=CONSOLE, query=["out"], count=3)
     assert named[0].symbol == "Console.out"
