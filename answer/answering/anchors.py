@@ -6,7 +6,8 @@ the function whose own lines best match the question's terms (BM25 over the file
 spans a tie-breaking bonus), else the function holding most of the score of the file's best spans (each
 span's score shared out among the functions it overlaps, by how much of it each covers), else a definition
 named by the question's words; the lines are the definition's own (a class: only the part the span covers),
-clamped inside it, so a cited range never crosses into the neighbouring symbol.
+clamped inside it, so a cited range never crosses into the neighbouring symbol. `anchors_in` adds the
+functions that match best after the anchor: get_answer names two in its top file.
 """
 
 from __future__ import annotations
