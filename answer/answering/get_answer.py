@@ -484,8 +484,7 @@ def _respond(ctx: AnswerContext, evidence: Evidence, *, answer_text: str, citati
             score=round(ranked_file.score, 6), summary=page.summary if page else "",
             summary_generated=True if page is not None and page.generated else None,
             symbols=evidence.file_symbols.get(ranked_file.path) or None))
-    candidates = [Candidate(path=a.path, lines=a.lines, symbol=a.symbol or None)
-                  for a in evidence.anchors[:5]]
+    candidates = [Candidate(path=a.path, lines=a.lines, symbol=a.symbol or None) for a in evidence.candidates]
     best_guesses = None
     if confidence == "low" and evidence.files:
         best_guesses = [

@@ -1,7 +1,8 @@
 """What get_answer points at for a question, without synthesizing: for evaluation (`sourcebook eval`).
 
-The same retrieval as the answer (evidence.retrieve): its ranked files, the span each of the top files names
-(get_answer's `candidates`: evidence.anchors), and the retrieval quality that starts the answer's confidence.
+The same retrieval as the answer (evidence.retrieve): its ranked files, the spans it names (get_answer's
+`candidates`: evidence.candidates, the top file's two best functions and one in each next file), and the
+retrieval quality that starts the answer's confidence.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from answer.retrieval.evaluate import Located, Span
 if TYPE_CHECKING:
     from generator.index.store import IndexStore
 
-CANDIDATES = 5  # get_answer's `candidates`: the top files, each with its best span
-
 
 def locate(store: IndexStore, question: str) -> Located:
     evidence = retrieve(store, question)
-    spans = [Span(a.path, a.symbol, *(a.lines or (0, 0))) for a in evidence.anchors[:CANDIDATES]]
+    spans = [Span(a.path, a.symbol, *(a.lines or (0, 0))) for a in evidence.candidates]
     lead = dominance(evidence.scores)
     features = {"dominance": lead if lead != float("inf") else 1e9, "coverage": evidence.coverage,
                 "exact_symbol": float(evidence.exact_symbol)}

@@ -115,3 +115,37 @@ def test_cited_lines_always_fall_inside_the_named_symbol():
     for got in cases:
         sym = by_name[got.symbol]
         assert sym.start_line <= got.lines[0] <= got.lines[1] <= sym.end_line, got
+
+
+def test_rank_functions_orders_every_matching_function_and_leaves_out_the_rest():
+    from answer.answering.anchors import rank_functions
+
+    functions = [s for s in CONSOLE_SYMS if s.kind == "method"]
+    ranked = [sym.qualname for _, sym in rank_functions(functions, CONSOLE, ["out", "joined"])]
+    # print both joins and calls out; out and rule name `out` once each; nothing matches zebra
+    assert ranked[0] == "Console.print"
+    assert set(ranked) == {"Console.print", "Console.out", "Console.rule"}
+    assert rank_functions(functions, CONSOLE, ["zebra"]) == []
+    assert rank_functions(functions, "", ["out"]) == []
+
+
+def test_anchors_in_names_the_anchor_then_the_runner_up_functions_with_their_own_lines():
+    from answer.answering.anchors import anchors_in
+
+    query = ["join", "objects", "sep", "center"]
+    # print holds join, objects and sep; rule holds center; out none of them
+    two = anchors_in("a.py", [], CONSOLE_SYMS, source=CONSOLE, query=query, count=2)
+    assert two == [Anchor("a.py", "Console.print", (5, 7)), Anchor("a.py", "Console.rule", (9, 10))]
+    # one asked for: the anchor alone, the same as `anchor` gives
+    spans = [_span(2, 4, "Console.out")]
+    one = anchors_in("a.py", spans, CONSOLE_SYMS, source=CONSOLE, query=query)
+    assert one == [anchor("a.py", spans, CONSOLE_SYMS, source=CONSOLE, query=query)]
+    # a symbol the question names leads; the best-matching function comes next, never the named one twice
+    named = anchors_in("a.py", [], CONSOLE_SYMS, [CONSOLE_SYMS[1]], source=CONSOLE, query=["out"], count=3)
+    assert named[0].symbol == "Console.out"
+    assert len({a.symbol for a in named}) == len(named)
+    # nothing else matches: only the anchor, never an empty list
+    assert anchors_in("a.py", [], CONSOLE_SYMS, source=CONSOLE, query=["zebra"], count=2) == [Anchor("a.py")]
+    for got in two + named:
+        sym = {s.qualname: s for s in CONSOLE_SYMS}[got.symbol]
+        assert sym.start_line <= got.lines[0] <= got.lines[1] <= sym.end_line

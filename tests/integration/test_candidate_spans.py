@@ -1,0 +1,94 @@
+"""get_answer's `candidates` and `sourcebook eval`'s spans: the top file names its two best functions, the
+next files one each, every cited range inside the symbol it names."""
+
+from answer.answering.get_answer import AnswerContext, get_answer
+from answer.answering.localize import locate
+from answer.retrieval.evaluate import Outcome, Question, function_hit
+from generator.index.command import index_repository
+from generator.index.store import open_index
+from sourcebook.config import load_config
+
+RETRY = '''"""Retrying failed requests with a backoff."""
+
+
+class Retry:
+    def __init__(self, total=3, backoff_factor=0.5):
+        self.total = total
+        self.backoff_factor = backoff_factor
+
+    def get_backoff_time(self, attempt):
+        """The backoff before the next retry: the factor doubled per consecutive attempt."""
+        return self.backoff_factor * (2 ** (attempt - 1))
+
+    def sleep_for_backoff(self, attempt):
+        """Sleep the backoff time of this retry attempt."""
+        delay = self.get_backoff_time(attempt)
+        if delay > 0:
+            time.sleep(delay)
+
+    def is_exhausted(self):
+        return self.total < 0
+'''
+
+POOL = '''"""Connection pools."""
+
+
+class Pool:
+    def urlopen(self, url, retries):
+        """Open url, retrying with a backoff after a failed attempt."""
+        while True:
+            try:
+                return self._make_request(url)
+            except OSError:
+                retries.sleep_for_backoff(1)
+
+    def close(self):
+        self.closed = True
+'''
+
+HEADERS = '''"""Header names."""
+
+
+def canonical_header(name):
+    return "-".join(part.capitalize() for part in name.split("-"))
+'''
+
+
+def _repo(make_repo):
+    root = make_repo({"pkg/retry.py": RETRY, "pkg/pool.py": POOL, "pkg/headers.py": HEADERS})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    return config
+
+
+def test_candidates_name_the_top_files_two_best_functions_then_the_next_file(make_repo):
+    config = _repo(make_repo)
+    question = "How is the backoff time of a retry attempt computed before sleeping?"
+    reply = get_answer(AnswerContext(config, chat=None), question)
+    named = [(c.path, c.symbol) for c in reply.candidates]
+    assert named[:2] == [("pkg/retry.py", "Retry.get_backoff_time"),
+                         ("pkg/retry.py", "Retry.sleep_for_backoff")]
+    assert ("pkg/pool.py", "Pool.urlopen") in named[2:]
+    assert len(reply.candidates) <= 5
+    # the reply's file ranking lists each file once, the top file first
+    assert reply.ranked_files()[0] == "pkg/retry.py"
+    assert len(reply.ranked_files()) == len(set(reply.ranked_files()))
+    lines = {"Retry.get_backoff_time": (9, 11), "Retry.sleep_for_backoff": (13, 17), "Pool.urlopen": (5, 11)}
+    for c in reply.candidates:
+        if c.symbol in lines:
+            low, high = lines[c.symbol]
+            assert low <= c.lines[0] <= c.lines[1] <= high, c
+
+
+def test_eval_counts_the_top_files_runner_up_as_a_function_hit(make_repo):
+    config = _repo(make_repo)
+    store = open_index(config)
+    question = "How is the backoff time of a retry attempt computed before sleeping?"
+    found = locate(store, question)
+    assert [s.symbol for s in found.spans[:2]] == ["Retry.get_backoff_time", "Retry.sleep_for_backoff"]
+    # a change to the sleeping function: found by the top file's second span
+    q = Question("q1", question, ["pkg/retry.py"],
+                 {"gold_functions": [{"path": "pkg/retry.py", "qualname": "Retry.sleep_for_backoff"}]})
+    outcome = Outcome(q, found.files, 0.0, found.spans)
+    assert function_hit(outcome, {})
+    assert not function_hit(outcome, {}, k=1)
