@@ -21,41 +21,20 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from answer.answering.grade import COVERAGE_HIGH, COVERAGE_PARTIAL, DOMINANCE_HIGH, EXACT_LEAD, quality_label
-
-LEVELS = ("high", "partial", "weak")
-LONE = 1e9  # localize.py writes a lone file's infinite lead as this (JSON has no inf)
-
-Thresholds = tuple[float, float, float, float]  # dominance, coverage high, coverage partial, exact lead
+from answer.answering.calibration import Observation, derive, labels_of
+from answer.answering.grade import COVERAGE_PARTIAL, GLOBAL_THRESHOLDS, Thresholds
 
 
-def _label(row: dict, t: Thresholds) -> str:
-    f = row["features"]
-    if not row["ranked"]:
-        return "weak"
-    lead = math.inf if f["dominance"] >= LONE else f["dominance"]
-    return quality_label(lead, f["coverage"], bool(f["exact_symbol"]), dominance_high=t[0],
-                         coverage_high=t[1], coverage_partial=t[2], exact_lead=t[3])
+def _observed(rows: list[dict]) -> list[Observation]:
+    return [Observation.of(r["features"], r["ranked"], r["gold_files"]) for r in rows]
 
 
-def _right(row: dict) -> float:
-    return float(bool(row["ranked"]) and row["ranked"][0] in row["gold_files"])
-
-
-def labels_of(rows: list[dict], t: Thresholds) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {label: [] for label in LEVELS}
-    for r in rows:
-        out[_label(r, t)].append(_right(r))
-    return out
-
-
-def _line(name: str, labels: dict[str, list[float]]) -> str:
+def _line(name: str, labels: dict[str, list[bool]]) -> str:
     parts = [f"{label} {len(v):>4}:{(sum(v) / len(v) if v else 0):.2f}" for label, v in labels.items()]
     return f"{name:<34} " + "  ".join(parts)
 
@@ -64,30 +43,21 @@ def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x]
 
 
-def derive(rows: list[dict], candidates: list[Thresholds], target: float) -> Thresholds | None:
-    """The candidate giving "high" to the most `rows` at a top-file precision of at least `target`."""
-    best: tuple[int, float] | None = None
-    chosen = None
-    for t in candidates:
-        high = labels_of(rows, t)["high"]
-        if not high or sum(high) / len(high) < target:
-            continue
-        key = (len(high), sum(high) / len(high))
-        if best is None or key >= best:  # on a tie the later, stricter candidate (the lists ascend)
-            best, chosen = key, t
-    return chosen
+def _text(t: Thresholds) -> str:
+    return (f"dominance {t.dominance_high}, coverage {t.coverage_high} / {t.coverage_partial}, "
+            f"exact lead {t.exact_lead}")
 
 
 def _report(splits: dict[str, list[dict]], t: Thresholds, title: str) -> None:
-    print(f"\n{title}: dominance {t[0]}, coverage {t[1]} / {t[2]}, exact lead {t[3]}")
+    print(f"\n{title}: {_text(t)}")
     for name, subset in splits.items():
-        print(_line(name, labels_of(subset, t)))
+        print(_line(name, labels_of(_observed(subset), t)))
         languages: dict[str, list[dict]] = {}
         for r in subset:
             languages.setdefault(str(r.get("language") or "?"), []).append(r)
         if len(languages) > 1:
             for language, group in languages.items():
-                print(_line(f"  {language}", labels_of(group, t)))
+                print(_line(f"  {language}", labels_of(_observed(group), t)))
 
 
 def main() -> int:
@@ -106,25 +76,25 @@ def main() -> int:
     splits: dict[str, list[dict]] = {}
     for r in rows:
         splits.setdefault(str(r.get("split") or "all"), []).append(r)
-    candidates = list(itertools.product(_floats(args.dominance), _floats(args.coverage_high),
-                                        _floats(args.coverage_partial), _floats(args.exact_lead)))
-    current = (DOMINANCE_HIGH, COVERAGE_HIGH, COVERAGE_PARTIAL, EXACT_LEAD)
+    candidates = [Thresholds(*values) for values in itertools.product(
+        _floats(args.dominance), _floats(args.coverage_high), _floats(args.coverage_partial),
+        _floats(args.exact_lead))]
+    current = GLOBAL_THRESHOLDS
     if args.derive:
         if args.tune not in splits:
             print(f"no questions in split {args.tune!r} (splits: {', '.join(splits)})", file=sys.stderr)
             return 2
         _report(splits, current, "now")
-        chosen = derive(splits[args.tune], candidates, args.target)
+        chosen = derive(_observed(splits[args.tune]), candidates, args.target)
         if chosen is None:
             print(f"\nno candidate reaches {args.target} on {args.tune}")
             return 1
         _report(splits, chosen, f"derived on {args.tune} (target {args.target})")
         return 0
-    print(f"now: dominance {DOMINANCE_HIGH}, coverage {COVERAGE_HIGH} / {COVERAGE_PARTIAL}, "
-          f"exact lead {EXACT_LEAD}")
+    print(f"now: {_text(current)}")
     for t in candidates:
         for name, subset in splits.items():
-            print(_line(f"{name} {t}", labels_of(subset, t)))
+            print(_line(f"{name} {_text(t)}", labels_of(_observed(subset), t)))
     return 0
 
 
