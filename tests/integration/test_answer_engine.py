@@ -17,6 +17,7 @@ from answer.retrieval.tiers import FileHit
 from sourcebook.config import Config, LLMConfig, load_config
 from sourcebook.errors import NotFoundError, UsageError
 from tests.support.fake_llm import FakeLLM, Reply, request_text
+from tests.support.session_sources import CTX, SESSIONS
 
 PROVIDER = '''"""JSON serialization for the app."""
 import json
@@ -41,37 +42,6 @@ class DefaultJSONProvider:
         return json.loads(s, **kwargs)
 '''
 
-SESSIONS = '''"""Cookie sessions."""
-
-
-class SessionInterface:
-    """Opens and saves sessions for a request context."""
-
-    def open_session(self, app, request):
-        """Load the session from the request cookie."""
-        return {}
-
-    def save_session(self, app, session, response):
-        """Write the session cookie onto the response."""
-        response.set_cookie("session", "x")
-'''
-
-CTX = '''"""The request context."""
-from pkg.sessions import SessionInterface
-
-
-class RequestContext:
-    """Holds the request and the session while a request is handled."""
-
-    def __init__(self, app, request):
-        self.app = app
-        self.request = request
-        self.session = None
-
-    def push(self):
-        """Open the session through the app's SessionInterface when the context is pushed."""
-        self.session = self.app.session_interface.open_session(self.app, self.request)
-'''
 
 ROUTING = '''"""URL routing."""
 
@@ -571,7 +541,6 @@ def test_ask_honours_the_configured_retries_and_does_not_cap_the_timeout(config:
     assert fake_llm.calls == 3
     cpu = AnswerContext(replace(config, llm=_llm(fake_llm, timeout_s=600.0))).chat_model()
     assert cpu._config.timeout_s == 600.0  # type: ignore[union-attr]  # was capped at 30 s for `ask`
-
 
 
 def test_evidence_hits_lead_with_their_symbol_and_a_summary_comes_once(tmp_path: Path) -> None:

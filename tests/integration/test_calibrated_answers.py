@@ -28,42 +28,13 @@ from generator.index.store import open_index
 from sourcebook.cli import cli
 from sourcebook.config import Config, LLMConfig, load_config
 from tests.support.fake_llm import FakeLLM, Reply
+from tests.support.session_sources import CTX, SESSIONS
 
 TOPICS = ["invoice", "shipment", "coupon", "refund", "warehouse", "payroll", "ledger", "voucher", "tariff",
           "receipt", "pallet", "courier", "rebate", "mortgage", "pension", "dividend", "escrow", "subsidy",
           "royalty", "annuity", "bounty", "stipend"]
 
-CTX = '''"""The request context."""
-from pkg.sessions import SessionInterface
 
-
-class RequestContext:
-    """Holds the request and the session while a request is handled."""
-
-    def __init__(self, app, request):
-        self.app = app
-        self.request = request
-        self.session = None
-
-    def push(self):
-        """Open the session through the app's SessionInterface when the context is pushed."""
-        self.session = self.app.session_interface.open_session(self.app, self.request)
-'''
-
-SESSIONS = '''"""Cookie sessions."""
-
-
-class SessionInterface:
-    """Opens and saves sessions for a request context."""
-
-    def open_session(self, app, request):
-        """Load the session from the request cookie."""
-        return {}
-
-    def save_session(self, app, session, response):
-        """Write the session cookie onto the response."""
-        response.set_cookie("session", "x")
-'''
 SESSION_QUESTION = "How is the session opened when a request context is pushed?"
 SESSION_ANSWER = {"answer": "`RequestContext.push` opens the session by calling `open_session` on the app's "
                             "session_interface with the app and the request (pkg/ctx.py).",
