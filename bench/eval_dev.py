@@ -1,7 +1,7 @@
 """Reproduce the development-set retrieval figures from clean checkouts of flask and requests.
 
     .venv/bin/python bench/eval_dev.py [--flask PATH] [--requests PATH] [--embedder none|default|...]
-        [--out results.jsonl] [--no-swebench]
+        [--out results.jsonl] [--no-swebench] [--labels]
 
 Indexes are built in temp dirs (the checkouts are never written to). SWE-QA questions run on each repo at its
 pinned commit; each SWE-bench issue runs on a temporary checkout of its own base commit. Prints score.py's
@@ -55,12 +55,25 @@ def _questions(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def _rows(store: object, rows: list[dict], system: str) -> list[dict]:
+def _rows(store: object, rows: list[dict], system: str, labels: bool = False) -> list[dict]:
+    """Each question's ranking; with `labels`, asked through the answer engine's retrieval (as `sourcebook
+    eval` does), with the confidence label and the features it is computed from (bench/calibrate.py reads
+    them: the development set as a split of its own, "dev")."""
     qs = [Question(r["id"], r["question"], tuple(r["gold_files"])) for r in rows]
-    outcomes = run(store, qs)  # type: ignore[arg-type]
-    return [{"system": system, "id": o.question.id, "repo": r["repo"],
-             "gold_files": list(o.question.gold_files), "ranked": list(o.ranked), "seconds": o.seconds}
-            for o, r in zip(outcomes, rows, strict=True)]
+    if labels:
+        from answer.answering.localize import locate
+
+        outcomes = run(store, qs, locate=locate)  # type: ignore[arg-type]
+    else:
+        outcomes = run(store, qs)  # type: ignore[arg-type]
+    out = []
+    for o, r in zip(outcomes, rows, strict=True):
+        row = {"system": system, "id": o.question.id, "repo": r["repo"],
+               "gold_files": list(o.question.gold_files), "ranked": list(o.ranked), "seconds": o.seconds}
+        if labels and o.features:
+            row.update(split="dev", label=o.label, features=o.features)
+        out.append(row)
+    return out
 
 
 def main() -> int:
@@ -71,6 +84,9 @@ def main() -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--no-swebench", action="store_true")
     parser.add_argument("--system", default=None)
+    parser.add_argument("--labels", action="store_true",
+                        help="rank through the answer engine and write each question's confidence label and "
+                             "features (for bench/calibrate.py)")
     args = parser.parse_args()
     system = args.system or f"sourcebook-{args.embedder}"
     repos = {"pallets/flask": Path(args.flask), "psf/requests": Path(args.requests)}
@@ -87,14 +103,14 @@ def main() -> int:
                 root = _checkout(path, commits.pop(), tmp_path / f"{repo.replace('/', '_')}-qa")
             store, seconds = _index(root, tmp_path / f"{repo.replace('/', '_')}-qa-out", args.embedder)
             index_times[repo].append(seconds)
-            results += _rows(store, rows, system)
+            results += _rows(store, rows, system, args.labels)
         if not args.no_swebench:
             for r in _questions(EVAL / "dev" / "swebench_dev.jsonl"):
                 name = r["repo"].replace("/", "_")
                 root = _checkout(repos[r["repo"]], r["commit"], tmp_path / f"{name}-sb")
                 store, seconds = _index(root, tmp_path / f"{name}-sb-out", args.embedder)
                 index_times[f"{r['repo']} (swebench, incremental)"].append(seconds)
-                for row in _rows(store, [r], system + "-swebench"):
+                for row in _rows(store, [r], system + "-swebench", args.labels):
                     results.append(row)
         out = Path(args.out) if args.out else tmp_path / "results.jsonl"
         out.write_text("".join(json.dumps(row) + "\n" for row in results))

@@ -73,7 +73,7 @@ def test_eval_calibrate_writes_the_repositorys_thresholds_and_get_answer_reads_t
     assert body["dominance_high"] == expected.dominance_high
     assert body["coverage_high"] == expected.coverage_high
     assert body["questions"] == len(TOPICS)
-    assert "global (1.5, 0.5)" in result.output
+    assert f"global ({GLOBAL_THRESHOLDS.dominance_high}, {GLOBAL_THRESHOLDS.coverage_high})" in result.output
     assert f"calibration: {len(TOPICS)} questions" in result.output
     assert str(stored) in result.output
     config = load_config(root, env={})

@@ -36,7 +36,9 @@ def test_a_repository_where_a_smaller_lead_is_right_gets_a_lower_threshold_moved
     cal = calibrate(obs)
     weight = 40 / (40 + SHRINK)
     assert cal.derived == Thresholds(1.25, 1.0)
-    assert cal.thresholds == Thresholds(round(1.5 + weight * (1.25 - 1.5), 3), round(0.5 + weight * 0.5, 3))
+    g = GLOBAL_THRESHOLDS
+    assert cal.thresholds == Thresholds(round(g.dominance_high + weight * (1.25 - g.dominance_high), 3),
+                                        round(g.coverage_high + weight * (1.0 - g.coverage_high), 3))
     assert cal.thresholds.dominance_high < GLOBAL_THRESHOLDS.dominance_high
     assert cal.thresholds.coverage_partial == GLOBAL_THRESHOLDS.coverage_partial
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from answer.answering.grade import (
+    COVERAGE_HIGH,
     absent_mechanisms,
     cap_degraded,
     content_terms,
@@ -59,7 +60,9 @@ def test_retrieval_quality_levels() -> None:
     assert retrieval_quality([1.0, 0.95], 1.0, exact_symbol=True) == "partial"
     assert retrieval_quality([1.0, 0.95], 0.0) == "weak"
     assert retrieval_quality([3.0, 1.0], 0.0) == "partial"
-    assert retrieval_quality([3.0, 1.0], 0.5) == "high"  # half the terms covered with a clear lead
+    # enough of the terms covered (the calibrated share) with a clear lead; a little less is only partial
+    assert retrieval_quality([3.0, 1.0], COVERAGE_HIGH) == "high"
+    assert retrieval_quality([3.0, 1.0], COVERAGE_HIGH - 0.05) == "partial"
     # a lone file does not lead: one hit for a whole question is what a search that found little returns
     assert retrieval_quality([3.0], 1.0) == "partial"
     assert retrieval_quality([3.0], 1.0, exact_symbol=True) == "high"  # ...unless it defines what was named
