@@ -17,7 +17,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -225,7 +225,7 @@ _CHANGELOGS: Memo[frozenset[str]] = Memo("changelog_paths")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
-_SUBJECTS: Memo[dict[str, tuple[str, ...]]] = Memo("test_subjects")
+_SUBJECTS: Memo[SubjectsOfTests] = Memo("test_subjects")
 # the persisted analysis (facts and reference graph) of the store's version: answer/serving/repo_state.py
 # shares it
 ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analyze.analysis.Analysis
@@ -1188,9 +1188,39 @@ def _path_mentions(store: IndexStore, query: str, scope: str | None) -> list[_Ca
 SPAN_ONLY_LISTS = frozenset({"callers"})
 
 
-def test_subjects(store: IndexStore) -> dict[str, tuple[str, ...]]:
-    """Every test file that names its subject -> the source files it tests (answer/retrieval/subjects.py),
-    built once per store."""
+class SubjectsOfTests(Mapping[str, tuple[str, ...]]):
+    """Test file -> the source files it tests by name (answer/retrieval/subjects.py), each found when first
+    asked: a repository of 12,000 files has 4,000 tests, and one question ranks a few dozen of them (finding
+    them all up front cost the first question on such a tree 0.4 s)."""
+
+    def __init__(self, index: Any, tests: frozenset[str]) -> None:
+        self._index = index
+        self._tests = tests
+        self._found: dict[str, tuple[str, ...]] = {}  # concurrent askers at worst find one twice
+
+    def __getitem__(self, path: str) -> tuple[str, ...]:
+        if path not in self._tests:
+            raise KeyError(path)
+        found = self._found.get(path)
+        if found is None:
+            found = self._found[path] = tuple(self._index.subjects(path))
+        if not found:
+            raise KeyError(path)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path in sorted(self._tests) if path in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        # truth without the walk `len` makes: any test may name a subject
+        return bool(self._tests)
+
+
+def test_subjects(store: IndexStore) -> SubjectsOfTests:
+    """The test files of `store` -> the source files they test, built once per store."""
     cached = store.memos.get(_SUBJECTS)
     if cached is None:
         from answer.retrieval.subjects import SubjectIndex
@@ -1198,12 +1228,7 @@ def test_subjects(store: IndexStore) -> dict[str, tuple[str, ...]]:
         kinds = _file_kinds(store)
         # examples and benchmarks use the product; they are not what its tests test
         index = SubjectIndex.build(p for p, kind in kinds.items() if kind == "code" and not is_auxiliary(p))
-        cached = {}
-        for path, kind in kinds.items():
-            if kind == "test":
-                found = index.subjects(path)
-                if found:
-                    cached[path] = tuple(found)
+        cached = SubjectsOfTests(index, frozenset(p for p, kind in kinds.items() if kind == "test"))
         store.memos.put(_SUBJECTS, cached)
     return cached
 
