@@ -165,8 +165,11 @@ def anchors_in(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo
     functions = [s for s in symbols if s.kind in FUNCTIONS]
     ranked = [sym for _, sym in rank_functions(functions, source, query, spans)] if query else []
     first = _first(path, spans, symbols, named=named, terms=terms, functions=functions, ranked=ranked)
-    more = [_own(path, sym) for sym in ranked if sym.qualname != first.symbol]
-    return [first, *more][:max(1, count)]
+    wanted = max(1, count)
+    # the first `wanted` ranked hold the `wanted - 1` after the anchor (it is among them at most once):
+    # only those are resolved to their lines
+    more = [_own(path, sym) for sym in ranked[:wanted] if sym.qualname != first.symbol]
+    return [first, *more][:wanted]
 
 
 def _first(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo], *, named: Sequence[SymbolInfo],

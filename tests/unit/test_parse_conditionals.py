@@ -5,14 +5,9 @@ is broken on its own stay as they were (issue 32: no spurious parse errors on va
 
 from __future__ import annotations
 
-from generator.analyze.facts import FileFacts, SourceFile
-from generator.analyze.parse import extract
+from generator.analyze.facts import FileFacts
 from generator.analyze.parse_rules import keep_first_branches
-
-
-def parse(path: str, text: str, language: str) -> FileFacts:
-    data = text.encode()
-    return extract(SourceFile(path=path, language=language, size=len(data), sha=""), data)
+from tests.support.parsed import parse
 
 
 def lines(facts: FileFacts) -> dict[str, int]:

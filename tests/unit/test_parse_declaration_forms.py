@@ -3,14 +3,9 @@ wiki used to miss (issue 32's symbol recall), each in a snippet in the style of 
 
 from __future__ import annotations
 
-from generator.analyze.facts import FileFacts, SourceFile
-from generator.analyze.parse import extract
+from generator.analyze.facts import FileFacts
 from generator.analyze.parse_rules import blank_declaration_macros
-
-
-def parse(path: str, text: str, language: str) -> FileFacts:
-    data = text.encode()
-    return extract(SourceFile(path=path, language=language, size=len(data), sha=""), data)
+from tests.support.parsed import parse
 
 
 def kinds(facts: FileFacts) -> dict[str, str]:
