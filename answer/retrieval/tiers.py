@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from answer.retrieval.paths import normalize_scope
 from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
 from generator.index.memos import Memo
-from generator.index.tokens import query_terms
+from generator.index.tokens import query_terms, split_identifier
 from sourcebook.errors import UsageError
 from sourcebook.sql import contains_any, in_list, prefix_filter
 
@@ -1061,9 +1061,21 @@ _CHANGELOG_NAMES = frozenset({"changelog", "changes", "history", "news", "releas
 _CHANGELOG_WORDS = frozenset({"changelog", "release", "releases"})
 
 
+# a file named as a benchmark, wherever it lies: JMH's `ParserBenchmark.java`, BenchmarkDotNet's
+# `LoggerBenchmark.cs` and the reports it writes (`LoggerBenchmark-report-github.md`), `bench_parse.py`
+_AUX_NAME_PARTS = frozenset({"bench", "benchmark", "benchmarks"})
+
+
 def is_auxiliary(path: str) -> bool:
-    """Whether `path` lies in a folder of examples, benchmarks, demos or bundled third-party code."""
-    return any(part.lower() in _AUX_DIRS for part in path.split("/")[:-1])
+    """Whether `path` lies in a folder of examples, benchmarks, demos or bundled third-party code, or is
+    itself named as a benchmark. A folder's leading underscores and dots do not hide it: the go tool
+    ignores folders starting with `_` or `.`, so Go projects keep their examples in `_examples`
+    (JavaScript: `__examples__`)."""
+    *folders, name = path.split("/")
+    if any(part.strip("_.").lower() in _AUX_DIRS for part in folders):
+        return True
+    stem = name.split(".", 1)[0]
+    return any(part in _AUX_NAME_PARTS for piece in re.split(r"[-_]", stem) for part in split_identifier(piece))
 
 
 def is_changelog(path: str) -> bool:
