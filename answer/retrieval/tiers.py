@@ -222,6 +222,7 @@ _KINDS: Memo[dict[str, str]] = Memo("kinds")
 _LINE_COUNTS: Memo[dict[str, int]] = Memo("line_counts")
 _AUXILIARY: Memo[frozenset[str]] = Memo("auxiliary_paths")
 _CHANGELOGS: Memo[frozenset[str]] = Memo("changelog_paths")
+_TOOL_CONFIGS: Memo[frozenset[str]] = Memo("tool_config_paths")
 _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
@@ -1078,6 +1079,27 @@ def is_auxiliary(path: str) -> bool:
     return any(part in _AUX_NAME_PARTS for piece in re.split(r"[-_]", stem) for part in split_identifier(piece))
 
 
+# build and tool configuration written as code: `rollup.config.mjs`, `vitest.config.mts`, `karma.conf.js`,
+# `.eslintrc.js`, Gradle's `build.gradle.kts`, `gulpfile.js`, nox's `noxfile.py`. The index calls them code
+# (they are JavaScript, Kotlin, Python), but they configure the tools that build and check the product
+_TOOL_CONFIG = re.compile(
+    r"^(?:[\w-]+\.config\.[cm]?[jt]s|[\w-]+\.conf\.[cm]?js|\.[\w-]+rc\.[cm]?[jt]s"
+    r"|(?:build|settings)\.gradle(?:\.kts)?|gulpfile\.[cm]?[jt]s|gruntfile\.[jt]s|noxfile\.py)$",
+    re.IGNORECASE)
+
+
+# source folders: a `*.config.ts` inside one is the product's own (Angular's `src/app/app.config.ts`)
+_SOURCE_DIRS = frozenset({"src", "lib", "app", "source", "sources"})
+
+
+def is_tool_config(path: str) -> bool:
+    """Whether `path` is build or tool configuration written as a script (`vite.config.ts`,
+    `build.gradle.kts`, `.eslintrc.cjs`, `noxfile.py`): at a project's or a package's root, not inside
+    its source folders."""
+    *folders, name = path.split("/")
+    return bool(_TOOL_CONFIG.match(name)) and not any(part.lower() in _SOURCE_DIRS for part in folders)
+
+
 def is_changelog(path: str) -> bool:
     """Whether `path` is a change log or release notes (CHANGELOG.md, HISTORY.rst, docs/release-notes.md)."""
     name = path.rsplit("/", 1)[-1].lower()
@@ -1109,6 +1131,9 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
     changelog = 1.0 if words & _CHANGELOG_WORDS else w.changelog_prior
     factor = {"test": test, "doc": doc, "config": config}
     out = {path: factor[kind] for path, kind in _file_kinds(store).items() if kind in factor}
+    if config != 1.0:
+        for path in _tool_configs(store):
+            out[path] = config
     if aux != 1.0:
         auxiliary = store.memos.get(_AUXILIARY)
         if auxiliary is None:
@@ -1123,6 +1148,15 @@ def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
         for path in logs:
             out[path] = out.get(path, 1.0) * changelog
     return out
+
+
+def _tool_configs(store: IndexStore) -> frozenset[str]:
+    """The store's code files that are build or tool configuration (is_tool_config), once per store."""
+    found = store.memos.get(_TOOL_CONFIGS)
+    if found is None:
+        found = store.memos.put(_TOOL_CONFIGS, frozenset(p for p, kind in _file_kinds(store).items()
+                                                         if kind == "code" and is_tool_config(p)))
+    return found
 
 
 def _file_kinds(store: IndexStore) -> dict[str, str]:
@@ -1161,7 +1195,7 @@ def _length_priors(store: IndexStore, w: Weights) -> dict[str, float]:
         kinds = _file_kinds(store)
         lines = store.memos.get(_LINE_COUNTS) or {}
         source = {path: lines.get(path, 0) for path, kind in kinds.items()
-                  if kind == "code" and not is_auxiliary(path)}
+                  if kind == "code" and not is_auxiliary(path) and not is_tool_config(path)}
         cached = store.memos.put(key, length_priors(source, w.length_prior))
     return cached
 

@@ -124,3 +124,28 @@ def test_a_long_source_file_wins_a_tie_with_a_short_one(make_repo):
                                                            weights=Weights(length_prior=strength)).files]
 
     assert ranked(0.1) == ranked(0.0)
+
+
+def test_tool_configuration_scripts_and_go_examples_rank_behind_the_product(make_repo):
+    # a bundler's config script and an example program under Go's `_examples` spell the question's words
+    # as well as the product's file does; the product's file is the answer
+    files = {"src/compress.ts": ("export function minifyBundle(source: string): string {\n"
+                                 "  // minify the bundle output\n  return source.trim()\n}\n"),
+             "rollup.config.mjs": ("export default {\n  input: 'src/index.ts',\n"
+                                   "  // minify the bundle output\n  plugins: [minifyBundle()],\n}\n"),
+             "_examples/bundle/main.go": ("package main\n\n// minify the bundle output\n"
+                                          "func minifyBundle() {}\n")}
+    files |= {f"src/part{i}.ts": f"export function part{i}(x: number): number {{\n  return x + {i}\n}}\n"
+              for i in range(5)}
+    store = _store(make_repo, files)
+    question = "Minify the bundle output"
+    flat = Weights(config_prior=1.0, aux_prior=1.0)
+    scores = {f.path: f.score for f in rank_files(store, question)}
+    unweighted = {f.path: f.score for f in rank_files(store, question, weights=flat)}
+    assert scores["rollup.config.mjs"] < unweighted["rollup.config.mjs"]
+    assert scores["_examples/bundle/main.go"] < unweighted["_examples/bundle/main.go"]
+    assert [f.path for f in rank_files(store, question)][0] == "src/compress.ts"
+    # asked for, the configuration is not held back
+    asking = "Minify the bundle output in the rollup configuration"
+    assert ({f.path: f.score for f in rank_files(store, asking)}["rollup.config.mjs"]
+            == {f.path: f.score for f in rank_files(store, asking, weights=flat)}["rollup.config.mjs"])

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from answer.retrieval.question import is_explanatory
-from answer.retrieval.tiers import is_auxiliary, length_priors
+from answer.retrieval.tiers import is_auxiliary, is_tool_config, length_priors
 
 
 def test_only_files_longer_than_the_median_are_lifted():
@@ -89,3 +89,20 @@ def test_auxiliary_code_by_folder_or_by_benchmark_name(path):
 ])
 def test_product_code_is_not_auxiliary(path):
     assert not is_auxiliary(path)
+
+
+@pytest.mark.parametrize("path", [
+    "rollup.config.mjs", "examples/starter/vite.config.ts", "vitest.config.mts", "karma.conf.js",
+    ".eslintrc.cjs", "build.gradle.kts", "moshi-kotlin/build.gradle.kts", "settings.gradle", "gulpfile.js",
+    "Gruntfile.js", "noxfile.py",
+])
+def test_build_and_tool_configuration_written_as_code(path):
+    assert is_tool_config(path)
+
+
+@pytest.mark.parametrize("path", [
+    "src/app/app.config.ts",  # Angular's application config is the product's, inside its source folder
+    "lib/config.js", "src/userConfig.ts", "config.py", "pkg/app.config.py", "build.rs",
+])
+def test_product_configuration_code_is_not_tool_configuration(path):
+    assert not is_tool_config(path)
