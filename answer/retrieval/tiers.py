@@ -1076,7 +1076,8 @@ def is_auxiliary(path: str) -> bool:
     if any(part.strip("_.").lower() in _AUX_DIRS for part in folders):
         return True
     stem = name.split(".", 1)[0]
-    return any(part in _AUX_NAME_PARTS for piece in re.split(r"[-_]", stem) for part in split_identifier(piece))
+    return any(part in _AUX_NAME_PARTS
+               for piece in re.split(r"[-_]", stem) for part in split_identifier(piece))
 
 
 # build and tool configuration written as code: `rollup.config.mjs`, `vitest.config.mts`, `karma.conf.js`,

@@ -144,7 +144,7 @@ def test_tool_configuration_scripts_and_go_examples_rank_behind_the_product(make
     unweighted = {f.path: f.score for f in rank_files(store, question, weights=flat)}
     assert scores["rollup.config.mjs"] < unweighted["rollup.config.mjs"]
     assert scores["_examples/bundle/main.go"] < unweighted["_examples/bundle/main.go"]
-    assert [f.path for f in rank_files(store, question)][0] == "src/compress.ts"
+    assert rank_files(store, question)[0].path == "src/compress.ts"
     # asked for, the configuration is not held back
     asking = "Minify the bundle output in the rollup configuration"
     assert ({f.path: f.score for f in rank_files(store, asking)}["rollup.config.mjs"]

@@ -1,5 +1,6 @@
 """File priors of ranking (answer/retrieval/tiers.py): the length prior on plain line counts, the
-questions it is not applied to (answer/retrieval/question.py is_explanatory), and which paths are auxiliary."""
+questions it is not applied to (answer/retrieval/question.py is_explanatory), and which paths are
+auxiliary code or tool configuration."""
 
 import math
 
