@@ -30,8 +30,11 @@ def test_a_ranked_test_lifts_the_file_it_tests(make_repo):
     index_repository(config, embedder=None)
     store = open_index(config)
     question = "bulk discount rounds half cents"
-    lifted = search_codebase(store, question, limit=20).files
-    plain = search_codebase(store, question, limit=20, weights=Weights(subjects=0.0)).files
+    # a task holds tests further back (Weights.task_test_prior): here the test prior of every question
+    base = Weights(task_test_prior=Weights().test_prior)
+    lifted = search_codebase(store, question, limit=20, weights=base).files
+    plain = search_codebase(store, question, limit=20,
+                            weights=Weights(subjects=0.0, task_test_prior=base.test_prior)).files
     ranked = [f.path for f in lifted]
     unlifted = [f.path for f in plain]
     assert unlifted[0] == "tests/test_cart.py"
@@ -42,7 +45,7 @@ def test_a_ranked_test_lifts_the_file_it_tests(make_repo):
     before = {f.path: f.score for f in plain}
     assert scores["shop/cart.py"] > before["shop/cart.py"]
     # the test that lent its evidence takes the test prior twice; the other files keep their scores
-    prior = Weights().test_prior
+    prior = base.test_prior
     assert scores["tests/test_cart.py"] == pytest.approx(before["tests/test_cart.py"] * prior, abs=2e-6)
     assert all(scores[p] == before[p] for p in before if p not in ("shop/cart.py", "tests/test_cart.py"))
 
