@@ -1074,7 +1074,7 @@ _CHANGELOG_WORDS = frozenset({"changelog", "release", "releases"})
 
 
 # a file named as a benchmark, wherever it lies: JMH's `ParserBenchmark.java`, BenchmarkDotNet's
-# `LoggerBenchmark.cs` and the reports it writes (`LoggerBenchmark-report-github.md`), `bench_parse.py`
+# `LoggerBenchmark.cs` and the reports it writes (`LoggerBenchmark-report-github.md`), a Python `bench_parse`
 _AUX_NAME_PARTS = frozenset({"bench", "benchmark", "benchmarks"})
 
 
@@ -1092,7 +1092,7 @@ def is_auxiliary(path: str) -> bool:
 
 
 # build and tool configuration written as code: `rollup.config.mjs`, `vitest.config.mts`, `karma.conf.js`,
-# `.eslintrc.js`, Gradle's `build.gradle.kts`, `gulpfile.js`, nox's `noxfile.py`. The index calls them code
+# `.eslintrc.js`, Gradle's `build.gradle.kts`, `gulpfile.js`, nox's noxfile. The index calls them code
 # (they are JavaScript, Kotlin, Python), but they configure the tools that build and check the product
 _TOOL_CONFIG = re.compile(
     r"^(?:[\w-]+\.config\.[cm]?[jt]s|[\w-]+\.conf\.[cm]?js|\.[\w-]+rc\.[cm]?[jt]s"
@@ -1106,7 +1106,7 @@ _SOURCE_DIRS = frozenset({"src", "lib", "app", "source", "sources"})
 
 def is_tool_config(path: str) -> bool:
     """Whether `path` is build or tool configuration written as a script (`vite.config.ts`,
-    `build.gradle.kts`, `.eslintrc.cjs`, `noxfile.py`): at a project's or a package's root, not inside
+    `build.gradle.kts`, `.eslintrc.cjs`, nox's noxfile): at a project's or a package's root, not inside
     its source folders."""
     *folders, name = path.split("/")
     return bool(_TOOL_CONFIG.match(name)) and not any(part.lower() in _SOURCE_DIRS for part in folders)
