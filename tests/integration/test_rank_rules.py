@@ -153,24 +153,31 @@ def test_tool_configuration_scripts_and_go_examples_rank_behind_the_product(make
             == {f.path: f.score for f in rank_files(store, asking, weights=flat)}["rollup.config.mjs"])
 
 
-def test_a_task_holds_tests_further_back_than_a_question_about_how_the_code_works(make_repo):
-    # a change asks where to change the code; a question about how it works may be answered by a test
+def test_a_task_holds_tests_and_docs_further_back_than_a_question_about_how_the_code_works(make_repo):
+    # a change asks where to change the code; a question about how it works may be answered by a test or
+    # by the documentation
     code = ("def bulk_discount(cart):\n    # round half cents down\n"
             "    return round(cart.total * cart.rate, 2)\n")
     test = "".join(f"def test_bulk_discount_rounds_half_cents_{i}(cart):\n"
                    f"    assert bulk_discount(cart) == {i}\n\n\n" for i in range(6))
-    files = {"shop/discount.py": code, "checks/test_discount_rules.py": test}
+    doc = "# Discounts\n\nA bulk discount rounds half cents down: the bulk discount of a cart.\n"
+    files = {"shop/discount.py": code, "checks/test_discount_rules.py": test, "docs/discounts.md": doc}
     files |= {f"shop/part{i}.py": f"def part_{i}(order):\n    return order[{i}]\n" for i in range(5)}
     store = _store(make_repo, files)
-    path = "checks/test_discount_rules.py"  # named like no source file: no subject to lift
+    test_path = "checks/test_discount_rules.py"  # named like no source file: no subject to lift
     w = Weights()
-    flat = Weights(test_prior=1.0, task_test_prior=1.0)
+    flat = Weights(test_prior=1.0, task_test_prior=1.0, doc_prior=1.0, task_doc_prior=1.0)
 
-    def prior(question: str) -> float:
+    def prior(question: str, path: str) -> float:
         held = {f.path: f.score for f in rank_files(store, question, weights=w)}[path]
         return held / {f.path: f.score for f in rank_files(store, question, weights=flat)}[path]
 
-    assert prior("Fix the bulk discount rounding of half cents") == pytest.approx(w.task_test_prior, abs=1e-4)
-    assert prior("How does the bulk discount round half cents?") == pytest.approx(w.test_prior, abs=1e-4)
-    # asked for, tests are not held back at all
-    assert prior("Fix the tests of the bulk discount rounding") == pytest.approx(1.0, abs=1e-4)
+    task, how = "Fix the bulk discount rounding of half cents", "How does the bulk discount round half cents?"
+    assert prior(task, test_path) == pytest.approx(w.task_test_prior, abs=1e-4)
+    assert prior(how, test_path) == pytest.approx(w.test_prior, abs=1e-4)
+    assert prior(task, "docs/discounts.md") == pytest.approx(w.task_doc_prior, abs=1e-4)
+    assert prior(how, "docs/discounts.md") == pytest.approx(w.doc_prior, abs=1e-4)
+    # asked for, they are not held back at all
+    assert prior("Fix the tests of the bulk discount rounding", test_path) == pytest.approx(1.0, abs=1e-4)
+    asking = "Fix the docs of the bulk discount rounding"
+    assert prior(asking, "docs/discounts.md") == pytest.approx(1.0, abs=1e-4)
