@@ -1,6 +1,8 @@
 """Ranking rules of issue 33, each through the real retrieval interface (an index built from a small
 repository, asked through search_codebase / locate)."""
 
+import pytest
+
 from answer.answering.localize import locate
 from answer.retrieval.tiers import Weights, rank_files, search_codebase
 from generator.index.command import index_repository
@@ -124,3 +126,58 @@ def test_a_long_source_file_wins_a_tie_with_a_short_one(make_repo):
                                                            weights=Weights(length_prior=strength)).files]
 
     assert ranked(0.1) == ranked(0.0)
+
+
+def test_tool_configuration_scripts_and_go_examples_rank_behind_the_product(make_repo):
+    # a bundler's config script and an example program under Go's `_examples` spell the question's words
+    # as well as the product's file does; the product's file is the answer
+    files = {"src/compress.ts": ("export function minifyBundle(source: string): string {\n"
+                                 "  // minify the bundle output\n  return source.trim()\n}\n"),
+             "rollup.config.mjs": ("export default {\n  input: 'src/index.ts',\n"
+                                   "  // minify the bundle output\n  plugins: [minifyBundle()],\n}\n"),
+             "_examples/bundle/main.go": ("package main\n\n// minify the bundle output\n"
+                                          "func minifyBundle() {}\n")}
+    files |= {f"src/part{i}.ts": f"export function part{i}(x: number): number {{\n  return x + {i}\n}}\n"
+              for i in range(5)}
+    store = _store(make_repo, files)
+    question = "Minify the bundle output"
+    flat = Weights(config_prior=1.0, aux_prior=1.0)
+    scores = {f.path: f.score for f in rank_files(store, question)}
+    unweighted = {f.path: f.score for f in rank_files(store, question, weights=flat)}
+    assert scores["rollup.config.mjs"] < unweighted["rollup.config.mjs"]
+    assert scores["_examples/bundle/main.go"] < unweighted["_examples/bundle/main.go"]
+    assert rank_files(store, question)[0].path == "src/compress.ts"
+    # asked for, the configuration is not held back
+    asking = "Minify the bundle output in the rollup configuration"
+    assert ({f.path: f.score for f in rank_files(store, asking)}["rollup.config.mjs"]
+            == {f.path: f.score for f in rank_files(store, asking, weights=flat)}["rollup.config.mjs"])
+
+
+def test_a_task_holds_tests_and_docs_further_back_than_a_question_about_how_the_code_works(make_repo):
+    # a change asks where to change the code; a question about how it works may be answered by a test or
+    # by the documentation
+    code = ("def bulk_discount(cart):\n    # round half cents down\n"
+            "    return round(cart.total * cart.rate, 2)\n")
+    test = "".join(f"def test_bulk_discount_rounds_half_cents_{i}(cart):\n"
+                   f"    assert bulk_discount(cart) == {i}\n\n\n" for i in range(6))
+    doc = "# Discounts\n\nA bulk discount rounds half cents down: the bulk discount of a cart.\n"
+    files = {"shop/discount.py": code, "checks/test_discount_rules.py": test, "docs/discounts.md": doc}
+    files |= {f"shop/part{i}.py": f"def part_{i}(order):\n    return order[{i}]\n" for i in range(5)}
+    store = _store(make_repo, files)
+    test_path = "checks/test_discount_rules.py"  # named like no source file: no subject to lift
+    w = Weights()
+    flat = Weights(test_prior=1.0, task_test_prior=1.0, doc_prior=1.0, task_doc_prior=1.0)
+
+    def prior(question: str, path: str) -> float:
+        held = {f.path: f.score for f in rank_files(store, question, weights=w)}[path]
+        return held / {f.path: f.score for f in rank_files(store, question, weights=flat)}[path]
+
+    task, how = "Fix the bulk discount rounding of half cents", "How does the bulk discount round half cents?"
+    assert prior(task, test_path) == pytest.approx(w.task_test_prior, abs=1e-4)
+    assert prior(how, test_path) == pytest.approx(w.test_prior, abs=1e-4)
+    assert prior(task, "docs/discounts.md") == pytest.approx(w.task_doc_prior, abs=1e-4)
+    assert prior(how, "docs/discounts.md") == pytest.approx(w.doc_prior, abs=1e-4)
+    # asked for, they are not held back at all
+    assert prior("Fix the tests of the bulk discount rounding", test_path) == pytest.approx(1.0, abs=1e-4)
+    asking = "Fix the docs of the bulk discount rounding"
+    assert prior(asking, "docs/discounts.md") == pytest.approx(1.0, abs=1e-4)

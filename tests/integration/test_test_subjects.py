@@ -1,6 +1,8 @@
 """A ranked test file lifts the source file it tests (answer/retrieval/subjects.py), through the real
 search interface on a small index."""
 
+import pytest
+
 from answer.retrieval.tiers import Weights, search_codebase
 from generator.index.command import index_repository
 from generator.index.store import open_index
@@ -28,8 +30,11 @@ def test_a_ranked_test_lifts_the_file_it_tests(make_repo):
     index_repository(config, embedder=None)
     store = open_index(config)
     question = "bulk discount rounds half cents"
-    lifted = search_codebase(store, question, limit=20).files
-    plain = search_codebase(store, question, limit=20, weights=Weights(subjects=0.0)).files
+    # a task holds tests further back (Weights.task_test_prior): here the test prior of every question
+    base = Weights(task_test_prior=Weights().test_prior)
+    lifted = search_codebase(store, question, limit=20, weights=base).files
+    plain = search_codebase(store, question, limit=20,
+                            weights=Weights(subjects=0.0, task_test_prior=base.test_prior)).files
     ranked = [f.path for f in lifted]
     unlifted = [f.path for f in plain]
     assert unlifted[0] == "tests/test_cart.py"
@@ -39,4 +44,20 @@ def test_a_ranked_test_lifts_the_file_it_tests(make_repo):
     scores = {f.path: f.score for f in lifted}
     before = {f.path: f.score for f in plain}
     assert scores["shop/cart.py"] > before["shop/cart.py"]
-    assert all(scores[p] == before[p] for p in before if p != "shop/cart.py")
+    # the test that lent its evidence takes the test prior twice; the other files keep their scores
+    prior = base.test_prior
+    assert scores["tests/test_cart.py"] == pytest.approx(before["tests/test_cart.py"] * prior, abs=2e-6)
+    assert all(scores[p] == before[p] for p in before if p not in ("shop/cart.py", "tests/test_cart.py"))
+
+
+def test_a_test_asked_for_keeps_its_score_after_lifting_its_subject(make_repo):
+    root = make_repo({"shop/cart.py": CART, "tests/test_cart.py": TEST_CART, **OTHER})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    store = open_index(config)
+    question = "which tests check that a bulk discount rounds half cents"
+    lifted = {f.path: f.score for f in search_codebase(store, question, limit=20).files}
+    plain = {f.path: f.score for f in search_codebase(store, question, limit=20,
+                                                      weights=Weights(subjects=0.0)).files}
+    assert lifted["shop/cart.py"] > plain["shop/cart.py"]
+    assert lifted["tests/test_cart.py"] == plain["tests/test_cart.py"]

@@ -1,12 +1,13 @@
-"""The length prior of file ranking (answer/retrieval/tiers.py length_priors) on plain line counts, and the
-questions it is not applied to (answer/retrieval/question.py is_explanatory)."""
+"""File priors of ranking (answer/retrieval/tiers.py): the length prior on plain line counts, the
+questions it is not applied to (answer/retrieval/question.py is_explanatory), and which paths are
+auxiliary code or tool configuration."""
 
 import math
 
 import pytest
 
 from answer.retrieval.question import is_explanatory
-from answer.retrieval.tiers import length_priors
+from answer.retrieval.tiers import is_auxiliary, is_tool_config, length_priors
 
 
 def test_only_files_longer_than_the_median_are_lifted():
@@ -63,3 +64,46 @@ def test_questions_about_how_the_code_works_are_explanatory(question):
 ])
 def test_tasks_and_reports_are_not(question):
     assert not is_explanatory(question)
+
+
+@pytest.mark.parametrize("path", [
+    "examples/basic/app.py",
+    "_examples/rest/main.go",  # the go tool ignores folders starting with `_`: Go keeps examples there
+    "src/__examples__/counter.tsx",
+    "benches/parse.rs",
+    "test/Perf/LoggerBenchmark.cs",  # BenchmarkDotNet and JMH name the class, not the folder
+    "results/net8.0/LoggerBenchmark-report-github.md",  # a benchmark's report
+    "tools/bench_parser.py",
+    "middleware/client_ip_bench_test.go",
+])
+def test_auxiliary_code_by_folder_or_by_benchmark_name(path):
+    assert is_auxiliary(path)
+
+
+@pytest.mark.parametrize("path", [
+    "src/pkg/_internal/utils.py",  # a private package of the product, not an example folder
+    "chi.go",
+    "src/Serilog/Core/Logger.cs",
+    "src/workbench.ts",  # "bench" inside a word is not a benchmark
+    "src/marked.ts",
+    "lib/examples.rb",  # a file named examples is the product's (a folder of them is not)
+])
+def test_product_code_is_not_auxiliary(path):
+    assert not is_auxiliary(path)
+
+
+@pytest.mark.parametrize("path", [
+    "rollup.config.mjs", "examples/starter/vite.config.ts", "vitest.config.mts", "karma.conf.js",
+    ".eslintrc.cjs", "build.gradle.kts", "moshi-kotlin/build.gradle.kts", "settings.gradle", "gulpfile.js",
+    "Gruntfile.js", "noxfile.py",
+])
+def test_build_and_tool_configuration_written_as_code(path):
+    assert is_tool_config(path)
+
+
+@pytest.mark.parametrize("path", [
+    "src/app/app.config.ts",  # Angular's application config is the product's, inside its source folder
+    "lib/config.js", "src/userConfig.ts", "config.py", "pkg/app.config.py", "build.rs",
+])
+def test_product_configuration_code_is_not_tool_configuration(path):
+    assert not is_tool_config(path)
