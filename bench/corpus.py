@@ -5,9 +5,11 @@
 
 Each repository `owner/name` is read from its bare mirror `MIRRORS/owner+name/repo` (the `fetch` tool's
 layout; a bare git dir at `MIRRORS/owner+name` works too) and written to `DEST/name` with `git archive`:
-no network, no `.git` in the checkout. A folder already at `DEST/name` is reused when its files are exactly
-the commit's (same blob hashes; a build's `.sourcebook/` output aside), and refused otherwise, so a stale or
-edited checkout never passes for the pinned one. Then, e.g.:
+no network, no `.git` in the checkout, no symlink pointing outside the repository (an absolute target or one
+climbing above the root: a fixture of the machine it was made on, never written). A folder already at
+`DEST/name` is reused when its files are exactly the commit's (same blob hashes; a build's `.sourcebook/`
+output aside), and refused otherwise, so a stale or edited checkout never passes for the pinned one. Then,
+e.g.:
 
     PYTHONPATH=$PWD python bench/wiki_audit.py DEST/* --build
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import posixpath
 import subprocess
 import sys
 import tarfile
@@ -89,6 +92,35 @@ def _tree(git_dir: Path, commit: str) -> dict[str, tuple[str, str]]:
     return out
 
 
+def leaves_checkout(path: str, target: str) -> bool:
+    """Whether a symlink at `path` (relative to the repository's root) points outside the repository: an
+    absolute target, or one climbing above the root. Such a link names a file of the machine it was made on
+    (a test fixture for broken links, a developer's home): nothing of the repository to check out."""
+    if posixpath.isabs(target):
+        return True
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    return resolved == ".." or resolved.startswith("../")
+
+
+def _outside_links(git_dir: Path, tree: dict[str, tuple[str, str]]) -> set[str]:
+    """The tree's symlinks that leave the checkout (`leaves_checkout`), read in one `git cat-file` call."""
+    links = [(p, sha) for p, (mode, sha) in tree.items() if mode == "120000"]
+    if not links:
+        return set()
+    proc = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], check=False,
+                          input=b"".join(sha.encode() + b"\n" for _, sha in links), capture_output=True)
+    if proc.returncode:
+        raise CorpusError(f"git cat-file in {git_dir}: {proc.stderr.decode(errors='replace').strip()}")
+    out, data = set(), proc.stdout
+    for path, _sha in links:
+        header, data = data.split(b"\n", 1)
+        size = int(header.split()[2])
+        target, data = data[:size].decode("utf-8", "surrogateescape"), data[size + 1:]
+        if leaves_checkout(path, target):
+            out.add(path)
+    return out
+
+
 def _blob_sha(path: Path) -> str:
     data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() else path.read_bytes()
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
@@ -111,6 +143,8 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     git_dir = mirror_of(repo, mirrors)
     target = dest / repo.folder
     tree = _tree(git_dir, repo.commit)
+    outside = _outside_links(git_dir, tree)  # never written: the `data` filter refuses them, rightly
+    tree = {p: v for p, v in tree.items() if p not in outside}
     if target.exists():
         problems = mismatches(target, tree)
         if problems:
@@ -125,8 +159,12 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", "--format=tar", repo.commit],
                             stdout=subprocess.PIPE)
     assert proc.stdout is not None
+    def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+        # repository content is untrusted: no absolute paths or escapes, links leaving the checkout skipped
+        return None if member.name in outside else tarfile.data_filter(member, path)
+
     with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-        tar.extractall(part, filter="data")  # repository content is untrusted: no absolute paths or escapes
+        tar.extractall(part, filter=keep)
     if proc.wait():
         raise CorpusError(f"git archive of {repo.name}@{repo.commit} failed")
     part.rename(target)

@@ -1,0 +1,63 @@
+"""bench/corpus.py checks a corpus repository out of its mirror: a repository holding symlinks that leave it
+(an absolute target, or one climbing above the root, as a test fixture for broken links does) is checked
+out without them, and the checkout is then recognised as the pinned commit's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bench import corpus
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.org",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.org"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@pytest.fixture
+def mirrored(tmp_path: Path) -> tuple[corpus.Repo, Path]:
+    work = tmp_path / "work"
+    (work / "src" / "test" / "misc").mkdir(parents=True)
+    (work / "src" / "lib.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    os.symlink("/etc/passwd", work / "src" / "test" / "misc" / "broken-abs-symlink")
+    os.symlink("../../../../outside", work / "src" / "test" / "misc" / "climbs-out")
+    os.symlink("../../lib.py", work / "src" / "test" / "misc" / "inner")
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-qm", "files and links")
+    commit = _git(work, "rev-parse", "HEAD")
+    mirrors = tmp_path / "mirrors"
+    _git(tmp_path, "clone", "-q", "--bare", str(work), str(mirrors / "owner+proj" / "repo"))
+    return corpus.Repo("owner/proj", commit, "python"), mirrors
+
+
+def test_links_leaving_the_repository_are_not_checked_out(mirrored: tuple[corpus.Repo, Path],
+                                                           tmp_path: Path) -> None:
+    repo, mirrors = mirrored
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    assert corpus.checkout(repo, dest, mirrors) == "checked out"
+    misc = dest / "proj" / "src" / "test" / "misc"
+    assert (dest / "proj" / "src" / "lib.py").read_text(encoding="utf-8").startswith("def f")
+    assert os.readlink(misc / "inner") == "../../lib.py"  # a link inside the repository is kept
+    assert not (misc / "broken-abs-symlink").is_symlink()
+    assert not (misc / "climbs-out").is_symlink()
+    # the same commit again: the folder is its checkout (the skipped links are not "missing")
+    assert corpus.checkout(repo, dest, mirrors) == "reused"
+
+
+def test_a_checkout_missing_a_kept_file_is_refused(mirrored: tuple[corpus.Repo, Path],
+                                                   tmp_path: Path) -> None:
+    repo, mirrors = mirrored
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    corpus.checkout(repo, dest, mirrors)
+    (dest / "proj" / "src" / "test" / "misc" / "inner").unlink()
+    with pytest.raises(corpus.CorpusError, match="missing src/test/misc/inner"):
+        corpus.checkout(repo, dest, mirrors)
