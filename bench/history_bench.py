@@ -119,12 +119,12 @@ def materialise(git_dir: Path, tree: Path, sha: str) -> None:
     _scratch_git(git_dir, tree, "read-tree", "--reset", "-u", sha)
 
 
-def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: str) -> dict[str, Path]:
+def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: str, git_dir: Path
+                    ) -> dict[str, Path]:
     """sha -> the out_dir of an index of the tree at that commit, DIR/revs/NAME/<sha12>, built in the order
     given (oldest first), each from a copy of the previous one updated by the ordinary incremental
     `index_repository`; an existing complete one is reused. A commit whose tree cannot be read or indexed is
     left out, and said."""
-    git_dir = corpus.mirror_of(repo, MIRRORS)
     base = work / "revs" / repo.folder
     tree = base / ".tree"
     built: dict[str, Path] = {}
@@ -144,7 +144,8 @@ def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: st
             if previous is not None:
                 shutil.copytree(previous, part, ignore=shutil.ignore_patterns(REVISION_DONE, "*.lock"))
             # a private copy no reader holds open: superseded versions go at once (10 minutes by default)
-            config = load_config(tree, {"out_dir": str(part), "embed": {"provider": embedder}, "index_keep_s": 0})
+            config = load_config(tree, {"out_dir": str(part), "embed": {"provider": embedder},
+                                        "index_keep_s": 0})
             report = index_repository(config)
         except (UsageError, SourcebookError, OSError) as exc:
             print(f"{repo.name}@{sha[:12]}: no index ({exc})", file=sys.stderr)
@@ -167,24 +168,24 @@ def _disk(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
 
-def measure_at_commit(repo: corpus.Repo, work: Path, split: str, embedder: str = "none"
-                      ) -> tuple[list[Outcome], dict, Counter[str]]:
+def measure_at_commit(repo: corpus.Repo, work: Path, split: str, embedder: str = "none",
+                      git_dir: Path | None = None) -> tuple[list[Outcome], dict, Counter[str]]:
     """The repository's history set (DIR/sets/NAME.jsonl, mined by the default mode) asked question by
     question of the index at the question's own commit, gold read at that commit (history.gold_at_commit).
     Returns the outcomes, no shared function lines (each question carries its own) and why questions were
-    left out."""
+    left out. `git_dir`: the repository's git dir (default its mirror under MIRRORS)."""
     set_path = work / "sets" / f"{repo.folder}.jsonl"
     if not set_path.exists():
         raise UsageError(f"no history set {set_path}: run the default mode first to mine it")
     questions = load_questions(set_path)
-    git_dir = corpus.mirror_of(repo, MIRRORS)
+    git_dir = git_dir or corpus.mirror_of(repo, MIRRORS)
     shas = [str(q.extra.get("commit") or "") for q in questions]
     commits, times = history.commits_of(git_dir, shas)
     skipped: Counter[str] = Counter()
     order = history.revision_order([s for s in shas if s in commits], times)
-    skipped["commit unreadable"] += sum(1 for s in shas if s not in commits)
-    indexes = build_revisions(repo, work, order, embedder)
-    skipped["no index at the commit"] += sum(1 for s in order if s not in indexes)
+    indexes = build_revisions(repo, work, order, embedder, git_dir)
+    skipped.update(["commit unreadable"] * sum(1 for s in shas if s not in commits)
+                   + ["no index at the commit"] * sum(1 for s in order if s not in indexes))
     by_sha = {str(q.extra.get("commit")): q for q in questions}
     outcomes: list[Outcome] = []
     for sha in order:
