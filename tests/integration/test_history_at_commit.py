@@ -21,8 +21,8 @@ QUESTION = "Take the coupon percentage off the order total"
 
 
 def _git(root, *args):
-    return subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    command = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def test_a_question_is_scored_against_the_index_at_its_commit(make_repo, tmp_path):
@@ -74,7 +74,8 @@ def test_a_question_is_scored_against_the_index_at_its_commit(make_repo, tmp_pat
 
     revs = work / "revs" / "shop"
     built = sorted(p.name for p in revs.iterdir() if not p.name.startswith("."))
-    assert first[:12] in built and len(built) == len(outcomes)
+    assert first[:12] in built
+    assert len(built) == len(outcomes)
     done = json.loads((revs / first[:12] / REVISION_DONE).read_text())
     assert done["commit"] == first
     # the next run reuses the indexes and asks the same questions again
