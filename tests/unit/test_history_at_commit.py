@@ -5,7 +5,8 @@ from answer.retrieval.evaluate import Outcome, Question, Span, function_hit, gol
 from answer.retrieval.history import Commit, SymbolSpan, gold_at_commit, parse_revisions, revision_order
 
 SHOW = ("\x1ecommit c2\n1700000200\nMove the parser into its own module\n\n"
-        "Signed-off-by: A <a@example.org>\x1f\n\n12\t0\tsrc/parse/reader.ts\n0\t30\tsrc/store.ts\n-\t-\tlogo.png\n")
+        "Signed-off-by: A <a@example.org>\x1f\n"
+        "\n12\t0\tsrc/parse/reader.ts\n0\t30\tsrc/store.ts\n-\t-\tlogo.png\n")
 
 
 def test_parse_revisions_reads_the_time_and_keeps_the_message_and_paths():
