@@ -16,6 +16,20 @@ listed per language: the only ones to tune ranking on) and the REPORT split (the
 outcome to DIR/results-LABEL.jsonl.
 
 The index is of the pinned checkout, which already holds each commit's change: see history.py.
+
+    PYTHONPATH=$PWD python bench/history_bench.py --work DIR --at-commit [--repo NAME ...] [--label TEXT]
+
+asks the same questions (DIR/sets, mined by the default mode) each of an index of the tree AT ITS OWN COMMIT,
+so code moved, renamed or removed since the commit (the drift a pinned index conflates with retrieval) does
+not decide the score. The gold is read at the commit (history.gold_at_commit): the paths the commit changed as
+it names them, kept by the source rule applied to that revision's index, and the functions holding a changed
+line by that index's symbols, their lines carried by the question (fn@5 at that revision). The indexes stay in
+DIR/revs/NAME/<sha12> (an out_dir each; a run reuses the complete ones, so a ranking change re-asks without
+re-indexing); they are built oldest commit first, each a copy of the previous one updated by the ordinary
+incremental `index_repository` on a scratch work tree (DIR/revs/NAME/.tree) that git read-tree moves to the
+next commit. A commit whose tree cannot be read or indexed, and a question whose gold is empty at its commit,
+are left out and counted. Seconds per question are the ask alone, on a store that has answered once.
+Results carry "mode": "at-commit" (the default mode writes "pinned").
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ it). A gold file is the changed file at its path in that checkout: renames and m
 followed (git's per-commit rename detection, walked from the indexed revision back), files deleted since
 are dropped. Gold functions are read from the file as the commit left it, by the same analysis the index
 runs, and named by qualname in the followed file.
+
+Asked instead of an index of the commit's own tree (bench/history_bench.py --at-commit), a question's gold is
+`gold_at_commit`: the paths as the commit names them, nothing followed, and the functions of that revision's
+index; `commits_of`, `commit_ranges` and `revision_order` read the commits and order their indexes' builds.
 """
 
 from __future__ import annotations
