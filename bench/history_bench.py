@@ -160,9 +160,10 @@ def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: st
             # a private copy no reader holds open: superseded versions go at once (10 minutes by default)
             config = load_config(tree, {"out_dir": str(part), "embed": {"provider": embedder},
                                         "index_keep_s": 0})
-            report = index_repository(config)
+            index_repository(config)
         except (UsageError, SourcebookError, OSError) as exc:
             print(f"{repo.name}@{sha[:12]}: no index ({exc})", file=sys.stderr)
+            shutil.rmtree(part, ignore_errors=True)
             continue
         took = time.perf_counter() - started
         (part / REVISION_DONE).write_text(json.dumps({"commit": sha, "seconds": round(took, 2),
@@ -170,7 +171,6 @@ def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: st
         part.rename(out)
         seconds.append(took)
         built[sha] = previous = out
-        del report
     if seconds:
         print(f"{repo.name}: {len(seconds)} revision indexes built, {sum(seconds):.0f}s "
               f"(first {seconds[0]:.1f}s, median {statistics.median(seconds):.2f}s each), "
