@@ -233,7 +233,7 @@ def question_at(store: IndexStore, q: Question, commit: history.Commit, git_dir:
         return None
     spans: dict[str, list[history.SymbolSpan]] = {}
     columns = ["path", "qualname", "kind", "start_line", "end_line"]
-    for r in store.rows("symbols", columns, in_list("path", gold)):
+    for r in store.rows("symbols", columns, in_list("path", list(gold))):
         spans.setdefault(r["path"], []).append(
             history.SymbolSpan(r["qualname"], r["kind"], int(r["start_line"]), int(r["end_line"])))
     ranges = history.commit_ranges(git_dir, commit, gold)
