@@ -3,10 +3,11 @@
 confidence label it would give).
 
 Input lines: {"id", "question", "gold_files": [...]} (extra fields are kept; `gold_functions`
-[{path, qualname}] and `language` are read when present). Metrics: hit@k (a gold file in the top k), recall@5
-(share of gold files in the top 5), MRR (reciprocal rank of the first gold file), function-level hit@5 (a
-named span of the top 5 lies in a gold function), the median and p95 seconds per question; per label, the
-share of questions whose top file was right.
+[{path, qualname[, start_line, end_line]}] and `language` are read when present). Metrics: hit@k (a gold
+file in the top k), recall@5 (share of gold files in the top 5), MRR (reciprocal rank of the first gold
+file), function-level hit@5 (a named span of the top 5 lies in a gold function: by the lines its row
+carries, else the indexed checkout's), the median and p95 seconds per question; per label, the share of
+questions whose top file was right.
 """
 
 from __future__ import annotations
@@ -178,9 +179,21 @@ def _overload_free(qualname: str) -> str:
     return re.sub(r"~\d+$", "", qualname)
 
 
+def gold_function_lines(q: Question) -> dict[tuple[str, str], tuple[int, int]]:
+    """(path, qualname) -> lines of the gold functions whose rows carry them: a question asked of an index of
+    its own commit has its functions' lines there, which another question's revision need not share."""
+    rows = q.extra.get("gold_functions") or []
+    return {(str(r["path"]), str(r["qualname"])): (int(r["start_line"]), int(r["end_line"]))
+            for r in rows if isinstance(r, dict) and {"qualname", "start_line", "end_line"} <= r.keys()}
+
+
 def function_hit(o: Outcome, lines: Mapping[tuple[str, str], tuple[int, int]], k: int = 5) -> bool:
+    """Whether one of the first `k` spans answers a gold function, by the lines the question carries, else
+    by `lines` (the indexed checkout's)."""
     gold = gold_functions(o.question)
-    return any(span_in_function(s, p, q, lines) for s in o.spans[:k] for p, q in gold)
+    own = gold_function_lines(o.question)
+    where = {**lines, **own} if own else lines
+    return any(span_in_function(s, p, q, where) for s in o.spans[:k] for p, q in gold)
 
 
 @dataclass(frozen=True)

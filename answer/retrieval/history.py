@@ -11,6 +11,10 @@ it). A gold file is the changed file at its path in that checkout: renames and m
 followed (git's per-commit rename detection, walked from the indexed revision back), files deleted since
 are dropped. Gold functions are read from the file as the commit left it, by the same analysis the index
 runs, and named by qualname in the followed file.
+
+Asked instead of an index of the commit's own tree (bench/history_bench.py --at-commit), a question's gold is
+`gold_at_commit`: the paths as the commit names them, nothing followed, and the functions of that revision's
+index; `commits_of`, `commit_ranges` and `revision_order` read the commits and order their indexes' builds.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sourcebook.errors import UsageError
 _COMMIT_MARK = "\x1ecommit "  # record separator + word: cannot occur in a message or a numstat line
 _LOG_FORMAT = "%x1ecommit %H%n%B%x1f"  # message ends at the unit separator; numstat lines follow
 _MOVES_FORMAT = "%x1ecommit %H"  # name-status lines follow
+_REVISION_FORMAT = "%x1ecommit %H%n%ct%n%B%x1f"  # _LOG_FORMAT with the commit time as the first line
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 _TRAILER = re.compile(r"^(?:[A-Z][\w-]*-by|Co-authored-by|Change-Id|Fixes|Refs|Closes|See-also|Bug):\s", re.I)
 FUNCTION_KINDS = frozenset({"function", "method"})
@@ -406,3 +411,60 @@ def mine(root: Path, n: int, is_source: Callable[[str], bool], language_of: Call
 
     return select(follow_renames(parse_log(log), moves), n, is_source, ranges_of=ranges_of,
                   symbols_of=symbols_of, language_of=language_of)
+
+
+# ---------------------------------------------------------------- asking at each question's own commit
+
+def gold_at_commit(commit: Commit, is_source: Callable[[str], bool],
+                   ranges: Mapping[str, Sequence[tuple[int, int]]],
+                   symbols_of: Callable[[str], Iterable[SymbolSpan]]
+                   ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The gold of `commit` asked of an index of its own tree: its changed paths as the commit names them
+    (no rename followed: nothing has moved yet), kept by the rule `mine` applies at the indexed revision
+    (`is_source` of that revision's index, no build script), and the functions of that revision's symbols
+    (`symbols_of`) holding a changed line (`ranges`: the commit's `parse_hunks`)."""
+    gold = [p for p in dict.fromkeys(commit.paths) if is_source(p) and not is_build_script(p)]
+    functions = [(p, q) for p in gold for q in changed_functions(symbols_of(p), ranges.get(p, []))]
+    return tuple(gold), tuple(functions)
+
+
+def revision_order(shas: Sequence[str], times: Mapping[str, int]) -> list[str]:
+    """`shas` oldest first by commit time (a sha without one last), ties in reverse of the given order (a
+    history set lists newest first): consecutive revisions then differ by little, so each index is the
+    previous one updated."""
+    rank = {sha: i for i, sha in enumerate(shas)}
+    return sorted(dict.fromkeys(shas), key=lambda s: (s not in times, times.get(s, 0), -rank[s]))
+
+
+def parse_revisions(text: str) -> list[tuple[Commit, int]]:
+    """(commit, commit time) of `git show --numstat --no-renames --format=<_REVISION_FORMAT>` output: the
+    log's records with the commit time as the message's first line."""
+    out = []
+    for commit in parse_log(text):
+        stamp, _, message = commit.message.partition("\n")
+        out.append((replace(commit, message=message.strip()), int(stamp) if stamp.strip().isdigit() else 0))
+    return out
+
+
+def commits_of(git_dir: Path, shas: Sequence[str]) -> tuple[dict[str, Commit], dict[str, int]]:
+    """sha -> the commit with its own changed paths (no renames followed), and sha -> its commit time, read
+    from `git_dir` (a bare mirror works). A sha whose commit cannot be read is absent from both."""
+    commits: dict[str, Commit] = {}
+    times: dict[str, int] = {}
+    for sha in dict.fromkeys(shas):  # one call each: a single unreadable commit fails a many-commit call
+        try:
+            text = _git(git_dir, "show", "--no-renames", "--numstat", f"--format={_REVISION_FORMAT}", sha,
+                        "--")
+        except UsageError:
+            continue
+        for commit, stamp in parse_revisions(text):
+            commits[sha], times[sha] = commit, stamp
+    return commits, times
+
+
+def commit_ranges(git_dir: Path, commit: Commit, paths: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+    """The lines `commit` changed in `paths`, by the paths the commit names (see `parse_hunks`)."""
+    if not paths:
+        return {}
+    return parse_hunks(_git(git_dir, "show", "--no-renames", "--unified=0", "--no-color", "--no-ext-diff",
+                            "--format=", commit.sha, "--", *paths))
