@@ -87,3 +87,14 @@ def test_the_checks_see_what_they_check() -> None:
     assert "lancedb" in found
     assert not _is_test_module("tests.support.repo_files")
     assert not _is_test_module("bench.test_like")
+
+
+def test_test_file_names_are_unique_across_tiers() -> None:
+    # the tiers are folders without __init__.py, so pytest imports each test file under its bare name: two
+    # tiers' files of one name stop the whole suite's collection ("import file mismatch")
+    seen: dict[str, list[str]] = {}
+    for tier in TIERS:
+        for path in sorted((TESTS / tier).rglob("test_*.py")):
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not clashes, f"rename one of each: {clashes}"
