@@ -141,6 +141,9 @@ class ClassBinder:
                     self._add_binding(f.path, ref)
         self._mro_cache: dict[_Key, list[_Key]] = {}
         self._result_cache: dict[tuple[str, str, str], _Entity | None] = {}
+        self._binders: dict[str, frozenset[str]] = {}  # name -> the files that may bind it (_may_bind)
+        self._bound_in: dict[str, set[str]] | None = None
+        self._globbed_by: dict[str, set[str]] = defaultdict(set)
 
     # ---- indexing
 
@@ -263,6 +266,39 @@ class ClassBinder:
                 return hit
         return None
 
+    def _may_bind(self, name: str) -> frozenset[str]:
+        """The files whose in_module may find `name` (a superset): those that define it at their top
+        level or import it by name, those with a static wildcard import, and the files that
+        wildcard-import any of these, transitively. A wildcard search
+        visits only these: without it a name the repository never defines (Kotlin's `println`, `listOf`)
+        walked every globbed file at every hop, for every file using it: minutes on a large Kotlin
+        repository whose files all `import a.b.*` one another."""
+        found = self._binders.get(name)
+        if found is not None:
+            return found
+        if self._bound_in is None:  # indexed on first use: a subclass's __init__ may add members
+            self._bound_in = defaultdict(set)
+            for (path, owner), names in self.members.items():
+                for n in names if not owner else ():
+                    self._bound_in[n].add(path)
+            for path, used in self.uses.items():
+                for n in used:
+                    self._bound_in[n].add(path)
+            for path, targets in self.globs.items():
+                for target in targets:
+                    self._globbed_by[target].add(path)
+        # `import static a.B.*` may find any name among B's members and its bases' (and resolving those
+        # bases has effects on caches a skipped search must not lack): such files always search
+        todo = [*self._bound_in.get(name, ()), *self.static_globs]
+        seen = set(todo)
+        while todo:
+            for user in self._globbed_by.get(todo.pop(), ()):
+                if user not in seen:
+                    seen.add(user)
+                    todo.append(user)
+        found = self._binders[name] = frozenset(seen)
+        return found
+
     def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
                   args: Call = None) -> _Entity | None:
         """`name` at the top level of `file`: its own definition, or what it imports under that name."""
@@ -288,9 +324,9 @@ class ClassBinder:
             sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
-        if hops < _MAX_HOPS:
-            hits = {found for target in self.globs.get(file, ())
-                    if (found := self.in_module(target, name, 0, hops + 1)) is not None and found[0] == "sym"}
+        if hops < _MAX_HOPS and (binders := self._may_bind(name)):  # a file outside `binders` finds None
+            hits = {found for target in self.globs.get(file, ()) if target in binders
+                    and (found := self.in_module(target, name, 0, hops + 1)) is not None and found[0] == "sym"}
             if len(hits) == 1:
                 return hits.pop()
         if self.java and hops == 0:  # the classes of the file's own package
