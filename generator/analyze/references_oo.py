@@ -141,7 +141,7 @@ class ClassBinder:
                     self._add_binding(f.path, ref)
         self._mro_cache: dict[_Key, list[_Key]] = {}
         self._result_cache: dict[tuple[str, str, str], _Entity | None] = {}
-        self._binders: dict[str, frozenset[str]] = {}  # name -> the files that may bind it (_may_bind)
+        self._binders: dict[str, dict[str, int]] = {}  # name -> the files that may bind it (_may_bind)
         self._bound_in: dict[str, set[str]] | None = None
         self._globbed_by: dict[str, set[str]] = defaultdict(set)
 
@@ -266,13 +266,14 @@ class ClassBinder:
                 return hit
         return None
 
-    def _may_bind(self, name: str) -> frozenset[str]:
-        """The files whose in_module may find `name` (a superset): those that define it at their top
-        level or import it by name, those with a static wildcard import, and the files that
-        wildcard-import any of these, transitively. A wildcard search
-        visits only these: without it a name the repository never defines (Kotlin's `println`, `listOf`)
-        walked every globbed file at every hop, for every file using it: minutes on a large Kotlin
-        repository whose files all `import a.b.*` one another."""
+    def _may_bind(self, name: str) -> dict[str, int]:
+        """The files whose in_module may find `name`, each with the fewest wildcard hops it takes them
+        (a superset): 0 for those that define it at their top level or import it by name, and those
+        with a static wildcard import; n + 1 for the files that wildcard-import one at n. A wildcard
+        search visits only the files that can reach the name within the hops it has left: without this
+        a name the repository never defines (Kotlin's `println`, `listOf`) walked every globbed file at
+        every hop, for every file using it (minutes on a large Kotlin repository whose files all
+        `import a.b.*` one another), and a name it does define walked the files that cannot reach it."""
         found = self._binders.get(name)
         if found is not None:
             return found
@@ -289,14 +290,13 @@ class ClassBinder:
                     self._globbed_by[target].add(path)
         # `import static a.B.*` may find any name among B's members and its bases' (and resolving those
         # bases has effects on caches a skipped search must not lack): such files always search
-        todo = [*self._bound_in.get(name, ()), *self.static_globs]
-        seen = set(todo)
-        while todo:
-            for user in self._globbed_by.get(todo.pop(), ()):
-                if user not in seen:
-                    seen.add(user)
-                    todo.append(user)
-        found = self._binders[name] = frozenset(seen)
+        found = dict.fromkeys([*self._bound_in.get(name, ()), *self.static_globs], 0)
+        layer = list(found)
+        for hops in range(1, _MAX_HOPS):  # a search at hops 0 visits its globs at 1: they have 3 left
+            layer = list(dict.fromkeys(user for path in layer for user in self._globbed_by.get(path, ())
+                                       if user not in found))
+            found.update(dict.fromkeys(layer, hops))
+        self._binders[name] = found
         return found
 
     def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
@@ -324,8 +324,9 @@ class ClassBinder:
             sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
-        if hops < _MAX_HOPS and (binders := self._may_bind(name)):  # a file outside `binders` finds None
-            hits = {found for target in self.globs.get(file, ()) if target in binders
+        if hops < _MAX_HOPS and (binders := self._may_bind(name)):
+            left = _MAX_HOPS - hops - 1  # the hops a target has left: one farther from the name finds None
+            hits = {found for target in self.globs.get(file, ()) if binders.get(target, _MAX_HOPS) <= left
                     and (found := self.in_module(target, name, 0, hops + 1)) is not None and found[0] == "sym"}
             if len(hits) == 1:
                 return hits.pop()
