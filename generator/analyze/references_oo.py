@@ -144,6 +144,8 @@ class ClassBinder:
         self._binders: dict[str, dict[str, int]] = {}  # name -> the files that may bind it (_may_bind)
         self._bound_in: dict[str, set[str]] | None = None
         self._globbed_by: dict[str, set[str]] = defaultdict(set)
+        self._glob_list: dict[str, int] = {}  # file -> its wildcard imports' list, numbered: shared lists
+        self._glob_hits: dict[tuple[int, str, int], _Entity | None] = {}  # (list, name, hops) -> found
 
     # ---- indexing
 
@@ -285,7 +287,9 @@ class ClassBinder:
             for path, used in self.uses.items():
                 for n in used:
                     self._bound_in[n].add(path)
+            numbers: dict[tuple[str, ...], int] = {}
             for path, targets in self.globs.items():
+                self._glob_list[path] = numbers.setdefault(tuple(targets), len(numbers))
                 for target in targets:
                     self._globbed_by[target].add(path)
         # `import static a.B.*` may find any name among B's members and its bases' (and resolving those
@@ -324,12 +328,19 @@ class ClassBinder:
             sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
-        if hops < _MAX_HOPS and (binders := self._may_bind(name)):
-            left = _MAX_HOPS - hops - 1  # the hops a target has left: one farther from the name finds None
-            hits = {found for target in self.globs.get(file, ()) if binders.get(target, _MAX_HOPS) <= left
-                    and (found := self.in_module(target, name, 0, hops + 1)) is not None and found[0] == "sym"}
-            if len(hits) == 1:
-                return hits.pop()
+        if hops < _MAX_HOPS and self.globs.get(file) and (binders := self._may_bind(name)):
+            # what the wildcard imports find depends on their list alone, not on the importing file nor
+            # the line: the files of one package often share the list
+            memo = (self._glob_list[file], name, hops)
+            if memo not in self._glob_hits:
+                left = _MAX_HOPS - hops - 1  # the hops a target has left: one farther from the name finds None
+                hits = {found for target in self.globs[file] if binders.get(target, _MAX_HOPS) <= left
+                        and (found := self.in_module(target, name, 0, hops + 1)) is not None
+                        and found[0] == "sym"}
+                self._glob_hits[memo] = hits.pop() if len(hits) == 1 else None
+            hit = self._glob_hits[memo]
+            if hit is not None:
+                return hit
         if self.java and hops == 0:  # the classes of the file's own package
             hit = self.package_types.get(_package(file), {}).get(name)
             if hit is not None and hit[0] != file:
