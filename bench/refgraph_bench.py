@@ -74,8 +74,8 @@ def main() -> None:
             refs.append(last["seconds"])
         calls: dict[tuple[str, str], Counter[tuple[str, str]]] = last["calls"]
         edges = sorted((src, dst, n) for src, counted in calls.items() for dst, n in counted.items())
-        print(f"{repo.name:<24} {len(facts):>6} {statistics.median(whole):>8.2f} {statistics.median(refs):>8.2f} "
-              f"{len(edges):>7} {sum(n for *_, n in edges):>8}", flush=True)
+        print(f"{repo.name:<24} {len(facts):>6} {statistics.median(whole):>8.2f} "
+              f"{statistics.median(refs):>8.2f} {len(edges):>7} {sum(n for *_, n in edges):>8}", flush=True)
         if args.dump is not None:
             args.dump.mkdir(parents=True, exist_ok=True)
             (args.dump / f"{repo.name}.edges").write_text(

@@ -333,14 +333,14 @@ class ClassBinder:
             # the line: the files of one package often share the list
             memo = (self._glob_list[file], name, hops)
             if memo not in self._glob_hits:
-                left = _MAX_HOPS - hops - 1  # the hops a target has left: one farther from the name finds None
+                left = _MAX_HOPS - hops - 1  # what a target has left: one farther from the name finds None
                 hits = {found for target in self.globs[file] if binders.get(target, _MAX_HOPS) <= left
                         and (found := self.in_module(target, name, 0, hops + 1)) is not None
                         and found[0] == "sym"}
                 self._glob_hits[memo] = hits.pop() if len(hits) == 1 else None
-            hit = self._glob_hits[memo]
-            if hit is not None:
-                return hit
+            through = self._glob_hits[memo]
+            if through is not None:
+                return through
         if self.java and hops == 0:  # the classes of the file's own package
             hit = self.package_types.get(_package(file), {}).get(name)
             if hit is not None and hit[0] != file:

@@ -15,9 +15,10 @@ from tests.support.parsed import parse
 
 PACKAGES = 10
 FILES = 10  # per package: each file globs the other packages' 90 files
-UNDEFINED = ["println", "require", "check", "listOf", "mapOf", "error", "repeat", "maxOf", "minOf", "buildString",
-             "lazy", "emptyList", "setOf", "mutableListOf", "arrayOf", "runCatching", "synchronized", "assert",
-             "TODO", "requireNotNull", "checkNotNull", "sequenceOf", "generateSequence", "also", "takeIf"]
+UNDEFINED = ["println", "require", "check", "listOf", "mapOf", "error", "repeat", "maxOf", "minOf",
+             "buildString", "lazy", "emptyList", "setOf", "mutableListOf", "arrayOf", "runCatching",
+             "synchronized", "assert", "TODO", "requireNotNull", "checkNotNull", "sequenceOf",
+             "generateSequence", "also", "takeIf"]
 
 
 def _path(p: int, i: int) -> str:
