@@ -60,3 +60,27 @@ def test_wildcard_imports_bind_what_one_package_defines_and_nothing_for_undefine
     # 1,170,000 lookups here (about files x globbed files x hops for each undefined name), this takes 20,000
     references = PACKAGES * FILES * (len(UNDEFINED) + 1)
     assert lookups < 10 * references, lookups
+
+
+MODULES = 30
+
+
+def test_typescript_barrel_reexports_bind_one_definition_and_none_for_two_or_none() -> None:
+    """TypeScript modules that reach one another through a barrel (`export * from './m0'` for each, and
+    `export * from './index'` back): a name one module defines links, one two modules define (`dup`) or
+    none does (`setTimeout`) links nowhere but in the modules that define it."""
+    barrel = "".join(f"export * from './m{i}';\n" for i in range(MODULES))
+    sources = {"src/index.ts": barrel}
+    for i in range(MODULES):
+        dup = "export function dup() {}\n" if i < 2 else ""
+        sources[f"src/m{i}.ts"] = (f"export * from './index';\n{dup}export function f{i}() {{}}\n"
+                                   f"export function g{i}() {{\n  f{(i + 1) % MODULES}();\n  dup();\n"
+                                   "  setTimeout();\n  parseInt();\n  structuredClone();\n}\n")
+    facts = [parse(path, text, "typescript") for path, text in sources.items()]
+    calls = build_graph(facts).calls
+    for i in range(MODULES):
+        expected = {(f"src/m{(i + 1) % MODULES}.ts", f"f{(i + 1) % MODULES}")}
+        if i < 2:  # a module's own `dup` shadows what its re-exports bring
+            expected.add((f"src/m{i}.ts", "dup"))
+        assert set(calls.get((f"src/m{i}.ts", f"g{i}"), [])) == expected, i
+    assert sum(len(targets) for targets in calls.values()) == MODULES + 2
