@@ -156,6 +156,7 @@ class LooseBinder(ClassBinder):
         self._module_cache: dict[tuple[str, str, int, int], _Entity | None] = {}
         self._reopened: set[_Key] = set()
         self._nearest: dict[_Key, list[_Key]] = {}
+        self._reopened_names: dict[tuple[str, str], set[str]] = {}
         # bindings of "?" at a class's level say nothing about a field: drop them so the typed one counts
         for fields in self.fields.values():
             for name in [n for n, t in fields.items() if t == "?"]:
@@ -183,11 +184,17 @@ class LooseBinder(ClassBinder):
         hit = super().member(owner, name, 0)  # overloads, not redefinitions: the first (all, see below)
         if hit is not None or not owner[1]:
             return hit
+        same = (self.language.get(owner[0], ""), owner[1])
+        names = self._reopened_names.get(same)
+        if names is None:  # what any of its definitions holds: many namesakes (tests' `Project`) all miss
+            names = self._reopened_names[same] = {n for k in self.same_qual.get(same, ())
+                                                  for n in self.members.get(k, ())}
+        if name not in names:
+            return None
         others = self._nearest.get(owner)
         if others is None:  # the same namespace (reopened module, partial class) elsewhere: nearest first
             others = self._nearest[owner] = sorted(
-                self.same_qual.get((self.language.get(owner[0], ""), owner[1]), ()),
-                key=lambda k: -len(posixpath.commonpath([k[0], owner[0]])))
+                self.same_qual.get(same, ()), key=lambda k: -len(posixpath.commonpath([k[0], owner[0]])))
         for other in others:
             if other != owner:
                 hit = super().member(other, name, 0)

@@ -141,6 +141,11 @@ class ClassBinder:
                     self._add_binding(f.path, ref)
         self._mro_cache: dict[_Key, list[_Key]] = {}
         self._result_cache: dict[tuple[str, str, str], _Entity | None] = {}
+        self._binders: dict[str, dict[str, int]] = {}  # name -> the files that may bind it (_may_bind)
+        self._bound_in: dict[str, set[str]] | None = None
+        self._globbed_by: dict[str, set[str]] = defaultdict(set)
+        self._glob_list: dict[str, int] = {}  # file -> its wildcard imports' list, numbered: shared lists
+        self._glob_hits: dict[tuple[int, str, int], _Entity | None] = {}  # (list, name, hops) -> found
 
     # ---- indexing
 
@@ -263,6 +268,41 @@ class ClassBinder:
                 return hit
         return None
 
+    def _may_bind(self, name: str) -> dict[str, int]:
+        """The files whose in_module may find `name`, each with the fewest wildcard hops it takes them
+        (a superset): 0 for those that define it at their top level or import it by name, and those
+        with a static wildcard import; n + 1 for the files that wildcard-import one at n. A wildcard
+        search visits only the files that can reach the name within the hops it has left: without this
+        a name the repository never defines (Kotlin's `println`, `listOf`) walked every globbed file at
+        every hop, for every file using it (minutes on a large Kotlin repository whose files all
+        `import a.b.*` one another), and a name it does define walked the files that cannot reach it."""
+        found = self._binders.get(name)
+        if found is not None:
+            return found
+        if self._bound_in is None:  # indexed on first use: a subclass's __init__ may add members
+            self._bound_in = defaultdict(set)
+            for (path, owner), names in self.members.items():
+                for n in names if not owner else ():
+                    self._bound_in[n].add(path)
+            for path, used in self.uses.items():
+                for n in used:
+                    self._bound_in[n].add(path)
+            numbers: dict[tuple[str, ...], int] = {}
+            for path, targets in self.globs.items():
+                self._glob_list[path] = numbers.setdefault(tuple(targets), len(numbers))
+                for target in targets:
+                    self._globbed_by[target].add(path)
+        # `import static a.B.*` may find any name among B's members and its bases' (and resolving those
+        # bases has effects on caches a skipped search must not lack): such files always search
+        found = dict.fromkeys([*self._bound_in.get(name, ()), *self.static_globs], 0)
+        layer = list(found)
+        for hops in range(1, _MAX_HOPS):  # a search at hops 0 visits its globs at 1: they have 3 left
+            layer = list(dict.fromkeys(user for path in layer for user in self._globbed_by.get(path, ())
+                                       if user not in found))
+            found.update(dict.fromkeys(layer, hops))
+        self._binders[name] = found
+        return found
+
     def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
                   args: Call = None) -> _Entity | None:
         """`name` at the top level of `file`: its own definition, or what it imports under that name."""
@@ -288,11 +328,19 @@ class ClassBinder:
             sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
-        if hops < _MAX_HOPS:
-            hits = {found for target in self.globs.get(file, ())
-                    if (found := self.in_module(target, name, 0, hops + 1)) is not None and found[0] == "sym"}
-            if len(hits) == 1:
-                return hits.pop()
+        if hops < _MAX_HOPS and self.globs.get(file) and (binders := self._may_bind(name)):
+            # what the wildcard imports find depends on their list alone, not on the importing file nor
+            # the line: the files of one package often share the list
+            memo = (self._glob_list[file], name, hops)
+            if memo not in self._glob_hits:
+                left = _MAX_HOPS - hops - 1  # what a target has left: one farther from the name finds None
+                hits = {found for target in self.globs[file] if binders.get(target, _MAX_HOPS) <= left
+                        and (found := self.in_module(target, name, 0, hops + 1)) is not None
+                        and found[0] == "sym"}
+                self._glob_hits[memo] = hits.pop() if len(hits) == 1 else None
+            through = self._glob_hits[memo]
+            if through is not None:
+                return through
         if self.java and hops == 0:  # the classes of the file's own package
             hit = self.package_types.get(_package(file), {}).get(name)
             if hit is not None and hit[0] != file:
