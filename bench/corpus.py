@@ -121,6 +121,46 @@ def _outside_links(git_dir: Path, tree: dict[str, tuple[str, str]]) -> set[str]:
     return out
 
 
+def _missing_blobs(git_dir: Path, tree: dict[str, tuple[str, str]]) -> set[str]:
+    """The tree's files whose blob the mirror lacks (the `fetch` tool may leave a repository's largest files
+    out), read in one `git cat-file --batch-check` call."""
+    shas = sorted({sha for _mode, sha in tree.values()})
+    proc = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch-check"], check=False,
+                          input=b"".join(s.encode() + b"\n" for s in shas), capture_output=True)
+    if proc.returncode:
+        raise CorpusError(f"git cat-file in {git_dir}: {proc.stderr.decode(errors='replace').strip()}")
+    absent = {line.split()[0].decode() for line in proc.stdout.splitlines() if line.endswith(b" missing")}
+    return {p for p, (_mode, sha) in tree.items() if sha in absent}
+
+
+def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) -> None:
+    """Every file of `tree` written under `dest` from the mirror's blobs, for a commit `git archive` cannot
+    export because some blob is absent (those are left out of `tree` first). Paths come from the repository:
+    one that is absolute or climbs out of `dest` is refused."""
+    items = sorted(tree.items())
+    wanted = b"".join(sha.encode() + b"\n" for _p, (_m, sha) in items)
+    proc = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], check=False, input=wanted,
+                          capture_output=True)
+    if proc.returncode:
+        raise CorpusError(f"git cat-file in {git_dir}: {proc.stderr.decode(errors='replace').strip()}")
+    data = proc.stdout
+    for path, (mode, _sha) in items:
+        header, data = data.split(b"\n", 1)
+        size = int(header.split()[2])
+        content, data = data[:size], data[size + 1:]
+        norm = posixpath.normpath(path)
+        if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
+            raise CorpusError(f"refusing a path outside the checkout: {path!r}")
+        out = dest / norm
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":
+            os.symlink(content.decode("utf-8", "surrogateescape"), out)
+        else:
+            out.write_bytes(content)
+            if mode == "100755":
+                out.chmod(0o755)
+
+
 def _blob_sha(path: Path) -> str:
     data = os.readlink(path).encode("utf-8", "surrogateescape") if path.is_symlink() else path.read_bytes()
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
@@ -144,7 +184,8 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     target = dest / repo.folder
     tree = _tree(git_dir, repo.commit)
     outside = _outside_links(git_dir, tree)  # never written: the `data` filter refuses them, rightly
-    tree = {p: v for p, v in tree.items() if p not in outside}
+    absent = _missing_blobs(git_dir, tree)  # not in the mirror: nothing to write (a build skips such files)
+    tree = {p: v for p, v in tree.items() if p not in outside and p not in absent}
     if target.exists():
         problems = mismatches(target, tree)
         if problems:
@@ -156,6 +197,10 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     if part.exists():
         subprocess.run(["rm", "-rf", str(part)], check=True)
     part.mkdir(parents=True)
+    if absent:  # `git archive` stops at the first absent blob
+        _write_blobs(git_dir, tree, part)
+        part.rename(target)
+        return f"checked out without {len(absent)} file(s) the mirror lacks"
     proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", "--format=tar", repo.commit],
                             stdout=subprocess.PIPE)
     assert proc.stdout is not None

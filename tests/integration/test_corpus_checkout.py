@@ -61,3 +61,21 @@ def test_a_checkout_missing_a_kept_file_is_refused(mirrored: tuple[corpus.Repo, 
     (dest / "proj" / "src" / "test" / "misc" / "inner").unlink()
     with pytest.raises(corpus.CorpusError, match="missing src/test/misc/inner"):
         corpus.checkout(repo, dest, mirrors)
+
+
+def test_a_mirror_lacking_a_blob_checks_out_the_rest(mirrored: tuple[corpus.Repo, Path],
+                                                     tmp_path: Path) -> None:
+    repo, mirrors = mirrored
+    git_dir = mirrors / "owner+proj" / "repo"
+    sha = subprocess.run(["git", f"--git-dir={git_dir}", "rev-parse", f"{repo.commit}:src/lib.py"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    # the fetch tool can leave a repository's largest files out of a mirror; `git archive` then fails whole
+    (git_dir / "objects" / sha[:2] / sha[2:]).unlink()
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    assert corpus.checkout(repo, dest, mirrors) == "checked out without 1 file(s) the mirror lacks"
+    misc = dest / "proj" / "src" / "test" / "misc"
+    assert not (dest / "proj" / "src" / "lib.py").exists()
+    assert os.readlink(misc / "inner") == "../../lib.py"
+    assert not (misc / "broken-abs-symlink").is_symlink()
+    assert corpus.checkout(repo, dest, mirrors) == "reused"
