@@ -11,13 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import corpus
-
-
-def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@example.org",
-           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@example.org"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
+from tests.support.git_repos import first_commit, git
 
 
 @pytest.fixture
@@ -28,12 +22,9 @@ def mirrored(tmp_path: Path) -> tuple[corpus.Repo, Path]:
     os.symlink("/etc/passwd", work / "src" / "test" / "misc" / "broken-abs-symlink")
     os.symlink("../../../../outside", work / "src" / "test" / "misc" / "climbs-out")
     os.symlink("../../lib.py", work / "src" / "test" / "misc" / "inner")
-    _git(work, "init", "-q")
-    _git(work, "add", "-A")
-    _git(work, "commit", "-qm", "files and links")
-    commit = _git(work, "rev-parse", "HEAD")
+    commit = first_commit(work, "files and links")
     mirrors = tmp_path / "mirrors"
-    _git(tmp_path, "clone", "-q", "--bare", str(work), str(mirrors / "owner+proj" / "repo"))
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(mirrors / "owner+proj" / "repo"))
     return corpus.Repo("owner/proj", commit, "python"), mirrors
 
 

@@ -1,6 +1,5 @@
 import json
 import re
-import subprocess
 
 from click.testing import CliRunner
 
@@ -18,6 +17,7 @@ from answer.retrieval.history import (
     select,
 )
 from sourcebook.cli import cli
+from tests.support.git_repos import first_commit, git
 
 LOG = ("\x1ecommit aaa111\nFix the retry loop\n\nSigned-off-by: Someone <s@example.org>\n\x1f\n"
        "3\t1\tsrc/net.py\n-\t-\tlogo.png\n0\t4\tsrc/gone.py\n"
@@ -121,28 +121,21 @@ def test_function_hit_and_label_precision():
     assert b.labels == {"high": (2, 1.0), "weak": (1, 0.0)}
 
 
-def _git(root, *args):
-    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
-                   check=True, capture_output=True)
-
-
 def test_eval_history_on_a_real_git_repository(make_repo, tmp_path):
     root = make_repo({"billing/invoice.py": "def total(items):\n    return sum(items)\n",
                       "mail/sender.py": "def deliver(message):\n    return None\n"})
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Initial import")
+    first_commit(root)
     (root / "billing/invoice.py").write_text(
         "def total(items):\n    return sum(i.price * i.quantity for i in items)\n\n\n"
         "def tax(amount):\n    return amount * 0.2\n")
-    _git(root, "commit", "-qam", "Multiply price by quantity when summing the order")
+    git(root, "commit", "-qam", "Multiply price by quantity when summing the order")
     (root / "mail/sender.py").write_text("def deliver(message):\n    message.send()\n    return True\n")
     (root / "tests").mkdir()
     (root / "tests/test_sender.py").write_text("def test_deliver():\n    pass\n")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Actually send the outgoing message")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Actually send the outgoing message")
     (root / "mail/sender.py").write_text("def deliver(message):\n    message.send()\n    return 1\n")
-    _git(root, "commit", "-qam", "sender: return 1")  # names the file's stem: trivial
+    git(root, "commit", "-qam", "sender: return 1")  # names the file's stem: trivial
     out = tmp_path / "set.jsonl"
     result = CliRunner().invoke(cli, ["eval", "--history", "5", "--path", str(root), "--out", str(out)],
                                 env={"SOURCEBOOK_EMBEDDER": "none"})
@@ -175,18 +168,16 @@ def test_eval_history_on_a_real_git_repository(make_repo, tmp_path):
 
 def test_eval_history_follows_a_file_moved_since_the_commit(make_repo, tmp_path):
     root = make_repo({"billing/invoice.py": "def total(items):\n    return sum(items)\n"})
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Initial import")
+    first_commit(root)
     (root / "billing/invoice.py").write_text("def total(items):\n    return sum(i.price for i in items)\n")
-    _git(root, "commit", "-qam", "Sum prices rather than the line objects")
+    git(root, "commit", "-qam", "Sum prices rather than the line objects")
     (root / "billing/core").mkdir()
-    _git(root, "mv", "billing/invoice.py", "billing/core/invoices.py")
-    _git(root, "commit", "-qm", "Move the billing module into core")
+    git(root, "mv", "billing/invoice.py", "billing/core/invoices.py")
+    git(root, "commit", "-qm", "Move the billing module into core")
     (root / "billing/core/invoices.py").write_text(
         "def total(items):\n    return sum(i.price for i in items)\n\n\n"
         "def count(items):\n    return len(items)\n")
-    _git(root, "commit", "-qam", "chore: update dev dependencies")
+    git(root, "commit", "-qam", "chore: update dev dependencies")
     out = tmp_path / "set.jsonl"
     result = CliRunner().invoke(cli, ["eval", "--history", "5", "--path", str(root), "--out", str(out)],
                                 env={"SOURCEBOOK_EMBEDDER": "none"})

@@ -2,7 +2,6 @@
 commit's tree, so a function moved away since does not turn a right answer into a miss."""
 
 import json
-import subprocess
 
 from answer.answering.localize import locate
 from answer.retrieval.evaluate import load_questions, run
@@ -12,6 +11,7 @@ from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.cli import eval_report
 from sourcebook.config import load_config
+from tests.support.git_repos import first_commit, git
 
 INVOICE = ("def render_invoice(order):\n    lines = [f'{item.name}: {item.price}' for item in order.items]\n"
            "    return '\\n'.join(lines)\n")
@@ -20,29 +20,22 @@ DISCOUNT = ("\n\ndef apply_coupon_discount(order, coupon):\n"
 QUESTION = "Take the coupon percentage off the order total"
 
 
-def _git(root, *args):
-    command = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args]
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def test_a_question_is_scored_against_the_index_at_its_commit(make_repo, tmp_path):
     root = make_repo({"billing/invoice.py": INVOICE,
                       "mail/sender.py": "def deliver(message):\n    return None\n"})
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Initial import")
+    first_commit(root)
     (root / "billing/invoice.py").write_text(INVOICE + DISCOUNT)
-    _git(root, "commit", "-qam", QUESTION)
-    first = _git(root, "rev-parse", "HEAD")
+    git(root, "commit", "-qam", QUESTION)
+    first = git(root, "rev-parse", "HEAD")
     (root / "mail/sender.py").write_text("def deliver(message):\n    message.send()\n    return True\n")
-    _git(root, "commit", "-qam", "Actually send the outgoing message")
+    git(root, "commit", "-qam", "Actually send the outgoing message")
     # the discount moves into its own module under another name: the question's code is elsewhere now
     (root / "billing/invoice.py").write_text(INVOICE)
     (root / "pricing").mkdir()
     (root / "pricing/coupons.py").write_text(DISCOUNT.replace("apply_coupon_discount", "discounted_total"))
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Split pricing rules out")
-    head = _git(root, "rev-parse", "HEAD")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Split pricing rules out")
+    head = git(root, "rev-parse", "HEAD")
 
     # the default mode: the set mined against the HEAD index, asked of it
     config = load_config(root, {"out_dir": str(tmp_path / "head"), "embed": {"provider": "none"}})
@@ -86,15 +79,13 @@ def test_a_question_is_scored_against_the_index_at_its_commit(make_repo, tmp_pat
 def test_questions_without_a_tree_or_a_gold_at_their_commit_are_left_out_and_counted(make_repo, tmp_path):
     root = make_repo({"shop/cart.py": "def add_item(cart, item):\n    cart.append(item)\n",
                       "tests/fixtures.py": "def sample_cart():\n    return []\n"})
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "Initial import")
+    first_commit(root)
     (root / "tests/fixtures.py").write_text("def sample_cart():\n    return ['apple', 'pear']\n")
-    _git(root, "commit", "-qam", "Give the sample basket two fruits")
-    fruit = _git(root, "rev-parse", "HEAD")
-    _git(root, "mv", "tests/fixtures.py", "shop/samples.py")  # test helper promoted to the package
-    _git(root, "commit", "-qm", "Ship the sample basket with the package")
-    head = _git(root, "rev-parse", "HEAD")
+    git(root, "commit", "-qam", "Give the sample basket two fruits")
+    fruit = git(root, "rev-parse", "HEAD")
+    git(root, "mv", "tests/fixtures.py", "shop/samples.py")  # test helper promoted to the package
+    git(root, "commit", "-qm", "Ship the sample basket with the package")
+    head = git(root, "rev-parse", "HEAD")
     work = tmp_path / "work"
     (work / "sets").mkdir(parents=True)
     lines = [{"id": fruit[:12], "question": "Give the sample basket two fruits", "commit": fruit,
