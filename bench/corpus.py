@@ -133,6 +133,11 @@ def _missing_blobs(git_dir: Path, tree: dict[str, tuple[str, str]]) -> set[str]:
     return {p for p, (_mode, sha) in tree.items() if sha in absent}
 
 
+def missing_blobs(git_dir: Path, commit: str) -> set[str]:
+    """The files of `commit` whose blob the mirror lacks."""
+    return _missing_blobs(git_dir, _tree(git_dir, commit))
+
+
 def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) -> None:
     """Every file of `tree` written under `dest` from the mirror's blobs, for a commit `git archive` cannot
     export because some blob is absent (those are left out of `tree` first). Paths come from the repository:

@@ -114,23 +114,47 @@ REVISION_DONE = "revision.json"  # written last into a revision's out_dir: its i
 WARM_UP = "where is the main entry point configured"
 
 
-def _scratch_git(git_dir: Path, tree: Path, *args: str) -> None:
-    """git on the scratch work tree `tree` with its own index file beside it, objects from the mirror."""
-    env = {**os.environ, "GIT_INDEX_FILE": str(tree.with_name(tree.name + ".git-index"))}
+def _scratch_git(git_dir: Path, tree: Path, *args: str, index: str = ".git-index", stdin: str | None = None
+                 ) -> str:
+    """git on the scratch work tree `tree` with its own index file beside it; objects are read from the
+    mirror, and any git writes (materialise's filtered trees) go to a folder beside the tree, so the mirror
+    is never written to. Returns git's output."""
+    objects = tree.with_name(tree.name + ".objects")
+    env = {**os.environ, "GIT_INDEX_FILE": str(tree.with_name(tree.name + index)),
+           "GIT_OBJECT_DIRECTORY": str(objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(git_dir / "objects")}
+    objects.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(["git", f"--git-dir={git_dir}", f"--work-tree={tree}", "-c", "core.fsmonitor=false",
                            "-c", "core.hooksPath=/dev/null", *args], capture_output=True, text=True,
-                          errors="replace", env=env, check=False)
+                          errors="replace", env=env, check=False, input=stdin)
     if done.returncode:
         raise UsageError(f"git {args[0]} in {tree}: {done.stderr.strip()[:300]}")
+    return done.stdout
 
 
 def materialise(git_dir: Path, tree: Path, sha: str) -> None:
     """Make `tree` the commit's files. git writes only the files that differ from the last commit put there
     (its index file remembers which), and removes the ones the commit lacks. Repository content is
     untrusted: git refuses paths that climb out or into a .git folder, and the scan skips symlinks leading
-    out of the tree (generator/analyze/scan.py)."""
+    out of the tree (generator/analyze/scan.py).
+
+    A mirror may lack a blob (the `fetch` tool leaves some repositories' largest files out), and read-tree
+    then refuses the whole commit: the commit's tree is then put there without those files (a build would
+    skip a file it cannot read anyway), as bench/corpus.py checks the pinned commit out."""
     tree.mkdir(parents=True, exist_ok=True)
-    _scratch_git(git_dir, tree, "read-tree", "--reset", "-u", sha)
+    try:
+        _scratch_git(git_dir, tree, "read-tree", "--reset", "-u", sha)
+        return
+    except UsageError:
+        absent = corpus.missing_blobs(git_dir, sha)
+        if not absent:
+            raise
+    # the commit's tree less the absent files, built in a throwaway index (no blob is read for that)
+    _scratch_git(git_dir, tree, "read-tree", sha, index=".filter-index")
+    _scratch_git(git_dir, tree, "update-index", "--force-remove", "-z", "--stdin", index=".filter-index",
+                 stdin="".join(p + "\0" for p in sorted(absent)))
+    filtered = _scratch_git(git_dir, tree, "write-tree", index=".filter-index").strip()
+    _scratch_git(git_dir, tree, "read-tree", "--reset", "-u", filtered)
+    print(f"{tree.parent.name}@{sha[:12]}: without {len(absent)} file(s) the mirror lacks", file=sys.stderr)
 
 
 def build_revisions(repo: corpus.Repo, work: Path, shas: list[str], embedder: str, git_dir: Path

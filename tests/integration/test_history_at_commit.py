@@ -98,3 +98,34 @@ def test_questions_without_a_tree_or_a_gold_at_their_commit_are_left_out_and_cou
     assert outcomes == []
     # at its commit the file was a test helper, not source: no gold to score
     assert skipped == {"commit unreadable": 1, "gold empty at the commit": 1}
+
+
+def test_a_commit_whose_mirror_lacks_a_blob_is_asked_without_that_file(make_repo, tmp_path):
+    root = make_repo({"shop/cart.py": "def add_item(cart, item):\n    cart.append(item)\n",
+                      "data/catalogue.json": '{"apple": 1}\n'})
+    first_commit(root)
+    (root / "shop/cart.py").write_text("def add_item(cart, item):\n    if item not in cart:\n"
+                                       "        cart.append(item)\n")
+    git(root, "commit", "-qam", "Add an item to the cart only once")
+    change = git(root, "rev-parse", "HEAD")
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--bare", str(root), str(mirror))
+    blob = git(mirror, "rev-parse", f"{change}:data/catalogue.json")
+    # the fetch tool can leave a repository's largest files out of a mirror; read-tree then refuses the commit
+    (mirror / "objects" / blob[:2] / blob[2:]).unlink()
+    work = tmp_path / "work"
+    (work / "sets").mkdir(parents=True)
+    line = {"id": change[:12], "question": "Add an item to the cart only once", "commit": change,
+            "gold_files": ["shop/cart.py"], "gold_functions": [], "language": "python"}
+    (work / "sets" / "shop.jsonl").write_text(json.dumps(line) + "\n")
+    objects_before = sorted(p.name for p in (mirror / "objects").rglob("*"))
+    outcomes, _, skipped = measure_at_commit(corpus.Repo("example/shop", change, "python"), work, "tune",
+                                             git_dir=mirror)
+    assert not skipped
+    [asked] = outcomes
+    assert asked.question.gold_files == ("shop/cart.py",)
+    assert asked.ranked[0] == "shop/cart.py"
+    tree = work / "revs" / "shop" / ".tree"
+    assert (tree / "shop/cart.py").read_text().count("append") == 1
+    assert not (tree / "data/catalogue.json").exists()
+    assert sorted(p.name for p in (mirror / "objects").rglob("*")) == objects_before  # read, never written
