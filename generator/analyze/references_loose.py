@@ -263,6 +263,17 @@ class LooseBinder(ClassBinder):
         found = self.in_module(path, name, line)
         return found if found is not None else self.named_type(path, name) or self._function(path, name)
 
+    def own_package(self, path: str, name: str) -> _Entity | None:
+        """A Kotlin file's package (its directory): the one top-level type or function of that name in
+        another file there, which Kotlin finds before what a star import brings (a nested type needs its
+        outer one's name)."""
+        if self.language.get(path) != "kotlin":
+            return None
+        key = (self.language[path], name)
+        near = {k for k in self.types_named.get(key, []) + self.functions_named.get(key, [])
+                if k[0] != path and _dir(k[0]) == _dir(path) and self.parent.get(k) is None}
+        return ("sym", *near.pop()) if len({q for _, q in near}) == 1 and len(near) == 1 else None
+
     def _function(self, path: str, name: str) -> _Entity | None:
         """A top-level function of another file: the only one of that name in the file's directory (a
         Kotlin package, a C# namespace's folder), else in the language."""

@@ -328,6 +328,10 @@ class ClassBinder:
             sub = self.lookup(cls, name, args=args)
             if sub is not None:
                 return ("sym", *sub)
+        if hops == 0 and (own := self.own_package(file, name)) is not None:
+            # Java and Kotlin look in the file's own package before its wildcard imports: a name both
+            # define is the package's
+            return own
         if hops < _MAX_HOPS and self.globs.get(file) and (binders := self._may_bind(name)):
             # what the wildcard imports find depends on their list alone, not on the importing file nor
             # the line: the files of one package often share the list
@@ -341,11 +345,14 @@ class ClassBinder:
             through = self._glob_hits[memo]
             if through is not None:
                 return through
-        if self.java and hops == 0:  # the classes of the file's own package
-            hit = self.package_types.get(_package(file), {}).get(name)
-            if hit is not None and hit[0] != file:
-                return ("sym", *hit)
         return None
+
+    def own_package(self, file: str, name: str) -> _Entity | None:
+        """`name` defined at the top level of another file of `file`'s package (Java's classes)."""
+        if not self.java:
+            return None
+        hit = self.package_types.get(_package(file), {}).get(name)
+        return ("sym", *hit) if hit is not None and hit[0] != file else None
 
     def is_local(self, path: str, scope: str, name: str, line: int) -> bool:
         return any(ln <= line for q in _scopes(scope)
