@@ -122,6 +122,22 @@ def symbol_rows(facts: FileFacts) -> list[dict[str, Any]]:
             "tokens": " ".join([token_text(f"{sym.qualname} {sym.signature}"),
                                 token_text(sym.docstring[:1000])]),
         })
+    # a type's fields and enum constants (its member table on the page, no symbols of the call graph): a
+    # question about a change often names one, so the index finds them by name as it finds a method; each
+    # is a row of its one line under its type, public as its type is
+    public = {sym.qualname: sym.public for sym in facts.symbols}
+    for m in facts.members:
+        qualname = f"{m.parent}.{m.name}"
+        key = f"{facts.file.path}::{qualname}"
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append({
+            "id": key, "path": facts.file.path, "qualname": qualname, "name": m.name, "kind": m.kind,
+            "start_line": m.line, "end_line": m.line, "signature": m.declaration, "docstring": m.docstring,
+            "docstring_source": "code", "parent": m.parent, "public": public.get(m.parent, True),
+            "tokens": " ".join([token_text(f"{qualname} {m.declaration}"), token_text(m.docstring[:1000])]),
+        })
     return rows
 
 
