@@ -88,3 +88,58 @@ def test_kotlin_properties_keep_their_doc_comment_visibility_and_one_line_signat
     assert not sym(facts, "HelpFormatter.cache").public
     assert not sym(facts, "registered").public
     assert sym(facts, "HelpFormatter.indent").public
+
+
+def members(facts: FileFacts) -> list[tuple[str, str, str]]:
+    return [(m.parent, m.kind, m.name) for m in facts.members]
+
+
+def test_java_enum_fields_and_interface_constants_are_members_or_constants() -> None:
+    facts = parse("src/JsonToken.java", """\
+public interface Versioned {
+  /** The name of the default root. */
+  String DEFAULT_ROOT_NAME = "root";
+  int defaultDepth = 16;
+}
+
+enum JsonToken {
+  START_OBJECT("{"), END_OBJECT("}");
+
+  /** The token as text. */
+  private final String serialized;
+  final boolean isStructStart, isStructEnd;
+  static final int TOKEN_COUNT = 2;
+
+  JsonToken(String token) { serialized = token; isStructStart = true; isStructEnd = false; }
+}
+""", "java")
+    assert kinds(facts)["Versioned.DEFAULT_ROOT_NAME"] == "constant"
+    assert sym(facts, "Versioned.DEFAULT_ROOT_NAME").docstring == "The name of the default root."
+    assert kinds(facts)["JsonToken.TOKEN_COUNT"] == "constant"
+    assert members(facts) == [
+        ("Versioned", "field", "defaultDepth"), ("JsonToken", "variant", "START_OBJECT"),
+        ("JsonToken", "variant", "END_OBJECT"), ("JsonToken", "field", "serialized"),
+        ("JsonToken", "field", "isStructStart"), ("JsonToken", "field", "isStructEnd")]
+    assert facts.members[3].docstring == "The token as text."
+
+
+def test_every_name_of_a_declaration_of_several_is_a_member() -> None:
+    php = parse("src/Application.php", """<?php
+class Application
+{
+    private bool $catchExceptions = true, $autoExit = true;
+}
+""", "php")
+    assert members(php) == [("Application", "field", "catchExceptions"), ("Application", "field", "autoExit")]
+    cs = parse("src/Logger.cs", """\
+namespace Serilog {
+public class Logger {
+  /// <summary>Raised when the logger is disposed.</summary>
+  public event EventHandler Disposed, Flushed;
+  readonly int _minimumLevel, _maximumLevel;
+}
+}
+""", "csharp")
+    assert members(cs) == [("Serilog.Logger", "field", n)
+                           for n in ("Disposed", "Flushed", "_minimumLevel", "_maximumLevel")]
+    assert cs.members[0].docstring == "Raised when the logger is disposed."
