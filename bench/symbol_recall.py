@@ -72,6 +72,9 @@ MEMBER_KINDS = {
     "TypeScript": {"property": "property", "enumerator": "enum constant"},
     "C#": {"field": "field", "property": "property", "event": "field", "enumerator": "enum constant"},
 }
+# a PHP property's line: its modifiers first (`private static ?self $instance`, `var $x`, `public function
+# __construct(private Foo $foo)` promotes one)
+_PHP_PROPERTY = re.compile(r"/\^.*\b(?:public|protected|private|var|readonly)\s")
 _TYPE_SCOPES = {"class", "interface", "enum", "object", "struct", "trait", "record", "enumClass"}
 _CTAGS_BATCH = 400
 
@@ -245,6 +248,8 @@ def member_declared(tag: dict[str, object]) -> str | None:
     scope_kind, scope = str(tag.get("scopeKind", "")), str(tag.get("scope", ""))
     if "__anon" in scope:  # a member of an anonymous class (`new Runnable() { int n; }`): no type's API
         return None
+    if lang == "PHP" and kind == "variable" and not _PHP_PROPERTY.match(str(tag.get("pattern", ""))):
+        return None  # ctags puts a method's locals (`$list[] = $alias;`) in its class's scope
     if scope_kind in _TYPE_SCOPES:
         return category
     return category if lang == "Kotlin" and scope_kind in ("", "package") else None
