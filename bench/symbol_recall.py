@@ -20,6 +20,13 @@ names, as a multiset (an operator's without spaces: ctags writes `operator =`), 
   (b) the page: the headings of the file's generated page (docs/files/<path>.md), each heading's last
       name (`Value.fmt` -> `fmt`, `fromJson(String)` -> `fromJson`).
 It prints index and page recall per language and per repository, then the kinds missing most with examples.
+
+A second count, apart and not in the figures above (issue 34), is of the class-level members of Kotlin, Java,
+PHP, TypeScript and C#: fields, properties, class constants and enum constants, each declared in the body of a
+type (a class, interface, enum, object, struct, trait or record), plus Kotlin's top-level properties (the
+language compiles them to static members of the file's class); never locals or parameters (ctags' Kotlin
+tags a constructor's `val` parameter as a property of its class: it is one, so it counts). A member is on
+the page as a heading or as a row of its type's member table.
 """
 
 from __future__ import annotations
@@ -56,6 +63,19 @@ _LOCAL_SCOPES = {"function", "method", "func", "member", "singletonMethod", "pro
 _SKIP_DIR = re.compile(r"(?i)^(tests?|testing|__tests__|specs?|testdata|\w*tests?|bench|benches|benchmarks?|"
                        r"\w*benchmarks?|jmh|examples?|samples?)$")
 _HEADING = re.compile(r"^#{2,6} (.+?)(?: \{[^}]*\})?\s*$")
+_TABLE_ROW = re.compile(r"<tr><td><code>(.*?)</code></td>")
+# the second count: ctags kind -> member category, per language (see the docstring)
+MEMBER_KINDS = {
+    "Kotlin": {"constant": "property", "variable": "property"},
+    "Java": {"field": "field", "enumConstant": "enum constant"},
+    "PHP": {"variable": "property", "define": "class constant"},
+    "TypeScript": {"property": "property", "enumerator": "enum constant"},
+    "C#": {"field": "field", "property": "property", "event": "field", "enumerator": "enum constant"},
+}
+# a PHP property's line: its modifiers first (`private static ?self $instance`, `var $x`, `public function
+# __construct(private Foo $foo)` promotes one)
+_PHP_PROPERTY = re.compile(r"/\^.*\b(?:public|protected|private|var|readonly)\s")
+_TYPE_SCOPES = {"class", "interface", "enum", "object", "struct", "trait", "record", "enumClass"}
 _CTAGS_BATCH = 400
 
 
@@ -134,8 +154,9 @@ def heading_name(text: str) -> str:
     return text.split()[-1] if text.split() else ""
 
 
-def page_names(out: Path) -> dict[str, Counter[str]]:
-    """Each file page's heading names, keyed by the file's path."""
+def page_names(out: Path, tables: bool = False) -> dict[str, Counter[str]]:
+    """Each file page's heading names, keyed by the file's path; with `tables`, also the names in the rows of
+    its member tables (the members count's page)."""
     pages = json.loads((out / "state" / "pages.json").read_text(encoding="utf-8"))["pages"]
     found: dict[str, Counter[str]] = {}
     for page_id, rec in pages.items():
@@ -151,6 +172,8 @@ def page_names(out: Path) -> dict[str, Counter[str]]:
                 m = None if in_fence else _HEADING.match(line)
                 if m:
                     names[heading_name(m.group(1))] += 1
+                elif tables and not in_fence:
+                    names.update(html.unescape(n) for n in _TABLE_ROW.findall(line))
         found[rec["target_path"]] = names
     return found
 
@@ -216,6 +239,22 @@ _JS_DECLARES = r"\b(?:function\s*\*?|class)\s*{0}\b|(?:^|[^\w$]){0}\s*(?:=(?!=)|
 _JS_OBJECT = r"^(?!\s*export\b).*(?:^|[^\w$]){0}\s*[=:]\s*\{{"
 
 
+def member_declared(tag: dict[str, object]) -> str | None:
+    """The member category of a ctags tag the second count counts (the docstring's rule), or None."""
+    lang, kind, name = str(tag.get("language", "")), str(tag.get("kind", "")), str(tag.get("name", ""))
+    category = MEMBER_KINDS.get(lang, {}).get(kind)
+    if category is None or not name or name.startswith(("<", "__anon")):
+        return None
+    scope_kind, scope = str(tag.get("scopeKind", "")), str(tag.get("scope", ""))
+    if "__anon" in scope:  # a member of an anonymous class (`new Runnable() { int n; }`): no type's API
+        return None
+    if lang == "PHP" and kind == "variable" and not _PHP_PROPERTY.match(str(tag.get("pattern", ""))):
+        return None  # ctags puts a method's locals (`$list[] = $alias;`) in its class's scope
+    if scope_kind in _TYPE_SCOPES:
+        return category
+    return category if lang == "Kotlin" and scope_kind in ("", "package") else None
+
+
 def _same_name(name: str) -> str:
     """A name compared across the reference and the wiki: an operator without spaces (ctags writes
     `operator =` and `operator const Char*`, the source `operator=`)."""
@@ -278,10 +317,15 @@ def declarations(tags: list[dict[str, object]]) -> list[tuple[dict[str, object],
 
 
 def measure(root: Path, out: Path, repo_language: str) -> dict[str, Tally]:
+    return measure_both(root, out, repo_language)[0]
+
+
+def measure_both(root: Path, out: Path, repo_language: str) -> tuple[dict[str, Tally], dict[str, Tally]]:
+    """The declarations' tallies per language, and the members' (the second count)."""
     langs, index_names = index_tables(out)
-    pages = page_names(out)
     paths = sorted(p for p in langs if not skipped(p))
     expected: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
+    members: dict[str, list[tuple[str, str, int]]] = defaultdict(list)
     tag_lang: dict[str, str] = {}
     by_file: dict[str, list[dict[str, object]]] = defaultdict(list)
     for tag in ctags(root, paths):
@@ -290,6 +334,18 @@ def measure(root: Path, out: Path, repo_language: str) -> dict[str, Tally]:
         for tag, cat in declarations(tags):
             expected[path].append((_same_name(str(tag["name"])), cat, int(str(tag.get("line", 0)))))
             tag_lang.setdefault(path, str(tag["language"]))
+        for tag in tags:
+            member = member_declared(tag)
+            if member is not None:
+                members[path].append((str(tag["name"]), member, int(str(tag.get("line", 0)))))
+                tag_lang.setdefault(path, str(tag["language"]))
+    return (_tally(expected, langs, tag_lang, index_names, page_names(out), repo_language),
+            _tally(members, langs, tag_lang, index_names, page_names(out, tables=True), repo_language))
+
+
+def _tally(expected: dict[str, list[tuple[str, str, int]]], langs: dict[str, str], tag_lang: dict[str, str],
+           index_names: dict[str, Counter[str]], pages: dict[str, Counter[str]],
+           repo_language: str) -> dict[str, Tally]:
     per_lang: dict[str, Tally] = defaultdict(Tally)
     for path, decls in expected.items():
         lang = langs.get(path) or tag_lang[path]
@@ -316,9 +372,11 @@ def _ratio(hit: int, total: int) -> str:
     return f"{hit / total:.3f}" if total else "  -  "
 
 
-def report(rows: dict[str, dict[str, Tally]], examples: int) -> dict[str, object]:
+def report(rows: dict[str, dict[str, Tally]], examples: int, title: str = "") -> dict[str, object]:
     by_lang: dict[str, Tally] = defaultdict(Tally)
     total = Tally()
+    if title:
+        print(f"\n{title}")
     print(f"{'repository':16}{'language':12}{'decls':>7}{'index':>8}{'page':>8}")
     for repo, langs in rows.items():
         for lang, t in sorted(langs.items()):
@@ -359,17 +417,21 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     repos = [r for r in load() if not args.names or r.folder in args.names]
     rows: dict[str, dict[str, Tally]] = {}
+    member_rows: dict[str, dict[str, Tally]] = {}
     for r in repos:
         src = args.corpus / r.folder
         if not src.is_dir():
             print(f"{r.folder}: not checked out at {src}", file=sys.stderr)
             continue
         out = work / f"{r.folder}.out" if args.reuse else build(src, work)
-        rows[r.folder] = measure(work / r.folder, out, r.language)
+        rows[r.folder], member_rows[r.folder] = measure_both(work / r.folder, out, r.language)
         print(f"measured {r.folder}", file=sys.stderr)
     figures = report(rows, args.examples)
+    member_figures = report({k: v for k, v in member_rows.items() if v}, args.examples,
+                            "Class-level members (fields, properties, class and enum constants of Kotlin, "
+                            "Java, PHP, TypeScript, C#), apart from the figures above:")
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps({**figures, "members": member_figures}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -246,7 +246,8 @@ class _Extraction:
         bases: list[Node] = []
         # a name (`x`, `self.x`; "return" for a function's result) and the type it is given
         binds: list[tuple[Node, str, str | None]] = []
-        members: dict[int, tuple[Node, Node, str]] = {}  # a type's fields and variants: node -> (name, kind)
+        # a type's fields and variants: name node -> (declaration, name, kind)
+        members: dict[int, tuple[Node, Node, str]] = {}
         for pattern, caps in QueryCursor(tools.query).matches(root):
             found = caps.get("ref.call")
             if found is not None:
@@ -274,8 +275,9 @@ class _Extraction:
                 continue
             member = caps.get("member.field") or caps.get("member.variant")
             if member is not None and "name" in caps:
-                members.setdefault(member[0].id, (member[0], caps["name"][0],
-                                                  "field" if "member.field" in caps else "variant"))
+                # by its name: one declaration may declare several (`int a, b;`, `protected $x, $y;`)
+                members.setdefault(caps["name"][0].id, (member[0], caps["name"][0],
+                                                        "field" if "member.field" in caps else "variant"))
                 continue
             if "name" in caps:
                 kind = next((k[4:] for k in caps if k.startswith("def.")), None)

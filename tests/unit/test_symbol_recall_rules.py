@@ -3,7 +3,7 @@ as ctags prints them for real-world lines, so each rule is checked on what it is
 
 from __future__ import annotations
 
-from bench.symbol_recall import declarations, heading_name
+from bench.symbol_recall import declarations, heading_name, member_declared
 
 
 def tag(name: str, kind: str, line: int, pattern: str, language: str = "JavaScript",
@@ -81,3 +81,42 @@ def test_headings_give_an_operator_whole_and_other_names_last() -> None:
     assert heading_name("**spdlog.logger.~logger**") == "~logger"
     assert heading_name("Gson.fromJson(String, Class)") == "fromJson"
     assert heading_name("`Value.fmt`") == "fmt"
+
+
+def member(name: str, kind: str, language: str, scope_kind: str = "", scope: str = "",
+           pattern: str = "") -> dict[str, object]:
+    out: dict[str, object] = {"_type": "tag", "name": name, "kind": kind, "line": 1, "language": language,
+                              "pattern": f"/^{pattern}$/"}
+    if scope_kind:
+        out["scope"], out["scopeKind"] = scope or "T", scope_kind
+    return out
+
+
+def test_the_members_count_is_of_class_level_members_only() -> None:
+    counted = [
+        member("descriptionColumn", "constant", "Kotlin", "class"),  # `val` in a class body
+        member("REQUIRED", "constant", "Kotlin", "object", "HelpFormatter.Companion"),
+        member("defaultWidth", "variable", "Kotlin", "package", "com.example"),  # a top-level property
+        member("parserFeatureMask", "field", "Java", "class"),
+        member("START_OBJECT", "enumConstant", "Java", "enum"),
+        member("lineLength", "variable", "PHP", "class", pattern="    private int $lineLength = 120;"),
+        member("foo", "variable", "PHP", "class",
+               pattern="    public function __construct(private Foo $foo)"),
+        member("VERBOSITY_QUIET", "define", "PHP", "interface"),
+        member("listeners", "property", "TypeScript", "class"),
+        member("MinimumLevel", "property", "C#", "class"),
+        member("Disposed", "event", "C#", "class"),
+    ]
+    assert all(member_declared(t) for t in counted)
+    left_out = [
+        member("total", "variable", "Kotlin", "method", "HelpFormatter.format"),  # a local
+        member("n", "field", "Java", "class", "Outer.__anon3"),  # an anonymous class's field
+        member("theme", "property", "TypeScript", "constant", "options"),  # an object literal's key
+        member("argv", "variable", "PHP"),  # a script's global
+        # ctags puts a method's local in its class's scope: no property without a modifier
+        member("alias", "variable", "PHP", "class", pattern="            $list[] = $alias;"),
+        member("_currentLevel", "local", "C#", "method"),
+        member("run", "method", "Java", "class"),  # counted by the declarations measure, not here
+        member("value", "member", "Go", "struct"),  # another language
+    ]
+    assert not any(member_declared(t) for t in left_out)

@@ -23,6 +23,7 @@
 ; ---- enum members and fields, shown in a table under the type's section
 (enum_member_declaration name: (identifier) @name) @member.variant
 (declaration_list (field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @member.field)
+(declaration_list (event_field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @member.field)
 
 ; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters,
 ; locals, fields and properties, `var x = new T()`, `var x = F()`, declared return types, a type's bases

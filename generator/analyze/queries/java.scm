@@ -13,6 +13,9 @@
 ((field_declaration
    declarator: (variable_declarator name: (identifier) @name)) @def.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+((constant_declaration
+   declarator: (variable_declarator name: (identifier) @name)) @def.constant
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
 
 ; ---- imports: the whole declaration, normalised to "com.x.Y" / "com.x.*"
 (import_declaration) @import.module
@@ -72,3 +75,6 @@
 (enum_body (enum_constant name: (identifier) @name) @member.variant)
 (record_declaration parameters: (formal_parameters (formal_parameter name: (identifier) @name) @member.field))
 (class_body (field_declaration declarator: (variable_declarator name: (identifier) @name)) @member.field)
+; an enum's fields after its constants, and an interface's constants (implicitly public static final)
+(enum_body_declarations (field_declaration declarator: (variable_declarator name: (identifier) @name)) @member.field)
+(interface_body (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @member.field)

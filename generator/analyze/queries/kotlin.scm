@@ -15,6 +15,13 @@
 (source_file
   (property_declaration (variable_declaration (simple_identifier) @name)) @def.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
+; properties, as C#'s are fields: a class's, an object's (a companion's `const val`), an enum class's after
+; its entries, and the file's other top-level ones; a function's `val` is a local (its body is `statements`)
+(class_body (property_declaration (variable_declaration (simple_identifier) @name)) @def.field)
+(enum_class_body (property_declaration (variable_declaration (simple_identifier) @name)) @def.field)
+(source_file
+  (property_declaration (variable_declaration (simple_identifier) @name)) @def.variable
+  (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (import_header) @import.module
 
