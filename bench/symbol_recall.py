@@ -21,7 +21,7 @@ names, as a multiset (an operator's without spaces: ctags writes `operator =`), 
       name (`Value.fmt` -> `fmt`, `fromJson(String)` -> `fromJson`).
 It prints index and page recall per language and per repository, then the kinds missing most with examples.
 
-A second count, apart and not in the figures above (issue 34), is of the class-level members of Kotlin, Java,
+A second count, apart and not in the figures above (issue 33), is of the class-level members of Kotlin, Java,
 PHP, TypeScript and C#: fields, properties, class constants and enum constants, each declared in the body of a
 type (a class, interface, enum, object, struct, trait or record), plus Kotlin's top-level properties (the
 language compiles them to static members of the file's class); never locals or parameters (ctags' Kotlin

@@ -1,4 +1,4 @@
-"""Class-level members through the real interfaces (issue 34): a Kotlin property is a symbol with its section
+"""Class-level members through the real interfaces (issue 33): a Kotlin property is a symbol with its section
 on the file page, as a C# property is; every language's fields and enum constants (the member tables) are
 rows of the index's symbols table, found by name by the symbolic tier, and never page sections."""
 

@@ -1,5 +1,5 @@
 """parse: the class-level members a question about a change often names (a property, a field, a class
-constant), declared in the forms each language writes them, each a symbol under its type (issue 34)."""
+constant), declared in the forms each language writes them, each a symbol under its type (issue 33)."""
 
 from __future__ import annotations
 
