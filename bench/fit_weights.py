@@ -8,8 +8,9 @@ repository listed per language), and runs coordinate ascent over a few knobs of 
 tries its candidate values with the others fixed and keeps the best by the mean over repositories of MRR
 (every repository counts alike, whatever its number of questions). Prints every trial, then the fitted
 values: copy them into Weights by hand, with the figures, after checking the REPORT split and the
-development set (bench/eval_dev.py) did not drop. The learned re-ranker (Weights.ranker) is off while fitting:
-it was fitted on the hand fusion's output, so refit it (bench/fit_ranker.py) after changing a knob. `--knob NAME=V1,V2` tries those values of any field of
+development set (bench/eval_dev.py) did not drop. The learned re-ranker (Weights.ranker) is off while
+fitting: it was fitted on the hand fusion's output, so refit it (bench/fit_ranker.py) after changing a knob.
+`--knob NAME=V1,V2` tries those values of any field of
 Weights; `--embedder` must be the one DIR's indexes were built with (history_bench.py --embedder).
 """
 

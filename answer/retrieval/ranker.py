@@ -8,6 +8,10 @@ whether a test lifted it, and how much of its path the question spells. The coef
 bench/fit_ranker.py on the history sets' TUNE split (a listwise softmax with L2 towards zero: all-zero
 coefficients give back the fused order) and ship in answer/retrieval/ranker_model.py; nothing is
 downloaded. Pure: every input is computed by the caller from what the tiers returned.
+
+It ranks tasks and reports (a bug report, a feature request, a commit message: where to change the code), as
+the length prior does, not questions asking how the code works (question.is_explanatory): the history sets
+it is fitted on hold none of those, and their judge counts only code as gold.
 """
 
 from __future__ import annotations
@@ -33,8 +37,6 @@ FEATURES: tuple[str, ...] = (
     "lists",  # lists that found the file, / 4
     *(f"kind:{kind}" for kind in KINDS),
     "length",  # ln((1 + lines) / (1 + median lines)) of a product source file, clipped to [-3, 3]; else 0
-    "length:explanatory",  # the same for a question asking how the code works
-    "test:explanatory",
     "test:asked",  # a test, for a question naming tests
     "lifted",  # a source file a ranked test lifted (tiers.fuse_files' subjects)
     "lender",  # a test that lifted its subject
@@ -63,16 +65,15 @@ class QueryView:
     """What of the question the features read."""
 
     parts: frozenset[str]  # lower-cased identifier parts of its words
-    explanatory: bool = False
     asks_tests: bool = False
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-def query_view(question: str, *, explanatory: bool, asks_tests: bool) -> QueryView:
+def query_view(question: str, *, asks_tests: bool) -> QueryView:
     parts = {part for word in _WORD.findall(question) for part in split_identifier(word) if len(part) > 1}
-    return QueryView(frozenset(parts), explanatory, asks_tests)
+    return QueryView(frozenset(parts), asks_tests)
 
 
 def _share(parts: Sequence[str], spelled: frozenset[str]) -> float:
@@ -108,10 +109,7 @@ def features(candidates: Sequence[Candidate], query: QueryView, rrf_k: float) ->
             row[_INDEX[f"kind:{cand.kind}"]] = 1.0
         length = max(-3.0, min(3.0, cand.length))
         row[_INDEX["length"]] = length
-        row[_INDEX["length:explanatory"]] = length if query.explanatory else 0.0
-        test = cand.kind == "test"
-        row[_INDEX["test:explanatory"]] = float(test and query.explanatory)
-        row[_INDEX["test:asked"]] = float(test and query.asks_tests)
+        row[_INDEX["test:asked"]] = float(cand.kind == "test" and query.asks_tests)
         row[_INDEX["lifted"]] = float(cand.lifted)
         row[_INDEX["lender"]] = float(cand.lender)
         name_parts, folder_parts = _path_parts(cand.path)

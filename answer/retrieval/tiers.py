@@ -158,8 +158,9 @@ class Weights:
     # 1): history TUNE hit@5 0.849 -> 0.852, REPORT 0.839 -> 0.843 (MRR 0.692 -> 0.694), and 0.6 or 0.4
     # instead of a second 0.8 within 0.001; development set flask MRR 0.883 -> 0.884, recall@5 0.750 ->
     # 0.744 (a test that is itself an answer of SWE-QA now waits behind its subject)
-    # re-rank the fused top files of a hybrid search with the learned ranker (answer/retrieval/ranker.py);
-    # off, the hand fusion above is the whole file ranking (bench/fit_weights.py fits it so)
+    # re-rank the fused top files of a hybrid search for a task or a report with the learned ranker
+    # (answer/retrieval/ranker.py); off, the hand fusion above is the whole file ranking (bench/fit_weights.py
+    # fits it so)
     ranker: bool = True
 
 
@@ -1425,7 +1426,7 @@ def candidate_features(store: IndexStore, query: str, lists: dict[str, list[_Can
                        *, lifts: Mapping[str, str], w: Weights) -> list[list[float]]:
     """The ranker's feature rows (answer/retrieval/ranker.py FEATURES) of `fused`, in its order."""
     parsed = parse_query(query)
-    view = query_view(query, explanatory=parsed.explanatory, asks_tests=bool(parsed.words & _TEST_WORDS))
+    view = query_view(query, asks_tests=bool(parsed.words & _TEST_WORDS))
     return ranker_features(_ranker_candidates(store, lists, fused, lifts), view, w.rrf_k)
 
 
@@ -1587,7 +1588,9 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         priors, subjects = {}, {}
     fused, lifts = _fuse_files(lists, weights, priors, subjects)
     fused = [f for f in fused if _in_scope(f.path, scope)]
-    if weights.ranker and type == "hybrid" and not result.degraded:
+    if weights.ranker and type == "hybrid" and not result.degraded and not parse_query(query).explanatory:
+        # tasks and reports only (answer/retrieval/ranker.py): a question about how the code works keeps
+        # the hand fusion
         fused = rerank_files(store, query, lists, fused, lifts=lifts, w=weights)
     result.files = fused[:limit]
     scored = _span_scores(lists, weights)

@@ -48,6 +48,10 @@ def test_the_ranker_reorders_the_fused_files_and_keeps_their_scores_scale(make_r
     assert search_codebase(store, question, "hybrid", limit=10, weights=HAND).files == hand.files
     lexical = search_codebase(store, question, "lexical", limit=10)
     assert lexical.files == search_codebase(store, question, "lexical", limit=10, weights=HAND).files
+    # a question asking how the code works keeps the hand fusion (the ranker ranks tasks and reports)
+    asked = "How long does a retry wait after a request timeout?"
+    assert (search_codebase(store, asked, "hybrid", limit=10).files
+            == search_codebase(store, asked, "hybrid", limit=10, weights=HAND).files)
     # no coefficients: the fused order
     monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
     assert search_codebase(store, question, "hybrid", limit=10).files == hand.files

@@ -25,7 +25,7 @@ def _cands():
 
 
 def test_the_features_of_each_candidate_read_what_the_fusion_knew():
-    view = query_view("Fix HTTP client timeouts in the router", explanatory=False, asks_tests=False)
+    view = query_view("Fix HTTP client timeouts in the router", asks_tests=False)
     rows = features(_cands(), view, rrf_k=30.0)
     assert len(rows) == 4
     assert all(len(row) == len(FEATURES) for row in rows)
@@ -46,7 +46,6 @@ def test_the_features_of_each_candidate_read_what_the_fusion_knew():
     assert (test["kind:test"], doc["kind:doc"], first["kind:test"]) == (1.0, 1.0, 0.0)
     assert first["length"] == pytest.approx(1.2)
     assert client["length"] == -3.0
-    assert first["length:explanatory"] == 0.0
     assert (client["lifted"], test["lender"], first["lifted"]) == (1.0, 1.0, 0.0)
     # the file name's parts the question spells: http + client; test + http + client (2 of 3);
     # router (1 of 1); folders: src/http -> http of (src, http)
@@ -57,24 +56,22 @@ def test_the_features_of_each_candidate_read_what_the_fusion_knew():
     assert doc["name"] == 0.0  # "routing" is not "router": the question spells whole parts only
 
 
-def test_a_question_about_how_code_works_or_about_tests_sets_its_own_features():
-    view = query_view("How does the router match a path?", explanatory=True, asks_tests=True)
+def test_a_question_naming_tests_marks_the_tests():
+    view = query_view("Fix the router tests", asks_tests=True)
     rows = features(_cands(), view, rrf_k=30.0)
-    assert _row(rows, 0)["length:explanatory"] == pytest.approx(1.2)
-    assert _row(rows, 1)["test:explanatory"] == 1.0
     assert _row(rows, 1)["test:asked"] == 1.0
     assert _row(rows, 0)["test:asked"] == 0.0
     assert features([], view, rrf_k=30.0) == []
 
 
 def test_without_coefficients_the_fused_order_stands():
-    rows = features(_cands(), query_view("router", explanatory=False, asks_tests=False), rrf_k=30.0)
+    rows = features(_cands(), query_view("router", asks_tests=False), rrf_k=30.0)
     assert order(rows, {}) == [0, 1, 2, 3]
     assert scores(rows, {}) == [row[FEATURES.index("fused")] for row in rows]
 
 
 def test_coefficients_move_candidates_and_unknown_names_are_ignored():
-    rows = features(_cands(), query_view("http client", explanatory=False, asks_tests=False), rrf_k=30.0)
+    rows = features(_cands(), query_view("http client", asks_tests=False), rrf_k=30.0)
     # a strong weight on the file name's overlap lifts src/http/client.py (name share 1) over the router
     # (share 0 for this question) and the test (2 of 3)
     assert order(rows, {"name": 5.0, "no-such-feature": 100.0})[:2] == [2, 1]
