@@ -8,7 +8,9 @@ repository listed per language), and runs coordinate ascent over a few knobs of 
 tries its candidate values with the others fixed and keeps the best by the mean over repositories of MRR
 (every repository counts alike, whatever its number of questions). Prints every trial, then the fitted
 values: copy them into Weights by hand, with the figures, after checking the REPORT split and the
-development set (bench/eval_dev.py) did not drop. `--knob NAME=V1,V2` tries those values of any field of
+development set (bench/eval_dev.py) did not drop. The learned re-ranker (Weights.ranker) is off while
+fitting: it was fitted on the hand fusion's output, so refit it (bench/fit_ranker.py) after changing a knob.
+`--knob NAME=V1,V2` tries those values of any field of
 Weights; `--embedder` must be the one DIR's indexes were built with (history_bench.py --embedder).
 """
 
@@ -100,7 +102,8 @@ def main() -> int:
                                         for r, q in zip(ranked, questions, strict=True)))
         return statistics.mean(mrrs), statistics.mean(hits)
 
-    best = DEFAULT_WEIGHTS
+    # the hand fusion alone: the learned ranker (fitted on top of it by bench/fit_ranker.py) is off
+    best = dataclasses.replace(DEFAULT_WEIGHTS, ranker=False)
     best_score = objective(best)
     print(f"default: MRR {best_score[0]:.4f} hit@5 {best_score[1]:.4f}")
     for _ in range(args.rounds):

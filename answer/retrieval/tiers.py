@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
 from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
+from answer.retrieval.ranker import TOP_K, Candidate, query_view
+from answer.retrieval.ranker import features as ranker_features
+from answer.retrieval.ranker import order as ranker_order
 from generator.index.memos import Memo
 from generator.index.tokens import query_terms, split_identifier
 from sourcebook.errors import UsageError
@@ -155,6 +158,10 @@ class Weights:
     # 1): history TUNE hit@5 0.849 -> 0.852, REPORT 0.839 -> 0.843 (MRR 0.692 -> 0.694), and 0.6 or 0.4
     # instead of a second 0.8 within 0.001; development set flask MRR 0.883 -> 0.884, recall@5 0.750 ->
     # 0.744 (a test that is itself an answer of SWE-QA now waits behind its subject)
+    # re-rank the fused top files of a hybrid search for a task or a report with the learned ranker
+    # (answer/retrieval/ranker.py); off, the hand fusion above is the whole file ranking (bench/fit_weights.py
+    # fits it so)
+    ranker: bool = True
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -1302,9 +1309,16 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
     later entries in the same list add a geometrically decaying share (breadth without domination).
     A file a test of `subjects` tests then closes `w.subjects` of the gap to that test's score, before the
     priors of file kinds apply; a test that lifted its subject so takes its kind's prior twice."""
+    return _fuse_files(lists, w, priors, subjects)[0]
+
+
+def _fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, float] | None = None,
+                subjects: Mapping[str, Sequence[str]] | None = None) -> tuple[list[FileHit], dict[str, str]]:
+    """fuse_files, and each lifted subject -> the test that lifted it."""
     scores: dict[str, float] = {}
     tiers: dict[str, set[str]] = {}
     lenders: set[str] = set()  # tests that lifted a subject
+    lifts: dict[str, str] = {}
     for name, cands in lists.items():
         if name in SPAN_ONLY_LISTS:
             continue
@@ -1340,6 +1354,7 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
                 lifted[target] = scores.get(target, 0.0) + w.subjects * gap
                 tiers.setdefault(target, set()).update(tiers[test])
                 lenders.add(test)
+                lifts[target] = test
         scores = lifted
     if priors:
         # a test that lifted its subject takes its prior twice: its match now ranks the code it tests,
@@ -1347,7 +1362,106 @@ def fuse_files(lists: dict[str, list[_Cand]], w: Weights, priors: dict[str, floa
         scores = {path: score * priors.get(path, 1.0) ** (2 if path in lenders else 1)
                   for path, score in scores.items()}
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked]
+    return [FileHit(path, round(score, 6), tuple(sorted(tiers[path]))) for path, score in ranked], lifts
+
+
+_SOURCE_MEDIAN: Memo[int] = Memo("ranker:source_median")
+
+
+def _source_median(store: IndexStore) -> int:
+    """The median line count of the store's product source files (code, not auxiliary, not tool
+    configuration): what the ranker's length feature compares a file with, once per store."""
+    median = store.memos.get(_SOURCE_MEDIAN)
+    if median is None:
+        kinds = _file_kinds(store)
+        lines = store.memos.get(_LINE_COUNTS) or {}
+        counts = sorted(lines.get(path, 0) for path, kind in kinds.items()
+                        if kind == "code" and not is_auxiliary(path) and not is_tool_config(path))
+        median = store.memos.put(_SOURCE_MEDIAN, counts[len(counts) // 2] if counts else 0)
+    return median
+
+
+def _ranker_candidates(store: IndexStore, lists: dict[str, list[_Cand]], fused: Sequence[FileHit],
+                       lifts: Mapping[str, str]) -> list[Candidate]:
+    """What the fusion knew about each of `fused` (answer/retrieval/ranker.py Candidate)."""
+    wanted = {f.path for f in fused}
+    ranks: dict[str, dict[str, int]] = {path: {} for path in wanted}
+    entries: dict[str, dict[str, int]] = {path: {} for path in wanted}
+    for name, cands in lists.items():
+        if name in SPAN_ONLY_LISTS:
+            continue
+        seen: set[str] = set()  # the list's files so far: a file's rank is its first entry's among files
+        for cand in cands:
+            if cand.path not in seen:
+                seen.add(cand.path)
+                if cand.path in wanted:
+                    ranks[cand.path][name] = len(seen)
+            if cand.path in wanted:
+                entries[cand.path][name] = entries[cand.path].get(name, 0) + 1
+    kinds = _file_kinds(store)
+    lines = store.memos.get(_LINE_COUNTS) or {}
+    median = _source_median(store)
+    lenders = set(lifts.values())
+    out: list[Candidate] = []
+    for hit in fused:
+        kind = kinds.get(hit.path, "code")
+        length = 0.0
+        if kind == "code":
+            if is_tool_config(hit.path):
+                kind = "config"
+            elif is_auxiliary(hit.path):
+                kind = "aux"
+            elif is_changelog(hit.path):
+                kind = "changelog"
+            else:
+                length = math.log((1 + lines.get(hit.path, 0)) / (1 + median))
+        elif is_changelog(hit.path):
+            kind = "changelog"
+        out.append(Candidate(hit.path, hit.score, ranks[hit.path], entries[hit.path], kind, length,
+                             hit.path in lifts, hit.path in lenders))
+    return out
+
+
+def candidate_features(store: IndexStore, query: str, lists: dict[str, list[_Cand]], fused: Sequence[FileHit],
+                       *, lifts: Mapping[str, str], w: Weights) -> list[list[float]]:
+    """The ranker's feature rows (answer/retrieval/ranker.py FEATURES) of `fused`, in its order."""
+    parsed = parse_query(query)
+    view = query_view(query, asks_tests=bool(parsed.words & _TEST_WORDS))
+    return ranker_features(_ranker_candidates(store, lists, fused, lifts), view, w.rrf_k)
+
+
+def rerank_files(store: IndexStore, query: str, lists: dict[str, list[_Cand]], fused: Sequence[FileHit],
+                 *, lifts: Mapping[str, str], w: Weights,
+                 coefficients: Mapping[str, float] | None = None) -> list[FileHit]:
+    """`fused` with its top TOP_K re-ranked by the learned ranker (`coefficients`, by default the fitted
+    ones of answer/retrieval/ranker_model.py). The k-th file of the new order takes the k-th best fused
+    score: a file's score stays on the fusion's scale, and the spread of the top scores (what the answer's
+    confidence reads: answer/answering/grade.py dominance, calibrated on fused scores) stays the fusion's."""
+    if coefficients is None:
+        from answer.retrieval.ranker_model import COEFFICIENTS
+
+        coefficients = COEFFICIENTS
+    if not coefficients or len(fused) < 2:
+        return list(fused)
+    top = list(fused[:TOP_K])
+    ranked = ranker_order(candidate_features(store, query, lists, top, lifts=lifts, w=w), coefficients)
+    return [FileHit(top[i].path, top[pos].score, top[i].tiers) for pos, i in enumerate(ranked)] + \
+        list(fused[TOP_K:])
+
+
+def file_candidates(store: IndexStore, query: str, weights: Weights = DEFAULT_WEIGHTS
+                    ) -> tuple[list[FileHit], list[list[float]]]:
+    """The fused top TOP_K files of a hybrid search for `query`, before the ranker, and their feature rows:
+    what bench/fit_ranker.py fits the ranker on (the same lists and fusion search_codebase ranks)."""
+    query = _prepare(query)
+    if not query:
+        return [], []
+    lists = _collect(store, query, "hybrid", None, limit=TOP_K, w=weights, notes=[])
+    priors = _file_priors(store, query, weights)
+    subjects = test_subjects(store) if weights.subjects else {}
+    fused, lifts = _fuse_files(lists, weights, priors, subjects)
+    top = fused[:TOP_K]
+    return top, candidate_features(store, query, lists, top, lifts=lifts, w=weights)
 
 
 def _span_scores(lists: dict[str, list[_Cand]], w: Weights
@@ -1472,8 +1586,13 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         result.degraded = True
         result.notes.append(f"file kinds unavailable, ranked without them: {exc}")
         priors, subjects = {}, {}
-    result.files = [f for f in fuse_files(lists, weights, priors, subjects)
-                    if _in_scope(f.path, scope)][:limit]
+    fused, lifts = _fuse_files(lists, weights, priors, subjects)
+    fused = [f for f in fused if _in_scope(f.path, scope)]
+    if weights.ranker and type == "hybrid" and not result.degraded and not parse_query(query).explanatory:
+        # tasks and reports only (answer/retrieval/ranker.py): a question about how the code works keeps
+        # the hand fusion
+        fused = rerank_files(store, query, lists, fused, lifts=lifts, w=weights)
+    result.files = fused[:limit]
     scored = _span_scores(lists, weights)
     result.hits = fuse_spans(scored, limit, scope)
     result.file_spans = spans_by_file(scored, [f.path for f in result.files], FILE_SPANS)

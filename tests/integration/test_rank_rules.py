@@ -141,15 +141,18 @@ def test_tool_configuration_scripts_and_go_examples_rank_behind_the_product(make
               for i in range(5)}
     store = _store(make_repo, files)
     question = "Minify the bundle output"
-    flat = Weights(config_prior=1.0, aux_prior=1.0)
-    scores = {f.path: f.score for f in rank_files(store, question)}
+    # the priors of the hand fusion, scores compared without the learned ranker (it re-assigns them)
+    hand = Weights(ranker=False)
+    flat = Weights(config_prior=1.0, aux_prior=1.0, ranker=False)
+    scores = {f.path: f.score for f in rank_files(store, question, weights=hand)}
     unweighted = {f.path: f.score for f in rank_files(store, question, weights=flat)}
     assert scores["rollup.config.mjs"] < unweighted["rollup.config.mjs"]
     assert scores["_examples/bundle/main.go"] < unweighted["_examples/bundle/main.go"]
+    assert rank_files(store, question, weights=hand)[0].path == "src/compress.ts"
     assert rank_files(store, question)[0].path == "src/compress.ts"
     # asked for, the configuration is not held back
     asking = "Minify the bundle output in the rollup configuration"
-    assert ({f.path: f.score for f in rank_files(store, asking)}["rollup.config.mjs"]
+    assert ({f.path: f.score for f in rank_files(store, asking, weights=hand)}["rollup.config.mjs"]
             == {f.path: f.score for f in rank_files(store, asking, weights=flat)}["rollup.config.mjs"])
 
 
@@ -165,8 +168,9 @@ def test_a_task_holds_tests_and_docs_further_back_than_a_question_about_how_the_
     files |= {f"shop/part{i}.py": f"def part_{i}(order):\n    return order[{i}]\n" for i in range(5)}
     store = _store(make_repo, files)
     test_path = "checks/test_discount_rules.py"  # named like no source file: no subject to lift
-    w = Weights()
-    flat = Weights(test_prior=1.0, task_test_prior=1.0, doc_prior=1.0, task_doc_prior=1.0)
+    # the hand fusion's priors: without the learned ranker, which re-assigns scores by position
+    w = Weights(ranker=False)
+    flat = Weights(test_prior=1.0, task_test_prior=1.0, doc_prior=1.0, task_doc_prior=1.0, ranker=False)
 
     def prior(question: str, path: str) -> float:
         held = {f.path: f.score for f in rank_files(store, question, weights=w)}[path]

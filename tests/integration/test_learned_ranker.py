@@ -1,0 +1,70 @@
+"""The learned file re-ranker (answer/retrieval/ranker.py) through search_codebase on a small real index:
+it re-orders the fused files, keeps the fused scores' scale, and is off with Weights(ranker=False)."""
+
+import dataclasses
+
+from answer.retrieval import ranker_model
+from answer.retrieval.ranker import FEATURES
+from answer.retrieval.tiers import DEFAULT_WEIGHTS, file_candidates, search_codebase
+from generator.index.command import index_repository
+from generator.index.store import open_index
+from sourcebook.config import load_config
+
+HAND = dataclasses.replace(DEFAULT_WEIGHTS, ranker=False)
+
+
+def _store(make_repo):
+    # the question's words fill one big module (many chunks match) while the module it names by file
+    # name matches them once
+    crowd = "".join(f"def retry_request_{i}(session, timeout):\n    # retry the request after a timeout\n"
+                    f"    return session.retry(timeout={i})\n\n\n" for i in range(25))
+    files = {
+        "pkg/session.py": crowd,
+        "pkg/backoff.py": "def wait(attempt):\n    # how long a retry waits: grows with the attempt\n"
+                          "    return 2 ** attempt\n",
+        "pkg/util.py": "def unrelated():\n    return 1\n",
+    }
+    root = make_repo(files)
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    return open_index(config)
+
+
+def test_the_ranker_reorders_the_fused_files_and_keeps_their_scores_scale(make_repo, monkeypatch):
+    store = _store(make_repo)
+    question = "Retry backoff waits too long after a request timeout"
+    hand = search_codebase(store, question, "hybrid", limit=10, weights=HAND)
+    assert [f.path for f in hand.files][:2] == ["pkg/session.py", "pkg/backoff.py"]
+    # a model weighing the file name the question spells lifts pkg/backoff.py over the crowd
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {"name": 5.0})
+    ranked = search_codebase(store, question, "hybrid", limit=10)
+    assert [f.path for f in ranked.files][:2] == ["pkg/backoff.py", "pkg/session.py"]
+    # the same files, and the k-th file takes the k-th fused score: the scores' spread is the fusion's
+    assert sorted(f.path for f in ranked.files) == sorted(f.path for f in hand.files)
+    assert [f.score for f in ranked.files] == [f.score for f in hand.files]
+    # a file keeps its own tiers
+    assert ranked.files[0].tiers == next(f.tiers for f in hand.files if f.path == "pkg/backoff.py")
+    # ranker=False is the hand fusion whatever the model, and a single-tier search is never re-ranked
+    assert search_codebase(store, question, "hybrid", limit=10, weights=HAND).files == hand.files
+    lexical = search_codebase(store, question, "lexical", limit=10)
+    assert lexical.files == search_codebase(store, question, "lexical", limit=10, weights=HAND).files
+    # a question asking how the code works keeps the hand fusion (the ranker ranks tasks and reports)
+    asked = "How long does a retry wait after a request timeout?"
+    assert (search_codebase(store, asked, "hybrid", limit=10).files
+            == search_codebase(store, asked, "hybrid", limit=10, weights=HAND).files)
+    # no coefficients: the fused order
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
+    assert search_codebase(store, question, "hybrid", limit=10).files == hand.files
+
+
+def test_file_candidates_give_the_fused_top_files_and_one_feature_row_each(make_repo):
+    store = _store(make_repo)
+    question = "Retry backoff waits too long after a request timeout"
+    hits, rows = file_candidates(store, question, HAND)
+    hand = search_codebase(store, question, "hybrid", limit=10, weights=HAND)
+    assert [h.path for h in hits] == [f.path for f in hand.files]
+    assert len(rows) == len(hits)
+    named = FEATURES.index("name")
+    assert rows[[h.path for h in hits].index("pkg/backoff.py")][named] == 1.0
+    assert rows[[h.path for h in hits].index("pkg/session.py")][named] == 0.0  # "session" is not spelled
+    assert file_candidates(store, "   ", HAND) == ([], [])
