@@ -181,3 +181,22 @@ def test_a_task_holds_tests_and_docs_further_back_than_a_question_about_how_the_
     assert prior("Fix the tests of the bulk discount rounding", test_path) == pytest.approx(1.0, abs=1e-4)
     asking = "Fix the docs of the bulk discount rounding"
     assert prior(asking, "docs/discounts.md") == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_function_named_as_a_call_ranks_its_definition_over_the_tests(make_repo):
+    # "test()" is the helper the change configures: a word only, it would ask for the test files
+    helper = ("package app.testing\n\n"
+              "fun Command.test(argv: String, env: Map<String, String> = emptyMap()): Result {\n"
+              "    return run(argv.split(\" \"), env)\n}\n")
+    tests = {f"tests/app/Feature{i}Test.kt": (f"package app\n\nclass Feature{i}Test {{\n"
+                                              f"    fun `feature {i} configuration`() {{\n"
+                                              f"        val more = Feature{i}().test(\"--more {i}\")\n"
+                                              f"        check(more.configuration == {i})\n    }}\n}}\n")
+             for i in range(3)}
+    files = {"src/app/testing/Testing.kt": helper, **tests,
+             **{f"src/app/Part{i}.kt": f"package app\n\nfun part{i}(x: Int): Int = x + {i}\n" for i in range(4)}}
+    store = _store(make_repo, files)
+    ranked = [f.path for f in rank_files(store, "Add more configuration to test()")]
+    assert ranked[0] == "src/app/testing/Testing.kt"
+    # as a plain word the same request ranks the tests first (it asks about tests)
+    assert rank_files(store, "Add more configuration to the test")[0].path.startswith("tests/")
