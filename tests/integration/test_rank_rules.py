@@ -193,10 +193,37 @@ def test_a_function_named_as_a_call_ranks_its_definition_over_the_tests(make_rep
                                               f"        val more = Feature{i}().test(\"--more {i}\")\n"
                                               f"        check(more.configuration == {i})\n    }}\n}}\n")
              for i in range(3)}
-    files = {"src/app/testing/Testing.kt": helper, **tests,
-             **{f"src/app/Part{i}.kt": f"package app\n\nfun part{i}(x: Int): Int = x + {i}\n" for i in range(4)}}
+    parts = {f"src/app/Part{i}.kt": f"package app\n\nfun part{i}(x: Int): Int = x + {i}\n" for i in range(4)}
+    files = {"src/app/testing/Testing.kt": helper, **tests, **parts}
     store = _store(make_repo, files)
     ranked = [f.path for f in rank_files(store, "Add more configuration to test()")]
     assert ranked[0] == "src/app/testing/Testing.kt"
     # as a plain word the same request ranks the tests first (it asks about tests)
     assert rank_files(store, "Add more configuration to the test")[0].path.startswith("tests/")
+
+
+def test_the_folder_a_leading_scope_names_ranks_first(make_repo):
+    # the same words in two components; the message's scope says which one changed
+    def render(kind: str, extra: int) -> str:
+        return (f"export function render{kind}(node) {{\n  // clean up the styles of the node\n"
+                f"  node.style = cleanStyles(node.style)\n  return node\n}}\n"
+                + "".join(f"export const size{n} = {n}\n" for n in range(extra)))
+    files = {"src/core/render.js": render("Core", 40),
+             "src/widgets/render.js": render("Widget", 0),
+             "test/render.test.js": "test('clean up styles', () => renderCore({style: 1}))\n",
+             **{f"src/core/part{i}.js": f"export const part{i} = {i}\n" for i in range(4)}}
+    store = _store(make_repo, files)
+    assert rank_files(store, "clean up styles")[0].path == "src/core/render.js"
+    assert Weights().scope_prior > 1.0
+    flat, scoped = Weights(scope_prior=1.0), Weights(scope_prior=2.0)
+    for question in ("widgets: clean up styles", "fix(widget): clean up styles", "[Widgets] clean up styles"):
+        assert rank_files(store, question)[0].path == "src/widgets/render.js", question
+        # the folder's code alone takes the prior: not the other folders, nor the tests
+        unscoped = {f.path: f.score for f in rank_files(store, question, weights=flat)}
+        lifted = {f.path: f.score for f in rank_files(store, question, weights=scoped)}
+        widget = "src/widgets/render.js"
+        assert lifted[widget] == pytest.approx(2 * unscoped[widget], abs=1e-5)
+        assert lifted["src/core/render.js"] == unscoped["src/core/render.js"]
+        assert lifted["test/render.test.js"] == unscoped["test/render.test.js"]
+    # a scope naming no folder changes nothing
+    assert rank_files(store, "fix: clean up styles")[0].path == "src/core/render.js"

@@ -1,4 +1,4 @@
-from answer.retrieval.query import extract_identifiers, scopes_as_dots
+from answer.retrieval.query import extract_identifiers, leading_scope, scopes_as_dots
 from answer.retrieval.question import parse_query
 
 
@@ -79,3 +79,13 @@ def test_a_plain_word_written_as_a_call_is_a_code_name():
     # a conventional commit's empty scope is not a call; a method call keeps its dotted name
     assert "feat" not in parse_query("feat(): add a header").code_names
     assert "client.close" in parse_query("call client.close() on exit").code_names
+
+
+def test_the_leading_scope_of_a_commit_message_names_a_component():
+    assert leading_scope("middleware: fix a missing return") == "middleware"
+    assert leading_scope("fix(parser): accept a trailing comma") == "parser"
+    assert leading_scope("chore(examples)!: move the demo") == "examples"
+    assert leading_scope("[Console] Fix the table helper") == "console"
+    assert leading_scope("fix: a bare type") == "fix"  # names a folder only if the repository has one
+    for text in ("Fix the parser", "feat!: breaking", "see https://example.com/x: here", "a: "):
+        assert leading_scope(text) == ""
