@@ -227,3 +227,24 @@ def test_the_folder_a_leading_scope_names_ranks_first(make_repo):
         assert lifted["test/render.test.js"] == unscoped["test/render.test.js"]
     # a scope naming no folder changes nothing
     assert rank_files(store, "fix: clean up styles")[0].path == "src/core/render.js"
+
+
+def test_a_question_asking_for_an_example_ranks_the_example_over_the_product(make_repo):
+    # the product and its example spell the same words; asked about the example, the example changed
+    files = {"src/search.rb": ("class Search\n  # sign the request with the auth param\n"
+                               "  def sign(request, auth)\n    request.merge(auth: auth)\n  end\nend\n"),
+             "examples/amazon_search.rb": ("require 'search'\n\n# sign the request with the auth param\n"
+                                           "def sign_request(request, auth)\n"
+                                           "  Search.new.sign(request, auth)\nend\n")}
+    files |= {f"src/part{i}.rb": f"def part_{i}(x)\n  x + {i}\nend\n" for i in range(5)}
+    store = _store(make_repo, files)
+    assert rank_files(store, "Sign the request with the auth param")[0].path == "src/search.rb"
+    asking = "Fix the example: sign the request with the auth param"
+    assert rank_files(store, asking)[0].path == "examples/amazon_search.rb"
+    neutral = Weights(aux_asked_prior=1.0)
+    lifted = {f.path: f.score for f in rank_files(store, asking)}
+    unlifted = {f.path: f.score for f in rank_files(store, asking, weights=neutral)}
+    example = "examples/amazon_search.rb"
+    assert lifted[example] == pytest.approx(Weights().aux_asked_prior * unlifted[example], abs=1e-5)
+    assert Weights().aux_asked_prior > 1.0
+    assert lifted["src/search.rb"] == unlifted["src/search.rb"]
