@@ -154,6 +154,20 @@ def relational_parts(question: str) -> tuple[str, str] | None:
     return None
 
 
+# The component a commit message or a report title names before its text, by the conventions of each
+# ecosystem: `scope: …` (Go, Rust, git itself: "middleware: fix …"), a conventional commit's
+# `type(scope): …`, or a bracketed `[Scope] …` (Symfony's "[Console] …"). The type alone
+# (`fix: …`, `chore: …`) names no component; the caller checks the scope against the repository's folders.
+_LEADING_SCOPE = re.compile(r"^\s*(?:\[([\w./-]{2,60})\]|[A-Za-z]+\(([\w./-]{2,60})\)!?:|([\w./-]{2,60}):)\s")
+
+
+def leading_scope(question: str) -> str:
+    """The component a question names before its text (`middleware: fix …`, `fix(parser): …`,
+    `[Console] …`), lower-cased; "" when it names none."""
+    match = _LEADING_SCOPE.match(question)
+    return next((g for g in match.groups() if g), "").lower() if match else ""
+
+
 def normalize_question(question: str) -> str:
     """The cache form of a question: case-folded, whitespace collapsed, trailing punctuation dropped.
 

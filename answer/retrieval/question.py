@@ -64,7 +64,7 @@ class ParsedQuery:
     # full-text terms (issue references and links left out), stop words dropped, distinct, at most
     # MAX_QUERY_TERMS
     terms: tuple[str, ...]
-    words: frozenset[str]  # lower-cased alphabetic words: what asks for tests, docs, examples
+    words: frozenset[str]  # lower-cased alphabetic words: what asks for tests, docs, examples (not calls)
     phrases: tuple[str, ...]  # quoted text and exception messages, matched verbatim
     sides: tuple[str, str] | None  # the two sides of a relational question
     explanatory: bool = False  # asks how the code works, not where to change it (is_explanatory)
@@ -78,10 +78,18 @@ class ParsedQuery:
         return lead_paragraph(_ISSUE_NUMBERS.sub(" ", self.text))[:MAX_SEMANTIC_CHARS]
 
 
+# a word written as a call, `test()` or `render()`: code, though a plain word has no case or separator to
+# show it (a commit message's "Add more configuration to test()" names the function `test`); not a
+# conventional commit's empty scope, `feat(): …`
+_CALL_FORM = re.compile(r"(?<![\w.$])([A-Za-z_]\w*)\(\)(?!:)")
+
+
 def _code_names(text: str) -> list[str]:
-    """The identifiers as written, then the dotted form of those written with another scope separator
-    (`registry::get` -> `registry.get`: the index's qualified name of the member)."""
+    """The identifiers as written (and a plain word written as a call, `test()`), then the dotted form of
+    those written with another scope separator (`registry::get` -> `registry.get`: the index's qualified
+    name of the member)."""
     names = dict.fromkeys(identifiers(text))
+    names.update(dict.fromkeys(m.group(1) for m in _CALL_FORM.finditer(text) if len(m.group(1)) >= 2))
     dotted = scopes_as_dots(text)
     if dotted != text:
         names.update(dict.fromkeys(identifiers(dotted)))
@@ -136,7 +144,8 @@ def parse_query(text: str) -> ParsedQuery:
         identifiers=extract_identifiers(text),
         code_names=tuple(_code_names(without_references(text))[:MAX_CODE_NAMES]),
         terms=tuple(terms),
-        words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", text)),
+        # a word named as a call (`test()`) is the name of a function, not a request for tests or docs
+        words=frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", _CALL_FORM.sub(" ", text))),
         phrases=tuple(exact_phrases(text)),
         sides=relational_parts(text),
         explanatory=is_explanatory(text),

@@ -185,3 +185,70 @@ def test_a_task_holds_tests_and_docs_further_back_than_a_question_about_how_the_
     assert prior("Fix the tests of the bulk discount rounding", test_path) == pytest.approx(1.0, abs=1e-4)
     asking = "Fix the docs of the bulk discount rounding"
     assert prior(asking, "docs/discounts.md") == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_function_named_as_a_call_ranks_its_definition_over_the_tests(make_repo):
+    # "test()" is the helper the change configures: a word only, it would ask for the test files
+    helper = ("package app.testing\n\n"
+              "fun Command.test(argv: String, env: Map<String, String> = emptyMap()): Result {\n"
+              "    return run(argv.split(\" \"), env)\n}\n")
+    tests = {f"tests/app/Feature{i}Test.kt": (f"package app\n\nclass Feature{i}Test {{\n"
+                                              f"    fun `feature {i} configuration`() {{\n"
+                                              f"        val more = Feature{i}().test(\"--more {i}\")\n"
+                                              f"        check(more.configuration == {i})\n    }}\n}}\n")
+             for i in range(3)}
+    parts = {f"src/app/Part{i}.kt": f"package app\n\nfun part{i}(x: Int): Int = x + {i}\n" for i in range(4)}
+    files = {"src/app/testing/Testing.kt": helper, **tests, **parts}
+    store = _store(make_repo, files)
+    ranked = [f.path for f in rank_files(store, "Add more configuration to test()")]
+    assert ranked[0] == "src/app/testing/Testing.kt"
+    # as a plain word the same request ranks the tests first (it asks about tests)
+    assert rank_files(store, "Add more configuration to the test")[0].path.startswith("tests/")
+
+
+def test_the_folder_a_leading_scope_names_ranks_first(make_repo):
+    # the same words in two components; the message's scope says which one changed
+    def render(kind: str, extra: int) -> str:
+        return (f"export function render{kind}(node) {{\n  // clean up the styles of the node\n"
+                f"  node.style = cleanStyles(node.style)\n  return node\n}}\n"
+                + "".join(f"export const size{n} = {n}\n" for n in range(extra)))
+    files = {"src/core/render.js": render("Core", 40),
+             "src/widgets/render.js": render("Widget", 0),
+             "test/render.test.js": "test('clean up styles', () => renderCore({style: 1}))\n",
+             **{f"src/core/part{i}.js": f"export const part{i} = {i}\n" for i in range(4)}}
+    store = _store(make_repo, files)
+    assert rank_files(store, "clean up styles")[0].path == "src/core/render.js"
+    assert Weights().scope_prior > 1.0
+    flat, scoped = Weights(scope_prior=1.0), Weights(scope_prior=2.0)
+    for question in ("widgets: clean up styles", "fix(widget): clean up styles", "[Widgets] clean up styles"):
+        assert rank_files(store, question)[0].path == "src/widgets/render.js", question
+        # the folder's code alone takes the prior: not the other folders, nor the tests
+        unscoped = {f.path: f.score for f in rank_files(store, question, weights=flat)}
+        lifted = {f.path: f.score for f in rank_files(store, question, weights=scoped)}
+        widget = "src/widgets/render.js"
+        assert lifted[widget] == pytest.approx(2 * unscoped[widget], abs=1e-5)
+        assert lifted["src/core/render.js"] == unscoped["src/core/render.js"]
+        assert lifted["test/render.test.js"] == unscoped["test/render.test.js"]
+    # a scope naming no folder changes nothing
+    assert rank_files(store, "fix: clean up styles")[0].path == "src/core/render.js"
+
+
+def test_a_question_asking_for_an_example_ranks_the_example_over_the_product(make_repo):
+    # the product and its example spell the same words; asked about the example, the example changed
+    files = {"src/search.rb": ("class Search\n  # sign the request with the auth param\n"
+                               "  def sign(request, auth)\n    request.merge(auth: auth)\n  end\nend\n"),
+             "examples/amazon_search.rb": ("require 'search'\n\n# sign the request with the auth param\n"
+                                           "def sign_request(request, auth)\n"
+                                           "  Search.new.sign(request, auth)\nend\n")}
+    files |= {f"src/part{i}.rb": f"def part_{i}(x)\n  x + {i}\nend\n" for i in range(5)}
+    store = _store(make_repo, files)
+    assert rank_files(store, "Sign the request with the auth param")[0].path == "src/search.rb"
+    asking = "Fix the example: sign the request with the auth param"
+    assert rank_files(store, asking)[0].path == "examples/amazon_search.rb"
+    neutral = Weights(aux_asked_prior=1.0)
+    lifted = {f.path: f.score for f in rank_files(store, asking)}
+    unlifted = {f.path: f.score for f in rank_files(store, asking, weights=neutral)}
+    example = "examples/amazon_search.rb"
+    assert lifted[example] == pytest.approx(Weights().aux_asked_prior * unlifted[example], abs=1e-5)
+    assert Weights().aux_asked_prior > 1.0
+    assert lifted["src/search.rb"] == unlifted["src/search.rb"]

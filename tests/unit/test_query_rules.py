@@ -1,4 +1,4 @@
-from answer.retrieval.query import extract_identifiers, scopes_as_dots
+from answer.retrieval.query import extract_identifiers, leading_scope, scopes_as_dots
 from answer.retrieval.question import parse_query
 
 
@@ -64,3 +64,28 @@ def test_the_semantic_text_is_bounded_and_linear_in_many_empty_paragraphs():
     assert len(parse_query(long_lead).semantic_text) == 4000
     many = "\n\n.".join([""] * 20_000)
     assert parse_query(many).semantic_text == many.strip()[:4000]
+
+
+def test_a_plain_word_written_as_a_call_is_a_code_name():
+    parsed = parse_query("Add more configuration to test() and render()")
+    assert {"test", "render"} <= set(parsed.code_names)
+    # it names a function: it does not ask about tests
+    assert "test" not in parsed.words
+    assert "configuration" in parsed.words
+    # written as a word it is prose, and asks about tests
+    prose = parse_query("Add more configuration to the test")
+    assert "test" not in prose.code_names
+    assert "test" in prose.words
+    # a conventional commit's empty scope is not a call; a method call keeps its dotted name
+    assert "feat" not in parse_query("feat(): add a header").code_names
+    assert "client.close" in parse_query("call client.close() on exit").code_names
+
+
+def test_the_leading_scope_of_a_commit_message_names_a_component():
+    assert leading_scope("middleware: fix a missing return") == "middleware"
+    assert leading_scope("fix(parser): accept a trailing comma") == "parser"
+    assert leading_scope("chore(examples)!: move the demo") == "examples"
+    assert leading_scope("[Console] Fix the table helper") == "console"
+    assert leading_scope("fix: a bare type") == "fix"  # names a folder only if the repository has one
+    for text in ("Fix the parser", "feat!: breaking", "see https://example.com/x: here", "a: "):
+        assert leading_scope(text) == ""
