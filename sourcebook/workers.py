@@ -384,7 +384,11 @@ def _worker_started(parent: int) -> None:
 
 def die_with_parent(parent: int) -> None:
     """Make this forked worker die with `parent`: a killed or timed-out build must not leave workers behind
-    (Linux; elsewhere the pool's pipes end them when the parent exits)."""
+    (Linux; elsewhere the pool's pipes end them when the parent exits). SIGTERM, too, ends it at once."""
+    # the build's own SIGTERM handler (raise, so every `finally` runs) is the parent's: inherited here, it
+    # turned the pool's terminate of its idle workers into tracebacks on the terminal (CPython's pool can
+    # take a worker's normal exit at shutdown for a broken pool, and then terminates the others)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

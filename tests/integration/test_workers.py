@@ -6,6 +6,7 @@ import logging
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -46,6 +47,27 @@ def test_results_come_in_order_from_this_process_and_the_workers() -> None:
     assert [r for r, _ in results] == [n * n for n in range(300)]
     pids = {pid for _, pid in results}
     assert len(pids) >= 2  # a forked worker took items
+
+
+def _sigterm_handler(n: int) -> tuple[str, int]:
+    handler = signal.getsignal(signal.SIGTERM)
+    return ("default" if handler == signal.SIG_DFL else repr(handler)), os.getpid()
+
+
+def test_a_worker_ends_quietly_on_sigterm_whatever_handler_the_build_set() -> None:
+    """The build raises on SIGTERM so its `finally` blocks run; a worker must not inherit that: the pool
+    terminates idle workers itself, and each would print a traceback of the raise."""
+
+    def build_handler(signum: int, frame: types.FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, build_handler)
+    try:
+        results = list(ordered_map(_sigterm_handler, list(range(40)), 2, min_items=10, heavy=lambda n: True))
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    in_workers = {handler for handler, pid in results if pid != os.getpid()}
+    assert in_workers == {"default"}
 
 
 def test_heavy_items_go_to_a_worker_however_much_it_has_queued() -> None:
