@@ -1168,6 +1168,16 @@ def _scoped_files(store: IndexStore, query: str) -> list[str]:
             if kind == "code" and any(part.lower() in wanted for part in path.split("/")[:-1])]
 
 
+def _ranked_by_model(query: str) -> bool:
+    """Whether the learned ranker re-ranks `query`'s files: a task or a report (answer/retrieval/ranker.py),
+    not a question about how the code works, and not one asking for tests or documentation. The fitting
+    sets hold none of the first, and their gold files are never tests or docs, so what the model learned of
+    those kinds (held back) is right only when they are not what is asked for: such a question keeps the
+    hand fusion, which lifts them."""
+    parsed = parse_query(query)
+    return not parsed.explanatory and not parsed.words & (_TEST_WORDS | _DOC_WORDS)
+
+
 def _kind_priors(store: IndexStore, query: str, w: Weights) -> dict[str, float]:
     """path -> multiplier for its file kind (tests, docs, configuration, change logs and auxiliary code
     behind the product's code unless the query asks for them)."""
@@ -1617,9 +1627,7 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
         priors, subjects = {}, {}
     fused, lifts = _fuse_files(lists, weights, priors, subjects)
     fused = [f for f in fused if _in_scope(f.path, scope)]
-    if weights.ranker and type == "hybrid" and not result.degraded and not parse_query(query).explanatory:
-        # tasks and reports only (answer/retrieval/ranker.py): a question about how the code works keeps
-        # the hand fusion
+    if weights.ranker and type == "hybrid" and not result.degraded and _ranked_by_model(query):
         fused = rerank_files(store, query, lists, fused, lifts=lifts, w=weights)
     result.files = fused[:limit]
     scored = _span_scores(lists, weights)

@@ -1,5 +1,7 @@
 """The learned file re-ranker (answer/retrieval/ranker.py) through search_codebase on a small real index:
-it re-orders the fused files, keeps the fused scores' scale, and is off with Weights(ranker=False)."""
+it re-orders the fused files, keeps the fused scores' scale, and is off with Weights(ranker=False), for a
+question about how the code works and for one asking for tests or docs; with the shipped model a task asking
+for tests gets the test file first."""
 
 import dataclasses
 
@@ -52,6 +54,11 @@ def test_the_ranker_reorders_the_fused_files_and_keeps_their_scores_scale(make_r
     asked = "How long does a retry wait after a request timeout?"
     assert (search_codebase(store, asked, "hybrid", limit=10).files
             == search_codebase(store, asked, "hybrid", limit=10, weights=HAND).files)
+    # nor does a task asking for tests or documentation (the fitting sets' gold is never either)
+    for asking in ("Fix the tests of the retry backoff after a request timeout",
+                   "Fix the docs of the retry backoff after a request timeout"):
+        assert (search_codebase(store, asking, "hybrid", limit=10).files
+                == search_codebase(store, asking, "hybrid", limit=10, weights=HAND).files)
     # no coefficients: the fused order
     monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
     assert search_codebase(store, question, "hybrid", limit=10).files == hand.files
@@ -68,3 +75,24 @@ def test_file_candidates_give_the_fused_top_files_and_one_feature_row_each(make_
     assert rows[[h.path for h in hits].index("pkg/backoff.py")][named] == 1.0
     assert rows[[h.path for h in hits].index("pkg/session.py")][named] == 0.0  # "session" is not spelled
     assert file_candidates(store, "   ", HAND) == ([], [])
+
+
+def test_with_the_shipped_model_a_task_asking_for_tests_ranks_the_test_first(make_repo):
+    code = ("def bulk_discount(cart):\n    # round half cents down\n"
+            "    return round(cart.total * cart.rate, 2)\n")
+    test = "".join(f"def test_bulk_discount_rounds_half_cents_{i}(cart):\n"
+                   f"    assert bulk_discount(cart) == {i}\n\n\n" for i in range(6))
+    files = {"shop/discount.py": code, "checks/test_discount_rules.py": test,
+             "docs/discounts.md": "# Discounts\n\nA bulk discount rounds half cents down.\n"}
+    files |= {f"shop/part{i}.py": f"def part_{i}(order):\n    return order[{i}]\n" for i in range(5)}
+    root = make_repo(files)
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    store = open_index(config)
+
+    def first(question: str) -> str:
+        return search_codebase(store, question, "hybrid", limit=5).files[0].path
+
+    assert first("Fix the bulk discount rounding of half cents") == "shop/discount.py"
+    assert first("Fix the tests of the bulk discount rounding") == "checks/test_discount_rules.py"
+    assert first("Add a test for the bulk discount rounding of half cents") == "checks/test_discount_rules.py"
