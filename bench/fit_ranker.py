@@ -22,15 +22,16 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.retrieval import history
-from answer.retrieval.evaluate import load_questions
+from answer.retrieval.evaluate import Question, load_questions
 from answer.retrieval.ranker import FEATURES
 from answer.retrieval.tiers import DEFAULT_WEIGHTS, file_candidates
 from bench import corpus
@@ -38,30 +39,40 @@ from bench.history_bench import MIRRORS, REVISION_DONE, question_at, tune_split
 from generator.index.store import open_index
 from sourcebook.config import load_config
 
+if TYPE_CHECKING:
+    from generator.index.store import IndexStore
+
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "answer" / "retrieval" / "ranker_model.py"
 BASE = FEATURES.index("fused")
 
 
-def dump(work: Path, out: Path) -> None:
-    """One JSON line per TUNE question: repo, id, candidate paths, feature rows, gold flags."""
-    weights = dataclasses.replace(DEFAULT_WEIGHTS, ranker=False)
+def _tune_sets(work: Path) -> Iterator[tuple[corpus.Repo, list[Question]]]:
+    """The TUNE repositories that have a history set in `work`, each with its questions."""
     repos = corpus.load()
     tuned = tune_split(repos)
+    for repo in repos:
+        set_path = work / "sets" / f"{repo.folder}.jsonl"
+        if repo.name in tuned and set_path.exists():
+            yield repo, load_questions(set_path)
+
+
+def _write(fh: TextIO, store: IndexStore, repo: corpus.Repo, q: Question, gold: set[str]) -> None:
+    """One JSON line: the question's fused candidates (hand fusion), their feature rows and gold flags."""
+    hits, rows = file_candidates(store, q.question, dataclasses.replace(DEFAULT_WEIGHTS, ranker=False))
+    fh.write(json.dumps({"repo": repo.folder, "id": q.id, "paths": [h.path for h in hits],
+                         "rows": rows, "gold": [h.path in gold for h in hits]}) + "\n")
+
+
+def dump(work: Path, out: Path) -> None:
+    """One JSON line per TUNE question: repo, id, candidate paths, feature rows, gold flags."""
     with out.open("w", encoding="utf-8") as fh:
-        for repo in repos:
-            set_path = work / "sets" / f"{repo.folder}.jsonl"
-            if repo.name not in tuned or not set_path.exists():
-                continue
+        for repo, questions in _tune_sets(work):
             config = load_config(work / "src" / repo.folder, {"out_dir": str(work / "out" / repo.folder),
                                                                "embed": {"provider": "none"}})
             store = open_index(config)
-            questions = load_questions(set_path)
             for q in questions:
-                hits, rows = file_candidates(store, q.question, weights)
-                gold = set(q.gold_files)
-                fh.write(json.dumps({"repo": repo.folder, "id": q.id, "paths": [h.path for h in hits],
-                                     "rows": rows, "gold": [h.path in gold for h in hits]}) + "\n")
+                _write(fh, store, repo, q, set(q.gold_files))
             print(f"{repo.folder}: {len(questions)} questions", flush=True)
 
 
@@ -69,16 +80,9 @@ def dump_at_commit(work: Path, out: Path) -> None:
     """As `dump`, each question asked of the index of its own commit's tree (DIR/revs, left by
     history_bench.py --at-commit; a revision without a complete index is skipped, none is built), gold
     read at that commit."""
-    weights = dataclasses.replace(DEFAULT_WEIGHTS, ranker=False)
-    repos = corpus.load()
-    tuned = tune_split(repos)
     with out.open("w", encoding="utf-8") as fh:
-        for repo in repos:
-            set_path = work / "sets" / f"{repo.folder}.jsonl"
-            if repo.name not in tuned or not set_path.exists():
-                continue
+        for repo, questions in _tune_sets(work):
             git_dir = corpus.mirror_of(repo, MIRRORS)
-            questions = load_questions(set_path)
             commits, _ = history.commits_of(git_dir, [str(q.extra.get("commit") or "") for q in questions])
             asked = 0
             for q in questions:
@@ -92,10 +96,7 @@ def dump_at_commit(work: Path, out: Path) -> None:
                 at = question_at(store, q, commits[sha], git_dir)
                 if at is None:
                     continue
-                hits, rows = file_candidates(store, q.question, weights)
-                gold = set(at.gold_files)
-                fh.write(json.dumps({"repo": repo.folder, "id": q.id, "paths": [h.path for h in hits],
-                                     "rows": rows, "gold": [h.path in gold for h in hits]}) + "\n")
+                _write(fh, store, repo, q, set(at.gold_files))
                 asked += 1
             print(f"{repo.folder}: {asked} questions at their commits", flush=True)
 
