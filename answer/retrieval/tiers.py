@@ -1255,12 +1255,17 @@ def _length_priors(store: IndexStore, w: Weights) -> dict[str, float]:
     key: Memo[dict[str, float]] = Memo(f"length_priors:{w.length_prior!r}")
     cached = store.memos.get(key)
     if cached is None:
-        kinds = _file_kinds(store)
-        lines = store.memos.get(_LINE_COUNTS) or {}
-        source = {path: lines.get(path, 0) for path, kind in kinds.items()
-                  if kind == "code" and not is_auxiliary(path) and not is_tool_config(path)}
-        cached = store.memos.put(key, length_priors(source, w.length_prior))
+        cached = store.memos.put(key, length_priors(_source_lines(store), w.length_prior))
     return cached
+
+
+def _source_lines(store: IndexStore) -> dict[str, int]:
+    """The line count of each of the store's product source files (code, not auxiliary, not tool
+    configuration): what the length prior and the ranker's length feature compare."""
+    kinds = _file_kinds(store)
+    lines = store.memos.get(_LINE_COUNTS) or {}
+    return {path: lines.get(path, 0) for path, kind in kinds.items()
+            if kind == "code" and not is_auxiliary(path) and not is_tool_config(path)}
 
 
 # starts only where a path can start (the lookbehind): from every position of a long run, the greedy class
@@ -1408,14 +1413,11 @@ _SOURCE_MEDIAN: Memo[int] = Memo("ranker:source_median")
 
 
 def _source_median(store: IndexStore) -> int:
-    """The median line count of the store's product source files (code, not auxiliary, not tool
-    configuration): what the ranker's length feature compares a file with, once per store."""
+    """The median line count of the store's product source files (_source_lines): what the ranker's length
+    feature compares a file with, once per store."""
     median = store.memos.get(_SOURCE_MEDIAN)
     if median is None:
-        kinds = _file_kinds(store)
-        lines = store.memos.get(_LINE_COUNTS) or {}
-        counts = sorted(lines.get(path, 0) for path, kind in kinds.items()
-                        if kind == "code" and not is_auxiliary(path) and not is_tool_config(path))
+        counts = sorted(_source_lines(store).values())
         median = store.memos.put(_SOURCE_MEDIAN, counts[len(counts) // 2] if counts else 0)
     return median
 
