@@ -12,7 +12,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from answer.retrieval.query import Identifiers, extract_identifiers, relational_parts, scopes_as_dots
+from answer.retrieval.query import (
+    Identifiers,
+    extract_identifiers,
+    leading_scope,
+    relational_parts,
+    scopes_as_dots,
+)
 from generator.index.tokens import identifiers, query_terms
 
 MAX_QUERY_TERMS = 128  # distinct full-text terms sent to BM25
@@ -68,6 +74,7 @@ class ParsedQuery:
     phrases: tuple[str, ...]  # quoted text and exception messages, matched verbatim
     sides: tuple[str, str] | None  # the two sides of a relational question
     explanatory: bool = False  # asks how the code works, not where to change it (is_explanatory)
+    scope: str = ""  # the component a commit message names first (`fix(parser): …`: query.leading_scope)
 
     @property
     def fts_text(self) -> str:
@@ -149,4 +156,5 @@ def parse_query(text: str) -> ParsedQuery:
         phrases=tuple(exact_phrases(text)),
         sides=relational_parts(text),
         explanatory=is_explanatory(text),
+        scope=leading_scope(text),
     )

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
-from answer.retrieval.query import leading_scope
 from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
 from answer.retrieval.ranker import TOP_K, Candidate, query_view
 from answer.retrieval.ranker import features as ranker_features
@@ -1160,7 +1159,7 @@ def _scoped_files(store: IndexStore, query: str) -> list[str]:
     `middleware/…`, `chore(examples): …` -> `examples/…`; query.leading_scope), at any depth; the scope's
     plural or singular form names the folder too (`example:` -> `examples/`). Tests and documentation are
     left to their kind's prior, which the scope's word already sets (`test: …` asks for tests)."""
-    scope = leading_scope(query)
+    scope = parse_query(query).scope
     if not scope:
         return []
     wanted = {scope, scope + "s", scope[:-1] if scope.endswith("s") else scope}
