@@ -813,11 +813,15 @@ def resolve_references(
                     and (bound_here := loose.loose_targets(f.path, ref)) is not None:
                 targets = bound_here
             elif loose is not None and f.file.language in LOOSE_LANGUAGES:
-                # a bare name not in scope: by name, as below, within the language's rules (by_name)
-                generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
-                targets = _link(ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
-                                names_from=names_from, generic=generic)
-                targets = [t for t in targets if loose.by_name(f.path, ref, t)]
+                # a bare name not in scope: by name, as below, within the language's rules (by_name); what
+                # _link finds depends on the file and the name only, so a file asks it once per name
+                linked = cache.get(ref.name)
+                if linked is None:
+                    generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
+                    linked = cache[ref.name] = _link(
+                        ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
+                        names_from=names_from, generic=generic)
+                targets = [t for t in linked if loose.by_name(f.path, ref, t)]
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
                 if own is not None:

@@ -153,7 +153,7 @@ class LooseBinder(ClassBinder):
                               if len(methods_named[k]) == 1 and k[1].lower() not in common_names
                               and k[1] not in _STANDARD_METHODS.get(k[0], ())}
         self.unique_links = 0  # how many references the unique-name rule bound (for measuring)
-        self._module_cache: dict[tuple[str, str, int, int], _Entity | None] = {}
+        self._module_cache: dict[tuple[str, str, int], _Entity | None] = {}
         self._reopened: set[_Key] = set()
         self._nearest: dict[_Key, list[_Key]] = {}
         self._reopened_names: dict[tuple[str, str], set[str]] = {}
@@ -235,10 +235,12 @@ class LooseBinder(ClassBinder):
 
     def in_module(self, file: str, name: str, line: int = 0, hops: int = 0,
                   args: object = None) -> _Entity | None:
-        key = (file, name, line, hops)
+        # `line` picks among a file's same-named definitions only in JavaScript (ClassBinder.member); this
+        # binder's member() ignores it, so a name is looked up once per file, not once per line using it
+        key = (file, name, hops)
         if key not in self._module_cache:
             self._module_cache[key] = None  # include cycles end here
-            self._module_cache[key] = super().in_module(file, name, line, hops)
+            self._module_cache[key] = super().in_module(file, name, 0, hops)
         return self._module_cache[key]
 
     def bare(self, path: str, scope: str, name: str, line: int, args: object = None) -> _Entity | None:

@@ -146,6 +146,7 @@ class ClassBinder:
         self._globbed_by: dict[str, set[str]] = defaultdict(set)
         self._glob_list: dict[str, int] = {}  # file -> its wildcard imports' list, numbered: shared lists
         self._glob_hits: dict[tuple[int, str, int], _Entity | None] = {}  # (list, name, hops) -> found
+        self._glob_order: dict[int, dict[str, int]] = {}  # list -> its targets' positions
 
     # ---- indexing
 
@@ -289,7 +290,8 @@ class ClassBinder:
                     self._bound_in[n].add(path)
             numbers: dict[tuple[str, ...], int] = {}
             for path, targets in self.globs.items():
-                self._glob_list[path] = numbers.setdefault(tuple(targets), len(numbers))
+                number = self._glob_list[path] = numbers.setdefault(tuple(targets), len(numbers))
+                self._glob_order.setdefault(number, {t: i for i, t in reversed(list(enumerate(targets)))})
                 for target in targets:
                     self._globbed_by[target].add(path)
         # `import static a.B.*` may find any name among B's members and its bases' (and resolving those
@@ -338,8 +340,15 @@ class ClassBinder:
             memo = (self._glob_list[file], name, hops)
             if memo not in self._glob_hits:
                 left = _MAX_HOPS - hops - 1  # what a target has left: one farther from the name finds None
-                hits = {found for target in self.globs[file] if binders.get(target, _MAX_HOPS) <= left
-                        and (found := self.in_module(target, name, 0, hops + 1)) is not None
+                # the targets that can reach the name, in the list's order (the searches fill caches and
+                # cut cycles, so the order is kept): intersected in C, since a package's wildcard list
+                # is long and the name's binders are mostly elsewhere (a Kotlin repository spent seconds
+                # walking the lists)
+                order = self._glob_order[memo[0]]
+                reach = sorted((t for t in binders.keys() & order.keys() if binders[t] <= left),
+                               key=order.__getitem__)
+                hits = {found for target in reach
+                        if (found := self.in_module(target, name, 0, hops + 1)) is not None
                         and found[0] == "sym"}
                 self._glob_hits[memo] = hits.pop() if len(hits) == 1 else None
             through = self._glob_hits[memo]
