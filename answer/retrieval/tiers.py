@@ -260,6 +260,7 @@ _PATHS_BY_NAME: Memo[dict[str, list[str]]] = Memo("paths_by_name")
 _VOCABULARY: Memo[_Vocabulary] = Memo("identifier_trigrams")
 _SYMBOL_AT: Memo[dict[tuple[str, str], dict[str, Any]]] = Memo("symbol_at")
 _SUBJECTS: Memo[SubjectsOfTests] = Memo("test_subjects")
+_CALLERS: Memo[dict[tuple[str, str], list[tuple[str, str]]]] = Memo("callers")
 # the persisted analysis (facts and reference graph) of the store's version: answer/serving/repo_state.py
 # shares it
 ANALYSIS: Memo[Any] = Memo("analysis")  # generator.analyze.analysis.Analysis
@@ -662,6 +663,26 @@ def reference_graph(store: IndexStore) -> Any:
     return analysis.graph
 
 
+def caller_map(store: IndexStore) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each definition's callers (the reference graph's `callers`), once per store: from the graph when this
+    process holds it (a server), else from the callers stored for this index version (callers_cache.py),
+    else resolved, then stored for the next process."""
+    cached = store.memos.get(_CALLERS)
+    if cached is not None:
+        return cached
+    if store.memos.get(ANALYSIS) is not None:
+        return store.memos.put(_CALLERS, reference_graph(store).callers)
+    from answer.retrieval.callers_cache import read_callers, write_callers
+    from sourcebook.local_key import local_key
+
+    secret = local_key()
+    callers = read_callers(store, secret)
+    if callers is None:
+        callers = reference_graph(store).callers
+        write_callers(store, callers, secret)
+    return store.memos.put(_CALLERS, callers)
+
+
 def _symbol_at(store: IndexStore) -> dict[tuple[str, str], dict[str, Any]]:
     """(path, qualname) -> its first symbol row, built once per store."""
     cached = store.memos.get(_SYMBOL_AT)
@@ -679,7 +700,7 @@ def _callers_of(store: IndexStore, exact: list[_Cand], scope: str | None) -> lis
     wanted = [c for c in exact if c.source == "symbol"][:MAX_CALLER_DEFINITIONS]
     if not wanted:
         return []
-    callers = reference_graph(store).callers
+    callers = caller_map(store)
     at = _symbol_at(store)
     defined = {(c.path, c.symbol) for c in exact}
     out: list[_Cand] = []
