@@ -199,6 +199,9 @@ def run_stages(config: Config, *, writer: PageWriter | None, check: bool, site: 
                 report.index = update_from(config, analysis, get_embedder(config.embed), IndexUpdate(
                     prune=True, pages=records, facts=facts_with_docstrings(facts, generated),
                     build_cache=_cache_update(planned, pages.state, writer, records), processes=processes))
+                from generator.index.callers_cache import keep_callers
+
+                keep_callers(config, graph.callers)  # the asks to come need not resolve the graph again
                 notify("index", 1, 1)
     finally:
         if beside is not None:

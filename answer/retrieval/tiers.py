@@ -672,7 +672,7 @@ def caller_map(store: IndexStore) -> dict[tuple[str, str], list[tuple[str, str]]
         return cached
     if store.memos.get(ANALYSIS) is not None:
         return store.memos.put(_CALLERS, reference_graph(store).callers)
-    from answer.retrieval.callers_cache import read_callers, write_callers
+    from generator.index.callers_cache import read_callers, write_callers
     from sourcebook.local_key import local_key
 
     secret = local_key()

@@ -1,4 +1,4 @@
-"""The callers tier's reference edges, kept between processes (answer/retrieval/callers_cache.py): a new
+"""The callers tier's reference edges, kept between processes (generator/index/callers_cache.py): a new
 process reading an index version it has seen does not resolve the reference graph again, reads back exactly
 what the graph said, and trusts nothing else (another version, another code, a malformed or foreign file)."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from answer.retrieval import callers_cache
 from answer.retrieval.tiers import ANALYSIS, caller_map, search_codebase
+from generator.index import callers_cache
 from generator.index.command import index_repository
 from generator.index.store import IndexStore, open_index
 from sourcebook.config import Config, load_config
@@ -79,7 +79,7 @@ def test_a_new_index_version_resolves_again(config: Config) -> None:
 ])
 def test_a_file_of_another_version_or_shape_is_not_trusted(config: Config, body: str) -> None:
     store = _fresh(config)
-    path = callers_cache._file(store, local_key())
+    path = callers_cache.callers_file(store, local_key())
     assert path is not None
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(body, encoding="utf-8")
@@ -93,7 +93,7 @@ def test_a_planted_entry_in_the_right_shape_but_wrong_version_changes_nothing(co
     """Only this machine's processes write the folder (the user's state, keyed names); even a well-formed
     file is read only for the exact index version and code it records."""
     store = _fresh(config)
-    path = callers_cache._file(store, local_key())
+    path = callers_cache.callers_file(store, local_key())
     assert path is not None
     path.parent.mkdir(parents=True, exist_ok=True)
     planted = {"format": callers_cache.CALLERS_FORMAT, "version": "0" * 64,
@@ -106,3 +106,26 @@ def test_without_a_local_key_nothing_is_stored(config: Config) -> None:
     store = _fresh(config)
     assert callers_cache.write_callers(store, {("a.py", "f"): [("b.py", "g")]}, None) is False
     assert callers_cache.read_callers(store, None) is None
+
+
+def test_a_build_leaves_the_callers_of_the_index_it_published(tmp_path: Path) -> None:
+    """`build` holds the graph anyway: the first ask after it reads the callers, and they are the ones the
+    stored analysis resolves to."""
+    from generator.build import build
+    from generator.index.stored_analysis import load_analysis
+
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    cfg = load_config(root)
+    build(cfg, site=False)
+    store = _fresh(cfg)
+    assert ("shop/cart.py", "total") in _callers_of(store, "round_price")
+    assert store.memos.get(ANALYSIS) is None  # read back, not resolved
+    assert caller_map(store) == load_analysis(_fresh(cfg)).graph.callers
+    path = callers_cache.callers_file(store, local_key())
+    assert path is not None
+    written = path.stat().st_mtime_ns
+    build(cfg, site=False)  # nothing changed: the file already holds this version
+    assert path.stat().st_mtime_ns == written

@@ -4,8 +4,9 @@ The callers tier (tiers.py `_callers_of`) needs, for the definitions a question 
 reference them: the whole reference graph, resolved from the stored analysis. On a large repository of a
 language bound by the loose rules that takes seconds (kotlinx.serialization, 981 files: about 5 CPU seconds),
 and a one-shot `sourcebook ask` paid it for every question naming a symbol, more than the rest of the ask
-twentyfold. The first process to resolve it for an index version writes the callers here; later ones read
-them back (milliseconds). A long-lived server keeps the graph in memory and never needs this.
+twentyfold. `build`, which holds the graph anyway, writes the callers of the index it publishes here
+(`keep_callers`); the first ask of an index made otherwise (`sourcebook index`) resolves them and writes them;
+later processes read them back (milliseconds). A long-lived server keeps the graph in memory.
 
 Where: $XDG_STATE_HOME/sourcebook/callers/ (default ~/.local/state/...), beside the local key, one file per
 index location, named by a keyed hash of the location (sourcebook/local_key.py): never inside the output
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +31,7 @@ from sourcebook.atomic import PRIVATE, atomic_write_text
 
 if TYPE_CHECKING:
     from generator.index.store import IndexStore
+    from sourcebook.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ def _folder() -> Path | None:
     return key_path.parent / "callers" if key_path is not None else None
 
 
-def _file(store: IndexStore, secret: bytes | None) -> Path | None:
+def callers_file(store: IndexStore, secret: bytes | None) -> Path | None:
     from sourcebook.local_key import keyed
 
     folder = _folder()
@@ -92,7 +95,7 @@ def _decode(body: Any, version: str) -> Callers | None:
 
 def read_callers(store: IndexStore, secret: bytes | None) -> Callers | None:
     """The callers stored for this index version, or None (a miss: resolve and write them)."""
-    path = _file(store, secret)
+    path = callers_file(store, secret)
     if path is None:
         return None
     try:
@@ -110,7 +113,7 @@ def read_callers(store: IndexStore, secret: bytes | None) -> Callers | None:
 
 def write_callers(store: IndexStore, callers: Mapping[Key, Sequence[Key]], secret: bytes | None) -> bool:
     """Store `callers` for this index version (replacing what the location held); False when not kept."""
-    path = _file(store, secret)
+    path = callers_file(store, secret)
     if path is None:
         return False
     body = {"format": CALLERS_FORMAT, "version": index_version(store),
@@ -122,3 +125,32 @@ def write_callers(store: IndexStore, callers: Mapping[Key, Sequence[Key]], secre
         log.info("callers not stored at %s: %s", path, exc)
         return False
     return True
+
+
+_HEAD = re.compile(rb'^\{"format":(\d+),"version":"([0-9a-f]{64})"')
+
+
+def keep_callers(config: Config, callers: Mapping[Key, Sequence[Key]]) -> bool:
+    """After a build published the index: store the callers of its graph for the asks to come, unless the
+    file already holds this version (a build that changed nothing rewrites nothing). False: not stored."""
+    from generator.index.store import open_index
+    from sourcebook.errors import IndexStoreError
+    from sourcebook.local_key import local_key
+
+    try:
+        store = open_index(config, embedder=None)
+    except IndexStoreError as exc:
+        log.info("callers not stored: %s", exc)
+        return False
+    secret = local_key()
+    path = callers_file(store, secret)
+    if path is None:
+        return False
+    try:
+        with path.open("rb") as fh:
+            head = _HEAD.match(fh.read(128))
+    except OSError:
+        head = None
+    if head is not None and int(head[1]) == CALLERS_FORMAT and head[2].decode() == index_version(store):
+        return True
+    return write_callers(store, callers, secret)
