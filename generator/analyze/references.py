@@ -41,6 +41,7 @@ repository), except that `this.m()` / `self.m()` link to the enclosing class's o
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -789,7 +790,9 @@ def resolve_references(
         imported = set(depends_on.get(f.path, ()))
         if f.path in package_of:
             imported |= same_package[package_of[f.path]]
-        cache: dict[str, list[SymbolKey]] = {}
+        by_name_in_file = functools.partial(
+            _linked, cache={}, path=f.path, fam=fam, imported=imported, by_name=by_name, family=family,
+            names_from=names_from, files_defining=files_defining)
         bound: dict[tuple[str | None, str | None, str], list[SymbolKey]] = {}  # the same use, once a file
         for ref in f.references:
             if ref.kind == "bind":
@@ -813,32 +816,30 @@ def resolve_references(
                     and (bound_here := loose.loose_targets(f.path, ref)) is not None:
                 targets = bound_here
             elif loose is not None and f.file.language in LOOSE_LANGUAGES:
-                # a bare name not in scope: by name, as below, within the language's rules (by_name); what
-                # _link finds depends on the file and the name only, so a file asks it once per name
-                linked = cache.get(ref.name)
-                if linked is None:
-                    generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
-                    linked = cache[ref.name] = _link(
-                        ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
-                        names_from=names_from, generic=generic)
-                targets = [t for t in linked if loose.by_name(f.path, ref, t)]
+                # a bare name not in scope: by name, as below, within the language's rules (by_name)
+                targets = [t for t in by_name_in_file(ref.name) if loose.by_name(f.path, ref, t)]
             else:
                 own = _own_member(symbols, f.path, ref) if ref.receiver in ("this", "self") else None
-                if own is not None:
-                    targets = [own]
-                else:
-                    cached = cache.get(ref.name)
-                    if cached is None:
-                        generic = files_defining.get(ref.name, 0) > COMMON_NAME_FILES
-                        cached = cache[ref.name] = _link(
-                            ref.name, f.path, fam=fam, by_name=by_name, family=family, imported=imported,
-                            names_from=names_from, generic=generic)
-                    targets = cached
+                targets = [own] if own is not None else by_name_in_file(ref.name)
             source = (f.path, ref.scope or "")
             for target in targets:
                 if target != source:
                     calls[source][target] += 1
     return calls
+
+
+def _linked(name: str, *, cache: dict[str, list[SymbolKey]], path: str, fam: str | None, imported: set[str],
+            by_name: Mapping[str, list[SymbolKey]], family: Mapping[str, str | None],
+            names_from: Mapping[str, Mapping[str, set[str]]], files_defining: Mapping[str, int]
+            ) -> list[SymbolKey]:
+    """_link's targets for `name` in the file at `path`: they depend on the file and the name only, so a file
+    asks once per name (`cache` is the file's)."""
+    found = cache.get(name)
+    if found is None:
+        found = cache[name] = _link(name, path, fam=fam, by_name=by_name, family=family, imported=imported,
+                                    names_from=names_from,
+                                    generic=files_defining.get(name, 0) > COMMON_NAME_FILES)
+    return found
 
 
 def _own_member(symbols: Symbols, path: str, ref: Reference) -> SymbolKey | None:

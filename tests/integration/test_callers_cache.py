@@ -24,13 +24,17 @@ FILES = {
 }
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
+def _repo(tmp_path: Path) -> Config:
     root = tmp_path / "repo"
     for rel, text in FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    cfg = load_config(root)
+    return load_config(root)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    cfg = _repo(tmp_path)
     index_repository(cfg, embedder=None)
     return cfg
 
@@ -114,11 +118,7 @@ def test_a_build_leaves_the_callers_of_the_index_it_published(tmp_path: Path) ->
     from generator.build import build
     from generator.index.stored_analysis import load_analysis
 
-    root = tmp_path / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    cfg = load_config(root)
+    cfg = _repo(tmp_path)
     build(cfg, site=False)
     store = _fresh(cfg)
     assert ("shop/cart.py", "total") in _callers_of(store, "round_price")
