@@ -279,8 +279,8 @@ fun use() {
 """,
     }
     calls = _edges(sources)["src/main/kotlin/opt/Use.kt::use"]
-    assert "src/main/kotlin/opt/Flags.kt::flag" in calls  # the RawOption one: the file's first `flag`
-    assert "src/main/kotlin/opt/Flags.kt::flag~2" not in calls  # RawArgument's
+    assert "src/main/kotlin/opt/Flags.kt::RawOption.flag" in calls  # each named by its receiver type
+    assert "src/main/kotlin/opt/Flags.kt::RawArgument.flag" not in calls
 
 
 def test_ruby_kernel_and_php_functions_never_link_to_a_method_by_name() -> None:
