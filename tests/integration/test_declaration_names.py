@@ -1,6 +1,7 @@
 """Declarations named as a reader writes them, through the real build (issue 33): a Kotlin extension by its
-receiver type (`Context.obj`) in the index, the symbolic tier, headings and the file's summary; a constructor's
-parameter properties (TypeScript, PHP) as their class's fields; each name of a multi-name constant."""
+receiver type (`Context.obj`) in the index, the symbolic tier, headings and the file's summary; a
+constructor's parameter properties (TypeScript, PHP) as their class's fields; each name of a multi-name
+constant."""
 
 from __future__ import annotations
 
@@ -70,15 +71,17 @@ class Limits {
   static final int MAX_DEPTH = 64, MIN_DEPTH = 1;
 }
 """
-FILES = {"src/core/Context.kt": CONTEXT, "src/core/ContextExtensions.kt": EXTENSIONS, "src/store.ts": TYPESCRIPT,
-         "src/Dotenv.php": PHP, "src/Limits.java": JAVA}
+FILES = {"src/core/Context.kt": CONTEXT, "src/core/ContextExtensions.kt": EXTENSIONS,
+         "src/store.ts": TYPESCRIPT, "src/Dotenv.php": PHP, "src/Limits.java": JAVA}
 
 
-def test_extensions_parameter_properties_and_second_constants_are_rows(make_repo: Callable[..., Path]) -> None:
+def test_extensions_parameter_properties_and_second_constants_are_rows(
+        make_repo: Callable[..., Path]) -> None:
     config = load_config(make_repo(FILES))
     index_repository(config)
     store = open_index(config)
-    rows = {(r["path"], r["qualname"]): r for r in store.rows("symbols", ["path", "qualname", "name", "kind"])}
+    columns = ["path", "qualname", "name", "kind"]
+    rows = {(r["path"], r["qualname"]): r for r in store.rows("symbols", columns)}
     ext = "src/core/ContextExtensions.kt"
     assert (rows[(ext, "Context.obj")]["name"], rows[(ext, "Context.obj")]["kind"]) == ("obj", "variable")
     assert rows[(ext, "Context.Builder.obj")]["name"] == "obj"
