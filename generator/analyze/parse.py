@@ -453,8 +453,12 @@ class _Extraction:
             if not stack:
                 continue
             holder = stack[-1]
-            if holder.kind in _CALLABLE and len(stack) > 1 and stack[-2].kind in self.rules.class_kinds:
-                holder = stack[-2]  # a constructor's parameter property (TypeScript, PHP) is its class's
+            lists = node.parent.parent if node.parent is not None else None  # a parameter's: its function
+            if holder.kind in _CALLABLE and len(stack) > 1 and stack[-2].kind in self.rules.class_kinds \
+                    and lists is not None and lists.id == holder.node.id:
+                # a constructor's parameter property (TypeScript, PHP) is its class's (a field of a
+                # parameter's object type stays the function's)
+                holder = stack[-2]
             self.name_ids.add(name.id)
             doc = self._leading_comment(node) or self._trailing_comment(node)
             out.append(Member(self.text(name).strip(), kind, holder.qualname,  # type: ignore[arg-type]
