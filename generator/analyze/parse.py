@@ -38,6 +38,9 @@ _BUDGET_BASE = 2.0
 _BUDGET_PER_MB = 8.0
 _KINDS: frozenset[str] = frozenset(SymbolKind.__args__)  # type: ignore[attr-defined]
 _LICENSE = re.compile(r"copyright|license|spdx-license|all rights reserved", re.IGNORECASE)
+# the kinds of a declaration that may name several (`int A = 1, B = 2;`): each name is a symbol
+_DECLARED = frozenset({"constant", "variable", "field"})
+_CALLABLE = frozenset({"function", "method"})
 _PREAMBLE = frozenset({"php_tag", "text"})  # nodes before a file's first comment that say nothing
 # the nodes of a preprocessor conditional (C, C++, C#), which start at its `#if`
 _CONDITIONAL_NODES = frozenset({"preproc_if", "preproc_ifdef"})
@@ -212,6 +215,10 @@ class _Def:
     pattern: int = 0  # index of the query pattern that produced it
     outer: Node | None = None  # node including decorators/export/attributes
     implements: str = ""  # the trait of the impl block that holds it (@implements)
+    # the type a top-level declaration extends without being its member (a Kotlin extension's receiver,
+    # @qualifier): part of the qualname (`Context.obj`), so two extensions of one name stay apart
+    qualifier: str = ""
+    name_at: int = 0  # where its name starts: one declaration may declare several names
     merged: bool = False  # a reopened namespace: its members belong to the first block's symbol
     qualname: str = ""
     parent: str | None = None
@@ -316,12 +323,22 @@ class _Extraction:
         if not name_nodes or kind not in _KINDS:
             return
         receiver = _type_name(self.text(caps["receiver"][0])) if "receiver" in caps else None
+        qualifier = _qualifier(self.text(caps["qualifier"][0])) if "qualifier" in caps else ""
         body = caps["body"][0] if "body" in caps else None
-        existing = defs.get(node.id)
+        key = node.id
+        existing = defs.get(key)
+        if existing is not None and existing.name_at != name_nodes[0].start_byte and kind in _DECLARED \
+                and existing.kind in _DECLARED and name_nodes[0].type not in self.rules.implicit_names \
+                and existing.name not in self.rules.implicit_names.values():
+            # another name of one declaration (`static final int MAX = 1, MIN = 0;`, `const A, B = 1, 2`):
+            # a symbol of its own, not a second pattern's reading of the first
+            key = name_nodes[0].id
+            existing = defs.get(key)
         if existing is not None:
             # a node several patterns match: the pattern written first in the .scm file is the more specific,
             # and a constant (the catch-all of exported bindings) gives way to any other kind
             existing.receiver = existing.receiver or receiver
+            existing.qualifier = existing.qualifier or qualifier
             # a name written beats an implied one
             if existing.name in self.rules.implicit_names.values() and \
                     name_nodes[0].type not in self.rules.implicit_names:
@@ -348,9 +365,10 @@ class _Extraction:
             name = _operator_name(name)
         if name:
             trait = caps.get("implements")
-            defs[node.id] = _Def(node, name, kind, body, receiver, pattern,
-                                 implements=_type_name(self.text(trait[0])) if trait else "",
-                                 end=len(self.data) if node.type in self.rules.file_scopes else node.end_byte)
+            defs[key] = _Def(node, name, kind, body, receiver, pattern,
+                             implements=_type_name(self.text(trait[0])) if trait else "", qualifier=qualifier,
+                             name_at=name_nodes[0].start_byte,
+                             end=len(self.data) if node.type in self.rules.file_scopes else node.end_byte)
 
     def _add_import(self, imports: dict[tuple[int, str], tuple[int, list[str], list[tuple[str, str]]]],
                     caps: dict[str, list[Node]]) -> None:
@@ -377,15 +395,15 @@ class _Extraction:
 
     def _resolve(self, defs: dict[int, _Def]) -> list[_Def]:
         """Parents, qualified names (unique per file), kinds and visibility, in source order."""
-        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.end))
+        ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.end, d.name_at))
         by_qualname: dict[str, _Def] = {}
         seen: dict[str, int] = {}
         stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
         for d in ordered:
             d.outer = self._outer(d.node, self.rules.wrappers)
             start = d.node.start_byte
-            while stack and stack[-1].end <= start:
-                stack.pop()
+            while stack and (stack[-1].end <= start or stack[-1].node.id == d.node.id):
+                stack.pop()  # the names of one declaration are siblings, not nested in the first
             parent = stack[-1] if stack else None
             stack.append(d)
             if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
@@ -398,7 +416,8 @@ class _Extraction:
                 d.receiver or (parent is not None and parent.kind in self.rules.class_kinds)
             ):
                 d.kind = "method"
-            base = f"{d.parent}.{d.name}" if d.parent else d.name
+            scope = d.parent or d.qualifier  # a top-level extension: named by its receiver type
+            base = f"{scope}.{d.name}" if scope else d.name
             first = by_qualname.get(base)
             if d.kind == "namespace" and first is not None and first.kind == "namespace":
                 # a namespace reopened (C++ `namespace a {` in every header section, TypeScript's merged
@@ -418,22 +437,28 @@ class _Extraction:
         """Each field or variant under the innermost definition around it (the type that holds it); one
         outside every definition is dropped."""
         out: list[Member] = []
-        symbols = {d.node.id for d in defs}  # a Java constant is a symbol already, not also a member
+        symbols = {d.name_at for d in defs}  # a Java constant is a symbol already, not also a member
         stack: list[_Def] = []  # the definitions open at the member (defs is in source order, outer first)
         i = 0
         for node, name, kind in sorted(found, key=lambda m: m[0].start_byte):
-            if node.id in symbols:
+            if name.start_byte in symbols:
                 continue
             while i < len(defs) and defs[i].node.start_byte <= node.start_byte:
                 while stack and stack[-1].end <= defs[i].node.start_byte:
                     stack.pop()
                 stack.append(defs[i])
                 i += 1
-            while stack and stack[-1].end < node.end_byte:
-                stack.pop()
+            while stack and (stack[-1].end < node.end_byte or stack[-1].node.id == node.id):
+                stack.pop()  # a declaration's constant is no holder of its other names (`int MAX = 1, n;`)
             if not stack:
                 continue
             holder = stack[-1]
+            lists = node.parent.parent if node.parent is not None else None  # a parameter's: its function
+            if holder.kind in _CALLABLE and len(stack) > 1 and stack[-2].kind in self.rules.class_kinds \
+                    and lists is not None and lists.id == holder.node.id:
+                # a constructor's parameter property (TypeScript, PHP) is its class's (a field of a
+                # parameter's object type stays the function's)
+                holder = stack[-2]
             self.name_ids.add(name.id)
             doc = self._leading_comment(node) or self._trailing_comment(node)
             out.append(Member(self.text(name).strip(), kind, holder.qualname,  # type: ignore[arg-type]
@@ -880,6 +905,19 @@ def _operator_name(text: str) -> str:
     if call:
         return "operator()"
     return _WS.sub(" ", text.split("(", 1)[0]).strip()
+
+
+def _qualifier(text: str) -> str:
+    """A Kotlin extension's receiver type as its qualname reads it: `Context.Builder`, `BaseCommand<*>` ->
+    `BaseCommand`, `String?` -> `String`; "" for one that is no dotted name (a function type)."""
+    text = re.sub(r"\s+", "", text)
+    while "<" in text and _TEMPLATE_ARGS.search(text):
+        text = _TEMPLATE_ARGS.sub("", text)
+    text = text.rstrip("?")
+    return text if _TYPE_PATH.fullmatch(text) else ""
+
+
+_TYPE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _type_name(text: str) -> str:

@@ -19,8 +19,10 @@ Pure: the files' facts and their resolved imports in, a target list per referenc
   every library reuses; a known type without that method links nowhere (it may come from a base outside
   the repository).
 - Kotlin's extension functions (`fun RawOption.flag()`) and C#'s extension methods (`F(this Parser p)`):
-  a call on the receiver's type or a base of it. A capitalised receiver that names nothing of the
-  repository (`Enumerable.Empty()`, `File.read`) is a type from outside: no edge.
+  a call on the receiver's type or a base of it. Inside a Kotlin extension (named `RawOption.flag` by
+  parse.py), `this` and a bare name are first the receiver type's, as inside a method of that type. A
+  capitalised receiver that names nothing of the repository (`Enumerable.Empty()`, `File.read`) is a type
+  from outside: no edge.
 - A bare name is looked up in the enclosing classes (in PHP only through `$this`), the file and its
   imports, then as the only type or top-level function of that name (in the file's directory first);
   what is not found there is left to the name-based linking of references.py (None), which then links
@@ -303,11 +305,23 @@ class LooseBinder(ClassBinder):
         found = super().enclosing_class(path, scope)
         if found is not None or "." not in scope:
             return found
+        if self.language.get(path) == "kotlin":
+            return self._extended(path, scope)
         owner = scope.rpartition(".")[0]  # `void Logger::flush()`: Logger's, declared elsewhere
         if self.kind.get((path, scope)) != "method" or (path, owner) in self.kind:
             return None
         typ = self.named_type(path, owner.rsplit(".", 1)[-1])
         return (typ[1], typ[2]) if typ is not None else None
+
+    def _extended(self, path: str, scope: str) -> _Key | None:
+        """The type a Kotlin extension's body runs on (its implicit `this`): the receiver that names the
+        top-level declaration around `scope` (`fun Context.greet()` is `Context.greet`)."""
+        top = next((q for q in reversed(_scopes(scope)) if (path, q) in self.kind), None)
+        if top is None or self.parent.get((path, top)) is not None or "." not in top \
+                or self.kind.get((path, top)) in _TYPE_KINDS:
+            return None
+        typ = self.resolve_type(path, "", top.rpartition(".")[0], 0)
+        return (typ[1], typ[2]) if typ is not None and typ[0] == "sym" else None
 
     # ---- values
 

@@ -310,7 +310,8 @@ def describe_definitions(symbols: list[Symbol]) -> str:
         return ""
     by_kind: dict[str, list[str]] = {}
     for s in top:
-        by_kind.setdefault(s.kind, []).append(s.name)
+        # by its qualname: a Kotlin extension's names its receiver (`Context.obj`, `Context.Builder.obj`)
+        by_kind.setdefault(s.kind, []).append(shown_qualname(s.qualname))
     parts = []
     for kind, names in by_kind.items():
         noun = kind if len(names) == 1 else _KIND_PLURAL.get(kind, kind + "s")

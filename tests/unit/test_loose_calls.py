@@ -279,8 +279,45 @@ fun use() {
 """,
     }
     calls = _edges(sources)["src/main/kotlin/opt/Use.kt::use"]
-    assert "src/main/kotlin/opt/Flags.kt::flag" in calls  # the RawOption one: the file's first `flag`
-    assert "src/main/kotlin/opt/Flags.kt::flag~2" not in calls  # RawArgument's
+    assert "src/main/kotlin/opt/Flags.kt::RawOption.flag" in calls  # each named by its receiver type
+    assert "src/main/kotlin/opt/Flags.kt::RawArgument.flag" not in calls
+
+
+def test_a_kotlin_extension_body_calls_its_receiver_types_members() -> None:
+    sources = {
+        "src/main/kotlin/core/Context.kt": """package core
+class Context {
+    fun echo(message: String) {}
+    class Builder {
+        fun close() {}
+    }
+}
+""",
+        "src/main/kotlin/core/Extensions.kt": """package core
+fun Context.greet() {
+    echo("hi")
+}
+fun Context.greetAgain() {
+    this.echo("again")
+}
+val Context.Builder.done: Boolean get() { this.close(); return true }
+""",
+        "src/main/kotlin/other/Output.kt": """package other
+fun echo(message: String) {}
+fun close() {}
+class Printer {
+    fun echo(message: String) {}
+    fun close() {}
+}
+""",
+    }
+    edges = _edges(sources)
+    ext, echo = "src/main/kotlin/core/Extensions.kt", "src/main/kotlin/core/Context.kt::Context.echo"
+    # the implicit receiver's member (`this` is a Context), not another package's function of that name
+    for extension in ("Context.greet", "Context.greetAgain"):
+        assert echo in edges[f"{ext}::{extension}"], extension
+        assert "src/main/kotlin/other/Output.kt::echo" not in edges[f"{ext}::{extension}"]
+    assert "src/main/kotlin/core/Context.kt::Context.Builder.close" in edges[f"{ext}::Context.Builder.done"]
 
 
 def test_ruby_kernel_and_php_functions_never_link_to_a_method_by_name() -> None:

@@ -143,3 +143,92 @@ public class Logger {
     assert members(cs) == [("Serilog.Logger", "field", n)
                            for n in ("Disposed", "Flushed", "_minimumLevel", "_maximumLevel")]
     assert cs.members[0].docstring == "Raised when the logger is disposed."
+
+
+def test_a_kotlin_extension_is_named_by_its_receiver_type() -> None:
+    facts = parse("src/core/Context.kt", """\
+package com.example.core
+
+/** Set an arbitrary object on the context. */
+var Context.obj: Any?
+    get() = data["obj"]
+    set(value) { data["obj"] = value }
+
+val Context.Builder.obj: Any? get() = null
+
+fun <T : AutoCloseable> Context.registerCloseable(closeable: T): T = closeable
+inline fun <reified T : Any> BaseCommand<*>.requireObject(): T = TODO()
+fun String?.orBlank(): String = this ?: ""
+fun (() -> Unit).once() = this()
+fun plain() = 1
+
+class Parser {
+    fun String.token(): String = this
+}
+""", "kotlin")
+    assert [(s.qualname, s.name, s.kind, s.parent) for s in facts.symbols] == [
+        ("Context.obj", "obj", "variable", None),
+        ("Context.Builder.obj", "obj", "variable", None),
+        ("Context.registerCloseable", "registerCloseable", "function", None),
+        ("BaseCommand.requireObject", "requireObject", "function", None),
+        ("String.orBlank", "orBlank", "function", None),
+        ("once", "once", "function", None),  # a function type is no name to qualify by
+        ("plain", "plain", "function", None),
+        ("Parser", "Parser", "class", None),
+        ("Parser.token", "token", "method", "Parser"),  # a member extension: its class's
+    ]
+    assert sym(facts, "Context.obj").docstring == "Set an arbitrary object on the context."
+    assert sym(facts, "Context.obj").signature == "var Context.obj: Any?"
+
+
+def test_constructor_parameter_properties_are_their_class_fields() -> None:
+    ts = parse("src/store.ts", """\
+export class Store {
+  constructor(
+    /** Where the state lives. */
+    private readonly backend: Backend,
+    public name?: string,
+    readonly retries = 3,
+    plain: number,
+    options: { depth?: number },
+  ) {}
+  save(value: string, private_: number) {}
+}
+""", "typescript")
+    # a field of a parameter's object type is no property of the class
+    assert [m for m in members(ts) if m[0] == "Store"] == [
+        ("Store", "field", "backend"), ("Store", "field", "name"), ("Store", "field", "retries")]
+    assert ts.members[0].docstring == "Where the state lives."
+    assert ts.members[0].declaration == "private readonly backend: Backend"
+    php = parse("src/Dotenv.php", """<?php
+class Dotenv
+{
+    public function __construct(
+        /** The repository variables are written to. */
+        private readonly RepositoryInterface $repository,
+        protected ?Loader $loader = null,
+        $plain = 1,
+    ) {}
+}
+""", "php")
+    assert members(php) == [("Dotenv", "field", "repository"), ("Dotenv", "field", "loader")]
+    assert php.members[0].docstring == "The repository variables are written to."
+
+
+def test_every_name_after_an_upper_case_constant_is_kept() -> None:
+    java = parse("src/Limits.java", """\
+class Limits {
+  /** The bounds of a depth. */
+  static final int MAX_DEPTH = 64, MIN_DEPTH = 1;
+  int DEFAULT = 8, current = 0;
+}
+""", "java")
+    assert [(s.qualname, s.kind) for s in java.symbols] == [
+        ("Limits", "class"), ("Limits.MAX_DEPTH", "constant"), ("Limits.MIN_DEPTH", "constant"),
+        ("Limits.DEFAULT", "constant")]
+    assert sym(java, "Limits.MIN_DEPTH").docstring == "The bounds of a depth."
+    assert members(java) == [("Limits", "field", "current")]
+    php = parse("src/Level.php", "<?php\nclass Level\n{\n    const DEBUG = 100, INFO = 200;\n}\n", "php")
+    assert [s.qualname for s in php.symbols] == ["Level", "Level.DEBUG", "Level.INFO"]
+    go = parse("limits.go", "package limits\n\nconst MaxDepth, MinDepth = 64, 1\n", "go")
+    assert [(s.qualname, s.start_line) for s in go.symbols] == [("MaxDepth", 3), ("MinDepth", 3)]

@@ -27,7 +27,8 @@
 
 (method_elem name: (field_identifier) @name) @def.method
 
-(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
+; every name of `const A, B = 1, 2` (the grammar gives the field `name` to the first only)
+(source_file (const_declaration (const_spec (identifier) @name) @def.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
 
 ; ---- imports

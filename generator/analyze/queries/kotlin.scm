@@ -9,18 +9,20 @@
 ; a companion object: by its name, or `Companion` (how Kotlin names one that has none: LanguageRules.implicit_names)
 (companion_object (type_identifier) @name) @def.class
 (companion_object "object" @name) @def.class
-(function_declaration (simple_identifier) @name (function_body) @body) @def.function
-(function_declaration (simple_identifier) @name) @def.function
+; an extension (`fun Context.obj()`, `val Context.Builder.obj`) is qualified by its receiver type (@qualifier),
+; not its member: a top-level declaration named `Context.obj`
+(function_declaration (receiver_type)? @qualifier . (simple_identifier) @name (function_body) @body) @def.function
+(function_declaration (receiver_type)? @qualifier . (simple_identifier) @name) @def.function
 (type_alias (type_identifier) @name) @def.type
 (source_file
-  (property_declaration (variable_declaration (simple_identifier) @name)) @def.constant
+  (property_declaration (receiver_type)? @qualifier . (variable_declaration (simple_identifier) @name)) @def.constant
   (#match? @name "^[A-Z][A-Z0-9_]*$"))
 ; properties, as C#'s are fields: a class's, an object's (a companion's `const val`), an enum class's after
 ; its entries, and the file's other top-level ones; a function's `val` is a local (its body is `statements`)
 (class_body (property_declaration (variable_declaration (simple_identifier) @name)) @def.field)
 (enum_class_body (property_declaration (variable_declaration (simple_identifier) @name)) @def.field)
 (source_file
-  (property_declaration (variable_declaration (simple_identifier) @name)) @def.variable
+  (property_declaration (receiver_type)? @qualifier . (variable_declaration (simple_identifier) @name)) @def.variable
   (#not-match? @name "^[A-Z][A-Z0-9_]*$"))
 
 (import_header) @import.module

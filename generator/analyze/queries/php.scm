@@ -29,6 +29,8 @@
 ; ---- enum cases and properties, shown in a table under the type's section
 (enum_case name: (name) @name) @member.variant
 (property_declaration (property_element (variable_name (name) @name))) @member.field
+; a constructor's promoted parameters (`public function __construct(private Store $store)`): its class's
+(property_promotion_parameter name: (variable_name (name) @name)) @member.field
 
 ; ---- bindings: what a name holds, for typed call resolution (contract: see java.scm): typed parameters
 ; and properties, `$x = new T()`, `$this->x = new T()`, declared return types, a class's bases and traits

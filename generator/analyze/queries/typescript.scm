@@ -82,3 +82,8 @@
 (interface_body (property_signature name: (property_identifier) @name) @member.field)
 (object_type (property_signature name: (property_identifier) @name) @member.field)
 (class_body (public_field_definition name: (property_identifier) @name) @member.field)
+; a constructor's parameter properties (`constructor(private readonly store: Store)`): its class's fields
+([(required_parameter (accessibility_modifier) pattern: (identifier) @name)
+  (optional_parameter (accessibility_modifier) pattern: (identifier) @name)
+  (required_parameter "readonly" pattern: (identifier) @name)
+  (optional_parameter "readonly" pattern: (identifier) @name)] @member.field)
