@@ -1101,12 +1101,8 @@ _TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtu
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "documented", "changelog", "guide", "tutorial"})
 # folders of code that is not the product; a query naming one of these words asks for them. Not `contrib`:
 # it is often the product's own optional modules (urllib3.contrib)
-# Another project's code copied in: `vendor` and `third_party` are left out by the scan, but pip's
-# `_vendor` and a `vendored` folder are read, and a question asking for "vendored" code already lifts this
-# group (_AUX_WORDS)
 _AUX_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benches",
-                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "playground",
-                       "vendor", "vendored", "third_party"})
+                       "benchmark", "benchmarks", "bundled", "third-party", "thirdparty", "playground"})
 _AUX_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos", "bench", "benchmark",
                         "benchmarks", "benches", "bundled", "playground", "vendored"})
 

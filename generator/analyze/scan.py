@@ -58,8 +58,10 @@ REASON_NON_UTF8_NAME = "file name not UTF-8"
 REASON_CONTROL_NAME = "control character in file name"
 
 # Directory names whose content is someone else's code or a build product. Reported once per directory.
+# Python packages carry their copies in `_vendor` (pip, setuptools) or `vendored` (botocore)
 VENDORED_DIRS = frozenset({
-    "node_modules", "bower_components", "jspm_packages", "vendor", "third_party", "dist", "build",
+    "node_modules", "bower_components", "jspm_packages", "vendor", "_vendor", "vendored", "_vendored",
+    "third_party", "dist", "build",
     ".venv", "venv", "site-packages", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".eggs", ".next", ".nuxt",
 })

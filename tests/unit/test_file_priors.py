@@ -75,8 +75,6 @@ def test_tasks_and_reports_are_not(question):
     "results/net8.0/LoggerBenchmark-report-github.md",  # a benchmark's report
     "tools/bench_parser.py",
     "middleware/client_ip_bench_test.go",
-    "src/pip/_vendor/rich/console.py",  # another project's code, copied in
-    "lib/vendored/six.py",
 ])
 def test_auxiliary_code_by_folder_or_by_benchmark_name(path):
     assert is_auxiliary(path)

@@ -234,6 +234,8 @@ def test_vendored_dirs_and_lock_and_minified_files(make_repo: MakeRepo) -> None:
         "node_modules/lib/index.js": "y()\n",
         "node_modules/lib/other.js": "y()\n",
         "web/vendor/jquery.js": "z()\n",
+        "src/pip/_vendor/rich/console.py": "c = 1\n",
+        "lib/botocore/vendored/six.py": "s = 1\n",
         "dist/bundle.js": "b()\n",
         "build/out.py": "b = 1\n",
         "third_party/dep.c": "int x;\n",
@@ -255,6 +257,8 @@ def test_vendored_dirs_and_lock_and_minified_files(make_repo: MakeRepo) -> None:
         assert {s.path: s.reason for s in result.skipped} == {
             "node_modules/": "vendored or generated",
             "web/vendor/": "vendored or generated",
+            "src/pip/_vendor/": "vendored or generated",
+            "lib/botocore/vendored/": "vendored or generated",
             "dist/": "vendored or generated",
             "build/": "vendored or generated",
             "third_party/": "vendored or generated",
