@@ -3,7 +3,7 @@ derived (answer/answering/calibration.py, the rule `sourcebook eval --history N 
 OLDER half of its history set and judged on the NEWER half, against the global thresholds on the same half.
 
     PYTHONPATH=$PWD python bench/calibrate_temporal.py /work/hist4/results-base.jsonl [--split report]
-        [--min-questions 20] [--shrink 50] [--target 0.85] [--per-repo]
+        [--min-questions 20] [--shrink 50] [--target 0.9] [--per-repo]
 
 Reads bench/history_bench.py results lines (set order: newest commit first; `repo`, `split`, `features`).
 Prints, per split, the spread (min / median / max over repositories with any "high" question) of the share
@@ -73,8 +73,9 @@ def main() -> int:
                 line.append(f"{name} high {len(high):>2}:{(sum(high) / len(high) if high else 0):.2f}")
             if args.per_repo:
                 t = cal.thresholds
-                print(f"  {repo:<32} older {len(older):>3} -> lead {t.dominance_high:<5} cover "
-                      f"{t.coverage_high:<5}  newer {len(newer):>3}: " + "  ".join(line))
+                print(f"  {repo:<32} older {len(older):>3} -> lead {t.dominance_high:<5} share "
+                      f"{t.share_high:<5} cover {t.coverage_high:<5}  newer {len(newer):>3}: "
+                      + "  ".join(line))
         print(f"== {split}: {len(names)} repositories, {newer_n} newer-half questions")
         for name in ("global", "calibrated"):
             pooled = right[name] / count[name] if count[name] else 0.0

@@ -1,14 +1,16 @@
 """A repository's own confidence thresholds, derived from its history set, stored in its output folder.
 
 `sourcebook eval --history N --calibrate` measures, per question of the repository's own history, the top
-file's lead over the runner-up, how much of the question it covers, and whether it was right; `calibrate`
+file's lead over the runner-up, the learned ranker's probability of it (when the ranker ranked: grade.py),
+how much of the question it covers, and whether it was right; `calibrate`
 turns that into thresholds and `write_calibration` stores them; get_answer reads them (`read_calibration`)
 and falls back to the global thresholds (answer/answering/grade.py) when there are none.
 
 The rule (`calibrate`), the same as bench/calibrate.py's --derive for the global thresholds:
 - fewer than MIN_QUESTIONS scored questions: no calibration, the global thresholds stay;
-- among CANDIDATES (lead × coverage for "high"), the one giving "high" to the most questions while their
-  top file is right for at least TARGET of them (a tie: the higher share, then the stricter); when none
+- among the candidates (lead × coverage × the ranker's share for "high"), the one giving "high" to the most
+  questions while their top file is right for at least TARGET of them (a tie: the higher share, then the
+  stricter); when none
   reaches TARGET, the global thresholds stay (too few right answers to tell a threshold from another);
 - shrink toward the global thresholds: each threshold moves from the global value toward the derived one
   by n / (n + SHRINK) (n: the scored questions), so a small set moves them little.
@@ -40,14 +42,16 @@ from sourcebook.atomic import atomic_write_text
 log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "calibration.json"
-CALIBRATION_FORMAT = 1
+# 2: the ranker's share joined the thresholds (a format-1 file, made without it, is ignored: re-calibrate)
+CALIBRATION_FORMAT = 2
 MAX_FILE_BYTES = 64 * 1024  # a calibration is a few hundred bytes; more is not ours
 LEVELS = ("high", "partial", "weak")
-TARGET = 0.85  # the least share of "high" questions whose top file is right (the global thresholds' target)
+TARGET = 0.9  # the least share of "high" questions whose top file is right (the global thresholds' target)
 MIN_QUESTIONS = 20
 SHRINK = 25.0
 DOMINANCE_CANDIDATES = (1.25, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0)
 COVERAGE_CANDIDATES = (0.5, 0.6, 0.75, 0.9, 1.0)
+SHARE_CANDIDATES = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LONE = 1e9  # a lone file's infinite lead as measurements write it (JSON has no inf)
 
 
@@ -60,13 +64,15 @@ class Observation:
     exact_symbol: bool
     found: bool  # anything ranked at all
     right: bool  # the top file is one the commit changed
+    share: float | None = None  # the learned ranker's probability of the top file; None: it did not rank
 
     @classmethod
     def of(cls, features: dict[str, float], ranked: Sequence[str], gold: Iterable[str]) -> Observation:
         lead = float(features.get("dominance", 0.0))
+        share = float(features.get("share", -1.0))  # negative (or absent): no model ranked
         return cls(lead=math.inf if lead >= LONE else lead, cover=float(features.get("coverage", 0.0)),
                    exact_symbol=bool(features.get("exact_symbol")), found=bool(ranked),
-                   right=bool(ranked) and ranked[0] in set(gold))
+                   right=bool(ranked) and ranked[0] in set(gold), share=share if share >= 0 else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +86,10 @@ class Calibration:
 def label(obs: Observation, t: Thresholds) -> str:
     if not obs.found:
         return "weak"
-    return quality_label(obs.lead, obs.cover, obs.exact_symbol, dominance_high=t.dominance_high,
-                         coverage_high=t.coverage_high, coverage_partial=t.coverage_partial,
-                         exact_lead=t.exact_lead)
+    return quality_label(obs.lead, obs.cover, obs.exact_symbol, share=obs.share,
+                         dominance_high=t.dominance_high, coverage_high=t.coverage_high,
+                         coverage_partial=t.coverage_partial, exact_lead=t.exact_lead,
+                         share_high=t.share_high)
 
 
 def labels_of(observations: Iterable[Observation], t: Thresholds) -> dict[str, list[bool]]:
@@ -93,10 +100,15 @@ def labels_of(observations: Iterable[Observation], t: Thresholds) -> dict[str, l
     return out
 
 
-def candidates(base: Thresholds = GLOBAL_THRESHOLDS) -> list[Thresholds]:
-    """The grid a repository's thresholds are chosen from, most lenient first."""
-    return [Thresholds(d, c, base.coverage_partial, base.exact_lead)
-            for d in DOMINANCE_CANDIDATES for c in COVERAGE_CANDIDATES]
+def candidates(base: Thresholds = GLOBAL_THRESHOLDS, *, leads: bool = True, shares: bool = True
+               ) -> list[Thresholds]:
+    """The grid a repository's thresholds are chosen from, most lenient first. `leads` / `shares` False:
+    the lead (the ranker's share) stays the base's, when no observation is labelled by it (a tie would
+    otherwise move it to the strictest candidate on no evidence)."""
+    return [Thresholds(d, c, base.coverage_partial, base.exact_lead, s)
+            for d in (DOMINANCE_CANDIDATES if leads else (base.dominance_high,))
+            for c in COVERAGE_CANDIDATES
+            for s in (SHARE_CANDIDATES if shares else (base.share_high,))]
 
 
 def derive(observations: Sequence[Observation], grid: Sequence[Thresholds], target: float = TARGET
@@ -122,7 +134,7 @@ def shrink(derived: Thresholds, base: Thresholds, weight: float) -> Thresholds:
 
     return Thresholds(toward(base.dominance_high, derived.dominance_high),
                       toward(base.coverage_high, derived.coverage_high),
-                      base.coverage_partial, base.exact_lead)
+                      base.coverage_partial, base.exact_lead, toward(base.share_high, derived.share_high))
 
 
 def calibrate(observations: Sequence[Observation], base: Thresholds = GLOBAL_THRESHOLDS, *,
@@ -133,7 +145,8 @@ def calibrate(observations: Sequence[Observation], base: Thresholds = GLOBAL_THR
     if n < min_questions:
         return Calibration(base, n, None,
                            f"{n} questions, fewer than {min_questions}: global thresholds kept")
-    grid = candidates(base)
+    grid = candidates(base, leads=any(o.share is None for o in observations),
+                      shares=any(o.share is not None for o in observations))
     derived = derive(observations, grid, target)
     how = f"most 'high' at a top-file precision of at least {target}"
     if derived is None:
@@ -142,7 +155,7 @@ def calibrate(observations: Sequence[Observation], base: Thresholds = GLOBAL_THR
     weight = n / (n + shrink_n)
     return Calibration(shrink(derived, base, weight), n, derived,
                        f"{n} questions; {how} (lead {derived.dominance_high}, "
-                       f"coverage {derived.coverage_high}), "
+                       f"share {derived.share_high}, coverage {derived.coverage_high}), "
                        f"moved {weight:.2f} of the way from the global thresholds")
 
 
@@ -163,7 +176,7 @@ def calibration_path(out_dir: Path) -> Path:
 
 
 def _fields(t: Thresholds) -> dict[str, float]:
-    return {"dominance_high": t.dominance_high, "coverage_high": t.coverage_high}
+    return {"dominance_high": t.dominance_high, "coverage_high": t.coverage_high, "share_high": t.share_high}
 
 
 def _mark(fields: dict[str, Any], key: bytes | None) -> str | None:
@@ -208,27 +221,29 @@ def read_calibration(out_dir: Path, key: bytes | None = None) -> Thresholds | No
         return None
     try:
         body = json.loads(raw.decode("utf-8"))
+        if body["format"] != CALIBRATION_FORMAT:
+            log.warning("%s: calibration ignored, format %r (this version reads %d): global thresholds; "
+                        "re-run `sourcebook eval --history N --calibrate`", path, body["format"],
+                        CALIBRATION_FORMAT)
+            return None
         fields = {"format": body["format"], "dominance_high": body["dominance_high"],
-                  "coverage_high": body["coverage_high"]}
+                  "coverage_high": body["coverage_high"], "share_high": body["share_high"]}
         mark = body["mark"]
     except (ValueError, KeyError, TypeError) as exc:
         log.warning("%s: calibration ignored, malformed (%s): global thresholds", path, exc)
-        return None
-    if fields["format"] != CALIBRATION_FORMAT:
-        log.warning("%s: calibration ignored, format %r: global thresholds", path, fields["format"])
         return None
     expected = _mark(fields, local_key() if key is None else key)
     if expected is None or not isinstance(mark, str) or mark != expected:
         log.warning("%s: calibration ignored, not made on this machine (no matching mark): global "
                     "thresholds; re-run `sourcebook eval --history N --calibrate`", path)
         return None
-    lead, cover = fields["dominance_high"], fields["coverage_high"]
-    if not (isinstance(lead, int | float) and isinstance(cover, int | float)
-            and 1.0 <= lead < math.inf and 0.0 <= cover <= 1.0):
+    lead, cover, share = fields["dominance_high"], fields["coverage_high"], fields["share_high"]
+    if not (all(isinstance(x, int | float) and not isinstance(x, bool) for x in (lead, cover, share))
+            and 1.0 <= lead < math.inf and 0.0 <= cover <= 1.0 and 0.5 <= share <= 1.0):
         log.warning("%s: calibration ignored, thresholds out of range: global thresholds", path)
         return None
     return Thresholds(float(lead), float(cover), GLOBAL_THRESHOLDS.coverage_partial,
-                      GLOBAL_THRESHOLDS.exact_lead)
+                      GLOBAL_THRESHOLDS.exact_lead, float(share))
 
 
 def _read_small(path: Path) -> bytes | None:

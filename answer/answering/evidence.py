@@ -128,6 +128,7 @@ class Evidence:
     coverage: float
     exact_symbol: bool
     degraded_search: bool = False
+    share: float | None = None  # the learned ranker's probability of the top file (SearchResult.top_share)
     notes: list[str] = field(default_factory=list)
     generated: dict[str, str] = field(default_factory=dict)  # path -> LLM-written prose known for it
     anchors: list[Anchor] = field(default_factory=list)  # the top ANCHORED files: symbol and lines
@@ -435,10 +436,12 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
         side_b = search_codebase(store, sides[1], "hybrid", scope, SEARCH_LIMIT)
         degraded = degraded or side_a.degraded or side_b.degraded
         fused = fuse_relational(main.files, side_a.files, side_b.files)
+        share = None  # the whole question's ranking is no model's
         seen = {(h.path, h.start_line) for h in hits}
         hits += [h for h in [*side_a.hits, *side_b.hits] if (h.path, h.start_line) not in seen]
     else:
         fused = [(f.path, f.score, f.tiers, False) for f in main.files]
+        share = main.top_share
     files = group_spans(fused, hits, main.file_spans)[:SEARCH_LIMIT]
 
     promoted = symbol_matches(idents.names, _named_symbols(store, idents.names, scope))[:PROMOTED_MAX]
@@ -481,12 +484,13 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     top_text = f"{files[0].path}\n{support_text(shown.get(files[0].path, ''))}" if files else ""
     cover = coverage(terms, top_text)
     exact = bool(files) and any(s.path == files[0].path for s in promoted)
-    quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact, thresholds=thresholds)
-    log.debug("retrieval for %r: %d files, dominance %.2f, coverage %.2f -> %s", question[:60], len(files),
-              dominance([f.score for f in files]), cover, quality)
+    quality = retrieval_quality([f.score for f in files], cover, exact_symbol=exact, thresholds=thresholds,
+                                share=share)
+    log.debug("retrieval for %r: %d files, dominance %.2f, share %s, coverage %.2f -> %s", question[:60],
+              len(files), dominance([f.score for f in files]), share, cover, quality)
     return Evidence(question=question, files=files, pages=pages, file_symbols=file_symbols, promoted=promoted,
                     texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
-                    degraded_search=degraded, notes=notes, generated=generated, anchors=anchors,
+                    degraded_search=degraded, share=share, notes=notes, generated=generated, anchors=anchors,
                     candidates=candidates)
 
 

@@ -218,7 +218,7 @@ def get_answer(target: Any, question: str, scope: str | None = None, repo: str |
     thresholds = ctx.thresholds.current()
     # a new calibration may change a cached answer's confidence: it is part of the key
     calibrated = ("" if thresholds == GLOBAL_THRESHOLDS
-                  else f"|{thresholds.dominance_high},{thresholds.coverage_high}")
+                  else f"|{thresholds.dominance_high},{thresholds.coverage_high},{thresholds.share_high}")
     key = cache_key(question, scope, ctx.alias or repo, f"{state}|{','.join(sorted(flags))}{calibrated}")
     version = pipeline_version(store)
 

@@ -22,5 +22,7 @@ def locate(store: IndexStore, question: str) -> Located:
     spans = [Span(a.path, a.symbol, *(a.lines or (0, 0))) for a in evidence.candidates]
     lead = dominance(evidence.scores)
     features = {"dominance": lead if lead != float("inf") else 1e9, "coverage": evidence.coverage,
-                "exact_symbol": float(evidence.exact_symbol)}
+                "exact_symbol": float(evidence.exact_symbol),
+                "share": -1.0 if evidence.share is None else evidence.share,  # -1: no model ranked
+                "lists": float(len(evidence.files[0].tiers)) if evidence.files else 0.0}
     return Located(tuple(evidence.paths), tuple(spans), evidence.quality, features)

@@ -142,6 +142,17 @@ def scores(rows: Sequence[Sequence[float]], coefficients: Mapping[str, float]) -
     return [row[base] + sum(w * x for w, x in zip(weights, row, strict=True)) for row in rows]
 
 
+def top_share(scored: Sequence[float]) -> float:
+    """The share of the best of `scored` in their softmax: the probability the model gives its first file
+    among the ones it ranks (the fit is a listwise softmax over the same scores, so this is the quantity it
+    learned). With all-zero coefficients the scores are log(fused / best) and this is the first file's
+    share of the fused scores. 0.0 for no scores."""
+    if not scored:
+        return 0.0
+    best = max(scored)
+    return 1.0 / sum(math.exp(s - best) for s in scored)
+
+
 def order(rows: Sequence[Sequence[float]], coefficients: Mapping[str, float]) -> list[int]:
     """Positions of the rows best first by `scores`; ties keep the fused order."""
     scored = scores(rows, coefficients)

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
 from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
-from answer.retrieval.ranker import TOP_K, Candidate, query_view
+from answer.retrieval.ranker import TOP_K, Candidate, query_view, top_share
 from answer.retrieval.ranker import features as ranker_features
-from answer.retrieval.ranker import order as ranker_order
+from answer.retrieval.ranker import scores as ranker_scores
 from generator.index.memos import Memo
 from generator.index.tokens import query_terms, split_identifier
 from sourcebook.errors import UsageError
@@ -72,6 +72,9 @@ class SearchResult:
     degraded: bool = False
     notes: list[str] = field(default_factory=list)  # skipped tiers, outages
     seconds: float = 0.0
+    # the learned ranker's probability of its first file (ranker.top_share), which the answer's confidence
+    # reads; None when the hand fusion ranked (its scores are no probabilities)
+    top_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -1493,21 +1496,22 @@ def candidate_features(store: IndexStore, query: str, lists: dict[str, list[_Can
 
 def rerank_files(store: IndexStore, query: str, lists: dict[str, list[_Cand]], fused: Sequence[FileHit],
                  *, lifts: Mapping[str, str], w: Weights,
-                 coefficients: Mapping[str, float] | None = None) -> list[FileHit]:
+                 coefficients: Mapping[str, float] | None = None) -> tuple[list[FileHit], float | None]:
     """`fused` with its top TOP_K re-ranked by the learned ranker (`coefficients`, by default the fitted
-    ones of answer/retrieval/ranker_model.py). The k-th file of the new order takes the k-th best fused
-    score: a file's score stays on the fusion's scale, and the spread of the top scores (what the answer's
-    confidence reads: answer/answering/grade.py dominance, calibrated on fused scores) stays the fusion's."""
+    ones of answer/retrieval/ranker_model.py), and the model's share of its first file (ranker.top_share:
+    what the answer's confidence reads, answer/answering/grade.py; None when no model ranks). The k-th
+    file of the new order takes the k-th best fused score: a file's score stays on the fusion's scale."""
     if coefficients is None:
         from answer.retrieval.ranker_model import COEFFICIENTS
 
         coefficients = COEFFICIENTS
     if not coefficients or len(fused) < 2:
-        return list(fused)
+        return list(fused), None
     top = list(fused[:TOP_K])
-    ranked = ranker_order(candidate_features(store, query, lists, top, lifts=lifts, w=w), coefficients)
-    return [FileHit(top[i].path, top[pos].score, top[i].tiers) for pos, i in enumerate(ranked)] + \
-        list(fused[TOP_K:])
+    scored = ranker_scores(candidate_features(store, query, lists, top, lifts=lifts, w=w), coefficients)
+    ranked = sorted(range(len(top)), key=lambda i: (-scored[i], i))  # ties keep the fused order
+    return ([FileHit(top[i].path, top[pos].score, top[i].tiers) for pos, i in enumerate(ranked)]
+            + list(fused[TOP_K:]), top_share(scored))
 
 
 def file_candidates(store: IndexStore, query: str, weights: Weights = DEFAULT_WEIGHTS
@@ -1650,7 +1654,7 @@ def search_codebase(store: IndexStore, query: str, type: str = "hybrid", scope: 
     fused, lifts = _fuse_files(lists, weights, priors, subjects)
     fused = [f for f in fused if _in_scope(f.path, scope)]
     if weights.ranker and type == "hybrid" and not result.degraded and _ranked_by_model(query):
-        fused = rerank_files(store, query, lists, fused, lifts=lifts, w=weights)
+        fused, result.top_share = rerank_files(store, query, lists, fused, lifts=lifts, w=weights)
     result.files = fused[:limit]
     scored = _span_scores(lists, weights)
     result.hits = fuse_spans(scored, limit, scope)

@@ -91,8 +91,9 @@ def label_lines(observed: list[Observation], stored: Thresholds | None, calibrat
         rows.append(("stored for this repository", stored))
     if calibration is not None and calibration.thresholds != GLOBAL_THRESHOLDS:
         rows.append(("calibrated on these questions", calibration.thresholds))
-    out = ["confidence label n:top-1 right, by thresholds (lead over the runner-up, coverage of the "
-           "question)"]
+    out = ["confidence label n:top-1 right, by thresholds (lead over the runner-up, the ranker's share of "
+           "the top file, coverage of the question)"]
     for name, t in rows:
-        out.append(precision_line(f"{name} ({t.dominance_high:g}, {t.coverage_high:g})", observed, t))
+        out.append(precision_line(f"{name} ({t.dominance_high:g}, {t.share_high:g}, {t.coverage_high:g})",
+                                  observed, t))
     return out

@@ -72,8 +72,10 @@ def test_eval_calibrate_writes_the_repositorys_thresholds_and_get_answer_reads_t
     expected = calibrate(observed).thresholds
     assert body["dominance_high"] == expected.dominance_high
     assert body["coverage_high"] == expected.coverage_high
+    assert body["share_high"] == expected.share_high
     assert body["questions"] == len(TOPICS)
-    assert f"global ({GLOBAL_THRESHOLDS.dominance_high}, {GLOBAL_THRESHOLDS.coverage_high})" in result.output
+    g = GLOBAL_THRESHOLDS
+    assert f"global ({g.dominance_high}, {g.share_high}, {g.coverage_high})" in result.output
     assert f"calibration: {len(TOPICS)} questions" in result.output
     assert str(stored) in result.output
     config = load_config(root, env={})
@@ -151,6 +153,33 @@ def test_with_a_provider_calibration_sets_where_confidence_starts_and_checks_sti
     assert (degraded.retrieval_quality, degraded.confidence) == ("high", "medium")
 
 
+TASK = "Open the session lazily when the request context is pushed"
+
+
+def test_a_task_the_ranker_ranked_is_labelled_by_its_share_not_the_fused_lead(
+        config: Config, fake_llm: FakeLLM) -> None:
+    evidence = retrieve(open_index(config), TASK)
+    assert evidence.share is not None  # a task: the learned ranker ranked it
+    lead = dominance(evidence.scores)
+    assert lead < GLOBAL_THRESHOLDS.dominance_high
+    assert evidence.share < GLOBAL_THRESHOLDS.share_high
+    assert evidence.coverage >= GLOBAL_THRESHOLDS.coverage_high
+    assert evidence.quality == "partial"
+    # a lead threshold any ranking passes changes nothing: the model's share decides
+    any_lead = replace(GLOBAL_THRESHOLDS, dominance_high=1.0)
+    write_calibration(config.out_dir, Calibration(any_lead, 40, any_lead, "test"))
+    reply = get_answer(AnswerContext(config, chat=None), TASK, include=["diagnostics"])
+    assert reply.retrieval_quality == "partial"
+    # a share threshold the model's share reaches makes it "high", with a provider and without
+    trusting = replace(GLOBAL_THRESHOLDS, share_high=round(evidence.share - 0.01, 3))
+    write_calibration(config.out_dir, Calibration(trusting, 40, trusting, "test"))
+    fake_llm.enqueue(Reply.ok(SESSION_ANSWER))
+    answered = get_answer(AnswerContext(config, chat=_chat(fake_llm)), TASK, include=["diagnostics"])
+    assert (answered.retrieval_quality, answered.confidence) == ("high", "high")
+    degraded = get_answer(AnswerContext(config, chat=None), TASK, include=["diagnostics"])
+    assert (degraded.retrieval_quality, degraded.confidence) == ("high", "medium")
+
+
 def _planted(config: Config, text: str | None = None) -> Path:
     path = config.out_dir / CALIBRATION_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +191,9 @@ def _planted(config: Config, text: str | None = None) -> Path:
 @pytest.mark.parametrize("content", [
     "{not json",
     json.dumps({"format": 1, "dominance_high": 1.0, "coverage_high": 0.0, "mark": "0" * 64}),  # not ours
-    json.dumps({"format": 1, "dominance_high": "1.0"}),
+    json.dumps({"format": 2, "dominance_high": "1.0"}),
+    json.dumps({"format": 2, "dominance_high": 1.0, "coverage_high": 0.0, "share_high": 0.5,
+                "mark": "0" * 64}),
     json.dumps(["a", "list"]),
     "x" * 100_000,
 ])
@@ -180,6 +211,22 @@ def test_a_calibration_marked_under_another_key_is_not_trusted(config: Config) -
     write_calibration(config.out_dir, Calibration(lenient, 40, lenient, "elsewhere"), key=b"k" * 32)
     assert read_calibration(config.out_dir) is None
     assert read_calibration(config.out_dir, key=b"k" * 32) == lenient
+
+
+def test_a_calibration_of_the_format_before_the_share_is_ignored_even_when_marked_here(
+        config: Config, caplog: pytest.LogCaptureFixture) -> None:
+    from sourcebook.local_key import keyed
+
+    key = b"k" * 32
+    fields = {"format": 1, "dominance_high": 1.0, "coverage_high": 0.0}  # what format 1 marked
+    mark = keyed(b"sourcebook-calibration\0" + json.dumps(fields, sort_keys=True).encode("utf-8"), key)
+    _planted(config, json.dumps({**fields, "mark": mark}))
+    with caplog.at_level(logging.WARNING, logger="answer.answering.calibration"):
+        assert read_calibration(config.out_dir, key=key) is None
+    assert any("format 1" in r.getMessage() and "--calibrate" in r.getMessage() for r in caplog.records)
+    lenient = replace(GLOBAL_THRESHOLDS, dominance_high=1.0, coverage_high=0.0)
+    write_calibration(config.out_dir, Calibration(lenient, 40, lenient, "test"), key=key)
+    assert read_calibration(config.out_dir, key=key) == lenient  # the same thresholds, re-derived: read
 
 
 def test_a_symlink_or_fifo_in_place_of_the_file_is_never_read_or_written_through(config: Config,

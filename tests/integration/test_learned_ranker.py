@@ -1,12 +1,15 @@
 """The learned file re-ranker (answer/retrieval/ranker.py) through search_codebase on a small real index:
 it re-orders the fused files, keeps the fused scores' scale, and is off with Weights(ranker=False), for a
 question about how the code works and for one asking for tests or docs; with the shipped model a task asking
-for tests gets the test file first."""
+for tests gets the test file first; the model's probability of its first file comes with the ranking."""
 
 import dataclasses
+import math
+
+import pytest
 
 from answer.retrieval import ranker_model
-from answer.retrieval.ranker import FEATURES
+from answer.retrieval.ranker import FEATURES, scores, top_share
 from answer.retrieval.tiers import DEFAULT_WEIGHTS, file_candidates, search_codebase
 from generator.index.command import index_repository
 from generator.index.store import open_index
@@ -96,3 +99,26 @@ def test_with_the_shipped_model_a_task_asking_for_tests_ranks_the_test_first(mak
     assert first("Fix the bulk discount rounding of half cents") == "shop/discount.py"
     assert first("Fix the tests of the bulk discount rounding") == "checks/test_discount_rules.py"
     assert first("Add a test for the bulk discount rounding of half cents") == "checks/test_discount_rules.py"
+
+
+def test_search_codebase_gives_the_models_probability_of_its_first_file(make_repo, monkeypatch):
+    store = _store(make_repo)
+    question = "Retry backoff waits too long after a request timeout"
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {"name": 5.0})
+    ranked = search_codebase(store, question, "hybrid", limit=10)
+    # the softmax of the model's own scores over the files it re-ranked (file_candidates: the same ones)
+    _hits, rows = file_candidates(store, question)
+    scored = scores(rows, {"name": 5.0})
+    assert ranked.top_share == pytest.approx(top_share(scored))
+    assert ranked.top_share == pytest.approx(1 / sum(math.exp(s - max(scored)) for s in scored))
+    assert 0.5 < ranked.top_share < 1.0  # the file name lifts pkg/backoff.py well clear of the rest
+    # a model weighing the name more is surer of the same first file
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {"name": 9.0})
+    surer = search_codebase(store, question, "hybrid", limit=10)
+    assert surer.files[0].path == ranked.files[0].path == "pkg/backoff.py"
+    assert surer.top_share > ranked.top_share
+    # where no model ranks (the hand fusion, a question about how the code works, no coefficients), no share
+    assert search_codebase(store, question, "hybrid", limit=10, weights=HAND).top_share is None
+    assert search_codebase(store, "How long does a retry wait after a timeout?", "hybrid").top_share is None
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
+    assert search_codebase(store, question, "hybrid", limit=10).top_share is None

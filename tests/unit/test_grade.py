@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from answer.answering.grade import (
     COVERAGE_HIGH,
+    SHARE_HIGH,
+    Thresholds,
     absent_mechanisms,
     cap_degraded,
     content_terms,
@@ -67,6 +69,24 @@ def test_retrieval_quality_levels() -> None:
     assert retrieval_quality([3.0], 1.0) == "partial"
     assert retrieval_quality([3.0], 1.0, exact_symbol=True) == "high"  # ...unless it defines what was named
     assert retrieval_quality([3.0, 0.0], 0.0) == "weak"
+
+
+def test_when_the_ranker_ranked_its_share_of_the_top_file_is_the_lead() -> None:
+    # the k-th re-ranked file takes the k-th fused score: a fused lead of 1.05 says nothing of the model's
+    # margin, its probability of the top file does
+    assert retrieval_quality([1.0, 0.95], 1.0, share=SHARE_HIGH) == "high"
+    assert retrieval_quality([1.0, 0.95], 1.0) == "partial"
+    # and a large fused lead does not make "high" when the model was unsure of its first file
+    assert retrieval_quality([3.0, 1.0], 1.0, share=SHARE_HIGH - 0.05) == "partial"
+    # coverage still gates "high"; a confident model lifts an uncovered question to partial, not weak
+    assert retrieval_quality([1.0, 0.95], COVERAGE_HIGH - 0.05, share=0.99) == "partial"
+    assert retrieval_quality([1.0, 0.95], 0.0, share=0.99) == "partial"
+    assert retrieval_quality([1.0, 0.95], 0.0, share=0.3) == "weak"
+    assert retrieval_quality([], 1.0, share=0.99) == "weak"
+    # a calibrated share threshold applies
+    strict = Thresholds(share_high=0.95)
+    assert retrieval_quality([1.0, 0.95], 1.0, thresholds=strict, share=0.9) == "partial"
+    assert retrieval_quality([1.0, 0.95], 1.0, thresholds=strict, share=0.96) == "high"
 
 
 def test_start_and_lower() -> None:

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from answer.retrieval.ranker import FEATURES, Candidate, features, order, query_view, scores
+from answer.retrieval.ranker import FEATURES, Candidate, features, order, query_view, scores, top_share
 from answer.retrieval.ranker_model import COEFFICIENTS
 
 
@@ -84,3 +84,17 @@ def test_coefficients_move_candidates_and_unknown_names_are_ignored():
 def test_the_shipped_model_names_only_known_features():
     assert set(COEFFICIENTS) <= set(FEATURES)
     assert all(math.isfinite(v) for v in COEFFICIENTS.values())
+
+
+def test_top_share_is_the_softmax_probability_of_the_best_score():
+    assert top_share([]) == 0.0
+    assert top_share([0.0, 0.0]) == pytest.approx(0.5)
+    assert top_share([math.log(3.0), 0.0]) == pytest.approx(0.75)
+    assert top_share([0.0, math.log(3.0)]) == pytest.approx(0.75)  # the best, wherever it stands
+    assert top_share([1000.0, 0.0]) == pytest.approx(1.0)  # no overflow
+    # without coefficients the scores are log(fused / best): the first file's share of the fused scores
+    rows = features(_cands(), query_view("router", asks_tests=False), rrf_k=30.0)
+    fused = [c.score for c in _cands()]
+    assert top_share(scores(rows, {})) == pytest.approx(fused[0] / sum(fused))
+    # a model lifting the router further is surer of it
+    assert top_share(scores(rows, {"name": 2.0})) > top_share(scores(rows, {}))
