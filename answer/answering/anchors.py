@@ -172,10 +172,21 @@ def anchors_in(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo
     return [first, *more][:wanted]
 
 
+def _member_of(function: SymbolInfo, container: SymbolInfo) -> bool:
+    """Whether `function` belongs to `container`: its qualname is under the container's (a method in the
+    class body, a Rust `impl` or Go receiver method away from its struct, a C++ method defined out of line)
+    or its lines are inside the container's."""
+    return (function.qualname.startswith(container.qualname + ".") or
+            container.start_line <= function.start_line <= function.end_line <= container.end_line)
+
+
 def _first(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo], *, named: Sequence[SymbolInfo],
            terms: Sequence[str], functions: Sequence[SymbolInfo], ranked: Sequence[SymbolInfo]) -> Anchor:
     for sym in named:
-        if sym.path == path and (sym.kind in FUNCTIONS or sym.kind in CONTAINERS):
+        if sym.path == path and sym.kind in CONTAINERS:
+            member = next((f for f in ranked if _member_of(f, sym)), None)
+            return _own(path, member if member is not None else sym)
+        if sym.path == path and sym.kind in FUNCTIONS:
             return _own(path, sym)
     if ranked:
         return _own(path, ranked[0])
