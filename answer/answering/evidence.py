@@ -520,7 +520,9 @@ def definition_of(declared: Anchor, symbols: Sequence[SymbolInfo], texts: Mappin
     found = []
     for sym in symbols:
         other = _bare(sym.qualname)
-        related = other == wanted or other.endswith("." + wanted) or wanted.endswith("." + other)
+        # a method's qualnames meet on their class (a free function of the same name is another function)
+        related = other == wanted or ("." in other and "." in wanted and
+                                      (other.endswith("." + wanted) or wanted.endswith("." + other)))
         if sym.path == declared.path or sym.kind not in FUNCTIONS or not related:
             continue
         if not sym.path.endswith(DECLARING_SUFFIXES):

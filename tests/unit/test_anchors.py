@@ -176,3 +176,33 @@ def test_a_named_struct_anchors_on_a_method_defined_away_from_it():
             _sym("unrelated_depth", "function", 12, 12, "a.rs")]
     got = anchor("a.rs", [], syms, [syms[0]], source=source, query=["walk", "depth"])
     assert got == Anchor("a.rs", "Walk.max_depth", (6, 9))
+
+
+def test_a_c_declaration_is_a_prototype_without_a_body():
+    from answer.answering.evidence import is_declaration
+
+    assert is_declaration("int ini_parse(const char* filename,\n              ini_handler handler);")
+    assert is_declaration("void flush(); // writes the buffer")
+    assert is_declaration("file_helper(const file_helper &) = delete;")
+    assert not is_declaration("int pid() { return getpid(); }")
+    assert not is_declaration("static int handler(void* user,")  # a definition's first line alone
+    assert not is_declaration("")
+
+
+def test_a_declarations_definition_is_the_related_function_with_a_body_elsewhere():
+    from answer.answering.evidence import definition_of
+
+    texts = {"os-inl.h": "void os::flush() {\n    fflush(f);\n}\n", "main.c": "static void flush(void);\n",
+             "other.c": "void other::flush() {\n}\n"}
+    syms = [_sym("os.flush", "method", 1, 3, "os-inl.h"), _sym("flush", "function", 1, 1, "main.c"),
+            _sym("other.flush", "method", 1, 2, "other.c"), _sym("spdlog.os.flush", "method", 4, 4, "os.h")]
+    # a method declared in its class (qualname under the namespace) and defined out of line: the definition
+    # with a body, not the body-less one, not another class's method of the same name
+    got = definition_of(Anchor("os.h", "spdlog.os.flush", (4, 4)), syms, texts)
+    assert got is not None
+    assert (got.path, got.qualname) == ("os-inl.h", "os.flush")
+    assert definition_of(Anchor("os.h", "spdlog.os.close", (5, 5)), syms, texts) is None
+    # a free function of the same name defines another function
+    free = {"main.c": "static void flush(void) {\n}\n"}
+    assert definition_of(Anchor("os.h", "spdlog.os.flush", (4, 4)), [syms[1]], free) is None
+    assert definition_of(Anchor("main.h", "flush", (2, 2)), [syms[1]], free) == syms[1]
