@@ -1,7 +1,8 @@
 """Where in a ranked file the answer points: the symbol and the line range (get_answer's `candidates`).
 
 Pure. A search span is a chunk: a merged chunk covers several small definitions and names only the first,
-so its lines are not the named symbol's. The anchor is a definition instead: one the question names, else
+so its lines are not the named symbol's. The anchor is a definition instead: one the question names (a
+named class: its best-matching method, the class when none matches), else
 the function whose own lines best match the question's terms (BM25 over the file's functions, the search
 spans a tie-breaking bonus), else the function holding most of the score of the file's best spans (each
 span's score shared out among the functions it overlaps, by how much of it each covers), else a definition
