@@ -1,7 +1,8 @@
 """Where in a ranked file the answer points: the symbol and the line range (get_answer's `candidates`).
 
 Pure. A search span is a chunk: a merged chunk covers several small definitions and names only the first,
-so its lines are not the named symbol's. The anchor is a definition instead: one the question names, else
+so its lines are not the named symbol's. The anchor is a definition instead: one the question names (a
+named class: its best-matching method, the class when none matches), else
 the function whose own lines best match the question's terms (BM25 over the file's functions, the search
 spans a tie-breaking bonus), else the function holding most of the score of the file's best spans (each
 span's score shared out among the functions it overlaps, by how much of it each covers), else a definition
@@ -172,10 +173,21 @@ def anchors_in(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo
     return [first, *more][:wanted]
 
 
+def _member_of(function: SymbolInfo, container: SymbolInfo) -> bool:
+    """Whether `function` belongs to `container`: its qualname is under the container's (a method in the
+    class body, a Rust `impl` or Go receiver method away from its struct, a C++ method defined out of line)
+    or its lines are inside the container's."""
+    return (function.qualname.startswith(container.qualname + ".") or
+            container.start_line <= function.start_line <= function.end_line <= container.end_line)
+
+
 def _first(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo], *, named: Sequence[SymbolInfo],
            terms: Sequence[str], functions: Sequence[SymbolInfo], ranked: Sequence[SymbolInfo]) -> Anchor:
     for sym in named:
-        if sym.path == path and (sym.kind in FUNCTIONS or sym.kind in CONTAINERS):
+        if sym.path == path and sym.kind in CONTAINERS:
+            member = next((f for f in ranked if _member_of(f, sym)), None)
+            return _own(path, member if member is not None else sym)
+        if sym.path == path and sym.kind in FUNCTIONS:
             return _own(path, sym)
     if ranked:
         return _own(path, ranked[0])

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answer.answering.anchors import Anchor, anchors_in
+from answer.answering.anchors import FUNCTIONS, Anchor, anchors_in
 from answer.answering.grade import (
     GLOBAL_THRESHOLDS,
     Thresholds,
@@ -29,6 +30,7 @@ from answer.answering.grade import (
 from answer.answering.response import SymbolBody, SymbolEvidence
 from answer.retrieval.query import identifier_parts
 from answer.retrieval.question import parse_query
+from generator.analyze.languages import spec_for
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
 from sourcebook.redaction import is_secret_path
@@ -64,6 +66,10 @@ CANDIDATES = 5  # get_answer's `candidates`: symbols and lines in the top files
 # when its score is near the best's, did no better on the tune split).
 TOP_FILE_CANDIDATES = 2
 MAX_CACHED_TEXTS = 1000
+# C and C++ declare a function in a header and define it elsewhere (a .c or .cpp file, an -inl.h, a method
+# out of its class): a prototype names the function but holds none of its code
+DECLARING_SUFFIXES = tuple(sorted({*spec_for("c").extensions, *spec_for("cpp").extensions}))
+_LINE_COMMENT = re.compile(r"//.*$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,7 +465,7 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
                            count=TOP_FILE_CANDIDATES if rank == 0 else 1)
                 for rank, f in enumerate(files[:ANCHORED])]
     anchors = [found[0] for found in per_file]
-    candidates = [a for found in per_file for a in found][:CANDIDATES]
+    candidates = _defined(store, [a for found in per_file for a in found], sources, scope)[:CANDIDATES]
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
     leads = _lead_symbols(anchors, by_path)
     file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, []),
@@ -492,6 +498,66 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
                     texts=shown, text=text, indexed=shas, quality=quality, coverage=cover, exact_symbol=exact,
                     degraded_search=degraded, share=share, notes=notes, generated=generated, anchors=anchors,
                     candidates=candidates)
+
+
+def is_declaration(text: str) -> bool:
+    """Whether a C or C++ function's own lines `text` only declare it: a prototype ending in `;` with no
+    body (`int ini_parse(const char* filename, ini_handler handler, void* user);`)."""
+    code = _LINE_COMMENT.sub("", text).strip()
+    return bool(code) and code.endswith(";") and "{" not in code
+
+
+def _bare(qualname: str) -> str:
+    """`a.b.write~2` -> `a.b.write`: overloads are numbered in file order, a declaration's and its
+    definition's numbers need not agree."""
+    return re.sub(r"~\d+$", "", qualname)
+
+
+def definition_of(declared: Anchor, symbols: Sequence[SymbolInfo], texts: Mapping[str, str]
+                  ) -> SymbolInfo | None:
+    """The definition, among `symbols` (with their files' `texts`), of the function a declaration anchor
+    names: a function with a body in another C or C++ file whose qualname is the declaration's or one
+    ending the other (`file_helper.write` defined out of line for `spdlog.details.file_helper.write`); on a
+    choice, the one in a file named like the header (os.h: os-inl.h, os.c), then the longest."""
+    wanted = _bare(declared.symbol)
+    stem = declared.path.rsplit("/", 1)[-1].split(".", 1)[0]
+    found = []
+    for sym in symbols:
+        other = _bare(sym.qualname)
+        # a method's qualnames meet on their class (a free function of the same name is another function)
+        related = other == wanted or ("." in other and "." in wanted and
+                                      (other.endswith("." + wanted) or wanted.endswith("." + other)))
+        if sym.path == declared.path or sym.kind not in FUNCTIONS or not related:
+            continue
+        if not sym.path.endswith(DECLARING_SUFFIXES):
+            continue
+        body = excerpt_lines(texts.get(sym.path, ""), sym.start_line, sym.end_line, SPAN_LINES)
+        if body and "{" in body:
+            found.append(sym)
+    return max(found, key=lambda s: (s.path.rsplit("/", 1)[-1].startswith(stem), s.end_line - s.start_line,
+                                     s.path), default=None)
+
+
+def _defined(store: IndexStore, candidates: Sequence[Anchor], sources: Mapping[str, str], scope: str | None
+             ) -> list[Anchor]:
+    """`candidates` with each C or C++ prototype replaced by its definition where the index holds one (the
+    code that answers is there, not in the header), each candidate once."""
+    declared = {a for a in candidates if a.symbol and a.lines and a.path.endswith(DECLARING_SUFFIXES)
+                and is_declaration(excerpt_lines(sources.get(a.path, ""), *a.lines, SPAN_LINES))}
+    if not declared:
+        return list(candidates)
+    names = sorted({_bare(a.symbol).rsplit(".", 1)[-1] for a in declared})
+    some = _some_symbols(store, in_list("name", names))
+    symbols = some if some is not None else [s for s in all_symbols(store) if s.name in names]
+    if scope:
+        symbols = [s for s in symbols if s.path.startswith(scope)]
+    _, texts = _files_of(store, [], sorted({s.path for s in symbols if s.kind in FUNCTIONS}))
+    out: dict[tuple[str, str], Anchor] = {}
+    for given in candidates:
+        found = definition_of(given, symbols, texts) if given in declared else None
+        a = given if found is None else Anchor(found.path, found.qualname, (found.start_line, found.end_line))
+        out.setdefault((a.path, a.symbol), a)
+    return list(out.values())
 
 
 def _lead_symbols(anchors: Sequence[Anchor], by_path: dict[str, list[SymbolInfo]]) -> dict[str, SymbolInfo]:

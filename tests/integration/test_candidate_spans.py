@@ -92,3 +92,68 @@ def test_eval_counts_the_top_files_runner_up_as_a_function_hit(make_repo):
     outcome = Outcome(q, found.files, 0.0, found.spans)
     assert function_hit(outcome, {})
     assert not function_hit(outcome, {}, k=1)
+
+
+INI_H = """/* Parse INI-style configuration files. */
+#ifndef INI_H
+#define INI_H
+#include <stdio.h>
+
+typedef int (*ini_handler)(void* user, const char* section, const char* name, const char* value);
+
+/* Parse the named INI file, calling handler for each name=value pair; 0 on success, -1 when the file
+   cannot be opened. */
+int ini_parse(const char* filename, ini_handler handler, void* user);
+
+/* Same as ini_parse, but reads an already open FILE. */
+int ini_parse_file(FILE* file, ini_handler handler, void* user);
+
+#endif
+"""
+
+INI_C = """#include <string.h>
+#include "ini.h"
+
+static char* rstrip(char* s) {
+    char* p = s + strlen(s);
+    while (p > s && (*--p == '\\n' || *p == ' ')) *p = '\\0';
+    return s;
+}
+
+int ini_parse_file(FILE* file, ini_handler handler, void* user) {
+    char line[200];
+    while (fgets(line, sizeof(line), file) != NULL) {
+        handler(user, "", "", rstrip(line));
+    }
+    return 0;
+}
+
+int ini_parse(const char* filename, ini_handler handler, void* user) {
+    FILE* file = fopen(filename, "r");
+    if (!file)
+        return -1;
+    int error = ini_parse_file(file, handler, user);
+    fclose(file);
+    return error;
+}
+"""
+
+
+def test_a_c_prototype_candidate_names_its_definition(make_repo):
+    # the header matches the question best, but its prototype holds none of the code: the candidate is the
+    # definition in ini.c, inside its own lines, and never named twice
+    root = make_repo({"ini.h": INI_H, "ini.c": INI_C, "README.md": "# ini\nA small INI parser.\n"})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    question = "ini_parse: return -1 when the named INI file cannot be opened"
+    found = locate(open_index(config), question)
+    named = [(s.path, s.symbol) for s in found.spans]
+    assert ("ini.c", "ini_parse") in named
+    assert not any(path == "ini.h" and symbol.startswith("ini_parse") for path, symbol in named)
+    assert len(named) == len(set(named))
+    span = next(s for s in found.spans if (s.path, s.symbol) == ("ini.c", "ini_parse"))
+    assert (span.start_line, span.end_line) == (18, 25)
+    q = Question("q1", question, ["ini.c"], {"gold_functions": [{"path": "ini.c", "qualname": "ini_parse"}]})
+    assert function_hit(Outcome(q, found.files, 0.0, found.spans), {})
+    reply = get_answer(AnswerContext(config, chat=None), question)
+    assert ("ini.c", "ini_parse", (18, 25)) in [(c.path, c.symbol, c.lines) for c in reply.candidates]

@@ -149,3 +149,60 @@ def test_anchors_in_names_the_anchor_then_the_runner_up_functions_with_their_own
     for got in two + named:
         sym = {s.qualname: s for s in CONSOLE_SYMS}[got.symbol]
         assert sym.start_line <= got.lines[0] <= got.lines[1] <= sym.end_line
+
+
+def test_a_named_class_anchors_on_its_best_matching_method():
+    from answer.answering.anchors import anchors_in
+
+    # "Make Console.rule center its title": the question names the class, the answer is a method of it
+    query = ["console", "center", "title"]
+    got = anchors_in("a.py", [_span(1, 10, "Console")], CONSOLE_SYMS, [CONSOLE_SYMS[0]], source=CONSOLE,
+                     query=query, count=2)
+    assert got[0] == Anchor("a.py", "Console.rule", (9, 10))
+    assert all(a.symbol != "Console" for a in got)
+    # no method of the class matches: the class itself, as before
+    assert anchor("a.py", [], CONSOLE_SYMS, [CONSOLE_SYMS[0]], source=CONSOLE, query=["zebra"]) == \
+        Anchor("a.py", "Console", (1, 10))
+
+
+def test_a_named_struct_anchors_on_a_method_defined_away_from_it():
+    # a Rust struct and its `impl` block, a Go struct and its receiver methods: the methods are not inside
+    # the struct's lines, their qualnames are under its name
+    source = "\n".join(["pub struct Walk {", "    depth: usize,", "}", "", "impl Walk {",
+                        "    pub fn max_depth(mut self, depth: usize) -> Self {",
+                        "        self.depth = depth;", "        self", "    }", "}", "",
+                        "fn unrelated_depth() {}"])
+    syms = [_sym("Walk", "struct", 1, 3, "a.rs"), _sym("Walk.max_depth", "method", 6, 9, "a.rs"),
+            _sym("unrelated_depth", "function", 12, 12, "a.rs")]
+    got = anchor("a.rs", [], syms, [syms[0]], source=source, query=["walk", "depth"])
+    assert got == Anchor("a.rs", "Walk.max_depth", (6, 9))
+
+
+def test_a_c_declaration_is_a_prototype_without_a_body():
+    from answer.answering.evidence import is_declaration
+
+    assert is_declaration("int ini_parse(const char* filename,\n              ini_handler handler);")
+    assert is_declaration("void flush(); // writes the buffer")
+    assert is_declaration("file_helper(const file_helper &) = delete;")
+    assert not is_declaration("int pid() { return getpid(); }")
+    assert not is_declaration("static int handler(void* user,")  # a definition's first line alone
+    assert not is_declaration("")
+
+
+def test_a_declarations_definition_is_the_related_function_with_a_body_elsewhere():
+    from answer.answering.evidence import definition_of
+
+    texts = {"os-inl.h": "void os::flush() {\n    fflush(f);\n}\n", "main.c": "static void flush(void);\n",
+             "other.c": "void other::flush() {\n}\n"}
+    syms = [_sym("os.flush", "method", 1, 3, "os-inl.h"), _sym("flush", "function", 1, 1, "main.c"),
+            _sym("other.flush", "method", 1, 2, "other.c"), _sym("spdlog.os.flush", "method", 4, 4, "os.h")]
+    # a method declared in its class (qualname under the namespace) and defined out of line: the definition
+    # with a body, not the body-less one, not another class's method of the same name
+    got = definition_of(Anchor("os.h", "spdlog.os.flush", (4, 4)), syms, texts)
+    assert got is not None
+    assert (got.path, got.qualname) == ("os-inl.h", "os.flush")
+    assert definition_of(Anchor("os.h", "spdlog.os.close", (5, 5)), syms, texts) is None
+    # a free function of the same name defines another function
+    free = {"main.c": "static void flush(void) {\n}\n"}
+    assert definition_of(Anchor("os.h", "spdlog.os.flush", (4, 4)), [syms[1]], free) is None
+    assert definition_of(Anchor("main.h", "flush", (2, 2)), [syms[1]], free) == syms[1]
