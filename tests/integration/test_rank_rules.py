@@ -114,10 +114,9 @@ def test_a_long_source_file_wins_a_tie_with_a_short_one(make_repo):
               for i in range(5)}
     store = _store(make_repo, files)
     question = "flush the pending writes of the queue"
-    # the hand fusion's prior (the learned ranker reads the length too, with its own fitted weight)
-    flat = search_codebase(store, question, weights=Weights(length_prior=0.0, ranker=False)).files
+    flat = search_codebase(store, question, weights=Weights(length_prior=0.0)).files
     assert [f.path for f in flat][:2] == ["store/core.py", "store/writer.py"]
-    lifted = search_codebase(store, question, weights=Weights(length_prior=0.1, ranker=False)).files
+    lifted = search_codebase(store, question, weights=Weights(length_prior=0.1)).files
     assert [f.path for f in lifted][:2] == ["store/writer.py", "store/core.py"]
     assert {f.path: f.score for f in lifted}["store/core.py"] == flat[0].score
     # a question asking how the code works is not about where changes land: no length prior
