@@ -41,6 +41,7 @@ class Repo:
     commit: str
     language: str
     style: str = ""
+    split: str = ""  # "tune": a TUNE repository besides the first of its language (bench/history_bench.py)
 
     @property
     def folder(self) -> str:
@@ -49,11 +50,24 @@ class Repo:
 
 def load(path: Path = CORPUS) -> list[Repo]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    repos = [Repo(r["name"], r["commit"], r["language"], r.get("style", "")) for r in data["repo"]]
+    repos = [Repo(r["name"], r["commit"], r["language"], r.get("style", ""), r.get("split", ""))
+             for r in data["repo"]]
+    if any(r.split not in ("", "tune") for r in repos):
+        raise CorpusError("a corpus repository's split is \"tune\" or absent")
     folders = [r.folder for r in repos]
     if len(set(folders)) != len(folders):
         raise CorpusError("two corpus repositories share a folder name")
     return repos
+
+
+def tune_split(repos: list[Repo]) -> set[str]:
+    """The tuning split: the first repository listed per language, and any marked `split = "tune"` (added
+    later to give a language more questions to tune on, listed after the REPORT ones so that the first per
+    language, and with it the REPORT split, stays what it was)."""
+    first: dict[str, str] = {}
+    for r in repos:
+        first.setdefault(r.language, r.name)
+    return set(first.values()) | {r.name for r in repos if r.split == "tune"}
 
 
 def _git(git_dir: Path, *args: str) -> bytes:

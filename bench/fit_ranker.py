@@ -3,7 +3,7 @@
     PYTHONPATH=$PWD python bench/fit_ranker.py --work DIR [--dump FILE] [--lam 0.3,1,3] [--write]
 
 Reads what bench/history_bench.py left in DIR (checkouts, pinned indexes, sets) for the TUNE split only
-(the first repository listed per language; never a REPORT repository), and for each question dumps the
+(corpus.tune_split; never a REPORT repository), and for each question dumps the
 fused top TOP_K files before the ranker and their feature rows (tiers.file_candidates: the same lists and
 fusion search_codebase ranks), with which of them are gold, to FILE (reused when it exists: delete it
 after a feature change). Then fits a linear model by a listwise softmax (the probability the ranker puts
@@ -35,7 +35,7 @@ from answer.retrieval.evaluate import Question, load_questions
 from answer.retrieval.ranker import FEATURES
 from answer.retrieval.tiers import DEFAULT_WEIGHTS, file_candidates
 from bench import corpus
-from bench.history_bench import MIRRORS, REVISION_DONE, question_at, tune_split
+from bench.history_bench import MIRRORS, REVISION_DONE, question_at
 from generator.index.store import open_index
 from sourcebook.config import load_config
 
@@ -50,7 +50,7 @@ BASE = FEATURES.index("fused")
 def _tune_sets(work: Path) -> Iterator[tuple[corpus.Repo, list[Question]]]:
     """The TUNE repositories that have a history set in `work`, each with its questions."""
     repos = corpus.load()
-    tuned = tune_split(repos)
+    tuned = corpus.tune_split(repos)
     for repo in repos:
         set_path = work / "sets" / f"{repo.folder}.jsonl"
         if repo.name in tuned and set_path.exists():

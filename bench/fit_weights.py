@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from answer.retrieval.evaluate import load_questions, reciprocal_rank
 from answer.retrieval.tiers import DEFAULT_WEIGHTS, Weights, rank_files
 from bench import corpus
-from bench.history_bench import tune_split
 from generator.index.store import open_index
 from sourcebook.config import load_config
 
@@ -76,7 +75,7 @@ def main() -> int:
     args = parser.parse_args()
     knobs = dict(_knob(k) for k in args.knob) or KNOBS
     repos = corpus.load()
-    tuned = tune_split(repos)
+    tuned = corpus.tune_split(repos)
     data = []
     for repo in repos:
         if repo.name not in tuned or (args.repo and repo.folder not in args.repo):

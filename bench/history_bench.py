@@ -12,8 +12,8 @@ the mirror), saved as DIR/sets/NAME.jsonl and reused by later runs, so a ranking
 same questions and indexes. Each question is asked through the answer engine's retrieval
 (answer/answering/localize.py), as `sourcebook eval` does. Prints hit@1/3/5/10, MRR, function-level hit@5,
 median / p95 seconds and per-label top-1 precision, per language, for the TUNE split (the first repository
-listed per language: the only ones to tune ranking on) and the REPORT split (the others), and writes every
-outcome to DIR/results-LABEL.jsonl.
+listed per language, and those corpus.toml marks `split = "tune"`: the only ones to tune ranking on) and the
+REPORT split (the others), and writes every outcome to DIR/results-LABEL.jsonl.
 
 The index is of the pinned checkout, which already holds each commit's change: see history.py.
 
@@ -64,14 +64,6 @@ if TYPE_CHECKING:
     from generator.index.store import IndexStore
 
 MIRRORS = Path("/work/.mirror")
-
-
-def tune_split(repos: list[corpus.Repo]) -> set[str]:
-    """The first repository listed per language: the tuning split."""
-    first: dict[str, str] = {}
-    for r in repos:
-        first.setdefault(r.language, r.name)
-    return set(first.values())
 
 
 def measure(repo: corpus.Repo, work: Path, n: int, split: str, embedder: str = "none"
@@ -289,7 +281,7 @@ def main() -> int:
                              "commit names it, instead of the pinned checkout's index")
     args = parser.parse_args()
     repos = corpus.load()
-    tuned = tune_split(repos)
+    tuned = corpus.tune_split(repos)
     chosen = [r for r in repos if not args.repo or r.folder in args.repo]
     outcomes: list[Outcome] = []
     lines: dict[tuple[str, str], tuple[int, int]] = {}
