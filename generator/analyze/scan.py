@@ -81,6 +81,10 @@ _GENERATED_SNIFF_BYTES = 1024
 
 _CONFIG_LANGUAGES = frozenset({"toml", "yaml", "json", "ini"})
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs"})
+# .NET names a test project after the project it tests, with a suffix (`Newtonsoft.Json.Tests`,
+# `FluentValidation.Tests`, `App.UnitTests`): every file of that folder is a test, whatever its own name
+# (`EmptyTester.cs`, `Serialization/JsonPropertyCollectionTests.cs`'s helpers, a `Person.cs` fixture model).
+_TEST_PROJECT_SUFFIXES = (".tests", ".test", ".unittests", ".integrationtests", ".functionaltests", ".specs")
 _TEST_SUFFIXES = (
     "_test.py", "_test.go", "_test.rs", "_spec.rb", "_test.rb", "_test.cc", "_test.cpp", "_test.c",
     "Test.java", "Tests.java", "IT.java", "Test.kt", "Tests.kt", "Test.cs", "Tests.cs", "Test.php",
@@ -164,7 +168,7 @@ def file_kind(path: str, language: str | None) -> FileKind:
         return "config"
     p = PurePosixPath(path)
     name = p.name
-    if any(part in _TEST_DIRS for part in p.parts[:-1]):
+    if any(part in _TEST_DIRS or part.lower().endswith(_TEST_PROJECT_SUFFIXES) for part in p.parts[:-1]):
         return "test"
     if (name.startswith("test_") and name.endswith(".py")) or name == "conftest.py":
         return "test"

@@ -120,6 +120,19 @@ def test_hash_language_and_kind(make_repo: MakeRepo) -> None:
     assert files["web/button.ts"].language == "typescript"
 
 
+def test_a_dotnet_test_project_holds_tests_whatever_their_names() -> None:
+    # .NET test projects are named after the project they test: `<Project>.Tests` and its kin
+    assert file_kind("Src/Newtonsoft.Json.Tests/Serialization/PopulateTests.cs", "csharp") == "test"
+    assert file_kind("src/FluentValidation.Tests/EmptyTester.cs", "csharp") == "test"
+    assert file_kind("src/App.UnitTests/Fixtures/Person.cs", "csharp") == "test"
+    assert file_kind("tests/Lib.IntegrationTests/Setup.cs", "csharp") == "test"
+    # the project itself, its benchmarks, and a name merely ending in "test" stay code
+    assert file_kind("src/FluentValidation/AbstractValidator.cs", "csharp") == "code"
+    assert file_kind("src/FluentValidation.Tests.Benchmarks/DataSet.cs", "csharp") == "code"
+    assert file_kind("src/Contest/Entry.cs", "csharp") == "code"
+    assert file_kind("src/latest/Entry.cs", "csharp") == "code"
+
+
 def test_file_kind_does_not_call_library_module_testing_a_test() -> None:
     assert file_kind("src/flask/testing.py", "python") == "code"
     assert file_kind("tests/README.md", "markdown") == "doc"
