@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -37,14 +38,13 @@ log = logging.getLogger(__name__)
 
 CALLERS_FORMAT = 1
 MAX_FILE_BYTES = 512 * 1024 * 1024  # a 12k-file tree's callers are tens of MB; more is not ours
+MAX_KEPT = 16  # index locations whose callers are kept (the most recently written)
 
 Key = tuple[str, str]
 Callers = dict[Key, list[Key]]
 
 
 def _folder() -> Path | None:
-    import os
-
     from sourcebook.local_key import local_key_path
 
     key_path = local_key_path(os.environ)
@@ -124,7 +124,24 @@ def write_callers(store: IndexStore, callers: Mapping[Key, Sequence[Key]], secre
     except OSError as exc:  # a read-only home: the next process resolves again, nothing else is lost
         log.info("callers not stored at %s: %s", path, exc)
         return False
+    _prune(path.parent)
     return True
+
+
+_OURS = re.compile(r"^[0-9a-f]{64}\.json$")
+
+
+def _prune(folder: Path, keep: int = MAX_KEPT) -> None:
+    """Keep the `keep` most recently written files: one per index location, and a user who indexes many
+    throw-away checkouts (a CI runner, a benchmark asking each commit's index) must not fill their home.
+    Only regular files named as this module names them are touched."""
+    try:
+        entries = [e for e in os.scandir(folder) if _OURS.match(e.name) and e.is_file(follow_symlinks=False)]
+        entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns, reverse=True)
+        for old in entries[keep:]:
+            os.unlink(old.path)
+    except OSError as exc:  # another process pruned first, or the folder went away: nothing to keep clean
+        log.debug("callers folder not pruned: %s", exc)
 
 
 _HEAD = re.compile(rb'^\{"format":(\d+),"version":"([0-9a-f]{64})"')

@@ -5,6 +5,7 @@ what the graph said, and trusts nothing else (another version, another code, a m
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,25 @@ def test_a_build_leaves_the_callers_of_the_index_it_published(tmp_path: Path) ->
     written = path.stat().st_mtime_ns
     build(cfg, site=False)  # nothing changed: the file already holds this version
     assert path.stat().st_mtime_ns == written
+
+
+def test_the_folder_keeps_only_the_most_recent_locations(config: Config, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # a folder no other test writes
+    store = _fresh(config)
+    path = callers_cache.callers_file(store, local_key())
+    assert path is not None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    older = [path.parent / f"{n:064x}.json" for n in range(callers_cache.MAX_KEPT + 3)]
+    for n, old in enumerate(older):
+        old.write_text("{}", encoding="utf-8")
+        os.utime(old, ns=(n * 10**9, n * 10**9))  # written long ago, oldest first
+    other = path.parent / "notes.txt"  # not a name this module writes: never touched
+    other.write_text("mine", encoding="utf-8")
+    assert callers_cache.write_callers(store, {("a.py", "f"): [("b.py", "g")]}, local_key())
+    kept = sorted(p.name for p in path.parent.glob("*.json"))
+    assert path.name in kept
+    assert len(kept) == callers_cache.MAX_KEPT
+    assert not older[0].exists()
+    assert older[-1].exists()
+    assert other.exists()
