@@ -134,8 +134,8 @@ def test_a_build_leaves_the_callers_of_the_index_it_published(tmp_path: Path) ->
 
 def test_the_folder_keeps_only_the_most_recent_locations(config: Config, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _fresh(config)  # opened under the session's key, which marked the index
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # a folder no other test writes
-    store = _fresh(config)
     path = callers_cache.callers_file(store, local_key())
     assert path is not None
     path.parent.mkdir(parents=True, exist_ok=True)
