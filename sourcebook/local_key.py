@@ -23,8 +23,10 @@ KEY_NAME = "local.key"
 KEY_BYTES = 32
 
 
-def local_key_path(env: Mapping[str, str]) -> Path | None:
-    """$XDG_STATE_HOME/sourcebook/local.key, else ~/.local/state/sourcebook/local.key; None without a home."""
+def local_key_path(env: Mapping[str, str] | None = None) -> Path | None:
+    """$XDG_STATE_HOME/sourcebook/local.key, else ~/.local/state/sourcebook/local.key; None without a home.
+    `env`: this process's environment by default."""
+    env = os.environ if env is None else env
     home = env.get("HOME")
     base = env.get("XDG_STATE_HOME") or (str(Path(home) / ".local" / "state") if home else "")
     return Path(base) / "sourcebook" / KEY_NAME if base else None
@@ -33,7 +35,7 @@ def local_key_path(env: Mapping[str, str]) -> Path | None:
 def local_key(env: Mapping[str, str] | None = None) -> bytes | None:
     """This user's key, created (32 random bytes, mode 600) on first use; None when it cannot be kept, and
     then callers trust no mark at all (the site is always rebuilt, answers are not cached)."""
-    path = local_key_path(os.environ if env is None else env)
+    path = local_key_path(env)
     if path is None:
         return None
     try:

@@ -47,7 +47,7 @@ Callers = dict[Key, list[Key]]
 def _folder() -> Path | None:
     from sourcebook.local_key import local_key_path
 
-    key_path = local_key_path(os.environ)
+    key_path = local_key_path()
     return key_path.parent / "callers" if key_path is not None else None
 
 
