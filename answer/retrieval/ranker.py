@@ -155,5 +155,9 @@ def top_share(scored: Sequence[float]) -> float:
 
 def order(rows: Sequence[Sequence[float]], coefficients: Mapping[str, float]) -> list[int]:
     """Positions of the rows best first by `scores`; ties keep the fused order."""
-    scored = scores(rows, coefficients)
-    return sorted(range(len(rows)), key=lambda i: (-scored[i], i))
+    return best_first(scores(rows, coefficients))
+
+
+def best_first(scored: Sequence[float]) -> list[int]:
+    """Positions of `scored` best first; ties keep the fused order."""
+    return sorted(range(len(scored)), key=lambda i: (-scored[i], i))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from answer.retrieval.paths import normalize_scope
 from answer.retrieval.question import MAX_QUERY_TERMS, parse_query
-from answer.retrieval.ranker import TOP_K, Candidate, query_view, top_share
+from answer.retrieval.ranker import TOP_K, Candidate, best_first, query_view, top_share
 from answer.retrieval.ranker import features as ranker_features
 from answer.retrieval.ranker import scores as ranker_scores
 from generator.index.memos import Memo
@@ -1509,7 +1509,7 @@ def rerank_files(store: IndexStore, query: str, lists: dict[str, list[_Cand]], f
         return list(fused), None
     top = list(fused[:TOP_K])
     scored = ranker_scores(candidate_features(store, query, lists, top, lifts=lifts, w=w), coefficients)
-    ranked = sorted(range(len(top)), key=lambda i: (-scored[i], i))  # ties keep the fused order
+    ranked = best_first(scored)
     return ([FileHit(top[i].path, top[pos].score, top[i].tiers) for pos, i in enumerate(ranked)]
             + list(fused[TOP_K:]), top_share(scored))
 
