@@ -7,13 +7,25 @@ Each file is a `results-LABEL.jsonl` of bench/history_bench.py; a question (repo
 counted once (the later file's). Prints the TUNE and REPORT tables `history_bench.py` prints. Function-level
 hit@5 uses the lines each question carries (the --at-commit mode writes them); a default-mode file carries
 none, so its fn@5 here counts only spans naming the function, and may read lower than the bench printed.
+
+`--work DIR` (repeatable: the work dirs whose pinned indexes, DIR/out/NAME, the results came from) adds a
+table of hit@5 per language beside what the repositories' sizes predict. A language's figure comes from two
+or three repositories, and hit@5 falls as a repository grows (more files compete for five places; on the
+REPORT split, at each question's commit, r = -0.55 between hit@5 and the log of the number of code files):
+a language whose repositories are large reads lower for that alone. The table fits hit@5 = a + b ln(code
+files) over the split's repositories (weighted by their questions) and prints, per language, the observed
+figure, the one its repositories' sizes predict, and the difference (the residual), so the gap between two
+languages can be read with size held out. Few repositories make the fit rough: it is a reading aid, not a
+score.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,17 +51,86 @@ def load(paths: list[Path], repos: set[str]) -> list[Outcome]:
     return list(found.values())
 
 
+def code_files(work: Path) -> dict[str, int]:
+    """Repository folder name -> the number of files of kind "code" in its pinned index (DIR/out/NAME)."""
+    from generator.index.store import open_index
+    from sourcebook.config import load_config
+    from sourcebook.errors import SourcebookError
+
+    sizes: dict[str, int] = {}
+    for out in sorted((work / "out").iterdir()) if (work / "out").is_dir() else ():
+        try:
+            store = open_index(load_config(work / "src" / out.name, {"out_dir": str(out)}), embedder=None)
+            sizes[out.name] = len(store.rows("files", ["path"], where="kind = 'code'"))
+        except (SourcebookError, OSError) as exc:
+            print(f"{out}: no size ({exc})", file=sys.stderr)
+    return sizes
+
+
+def _hit5(outcome: Outcome) -> float:
+    return float(bool(set(outcome.question.gold_files) & set(outcome.ranked[:5])))
+
+
+def size_table(outcomes: list[Outcome], sizes: dict[str, int]) -> list[str]:
+    """Per language: hit@5, the hit@5 its repositories' sizes predict, and the residual (see the module
+    docstring), with the residual's difference to Python's when Python is there. Repositories without a size
+    are left out; fewer than three sized repositories of two sizes or more fit nothing ([])."""
+    repos: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        if o.question.gold_files and sizes.get(o.question.extra["repo"].rsplit("/", 1)[-1], 0) > 0:
+            repos[o.question.extra["repo"]].append(o)
+    points = [(math.log(sizes[repo.rsplit("/", 1)[-1]]), sum(map(_hit5, rows)) / len(rows), len(rows))
+              for repo, rows in repos.items()]
+    total = sum(w for _, _, w in points)
+    if len(points) < 3 or total == 0:
+        return []
+    mx = sum(x * w for x, _, w in points) / total
+    my = sum(y * w for _, y, w in points) / total
+    sxx = sum(w * (x - mx) ** 2 for x, _, w in points)
+    syy = sum(w * (y - my) ** 2 for _, y, w in points)
+    if sxx == 0:
+        return []
+    slope = sum(w * (x - mx) * (y - my) for x, y, w in points) / sxx
+    r = slope * math.sqrt(sxx / syy) if syy else 0.0
+    by_language: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # n, hits, predicted
+    for repo, rows in repos.items():
+        language = rows[0].question.extra.get("language", "?")
+        predicted = my + slope * (math.log(sizes[repo.rsplit("/", 1)[-1]]) - mx)
+        acc = by_language[language]
+        acc[0] += len(rows)
+        acc[1] += sum(map(_hit5, rows))
+        acc[2] += predicted * len(rows)
+    residual = {lang: (hits - predicted) / n for lang, (n, hits, predicted) in by_language.items()}
+    lines = [f"hit@5 = {my - slope * mx:.3f} {slope:+.3f} ln(code files) over {len(points)} repositories "
+             f"(r = {r:+.2f}; {slope * math.log(2):+.3f} per doubling)",
+             f"{'language':<12}{'n':>6}{'hit@5':>8}{'by size':>9}{'residual':>10}{'vs python':>11}"]
+    for lang in sorted(by_language):
+        n, hits, predicted = by_language[lang]
+        versus = f"{residual[lang] - residual['python']:+.3f}" if "python" in residual else "-"
+        lines.append(f"{lang:<12}{int(n):>6}{hits / n:>8.3f}{predicted / n:>9.3f}{residual[lang]:>+10.3f}"
+                     f"{versus:>11}")
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("results", nargs="+", type=Path)
     ap.add_argument("--repo", action="append", default=[], help="folder name (repeatable; default all)")
+    ap.add_argument("--work", action="append", default=[], type=Path,
+                    help="a work dir whose pinned indexes give the repositories' sizes (repeatable)")
     args = ap.parse_args()
     outcomes = load(args.results, set(args.repo))
+    sizes: dict[str, int] = {}
+    for work in args.work:
+        sizes.update(code_files(work))
     for split in ("tune", "report"):
         mine = [o for o in outcomes if o.question.extra.get("split") == split]
         if mine:
             print(f"\n== {split} split ({len({o.question.extra['repo'] for o in mine})} repositories)")
             print("\n".join(eval_report.table(mine, {})))
+            if sizes and (adjusted := size_table(mine, sizes)):
+                print(f"\n-- {split}: hit@5 with repository size held out")
+                print("\n".join(adjusted))
     return 0
 
 
