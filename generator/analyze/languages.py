@@ -51,6 +51,9 @@ class LanguageSpec:
     fence: str | None = None  # code fence / Pygments language (default: the id)
     doc_flavor: str = "markdown"  # docstrings: rst | markdown | godoc | javadoc (markup/docmarkup.py)
     doc_tags: bool = False  # docstrings may carry @param-style tag lines
+    # `@var Type $name text` gives a property's type and words (phpDoc), not the name of what a detached
+    # comment documents (Doxygen's structural `@var`, dropped as noise)
+    doc_var_type: bool = False
     doc: bool = False  # a document (markdown, rst, text), not code
     # an extension this language shares with another (C's `.h` with C++): (the other language, the shared
     # extensions, syntax only the other language has); settle_shared decides each such file
@@ -149,7 +152,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                                      wrappers=frozenset({"argument_list", "call"}),
                                      signature_wrappers=frozenset({"argument_list", "call"}))),
     LanguageSpec(
-        "php", (".php",), grammar="php", resolver="suffix", doc_tags=True,
+        "php", (".php",), grammar="php", resolver="suffix", doc_tags=True, doc_var_type=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),
                             signature_skip=frozenset({"attribute_list"}),
                             comment_markers=(b"#", b"//", b"/*"),
