@@ -436,21 +436,23 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
 
 # PHPStan, Psalm and Phan read their own spelling of a phpDoc tag first (`@phpstan-param`, `@psalm-return`),
 # so a comment may say a thing twice: once for readers and IDEs, once again with a type only the analyser
-# reads (`value-of<Level::VALUES>|Level` for `int|Level`). Such a tag means what its plain spelling means;
-# when the plain one is there for the same parameter it is the one a reader wants (it has the words, in the
-# types PHP itself knows) and the refinement goes; alone, the refined tag is all the comment says, and it is
-# shown as the plain tag would be.
+# reads (`@param mixed[] $options Options` then `@phpstan-param InputOptions $options`). Such a tag means what
+# its plain spelling means. A reader wants one row per parameter: the plain tag's words, with the refined type
+# (the precise contract the code is checked against: `InputOptions`, an alias the page shows, says more than
+# `mixed[]`); alone, the refined tag is shown as the plain tag would be. Tags with no type to refine
+# (`@template`) keep the plain one.
 _ANALYSER_PREFIX = re.compile(r"^(?:phpstan|psalm|phan)-")
 # hyphenated spellings of tags the renderer reads: variance and parents of generics, read-only properties
 _TAG_SPELLINGS = {"template-covariant": "template", "template-contravariant": "template",
                   "template-implements": "implements", "template-extends": "extends", "template-use": "use",
                   "property-read": "property", "property-write": "property", "augments": "extends"}
 _PARENT_TAGS = {"extends": "Extends", "implements": "Implements", "use": "Uses"}
+_TYPED_TAGS = frozenset({"param", "return", "returns", "var", "property"})
 
 
 def _reader_tags(tags: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
     """(tag as written, body lines) -> (tag name the renderer reads, body lines): analyser spellings read as
-    their plain tag, and dropped where a plain tag says the same of the same subject."""
+    their plain tag; where a plain tag documents the same subject, one tag: its words, the refined type."""
     read: list[tuple[str, list[str], bool]] = []
     for tag, body_lines in tags:
         name = tag.lower()
@@ -461,7 +463,22 @@ def _reader_tags(tags: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]
             name = {"type": "type-alias"}.get(name, name)
         read.append((_TAG_SPELLINGS.get(name, name), body_lines, bool(prefix)))
     plain = {_subject(name, body) for name, body, refined in read if not refined}
-    return [(name, body) for name, body, refined in read if not (refined and _subject(name, body) in plain)]
+    refined_types = {_subject(name, body): _leading_type("\n".join(body))[0]
+                     for name, body, refined in read if refined and name in _TYPED_TAGS}
+    out: list[tuple[str, list[str]]] = []
+    for name, body, refined in read:
+        subject = _subject(name, body)
+        if refined and subject in plain:
+            continue
+        text = "\n".join(body).strip()
+        kind = None if refined or _js_type(text)[0] else refined_types.get(subject)
+        if kind:
+            # the plain tag's type goes, its words stay (a type-less `@param $x words` gets the type)
+            words = text if re.match(r"&?(?:\.\.\.)?\$", text) else _leading_type(text)[1]
+            out.append((name, [f"{kind} {words}".rstrip()]))
+        else:
+            out.append((name, body))
+    return out
 
 
 def _subject(tag_name: str, body_lines: list[str]) -> tuple[str, str]:

@@ -397,43 +397,48 @@ def test_a_long_line_of_stars_is_read_in_one_pass() -> None:
 
 
 def test_static_analyser_phpdoc_tags_read_as_their_plain_tags() -> None:
-    """`@phpstan-param` / `@psalm-return` mean `@param` / `@return` with a type only the analyser reads: the
-    plain tag wins for the same parameter (it has the words), alone the refined one is shown as the plain one
-    would be; analyser directives (`@phpstan-ignore-next-line`, `@psalm-suppress`) are not for readers."""
+    """`@phpstan-param` / `@psalm-return` mean `@param` / `@return` with a type only the analyser reads: one
+    row per parameter, the plain tag's words with the refined type; alone, the refined tag is shown as the
+    plain one would be; analyser directives (`@phpstan-ignore-next-line`, `@psalm-suppress`) are not for
+    readers."""
     doc = """Sends the record to every handler.
 
 @param int|Level $level The severity of the record
 @param array<string, mixed> $context Values the message refers to
 @param callable(LogRecord): void $then Called after the record is sent
+@param mixed[] $options
+@return bool Whether a handler took the record
 
 @phpstan-param value-of<Level::VALUES>|Level $level
+@phpstan-param InputOptions $options
 @phpstan-param ProcessorInterface|(callable(LogRecord): LogRecord) $filter
-@psalm-return list<LogRecord>
+@psalm-return true
 @psalm-suppress MixedArgument
 @phpstan-ignore-next-line"""
     md, page = shown(doc, "php")
     assert_clean(page)
     prose = "".join(page.prose)
     assert not re.search(r"@|phpstan|psalm", prose), prose
-    assert "| `$level` | `int|Level` | The severity of the record |" in md
-    assert "value-of" not in md  # the refinement of a documented parameter goes
+    assert "| `$level` | `value-of<Level::VALUES>|Level` | The severity of the record |" in md
+    assert md.count("`$level`") == 1
+    assert "| `$options` | `InputOptions` |   |" in md
+    assert "mixed[]" not in md
     assert "| `$context` | `array<string, mixed>` | Values the message refers to |" in md
     assert "| `$then` | `callable(LogRecord): void` | Called after the record is sent |" in md
     assert "| `$filter` | `ProcessorInterface|(callable(LogRecord): LogRecord)` |   |" in md
-    assert "**Returns**" in md
-    assert "| `list<LogRecord>` |   |" in md
+    assert "| `true` | Whether a handler took the record |" in md
+    assert "| `bool` |" not in md
     assert "MixedArgument" not in md
     # a comment of analyser tags alone is still read as tags, not shown as text
-    md, page = shown("@phpstan-return array{host: string, port: int} The parsed address", "php")
-    assert "| `array{host: string, port: int}` | The parsed address |" in md
-    assert "phpstan" not in "".join(page.prose)
-    # the plain tag wins whichever comes first
+    md, page = shown("@psalm-return list<LogRecord> The records, oldest first", "php")
+    assert "| `list<LogRecord>` | The records, oldest first |" in md
+    assert "psalm" not in "".join(page.prose)
+    # whichever comes first; phpDoc's `@var` is a property's type and words, without the property's name
     md, _ = shown("@phpstan-var array<int, Level>\n@var Level[] $levels The levels, by value", "php")
-    # phpDoc's `@var` is a property's type and words; Doxygen's (C) only names what the comment documents
     assert "**Type**" in md
+    assert "| `array<int, Level>` | The levels, by value |" in md
+    # Doxygen's `@var` (C) only names what the comment documents
     assert "**Type**" not in render_docstring("The number of open handles.\n\n@var int handle_count", "c")
-    assert "| `Level[]` | The levels, by value |" in md
-    assert "array<int" not in md
 
 
 def test_generic_phpdoc_tags_keep_their_hyphenated_names() -> None:
