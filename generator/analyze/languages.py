@@ -54,6 +54,9 @@ class LanguageSpec:
     # `@var Type $name text` gives a property's type and words (phpDoc), not the name of what a detached
     # comment documents (Doxygen's structural `@var`, dropped as noise)
     doc_var_type: bool = False
+    # shipped minified for browsers: a checked-in copy may be minified under its plain name (`prettify.js`),
+    # which the scan tells by its content (generator/analyze/scan.py)
+    minifiable: bool = False
     doc: bool = False  # a document (markdown, rst, text), not code
     # an extension this language shares with another (C's `.h` with C++): (the other language, the shared
     # extensions, syntax only the other language has); settle_shared decides each such file
@@ -95,7 +98,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                             builtin_names=PYTHON_BUILTINS)),
     LanguageSpec(
         "javascript", (".js", ".mjs", ".cjs", ".jsx"), grammar="javascript", resolver="js", fence="js",
-        doc_tags=True,
+        doc_tags=True, minifiable=True,
         rules=LanguageRules(wrappers=JS_DOC_WRAPPERS, signature_wrappers=JS_WRAPPERS, public=public_modifiers,
                             builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
                             lowercase_types=True)),
@@ -167,7 +170,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("json", (".json",)),
     LanguageSpec("shell", (".sh", ".bash"), fence="bash"),
     LanguageSpec("html", (".html",)),
-    LanguageSpec("css", (".css",)),
+    LanguageSpec("css", (".css",), minifiable=True),
     LanguageSpec("sql", (".sql",)),
     LanguageSpec("make", (), filenames=("Makefile",)),
     LanguageSpec("docker", (), filenames=("Dockerfile",)),
