@@ -51,6 +51,12 @@ class LanguageSpec:
     fence: str | None = None  # code fence / Pygments language (default: the id)
     doc_flavor: str = "markdown"  # docstrings: rst | markdown | godoc | javadoc (markup/docmarkup.py)
     doc_tags: bool = False  # docstrings may carry @param-style tag lines
+    # `@var Type $name text` gives a property's type and words (phpDoc), not the name of what a detached
+    # comment documents (Doxygen's structural `@var`, dropped as noise)
+    doc_var_type: bool = False
+    # shipped minified for browsers: a checked-in copy may be minified under its plain name (`prettify.js`),
+    # which the scan tells by its content (generator/analyze/scan.py)
+    minifiable: bool = False
     doc: bool = False  # a document (markdown, rst, text), not code
     # an extension this language shares with another (C's `.h` with C++): (the other language, the shared
     # extensions, syntax only the other language has); settle_shared decides each such file
@@ -92,7 +98,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                             builtin_names=PYTHON_BUILTINS)),
     LanguageSpec(
         "javascript", (".js", ".mjs", ".cjs", ".jsx"), grammar="javascript", resolver="js", fence="js",
-        doc_tags=True,
+        doc_tags=True, minifiable=True,
         rules=LanguageRules(wrappers=JS_DOC_WRAPPERS, signature_wrappers=JS_WRAPPERS, public=public_modifiers,
                             builtin_names=JS_BUILTINS, signature_skip=frozenset({"decorator"}),
                             lowercase_types=True)),
@@ -149,7 +155,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
                                      wrappers=frozenset({"argument_list", "call"}),
                                      signature_wrappers=frozenset({"argument_list", "call"}))),
     LanguageSpec(
-        "php", (".php",), grammar="php", resolver="suffix", doc_tags=True,
+        "php", (".php",), grammar="php", resolver="suffix", doc_tags=True, doc_var_type=True,
         rules=LanguageRules(attribute_types=frozenset({"attribute_list"}),
                             signature_skip=frozenset({"attribute_list"}),
                             comment_markers=(b"#", b"//", b"/*"),
@@ -164,7 +170,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("json", (".json",)),
     LanguageSpec("shell", (".sh", ".bash"), fence="bash"),
     LanguageSpec("html", (".html",)),
-    LanguageSpec("css", (".css",)),
+    LanguageSpec("css", (".css",), minifiable=True),
     LanguageSpec("sql", (".sql",)),
     LanguageSpec("make", (), filenames=("Makefile",)),
     LanguageSpec("docker", (), filenames=("Dockerfile",)),

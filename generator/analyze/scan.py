@@ -29,6 +29,7 @@ from generator.analyze.languages import (
     detect_language,
     shared_majority,
     shares_extension,
+    spec_for,
 )
 from sourcebook.config import Config
 from sourcebook.errors import AccessError, ConfigError, NotFoundError
@@ -250,6 +251,37 @@ def _is_generated(content: bytes, language: str | None = None) -> bool:
     return bool(markers) and any(m in head.lower() for m in markers)
 
 
+# Minified code under its plain name (a website's `prettify.js`, a test's copy of a Promise polyfill): one
+# line of thousands of characters is no page a reader can use, and its run-together names drown real code
+# in search. Told by the file's head alone, which is cheap: most of its bytes are on long lines, and those
+# lines are packed code, with almost no spaces (minifiers drop them) and dense in the punctuation of
+# statements and rules (`;{}()=`). Ordinary code with a long line of data (an SVG path in a component, a
+# base64 font, a table of weights written as an object literal) fails the second test: data has next to
+# none of that punctuation (its `:` and `,` do not count), and hand-written code is spaced out.
+# The thresholds sit between the two groups as measured on the corpus' JS and CSS (the counts of files the
+# rule skips are in docs/performance.md).
+_MINIFIED_SNIFF_BYTES = 8192
+_LONG_LINE = 300  # Closure Compiler wraps its output at 500 characters
+_MIN_LONG_BYTES = 1024  # less than this is too little to judge, and costs a reader nothing
+_MAX_SPACE_SHARE = 0.07  # a minifier keeps the spaces of string literals (a stemmer's stop words)
+_MIN_PUNCTUATION_SHARE = 0.03
+_CODE_PUNCTUATION = tuple(bytes([c]) for c in b";{}()=")
+
+
+def _is_minified(content: bytes, language: str | None) -> bool:
+    """Whether a JS or CSS file is minified, from its first bytes (the rule above)."""
+    if not spec_for(language).minifiable:
+        return False
+    head = content[:_MINIFIED_SNIFF_BYTES]
+    long_lines = [line for line in head.split(b"\n") if len(line) >= _LONG_LINE]
+    packed = b"".join(long_lines)
+    if len(packed) < _MIN_LONG_BYTES or 2 * len(packed) < len(head):
+        return False
+    spaces = packed.count(b" ") + packed.count(b"\t")
+    punctuation = sum(packed.count(mark) for mark in _CODE_PUNCTUATION)
+    return spaces < _MAX_SPACE_SHARE * len(packed) and punctuation >= _MIN_PUNCTUATION_SHARE * len(packed)
+
+
 def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
     """(the SourceFile `scan` would accept, None) or (None, the reason it would skip the file): the scan's
     rules applied to content that is not on disk (files a client pushes). Pure."""
@@ -267,6 +299,8 @@ def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | No
         return None, REASON_BINARY
     if _is_generated(raw, language):
         return None, REASON_GENERATED
+    if _is_minified(raw, language):
+        return None, REASON_MINIFIED
     language = content_language(language, path, raw)  # a header holding C++ is C++, as in a scan
     return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
                       kind=file_kind(path, language)), None
@@ -499,6 +533,9 @@ def scan(config: Config) -> ScanResult:
             continue
         if _is_generated(content, language):
             skipped.append(Skipped(rel, REASON_GENERATED))
+            continue
+        if _is_minified(content, language):
+            skipped.append(Skipped(rel, REASON_MINIFIED))
             continue
         language = content_language(language, rel, content)
         files.append(SourceFile(

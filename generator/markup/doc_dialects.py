@@ -132,6 +132,7 @@ _DOXY_STRUCTURAL = re.compile(
     r"namespace|headerfile|package|interface|protocol|category|mainpage|page|subpage|dir|cond|endcond|"
     r"internal|endinternal|private|public|protected|hideinitializer|showinitializer|nosubgrouping|"
     r"callgraph|callergraph|hidecallgraph|hidecallergraph|\{|\})(?:\s.*)?$", re.M)
+_AT_VAR = re.compile(r"\s*@var\b")
 _DOXY_CODE = re.compile(
     r"^(\s*)[\\@](code|verbatim)(?:\{\.?(\w+)\})?[ \t]*\n(.*?)^\s*[\\@]end\2\b[^\n]*$", re.S | re.M)
 _DOXY_LEAD = re.compile(r"^(\s*)[\\@](?:brief|short|details)\b[ \t]*", re.M)
@@ -148,9 +149,9 @@ _DOXY_INLINE_AT = re.compile(_DOXY_INLINE.pattern.replace(r"[\\@](c|p", r"@(c|p"
 _DOXY_BACKSLASH = re.compile(r"^\s*@(?:param|returns?|note|see|brief)\b|\\ref\b|```", re.M)
 
 
-def doxygen(text: str, code_lang: str = "") -> str:
+def doxygen(text: str, code_lang: str = "", var_type: bool = False) -> str:
     """Doxygen's commands, `\\` or `@` spelled, -> the tagged form and inline conventions; a `\\code` block
-    without a language is in `code_lang`."""
+    without a language is in `code_lang`. `var_type`: the language's `@var` is a type tag, kept."""
     if "\\" not in text and "@" not in text:
         return text
     def code(m: re.Match[str]) -> str:
@@ -158,7 +159,7 @@ def doxygen(text: str, code_lang: str = "") -> str:
         return f"{m.group(1)}```{lang}\n{m.group(4).rstrip()}\n{m.group(1)}```"
 
     text = _DOXY_CODE.sub(code, text)
-    text = _DOXY_STRUCTURAL.sub("", text)
+    text = _DOXY_STRUCTURAL.sub(lambda m: m.group(0) if var_type and _AT_VAR.match(m.group(0)) else "", text)
     text = _DOXY_LEAD.sub(r"\1", text)
     text = _DOXY_TAG_LINE.sub(r"\1@\2", text)
     text = re.sub(r"^(\s*)@sa\b", r"\1@see", text, flags=re.M)
@@ -294,12 +295,13 @@ def drop_badges(text: str) -> str:
     return "\n\n".join(paragraphs[k:])
 
 
-def normalize(text: str, code_lang: str = "") -> str:
-    """Every dialect this module knows -> the tagged form (a doc comment of any language but Python's)."""
+def normalize(text: str, code_lang: str = "", var_type: bool = False) -> str:
+    """Every dialect this module knows -> the tagged form (a doc comment of any language but Python's);
+    `var_type`: the language's `@var` is a type tag (LanguageSpec.doc_var_type)."""
     if has_xml_doc(text):
         text = xml_doc(text)
     elif "<code>" in text:  # PHPDoc's and Javadoc's `<code>`: a block when it spans lines, else inline
         text = _HTML_CODE.sub(lambda m: _xml_code(m, code_lang or "text"), text)
     text = _INLINE_SEE.sub(r" (see \1)", text)  # `... in all records @see https://...`
-    text = doxygen(yard(text), code_lang)
+    text = doxygen(yard(text), code_lang, var_type)
     return drop_leading_code(drop_banners(drop_badges(text)))

@@ -59,7 +59,7 @@ def render_docstring(text: str, language: str | None, resolve: Resolver | None =
     renderer = BlockRenderer(inline, flavor, spec.code_fence)
     if lang != "python":
         # C# XML, Doxygen, YARD, banners -> the tagged form (markup/doc_dialects.py)
-        text = normalize(text, spec.code_fence)
+        text = normalize(text, spec.code_fence, spec.doc_var_type)
     if lang == "python":
         blocks = _python(text, renderer)
     elif spec.doc_tags and _TAG_LINE.search(text):
@@ -333,9 +333,12 @@ def _type_cell(annotation: str, inline: Inline) -> str:
 _TAG_LINE = re.compile(r"^\s*[@\\](param|arg|argument|returns?|throws?|exception|example|deprecated|see|"
                        r"since|yields?|remarks|note|typeParam|template|property|prop|brief|retval|raise|option|"
                        r"yieldparam|yieldreturn|sample|receiver|constructor|internal|final|api|author|var|"
-                       r"warning|attention|todo|pre|post|version|inheritDoc|abstract|override|private)\b",
+                       r"warning|attention|todo|pre|post|version|inheritDoc|abstract|override|private|"
+                       r"extends|augments|implements|(?:phpstan|psalm|phan)-[a-z]+)\b",
                        re.M)
-_ANY_TAG = re.compile(r"^\s*[@\\]([A-Za-z]+)\b[ \t]?(.*)$")
+# a tag's name may be hyphenated (`@property-read`, `@template-covariant`, `@phpstan-param`): read whole, or
+# `@template-implements X` would be a `@template` whose type parameter is "-implements"
+_ANY_TAG = re.compile(r"^\s*[@\\]([A-Za-z]+(?:-[A-Za-z]+)*)\b[ \t]?(.*)$")
 _JS_TYPE = re.compile(r"^\{((?:[^{}]|\{[^{}]*\})*)\}\s*")
 
 
@@ -364,13 +367,13 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
     blocks = renderer.render("\n".join(description))
     tables: dict[str, list[tuple[str, str, str, str]]] = {}
     after: list[Block] = []
-    for tag, body_lines in tags:
-        tag_name = tag.lower()
+    aliases: list[str] = []
+    for tag_name, body_lines in _reader_tags(tags):
         body = "\n".join(body_lines).strip()
         if tag_name == "brief":
             blocks = renderer.render(body) + blocks
         elif tag_name in _TABLE_TAGS and tag_name not in _RETURN_TAGS and tag_name not in _RAISE_TAGS:
-            row = _param_row(body)
+            row = _param_row(body, bound=tag_name == "template")
             title = _PARAM_TITLES.get(tag_name, "Parameters")
             if row[0].startswith("<") and row[0].endswith(">"):  # Javadoc's `@param <T> the type`
                 title, row = "Type parameters", (row[0][1:-1], *row[1:])
@@ -378,7 +381,9 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
         elif tag_name in _RETURN_TAGS:
             kind, rest = _js_type(body)
             if not kind and renderer.code_lang == "php":  # phpDoc: `@return Type description`
-                kind, _, rest = rest.partition(" ")
+                kind, rest = _leading_type(rest)
+            if tag_name == "var":  # `@var Type $name desc`: the name is the property's own, shown above it
+                rest = re.sub(r"^&?\$\w+\s*", "", rest)
             title = "Yields" if tag_name.startswith("yield") else "Type" if tag_name == "var" else "Returns"
             tables.setdefault(title, []).append(("", kind, "", rest))
         elif tag_name in _RAISE_TAGS:
@@ -406,12 +411,91 @@ def _tagged(text: str, renderer: BlockRenderer) -> list[Block]:
         elif tag_name in ("sample", "receiver", "constructor") and body:
             words = renderer.inline.text(_see_target(body) if tag_name == "sample" else body)
             after.append(Block(f"**{tag_name.capitalize()}**: {words}"))
-        # anything else (@author, @version, @final, @api, @phpstan-*, @override...) is for tools, not readers
+        elif tag_name in _PARENT_TAGS and body:
+            # `@extends Collection<int, User>`, `@implements ArrayAccess<'key', Value>`: the declaration names
+            # the parent; the tag gives its type arguments, which tell a reader what the class holds (the
+            # keys `$record['level']` reads): shown as written, as code
+            kind = _js_type(body)[0] or _leading_type(body)[0]
+            after.append(Block(f"**{_PARENT_TAGS[tag_name]}**: {_type_cell(kind, renderer.inline)}"))
+        elif tag_name in ("type-alias", "import-type") and body:
+            aliases.append(_alias_line(tag_name, body_lines))
+        # anything else (@author, @version, @final, @api, @psalm-suppress, @override...) is for tools, not
+        # readers
     for title in ("Type parameters", "Parameters", "Options", "Block parameters", "Properties", "Type",
                   "Returns", "Yields", "Raises"):
         if title in tables:
             blocks.append(parameter_table(title, tables[title], renderer))
+    if aliases:
+        # a type alias (`@phpstan-type Options array{host: string, ...}`) is a definition the rest of the
+        # comments use by name (`@param Options $options`): shown as code, one per paragraph, its shape laid
+        # out on lines as its author wrote it, which a table cell would fold into one long line
+        blocks += [label_block("Type aliases"), Block(code_block("\n\n".join(aliases), renderer.code_lang),
+                                                      code=True)]
     return blocks + after
+
+
+# PHPStan, Psalm and Phan read their own spelling of a phpDoc tag first (`@phpstan-param`, `@psalm-return`),
+# so a comment may say a thing twice: once for readers and IDEs, once again with a type only the analyser
+# reads (`@param mixed[] $options Options` then `@phpstan-param InputOptions $options`). Such a tag means what
+# its plain spelling means. A reader wants one row per parameter: the plain tag's words, with the refined type
+# (the precise contract the code is checked against: `InputOptions`, an alias the page shows, says more than
+# `mixed[]`); alone, the refined tag is shown as the plain tag would be. Tags with no type to refine
+# (`@template`) keep the plain one.
+_ANALYSER_PREFIX = re.compile(r"^(?:phpstan|psalm|phan)-")
+# hyphenated spellings of tags the renderer reads: variance and parents of generics, read-only properties
+_TAG_SPELLINGS = {"template-covariant": "template", "template-contravariant": "template",
+                  "template-implements": "implements", "template-extends": "extends", "template-use": "use",
+                  "property-read": "property", "property-write": "property", "augments": "extends"}
+_PARENT_TAGS = {"extends": "Extends", "implements": "Implements", "use": "Uses"}
+_TYPED_TAGS = frozenset({"param", "return", "returns", "var", "property"})
+
+
+def _reader_tags(tags: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """(tag as written, body lines) -> (tag name the renderer reads, body lines): analyser spellings read as
+    their plain tag; where a plain tag documents the same subject, one tag: its words, the refined type."""
+    read: list[tuple[str, list[str], bool]] = []
+    for tag, body_lines in tags:
+        name = tag.lower()
+        prefix = _ANALYSER_PREFIX.match(name)
+        if prefix:
+            name = name[prefix.end():]
+            # `@phpstan-type Name Type` defines an alias; a plain `@type` is JSDoc's, and means another thing
+            name = {"type": "type-alias"}.get(name, name)
+        read.append((_TAG_SPELLINGS.get(name, name), body_lines, bool(prefix)))
+    plain = {_subject(name, body) for name, body, refined in read if not refined}
+    refined_types = {_subject(name, body): _leading_type("\n".join(body))[0]
+                     for name, body, refined in read if refined and name in _TYPED_TAGS}
+    out: list[tuple[str, list[str]]] = []
+    for name, body, refined in read:
+        subject = _subject(name, body)
+        if refined and subject in plain:
+            continue
+        text = "\n".join(body).strip()
+        kind = None if refined or _js_type(text)[0] else refined_types.get(subject)
+        if kind:
+            # the plain tag's type goes, its words stay (a type-less `@param $x words` gets the type)
+            words = text if re.match(r"&?(?:\.\.\.)?\$", text) else _leading_type(text)[1]
+            out.append((name, [f"{kind} {words}".rstrip()]))
+        else:
+            out.append((name, body))
+    return out
+
+
+def _subject(tag_name: str, body_lines: list[str]) -> tuple[str, str]:
+    """What a tag is about: a parameter's (property's, type parameter's) name; the one return value."""
+    if tag_name in _TABLE_TAGS and tag_name not in _RETURN_TAGS and tag_name not in _RAISE_TAGS:
+        return tag_name, _param_row("\n".join(body_lines))[0]
+    return tag_name, ""
+
+
+def _alias_line(tag_name: str, body_lines: list[str]) -> str:
+    """`@phpstan-type Options array{...}` (or `Options = array{...}`) -> `Options = array{...}`; an imported
+    alias (`@psalm-import-type Options from Handler`) as written."""
+    text = "\n".join(body_lines).strip()
+    if tag_name == "import-type":
+        return text
+    m = re.match(r"([\w\\]+)\s*=?\s*(.*)$", text, re.S)
+    return f"{m.group(1)} = {m.group(2)}" if m and m.group(2) else text
 
 
 _PARAM_TITLES = {"property": "Properties", "prop": "Properties", "typeparam": "Type parameters",
@@ -450,11 +534,16 @@ def _js_type(body: str) -> tuple[str, str]:
     return "", body.strip()
 
 
-def _param_row(body: str) -> tuple[str, str, str, str]:
+def _param_row(body: str, bound: bool = False) -> tuple[str, str, str, str]:
     kind, rest = _js_type(body)
-    php = re.match(r"([^\s$]+)\s+(&?\.{0,3}\$\w+)\s*(.*)$", rest, re.S)  # phpDoc: `Type $name desc`
-    if php and not kind:
-        return (php.group(2), php.group(1), "", php.group(3))
+    php_type, after = _leading_type(rest)
+    php = re.match(r"(&?\.{0,3}\$\w+)\s*(.*)$", after, re.S)  # phpDoc: `Type $name desc`
+    if php and php_type and not kind:
+        return (php.group(1), php_type, "", php.group(2))
+    bounded = re.match(r"(\w+)\s+(?:of|as)\s+(.*)$", rest, re.S) if bound and not kind else None
+    if bounded:  # a bounded type parameter: `@template T of Model` (Psalm also writes `as`), its bound a type
+        bound_type, desc = _leading_type(bounded.group(2))
+        return (bounded.group(1), bound_type, "", desc)
     m = re.match(r"(\[[^\]]*\]|<[^>]*>|[\w$.]+)\s*(?:-\s+)?(.*)$", rest, re.S)
     if not m:
         return ("", kind, "", rest)
@@ -463,6 +552,45 @@ def _param_row(body: str) -> tuple[str, str, str, str]:
     if name.startswith("["):  # JSDoc optional parameter: [name] or [name=default]
         name, _, default = name[1:-1].partition("=")
     return (name.strip(), kind, default.strip(), desc)
+
+
+_OPEN = {"<": ">", "{": "}", "(": ")", "[": "]"}
+_SPACES = re.compile(r"\s+")
+
+
+def _leading_type(text: str) -> tuple[str, str]:
+    """A phpDoc type at the start of `text` and the words after it: `array<string, mixed> $ctx the
+    context` -> (`array<string, mixed>`, `$ctx the context`). Generics, shapes and callables hold spaces
+    (`callable(int): void`, `array{host: string}`): the type ends at the first space outside brackets and
+    quotes."""
+    text = text.strip()
+    closers: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _OPEN:
+            closers.append(_OPEN[ch])
+        elif closers and ch == closers[-1]:
+            closers.pop()
+        elif ch.isspace() and not closers:
+            # a union or a callable's return type goes on past a space (`int | null`, `callable(): void`);
+            # each run of spaces is looked at once, so a long comment costs a pass, never a pass per space
+            run = _SPACES.match(text, i)
+            end = run.end() if run else i + 1
+            if not (text[i - 1] in "|&" or text[i - 2:i] == "):" or text[end:end + 1] in ("|", "&")):
+                return text[:i], text[end:]
+            i = end
+            continue
+        i += 1
+    if closers or quote:  # brackets never closed: not a type this reads; its first word is
+        word, _, rest = text.partition(" ")
+        return word, rest.strip()
+    return text, ""
 
 
 def _see_target(body: str) -> str:

@@ -394,3 +394,95 @@ def test_a_long_line_of_stars_is_read_in_one_pass() -> None:
     # the banner-with-words pattern was quadratic in a line (16,000 `*` took 4 s); a long line is no banner
     line = "*" * 20000
     assert drop_banners(f"Reads the file.\n{line}x\n") == f"Reads the file.\n{line}x"
+
+
+def test_static_analyser_phpdoc_tags_read_as_their_plain_tags() -> None:
+    """`@phpstan-param` / `@psalm-return` mean `@param` / `@return` with a type only the analyser reads: one
+    row per parameter, the plain tag's words with the refined type; alone, the refined tag is shown as the
+    plain one would be; analyser directives (`@phpstan-ignore-next-line`, `@psalm-suppress`) are not for
+    readers."""
+    doc = """Sends the record to every handler.
+
+@param int|Level $level The severity of the record
+@param array<string, mixed> $context Values the message refers to
+@param callable(LogRecord): void $then Called after the record is sent
+@param mixed[] $options
+@return bool Whether a handler took the record
+
+@phpstan-param value-of<Level::VALUES>|Level $level
+@phpstan-param InputOptions $options
+@phpstan-param ProcessorInterface|(callable(LogRecord): LogRecord) $filter
+@psalm-return true
+@psalm-suppress MixedArgument
+@phpstan-ignore-next-line"""
+    md, page = shown(doc, "php")
+    assert_clean(page)
+    prose = "".join(page.prose)
+    assert not re.search(r"@|phpstan|psalm", prose), prose
+    assert "| `$level` | `value-of<Level::VALUES>|Level` | The severity of the record |" in md
+    assert md.count("`$level`") == 1
+    assert "| `$options` | `InputOptions` |   |" in md
+    assert "mixed[]" not in md
+    assert "| `$context` | `array<string, mixed>` | Values the message refers to |" in md
+    assert "| `$then` | `callable(LogRecord): void` | Called after the record is sent |" in md
+    assert "| `$filter` | `ProcessorInterface|(callable(LogRecord): LogRecord)` |   |" in md
+    assert "| `true` | Whether a handler took the record |" in md
+    assert "| `bool` |" not in md
+    assert "MixedArgument" not in md
+    # a comment of analyser tags alone is still read as tags, not shown as text
+    md, page = shown("@psalm-return list<LogRecord> The records, oldest first", "php")
+    assert "| `list<LogRecord>` | The records, oldest first |" in md
+    assert "psalm" not in "".join(page.prose)
+    # whichever comes first; phpDoc's `@var` is a property's type and words, without the property's name
+    md, _ = shown("@phpstan-var array<int, Level>\n@var Level[] $levels The levels, by value", "php")
+    assert "**Type**" in md
+    assert "| `array<int, Level>` | The levels, by value |" in md
+    # Doxygen's `@var` (C) only names what the comment documents
+    assert "**Type**" not in render_docstring("The number of open handles.\n\n@var int handle_count", "c")
+
+
+def test_generic_phpdoc_tags_keep_their_hyphenated_names() -> None:
+    """`@template-implements X<...>` is no `@template` whose type parameter is "-implements": a parent's type
+    arguments are shown as code; `@template-covariant T of Foo` is the type parameter T bounded by Foo."""
+    doc = """A log record.
+
+@template-covariant TValue of object
+@psalm-template TKey as array-key
+@template-implements ArrayAccess<'message'|'level', int|string>
+@extends Collection<TKey, TValue>
+@property-read string $channel The channel's name"""
+    md, page = shown(doc, "php")
+    assert_clean(page)
+    assert "-implements" not in md
+    assert "-covariant" not in md
+    assert "-read" not in md
+    assert "| `TValue` | `object` |   |" in md
+    assert "| `TKey` | `array-key` |   |" in md
+    assert "**Implements**: `ArrayAccess<'message'|'level', int|string>`" in md
+    assert "**Extends**: `Collection<TKey, TValue>`" in md
+    assert "**Properties**" in md
+    assert "| `$channel` | `string` | The channel's name |" in md
+
+
+def test_phpdoc_type_aliases_are_code_laid_out_as_written() -> None:
+    doc = """Sends records to a database.
+
+@phpstan-type Options array{
+    host: string,
+    port?: int
+}
+@psalm-type Level = 'debug'|'info'
+@psalm-import-type Options from Handler as HandlerOptions
+@phpstan-type Evil array{x: '</code><script>alert(1)</script>'}"""
+    md, page = shown(doc, "php")
+    assert_clean(page)
+    assert "**Type aliases**" in md
+    code = "".join(page.code)
+    assert "Options = array{\n    host: string,\n    port?: int\n}" in code
+    assert "Level = 'debug'|'info'" in code
+    assert "Options from Handler as HandlerOptions" in code
+    html = markdown.markdown(md, extensions=["tables", "fenced_code"])
+    assert "<script" not in html
+    assert "&lt;script&gt;" in html
+    assert "phpstan" not in "".join(page.prose)
+    assert "array{" not in "".join(page.prose)

@@ -298,6 +298,41 @@ def test_generated_files_are_skipped_by_name_and_marker(make_repo: MakeRepo) -> 
     assert set(_reasons(root).values()) == {"generated"}
 
 
+def _packed_js(n: int) -> str:
+    """Minifier-shaped JS: short names, no spaces, statements run together on lines of ~500 characters."""
+    parts = [f"function a{i}(b,c){{var d=b[c]||{i};return d===null?c:a{i + 1}(d,c+1)}}" for i in range(n)]
+    return "\n".join(";".join(parts[k:k + 8]) for k in range(0, n, 8)) + "\n"
+
+
+def test_minified_js_and_css_under_plain_names_are_skipped_by_their_content(make_repo: MakeRepo) -> None:
+    """A website's `prettify.js` is minified under its plain name: most of its head is on long lines of
+    packed code. Ordinary code with a long line of data (an SVG path, a table of weights) is kept."""
+    license_banner = "/*! Pretty printer v2 | (c) its authors | Apache-2.0 */\n"
+    css_rules = "".join(f".c{i}>li+a:hover{{margin:0 {i}px;color:#{i:03d}}}" for i in range(150))
+    svg_path = "M12,2C6.48,2,2,6.48,2,12s4.48,10,10,10,10-4.48,10-10S17.52,2,12,2Z" * 40
+    weights = "{" + ",".join(f'"k{i}":{i * 37 - 900}' for i in range(400)) + "}"
+    root = make_repo({
+        "website/static/prettify.js": license_banner + _packed_js(80),
+        "website/static/theme.css": license_banner + css_rules + "\n",
+        "src/icon.jsx": ("export const Icon = (props) => (\n  <svg viewBox=\"0 0 24 24\" {...props}>\n"
+                         f"    <path d=\"{svg_path}\" />\n  </svg>\n)\n"),
+        "src/segmenter.js": ("// a segmenter and its learned weights\nexport function score(word) {\n"
+                             f"  const weights = {weights};\n  return weights[word] || 0;\n}}\n"),
+        "src/small.js": _packed_js(2),  # one short packed line: too little to judge, kept
+        "src/Packed.java": _packed_js(80),  # Java is not shipped minified: the rule is JS's and CSS's
+        "src/app.js": "".join(f"export function handler{i}(request, response) {{\n"
+                              f"  return response.send(request.body.items[{i}]);\n}}\n\n" for i in range(80)),
+    })
+    reasons = _reasons(root)
+    assert reasons["website/static/prettify.js"] == "minified"
+    assert reasons["website/static/theme.css"] == "minified"
+    assert _paths(root) == ["src/Packed.java", "src/app.js", "src/icon.jsx", "src/segmenter.js",
+                            "src/small.js"]
+    packed = (license_banner + _packed_js(80)).encode()
+    assert classify_content("website/static/prettify.js", packed) == (None, "minified")
+    assert classify_content("src/Packed.java", packed)[1] is None
+
+
 def test_generated_api_documentation_is_skipped_by_its_header(make_repo: MakeRepo) -> None:
     # a project website holding an old release's javadoc: every page repeats the code's names
     root = make_repo({
