@@ -149,6 +149,60 @@ def test_macro_blanking_keeps_an_enum_value_and_a_function_named_by_a_macro() ->
     assert b"DEFINE_HANDLER(on_read)\n{" in out
 
 
+GLUED_MACROS = """\
+namespace acme {
+namespace sinks {
+template <typename Mutex>
+class color_sink {
+ public:
+  void set_formatter(std::unique_ptr<formatter> f);
+  void flush();
+};
+
+template <typename Mutex>
+void ACME_INLINE color_sink<Mutex>::set_formatter(std::unique_ptr<formatter> f) {
+  formatter_ = std::move(f);
+}
+
+template <typename Mutex>
+ACME_INLINE void color_sink<Mutex>::flush() {}
+
+size_t ACME_INLINE pool::queue_size() const { return q_.size(); }
+std::string ACME_API sinks::registry::name() const { return name_; }
+std::string ACME_INLINE version() { return "1.0"; }
+inline null<> localtime_r ACME_NOMACRO(...) { return null<>(); }
+}  // namespace sinks
+}  // namespace acme
+
+class document {
+ public:
+  template <typename It>
+  ACME_WARN_UNUSED_RESULT
+  static document parse(It first, It last) { return document(); }
+};
+"""
+
+
+def test_cpp_a_macro_before_a_qualified_name_is_not_its_scope() -> None:
+    # tree-sitter reads `void ACME_INLINE color_sink<Mutex>::set_formatter(` as the name
+    # `ACME_INLINE color_sink<Mutex>::set_formatter` (a `::` it reports missing, or an ERROR node)
+    facts = parse("color_sink-inl.h", GLUED_MACROS, "cpp")
+    assert kinds(facts) == {
+        "acme": "namespace", "acme.sinks": "namespace", "acme.sinks.color_sink": "class",
+        "acme.sinks.color_sink.set_formatter": "method", "acme.sinks.color_sink.flush": "method",
+        # out of line, as the one without a macro between its type and its name
+        "color_sink.set_formatter": "method", "color_sink.flush": "method",
+        "pool.queue_size": "method", "registry.name": "method",
+        "acme.sinks.version": "function", "acme.sinks.localtime_r": "function",
+        "document": "class", "document.parse": "method"}
+    by_name = {s.qualname: s for s in facts.symbols}
+    assert by_name["color_sink.set_formatter"].parent == "color_sink"
+    assert by_name["color_sink.set_formatter"].name == "set_formatter"
+    assert by_name["color_sink.set_formatter"].signature.startswith(
+        "template <typename Mutex> void ACME_INLINE color_sink<Mutex>::set_formatter(")
+    assert by_name["document.parse"].parent == "document"
+
+
 # ---- JavaScript
 
 OBJECT_OF_FUNCTIONS = """\
@@ -231,3 +285,4 @@ def test_a_long_line_of_upper_case_words_is_read_in_one_pass() -> None:
     noise = "FOO " * 6000
     facts = parse("noise.hpp", f"{noise}\n{noise};x(1);\nSPDLOG_API void flush_all();\n", "cpp")
     assert "flush_all" in kinds(facts)
+
