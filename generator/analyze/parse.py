@@ -403,12 +403,16 @@ class _Extraction:
         by_qualname: dict[str, _Def] = {}
         seen: dict[str, int] = {}
         stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
+        scope_of: dict[int, _Def | None] = {}  # a definition's node -> the definition it is declared in
         for d in ordered:
             d.outer = self._outer(d.node, self.rules.wrappers)
             start = d.node.start_byte
             while stack and (stack[-1].end <= start or stack[-1].node.id == d.node.id):
                 stack.pop()  # the names of one declaration are siblings, not nested in the first
             parent = stack[-1] if stack else None
+            if parent is not None and _chained(d, parent):
+                parent = scope_of[parent.node.id]  # `A = B = 1`: B is declared where A is
+            scope_of[d.node.id] = parent
             stack.append(d)
             if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
                 d.parent = d.receiver
@@ -886,6 +890,18 @@ def _last_name(text: str) -> str:
         if sep in text:
             text = text.rsplit(sep, 1)[-1]
     return text.strip()
+
+
+def _chained(inner: _Def, outer: _Def) -> bool:
+    """Whether `inner` is the value of `outer`, both declarations: `A = B = 1` (Ruby) assigns both names in
+    the scope around them, and the second is no member of the first. A declaration further inside the
+    value (a block's, a class's) is not chained: only parentheses may stand between them."""
+    if inner.kind not in _DECLARED or outer.kind not in _DECLARED:
+        return False
+    node = inner.node.parent
+    while node is not None and node.id != outer.node.id and node.type.startswith("parenthesized"):
+        node = node.parent
+    return node is not None and node.id == outer.node.id
 
 
 _OPERATOR_WORD = re.compile(r"\boperator\b")

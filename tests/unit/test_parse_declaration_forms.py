@@ -286,3 +286,36 @@ def test_a_long_line_of_upper_case_words_is_read_in_one_pass() -> None:
     facts = parse("noise.hpp", f"{noise}\n{noise};x(1);\nSPDLOG_API void flush_all();\n", "cpp")
     assert "flush_all" in kinds(facts)
 
+
+# ---- Ruby: `A = B = 1` assigns both constants in the scope around them
+
+CHAINED = """\
+module Acme
+  # The default and the current encoding.
+  DEFAULT = CURRENT = "UTF-8"
+  LOW = MID = HIGH = 0
+  MAJOR, MINOR = 2, 1
+
+  class Request
+    GET = VERB = (HEAD = "GET")
+  end
+
+  Point = Struct.new(:x, :y) do
+    ORIGIN = 0
+    def norm; end
+  end
+end
+"""
+
+
+def test_ruby_a_chained_constant_assignment_declares_each_in_its_scope() -> None:
+    facts = parse("acme.rb", CHAINED, "ruby")
+    assert kinds(facts) == {
+        "Acme": "module", "Acme.DEFAULT": "constant", "Acme.CURRENT": "constant", "Acme.LOW": "constant",
+        "Acme.MID": "constant", "Acme.HIGH": "constant", "Acme.MAJOR": "constant", "Acme.MINOR": "constant",
+        "Acme.Request": "class", "Acme.Request.GET": "constant", "Acme.Request.VERB": "constant",
+        "Acme.Request.HEAD": "constant", "Acme.Point": "constant",
+        # a declaration inside a value's block, not the value itself, stays under it
+        "Acme.Point.ORIGIN": "constant", "Acme.Point.norm": "function"}
+    current = next(s for s in facts.symbols if s.qualname == "Acme.CURRENT")
+    assert (current.parent, current.start_line) == ("Acme", 3)
