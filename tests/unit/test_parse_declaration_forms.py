@@ -287,6 +287,42 @@ def test_a_long_line_of_upper_case_words_is_read_in_one_pass() -> None:
     assert "flush_all" in kinds(facts)
 
 
+# ---- Scala: `val A, B = 1` declares A and B
+
+MANY_NAMES = """\
+package acme
+
+val Major, Minor = 1
+val Single = 0
+
+object Colors {
+  val Red, Green = Color(1)
+  var Debug, Trace: Boolean = false
+  val lower, Upper = 2
+  def apply(): Colors = this
+}
+
+class Palette {
+  val Dark, Light = Color(0)
+  val Muted = Color(2)
+}
+
+trait Theme { val Accent, Border = Color(3) }
+"""
+
+
+def test_scala_a_val_or_var_of_several_names_declares_each() -> None:
+    facts = parse("Colors.scala", MANY_NAMES, "scala")
+    assert kinds(facts) == {
+        "Major": "constant", "Minor": "constant", "Single": "constant", "Colors": "class",
+        "Colors.Red": "constant", "Colors.Green": "constant", "Colors.Debug": "variable",
+        "Colors.Trace": "variable", "Colors.Upper": "constant", "Colors.apply": "method",
+        "Palette": "class", "Palette.Dark": "constant", "Palette.Light": "constant",
+        "Palette.Muted": "constant", "Theme": "trait", "Theme.Accent": "constant", "Theme.Border": "constant"}
+    green = next(s for s in facts.symbols if s.qualname == "Colors.Green")
+    assert (green.parent, green.start_line, green.signature) == ("Colors", 7, "val Red, Green = Color(1)")
+
+
 # ---- Ruby: `A = B = 1` assigns both constants in the scope around them
 
 CHAINED = """\
