@@ -351,6 +351,10 @@ class _Extraction:
             return
         self.name_ids.add(name_nodes[0].id)
         name = self.rules.implicit_names.get(name_nodes[0].type) or self.text(name_nodes[0]).strip()
+        if name_nodes[0].type == "qualified_identifier" and name_nodes[0].has_error:
+            name = _unglued(name)  # `void SPDLOG_INLINE sink<M>::flush()`: the macro is no scope of the name
+            if "::" not in name and kind == "method":
+                kind = "function"  # not out of line after all: a member only if a class holds it
         if name_nodes[0].type in self.rules.symbol_literals:
             name = name.removeprefix(":")
         if "::" in name and receiver is None:  # C++ out of line: `ns::Cls<T>::name` is Cls's `name`
@@ -399,12 +403,16 @@ class _Extraction:
         by_qualname: dict[str, _Def] = {}
         seen: dict[str, int] = {}
         stack: list[_Def] = []  # enclosing definitions: syntax nodes nest, so byte ranges do too
+        scope_of: dict[int, _Def | None] = {}  # a definition's node -> the definition it is declared in
         for d in ordered:
             d.outer = self._outer(d.node, self.rules.wrappers)
             start = d.node.start_byte
             while stack and (stack[-1].end <= start or stack[-1].node.id == d.node.id):
                 stack.pop()  # the names of one declaration are siblings, not nested in the first
             parent = stack[-1] if stack else None
+            if parent is not None and _chained(d, parent):
+                parent = scope_of[parent.node.id]  # `A = B = 1`: B is declared where A is
+            scope_of[d.node.id] = parent
             stack.append(d)
             if d.receiver and (parent is None or parent.kind not in self.rules.class_kinds):
                 d.parent = d.receiver
@@ -882,6 +890,50 @@ def _last_name(text: str) -> str:
         if sep in text:
             text = text.rsplit(sep, 1)[-1]
     return text.strip()
+
+
+def _chained(inner: _Def, outer: _Def) -> bool:
+    """Whether `inner` is the value of `outer`, both declarations: `A = B = 1` (Ruby) assigns both names in
+    the scope around them, and the second is no member of the first. A declaration further inside the
+    value (a block's, a class's) is not chained: only parentheses may stand between them."""
+    if inner.kind not in _DECLARED or outer.kind not in _DECLARED:
+        return False
+    node = inner.node.parent
+    while node is not None and node.id != outer.node.id and node.type.startswith("parenthesized"):
+        node = node.parent
+    return node is not None and node.id == outer.node.id
+
+
+_OPERATOR_WORD = re.compile(r"\boperator\b")
+_MACRO_WORD = re.compile(r"[A-Z][A-Z0-9_]{2,}")
+
+
+def _unglued(name: str) -> str:
+    """A C++ qualified name without the words the grammar glued to it: tree-sitter runs no preprocessor, and
+    reads a macro between a return type and a declarator (`void SPDLOG_INLINE sink<M>::flush()`,
+    `std::string FOO_API getenv(`), a return type after a macro on the line above (`FOO_NODISCARD` then
+    `static json parse(`) or a macro after the name (`localtime_r FMT_NOMACRO(`) as one name, with a `::` it
+    reports missing or a word in an ERROR node. No name is two words side by side (outside its template
+    arguments and an operator's type): the name is the last word that is not an upper-case macro's."""
+    found = _OPERATOR_WORD.search(name)
+    head = name[:found.start()] if found else name
+    words, depth, begin = [], 0, 0  # (start, end) of each word of the head outside template arguments
+    for i, ch in enumerate(head):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(depth - 1, 0)
+        elif ch.isspace() and depth == 0 and i and (head[i - 1].isalnum() or head[i - 1] == "_"):
+            rest = head[i:].lstrip()
+            if rest[:1].isalnum() or rest[:1] in ("_", "~"):
+                words.append((begin, i))
+                begin = len(head) - len(rest)
+    if not words:
+        return name
+    words.append((begin, len(name)))
+    named = [w for w in words if not _MACRO_WORD.fullmatch(name[w[0]:w[1]].strip())]
+    start, stop = (named or words)[-1]
+    return name[start:stop].strip()
 
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")

@@ -112,3 +112,56 @@ def test_extension_headings_and_summary_name_the_receiver(make_repo: Callable[..
     php = (docs / "Dotenv.php.md").read_text()
     assert "<code>repository</code>" in php
     assert "The repository variables are written to." in php
+
+
+# issue 36: a macro glued onto a C++ out-of-line method's name, a Ruby chained constant assignment, a Scala
+# `val` of several names
+SINK = """\
+namespace logkit {
+template <typename Mutex>
+class file_sink {
+ public:
+  void set_level(int level);
+};
+
+template <typename Mutex>
+void LOGKIT_INLINE file_sink<Mutex>::set_level(int level) {
+  level_ = level;
+}
+}  // namespace logkit
+"""
+RUBY = """\
+module Logkit
+  # The levels a message may have.
+  DEBUG = TRACE = 0
+end
+"""
+SCALA = """\
+package logkit
+
+object Levels {
+  val Debug, Trace = Level(0)
+}
+"""
+DECLS = {"include/logkit/file_sink-inl.h": SINK, "lib/logkit.rb": RUBY, "src/Levels.scala": SCALA}
+
+
+def test_glued_macros_chained_constants_and_vals_of_several_names_are_named_in_index_and_page(
+        make_repo: Callable[..., Path]) -> None:
+    root = make_repo(DECLS)
+    config = load_config(root)
+    build(config, site=False)
+    store = open_index(config)
+    columns = ["path", "qualname", "name", "parent"]
+    rows = {(r["path"], r["qualname"]): r for r in store.rows("symbols", columns)}
+    sink = rows[("include/logkit/file_sink-inl.h", "file_sink.set_level")]
+    assert (sink["name"], sink["parent"]) == ("set_level", "file_sink")
+    assert rows[("lib/logkit.rb", "Logkit.TRACE")]["parent"] == "Logkit"
+    assert rows[("src/Levels.scala", "Levels.Trace")]["parent"] == "Levels"
+    assert rows[("src/Levels.scala", "Levels.Debug")]["name"] == "Debug"
+    docs = root / ".sourcebook" / "docs" / "files"
+    for page, heading in (("include/logkit/file_sink-inl.h", "file&#95;sink.set&#95;level"),
+                          ("lib/logkit.rb", "Logkit.TRACE"), ("src/Levels.scala", "Levels.Trace")):
+        headings = [line for line in (docs / f"{page}.md").read_text().splitlines() if line.startswith("#")]
+        assert any(h.split(" {")[0].endswith(" " + heading) for h in headings), (page, headings)
+        assert not any("LOGKIT" in h or "DEBUG.TRACE" in h for h in headings)

@@ -149,6 +149,60 @@ def test_macro_blanking_keeps_an_enum_value_and_a_function_named_by_a_macro() ->
     assert b"DEFINE_HANDLER(on_read)\n{" in out
 
 
+GLUED_MACROS = """\
+namespace acme {
+namespace sinks {
+template <typename Mutex>
+class color_sink {
+ public:
+  void set_formatter(std::unique_ptr<formatter> f);
+  void flush();
+};
+
+template <typename Mutex>
+void ACME_INLINE color_sink<Mutex>::set_formatter(std::unique_ptr<formatter> f) {
+  formatter_ = std::move(f);
+}
+
+template <typename Mutex>
+ACME_INLINE void color_sink<Mutex>::flush() {}
+
+size_t ACME_INLINE pool::queue_size() const { return q_.size(); }
+std::string ACME_API sinks::registry::name() const { return name_; }
+std::string ACME_INLINE version() { return "1.0"; }
+inline null<> localtime_r ACME_NOMACRO(...) { return null<>(); }
+}  // namespace sinks
+}  // namespace acme
+
+class document {
+ public:
+  template <typename It>
+  ACME_WARN_UNUSED_RESULT
+  static document parse(It first, It last) { return document(); }
+};
+"""
+
+
+def test_cpp_a_macro_before_a_qualified_name_is_not_its_scope() -> None:
+    # tree-sitter reads `void ACME_INLINE color_sink<Mutex>::set_formatter(` as the name
+    # `ACME_INLINE color_sink<Mutex>::set_formatter` (a `::` it reports missing, or an ERROR node)
+    facts = parse("color_sink-inl.h", GLUED_MACROS, "cpp")
+    assert kinds(facts) == {
+        "acme": "namespace", "acme.sinks": "namespace", "acme.sinks.color_sink": "class",
+        "acme.sinks.color_sink.set_formatter": "method", "acme.sinks.color_sink.flush": "method",
+        # out of line, as the one without a macro between its type and its name
+        "color_sink.set_formatter": "method", "color_sink.flush": "method",
+        "pool.queue_size": "method", "registry.name": "method",
+        "acme.sinks.version": "function", "acme.sinks.localtime_r": "function",
+        "document": "class", "document.parse": "method"}
+    by_name = {s.qualname: s for s in facts.symbols}
+    assert by_name["color_sink.set_formatter"].parent == "color_sink"
+    assert by_name["color_sink.set_formatter"].name == "set_formatter"
+    assert by_name["color_sink.set_formatter"].signature.startswith(
+        "template <typename Mutex> void ACME_INLINE color_sink<Mutex>::set_formatter(")
+    assert by_name["document.parse"].parent == "document"
+
+
 # ---- JavaScript
 
 OBJECT_OF_FUNCTIONS = """\
@@ -231,3 +285,73 @@ def test_a_long_line_of_upper_case_words_is_read_in_one_pass() -> None:
     noise = "FOO " * 6000
     facts = parse("noise.hpp", f"{noise}\n{noise};x(1);\nSPDLOG_API void flush_all();\n", "cpp")
     assert "flush_all" in kinds(facts)
+
+
+# ---- Scala: `val A, B = 1` declares A and B
+
+MANY_NAMES = """\
+package acme
+
+val Major, Minor = 1
+val Single = 0
+
+object Colors {
+  val Red, Green = Color(1)
+  var Debug, Trace: Boolean = false
+  val lower, Upper = 2
+  def apply(): Colors = this
+}
+
+class Palette {
+  val Dark, Light = Color(0)
+  val Muted = Color(2)
+}
+
+trait Theme { val Accent, Border = Color(3) }
+"""
+
+
+def test_scala_a_val_or_var_of_several_names_declares_each() -> None:
+    facts = parse("Colors.scala", MANY_NAMES, "scala")
+    assert kinds(facts) == {
+        "Major": "constant", "Minor": "constant", "Single": "constant", "Colors": "class",
+        "Colors.Red": "constant", "Colors.Green": "constant", "Colors.Debug": "variable",
+        "Colors.Trace": "variable", "Colors.Upper": "constant", "Colors.apply": "method",
+        "Palette": "class", "Palette.Dark": "constant", "Palette.Light": "constant",
+        "Palette.Muted": "constant", "Theme": "trait", "Theme.Accent": "constant", "Theme.Border": "constant"}
+    green = next(s for s in facts.symbols if s.qualname == "Colors.Green")
+    assert (green.parent, green.start_line, green.signature) == ("Colors", 7, "val Red, Green = Color(1)")
+
+
+# ---- Ruby: `A = B = 1` assigns both constants in the scope around them
+
+CHAINED = """\
+module Acme
+  # The default and the current encoding.
+  DEFAULT = CURRENT = "UTF-8"
+  LOW = MID = HIGH = 0
+  MAJOR, MINOR = 2, 1
+
+  class Request
+    GET = VERB = (HEAD = "GET")
+  end
+
+  Point = Struct.new(:x, :y) do
+    ORIGIN = 0
+    def norm; end
+  end
+end
+"""
+
+
+def test_ruby_a_chained_constant_assignment_declares_each_in_its_scope() -> None:
+    facts = parse("acme.rb", CHAINED, "ruby")
+    assert kinds(facts) == {
+        "Acme": "module", "Acme.DEFAULT": "constant", "Acme.CURRENT": "constant", "Acme.LOW": "constant",
+        "Acme.MID": "constant", "Acme.HIGH": "constant", "Acme.MAJOR": "constant", "Acme.MINOR": "constant",
+        "Acme.Request": "class", "Acme.Request.GET": "constant", "Acme.Request.VERB": "constant",
+        "Acme.Request.HEAD": "constant", "Acme.Point": "constant",
+        # a declaration inside a value's block, not the value itself, stays under it
+        "Acme.Point.ORIGIN": "constant", "Acme.Point.norm": "function"}
+    current = next(s for s in facts.symbols if s.qualname == "Acme.CURRENT")
+    assert (current.parent, current.start_line) == ("Acme", 3)

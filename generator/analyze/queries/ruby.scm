@@ -4,7 +4,10 @@
 (class name: (_) @name) @def.class
 (method name: (_) @name) @def.function
 (singleton_method name: (_) @name) @def.method
+; `A = B = 1` matches twice: parse.py declares B where A is (the value of a declaration is no scope)
 (assignment left: (constant) @name) @def.constant
+; `MAJOR, MINOR = 2, 1`: each name
+(assignment left: (left_assignment_list (constant) @name)) @def.constant
 ; methods made by a call: attr_reader/attr_writer/attr_accessor (one per name), define_method,
 ; alias_method and `alias new old`
 ((call

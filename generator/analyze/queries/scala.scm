@@ -13,12 +13,31 @@
 (function_declaration name: [(identifier) (operator_identifier)] @name) @def.function
 (type_definition name: (type_identifier) @name) @def.type
 
-; UpperCamel or UPPER_CASE vals at the top level or in an object are the constants a reader looks for
+; UpperCamel or UPPER_CASE vals at the top level or in an object, a class or a trait are the constants a
+; reader looks for (vars the variables); `val A, B = 1` declares each of its names
 (compilation_unit
-  (val_definition pattern: (identifier) @name) @def.constant
+  (val_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.constant
+  (#match? @name "^[A-Z]"))
+(compilation_unit
+  (var_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.variable
   (#match? @name "^[A-Z]"))
 (object_definition body: (template_body
-  (val_definition pattern: (identifier) @name) @def.constant)
+  (val_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.constant)
+  (#match? @name "^[A-Z]"))
+(object_definition body: (template_body
+  (var_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.variable)
+  (#match? @name "^[A-Z]"))
+(class_definition body: (template_body
+  (val_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.constant)
+  (#match? @name "^[A-Z]"))
+(class_definition body: (template_body
+  (var_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.variable)
+  (#match? @name "^[A-Z]"))
+(trait_definition body: (template_body
+  (val_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.constant)
+  (#match? @name "^[A-Z]"))
+(trait_definition body: (template_body
+  (var_definition pattern: [(identifier) @name (identifiers (identifier) @name)]) @def.variable)
   (#match? @name "^[A-Z]"))
 
 ; ---- imports: `import a.b.C`, `import a.b._`, `import a.b.{C, D => E}` (the selected names)
