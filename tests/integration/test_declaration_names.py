@@ -114,8 +114,8 @@ def test_extension_headings_and_summary_name_the_receiver(make_repo: Callable[..
     assert "The repository variables are written to." in php
 
 
-# issue 36: a macro glued onto a C++ out-of-line method's name, a Ruby chained constant assignment, a Scala
-# `val` of several names
+# issue 33 (sixth round): a macro glued onto a C++ out-of-line method's name, a Ruby chained constant
+# assignment, a Scala `val` of several names
 SINK = """\
 namespace logkit {
 template <typename Mutex>
