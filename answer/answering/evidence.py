@@ -527,9 +527,9 @@ def with_bodies_first(chosen: Sequence[Anchor], spare: Sequence[Anchor],
     declared = [a for a in chosen if a.symbol in bodiless.get(a.path, ()) and (a.path, a.symbol) not in named]
     if not declared:
         return list(chosen)
-    kept = [a for a in chosen if a not in declared]
-    more = [a for a in spare if a.symbol not in bodiless.get(a.path, ()) and a not in kept][:len(declared)]
-    return [*kept, *more, *declared]
+    more = iter([a for a in spare if a.symbol not in bodiless.get(a.path, ()) and a not in chosen])
+    placed = [next(more, None) if a in declared else a for a in chosen]
+    return [*(a for a in placed if a is not None), *declared]
 
 
 def is_declaration(text: str) -> bool:
