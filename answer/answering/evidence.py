@@ -545,6 +545,8 @@ def declares_only(text: str) -> bool:
     `=` (`fun parse(x: String): T`, `abstract void run();`, `run(x: string): void;`). An expression body
     (`fun x() = y`, `int X() => y;`) is a body, and so is any other `=>` left (a TypeScript function type
     returned reads the same): a doubt keeps the method."""
+    if text.rstrip().endswith("}"):  # a block closes it (most methods: no need to read them through)
+        return False
     code = _STRINGS.sub("", _COMMENTS.sub("", text)).replace("->", " ")
     depth, top = 0, []
     for ch in code:
