@@ -8,7 +8,8 @@ spans a tie-breaking bonus), else the function holding most of the score of the 
 span's score shared out among the functions it overlaps, by how much of it each covers), else a definition
 named by the question's words; the lines are the definition's own (a class: only the part the span covers),
 clamped inside it, so a cited range never crosses into the neighbouring symbol. `anchors_in` adds the
-functions that match best after the anchor: get_answer names two in its top file.
+functions that match best after the anchor: get_answer names two in its top file. A method declared without
+a body (an interface's, an abstract one: its `bodiless`) comes after every function with a body.
 """
 
 from __future__ import annotations
