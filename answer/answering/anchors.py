@@ -8,13 +8,14 @@ spans a tie-breaking bonus), else the function holding most of the score of the 
 span's score shared out among the functions it overlaps, by how much of it each covers), else a definition
 named by the question's words; the lines are the definition's own (a class: only the part the span covers),
 clamped inside it, so a cited range never crosses into the neighbouring symbol. `anchors_in` adds the
-functions that match best after the anchor: get_answer names two in its top file.
+functions that match best after the anchor: get_answer names two in its top file. A method declared without
+a body (an interface's, an abstract one: its `bodiless`) comes after every function with a body.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Protocol
@@ -160,12 +161,19 @@ def anchor(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo],
 
 def anchors_in(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo],
                named: Sequence[SymbolInfo] = (), terms: Sequence[str] = (), *, source: str = "",
-               query: Sequence[str] = (), count: int = 1) -> list[Anchor]:
+               query: Sequence[str] = (), count: int = 1, bodiless: Collection[str] = ()) -> list[Anchor]:
     """Up to `count` anchors of file `path`, best first: its anchor (`anchor`), then the functions that
-    match the query best after it (rank_functions), each with its own lines. Never empty."""
+    match the query best after it (rank_functions), each with its own lines. Never empty. The functions
+    `bodiless` names (qualnames: declared without a body, an abstract or interface method) come after
+    every function with a body that matches, unless the question names one."""
     functions = [s for s in symbols if s.kind in FUNCTIONS]
     ranked = [sym for _, sym in rank_functions(functions, source, query, spans)] if query else []
-    first = _first(path, spans, symbols, named=named, terms=terms, functions=functions, ranked=ranked)
+    if bodiless:
+        # the code a question about a change points at is a body: a declaration of its signature only
+        # answers when nothing with a body does
+        ranked = sorted(ranked, key=lambda sym: sym.qualname in bodiless)
+    first = _first(path, spans, symbols, named=named, terms=terms, functions=functions, ranked=ranked,
+                   bodiless=bodiless)
     wanted = max(1, count)
     # the first `wanted` ranked hold the `wanted - 1` after the anchor (it is among them at most once):
     # only those are resolved to their lines
@@ -182,7 +190,8 @@ def _member_of(function: SymbolInfo, container: SymbolInfo) -> bool:
 
 
 def _first(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo], *, named: Sequence[SymbolInfo],
-           terms: Sequence[str], functions: Sequence[SymbolInfo], ranked: Sequence[SymbolInfo]) -> Anchor:
+           terms: Sequence[str], functions: Sequence[SymbolInfo], ranked: Sequence[SymbolInfo],
+           bodiless: Collection[str] = ()) -> Anchor:
     for sym in named:
         if sym.path == path and sym.kind in CONTAINERS:
             member = next((f for f in ranked if _member_of(f, sym)), None)
@@ -196,8 +205,9 @@ def _first(path: str, spans: Sequence[SpanHit], symbols: Sequence[SymbolInfo], *
         start, end = best.start_line, best.end_line
         mass = _function_mass(spans[:SPANS_READ], functions)
         if mass:
-            # the most span score; on a tie the innermost (a method over its class's other methods)
-            sym = max(mass, key=lambda s: (mass[s], s.start_line, -s.end_line))
+            # the most span score, a function with a body before a declaration; on a tie the innermost (a
+            # method over its class's other methods)
+            sym = max(mass, key=lambda s: (s.qualname not in bodiless, mass[s], s.start_line, -s.end_line))
             return _own(path, sym)
         boxes = [s for s in symbols if s.kind in CONTAINERS and _overlap(s, start, end)]
         if boxes:

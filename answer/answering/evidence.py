@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from answer.answering.grade import (
 from answer.answering.response import SymbolBody, SymbolEvidence
 from answer.retrieval.query import identifier_parts
 from answer.retrieval.question import parse_query
-from generator.analyze.languages import spec_for
+from generator.analyze.languages import detect_language, spec_for
 from generator.index.memos import Memo
 from sourcebook.errors import AccessError, NotFoundError
 from sourcebook.redaction import is_secret_path
@@ -70,6 +70,15 @@ MAX_CACHED_TEXTS = 1000
 # out of its class): a prototype names the function but holds none of its code
 DECLARING_SUFFIXES = tuple(sorted({*spec_for("c").extensions, *spec_for("cpp").extensions}))
 _LINE_COMMENT = re.compile(r"//.*$", re.M)
+# Languages whose methods may be declared without a body (an interface's or an abstract class's method, a
+# Kotlin `expect fun`, a TypeScript overload or interface signature, a Scala trait's `def`, a Go interface's
+# method, a Rust trait's `fn`), a body being braces or `=` (Kotlin's and Scala's expression bodies, C#'s
+# `=>`). C and C++ prototypes have their own rule (_defined).
+BODILESS_LANGUAGES = frozenset({"java", "kotlin", "csharp", "php", "typescript", "tsx", "scala", "go",
+                                "rust"})
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,12 +469,20 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
     for sym in symbols_of(store, [f.path for f in files[:ANCHORED]]):  # one read for anchors and enrichment
         by_path.setdefault(sym.path, []).append(sym)
     terms = content_terms(question)
+    bodiless = {f.path: bodiless_functions(by_path.get(f.path, []), sources.get(f.path, ""))
+                for f in files[:ANCHORED]}
     per_file = [anchors_in(f.path, f.spans, by_path.get(f.path, []), promoted, terms,
                            source=sources.get(f.path, ""), query=parsed.terms,
-                           count=TOP_FILE_CANDIDATES if rank == 0 else 1)
+                           count=(TOP_FILE_CANDIDATES + CANDIDATES) if rank == 0 else 1,
+                           bodiless=bodiless[f.path])
                 for rank, f in enumerate(files[:ANCHORED])]
     anchors = [found[0] for found in per_file]
-    candidates = _defined(store, [a for found in per_file for a in found], sources, scope)[:CANDIDATES]
+    chosen = [a for rank, found in enumerate(per_file)
+              for a in found[:TOP_FILE_CANDIDATES if rank == 0 else 1]]
+    spare = per_file[0][TOP_FILE_CANDIDATES:] if per_file else []
+    named = {(s.path, s.qualname) for s in promoted}
+    ordered = with_bodies_first(chosen, spare, bodiless, named)
+    candidates = _defined(store, ordered, sources, scope)[:CANDIDATES]
     spans_of = {f.path: f.spans for f in files[:ENRICHED_FILES]}
     leads = _lead_symbols(anchors, by_path)
     file_symbols = {path: _file_symbols(rank_symbols(by_path.get(path, []), terms, spans_of.get(path, []),
@@ -500,11 +517,59 @@ def retrieve(store: IndexStore, question: str, scope: str | None = None,
                     candidates=candidates)
 
 
+def with_bodies_first(chosen: Sequence[Anchor], spare: Sequence[Anchor],
+                      bodiless: Mapping[str, Collection[str]], named: Collection[tuple[str, str]] = ()
+                      ) -> list[Anchor]:
+    """The `chosen` candidates with those naming a function declared without a body (`bodiless`: path ->
+    qualnames) moved last, each slot they leave taken by the next of the top file's functions with a body
+    (`spare`): the code a change touches is an implementation, a declaration shows only its signature. A
+    declaration the question names (`named`: path, qualname) keeps its place."""
+    declared = [a for a in chosen if a.symbol in bodiless.get(a.path, ()) and (a.path, a.symbol) not in named]
+    if not declared:
+        return list(chosen)
+    more = iter([a for a in spare if a.symbol not in bodiless.get(a.path, ()) and a not in chosen])
+    placed = [next(more, None) if a in declared else a for a in chosen]
+    return [*(a for a in placed if a is not None), *declared]
+
+
 def is_declaration(text: str) -> bool:
     """Whether a C or C++ function's own lines `text` only declare it: a prototype ending in `;` with no
     body (`int ini_parse(const char* filename, ini_handler handler, void* user);`)."""
     code = _LINE_COMMENT.sub("", text).strip()
     return bool(code) and code.endswith(";") and "{" not in code
+
+
+def declares_only(text: str) -> bool:
+    """Whether a method's own lines `text` (in a BODILESS_LANGUAGES language) declare it without a body:
+    outside its comments, strings, parameter lists, attributes and type arguments there is no `{` and no
+    `=` (`fun parse(x: String): T`, `abstract void run();`, `run(x: string): void;`). An expression body
+    (`fun x() = y`, `int X() => y;`) is a body, and so is any other `=>` left (a TypeScript function type
+    returned reads the same): a doubt keeps the method."""
+    if text.rstrip().endswith("}"):  # a block closes it (most methods: no need to read them through)
+        return False
+    code = _STRINGS.sub("", _COMMENTS.sub("", text)).replace("->", " ")
+    depth, top = 0, []
+    for ch in code:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            top.append(ch)
+    outside = "".join(top)
+    while (fewer := _TYPE_ARGUMENTS.sub("", outside)) != outside:
+        outside = fewer
+    return bool(outside.strip()) and "{" not in outside and "=" not in outside
+
+
+def bodiless_functions(symbols: Sequence[SymbolInfo], text: str) -> set[str]:
+    """The qualnames of the functions among one file's `symbols` (with its `text`) that declares_only."""
+    if not text or detect_language(symbols[0].path if symbols else "") not in BODILESS_LANGUAGES:
+        return set()
+    lines = text.split("\n")
+    return {s.qualname for s in symbols
+            if s.kind in FUNCTIONS and 1 <= s.start_line <= s.end_line <= len(lines)
+            and declares_only("\n".join(lines[s.start_line - 1:s.end_line]))}
 
 
 def _bare(qualname: str) -> str:

@@ -157,3 +157,78 @@ def test_a_c_prototype_candidate_names_its_definition(make_repo):
     assert function_hit(Outcome(q, found.files, 0.0, found.spans), {})
     reply = get_answer(AnswerContext(config, chat=None), question)
     assert ("ini.c", "ini_parse", (18, 25)) in [(c.path, c.symbol, c.lines) for c in reply.candidates]
+
+
+CONFIG_SOURCE_KT = """package demo.config
+
+/** Where the settings of a profile come from: a file, the environment, a remote store. */
+interface ConfigSource {
+    /** Loads the settings of the named profile, each setting's key to its value. */
+    fun loadProfile(profile: String): Map<String, String>
+
+    /** Whether this source can load the settings of the named profile. */
+    fun hasProfile(profile: String, strict: Boolean = false): Boolean
+}
+"""
+
+PROFILE_CACHE_KT = """package demo.config
+
+/** Keeps the settings of each profile once loaded. */
+abstract class ProfileCache {
+    private val loaded = mutableMapOf<String, Map<String, String>>()
+
+    /** Loads the settings of a profile that is not cached yet. */
+    protected abstract fun loadProfile(profile: String): Map<String, String>
+
+    fun cachedProfile(profile: String): Map<String, String> =
+        loaded.getOrPut(profile) { loadProfile(profile) }
+
+    fun forgetProfile(profile: String) {
+        loaded.remove(profile)
+    }
+}
+"""
+
+FILE_SOURCE_KT = """package demo.config
+
+import java.io.File
+
+class FileConfigSource(private val dir: File) : ConfigSource {
+    override fun loadProfile(profile: String): Map<String, String> {
+        val settings = mutableMapOf<String, String>()
+        File(dir, "$profile.properties").forEachLine { line ->
+            val (key, value) = line.split("=", limit = 2)
+            settings[key.trim()] = value.trim()
+        }
+        return settings
+    }
+
+    override fun hasProfile(profile: String, strict: Boolean): Boolean =
+        File(dir, "$profile.properties").exists()
+}
+"""
+
+
+def test_a_declaration_without_a_body_comes_after_the_functions_with_one(make_repo):
+    # the interface matches the question best, but its declarations hold only a signature: the candidates
+    # name the functions with a body first, the abstract class's one with a body (never its abstract
+    # method), and a declaration only after them
+    root = make_repo({"src/demo/config/ConfigSource.kt": CONFIG_SOURCE_KT,
+                      "src/demo/config/ProfileCache.kt": PROFILE_CACHE_KT,
+                      "src/demo/config/FileConfigSource.kt": FILE_SOURCE_KT})
+    config = load_config(root)
+    index_repository(config, embedder=None)
+    question = "How are the settings of a profile loaded?"
+    reply = get_answer(AnswerContext(config, chat=None), question)
+    named = [c.symbol for c in reply.candidates]
+    declared = {"ConfigSource.loadProfile", "ConfigSource.hasProfile", "ProfileCache.loadProfile"}
+    with_body = [i for i, name in enumerate(named) if name not in declared]
+    without = [i for i, name in enumerate(named) if name in declared]
+    assert "FileConfigSource.loadProfile" in named
+    assert "ProfileCache.loadProfile" not in named
+    assert any(name.startswith("ProfileCache.") for name in named)
+    assert with_body
+    assert all(i < j for i in with_body for j in without), named
+    # sourcebook eval reads the same spans
+    spans = [s.symbol for s in locate(open_index(config), question).spans]
+    assert spans == named

@@ -206,3 +206,73 @@ def test_a_declarations_definition_is_the_related_function_with_a_body_elsewhere
     free = {"main.c": "static void flush(void) {\n}\n"}
     assert definition_of(Anchor("os.h", "spdlog.os.flush", (4, 4)), [syms[1]], free) is None
     assert definition_of(Anchor("main.h", "flush", (2, 2)), [syms[1]], free) == syms[1]
+
+
+def test_a_method_declared_without_a_body_is_told_from_one_with_a_body():
+    from answer.answering.evidence import declares_only
+
+    declared = [
+        "fun parse(text: String): T",  # a Kotlin interface's
+        "    protected abstract fun load(name: String, strict: Boolean = false): Map<String, () -> Unit>",
+        "abstract void run();",  # Java
+        "@Deprecated\nString value() default \"{}\";",  # an annotation's element, its default no body
+        "[Obsolete(\"use LoadAsync\")]\nTask LoadAsync(string name, int retries = 3);",  # C#
+        "public function publicUrl(string $path, array $options = []): string;",  # PHP
+        "  subscribe(listener: (state: T) => void): Unsubscribe;",  # TypeScript, a function-typed parameter
+        "fn iter(&self) -> impl Iterator<Item = u8>;",  # a Rust trait's
+        "Read(p []byte) (n int, err error)",  # a Go interface's
+        "def reads(text: String): A",  # a Scala trait's
+    ]
+    with_body = [
+        "fun isEmpty() = size == 0",  # an expression body is a body
+        "fun name(): String = \"x\"",
+        "override fun parse(text: String): T {\n    return decode(text)\n}",
+        "public int size() { return n; }",
+        "public int Count() => items.Count;",
+        "public function publicUrl(string $path): string\n{\n    return $this->prefix . $path;\n}",
+        "  setState = (partial: Partial<T>) => {\n    state = { ...state, ...partial }\n  }",
+        "def reads(text: String): A = parse(text)",
+        "fun x(): Int {  // }",
+        "",
+    ]
+    assert [text for text in declared if not declares_only(text)] == []
+    assert [text for text in with_body if declares_only(text)] == []
+
+
+def test_functions_with_a_body_rank_before_declarations_in_a_file():
+    from answer.answering.anchors import anchors_in
+
+    # an abstract class: `load` matches the question best but declares only a signature
+    source = "\n".join(["abstract class Cache {", "    abstract fun load(key: String, loader: Loader): Value",
+                        "    fun cached(key: String): Value = values.getOrPut(key) { load(key, loader) }",
+                        "    fun clear() { values.clear() }", "}"])
+    syms = [_sym("Cache", "class", 1, 5, "c.kt"), _sym("Cache.load", "method", 2, 2, "c.kt"),
+            _sym("Cache.cached", "method", 3, 3, "c.kt"), _sym("Cache.clear", "method", 4, 4, "c.kt")]
+    query = ["load", "loader"]
+    plain = anchors_in("c.kt", [], syms, source=source, query=query, count=2)
+    assert [a.symbol for a in plain] == ["Cache.load", "Cache.cached"]
+    bodies = anchors_in("c.kt", [], syms, source=source, query=query, count=2, bodiless={"Cache.load"})
+    assert [a.symbol for a in bodies] == ["Cache.cached", "Cache.load"]
+    # the question names the declaration: it leads
+    named = anchors_in("c.kt", [], syms, [syms[1]], source=source, query=query, bodiless={"Cache.load"})
+    assert named[0].symbol == "Cache.load"
+    # spans alone decide (no query): a function with a body before a declaration the spans cover more of
+    spans = [_span(2, 3), _span(2, 2)]
+    assert anchors_in("c.kt", spans, syms, bodiless={"Cache.load"})[0].symbol == "Cache.cached"
+    assert anchors_in("c.kt", spans, syms)[0].symbol == "Cache.load"
+
+
+def test_a_declarations_candidate_slot_goes_to_the_top_files_next_function_with_a_body():
+    from answer.answering.evidence import with_bodies_first
+
+    chosen = [Anchor("I.kt", "I.load", (3, 3)), Anchor("I.kt", "I.save", (4, 4)),
+              Anchor("A.kt", "A.load", (5, 9)), Anchor("B.kt", "B.read", (1, 4))]
+    spare = [Anchor("I.kt", "I.describe", (6, 8)), Anchor("I.kt", "I.size", (9, 9))]
+    bodiless = {"I.kt": {"I.load", "I.save", "I.size"}}
+    got = with_bodies_first(chosen, spare, bodiless)
+    # each declaration's place is taken in order by a spare with a body (one only: I.size has none), the
+    # declarations come last
+    assert got == [spare[0], chosen[2], chosen[3], chosen[0], chosen[1]]
+    # one the question names keeps its place; nothing declared: unchanged
+    assert with_bodies_first(chosen, spare, bodiless, {("I.kt", "I.load")})[:2] == [chosen[0], spare[0]]
+    assert with_bodies_first(chosen, spare, {}) == chosen
