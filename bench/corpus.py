@@ -166,7 +166,9 @@ def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) ->
             raise CorpusError(f"refusing a path outside the checkout: {path!r}")
     proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     wanted = b"".join(sha.encode() + b"\n" for _p, (_m, sha) in items)
     # fed from a thread: git's output could fill its pipe before all the names are written
     feeder = threading.Thread(target=_feed, args=(proc.stdin, wanted), daemon=True)
@@ -187,10 +189,12 @@ def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) ->
                 if mode == "100755":
                     out.chmod(0o755)
     finally:
+        proc.stdout.close()  # first: a git still writing then stops, and so does the feeder
         feeder.join()
-        proc.stdout.close()
-        if proc.wait():
-            raise CorpusError(f"git cat-file in {git_dir}: {proc.stderr.read().decode(errors='replace').strip()}")
+        failed = proc.wait()
+    if failed:
+        reason = proc.stderr.read().decode(errors="replace").strip()
+        raise CorpusError(f"git cat-file in {git_dir}: {reason}")
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
