@@ -134,7 +134,7 @@ def test_a_dotnet_test_project_holds_tests_whatever_their_names() -> None:
 
 
 def test_a_php_package_tests_folder_holds_tests_in_any_case(make_repo: MakeRepo) -> None:
-    # PSR-4 folders follow namespaces: a Symfony-style package keeps its tests, fixtures and helpers in `Tests/`
+    # PSR-4 folders follow namespaces: a Symfony-style package keeps tests, fixtures and helpers in `Tests/`
     root = make_repo({
         "Command/Command.php": "<?php\nnamespace Acme\\Console\\Command;\nclass Command {}\n",
         "Tests/Command/CommandTest.php": "<?php\nclass CommandTest {}\n",
