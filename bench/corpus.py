@@ -4,12 +4,14 @@
     python bench/corpus.py list
 
 Each repository `owner/name` is read from its bare mirror `MIRRORS/owner+name/repo` (the `fetch` tool's
-layout; a bare git dir at `MIRRORS/owner+name` works too) and written to `DEST/name` with `git archive`:
-no network, no `.git` in the checkout, no symlink pointing outside the repository (an absolute target or one
-climbing above the root: a fixture of the machine it was made on, never written). A folder already at
-`DEST/name` is reused when its files are exactly the commit's (same blob hashes; a build's `.sourcebook/`
-output aside), and refused otherwise, so a stale or edited checkout never passes for the pinned one. Then,
-e.g.:
+layout; a bare git dir at `MIRRORS/owner+name` works too) and written to `DEST/name` from its blobs: every
+file of the commit, as a clone has it (not `git archive`, which leaves out what `.gitattributes` marks
+`export-ignore`: PHP packages keep their tests and more out of their release archives that way, and a checkout
+lacking them is not what a user indexes); no network, no `.git` in the checkout, no symlink pointing outside
+the repository (an absolute target or one climbing above the root: a fixture of the machine it was made on,
+never written). A folder already at `DEST/name` is reused when its files are exactly the commit's (same blob
+hashes; a build's `.sourcebook/` output aside), and refused otherwise, so a stale or edited checkout never
+passes for the pinned one. Then, e.g.:
 
     PYTHONPATH=$PWD python bench/wiki_audit.py DEST/* --build
 """
@@ -22,10 +24,11 @@ import os
 import posixpath
 import subprocess
 import sys
-import tarfile
+import threading
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 CORPUS = Path(__file__).with_name("corpus.toml")
 _IGNORED = frozenset({".sourcebook", ".git"})  # a build's output and a VCS dir are not the repository's files
@@ -153,31 +156,54 @@ def missing_blobs(git_dir: Path, commit: str) -> set[str]:
 
 
 def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) -> None:
-    """Every file of `tree` written under `dest` from the mirror's blobs, for a commit `git archive` cannot
-    export because some blob is absent (those are left out of `tree` first). Paths come from the repository:
-    one that is absolute or climbs out of `dest` is refused."""
+    """Every file of `tree` written under `dest` from the mirror's blobs, read one after another from a
+    single `git cat-file --batch` (never all in memory). Paths come from the repository: one that is
+    absolute or climbs out of `dest` is refused."""
     items = sorted(tree.items())
-    wanted = b"".join(sha.encode() + b"\n" for _p, (_m, sha) in items)
-    proc = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], check=False, input=wanted,
-                          capture_output=True)
-    if proc.returncode:
-        raise CorpusError(f"git cat-file in {git_dir}: {proc.stderr.decode(errors='replace').strip()}")
-    data = proc.stdout
-    for path, (mode, _sha) in items:
-        header, data = data.split(b"\n", 1)
-        size = int(header.split()[2])
-        content, data = data[:size], data[size + 1:]
+    for path, _ in items:
         norm = posixpath.normpath(path)
         if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
             raise CorpusError(f"refusing a path outside the checkout: {path!r}")
-        out = dest / norm
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if mode == "120000":
-            os.symlink(content.decode("utf-8", "surrogateescape"), out)
-        else:
-            out.write_bytes(content)
-            if mode == "100755":
-                out.chmod(0o755)
+    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    wanted = b"".join(sha.encode() + b"\n" for _p, (_m, sha) in items)
+    # fed from a thread: git's output could fill its pipe before all the names are written
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, wanted), daemon=True)
+    feeder.start()
+    try:
+        for path, (mode, sha) in items:
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise CorpusError(f"git cat-file in {git_dir}: no blob {sha} for {path}")
+            content = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)  # the newline after each object
+            out = dest / posixpath.normpath(path)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if mode == "120000":
+                os.symlink(content.decode("utf-8", "surrogateescape"), out)
+            else:
+                out.write_bytes(content)
+                if mode == "100755":
+                    out.chmod(0o755)
+    finally:
+        proc.stdout.close()  # first: a git still writing then stops, and so does the feeder
+        feeder.join()
+        failed = proc.wait()
+    if failed:
+        reason = proc.stderr.read().decode(errors="replace").strip()
+        raise CorpusError(f"git cat-file in {git_dir}: {reason}")
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except BrokenPipeError:  # git stopped early: its exit status says why
+        pass
+    finally:
+        pipe.close()
 
 
 def _blob_sha(path: Path) -> str:
@@ -202,7 +228,7 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     git_dir = mirror_of(repo, mirrors)
     target = dest / repo.folder
     tree = _tree(git_dir, repo.commit)
-    outside = _outside_links(git_dir, tree)  # never written: the `data` filter refuses them, rightly
+    outside = _outside_links(git_dir, tree)  # never written: they name files of another machine
     absent = _missing_blobs(git_dir, tree)  # not in the mirror: nothing to write (a build skips such files)
     tree = {p: v for p, v in tree.items() if p not in outside and p not in absent}
     if target.exists():
@@ -216,23 +242,9 @@ def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     if part.exists():
         subprocess.run(["rm", "-rf", str(part)], check=True)
     part.mkdir(parents=True)
-    if absent:  # `git archive` stops at the first absent blob
-        _write_blobs(git_dir, tree, part)
-        part.rename(target)
-        return f"checked out without {len(absent)} file(s) the mirror lacks"
-    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", "--format=tar", repo.commit],
-                            stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    def keep(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
-        # repository content is untrusted: no absolute paths or escapes, links leaving the checkout skipped
-        return None if member.name in outside else tarfile.data_filter(member, path)
-
-    with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-        tar.extractall(part, filter=keep)
-    if proc.wait():
-        raise CorpusError(f"git archive of {repo.name}@{repo.commit} failed")
+    _write_blobs(git_dir, tree, part)
     part.rename(target)
-    return "checked out"
+    return f"checked out without {len(absent)} file(s) the mirror lacks" if absent else "checked out"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,6 +82,11 @@ _GENERATED_SNIFF_BYTES = 1024
 
 _CONFIG_LANGUAGES = frozenset({"toml", "yaml", "json", "ini"})
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs"})
+# Test folders in any case: PHP names folders after PSR-4 namespaces, so a package's own tests live in
+# `Tests/` (`Vendor\Package\Tests\`, Symfony's layout), fixtures and helpers included
+# (`Tests/Fixtures/DummyCommand.php`), which are no product code. Not the singular `Test/`: that is a
+# namespace a package ships for its users' tests (`Monolog\Test\TestCase`, a framework's `Test/` base cases).
+_TEST_DIRS_ANY_CASE = frozenset({"tests", "__tests__", "specs"})
 # .NET names a test project after the project it tests, with a suffix (`Newtonsoft.Json.Tests`,
 # `FluentValidation.Tests`, `App.UnitTests`): every file of that folder is a test, whatever its own name
 # (`EmptyTester.cs`, `Serialization/JsonPropertyCollectionTests.cs`'s helpers, a `Person.cs` fixture model).
@@ -169,7 +174,8 @@ def file_kind(path: str, language: str | None) -> FileKind:
         return "config"
     p = PurePosixPath(path)
     name = p.name
-    if any(part in _TEST_DIRS or part.lower().endswith(_TEST_PROJECT_SUFFIXES) for part in p.parts[:-1]):
+    if any(part in _TEST_DIRS or part.lower() in _TEST_DIRS_ANY_CASE
+           or part.lower().endswith(_TEST_PROJECT_SUFFIXES) for part in p.parts[:-1]):
         return "test"
     if (name.startswith("test_") and name.endswith(".py")) or name == "conftest.py":
         return "test"

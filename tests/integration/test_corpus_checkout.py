@@ -1,6 +1,7 @@
 """bench/corpus.py checks a corpus repository out of its mirror: a repository holding symlinks that leave it
 (an absolute target, or one climbing above the root, as a test fixture for broken links does) is checked
-out without them, and the checkout is then recognised as the pinned commit's."""
+out without them, and the checkout is then recognised as the pinned commit's; files `.gitattributes` keeps
+out of release archives (`export-ignore`) are checked out all the same, as committed."""
 
 from __future__ import annotations
 
@@ -69,4 +70,25 @@ def test_a_mirror_lacking_a_blob_checks_out_the_rest(mirrored: tuple[corpus.Repo
     assert not (dest / "proj" / "src" / "lib.py").exists()
     assert os.readlink(misc / "inner") == "../../lib.py"
     assert not (misc / "broken-abs-symlink").is_symlink()
+    assert corpus.checkout(repo, dest, mirrors) == "reused"
+
+
+def test_files_marked_export_ignore_are_checked_out(tmp_path: Path) -> None:
+    # a PHP package keeps its tests out of its release archive; a clone, which is what users index, has them
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "tests").mkdir()
+    (work / "src" / "Logger.php").write_text("<?php\nclass Logger {}\n", encoding="utf-8")
+    (work / "tests" / "LoggerTest.php").write_text("<?php\nclass LoggerTest {}\n", encoding="utf-8")
+    (work / ".gitattributes").write_text("/tests export-ignore\n/README.md export-subst\n", encoding="utf-8")
+    (work / "README.md").write_text("version $Format:%H$\n", encoding="utf-8")
+    commit = first_commit(work, "a package with tests")
+    mirrors = tmp_path / "mirrors"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(mirrors / "acme+log" / "repo"))
+    repo = corpus.Repo("acme/log", commit, "php")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    assert corpus.checkout(repo, dest, mirrors) == "checked out"
+    assert (dest / "log" / "tests" / "LoggerTest.php").read_text(encoding="utf-8").startswith("<?php")
+    assert (dest / "log" / "README.md").read_text(encoding="utf-8") == "version $Format:%H$\n"  # as committed
     assert corpus.checkout(repo, dest, mirrors) == "reused"

@@ -133,6 +133,27 @@ def test_a_dotnet_test_project_holds_tests_whatever_their_names() -> None:
     assert file_kind("src/latest/Entry.cs", "csharp") == "code"
 
 
+def test_a_php_package_tests_folder_holds_tests_in_any_case(make_repo: MakeRepo) -> None:
+    # PSR-4 folders follow namespaces: a Symfony-style package keeps tests, fixtures and helpers in `Tests/`
+    root = make_repo({
+        "Command/Command.php": "<?php\nnamespace Acme\\Console\\Command;\nclass Command {}\n",
+        "Tests/Command/CommandTest.php": "<?php\nclass CommandTest {}\n",
+        "Tests/Fixtures/DummyCommand.php": "<?php\nclass DummyCommand {}\n",
+        "Tests/Fixtures/application_1.json": "{}\n",
+        "src/Monolog/Test/TestCase.php": "<?php\nnamespace Monolog\\Test;\nclass TestCase {}\n",
+        "lib/Specs/Schema.php": "<?php\nclass Schema {}\n",
+    })
+    kinds = {f.path: f.kind for f in scan(_config(root)).files}
+    assert kinds["Command/Command.php"] == "code"
+    assert kinds["Tests/Command/CommandTest.php"] == "test"
+    assert kinds["Tests/Fixtures/DummyCommand.php"] == "test"  # was product code: no name marks it a test
+    assert kinds["lib/Specs/Schema.php"] == "test"
+    # configuration stays configuration wherever it lies; a shipped `Test` namespace is the package's code
+    assert kinds["Tests/Fixtures/application_1.json"] == "config"
+    assert kinds["src/Monolog/Test/TestCase.php"] == "code"
+    assert file_kind("src/Testsuite/Runner.php", "php") == "code"
+
+
 def test_file_kind_does_not_call_library_module_testing_a_test() -> None:
     assert file_kind("src/flask/testing.py", "python") == "code"
     assert file_kind("tests/README.md", "markdown") == "doc"
