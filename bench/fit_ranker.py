@@ -64,12 +64,14 @@ def _write(fh: TextIO, store: IndexStore, repo: corpus.Repo, q: Question, gold: 
                          "rows": rows, "gold": [h.path in gold for h in hits]}) + "\n")
 
 
-def dump(work: Path, out: Path) -> None:
-    """One JSON line per TUNE question: repo, id, candidate paths, feature rows, gold flags."""
+def dump(work: Path, out: Path, embedder: str = "none") -> None:
+    """One JSON line per TUNE question: repo, id, candidate paths, feature rows, gold flags. `embedder`:
+    the pinned indexes' embed.provider (bench/history_bench.py --embedder), whose semantic lists then rank
+    files too."""
     with out.open("w", encoding="utf-8") as fh:
         for repo, questions in _tune_sets(work):
             config = load_config(work / "src" / repo.folder, {"out_dir": str(work / "out" / repo.folder),
-                                                               "embed": {"provider": "none"}})
+                                                               "embed": {"provider": embedder}})
             store = open_index(config)
             for q in questions:
                 _write(fh, store, repo, q, set(q.gold_files))
@@ -189,13 +191,34 @@ def cross_validate(queries: list[Query], lam: float) -> tuple[float, float]:
     return float(np.mean([m for m, _ in by_repo])), float(np.mean([h for _, h in by_repo]))
 
 
-def write(w: Any, lam: float, note: str) -> None:
-    lines = [f'    "{name}": {value:.4f},' for name, value in zip(FEATURES, w, strict=True)
+# the model's two coefficient sets: one for indexes without vectors, one fitted with the semantic lists'
+# ranks among the features (answer/retrieval/tiers.py rerank_files picks by whether that tier ran)
+MODELS = {"none": "COEFFICIENTS", "semantic": "SEMANTIC_COEFFICIENTS"}
+
+
+def _model_block(name: str, w: Any, comment: str) -> str:
+    lines = [f'    "{feature}": {value:.4f},' for feature, value in zip(FEATURES, w, strict=True)
              if abs(value) >= 5e-5]
+    return f"{comment}{name}: dict[str, float] = {{\n" + "\n".join(lines) + "\n}\n"
+
+
+def write(w: Any, lam: float, note: str, embedder: str = "none") -> None:
+    """Rewrite ranker_model.py with `w` as the coefficients for `embedder`'s indexes (none: COEFFICIENTS,
+    any other: SEMANTIC_COEFFICIENTS), the other set kept as it is, with its comment."""
+    ours = MODELS["none" if embedder == "none" else "semantic"]
+    text = MODEL.read_text(encoding="utf-8")
+    blocks: dict[str, str] = {}
+    for name in MODELS.values():  # each block: its comment lines, then the dict to its closing brace
+        start = text.find(f"\n{name}: dict[str, float] = {{")
+        if start < 0:
+            continue
+        head = text.rfind("\n\n", 0, start) + 2
+        blocks[name] = text[head:text.index("\n}\n", start) + 3]
+    comment = f"# fitted on the history TUNE split ({embedder} indexes), L2 {lam}:\n# {note}\n"
+    blocks[ours] = _model_block(ours, w, comment)
     MODEL.write_text(
         '"""The fitted coefficients of answer/retrieval/ranker.py (bench/fit_ranker.py writes them)."""\n\n'
-        f"# fitted on the history TUNE split, L2 {lam}:\n# {note}\n"
-        "COEFFICIENTS: dict[str, float] = {\n" + "\n".join(lines) + "\n}\n", encoding="utf-8")
+        + "\n\n".join(blocks[name] for name in MODELS.values() if name in blocks), encoding="utf-8")
 
 
 def main() -> int:
@@ -209,11 +232,17 @@ def main() -> int:
                         help="another dump to fit on too (the same questions at their commits: its "
                              "questions count as their repository's)")
     parser.add_argument("--drop", default="", help="features (or name prefixes) left out of the model")
+    parser.add_argument("--embedder", default="none",
+                        help="the pinned indexes' embed.provider (history_bench.py --embedder); other than "
+                             "none, --write writes the semantic coefficients")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     path = args.dump or args.work / "ranker-features.jsonl"
     if not path.exists():
-        (dump_at_commit if args.at_commit else dump)(args.work, path)
+        if args.at_commit:
+            dump_at_commit(args.work, path)
+        else:
+            dump(args.work, path, args.embedder)
     queries = [q for p in (path, *args.also) for q in load(p)]
     dropped = [i for i, name in enumerate(FEATURES)
                if any(name.startswith(p) for p in args.drop.split(",") if p) and i != BASE]
@@ -222,6 +251,14 @@ def main() -> int:
     print(f"left out: {', '.join(FEATURES[i] for i in dropped) or 'none'}")
     base = measure(queries, np.zeros(len(FEATURES)))
     print(f"fused order: MRR {base[0]:.4f} hit@5 {base[1]:.4f} ({len(queries)} questions)")
+    from answer.retrieval import ranker_model
+
+    for name in MODELS.values():
+        shipped = getattr(ranker_model, name, None)
+        if shipped:
+            got = measure(queries, np.array([shipped.get(f, 0.0) for f in FEATURES]))
+            print(f"shipped {name}: MRR {got[0]:.4f} hit@5 {got[1]:.4f} (fitted on all of these questions "
+                  "or others: not held out)")
     best: tuple[float, float, float] | None = None
     for lam in (float(x) for x in args.lam.split(",")):
         mrr, hit5 = cross_validate(queries, lam)
@@ -235,7 +272,7 @@ def main() -> int:
         print(f"  {name:22s} {value:+.4f}")
     if args.write:
         write(w, lam, f"leave-one-repository-out MRR {base[0]:.3f} -> {best[1]:.3f}, "
-                      f"hit@5 {base[1]:.3f} -> {best[2]:.3f}")
+                      f"hit@5 {base[1]:.3f} -> {best[2]:.3f}", args.embedder)
     return 0
 
 

@@ -1498,13 +1498,16 @@ def rerank_files(store: IndexStore, query: str, lists: dict[str, list[_Cand]], f
                  *, lifts: Mapping[str, str], w: Weights,
                  coefficients: Mapping[str, float] | None = None) -> tuple[list[FileHit], float | None]:
     """`fused` with its top TOP_K re-ranked by the learned ranker (`coefficients`, by default the fitted
-    ones of answer/retrieval/ranker_model.py), and the model's share of its first file (ranker.top_share:
-    what the answer's confidence reads, answer/answering/grade.py; None when no model ranks). The k-th
-    file of the new order takes the k-th best fused score: a file's score stays on the fusion's scale."""
+    ones of answer/retrieval/ranker_model.py for an index with or without vectors), and the model's share
+    of its first file (ranker.top_share: what the answer's confidence reads, answer/answering/grade.py;
+    None when no model ranks). The k-th file of the new order takes the k-th best fused score: a file's
+    score stays on the fusion's scale."""
     if coefficients is None:
-        from answer.retrieval.ranker_model import COEFFICIENTS
+        from answer.retrieval.ranker_model import COEFFICIENTS, SEMANTIC_COEFFICIENTS
 
-        coefficients = COEFFICIENTS
+        # the semantic lists' ranks are features only when that tier ran (an index with vectors): a model
+        # fitted with them weighs the other lists differently (bench/fit_ranker.py --embedder)
+        coefficients = SEMANTIC_COEFFICIENTS if "semantic" in lists else COEFFICIENTS
     if not coefficients or len(fused) < 2:
         return list(fused), None
     top = list(fused[:TOP_K])

@@ -14,6 +14,7 @@ from answer.retrieval.tiers import DEFAULT_WEIGHTS, file_candidates, search_code
 from generator.index.command import index_repository
 from generator.index.store import open_index
 from sourcebook.config import load_config
+from tests.support.index_repos import FakeEmbedder
 
 HAND = dataclasses.replace(DEFAULT_WEIGHTS, ranker=False)
 
@@ -122,3 +123,31 @@ def test_search_codebase_gives_the_models_probability_of_its_first_file(make_rep
     assert search_codebase(store, "How long does a retry wait after a timeout?", "hybrid").top_share is None
     monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
     assert search_codebase(store, question, "hybrid", limit=10).top_share is None
+
+
+def test_an_index_with_vectors_is_ranked_by_the_model_fitted_with_the_semantic_lists(make_repo, monkeypatch,
+                                                                                    tmp_path):
+    # one tree indexed without and with an embedder: the semantic tier runs only for the second, and the
+    # coefficients fitted with its ranks among the features (SEMANTIC_COEFFICIENTS) rank it
+    question = "Retry backoff waits too long after a request timeout"
+    plain = _store(make_repo)  # the tree make_repo wrote to tmp_path/repo
+    config = load_config(tmp_path / "repo", {"out_dir": str(tmp_path / "vec")})
+    embedder = FakeEmbedder()
+    index_repository(config, embedder=embedder)
+    vectors = open_index(config, embedder=embedder)
+
+    def paths(store, **kw):
+        return [f.path for f in search_codebase(store, question, "hybrid", limit=10, **kw).files]
+
+    hand = paths(vectors, weights=HAND)
+    assert hand[:2] == ["pkg/session.py", "pkg/backoff.py"]
+    assert not any("semantic" in note for note in search_codebase(vectors, question, "hybrid").notes)
+    assert any("semantic" in note for note in search_codebase(plain, question, "hybrid").notes)  # skipped
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {})
+    monkeypatch.setattr(ranker_model, "SEMANTIC_COEFFICIENTS", {"name": 5.0})
+    assert paths(vectors)[:2] == ["pkg/backoff.py", "pkg/session.py"]
+    assert paths(plain) == paths(plain, weights=HAND)  # without vectors the other set ranks: none here
+    monkeypatch.setattr(ranker_model, "COEFFICIENTS", {"name": 5.0})
+    monkeypatch.setattr(ranker_model, "SEMANTIC_COEFFICIENTS", {})
+    assert paths(vectors) == hand
+    assert paths(plain)[0] == "pkg/backoff.py"

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from answer.retrieval.ranker import FEATURES, Candidate, features, order, query_view, scores, top_share
-from answer.retrieval.ranker_model import COEFFICIENTS
+from answer.retrieval.ranker_model import COEFFICIENTS, SEMANTIC_COEFFICIENTS
 
 
 def _row(rows, i):
@@ -82,8 +82,12 @@ def test_coefficients_move_candidates_and_unknown_names_are_ignored():
 
 
 def test_the_shipped_model_names_only_known_features():
-    assert set(COEFFICIENTS) <= set(FEATURES)
-    assert all(math.isfinite(v) for v in COEFFICIENTS.values())
+    for model in (COEFFICIENTS, SEMANTIC_COEFFICIENTS):
+        assert set(model) <= set(FEATURES)
+        assert all(math.isfinite(v) for v in model.values())
+    # the semantic tier's ranks weigh only in the model fitted on indexes with vectors
+    assert not any(name.startswith("rank:semantic") for name in COEFFICIENTS)
+    assert SEMANTIC_COEFFICIENTS.get("rank:semantic", 0.0) > 0
 
 
 def test_top_share_is_the_softmax_probability_of_the_best_score():
