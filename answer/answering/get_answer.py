@@ -73,7 +73,7 @@ log = logging.getLogger(__name__)
 INCLUDE_FLAGS = frozenset({"evidence", "diagnostics"})
 # Bump when retrieval, enrichment or grading change what an answer would be: hedged cached answers are then
 # re-synthesized (confident ones stay valid until a cited file or the index changes).
-ANSWER_PIPELINE_VERSION = "answer-pipeline-3"
+ANSWER_PIPELINE_VERSION = "answer-pipeline-4"
 RETRIEVAL_SIZE: dict[Confidence, int] = {"high": 2, "medium": 3, "low": 5}
 MAX_SYMBOL_BODIES = 3
 FALLBACK_TARGETS = 10  # the whole retrieval ranking an agent may walk when the answer is not enough
