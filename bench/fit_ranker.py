@@ -1,6 +1,7 @@
 """Fit the learned file re-ranker (answer/retrieval/ranker.py) on the TUNE split of the history sets.
 
     PYTHONPATH=$PWD python bench/fit_ranker.py --work DIR [--dump FILE] [--lam 0.3,1,3] [--write]
+        [--embedder default]
 
 Reads what bench/history_bench.py left in DIR (checkouts, pinned indexes, sets) for the TUNE split only
 (corpus.tune_split; never a REPORT repository), and for each question dumps the
@@ -13,7 +14,9 @@ The penalty is picked by leaving one TUNE repository out at a time: fitted on th
 (MRR and hit@5 within the candidates, mean over repositories; the best by their sum). Prints the
 cross-validated table against the fused order; with --write, fits on all TUNE repositories with the best
 penalty and writes answer/retrieval/ranker_model.py. `--at-commit` dumps from the revision indexes instead,
-and `--also FILE` fits on another dump too (pinned and at-commit questions together).
+and `--also FILE` fits on another dump too (pinned and at-commit questions together). `--embedder
+default` reads pinned indexes with vectors (history_bench.py --embedder default), whose semantic lists rank
+files too, and `--write` then writes SEMANTIC_COEFFICIENTS, the set for such indexes, keeping COEFFICIENTS.
 """
 
 from __future__ import annotations
