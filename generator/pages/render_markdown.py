@@ -348,6 +348,9 @@ def _fit(line: str, width: int, trailing_comma: bool, quotes: str, depth: int = 
     def fit(text: str) -> list[str]:
         return _fit(text, width, trailing_comma, quotes, depth + 1)
 
+    header = _template_header(body)
+    if header:  # a C++ template's parameter list on a line of its own, as clang-format writes it
+        return [*fit(indent + header), *fit(indent + body[len(header):].lstrip())]
     parts = _split_top(body, " = ", quotes)
     if len(parts) == 2 and parts[0].strip() and parts[1].strip():
         return [*fit(indent + parts[0]), *fit(more + "= " + parts[1])]
@@ -364,6 +367,21 @@ def _fit(line: str, width: int, trailing_comma: bool, quotes: str, depth: int = 
     last = "," if trailing_comma and len(items) >= 2 else ""
     lines = [f"{more}{p}," for p in items[:-1]] + [f"{more}{items[-1]}{last}"]
     return [*fit(indent + body[:o + 1]), *(out for p in lines for out in fit(p)), *fit(indent + body[c:])]
+
+
+def _template_header(line: str) -> str:
+    """A line's leading C++ `template <…>` (its angle brackets balanced) when more follows it, else "".
+    _scan counts a `<` as a bracket only after a name, so `template <` needs its own match; without it the
+    rest of the line (`wincolor_sink<ConsoleMutex>::print_range_(`) was broken inside its one-item generic."""
+    match = re.match(r"template\s*<", line)
+    if match is None:
+        return ""
+    depth = 0
+    for i in range(match.end() - 1, len(line)):
+        depth += {"<": 1, ">": -1}.get(line[i], 0)
+        if depth == 0:
+            return line[:i + 1] if line[i + 1:].strip() else ""
+    return ""
 
 
 def _parameters(code: str, start: int) -> tuple[list[str], int] | None:

@@ -509,6 +509,14 @@ def test_a_signature_too_long_for_one_line_per_parameter_is_broken_inside_never_
             "class ErrorBoundary extends ClassComponent<",
             "    { children?: ReactNode | undefined; onError: () => void },", "    { hasError: boolean }",
             ">"],
+        # a C++ template's parameter list goes on a line of its own; the one-item generic of an out-of-line
+        # method's class (`wincolor_sink<ConsoleMutex>::`) stays whole
+        ("cpp", "template <typename ConsoleMutex> void SPDLOG_INLINE "
+                "wincolor_sink<ConsoleMutex>::print_range_(const memory_buf_t &formatted, size_t start, "
+                "size_t end)"): [
+            "template <typename ConsoleMutex>",
+            "void SPDLOG_INLINE wincolor_sink<ConsoleMutex>::print_range_(",
+            "    const memory_buf_t &formatted,", "    size_t start,", "    size_t end", ")"],
         ("rust", "pub fn downcast_mut<E>(&mut self) -> Option<&mut E> where E: Display + Debug + Send "
                  "+ Sync + 'static, F: Fn(E) -> E,"): [
             "pub fn downcast_mut<E>(&mut self) -> Option<&mut E>", "where",
