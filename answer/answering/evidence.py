@@ -76,8 +76,10 @@ _LINE_COMMENT = re.compile(r"//.*$", re.M)
 # `=>`). C and C++ prototypes have their own rule (_defined).
 BODILESS_LANGUAGES = frozenset({"java", "kotlin", "csharp", "php", "typescript", "tsx", "scala", "go",
                                 "rust"})
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+# what starts a comment or a string; each is skipped to its end in one scan (a regex of whole strings tried
+# again at every quote of an unclosed one, `"a\"a\"…`, was quadratic in a line: minutes for a hostile file)
+_SKIPPED = re.compile(r"//|/\*|[\"']")
+_STRING_BODY = {q: re.compile(rf"(?:[^{q}\\\n]|\\.)*") for q in "\"'"}
 _TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
 
 
@@ -547,7 +549,7 @@ def declares_only(text: str) -> bool:
     returned reads the same): a doubt keeps the method."""
     if text.rstrip().endswith("}"):  # a block closes it (most methods: no need to read them through)
         return False
-    code = _STRINGS.sub("", _COMMENTS.sub("", text)).replace("->", " ")
+    code = code_only(text).replace("->", " ")
     depth, top = 0, []
     for ch in code:
         if ch in "([":
@@ -560,6 +562,28 @@ def declares_only(text: str) -> bool:
     while (fewer := _TYPE_ARGUMENTS.sub("", outside)) != outside:
         outside = fewer
     return bool(outside.strip()) and "{" not in outside and "=" not in outside
+
+
+def code_only(text: str) -> str:
+    """`text` without its `//` and `/* */` comments and its quoted strings, in one pass: an unclosed comment
+    runs to the end, an unclosed string to the end of its line (its newline kept)."""
+    out: list[str] = []
+    at, end = 0, len(text)
+    while (found := _SKIPPED.search(text, at)) is not None:
+        out.append(text[at:found.start()])
+        opener = found.group()
+        if opener == "//":
+            stop = text.find("\n", found.end())
+            at = end if stop < 0 else stop
+        elif opener == "/*":
+            stop = text.find("*/", found.end())
+            at = end if stop < 0 else stop + 2
+        else:  # the body pattern always matches (maybe nothing): one scan from the quote on
+            body = _STRING_BODY[opener].match(text, found.end())
+            stop = body.end() if body is not None else found.end()
+            at = stop + 1 if stop < end and text[stop] == opener else stop
+    out.append(text[at:])
+    return "".join(out)
 
 
 def bodiless_functions(symbols: Sequence[SymbolInfo], text: str) -> set[str]:

@@ -906,6 +906,7 @@ def _chained(inner: _Def, outer: _Def) -> bool:
 
 _OPERATOR_WORD = re.compile(r"\boperator\b")
 _MACRO_WORD = re.compile(r"[A-Z][A-Z0-9_]{2,}")
+_NON_SPACE = re.compile(r"\S")
 
 
 def _unglued(name: str) -> str:
@@ -924,10 +925,10 @@ def _unglued(name: str) -> str:
         elif ch == ">":
             depth = max(depth - 1, 0)
         elif ch.isspace() and depth == 0 and i and (head[i - 1].isalnum() or head[i - 1] == "_"):
-            rest = head[i:].lstrip()
-            if rest[:1].isalnum() or rest[:1] in ("_", "~"):
+            after = _NON_SPACE.search(head, i)  # found from here, not by slicing: a long name stays linear
+            if after is not None and (after.group().isalnum() or after.group() in ("_", "~")):
                 words.append((begin, i))
-                begin = len(head) - len(rest)
+                begin = after.start()
     if not words:
         return name
     words.append((begin, len(name)))

@@ -239,6 +239,18 @@ def test_a_method_declared_without_a_body_is_told_from_one_with_a_body():
     assert [text for text in with_body if declares_only(text)] == []
 
 
+def test_comments_and_strings_are_left_out_in_one_pass():
+    from answer.answering.evidence import code_only, declares_only
+
+    assert code_only('int f(/* a */ "x{", \'}\') // c {\n  = 1;') == "int f( , ) \n  = 1;"
+    assert code_only('x = "unclosed {\ny') == "x = \ny"  # an unclosed string ends with its line
+    assert code_only("run(); /* unclosed { ") == "run(); "
+    assert code_only('s = "a\\"b" + c') == "s =  + c"  # an escaped quote is inside the string
+    # a hostile method line: an unclosed string full of escaped quotes was searched from every quote again
+    # (quadratic: minutes for a megabyte); read once, it is a declaration with nothing after its string
+    assert declares_only("void f() \"" + "a\\\"" * 300_000)
+
+
 def test_functions_with_a_body_rank_before_declarations_in_a_file():
     from answer.answering.anchors import anchors_in
 
