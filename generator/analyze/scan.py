@@ -288,6 +288,16 @@ def _is_minified(content: bytes, language: str | None) -> bool:
     return spaces < _MAX_SPACE_SHARE * len(packed) and punctuation >= _MIN_PUNCTUATION_SHARE * len(packed)
 
 
+def _content_reason(content: bytes, language: str | None) -> str | None:
+    """Why a readable text file is skipped for what it holds (generated, minified), else None: the one rule
+    `scan` and `classify_content` apply."""
+    if _is_generated(content, language):
+        return REASON_GENERATED
+    if _is_minified(content, language):
+        return REASON_MINIFIED
+    return None
+
+
 def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | None]:
     """(the SourceFile `scan` would accept, None) or (None, the reason it would skip the file): the scan's
     rules applied to content that is not on disk (files a client pushes). Pure."""
@@ -303,10 +313,8 @@ def classify_content(path: str, raw: bytes) -> tuple[SourceFile | None, str | No
         return None, reason
     if b"\0" in raw[:BINARY_SNIFF_BYTES] and not _wide_text(raw):
         return None, REASON_BINARY
-    if _is_generated(raw, language):
-        return None, REASON_GENERATED
-    if _is_minified(raw, language):
-        return None, REASON_MINIFIED
+    if (reason := _content_reason(raw, language)) is not None:
+        return None, reason
     language = content_language(language, path, raw)  # a header holding C++ is C++, as in a scan
     return SourceFile(path=path, language=language, size=len(raw), sha=hashlib.sha256(raw).hexdigest(),
                       kind=file_kind(path, language)), None
@@ -537,11 +545,8 @@ def scan(config: Config) -> ScanResult:
         if content is None:
             skipped.append(Skipped(rel, reason or REASON_UNREADABLE))
             continue
-        if _is_generated(content, language):
-            skipped.append(Skipped(rel, REASON_GENERATED))
-            continue
-        if _is_minified(content, language):
-            skipped.append(Skipped(rel, REASON_MINIFIED))
+        if (reason := _content_reason(content, language)) is not None:
+            skipped.append(Skipped(rel, reason))
             continue
         language = content_language(language, rel, content)
         files.append(SourceFile(
