@@ -4,21 +4,21 @@ gap comes from its questions and repositories, and how much from how sourcebook 
     PYTHONPATH=$PWD python bench/history_baseline.py RESULTS.jsonl [RESULTS.jsonl ...] [--mirrors DIR]
         [--split report|tune|all]
 
-Each file is a `results-LABEL.jsonl` of bench/history_bench.py (a question in two files counts once, the
-later file's, as history_tables.py). For each question the baseline ranks the source files of the tree the
-question was asked of (its own commit for an --at-commit row, the corpus' pinned commit otherwise; read
-from the repository's mirror) by BM25 of the question's terms over each file's whole text: the index's own
-term pipeline (generator/index/tokens.terms: identifiers split into their parts, lower case), no stemming,
-no field, no prior. Its files are the ones the history sets' judge counts as gold (code, of a language the
-parser reads, not a test, by scan.file_kind), so it never loses places to tests or documentation as
-sourcebook can: its absolute level flatters it, and the table is read across languages, not down.
+Each file is a `results-LABEL.jsonl` of bench/history_bench.py (a question in two files counts once, the later
+file's, as history_tables.py). For each question the baseline ranks the source files of the tree the question
+was asked of (its own commit for an --at-commit row, the corpus' pinned commit otherwise; read from the
+repository's mirror) by answer/retrieval/baseline.py: BM25 of the question's terms over each file's whole
+text, no stemming, no field, no prior, as `sourcebook eval` prints it. Its files are the ones the history
+sets' judge counts as gold (code, of a language the parser reads, not a test, by scan.file_kind), so it never
+loses places to tests or documentation as sourcebook can: its absolute level flatters it, and the table is
+read across languages, not down.
 
 The baseline knows nothing of any language, so where it too finds a language's questions hard (its
-repositories are large, its commit messages name nothing: "Sort members", "Use final."), that part of the
-gap is the questions'. Printed per language: questions, hit@5 and MRR of the baseline and of sourcebook, the
-lift (sourcebook - baseline, hit@5), `kept` (sourcebook's hit@5 on the questions the baseline puts a gold
-file in its top 5 for: the questions whose words lead to the file), and each one's difference to Python. A
-language sourcebook reads worse than Python shows as a lift, or a kept share, below Python's.
+repositories are large, its commit messages name nothing: "Sort members", "Use final."), that part of the gap
+is the questions'. Printed per language: questions, hit@5 and MRR of the baseline and of sourcebook, the lift
+(sourcebook - baseline, hit@5), `kept` (sourcebook's hit@5 on the questions the baseline puts a gold file in
+its top 5 for: the questions whose words lead to the file), and each one's difference to Python. A language
+sourcebook reads worse than Python shows as a lift, or a kept share, below Python's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -36,13 +35,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from answer.retrieval import baseline
 from bench import corpus
 from generator.analyze.languages import detect_language, is_parsed
 from generator.analyze.scan import file_kind
-from generator.index.tokens import terms
 
 logger = logging.getLogger(__name__)
-K1, B = 1.2, 0.75  # the BM25 constants LanceDB's full-text index uses (answer/retrieval/bm25.py)
 
 
 class Blobs:
@@ -64,7 +62,7 @@ class Blobs:
             body = b""
             if len(header) == 3 and header[1] == b"blob":
                 body = self.proc.stdout.read(int(header[2]) + 1)[:-1]
-            found = self.counts[oid] = Counter(t.lower() for t in terms(body.decode("utf-8", "replace")))
+            found = self.counts[oid] = baseline.text_terms(body.decode("utf-8", "replace"))
         return found
 
     def close(self) -> None:
@@ -87,28 +85,6 @@ def source_files(git_dir: Path, sha: str) -> dict[str, str]:
         if is_parsed(language) and file_kind(path, language) == "code":
             files[path] = parts[2]
     return files
-
-
-def bm25_ranked(question: str, files: dict[str, str], blobs: Blobs) -> list[str]:
-    """The files holding a term of the question, best first by BM25 of its terms over their whole text (ties
-    by path). A file without any of them is not ranked: a full-text search does not return it."""
-    wanted = {t.lower() for t in terms(question)}
-    docs = {path: blobs.terms_of(oid) for path, oid in files.items()}
-    if not docs or not wanted:
-        return []
-    average = sum(sum(c.values()) for c in docs.values()) / len(docs) or 1.0
-    df = {t: sum(1 for c in docs.values() if t in c) for t in wanted}
-    score: dict[str, float] = {}
-    for path, counts in docs.items():
-        norm = K1 * (1 - B + B * sum(counts.values()) / average)
-        s = 0.0
-        for t in wanted:
-            tf = counts.get(t, 0)
-            if tf:
-                s += math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5)) * tf * (K1 + 1) / (tf + norm)
-        if s > 0:
-            score[path] = s
-    return sorted(score, key=lambda p: (-score[p], p))
 
 
 def first_gold(ranked: list[str], gold: set[str]) -> int | None:
@@ -135,7 +111,8 @@ def measure(rows: list[dict[str, Any]], git_dir_of: Callable[[str], Path], pinne
                 sha = r["commit"] if r.get("mode") == "at-commit" else pinned_of(name)
                 files = trees.setdefault(sha, source_files(git_dir, sha))
                 gold = set(r["gold_files"])
-                base = first_gold(bm25_ranked(r["question"], files, blobs), gold)
+                docs = {path: blobs.terms_of(oid) for path, oid in files.items()}
+                base = first_gold(baseline.ranked(r["question"], docs), gold)
                 ours = first_gold(r["ranked"], gold)
                 base_hit, our_hit = base is not None and base <= 5, ours is not None and ours <= 5
                 for key in (r["language"], "ALL"):

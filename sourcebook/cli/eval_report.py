@@ -4,6 +4,7 @@ answer engine's localization, and the per-language table it prints."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,11 +32,41 @@ def mine_history(store: IndexStore, root: Path, n: int, rev: str = "HEAD", git_d
     questions; a gold file must be indexed as code of a parsed language (tests, docs, config, generated
     and vendored files are not), so files that no longer exist drop out."""
     from answer.retrieval.history import mine
+
+    source = source_languages(store)
+    return mine(git_dir or root, n, source.__contains__, lambda p: source.get(p) or "?", rev=rev)
+
+
+def source_languages(store: IndexStore) -> dict[str, str]:
+    """path -> language of the indexed files a history question's gold may be: code of a parsed language."""
     from generator.analyze.languages import is_parsed
 
     rows = store.rows("files", ["path", "kind", "language"])
-    source = {r["path"]: r["language"] for r in rows if r["kind"] == "code" and is_parsed(r["language"])}
-    return mine(git_dir or root, n, source.__contains__, lambda p: source.get(p) or "?", rev=rev)
+    return {r["path"]: r["language"] for r in rows if r["kind"] == "code" and is_parsed(r["language"])}
+
+
+def baseline_lines(store: IndexStore, root: Path, questions: list[Question], outcomes: list[Outcome],
+                   *, limit: int, history: bool) -> list[str]:
+    """The questions ranked by the language-blind full-text baseline (answer/retrieval/baseline.py) over the
+    checkout's files, its metrics, and what sourcebook adds over it. The files: for a history set the ones
+    its gold may be (source_languages), else every indexed file."""
+    from answer.retrieval import baseline
+    from answer.retrieval.evaluate import format_metrics, score
+
+    paths = sorted(source_languages(store)) if history else [r["path"] for r in store.rows("files", ["path"])]
+    started = time.perf_counter()
+    docs = baseline.read_terms(root, paths)
+    read = time.perf_counter() - started
+    ranked: list[Outcome] = []
+    for q in questions:
+        started = time.perf_counter()
+        files = tuple(baseline.ranked(q.question, docs)[:limit])
+        ranked.append(Outcome(q, files, time.perf_counter() - started))
+    ours, base = score(outcomes), score(ranked)
+    return [f"full-text baseline (BM25 over the whole text of {len(docs)} files, read in {read:.1f} s; no "
+            f"index): {format_metrics(base)}",
+            f"sourcebook over the baseline: hit@1 {ours.hit[1] - base.hit[1]:+.3f}  hit@5 "
+            f"{ours.hit[5] - base.hit[5]:+.3f}  MRR {ours.mrr - base.mrr:+.3f}"]
 
 
 def write_set(mined: Mined, out: Path) -> None:

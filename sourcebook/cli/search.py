@@ -101,8 +101,11 @@ def search_command(as_json: bool, root: str | None, **values: Any) -> None:
                    "answers whose top file is right for at least 0.85 of them, moved toward the global "
                    "thresholds when the questions are few) and store them in the output folder, where "
                    "ask, MCP and HTTP read them.")
+@click.option("--baseline/--no-baseline", default=True, show_default=True,
+              help="Also rank the questions by a full-text search (BM25 over each file's whole text, no "
+                   "index) and print what sourcebook adds over it.")
 def eval_command(questions: str | None, repo: str | None, history: int | None, *, out: str | None,
-                 results: str | None, limit: int, calibrate: bool) -> None:
+                 results: str | None, limit: int, calibrate: bool, baseline: bool) -> None:
     """Score retrieval on QUESTIONS.jsonl ({id, question, gold_files} per line), or on the repository's
     own history (--history N): hit@k, recall@5, MRR, function-level hit@5, seconds, and per confidence
     label the share of questions whose top file was right, with the global thresholds and this
@@ -144,6 +147,10 @@ def eval_command(questions: str | None, repo: str | None, history: int | None, *
     click.echo(format_metrics(score(outcomes)))
     for line in eval_report.table(outcomes, eval_report.function_lines(store, asked)):
         click.echo(line)
+    if baseline:
+        for line in eval_report.baseline_lines(store, root, asked, outcomes, limit=limit,
+                                                   history=history is not None):
+            click.echo(line)
     observed = eval_report.observations(outcomes)
     calibration = derive_thresholds(observed) if calibrate else None
     for line in eval_report.label_lines(observed, read_calibration(config.out_dir), calibration):

@@ -159,8 +159,15 @@ def test_eval_history_on_a_real_git_repository(make_repo, tmp_path):
     labels = re.findall(r"\b(high|partial|weak) (\d+):(\d\.\d\d)", every)
     assert labels
     assert sum(int(n) for _, n, _ in labels) == 3
-    rerun = CliRunner().invoke(cli, ["eval", str(out), "--path", str(root)])
+    # side by side, a full-text search over the two source files (not the test): the two questions whose
+    # words are in their file's text are found first; "Initial import" names nothing of either file
+    baseline = next(line for line in result.output.splitlines() if line.startswith("full-text baseline"))
+    assert "whole text of 2 files" in baseline
+    assert "n 3  hit@1 0.667" in baseline
+    assert "sourcebook over the baseline: hit@1" in result.output
+    rerun = CliRunner().invoke(cli, ["eval", str(out), "--path", str(root), "--no-baseline"])
     assert rerun.exit_code == 0, rerun.output
+    assert "full-text baseline" not in rerun.output
     assert "n 3" in rerun.output
     assert [line.split()[:2] for line in rerun.output.splitlines() if line.startswith("python")] == \
         [["python", "3"]]
