@@ -18,7 +18,9 @@ repositories are large, its commit messages name nothing: "Sort members", "Use f
 is the questions'. Printed per language: questions, hit@5 and MRR of the baseline and of sourcebook, the lift
 (sourcebook - baseline, hit@5), `kept` (sourcebook's hit@5 on the questions the baseline puts a gold file in
 its top 5 for: the questions whose words lead to the file), and each one's difference to Python. A language
-sourcebook reads worse than Python shows as a lift, or a kept share, below Python's.
+sourcebook reads worse than Python shows as a lift, or a kept share, below Python's. Then, as
+history_tables.py holds size out, sourcebook's hit@5 fitted on the baseline's over the repositories: per
+language the residual against what the baseline's figures on its repositories predict.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from answer.retrieval import baseline
 from bench import corpus
+from bench.history_tables import RepoPoint, held_out_table
 from generator.analyze.languages import detect_language, is_parsed
 from generator.analyze.scan import file_kind
 
@@ -96,16 +99,19 @@ Tally = dict[str, list[float]]  # language -> n, baseline hits, its reciprocal r
 
 
 def measure(rows: list[dict[str, Any]], git_dir_of: Callable[[str], Path], pinned_of: Callable[[str], str],
-            ) -> Tally:
+            ) -> tuple[Tally, list[RepoPoint]]:
     """Each row (a history-bench result) ranked by the baseline at its tree, tallied per language and "ALL"
-    beside sourcebook's own ranking of it (the row's `ranked`). `git_dir_of(repo)`: its git dir;
-    `pinned_of(repo)`: the commit a row asked of the pinned checkout (not --at-commit) was asked at."""
+    beside sourcebook's own ranking of it (the row's `ranked`), and per repository sourcebook's hits with the
+    baseline's hit@5 as x (history_tables.held_out_table). `git_dir_of(repo)`: its git dir; `pinned_of(repo)`:
+    the commit a row asked of the pinned checkout (not --at-commit) was asked at."""
     tally: Tally = defaultdict(lambda: [0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    points: list[RepoPoint] = []
     for name in sorted({r["repo"] for r in rows}):
         git_dir = git_dir_of(name)
         blobs = Blobs(git_dir)
         trees: dict[str, dict[str, str]] = {}
         hits: list[tuple[bool, bool]] = []
+        language = "?"
         try:
             for r in (r for r in rows if r["repo"] == name):
                 sha = r["commit"] if r.get("mode") == "at-commit" else pinned_of(name)
@@ -124,11 +130,16 @@ def measure(rows: list[dict[str, Any]], git_dir_of: Callable[[str], Path], pinne
                     t[4] += 1.0 / ours if ours else 0.0
                     t[5] += base_hit and our_hit
                 hits.append((base_hit, our_hit))
+                if language == "?":  # a corpus repository is of one language: its first row's
+                    language = r["language"]
         finally:
             blobs.close()
+        if hits:
+            points.append(RepoPoint(language, sum(b for b, _ in hits) / len(hits), len(hits),
+                                    sum(o for _, o in hits)))
         logger.info("%s: %d questions, BM25 hit@5 %.3f, sourcebook %.3f", name, len(hits),
                     sum(b for b, _ in hits) / max(1, len(hits)), sum(o for _, o in hits) / max(1, len(hits)))
-    return tally
+    return tally, points
 
 
 def table(tally: Tally) -> list[str]:
@@ -159,9 +170,13 @@ def main() -> int:
                  for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}.values())
     rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
     repos = {repo.name: repo for repo in corpus.load()}
-    tally = measure(rows, lambda name: corpus.mirror_of(repos[name], args.mirrors),
-                    lambda name: repos[name].commit)
+    tally, points = measure(rows, lambda name: corpus.mirror_of(repos[name], args.mirrors),
+                            lambda name: repos[name].commit)
     print("\n".join(table(tally)))
+    held = held_out_table(points, "x (the baseline's hit@5)", "by BM25")
+    if held:
+        print("\n-- sourcebook's hit@5 with the baseline's figure of each repository held out")
+        print("\n".join(held))
     return 0
 
 

@@ -26,6 +26,7 @@ import json
 import math
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -79,31 +80,48 @@ def size_table(outcomes: list[Outcome], sizes: dict[str, int]) -> list[str]:
     for o in outcomes:
         if o.question.gold_files and sizes.get(o.question.extra["repo"].rsplit("/", 1)[-1], 0) > 0:
             repos[o.question.extra["repo"]].append(o)
-    points = [(math.log(sizes[repo.rsplit("/", 1)[-1]]), sum(map(_hit5, rows)) / len(rows), len(rows))
-              for repo, rows in repos.items()]
-    total = sum(w for _, _, w in points)
+    points = [RepoPoint(rows[0].question.extra.get("language", "?"), math.log(sizes[repo.rsplit("/", 1)[-1]]),
+                        len(rows), sum(map(_hit5, rows))) for repo, rows in repos.items()]
+    return held_out_table(points, "ln(code files)", "by size")
+
+
+@dataclass(frozen=True)
+class RepoPoint:
+    """One repository's questions: its language, the quantity held out, how many it asked, how many hit."""
+
+    language: str
+    x: float
+    n: int
+    hits: float
+
+
+def held_out_table(points: list[RepoPoint], x_name: str, predicted_name: str) -> list[str]:
+    """hit@5 = a + b x fitted over the repositories (weighted by their questions), then per language the
+    observed hit@5, the one its repositories' x predict, the residual and its difference to Python's. Fewer
+    than three repositories, or one value of x, fit nothing ([])."""
+    points = [p for p in points if p.n > 0]
+    total = sum(p.n for p in points)
     if len(points) < 3 or total == 0:
         return []
-    mx = sum(x * w for x, _, w in points) / total
-    my = sum(y * w for _, y, w in points) / total
-    sxx = sum(w * (x - mx) ** 2 for x, _, w in points)
-    syy = sum(w * (y - my) ** 2 for _, y, w in points)
+    mx = sum(p.x * p.n for p in points) / total
+    my = sum(p.hits for p in points) / total
+    sxx = sum(p.n * (p.x - mx) ** 2 for p in points)
+    syy = sum(p.n * (p.hits / p.n - my) ** 2 for p in points)
     if sxx == 0:
         return []
-    slope = sum(w * (x - mx) * (y - my) for x, y, w in points) / sxx
+    slope = sum(p.n * (p.x - mx) * (p.hits / p.n - my) for p in points) / sxx
     r = slope * math.sqrt(sxx / syy) if syy else 0.0
     by_language: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])  # n, hits, predicted
-    for repo, rows in repos.items():
-        language = rows[0].question.extra.get("language", "?")
-        predicted = my + slope * (math.log(sizes[repo.rsplit("/", 1)[-1]]) - mx)
-        acc = by_language[language]
-        acc[0] += len(rows)
-        acc[1] += sum(map(_hit5, rows))
-        acc[2] += predicted * len(rows)
+    for p in points:
+        acc = by_language[p.language]
+        acc[0] += p.n
+        acc[1] += p.hits
+        acc[2] += (my + slope * (p.x - mx)) * p.n
     residual = {lang: (hits - predicted) / n for lang, (n, hits, predicted) in by_language.items()}
-    lines = [f"hit@5 = {my - slope * mx:.3f} {slope:+.3f} ln(code files) over {len(points)} repositories "
-             f"(r = {r:+.2f}; {slope * math.log(2):+.3f} per doubling)",
-             f"{'language':<12}{'n':>6}{'hit@5':>8}{'by size':>9}{'residual':>10}{'vs python':>11}"]
+    per_doubling = f"; {slope * math.log(2):+.3f} per doubling" if x_name.startswith("ln(") else ""
+    lines = [f"hit@5 = {my - slope * mx:.3f} {slope:+.3f} {x_name} over {len(points)} repositories "
+             f"(r = {r:+.2f}{per_doubling})",
+             f"{'language':<12}{'n':>6}{'hit@5':>8}{predicted_name:>9}{'residual':>10}{'vs python':>11}"]
     for lang in sorted(by_language):
         n, hits, predicted = by_language[lang]
         versus = f"{residual[lang] - residual['python']:+.3f}" if "python" in residual else "-"

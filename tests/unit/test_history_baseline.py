@@ -48,7 +48,8 @@ def test_lift_and_kept_are_read_against_python(repo):
         # no word of this one is in its file: the baseline misses it, sourcebook has it first
         _row("make it faster", "pkg/parse.py", ["pkg/parse.py"], "java", sha),
     ]
-    tally = measure(rows, lambda _name: git_dir, lambda _name: sha)
+    tally, points = measure(rows, lambda _name: git_dir, lambda _name: sha)
+    assert [(p.language, p.x, p.n, p.hits) for p in points] == [("python", 2 / 3, 3, 2)]
     n, base_hits, base_rr, our_hits, our_rr, kept = tally["python"]
     assert (n, base_hits, our_hits, kept) == (2, 2, 1, 1)
     assert base_rr == pytest.approx(2.0)  # each gold file first
