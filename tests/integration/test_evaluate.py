@@ -73,6 +73,10 @@ def test_eval_scores_exactly_rank_files_and_cli_writes_results(make_repo, tmp_pa
     assert result.exit_code == 0, result.output
     assert "MRR 1.000" in result.output
     assert "hit@1 1.000" in result.output
+    # a question file's baseline searches every indexed file; each question's words are in its file's text
+    baseline = next(line for line in result.output.splitlines() if line.startswith("full-text baseline"))
+    assert "n 2  hit@1 1.000" in baseline
+    assert "sourcebook over the baseline: hit@1 +0.000  hit@5 +0.000  MRR +0.000" in result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["ranked"][0] for r in rows] == ["auth.py", "mail.py"]
     assert set(rows[0]) >= {"id", "question", "gold_files", "ranked", "seconds"}
