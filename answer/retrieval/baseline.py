@@ -6,20 +6,19 @@ on their own repository what the index adds over plain full-text search; bench/h
 the history sets' per-language gaps with it (a gap the baseline shows as well lies in the questions and the
 repositories, not in how sourcebook reads a language). It knows nothing of languages, symbols, paths or
 kinds of file: terms are the index's own (generator/index/tokens.terms: identifiers whole and split into
-their parts, lower case), no stemming, BM25 with LanceDB's constants (k1 1.2, b 0.75). Pure but for
+their parts, lower case), no stemming, scored by answer/retrieval/bm25.py (LanceDB's BM25). Pure but for
 `read_terms`, which reads the files.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from answer.retrieval import bm25
 from generator.index.tokens import terms
 
-K1, B = 1.2, 0.75
 MAX_BYTES = 4 << 20  # a file larger than this is left unread (the scan skips huge files before this)
 
 
@@ -28,23 +27,31 @@ def text_terms(text: str) -> Counter[str]:
     return Counter(terms(text))
 
 
+class _QueryTerms(bm25.Analyzer):
+    """A question's index terms, each once (`terms` gives an identifier whole and then its parts, so a part
+    can come twice), unstemmed: the documents' terms are the index's own, not the full-text index's."""
+
+    def terms(self, text: str | None) -> list[str]:
+        return list(dict.fromkeys(terms(text or "")))
+
+
+class FullText:
+    """The baseline's index of some files' term counts, built once and asked any number of questions."""
+
+    def __init__(self, docs: Mapping[str, Counter[str]]) -> None:
+        self.paths = sorted(docs)  # row order: equal scores come out by path
+        self.index = bm25.from_counts([docs[p] for p in self.paths], _QueryTerms())
+
+    def ranked(self, question: str, limit: int | None = None) -> list[str]:
+        """The paths holding a term of the question, best first by BM25 (ties by path). A file without any
+        of its terms is not ranked: a full-text search does not return it."""
+        found = bm25.search(self.index, question, len(self.paths) if limit is None else limit)
+        return [self.paths[pos] for pos, _ in found]
+
+
 def ranked(question: str, docs: Mapping[str, Counter[str]]) -> list[str]:
-    """The paths of `docs` holding a term of the question, best first by BM25 (ties by path). A file
-    without any of its terms is not ranked: a full-text search does not return it."""
-    wanted = set(terms(question))
-    if not docs or not wanted:
-        return []
-    average = sum(sum(c.values()) for c in docs.values()) / len(docs) or 1.0
-    df = {t: sum(1 for c in docs.values() if t in c) for t in wanted}
-    idf = {t: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for t, n in df.items() if n}
-    score: dict[str, float] = {}
-    for path, counts in docs.items():
-        norm = K1 * (1 - B + B * sum(counts.values()) / average)
-        s = sum(weight * counts[t] * (K1 + 1) / (counts[t] + norm)
-                for t, weight in idf.items() if t in counts)
-        if s > 0:
-            score[path] = s
-    return sorted(score, key=lambda p: (-score[p], p))
+    """FullText(docs).ranked(question): for a set of files asked one question."""
+    return FullText(docs).ranked(question)
 
 
 def read_terms(root: Path, paths: Iterable[str]) -> dict[str, Counter[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,26 +61,34 @@ class Bm25Index:
 
 def build(texts: list[str | None], analyzer: Analyzer | None = None) -> Bm25Index:
     """The index of `texts` (one per row, in row order)."""
+    analyzer = analyzer or Analyzer()
+    counted: list[dict[str, int]] = []
+    for text in texts:
+        counts: dict[str, int] = {}
+        for term in analyzer.terms(text):
+            counts[term] = counts.get(term, 0) + 1
+        counted.append(counts)
+    return from_counts(counted, analyzer)
+
+
+def from_counts(counted: Sequence[Mapping[str, int]], analyzer: Analyzer) -> Bm25Index:
+    """The index of documents given as term counts (one per row, in row order); `analyzer` reads the
+    queries `search` is given."""
     import numpy as np
 
-    analyzer = analyzer or Analyzer()
     docs: dict[str, list[int]] = {}
     freqs: dict[str, list[int]] = {}
-    lengths = np.zeros(len(texts), dtype=np.float64)
-    for pos, text in enumerate(texts):
-        terms = analyzer.terms(text)
-        lengths[pos] = len(terms)
-        counts: dict[str, int] = {}
-        for term in terms:
-            counts[term] = counts.get(term, 0) + 1
+    lengths = np.zeros(len(counted), dtype=np.float64)
+    for pos, counts in enumerate(counted):
+        lengths[pos] = sum(counts.values())
         for term, count in counts.items():
             docs.setdefault(term, []).append(pos)
             freqs.setdefault(term, []).append(count)
-    average = float(lengths.mean()) if len(texts) else 0.0
-    norms = K1 * (1 - B + B * lengths / average) if average else np.full(len(texts), K1 * (1 - B))
+    average = float(lengths.mean()) if len(counted) else 0.0
+    norms = K1 * (1 - B + B * lengths / average) if average else np.full(len(counted), K1 * (1 - B))
     postings = {t: (np.asarray(docs[t], dtype=np.int32), np.asarray(freqs[t], dtype=np.float64))
                 for t in docs}
-    return Bm25Index(postings, norms, len(texts), analyzer)
+    return Bm25Index(postings, norms, len(counted), analyzer)
 
 
 def search(index: Bm25Index, query: str, limit: int, keep: Any = None) -> list[tuple[int, float]]:
