@@ -96,7 +96,7 @@ def mirror_of(repo: Repo, mirrors: Path) -> Path:
     return cand
 
 
-def _tree(git_dir: Path, commit: str) -> dict[str, tuple[str, str]]:
+def tree_of(git_dir: Path, commit: str) -> dict[str, tuple[str, str]]:
     """Path -> (mode, blob sha) of every file of the commit (submodules aside)."""
     out: dict[str, tuple[str, str]] = {}
     for entry in _git(git_dir, "ls-tree", "-r", "-z", commit).split(b"\0"):
@@ -152,7 +152,7 @@ def _missing_blobs(git_dir: Path, tree: dict[str, tuple[str, str]]) -> set[str]:
 
 def missing_blobs(git_dir: Path, commit: str) -> set[str]:
     """The files of `commit` whose blob the mirror lacks."""
-    return _missing_blobs(git_dir, _tree(git_dir, commit))
+    return _missing_blobs(git_dir, tree_of(git_dir, commit))
 
 
 def _write_blobs(git_dir: Path, tree: dict[str, tuple[str, str]], dest: Path) -> None:
@@ -227,7 +227,7 @@ def mismatches(folder: Path, tree: dict[str, tuple[str, str]]) -> list[str]:
 def checkout(repo: Repo, dest: Path, mirrors: Path) -> str:
     git_dir = mirror_of(repo, mirrors)
     target = dest / repo.folder
-    tree = _tree(git_dir, repo.commit)
+    tree = tree_of(git_dir, repo.commit)
     outside = _outside_links(git_dir, tree)  # never written: they name files of another machine
     absent = _missing_blobs(git_dir, tree)  # not in the mirror: nothing to write (a build skips such files)
     tree = {p: v for p, v in tree.items() if p not in outside and p not in absent}

@@ -76,17 +76,11 @@ class Blobs:
 
 def source_files(git_dir: Path, sha: str) -> dict[str, str]:
     """path -> blob id of the commit's files the judge counts as gold (code of a parsed language)."""
-    out = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", sha],
-                         capture_output=True, check=True).stdout.decode("utf-8", "replace")
     files: dict[str, str] = {}
-    for entry in out.split("\0"):
-        meta, _, path = entry.partition("\t")
-        parts = meta.split()
-        if len(parts) != 3 or parts[1] != "blob":
-            continue
+    for path, (_mode, oid) in corpus.tree_of(git_dir, sha).items():
         language = detect_language(path)
         if is_parsed(language) and file_kind(path, language) == "code":
-            files[path] = parts[2]
+            files[path] = oid
     return files
 
 
